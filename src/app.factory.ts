@@ -1,0 +1,39 @@
+import { INestApplication, Logger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import express, { NextFunction, Request, Response } from 'express';
+import { AppModule } from './app.module';
+import { writeError } from './common/filters/gateway-exception.filter';
+import type { Environment } from './config/environment';
+import { PinoLogger } from './common/logging/pino-logger';
+
+/** Builds the gateway application (used by `main.ts`, the tests and the benchmark). */
+export async function createGatewayApp(env: Environment): Promise<INestApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(env), {
+    bodyParser: false,
+    logger: new PinoLogger(env.LOG_LEVEL),
+  });
+  app.set('x-powered-by', false);
+  app.set('etag', false);
+  app.set('trust proxy', false);
+
+  // JSON bodies up to the limit; a parse error or an oversized body gets the gateway's error shape.
+  app.use(express.json({ limit: env.BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'] }));
+  const logger = new Logger('BodyParser');
+  app.use((error: unknown, req: Request, res: Response, next: NextFunction) => (error ? writeError(req, res, error, logger) : next()));
+
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('AI Gateway')
+      .setDescription('OpenAI- and Anthropic-compatible gateway: routing, keys, logging and cost. See README.md.')
+      .setVersion('1')
+      .addApiKey({ type: 'apiKey', in: 'header', name: 'x-gateway-api-key' }, 'gateway-api-key')
+      .build(),
+  );
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
+
+  // Signals are handled by main.ts (grace period, then app.close(), which runs the shutdown hooks).
+  return app;
+}

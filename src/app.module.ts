@@ -1,0 +1,48 @@
+import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { ConfigModule } from '@nestjs/config';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { CryptoModule } from './common/crypto/crypto.module';
+import { RequestContextMiddleware } from './common/context/request-context.middleware';
+import { GatewayExceptionFilter } from './common/filters/gateway-exception.filter';
+import { ApiKeyGuard } from './common/guards/api-key.guard';
+import { GatewayValidationPipe } from './common/pipes/gateway-validation.pipe';
+import type { Environment } from './config/environment';
+import { dataSourceOptions } from './database/data-source-options';
+import { ChatModule } from './modules/chat/chat.module';
+import { HealthController } from './modules/health/health.controller';
+import { KeysModule } from './modules/keys/keys.module';
+import { LoggingModule } from './modules/logging/logging.module';
+import { UpstreamModule } from './modules/upstream/upstream.module';
+
+/**
+ * The gateway. `env` is the validated environment, with the database URL and the
+ * encryption key already resolved (embedded PostgreSQL, generated key) by `main.ts`.
+ */
+@Module({})
+export class AppModule implements NestModule {
+  static forRoot(env: Environment): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, skipProcessEnv: true, load: [() => ({ ...env })] }),
+        TypeOrmModule.forRoot({ ...dataSourceOptions(env.DATABASE_URL!), migrationsRun: true }),
+        CryptoModule,
+        UpstreamModule,
+        LoggingModule,
+        KeysModule,
+        ChatModule,
+      ],
+      controllers: [HealthController],
+      providers: [
+        { provide: APP_FILTER, useClass: GatewayExceptionFilter },
+        { provide: APP_PIPE, useClass: GatewayValidationPipe },
+        { provide: APP_GUARD, useClass: ApiKeyGuard },
+      ],
+    };
+  }
+
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(RequestContextMiddleware).forRoutes('*');
+  }
+}

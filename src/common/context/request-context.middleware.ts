@@ -1,0 +1,31 @@
+import { Injectable, NestMiddleware } from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
+import { newTraceId } from '../ids';
+import { RequestLogger } from '../../modules/logging/request-logger.service';
+import { attachContext, RequestContext } from './request-context';
+
+const TRACE_ID = /^[\w.:-]{1,128}$/;
+
+/**
+ * First step of the request path: one RequestContext per request, the trace and
+ * request ids on the response, and the log record written when the response closes
+ * (however it ends: success, error, or the client going away mid-stream).
+ */
+@Injectable()
+export class RequestContextMiddleware implements NestMiddleware {
+  constructor(private readonly requestLogger: RequestLogger) {}
+
+  use(req: Request, res: Response, next: NextFunction): void {
+    const given = req.headers['x-gateway-trace-id'];
+    const traceId = typeof given === 'string' && TRACE_ID.test(given) ? given : newTraceId();
+    const context = new RequestContext(traceId);
+    attachContext(req, context);
+    res.setHeader('x-gateway-trace-id', traceId);
+    res.setHeader('x-gateway-request-id', context.requestId);
+    res.once('close', () => {
+      if (!res.writableFinished) context.abort.abort();
+      if (context.operation) this.requestLogger.record(context, req, res);
+    });
+    next();
+  }
+}

@@ -1,0 +1,17 @@
+import { Global, Module } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { Environment } from '../../config/environment';
+import { SecretBox } from './secret-box';
+
+@Global()
+@Module({
+  providers: [
+    {
+      provide: SecretBox,
+      inject: [ConfigService],
+      useFactory: (config: ConfigService<Environment, true>) => new SecretBox(config.get('GATEWAY_ENCRYPTION_KEY', { infer: true })!),
+    },
+  ],
+  exports: [SecretBox],
+})
+export class CryptoModule {}

@@ -1,0 +1,45 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+
+const VERSION = 'v1';
+
+/**
+ * AES-256-GCM for provider credentials at rest. Format: `v1.<iv>.<tag>.<ciphertext>`
+ * (base64url parts), so a later key rotation can tell versions apart.
+ */
+export class SecretBox {
+  private readonly key: Buffer;
+
+  constructor(key: string) {
+    this.key = /^[0-9a-fA-F]{64}$/.test(key) ? Buffer.from(key, 'hex') : Buffer.from(key, 'base64');
+    if (this.key.length !== 32) throw new Error('The encryption key must be 32 bytes');
+  }
+
+  encrypt(plaintext: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    const data = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+    return [VERSION, iv, cipher.getAuthTag(), data].map((p) => (typeof p === 'string' ? p : p.toString('base64url'))).join('.');
+  }
+
+  decrypt(sealed: string): string {
+    const [version, iv, tag, data] = sealed.split('.');
+    if (version !== VERSION || !iv || !tag || data === undefined) throw new Error('Not a sealed secret');
+    const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
+    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+    return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
+  }
+
+  static isSealed(value: unknown): value is string {
+    return typeof value === 'string' && value.startsWith(`${VERSION}.`) && value.split('.').length === 4;
+  }
+}
+
+/** A hint to tell secrets apart without revealing them: `sk-…a1b2`. */
+export function maskSecret(secret: string): string {
+  if (secret.length <= 8) return '…';
+  return `${secret.slice(0, 3)}…${secret.slice(-4)}`;
+}
+
+export function sha256(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}

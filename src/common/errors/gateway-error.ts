@@ -1,0 +1,76 @@
+/**
+ * Every error the gateway makes itself (CONTRACT section 3). `type` and `code` are
+ * stable; the exception filter writes them in the OpenAI or Anthropic shape.
+ */
+export class GatewayError extends Error {
+  constructor(
+    readonly status: number,
+    readonly type: string,
+    message: string,
+    readonly code: string | null = null,
+    readonly param: string | null = null,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+
+  static invalidRequest(message: string, param: string | null = null, code: string | null = null): GatewayError {
+    return new GatewayError(400, 'invalid_request_error', message, code, param);
+  }
+
+  static authentication(message: string): GatewayError {
+    return new GatewayError(401, 'authentication_error', message, 'invalid_api_key');
+  }
+
+  static permission(message: string, code = 'permission_denied'): GatewayError {
+    return new GatewayError(403, 'permission_error', message, code);
+  }
+
+  static notFound(message: string, code = 'not_found'): GatewayError {
+    return new GatewayError(404, 'not_found_error', message, code);
+  }
+
+  static payloadTooLarge(limitBytes: number): GatewayError {
+    return new GatewayError(413, 'invalid_request_error', `Request body is larger than the limit of ${limitBytes} bytes`, 'payload_too_large');
+  }
+
+  static upstreamUnreachable(message: string): GatewayError {
+    return new GatewayError(502, 'upstream_error', message, 'upstream_unreachable');
+  }
+
+  static upstreamMalformed(message: string): GatewayError {
+    return new GatewayError(502, 'upstream_error', message, 'upstream_malformed_response');
+  }
+
+  static upstreamTimeout(timeoutMs: number): GatewayError {
+    return new GatewayError(504, 'timeout_error', `The provider did not answer within ${timeoutMs} ms`, 'request_timeout');
+  }
+
+  static unavailable(message: string): GatewayError {
+    return new GatewayError(503, 'service_unavailable', message, 'gateway_unavailable');
+  }
+}
+
+/**
+ * An error answer from the provider, passed through to the client with its own
+ * status, body and content type (CONTRACT section 3: upstream errors pass through).
+ */
+export class UpstreamHttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: Buffer,
+    readonly contentType: string,
+    readonly headers: Record<string, string>,
+  ) {
+    super(`Upstream answered ${status}`);
+  }
+
+  /** The upstream body as JSON when it is JSON, for the log. */
+  parsedBody(): unknown {
+    try {
+      return JSON.parse(this.body.toString('utf8'));
+    } catch {
+      return this.body.toString('utf8').slice(0, 4096);
+    }
+  }
+}

@@ -1,0 +1,88 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { maybeContextOf } from '../context/request-context';
+import { GatewayError, UpstreamHttpError } from '../errors/gateway-error';
+import { ClientClosedRequestError } from '../../modules/upstream/upstream-client';
+
+const NEST_STATUS_TYPES: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  405: 'invalid_request_error',
+  413: 'invalid_request_error',
+  415: 'invalid_request_error',
+};
+
+/** Errors thrown by express' body parser before Nest sees the request. */
+interface BodyParserError {
+  type?: string;
+  status?: number;
+  limit?: number;
+}
+
+/** Any thrown value as a GatewayError; unknown errors become a 500 without details. */
+export function toGatewayError(error: unknown): GatewayError {
+  if (error instanceof GatewayError) return error;
+  if (error instanceof HttpException) {
+    const status = error.getStatus();
+    const body = error.getResponse() as { message?: string | string[] };
+    const message = Array.isArray(body?.message) ? body.message.join('; ') : (body?.message ?? error.message);
+    return new GatewayError(status, NEST_STATUS_TYPES[status] ?? 'api_error', message, status === 404 ? 'route_not_found' : null);
+  }
+  const parser = error as BodyParserError;
+  if (parser?.type === 'entity.parse.failed') return GatewayError.invalidRequest('Request body is not valid JSON', null, 'invalid_json');
+  if (parser?.type === 'entity.too.large') return GatewayError.payloadTooLarge(parser.limit ?? 0);
+  if (parser?.type === 'encoding.unsupported' || parser?.type === 'charset.unsupported') {
+    return new GatewayError(415, 'invalid_request_error', 'Unsupported body encoding or charset', 'unsupported_encoding');
+  }
+  if (typeof parser?.status === 'number' && parser.status >= 400 && parser.status < 500) {
+    return new GatewayError(parser.status, 'invalid_request_error', 'The request body could not be read', 'invalid_body');
+  }
+  return new GatewayError(500, 'api_error', 'Internal gateway error', 'internal_error');
+}
+
+/**
+ * The one exception filter (CONTRACT section 3): OpenAI's error shape, Anthropic's on
+ * `/v1/messages`; upstream errors passed through as the provider sent them. Records
+ * the error on the request context for the log.
+ */
+@Catch()
+export class GatewayExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('GatewayExceptionFilter');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    writeError(http.getRequest<Request>(), http.getResponse<Response>(), exception, this.logger);
+  }
+}
+
+export function writeError(req: Request, res: Response, exception: unknown, logger: Logger): void {
+  const context = maybeContextOf(req);
+  if (exception instanceof ClientClosedRequestError) {
+    if (context) context.error = { type: 'client_error', code: 'client_closed_request', message: exception.message };
+    if (!res.headersSent) res.status(499);
+    res.end();
+    return;
+  }
+  if (exception instanceof UpstreamHttpError) {
+    if (context) {
+      context.responseBody = exception.parsedBody();
+      context.error = { type: 'upstream_error', code: String(exception.status), message: `The provider answered ${exception.status}` };
+    }
+    if (res.headersSent) return void res.end();
+    res.status(exception.status).set(exception.headers).type(exception.contentType).end(exception.body);
+    return;
+  }
+
+  const error = toGatewayError(exception);
+  if (error.status >= 500 && error.code === 'internal_error') logger.error(exception instanceof Error ? exception.stack : String(exception));
+  if (context) context.error = { type: error.type, code: error.code, message: error.message };
+  if (res.headersSent) return void res.end();
+  res.status(error.status).set(error.headers);
+  if (req.path.startsWith('/v1/messages')) {
+    res.json({ type: 'error', error: { type: error.type, message: error.message } });
+  } else {
+    res.json({ error: { message: error.message, type: error.type, param: error.param, code: error.code } });
+  }
+}

@@ -1,0 +1,55 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { Request } from 'express';
+import { KeyLookupService } from '../../modules/keys/key-lookup.service';
+import { maybeContextOf } from '../context/request-context';
+import { ADMIN_ONLY, OPERATION, PUBLIC } from '../context/request-context.decorator';
+import { GatewayError } from '../errors/gateway-error';
+import { parseMetadataHeader } from './metadata-header';
+
+const TRACE_ID = /^[\w.:-]{1,128}$/;
+
+/**
+ * Second step of the request path: `x-gateway-api-key` to an API key, from the
+ * in-process cache. Also reads the request-wide headers every operation shares
+ * (trace id, metadata), so that a bad one is a 400 before any work is done.
+ */
+@Injectable()
+export class ApiKeyGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly keys: KeyLookupService,
+  ) {}
+
+  async canActivate(execution: ExecutionContext): Promise<boolean> {
+    const targets = [execution.getHandler(), execution.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(PUBLIC, targets)) return true;
+
+    const req = execution.switchToHttp().getRequest<Request>();
+    const context = maybeContextOf(req);
+    if (context) context.operation = this.reflector.getAllAndOverride<string>(OPERATION, targets);
+
+    const secret = req.headers['x-gateway-api-key'];
+    if (typeof secret !== 'string' || secret === '') throw GatewayError.authentication('Missing x-gateway-api-key header');
+    const key = await this.keys.apiKeyBySecret(secret);
+    if (!key) throw GatewayError.authentication('Invalid or revoked x-gateway-api-key');
+    if (key.expiresAt && key.expiresAt.getTime() <= Date.now()) {
+      throw GatewayError.authentication(`The API key expired at ${key.expiresAt.toISOString()}`);
+    }
+    if (context) context.principal = key;
+    if (this.reflector.getAllAndOverride<boolean>(ADMIN_ONLY, targets) && key.role !== 'admin') {
+      throw GatewayError.permission('This operation needs an API key with role admin', 'admin_required');
+    }
+
+    const traceId = req.headers['x-gateway-trace-id'];
+    if (typeof traceId === 'string' && !TRACE_ID.test(traceId)) {
+      throw GatewayError.invalidRequest('x-gateway-trace-id must be 1 to 128 letters, digits or . : _ -', 'x-gateway-trace-id');
+    }
+    if (context) {
+      // The key's own metadata is set by an admin and wins over what the caller sends.
+      context.metadata = { ...parseMetadataHeader(req.headers['x-gateway-metadata']), ...key.metadata };
+      context.user = context.metadata._user ?? null;
+    }
+    return true;
+  }
+}

@@ -1,0 +1,42 @@
+import type { Response } from 'express';
+import type { Observable } from 'rxjs';
+import type { RequestContext } from '../context/request-context';
+
+/**
+ * What an operation service hands back to its controller: a JSON body (the provider's
+ * bytes, passed through), or a stream of ready-made SSE frames.
+ */
+export type GatewayResult =
+  | { kind: 'json'; status: number; body: Buffer }
+  | { kind: 'sse'; status: number; frames: Observable<string> };
+
+/** The response headers of CONTRACT section 2 that depend on how the request was served. */
+export function setRoutingHeaders(res: Response, context: RequestContext): void {
+  if (context.provider) res.setHeader('x-gateway-provider', context.provider);
+  res.setHeader('x-gateway-retry-count', String(context.retryCount));
+  if (context.targetIndex !== null) res.setHeader('x-gateway-target-index', context.targetIndex);
+  res.setHeader('x-gateway-cache-status', context.cacheStatus);
+}
+
+/** The edge: writes a GatewayResult to the client, frame by frame for streams. */
+export function sendGatewayResult(res: Response, context: RequestContext, result: GatewayResult): void {
+  setRoutingHeaders(res, context);
+  res.status(result.status);
+  if (result.kind === 'json') {
+    res.setHeader('content-type', 'application/json');
+    res.end(result.body);
+    return;
+  }
+  res.setHeader('content-type', 'text/event-stream; charset=utf-8');
+  res.setHeader('cache-control', 'no-cache');
+  res.setHeader('connection', 'keep-alive');
+  res.setHeader('x-accel-buffering', 'no');
+  res.flushHeaders();
+  const subscription = result.frames.subscribe({
+    next: (frame) => res.write(frame),
+    error: () => res.end(),
+    complete: () => res.end(),
+  });
+  // A client that leaves unsubscribes, which aborts the upstream request.
+  res.once('close', () => subscription.unsubscribe());
+}

@@ -1,0 +1,112 @@
+import { plainToInstance, Transform } from 'class-transformer';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  MinLength,
+  validateSync,
+} from 'class-validator';
+
+const toInt = ({ value }: { value: unknown }) =>
+  typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
+const toBool = ({ value }: { value: unknown }) => {
+  if (typeof value !== 'string') return value;
+  const v = value.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  return value;
+};
+
+/**
+ * Every environment variable the gateway reads, parsed once at start-up.
+ * A bad value stops the process with a message naming each bad variable.
+ */
+export class Environment {
+  @IsIn(['development', 'production', 'test']) @IsOptional()
+  NODE_ENV: 'development' | 'production' | 'test' = 'development';
+
+  @Transform(toInt) @IsInt() @Min(0) @Max(65535)
+  PORT = 8787;
+
+  @IsString()
+  HOST = '0.0.0.0';
+
+  @IsOptional() @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'DATABASE_URL must be a postgres:// or postgresql:// URL' })
+  DATABASE_URL?: string;
+
+  /** Folder for the embedded PostgreSQL cluster and the generated encryption key. */
+  @IsString()
+  DATA_DIR = './data';
+
+  @IsOptional() @IsString() @MinLength(16, { message: 'GATEWAY_ADMIN_KEY must be at least 16 characters' })
+  GATEWAY_ADMIN_KEY?: string;
+
+  /** 32 bytes as 64 hex characters or base64; encrypts stored provider credentials. */
+  @IsOptional()
+  @Matches(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, {
+    message: 'GATEWAY_ENCRYPTION_KEY must be 32 bytes as 64 hex characters or 44 base64 characters',
+  })
+  GATEWAY_ENCRYPTION_KEY?: string;
+
+  /** Largest accepted request body, in bytes (default 10 MiB). */
+  @Transform(toInt) @IsInt() @Min(1024)
+  BODY_LIMIT_BYTES = 10 * 1024 * 1024;
+
+  /** Store request and response bodies in the log. */
+  @Transform(toBool) @IsBoolean()
+  LOG_BODIES = true;
+
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  LOG_LEVEL = 'info';
+
+  @Transform(toInt) @IsInt() @Min(1) @Max(10000)
+  LOG_BATCH_SIZE = 200;
+
+  @Transform(toInt) @IsInt() @Min(10) @Max(60000)
+  LOG_FLUSH_INTERVAL_MS = 250;
+
+  /** Upper bound on log records held in memory while the database is unreachable. */
+  @Transform(toInt) @IsInt() @Min(100)
+  LOG_QUEUE_MAX = 100000;
+
+  /** How long keys, virtual keys and configs stay in the in-process cache. */
+  @Transform(toInt) @IsInt() @Min(0)
+  KEY_CACHE_TTL_MS = 60000;
+
+  /** Default upstream timeout when no config sets request_timeout. */
+  @Transform(toInt) @IsInt() @Min(1)
+  UPSTREAM_TIMEOUT_MS = 600000;
+
+  /** How long SIGTERM waits for open requests and streams before closing them. */
+  @Transform(toInt) @IsInt() @Min(0)
+  SHUTDOWN_GRACE_MS = 10000;
+}
+
+export class InvalidEnvironmentError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid environment:\n  - ${problems.join('\n  - ')}`);
+  }
+}
+
+/** Parses and validates the environment; throws one error listing every bad variable. */
+export function validateEnvironment(raw: Record<string, unknown>): Environment {
+  const known = Object.keys(new Environment()).concat('DATABASE_URL', 'GATEWAY_ADMIN_KEY', 'GATEWAY_ENCRYPTION_KEY');
+  // Empty strings mean "unset", as in most twelve-factor apps.
+  const input = Object.fromEntries(
+    known.filter((k) => raw[k] !== undefined && raw[k] !== '').map((k) => [k, raw[k]]),
+  );
+  const env = plainToInstance(Environment, input, { exposeDefaultValues: true });
+  const problems = validateSync(env, { skipMissingProperties: false }).flatMap((e) =>
+    Object.values(e.constraints ?? {}).map((m) => `${e.property}: ${m}`),
+  );
+  if (env.DATABASE_URL && !env.GATEWAY_ENCRYPTION_KEY) {
+    problems.push('GATEWAY_ENCRYPTION_KEY: required when DATABASE_URL is set (the key must be the same on every instance)');
+  }
+  if (problems.length) throw new InvalidEnvironmentError(problems);
+  return env;
+}

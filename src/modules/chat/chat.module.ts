@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { RoutingModule } from '../routing/routing.module';
+import { UpstreamModule } from '../upstream/upstream.module';
+import { ChatController } from './chat.controller';
+import { ChatService } from './chat.service';
+
+@Module({
+  imports: [RoutingModule, UpstreamModule],
+  controllers: [ChatController],
+  providers: [ChatService],
+})
+export class ChatModule {}

@@ -1,0 +1,31 @@
+import { ObjectLiteral, Repository } from 'typeorm';
+import { GatewayError } from '../../common/errors/gateway-error';
+import { listPage, ListPage } from '../../common/http/list.dto';
+
+/**
+ * Newest-first keyset paging over an admin table: the cursor is the last row's
+ * (created_at, id), base64url-encoded.
+ */
+export async function pageNewestFirst<T extends ObjectLiteral & { id: string; createdAt: Date }>(
+  repo: Repository<T>,
+  liveCondition: string,
+  limit: number,
+  cursor?: string,
+): Promise<ListPage<T>> {
+  const qb = repo.createQueryBuilder('row').where(liveCondition).orderBy('row.created_at', 'DESC').addOrderBy('row.id', 'DESC').take(limit + 1);
+  if (cursor) {
+    const [createdAt, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+    if (!createdAt || !id || Number.isNaN(Date.parse(createdAt))) throw GatewayError.invalidRequest('cursor is not a cursor this endpoint returned', 'cursor');
+    qb.andWhere('(row.created_at, row.id) < (:createdAt, :id)', { createdAt, id });
+  }
+  const rows = await qb.getMany();
+  return listPage(rows, limit, (row) => Buffer.from(`${row.createdAt.toISOString()}|${row.id}`).toString('base64url'));
+}
+
+/** A unique-slug violation from PostgreSQL becomes a 409 naming the slug; anything else is rethrown. */
+export function rethrowSlugConflict(error: unknown, what: string, slug: string): never {
+  if ((error as { driverError?: { code?: string } }).driverError?.code === '23505') {
+    throw new GatewayError(409, 'invalid_request_error', `A ${what} with slug '${slug}' already exists`, 'slug_taken', 'slug');
+  }
+  throw error;
+}

@@ -1,0 +1,113 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { randomBytes } from 'node:crypto';
+import { IsNull, Repository } from 'typeorm';
+import { maskSecret, sha256 } from '../../common/crypto/secret-box';
+import { GatewayError } from '../../common/errors/gateway-error';
+import { isUuid } from '../../common/ids';
+import { ListPage } from '../../common/http/list.dto';
+import { pageNewestFirst } from './admin-list';
+import { ApiKeyCreateDto, ApiKeyUpdateDto } from './dto/api-key.dto';
+import { ApiKeyEntity } from './entities/api-key.entity';
+import { KeyLookupService } from './key-lookup.service';
+import { SpendService } from './spend.service';
+
+export function generateApiKeySecret(): string {
+  return `gk-${randomBytes(24).toString('base64url')}`;
+}
+
+/** Admin CRUD of gateway API keys. The secret is shown once, at creation. */
+@Injectable()
+export class ApiKeysService {
+  constructor(
+    @InjectRepository(ApiKeyEntity) private readonly repo: Repository<ApiKeyEntity>,
+    private readonly lookup: KeyLookupService,
+    private readonly spend: SpendService,
+  ) {}
+
+  async create(dto: ApiKeyCreateDto): Promise<Record<string, unknown>> {
+    const secret = generateApiKeySecret();
+    const row = await this.repo.save(
+      this.repo.create({
+        name: dto.name,
+        role: dto.role ?? 'user',
+        keyHash: sha256(secret),
+        keyHint: maskSecret(secret),
+        metadata: dto.metadata ?? {},
+        ...limitsOf(dto),
+      }),
+    );
+    return { ...(await this.toResponse(row)), key: secret };
+  }
+
+  async list(limit: number, cursor?: string): Promise<ListPage<Record<string, unknown>>> {
+    const page = await pageNewestFirst(this.repo, 'row.revoked_at is null', limit, cursor);
+    return { ...page, data: await Promise.all(page.data.map((row) => this.toResponse(row))) };
+  }
+
+  async get(id: string): Promise<Record<string, unknown>> {
+    return this.toResponse(await this.find(id));
+  }
+
+  async update(id: string, dto: ApiKeyUpdateDto): Promise<Record<string, unknown>> {
+    const row = await this.find(id);
+    if (row.isBootstrap && dto.role === 'user') throw GatewayError.invalidRequest('The bootstrap admin key keeps role admin', 'role');
+    Object.assign(row, {
+      ...(dto.name !== undefined && { name: dto.name }),
+      ...(dto.role !== undefined && { role: dto.role }),
+      ...(dto.metadata !== undefined && { metadata: dto.metadata }),
+      ...limitsOf(dto),
+    });
+    const saved = await this.repo.save(row);
+    this.lookup.invalidateApiKeys();
+    return this.toResponse(saved);
+  }
+
+  /** Revokes: the row stays, so its logs still name it. */
+  async revoke(id: string): Promise<Record<string, unknown>> {
+    const row = await this.find(id);
+    row.revokedAt = new Date();
+    await this.repo.save(row);
+    this.lookup.invalidateApiKeys();
+    return { id: row.id, object: 'api_key', deleted: true };
+  }
+
+  private async find(id: string): Promise<ApiKeyEntity> {
+    const row = isUuid(id) ? await this.repo.findOneBy({ id, revokedAt: IsNull() }) : null;
+    if (!row) throw GatewayError.notFound(`No API key with id '${id}'`, 'api_key_not_found');
+    return row;
+  }
+
+  private async toResponse(row: ApiKeyEntity): Promise<Record<string, unknown>> {
+    return {
+      id: row.id,
+      object: 'api_key',
+      name: row.name,
+      role: row.role,
+      key_hint: row.keyHint,
+      budget_limit_usd: row.budgetLimitUsd,
+      budget_period: row.budgetPeriod,
+      rate_limits: row.rateLimits,
+      expires_at: row.expiresAt?.toISOString() ?? null,
+      metadata: row.metadata,
+      spent_usd: await this.spend.spentUsd('api_key_id', row.id, row.budgetPeriod),
+      created_at: row.createdAt.toISOString(),
+      updated_at: row.updatedAt.toISOString(),
+    };
+  }
+}
+
+/** The budget/limit fields of a create or update body, as entity fields. */
+export function limitsOf(dto: {
+  budget_limit_usd?: number | null;
+  budget_period?: ApiKeyEntity['budgetPeriod'];
+  rate_limits?: ApiKeyEntity['rateLimits'];
+  expires_at?: string | null;
+}): Partial<Pick<ApiKeyEntity, 'budgetLimitUsd' | 'budgetPeriod' | 'rateLimits' | 'expiresAt'>> {
+  return {
+    ...(dto.budget_limit_usd !== undefined && { budgetLimitUsd: dto.budget_limit_usd }),
+    ...(dto.budget_period !== undefined && { budgetPeriod: dto.budget_period }),
+    ...(dto.rate_limits !== undefined && { rateLimits: dto.rate_limits.map(({ type, unit, value }) => ({ type, unit, value })) }),
+    ...(dto.expires_at !== undefined && { expiresAt: dto.expires_at === null ? null : new Date(dto.expires_at) }),
+  };
+}

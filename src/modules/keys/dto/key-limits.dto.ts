@@ -1,0 +1,34 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsArray, IsDateString, IsIn, IsInt, IsNumber, IsOptional, Max, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { BUDGET_PERIODS, RATE_LIMIT_TYPES, RATE_LIMIT_UNITS } from '../key-limits';
+
+export class RateLimitDto {
+  @ApiProperty({ enum: RATE_LIMIT_TYPES }) @IsIn(RATE_LIMIT_TYPES)
+  type: (typeof RATE_LIMIT_TYPES)[number];
+
+  @ApiProperty({ enum: RATE_LIMIT_UNITS }) @IsIn(RATE_LIMIT_UNITS)
+  unit: (typeof RATE_LIMIT_UNITS)[number];
+
+  @ApiProperty({ minimum: 1 }) @IsInt() @Min(1)
+  value: number;
+}
+
+/** Budget, rate limits and expiry: the same fields on API keys and virtual keys. */
+export class KeyLimitsDto {
+  @ApiPropertyOptional({ nullable: true, minimum: 0 })
+  @IsOptional() @ValidateIf((_, v) => v !== null) @IsNumber({ maxDecimalPlaces: 6 }) @Min(0) @Max(1e9)
+  budget_limit_usd?: number | null;
+
+  @ApiPropertyOptional({ enum: BUDGET_PERIODS, nullable: true })
+  @IsOptional() @ValidateIf((_, v) => v !== null) @IsIn(BUDGET_PERIODS)
+  budget_period?: (typeof BUDGET_PERIODS)[number] | null;
+
+  @ApiPropertyOptional({ type: [RateLimitDto] })
+  @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => RateLimitDto)
+  rate_limits?: RateLimitDto[];
+
+  @ApiPropertyOptional({ nullable: true, description: 'ISO 8601 date-time' })
+  @IsOptional() @ValidateIf((_, v) => v !== null) @IsDateString()
+  expires_at?: string | null;
+}

@@ -1,0 +1,45 @@
+import { ApiProperty, ApiPropertyOptional, OmitType, PartialType } from '@nestjs/swagger';
+import { IsArray, IsBoolean, IsObject, IsOptional, IsString, IsUrl, Length, Matches, ValidateIf } from 'class-validator';
+import { IsStringRecord } from './string-record.validator';
+import { KeyLimitsDto } from './key-limits.dto';
+
+export const SLUG = /^[a-z0-9-]+$/;
+
+export class VirtualKeyCreateDto extends KeyLimitsDto {
+  @ApiProperty() @IsString() @Length(1, 200)
+  name: string;
+
+  @ApiProperty({ example: 'openai-prod' }) @IsString() @Length(1, 64) @Matches(SLUG, { message: 'slug must match [a-z0-9-]+' })
+  slug: string;
+
+  @ApiProperty({ example: 'openai' }) @IsString()
+  provider: string;
+
+  @ApiPropertyOptional({ description: 'Provider credential; encrypted at rest, never returned' })
+  @IsOptional() @IsString() @Length(1, 4096)
+  key?: string;
+
+  @ApiPropertyOptional({ nullable: true }) @IsOptional() @ValidateIf((_, v) => v !== null) @IsString()
+  provider_organization?: string | null;
+
+  @ApiPropertyOptional({ nullable: true }) @IsOptional() @ValidateIf((_, v) => v !== null) @IsString()
+  provider_project?: string | null;
+
+  @ApiPropertyOptional({ nullable: true, description: 'Base URL replacing the provider default' })
+  @IsOptional() @ValidateIf((_, v) => v !== null)
+  @IsUrl({ protocols: ['http', 'https'], require_tld: false, require_protocol: true }, { message: 'custom_host must be an http(s) URL' })
+  custom_host?: string | null;
+
+  @ApiPropertyOptional({ description: "Provider settings, e.g. Azure's api_version, deployment, resource_name" })
+  @IsOptional() @IsObject() @IsStringRecord()
+  provider_options?: Record<string, string>;
+
+  @ApiPropertyOptional({ nullable: true, type: [String] })
+  @IsOptional() @ValidateIf((_, v) => v !== null) @IsArray() @IsString({ each: true })
+  allowed_models?: string[] | null;
+}
+
+export class VirtualKeyUpdateDto extends PartialType(OmitType(VirtualKeyCreateDto, ['slug'] as const)) {
+  @ApiPropertyOptional() @IsOptional() @IsBoolean()
+  disabled?: boolean;
+}

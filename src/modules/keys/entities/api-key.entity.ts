@@ -1,0 +1,53 @@
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { numericColumn } from '../../../database/column-transformers';
+import { BudgetPeriod, RateLimit } from '../key-limits';
+
+export type ApiKeyRole = 'admin' | 'user';
+
+/** A gateway API key (`gk-…`). Only the SHA-256 of the secret is stored. */
+@Entity('api_keys')
+export class ApiKeyEntity {
+  @PrimaryGeneratedColumn('uuid')
+  id: string;
+
+  @Column('text')
+  name: string;
+
+  @Column('text')
+  role: ApiKeyRole;
+
+  @Column('text', { name: 'key_hash' })
+  keyHash: string;
+
+  /** The first and last characters of the secret, to tell keys apart in lists. */
+  @Column('text', { name: 'key_hint' })
+  keyHint: string;
+
+  @Column('numeric', { name: 'budget_limit_usd', precision: 14, scale: 6, nullable: true, transformer: numericColumn })
+  budgetLimitUsd: number | null;
+
+  @Column('text', { name: 'budget_period', nullable: true })
+  budgetPeriod: BudgetPeriod | null;
+
+  @Column('jsonb', { name: 'rate_limits', default: () => "'[]'" })
+  rateLimits: RateLimit[];
+
+  @Column('timestamptz', { name: 'expires_at', nullable: true })
+  expiresAt: Date | null;
+
+  @Column('jsonb', { default: () => "'{}'" })
+  metadata: Record<string, string>;
+
+  /** The key created from GATEWAY_ADMIN_KEY (or generated at first start). */
+  @Column('boolean', { name: 'is_bootstrap', default: false })
+  isBootstrap: boolean;
+
+  @Column('timestamptz', { name: 'revoked_at', nullable: true })
+  revokedAt: Date | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+}

@@ -1,0 +1,139 @@
+import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { InjectRepository } from '@nestjs/typeorm';
+import { IsNull, Repository } from 'typeorm';
+import { SecretBox, sha256 } from '../../common/crypto/secret-box';
+import { GatewayError } from '../../common/errors/gateway-error';
+import { isUuid } from '../../common/ids';
+import { TtlCache } from '../../common/ttl-cache';
+import type { Environment } from '../../config/environment';
+import { ApiKeyEntity, ApiKeyRole } from './entities/api-key.entity';
+import { StoredConfigEntity } from './entities/stored-config.entity';
+import { VirtualKeyEntity } from './entities/virtual-key.entity';
+import { decryptConfigSecrets } from './config-secrets';
+
+/** The caller, as the request path sees it. */
+export interface ApiKeyPrincipal {
+  id: string;
+  name: string;
+  role: ApiKeyRole;
+  expiresAt: Date | null;
+  metadata: Record<string, string>;
+}
+
+/** A virtual key with its credential decrypted, ready to route with. */
+export interface ResolvedVirtualKey {
+  id: string;
+  slug: string;
+  provider: string;
+  apiKey: string | null;
+  providerOrganization: string | null;
+  providerProject: string | null;
+  customHost: string | null;
+  providerOptions: Record<string, string>;
+  allowedModels: string[] | null;
+  expiresAt: Date | null;
+  disabled: boolean;
+}
+
+export interface ResolvedConfig {
+  id: string;
+  slug: string;
+  version: number;
+  config: Record<string, unknown>;
+}
+
+/** Unknown keys are remembered briefly so a flood of bad keys does not reach the database. */
+const NEGATIVE_TTL_MS = 5_000;
+
+/**
+ * Keys, virtual keys and configs for the request path, from an in-process cache
+ * (no database round trip per request). The admin services invalidate entries on
+ * every change; other instances see changes within KEY_CACHE_TTL_MS.
+ */
+@Injectable()
+export class KeyLookupService {
+  private readonly apiKeys: TtlCache<ApiKeyPrincipal | null>;
+  private readonly virtualKeys: TtlCache<ResolvedVirtualKey | null>;
+  private readonly configs: TtlCache<ResolvedConfig | null>;
+  private readonly ttlMs: number;
+
+  constructor(
+    @InjectRepository(ApiKeyEntity) private readonly apiKeyRepo: Repository<ApiKeyEntity>,
+    @InjectRepository(VirtualKeyEntity) private readonly virtualKeyRepo: Repository<VirtualKeyEntity>,
+    @InjectRepository(StoredConfigEntity) private readonly configRepo: Repository<StoredConfigEntity>,
+    private readonly secretBox: SecretBox,
+    config: ConfigService<Environment, true>,
+  ) {
+    this.ttlMs = config.get('KEY_CACHE_TTL_MS', { infer: true });
+    this.apiKeys = new TtlCache(this.ttlMs);
+    this.virtualKeys = new TtlCache(this.ttlMs);
+    this.configs = new TtlCache(this.ttlMs);
+  }
+
+  apiKeyBySecret(secret: string): Promise<ApiKeyPrincipal | null> | ApiKeyPrincipal | null {
+    const hash = sha256(secret);
+    return this.apiKeys.get(hash, () => this.guard(this.loadApiKey(hash)), (key) => (key ? this.ttlMs : NEGATIVE_TTL_MS));
+  }
+
+  virtualKey(slugOrId: string): Promise<ResolvedVirtualKey | null> | ResolvedVirtualKey | null {
+    return this.virtualKeys.get(slugOrId, () => this.guard(this.loadVirtualKey(slugOrId)));
+  }
+
+  storedConfig(slugOrId: string): Promise<ResolvedConfig | null> | ResolvedConfig | null {
+    return this.configs.get(slugOrId, () => this.guard(this.loadConfig(slugOrId)));
+  }
+
+  invalidateApiKeys(): void {
+    this.apiKeys.clear();
+  }
+
+  invalidateVirtualKeys(): void {
+    this.virtualKeys.clear();
+  }
+
+  invalidateConfigs(): void {
+    this.configs.clear();
+  }
+
+  private async loadApiKey(hash: string): Promise<ApiKeyPrincipal | null> {
+    const row = await this.apiKeyRepo.findOneBy({ keyHash: hash, revokedAt: IsNull() });
+    if (!row) return null;
+    return { id: row.id, name: row.name, role: row.role, expiresAt: row.expiresAt, metadata: row.metadata };
+  }
+
+  private async loadVirtualKey(slugOrId: string): Promise<ResolvedVirtualKey | null> {
+    const where = isUuid(slugOrId) ? { id: slugOrId } : { slug: slugOrId };
+    const row = await this.virtualKeyRepo.findOneBy({ ...where, deletedAt: IsNull() });
+    if (!row) return null;
+    return {
+      id: row.id,
+      slug: row.slug,
+      provider: row.provider,
+      apiKey: row.encryptedKey ? this.secretBox.decrypt(row.encryptedKey) : null,
+      providerOrganization: row.providerOrganization,
+      providerProject: row.providerProject,
+      customHost: row.customHost,
+      providerOptions: row.providerOptions,
+      allowedModels: row.allowedModels,
+      expiresAt: row.expiresAt,
+      disabled: row.disabled,
+    };
+  }
+
+  private async loadConfig(slugOrId: string): Promise<ResolvedConfig | null> {
+    const where = isUuid(slugOrId) ? { id: slugOrId } : { slug: slugOrId };
+    const row = await this.configRepo.findOneBy({ ...where, deletedAt: IsNull() });
+    if (!row) return null;
+    return { id: row.id, slug: row.slug, version: row.version, config: decryptConfigSecrets(row.config, this.secretBox) };
+  }
+
+  /** A database failure on a key never seen before is a 503, not a 401. */
+  private async guard<T>(load: Promise<T>): Promise<T> {
+    try {
+      return await load;
+    } catch {
+      throw GatewayError.unavailable('The gateway cannot verify this key right now: its database is unreachable');
+    }
+  }
+}

@@ -1,0 +1,112 @@
+import { Body, Controller, Delete, Get, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { AdminOnly } from '../../common/context/request-context.decorator';
+import { ListQueryDto } from '../../common/http/list.dto';
+import { ApiKeysService } from './api-keys.service';
+import { ConfigsService } from './configs.service';
+import { ApiKeyCreateDto, ApiKeyUpdateDto } from './dto/api-key.dto';
+import { ConfigCreateDto, ConfigUpdateDto } from './dto/config.dto';
+import { VirtualKeyCreateDto, VirtualKeyUpdateDto } from './dto/virtual-key.dto';
+import { VirtualKeysService } from './virtual-keys.service';
+
+@ApiTags('admin: api keys')
+@ApiSecurity('gateway-api-key')
+@AdminOnly()
+@Controller('v1/api-keys')
+export class ApiKeysController {
+  constructor(private readonly apiKeys: ApiKeysService) {}
+
+  @Post()
+  @ApiOperation({ summary: 'Create an API key; the secret is in `key`, returned only here' })
+  create(@Body() dto: ApiKeyCreateDto) {
+    return this.apiKeys.create(dto);
+  }
+
+  @Get()
+  list(@Query() query: ListQueryDto) {
+    return this.apiKeys.list(query.limit, query.cursor);
+  }
+
+  @Get(':id')
+  get(@Param('id') id: string) {
+    return this.apiKeys.get(id);
+  }
+
+  @Patch(':id')
+  update(@Param('id') id: string, @Body() dto: ApiKeyUpdateDto) {
+    return this.apiKeys.update(id, dto);
+  }
+
+  @Delete(':id')
+  @ApiOperation({ summary: 'Revoke an API key' })
+  remove(@Param('id') id: string) {
+    return this.apiKeys.revoke(id);
+  }
+}
+
+@ApiTags('admin: virtual keys')
+@ApiSecurity('gateway-api-key')
+@AdminOnly()
+@Controller('v1/virtual-keys')
+export class VirtualKeysController {
+  constructor(private readonly virtualKeys: VirtualKeysService) {}
+
+  @Post()
+  create(@Body() dto: VirtualKeyCreateDto) {
+    return this.virtualKeys.create(dto);
+  }
+
+  @Get()
+  list(@Query() query: ListQueryDto) {
+    return this.virtualKeys.list(query.limit, query.cursor);
+  }
+
+  @Get(':idOrSlug')
+  get(@Param('idOrSlug') idOrSlug: string) {
+    return this.virtualKeys.get(idOrSlug);
+  }
+
+  @Patch(':idOrSlug')
+  update(@Param('idOrSlug') idOrSlug: string, @Body() dto: VirtualKeyUpdateDto) {
+    return this.virtualKeys.update(idOrSlug, dto);
+  }
+
+  @Delete(':idOrSlug')
+  remove(@Param('idOrSlug') idOrSlug: string) {
+    return this.virtualKeys.remove(idOrSlug);
+  }
+}
+
+@ApiTags('admin: configs')
+@ApiSecurity('gateway-api-key')
+@AdminOnly()
+@Controller('v1/configs')
+export class ConfigsController {
+  constructor(private readonly configs: ConfigsService) {}
+
+  @Post()
+  create(@Body() dto: ConfigCreateDto) {
+    return this.configs.create(dto);
+  }
+
+  @Get()
+  list(@Query() query: ListQueryDto) {
+    return this.configs.list(query.limit, query.cursor);
+  }
+
+  @Get(':idOrSlug')
+  get(@Param('idOrSlug') idOrSlug: string) {
+    return this.configs.get(idOrSlug);
+  }
+
+  @Patch(':idOrSlug')
+  @ApiOperation({ summary: 'Update a config; a new config body bumps its version' })
+  update(@Param('idOrSlug') idOrSlug: string, @Body() dto: ConfigUpdateDto) {
+    return this.configs.update(idOrSlug, dto);
+  }
+
+  @Delete(':idOrSlug')
+  remove(@Param('idOrSlug') idOrSlug: string) {
+    return this.configs.remove(idOrSlug);
+  }
+}

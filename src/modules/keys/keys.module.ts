@@ -1,0 +1,20 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { ApiKeysService } from './api-keys.service';
+import { BootstrapAdminService } from './bootstrap-admin.service';
+import { ConfigsService } from './configs.service';
+import { ApiKeyEntity } from './entities/api-key.entity';
+import { StoredConfigEntity } from './entities/stored-config.entity';
+import { VirtualKeyEntity } from './entities/virtual-key.entity';
+import { KeyLookupService } from './key-lookup.service';
+import { ApiKeysController, ConfigsController, VirtualKeysController } from './keys.controller';
+import { SpendService } from './spend.service';
+import { VirtualKeysService } from './virtual-keys.service';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([ApiKeyEntity, VirtualKeyEntity, StoredConfigEntity])],
+  controllers: [ApiKeysController, VirtualKeysController, ConfigsController],
+  providers: [KeyLookupService, ApiKeysService, VirtualKeysService, ConfigsService, SpendService, BootstrapAdminService],
+  exports: [KeyLookupService],
+})
+export class KeysModule {}

@@ -1,0 +1,117 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { IsNull, Repository } from 'typeorm';
+import { maskSecret, SecretBox } from '../../common/crypto/secret-box';
+import { GatewayError } from '../../common/errors/gateway-error';
+import { isUuid } from '../../common/ids';
+import { ListPage } from '../../common/http/list.dto';
+import { ProviderRegistry } from '../../providers/registry';
+import { pageNewestFirst, rethrowSlugConflict } from './admin-list';
+import { limitsOf } from './api-keys.service';
+import { VirtualKeyCreateDto, VirtualKeyUpdateDto } from './dto/virtual-key.dto';
+import { VirtualKeyEntity } from './entities/virtual-key.entity';
+import { KeyLookupService } from './key-lookup.service';
+import { SpendService } from './spend.service';
+
+/** Admin CRUD of virtual keys: provider credentials encrypted at rest, shown as a hint only. */
+@Injectable()
+export class VirtualKeysService {
+  constructor(
+    @InjectRepository(VirtualKeyEntity) private readonly repo: Repository<VirtualKeyEntity>,
+    private readonly registry: ProviderRegistry,
+    private readonly secretBox: SecretBox,
+    private readonly lookup: KeyLookupService,
+    private readonly spend: SpendService,
+  ) {}
+
+  async create(dto: VirtualKeyCreateDto): Promise<Record<string, unknown>> {
+    const adapter = this.registry.get(dto.provider);
+    if (!dto.key && !adapter.credentialOptional) throw GatewayError.invalidRequest(`key is required for provider ${dto.provider}`, 'key');
+    if (!dto.custom_host && adapter.requiresCustomHost) throw GatewayError.invalidRequest(`custom_host is required for provider ${dto.provider}`, 'custom_host');
+    const row = this.repo.create({
+      name: dto.name,
+      slug: dto.slug,
+      provider: dto.provider,
+      providerOptions: dto.provider_options ?? {},
+      ...this.fieldsOf(dto),
+    });
+    try {
+      return this.toResponse(await this.repo.save(row));
+    } catch (error) {
+      rethrowSlugConflict(error, 'virtual key', dto.slug);
+    } finally {
+      this.lookup.invalidateVirtualKeys();
+    }
+  }
+
+  async list(limit: number, cursor?: string): Promise<ListPage<Record<string, unknown>>> {
+    const page = await pageNewestFirst(this.repo, 'row.deleted_at is null', limit, cursor);
+    return { ...page, data: await Promise.all(page.data.map((row) => this.toResponse(row))) };
+  }
+
+  async get(slugOrId: string): Promise<Record<string, unknown>> {
+    return this.toResponse(await this.find(slugOrId));
+  }
+
+  async update(slugOrId: string, dto: VirtualKeyUpdateDto): Promise<Record<string, unknown>> {
+    const row = await this.find(slugOrId);
+    if (dto.provider !== undefined) row.provider = this.registry.get(dto.provider).id;
+    if (dto.name !== undefined) row.name = dto.name;
+    if (dto.disabled !== undefined) row.disabled = dto.disabled;
+    if (dto.provider_options !== undefined) row.providerOptions = dto.provider_options;
+    Object.assign(row, this.fieldsOf(dto));
+    const saved = await this.repo.save(row);
+    this.lookup.invalidateVirtualKeys();
+    return this.toResponse(saved);
+  }
+
+  async remove(slugOrId: string): Promise<Record<string, unknown>> {
+    const row = await this.find(slugOrId);
+    row.deletedAt = new Date();
+    await this.repo.save(row);
+    this.lookup.invalidateVirtualKeys();
+    return { id: row.id, object: 'virtual_key', deleted: true };
+  }
+
+  private fieldsOf(dto: VirtualKeyUpdateDto): Partial<VirtualKeyEntity> {
+    return {
+      ...(dto.key !== undefined && { encryptedKey: this.secretBox.encrypt(dto.key), keyHint: maskSecret(dto.key) }),
+      ...(dto.provider_organization !== undefined && { providerOrganization: dto.provider_organization }),
+      ...(dto.provider_project !== undefined && { providerProject: dto.provider_project }),
+      ...(dto.custom_host !== undefined && { customHost: dto.custom_host }),
+      ...(dto.allowed_models !== undefined && { allowedModels: dto.allowed_models }),
+      ...limitsOf(dto),
+    };
+  }
+
+  private async find(slugOrId: string): Promise<VirtualKeyEntity> {
+    const where = isUuid(slugOrId) ? { id: slugOrId } : { slug: slugOrId };
+    const row = await this.repo.findOneBy({ ...where, deletedAt: IsNull() });
+    if (!row) throw GatewayError.notFound(`Unknown virtual key '${slugOrId}'`, 'virtual_key_not_found');
+    return row;
+  }
+
+  private async toResponse(row: VirtualKeyEntity): Promise<Record<string, unknown>> {
+    return {
+      id: row.id,
+      object: 'virtual_key',
+      name: row.name,
+      slug: row.slug,
+      provider: row.provider,
+      key_hint: row.keyHint,
+      provider_organization: row.providerOrganization,
+      provider_project: row.providerProject,
+      custom_host: row.customHost,
+      provider_options: row.providerOptions,
+      budget_limit_usd: row.budgetLimitUsd,
+      budget_period: row.budgetPeriod,
+      rate_limits: row.rateLimits,
+      allowed_models: row.allowedModels,
+      expires_at: row.expiresAt?.toISOString() ?? null,
+      disabled: row.disabled,
+      spent_usd: await this.spend.spentUsd('virtual_key_id', row.id, row.budgetPeriod),
+      created_at: row.createdAt.toISOString(),
+      updated_at: row.updatedAt.toISOString(),
+    };
+  }
+}

@@ -1,0 +1,100 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { numericColumn } from '../../../database/column-transformers';
+
+/**
+ * One row per gateway request (CONTRACT section 6). The id is a UUIDv7, so ordering by
+ * id is ordering by time: the log list pages by keyset on the primary key.
+ */
+@Entity('request_logs')
+export class RequestLogEntity {
+  @PrimaryColumn('uuid')
+  id: string;
+
+  @Column('text', { name: 'trace_id' })
+  traceId: string;
+
+  @Column('timestamptz', { name: 'created_at' })
+  createdAt: Date;
+
+  @Column('text')
+  operation: string;
+
+  @Column('uuid', { name: 'api_key_id', nullable: true })
+  apiKeyId: string | null;
+
+  @Column('uuid', { name: 'virtual_key_id', nullable: true })
+  virtualKeyId: string | null;
+
+  @Column('uuid', { name: 'config_id', nullable: true })
+  configId: string | null;
+
+  @Column('uuid', { name: 'prompt_id', nullable: true })
+  promptId: string | null;
+
+  @Column('integer', { name: 'prompt_version', nullable: true })
+  promptVersion: number | null;
+
+  @Column('text', { nullable: true })
+  provider: string | null;
+
+  @Column('text', { nullable: true })
+  model: string | null;
+
+  @Column('integer', { name: 'status_code' })
+  statusCode: number;
+
+  @Column('boolean', { name: 'is_stream', default: false })
+  isStream: boolean;
+
+  @Column('jsonb', { name: 'request_headers', nullable: true })
+  requestHeaders: Record<string, string> | null;
+
+  @Column('jsonb', { name: 'request_body', nullable: true })
+  requestBody: unknown;
+
+  @Column('jsonb', { name: 'response_body', nullable: true })
+  responseBody: unknown;
+
+  @Column('integer', { name: 'prompt_tokens', nullable: true })
+  promptTokens: number | null;
+
+  @Column('integer', { name: 'completion_tokens', nullable: true })
+  completionTokens: number | null;
+
+  @Column('integer', { name: 'total_tokens', nullable: true })
+  totalTokens: number | null;
+
+  @Column('integer', { name: 'cached_tokens', nullable: true })
+  cachedTokens: number | null;
+
+  @Column('integer', { name: 'reasoning_tokens', nullable: true })
+  reasoningTokens: number | null;
+
+  @Column('numeric', { name: 'cost_usd', precision: 20, scale: 10, nullable: true, transformer: numericColumn })
+  costUsd: number | null;
+
+  @Column('integer', { name: 'latency_ms' })
+  latencyMs: number;
+
+  @Column('integer', { name: 'ttft_ms', nullable: true })
+  ttftMs: number | null;
+
+  /** The end user (`user` in the body, or `_user` in x-gateway-metadata). */
+  @Column('text', { name: 'end_user', nullable: true })
+  user: string | null;
+
+  @Column('jsonb', { default: () => "'{}'" })
+  metadata: Record<string, string>;
+
+  @Column('jsonb', { nullable: true })
+  error: { type: string; code: string | null; message: string } | null;
+
+  @Column('integer', { name: 'retry_count', default: 0 })
+  retryCount: number;
+
+  @Column('text', { name: 'cache_status', nullable: true })
+  cacheStatus: string | null;
+
+  @Column('text', { name: 'target_index', nullable: true })
+  targetIndex: string | null;
+}

@@ -1,0 +1,92 @@
+import { BeforeApplicationShutdown, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { DataSource } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import type { Environment } from '../../config/environment';
+import { RequestLogEntity } from './entities/request-log.entity';
+
+/**
+ * Writes log rows off the request path: records queue in memory and are inserted in
+ * batches every LOG_FLUSH_INTERVAL_MS (or as soon as a batch is full). When the
+ * database fails, the batch goes back to the queue and is retried with backoff;
+ * nothing is dropped unless the queue passes LOG_QUEUE_MAX. Shutdown flushes.
+ */
+@Injectable()
+export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
+  private readonly logger = new Logger(LogWriter.name);
+  private queue: Partial<RequestLogEntity>[] = [];
+  private timer?: NodeJS.Timeout;
+  private flushing?: Promise<void>;
+  private failures = 0;
+  private dropped = 0;
+  private readonly batchSize: number;
+  private readonly intervalMs: number;
+  private readonly maxQueue: number;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    config: ConfigService<Environment, true>,
+  ) {
+    this.batchSize = config.get('LOG_BATCH_SIZE', { infer: true });
+    this.intervalMs = config.get('LOG_FLUSH_INTERVAL_MS', { infer: true });
+    this.maxQueue = config.get('LOG_QUEUE_MAX', { infer: true });
+  }
+
+  onModuleInit(): void {
+    this.schedule(this.intervalMs);
+  }
+
+  enqueue(record: Partial<RequestLogEntity>): void {
+    if (this.queue.length >= this.maxQueue) {
+      this.queue.shift();
+      if (++this.dropped % 1000 === 1) this.logger.error(`Log queue full (${this.maxQueue}): ${this.dropped} oldest records dropped`);
+    }
+    this.queue.push(record);
+    if (this.queue.length >= this.batchSize && !this.flushing) void this.flush();
+  }
+
+  /** Writes everything queued so far; resolves when it is in the database (or the write failed). */
+  async flush(): Promise<void> {
+    while (this.flushing) await this.flushing;
+    this.flushing = this.writeQueued().finally(() => (this.flushing = undefined));
+    return this.flushing;
+  }
+
+  pending(): number {
+    return this.queue.length;
+  }
+
+  // Before TypeORM closes its pool (that happens in onApplicationShutdown).
+  async beforeApplicationShutdown(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    for (let attempt = 0; attempt < 3 && this.queue.length; attempt++) await this.flush();
+    if (this.queue.length) this.logger.error(`${this.queue.length} log records could not be written before shutdown`);
+  }
+
+  private async writeQueued(): Promise<void> {
+    while (this.queue.length) {
+      const batch = this.queue.splice(0, this.batchSize);
+      try {
+        await this.dataSource.createQueryBuilder().insert().into(RequestLogEntity).values(batch as QueryDeepPartialEntity<RequestLogEntity>[]).orIgnore().execute();
+        this.failures = 0;
+      } catch (error) {
+        this.queue.unshift(...batch);
+        this.failures++;
+        this.logger.warn(`Writing ${batch.length} log records failed (attempt ${this.failures}): ${(error as Error).message}`);
+        return;
+      }
+    }
+  }
+
+  private schedule(delayMs: number): void {
+    this.timer = setTimeout(async () => {
+      await this.flush();
+      if (this.timer === undefined) return; // shut down meanwhile
+      // Back off while the database fails: 0.25 s, 0.5 s, … up to 30 s.
+      const backoff = this.failures ? Math.min(30_000, this.intervalMs * 2 ** Math.min(this.failures, 10)) : this.intervalMs;
+      this.schedule(backoff);
+    }, delayMs);
+    this.timer.unref();
+  }
+}

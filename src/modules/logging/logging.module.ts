@@ -1,0 +1,18 @@
+import { Global, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { VirtualKeyEntity } from '../keys/entities/virtual-key.entity';
+import { PricingModule } from '../pricing/pricing.module';
+import { RequestLogEntity } from './entities/request-log.entity';
+import { LogWriter } from './log-writer.service';
+import { LogsController } from './logs.controller';
+import { LogsService } from './logs.service';
+import { RequestLogger } from './request-logger.service';
+
+@Global()
+@Module({
+  imports: [TypeOrmModule.forFeature([RequestLogEntity, VirtualKeyEntity]), PricingModule],
+  controllers: [LogsController],
+  providers: [LogWriter, RequestLogger, LogsService],
+  exports: [RequestLogger, LogWriter],
+})
+export class LoggingModule {}

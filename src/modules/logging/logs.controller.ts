@@ -1,0 +1,35 @@
+import { Controller, Get, Param, Query, Req } from '@nestjs/common';
+import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import type { Request } from 'express';
+import type { RequestContext } from '../../common/context/request-context';
+import { Ctx } from '../../common/context/request-context.decorator';
+import { LogQueryDto } from './dto/log-query.dto';
+import { LogsService } from './logs.service';
+
+/** `metadata.<key>=<value>` query parameters, which a DTO cannot name in advance. */
+function metadataFilters(query: Request['query']): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(query)
+      .filter(([key, value]) => key.startsWith('metadata.') && key.length > 9 && typeof value === 'string')
+      .map(([key, value]) => [key.slice(9), value as string]),
+  );
+}
+
+@ApiTags('logs')
+@ApiSecurity('gateway-api-key')
+@Controller('v1/logs')
+export class LogsController {
+  constructor(private readonly logs: LogsService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'List request logs, newest first; user-role keys see only their own' })
+  list(@Ctx() context: RequestContext, @Query() query: LogQueryDto, @Req() req: Request) {
+    return this.logs.list(query, metadataFilters(req.query), context.principal!);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'One request log with its full request and response' })
+  get(@Ctx() context: RequestContext, @Param('id') id: string) {
+    return this.logs.get(id, context.principal!);
+  }
+}

@@ -1,0 +1,102 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { GatewayError } from '../../common/errors/gateway-error';
+import { isUuid } from '../../common/ids';
+import { listPage, ListPage } from '../../common/http/list.dto';
+import type { ApiKeyPrincipal } from '../keys/key-lookup.service';
+import { VirtualKeyEntity } from '../keys/entities/virtual-key.entity';
+import { LogQueryDto } from './dto/log-query.dto';
+import { RequestLogEntity } from './entities/request-log.entity';
+
+const BODY_COLUMNS = new Set(['requestBody', 'responseBody', 'requestHeaders']);
+
+/** Reading the request log: filtered, newest first, keyset-paged on the UUIDv7 id. */
+@Injectable()
+export class LogsService {
+  constructor(
+    @InjectRepository(RequestLogEntity) private readonly logs: Repository<RequestLogEntity>,
+    @InjectRepository(VirtualKeyEntity) private readonly virtualKeys: Repository<VirtualKeyEntity>,
+  ) {}
+
+  async list(query: LogQueryDto, metadata: Record<string, string>, caller: ApiKeyPrincipal): Promise<ListPage<Record<string, unknown>>> {
+    const qb = this.logs.createQueryBuilder('log').orderBy('log.id', 'DESC').take(query.limit + 1);
+    if (!query.include_bodies) {
+      const columns = this.logs.metadata.columns.filter((c) => !BODY_COLUMNS.has(c.propertyName));
+      qb.select(columns.map((c) => `log.${c.propertyName}`));
+    }
+    // A user-role key reads only its own requests.
+    const apiKeyId = caller.role === 'admin' ? query.api_key_id : caller.id;
+    const filters: [string, unknown][] = [
+      ['end_user', query.user],
+      ['model', query.model],
+      ['provider', query.provider],
+      ['status_code', query.status],
+      ['trace_id', query.trace_id],
+      ['api_key_id', apiKeyId],
+      ['operation', query.operation],
+    ];
+    filters.forEach(([column, value], i) => {
+      if (value !== undefined) qb.andWhere(`log.${column} = :f${i}`, { [`f${i}`]: value });
+    });
+    if (query.virtual_key) qb.andWhere('log.virtual_key_id = :vk', { vk: await this.virtualKeyId(query.virtual_key) });
+    if (query.from) qb.andWhere('log.created_at >= :from', { from: query.from });
+    if (query.to) qb.andWhere('log.created_at < :to', { to: query.to });
+    if (Object.keys(metadata).length) qb.andWhere('log.metadata @> :metadata', { metadata: JSON.stringify(metadata) });
+    if (query.cursor) {
+      if (!isUuid(query.cursor)) throw GatewayError.invalidRequest('cursor is not a cursor this endpoint returned', 'cursor');
+      qb.andWhere('log.id < :cursor', { cursor: query.cursor });
+    }
+    const rows = await qb.getMany();
+    return listPage(rows.map(toLogResponse), query.limit, (row) => row.id as string);
+  }
+
+  async get(id: string, caller: ApiKeyPrincipal): Promise<Record<string, unknown>> {
+    const row = isUuid(id) ? await this.logs.findOneBy({ id }) : null;
+    if (!row || (caller.role !== 'admin' && row.apiKeyId !== caller.id)) throw GatewayError.notFound(`No log with id '${id}'`, 'log_not_found');
+    return toLogResponse(row);
+  }
+
+  private async virtualKeyId(slugOrId: string): Promise<string | null> {
+    if (isUuid(slugOrId)) return slugOrId;
+    const key = await this.virtualKeys.findOne({ where: { slug: slugOrId }, order: { createdAt: 'DESC' }, withDeleted: true });
+    return key?.id ?? '00000000-0000-0000-0000-000000000000';
+  }
+}
+
+/** The wire shape of a log row (CONTRACT section 6): snake_case, as stored. */
+export function toLogResponse(log: RequestLogEntity): Record<string, unknown> {
+  return {
+    id: log.id,
+    object: 'request_log',
+    trace_id: log.traceId,
+    created_at: log.createdAt?.toISOString(),
+    operation: log.operation,
+    api_key_id: log.apiKeyId,
+    virtual_key_id: log.virtualKeyId,
+    config_id: log.configId,
+    prompt_id: log.promptId,
+    prompt_version: log.promptVersion,
+    provider: log.provider,
+    model: log.model,
+    status_code: log.statusCode,
+    is_stream: log.isStream,
+    prompt_tokens: log.promptTokens,
+    completion_tokens: log.completionTokens,
+    total_tokens: log.totalTokens,
+    cached_tokens: log.cachedTokens,
+    reasoning_tokens: log.reasoningTokens,
+    cost_usd: log.costUsd,
+    latency_ms: log.latencyMs,
+    ttft_ms: log.ttftMs,
+    user: log.user,
+    metadata: log.metadata,
+    error: log.error,
+    retry_count: log.retryCount,
+    cache_status: log.cacheStatus,
+    target_index: log.targetIndex,
+    ...(log.requestHeaders !== undefined ? { request_headers: log.requestHeaders } : {}),
+    ...(log.requestBody !== undefined ? { request_body: log.requestBody } : {}),
+    ...(log.responseBody !== undefined ? { response_body: log.responseBody } : {}),
+  };
+}

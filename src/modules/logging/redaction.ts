@@ -1,0 +1,44 @@
+export const REDACTED = '[REDACTED]';
+
+/** Header names whose values are credentials. */
+const SECRET_HEADERS = new Set([
+  'authorization', 'proxy-authorization', 'x-gateway-api-key', 'x-api-key', 'api-key', 'cookie', 'set-cookie',
+]);
+
+/** Body fields whose values are credentials (provider keys, MCP tokens). */
+const SECRET_FIELDS = new Set(['api_key', 'apikey', 'authorization', 'authorization_token', 'access_token', 'password', 'secret']);
+
+export function redactHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    out[name] = SECRET_HEADERS.has(name.toLowerCase()) ? REDACTED : Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+/**
+ * A copy of a request or response body with every credential replaced: secret fields
+ * anywhere, and every value of a `headers` object (MCP tool headers carry tokens).
+ * Objects without secrets are returned as they are, not copied.
+ */
+export function redactBody<T>(value: T, insideHeaders = false): T {
+  if (Array.isArray(value)) {
+    let copy: unknown[] | null = null;
+    value.forEach((item, i) => {
+      const redacted = redactBody(item, insideHeaders);
+      if (redacted !== item) (copy ??= [...value])[i] = redacted;
+    });
+    return (copy ?? value) as T;
+  }
+  if (value === null || typeof value !== 'object') return value;
+  let copy: Record<string, unknown> | null = null;
+  for (const [key, inner] of Object.entries(value)) {
+    const lower = key.toLowerCase();
+    let redacted: unknown;
+    if ((insideHeaders || SECRET_FIELDS.has(lower)) && typeof inner === 'string') redacted = REDACTED;
+    else redacted = redactBody(inner, lower === 'headers');
+    if (redacted !== inner) (copy ??= { ...(value as Record<string, unknown>) })[key] = redacted;
+  }
+  return (copy ?? value) as T;
+}

@@ -1,0 +1,67 @@
+import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { Request, Response } from 'express';
+import type { RequestContext } from '../../common/context/request-context';
+import type { Environment } from '../../config/environment';
+import { PricingService } from '../pricing/pricing.service';
+import { LogWriter } from './log-writer.service';
+import { redactBody, redactHeaders } from './redaction';
+
+/**
+ * Last step of the request path: when the response has closed, however it ended,
+ * prices the usage, redacts secrets and queues one log row.
+ */
+@Injectable()
+export class RequestLogger {
+  private readonly logBodies: boolean;
+
+  constructor(
+    private readonly writer: LogWriter,
+    private readonly pricing: PricingService,
+    config: ConfigService<Environment, true>,
+  ) {
+    this.logBodies = config.get('LOG_BODIES', { infer: true });
+  }
+
+  record(context: RequestContext, req: Request, res: Response): void {
+    // Let the other `close` listeners (stream teardown) finish the context first.
+    setImmediate(() => this.writer.enqueue(this.toRow(context, req, res)));
+  }
+
+  private toRow(context: RequestContext, req: Request, res: Response) {
+    const usage = context.usage;
+    const target = context.route?.target;
+    const pricedModel = context.servedModel ?? context.model;
+    const cost = usage && context.provider && pricedModel ? this.pricing.cost(context.provider, pricedModel, usage) : null;
+    return {
+      id: context.requestId,
+      traceId: context.traceId,
+      createdAt: context.createdAt,
+      operation: context.operation!,
+      apiKeyId: context.principal?.id ?? null,
+      virtualKeyId: target?.virtualKeyId ?? null,
+      configId: context.route?.configId ?? null,
+      provider: context.provider,
+      model: context.model,
+      statusCode: res.statusCode,
+      isStream: context.isStream,
+      requestHeaders: redactHeaders(req.headers),
+      requestBody: this.logBodies ? redactBody(context.requestBody ?? (req.body as unknown) ?? null) : null,
+      responseBody: this.logBodies ? redactBody(context.responseBody) : null,
+      promptTokens: usage?.promptTokens ?? null,
+      completionTokens: usage?.completionTokens ?? null,
+      totalTokens: usage?.totalTokens ?? null,
+      cachedTokens: usage?.cachedTokens ?? null,
+      reasoningTokens: usage?.reasoningTokens ?? null,
+      costUsd: cost,
+      latencyMs: context.elapsedMs(),
+      ttftMs: context.ttftMs,
+      user: context.user,
+      metadata: context.metadata,
+      error: context.error,
+      retryCount: context.retryCount,
+      cacheStatus: context.cacheStatus,
+      targetIndex: context.targetIndex,
+    };
+  }
+}

@@ -1,0 +1,161 @@
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import type { NormalizedUsage } from '../../providers/usage';
+import defaultTable from './prices.json';
+
+/** Prices in USD per million tokens; null where the vendor has no separate rate. */
+export interface ModelPrice {
+  readonly input: number;
+  readonly output: number;
+  readonly cachedInput: number | null;
+  readonly cacheWrite: number | null;
+}
+
+/** Shape of prices.json. */
+export interface PriceTable {
+  _meta?: Record<string, unknown>;
+  providers: Record<string, Record<string, PriceEntry>>;
+  aliases?: Record<string, string>;
+}
+
+export interface PriceEntry {
+  input: number;
+  output: number;
+  cached_input?: number | null;
+  cache_write?: number | null;
+}
+
+/** Inject a different table (tests, or a deployment with negotiated prices). */
+export const PRICE_TABLE = Symbol('PRICE_TABLE');
+
+const REQUIRED_FIELDS = ['input', 'output'] as const;
+const OPTIONAL_FIELDS = ['cached_input', 'cache_write'] as const;
+const KNOWN_FIELDS = new Set<string>([...REQUIRED_FIELDS, ...OPTIONAL_FIELDS]);
+
+// Dated or moving snapshot names: -2024-08-06 (OpenAI), -20241022 (Anthropic),
+// -0125 / -2411 (older OpenAI, Mistral, Groq), -latest.
+const SNAPSHOT_SUFFIX = /-(?:\d{4}-\d{2}-\d{2}|\d{8}|\d{4}|latest)$/;
+// OpenRouter spells versions with dots (claude-sonnet-4.5); the table uses dashes.
+const DASHED_VERSION = /(\d)-(\d)(?!\d)/g;
+// Gateways whose model ids carry the upstream vendor: "openai/gpt-4o".
+const VENDOR_PREFIXED = new Set(['openrouter']);
+
+@Injectable()
+export class PricingService {
+  private readonly tables = new Map<string, Map<string, ModelPrice>>();
+  private readonly aliases = new Map<string, string>();
+
+  constructor(@Optional() @Inject(PRICE_TABLE) table: PriceTable = defaultTable as PriceTable) {
+    validate(table);
+    for (const [provider, models] of Object.entries(table.providers)) {
+      this.tables.set(provider.toLowerCase(), buildIndex(provider, models));
+    }
+    for (const [alias, target] of Object.entries(table.aliases ?? {})) {
+      this.aliases.set(alias.toLowerCase(), target.toLowerCase());
+    }
+  }
+
+  /**
+   * Matching, case-insensitive, first hit wins:
+   *  1. the model exactly (table keys also answer to their -latest-less and dotted spellings);
+   *  2. the model without its snapshot suffix (gpt-4o-2024-08-06 -> gpt-4o);
+   *  3. the longest table key that is a prefix of the model followed by "-"
+   *     (gpt-4o-mini-search-preview -> gpt-4o-mini, never gpt-4o; gpt-4.1 never matches gpt-4).
+   * On OpenRouter, "vendor/model" is looked up under that vendor's table.
+   */
+  priceFor(provider: string, model: string): ModelPrice | null {
+    const p = provider.toLowerCase();
+    const m = model.toLowerCase();
+    const direct = this.lookup(p, m);
+    if (direct || !VENDOR_PREFIXED.has(p)) return direct;
+    const slash = m.indexOf('/');
+    return slash > 0 ? this.lookup(m.slice(0, slash), m.slice(slash + 1)) : null;
+  }
+
+  /** USD for one call, or null when the model has no known price (never a made-up 0). */
+  cost(provider: string, model: string, usage: NormalizedUsage): number | null {
+    const price = this.priceFor(provider, model);
+    if (!price) return null;
+    const { promptTokens, cachedTokens, cacheWriteTokens, completionTokens } = usage;
+    const uncached = Math.max(0, promptTokens - cachedTokens - cacheWriteTokens);
+    // completionTokens already includes reasoning tokens, so those are not added again.
+    const perMillion =
+      uncached * price.input +
+      cachedTokens * (price.cachedInput ?? price.input) +
+      cacheWriteTokens * (price.cacheWrite ?? price.input) +
+      completionTokens * price.output;
+    // USD = perMillion / 1e6, rounded to 1e-10 to drop float noise.
+    return Math.round(perMillion * 1e4) / 1e10;
+  }
+
+  private lookup(provider: string, model: string): ModelPrice | null {
+    const models = this.tables.get(this.aliases.get(provider) ?? provider);
+    if (!models) return null;
+    const exact = models.get(model);
+    if (exact) return exact;
+    const base = model.replace(SNAPSHOT_SUFFIX, '');
+    const snapshot = base === model ? undefined : models.get(base);
+    if (snapshot) return snapshot;
+    // Walk dashes right to left so the longest matching key wins without sorting.
+    for (let i = model.lastIndexOf('-'); i > 0; i = model.lastIndexOf('-', i - 1)) {
+      const hit = models.get(model.slice(0, i));
+      if (hit) return hit;
+    }
+    return null;
+  }
+}
+
+function buildIndex(provider: string, models: Record<string, PriceEntry>): Map<string, ModelPrice> {
+  const index = new Map<string, ModelPrice>();
+  const entries = Object.entries(models).map(([key, e]) => [key.toLowerCase(), toPrice(e)] as const);
+  for (const [key, price] of entries) {
+    if (index.has(key)) throw new Error(`Price table: providers.${provider} lists "${key}" twice (keys are case-insensitive)`);
+    index.set(key, price);
+  }
+  // Derived spellings never override a key the table lists explicitly.
+  for (const [key, price] of entries) {
+    const base = key.replace(SNAPSHOT_SUFFIX, '');
+    for (const name of [base, key.replace(DASHED_VERSION, '$1.$2'), base.replace(DASHED_VERSION, '$1.$2')]) {
+      if (!index.has(name)) index.set(name, price);
+    }
+  }
+  return index;
+}
+
+function toPrice(e: PriceEntry): ModelPrice {
+  // Frozen because one object is shared by every caller.
+  return Object.freeze({ input: e.input, output: e.output, cachedInput: e.cached_input ?? null, cacheWrite: e.cache_write ?? null });
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function validate(table: PriceTable): void {
+  if (!isObject(table) || !isObject(table.providers)) throw new Error('Price table: "providers" must be an object');
+  for (const [provider, models] of Object.entries(table.providers)) {
+    if (!isObject(models)) throw new Error(`Price table: providers.${provider} must be an object`);
+    for (const [model, entry] of Object.entries(models)) {
+      const where = `providers.${provider}["${model}"]`;
+      if (!isObject(entry)) throw new Error(`Price table: ${where} must be an object`);
+      for (const field of Object.keys(entry)) {
+        // A typo such as "cache_input" would otherwise silently bill cached tokens at full price.
+        if (!KNOWN_FIELDS.has(field)) throw new Error(`Price table: ${where} has unknown field "${field}"`);
+      }
+      for (const field of REQUIRED_FIELDS) checkPrice(`${where}.${field}`, entry[field]);
+      for (const field of OPTIONAL_FIELDS) if (entry[field] != null) checkPrice(`${where}.${field}`, entry[field]);
+    }
+  }
+  const providers = new Set(Object.keys(table.providers).map((p) => p.toLowerCase()));
+  for (const [alias, target] of Object.entries(table.aliases ?? {})) {
+    if (typeof target !== 'string' || !providers.has(target.toLowerCase())) {
+      throw new Error(`Price table: alias "${alias}" points to unknown provider ${JSON.stringify(target)}`);
+    }
+    if (providers.has(alias.toLowerCase())) throw new Error(`Price table: "${alias}" is both a provider and an alias`);
+  }
+}
+
+function checkPrice(where: string, value: unknown): void {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw new Error(`Price table: ${where} must be a finite non-negative number, got ${typeof value === 'number' ? value : JSON.stringify(value)}`);
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * Validation of a gateway config (CONTRACT section 5). Returns every problem with the
+ * path of the bad field, e.g. `targets[1].retry.attempts must be an integer from 0 to 10`.
+ * A hand-written walker rather than a schema library: configs nest recursively and the
+ * messages must name the exact field.
+ */
+export interface GatewayConfig {
+  strategy?: { mode?: StrategyMode; on_status_codes?: number[]; conditions?: { query: Record<string, unknown>; then: string }[]; default?: string };
+  provider?: string;
+  api_key?: string;
+  virtual_key?: string;
+  provider_organization?: string;
+  provider_project?: string;
+  custom_host?: string;
+  override_params?: Record<string, unknown>;
+  retry?: { attempts?: number; on_status_codes?: number[] };
+  request_timeout?: number;
+  cache?: { mode?: 'simple' | 'semantic'; max_age?: number };
+  weight?: number;
+  name?: string;
+  targets?: GatewayConfig[];
+  input_guardrails?: unknown[];
+  output_guardrails?: unknown[];
+}
+
+export const STRATEGY_MODES = ['single', 'fallback', 'loadbalance', 'conditional'] as const;
+export type StrategyMode = (typeof STRATEGY_MODES)[number];
+
+const FIELDS = new Set([
+  'strategy', 'provider', 'api_key', 'virtual_key', 'provider_organization', 'provider_project', 'custom_host',
+  'override_params', 'retry', 'request_timeout', 'cache', 'weight', 'name', 'targets', 'input_guardrails', 'output_guardrails',
+]);
+const STRING_FIELDS = ['provider', 'api_key', 'virtual_key', 'provider_organization', 'provider_project', 'name'] as const;
+const MAX_DEPTH = 5;
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isInt = (v: unknown, min: number, max: number) => Number.isInteger(v) && (v as number) >= min && (v as number) <= max;
+
+export function validateGatewayConfig(config: unknown, knownProviders: string[], path = 'config', depth = 0): string[] {
+  if (!isObject(config)) return [`${path} must be a JSON object`];
+  const problems: string[] = [];
+  const at = (field: string) => `${path}.${field}`;
+
+  for (const key of Object.keys(config)) if (!FIELDS.has(key)) problems.push(`${at(key)} is not a config field`);
+  for (const field of STRING_FIELDS) {
+    if (config[field] !== undefined && (typeof config[field] !== 'string' || config[field] === '')) problems.push(`${at(field)} must be a non-empty string`);
+  }
+  if (typeof config.provider === 'string' && !knownProviders.includes(config.provider)) {
+    problems.push(`${at('provider')} '${config.provider}' is not a known provider (${knownProviders.join(', ')})`);
+  }
+  if (config.custom_host !== undefined && !isHttpUrl(config.custom_host)) problems.push(`${at('custom_host')} must be an http(s) URL`);
+  if (config.override_params !== undefined && !isObject(config.override_params)) problems.push(`${at('override_params')} must be an object`);
+  if (config.request_timeout !== undefined && !isInt(config.request_timeout, 1, 3_600_000)) {
+    problems.push(`${at('request_timeout')} must be an integer number of milliseconds from 1 to 3600000`);
+  }
+  if (config.weight !== undefined && !(typeof config.weight === 'number' && config.weight >= 0 && Number.isFinite(config.weight))) {
+    problems.push(`${at('weight')} must be a number >= 0`);
+  }
+  problems.push(...validateRetry(config.retry, at('retry')), ...validateCache(config.cache, at('cache')));
+  for (const field of ['input_guardrails', 'output_guardrails']) {
+    if (config[field] !== undefined && !Array.isArray(config[field])) problems.push(`${at(field)} must be an array`);
+  }
+
+  const targets = config.targets;
+  if (targets !== undefined) {
+    if (!Array.isArray(targets) || targets.length === 0) problems.push(`${at('targets')} must be a non-empty array`);
+    else if (depth >= MAX_DEPTH) problems.push(`${at('targets')} nests deeper than ${MAX_DEPTH} levels`);
+    else targets.forEach((t, i) => problems.push(...validateGatewayConfig(t, knownProviders, `${at('targets')}[${i}]`, depth + 1)));
+  }
+  problems.push(...validateStrategy(config, at('strategy')));
+  return problems;
+}
+
+function validateRetry(retry: unknown, path: string): string[] {
+  if (retry === undefined) return [];
+  if (!isObject(retry)) return [`${path} must be an object`];
+  const problems = unknownFields(retry, ['attempts', 'on_status_codes'], path);
+  if (retry.attempts !== undefined && !isInt(retry.attempts, 0, 10)) problems.push(`${path}.attempts must be an integer from 0 to 10`);
+  problems.push(...validateStatusCodes(retry.on_status_codes, `${path}.on_status_codes`));
+  return problems;
+}
+
+function validateCache(cache: unknown, path: string): string[] {
+  if (cache === undefined) return [];
+  if (!isObject(cache)) return [`${path} must be an object`];
+  const problems = unknownFields(cache, ['mode', 'max_age'], path);
+  if (cache.mode !== undefined && cache.mode !== 'simple' && cache.mode !== 'semantic') problems.push(`${path}.mode must be 'simple' or 'semantic'`);
+  if (cache.max_age !== undefined && !isInt(cache.max_age, 1, 31_536_000)) problems.push(`${path}.max_age must be an integer number of seconds from 1 to 31536000`);
+  return problems;
+}
+
+function validateStrategy(config: Record<string, unknown>, path: string): string[] {
+  const strategy = config.strategy;
+  if (strategy === undefined) return [];
+  if (!isObject(strategy)) return [`${path} must be an object`];
+  const problems = unknownFields(strategy, ['mode', 'on_status_codes', 'conditions', 'default'], path);
+  const mode = strategy.mode;
+  if (!STRATEGY_MODES.includes(mode as StrategyMode)) {
+    problems.push(`${path}.mode must be one of ${STRATEGY_MODES.join(', ')}`);
+    return problems;
+  }
+  problems.push(...validateStatusCodes(strategy.on_status_codes, `${path}.on_status_codes`));
+  const targets = Array.isArray(config.targets) ? config.targets : [];
+  if (mode !== 'single' && targets.length === 0) problems.push(`${path}.mode '${mode}' needs targets`);
+  if (mode === 'conditional') {
+    const names = new Set(targets.map((t) => (isObject(t) ? t.name : undefined)).filter(Boolean));
+    const conditions = strategy.conditions;
+    if (!Array.isArray(conditions) || conditions.length === 0) problems.push(`${path}.conditions must be a non-empty array`);
+    else {
+      conditions.forEach((c, i) => {
+        const at = `${path}.conditions[${i}]`;
+        if (!isObject(c) || !isObject(c.query)) problems.push(`${at}.query must be an object`);
+        if (!isObject(c) || typeof c.then !== 'string' || !names.has(c.then)) problems.push(`${at}.then must name a target`);
+      });
+    }
+    if (strategy.default !== undefined && (typeof strategy.default !== 'string' || !names.has(strategy.default))) {
+      problems.push(`${path}.default must name a target`);
+    }
+  }
+  return problems;
+}
+
+function validateStatusCodes(codes: unknown, path: string): string[] {
+  if (codes === undefined) return [];
+  if (!Array.isArray(codes) || !codes.every((c) => isInt(c, 100, 599))) return [`${path} must be an array of HTTP status codes`];
+  return [];
+}
+
+function unknownFields(value: Record<string, unknown>, allowed: string[], path: string): string[] {
+  return Object.keys(value).filter((k) => !allowed.includes(k)).map((k) => `${path}.${k} is not a known field`);
+}
+
+export function isHttpUrl(value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}

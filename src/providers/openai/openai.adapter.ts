@@ -1,0 +1,8 @@
+import { OpenAICompatibleAdapter } from '../openai-compatible/openai-compatible.adapter';
+
+/** OpenAI: the reference wire format; organization and project travel as headers. */
+export const openAIAdapter = new OpenAICompatibleAdapter({
+  id: 'openai',
+  baseUrl: 'https://api.openai.com/v1',
+  sendsOrganizationHeaders: true,
+});

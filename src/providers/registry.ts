@@ -1,0 +1,31 @@
+import { Injectable } from '@nestjs/common';
+import { GatewayError } from '../common/errors/gateway-error';
+import { AzureOpenAIAdapter } from './azure-openai/azure-openai.adapter';
+import { openAIAdapter } from './openai/openai.adapter';
+import { openAICompatibleVendors } from './openai-compatible/vendors';
+import type { ProviderAdapter } from './provider-adapter';
+
+/** Every provider the gateway can route to. Add a vendor here after writing its folder. */
+const ADAPTERS: ProviderAdapter[] = [openAIAdapter, new AzureOpenAIAdapter(), ...openAICompatibleVendors];
+
+@Injectable()
+export class ProviderRegistry {
+  private readonly adapters = new Map(ADAPTERS.map((adapter) => [adapter.id, adapter]));
+
+  ids(): string[] {
+    return [...this.adapters.keys()];
+  }
+
+  has(id: string): boolean {
+    return this.adapters.has(id);
+  }
+
+  /** The adapter for a provider id; 400 listing the known ids otherwise. */
+  get(id: string): ProviderAdapter {
+    const adapter = this.adapters.get(id);
+    if (!adapter) {
+      throw GatewayError.invalidRequest(`Unknown provider '${id}'. Known providers: ${this.ids().join(', ')}`, 'provider');
+    }
+    return adapter;
+  }
+}

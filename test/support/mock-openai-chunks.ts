@@ -1,0 +1,317 @@
+/**
+ * OpenAI wire-format builders used by the mock upstream (`mock-upstream.ts`).
+ *
+ * Everything the mock sends is built here, so this file doubles as a readable
+ * reference of what OpenAI's Chat Completions API puts on the wire:
+ *
+ *  - `planChatCompletion()` decides WHAT to answer (text or tool call, usage),
+ *  - `chatCompletionBody()` renders the non-streaming JSON reply,
+ *  - `chatCompletionEvents()` yields the SSE events of a streaming reply,
+ *  - `errorBody()` / `MODELS_LIST_BODY` render the other bodies.
+ *
+ * The reply is deterministic so tests can assert exact contents and token counts.
+ */
+
+export const SYSTEM_FINGERPRINT = 'fp_mock5e1f0c7a';
+export const SERVICE_TIER = 'default';
+export const DEFAULT_REPLY = 'Hello from mock';
+/** Arguments of the tool call the mock makes when asked about the `weather`. */
+export const TOOL_CALL_ARGUMENTS = '{"location":"Paris"}';
+/** ...streamed in token-like fragments, the way OpenAI streams them. */
+export const TOOL_CALL_ARGUMENT_FRAGMENTS = ['{"', 'location', '":"', 'Paris', '"}'];
+export const REASONING_TOKENS = 5;
+
+// ---------------------------------------------------------------------------
+// Planning: what will the "model" answer?
+// ---------------------------------------------------------------------------
+
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  prompt_tokens_details: { cached_tokens: number; audio_tokens: number };
+  completion_tokens_details: {
+    reasoning_tokens: number;
+    audio_tokens: number;
+    accepted_prediction_tokens: number;
+    rejected_prediction_tokens: number;
+  };
+}
+
+export interface ChatPlan {
+  /** Echoed in every reply (the request's `model`, or the Azure deployment). */
+  model: string;
+  /** Number of choices (`n`). */
+  n: number;
+  /** Text reply (`toolName === undefined`) or a tool call to `toolName`. */
+  content: string;
+  toolName?: string;
+  /** Streaming deltas: words of `content` (with their separating whitespace) or argument fragments. */
+  pieces: string[];
+  finishReason: 'stop' | 'tool_calls';
+  usage: Usage;
+}
+
+/** Text of a message's `content`: a string, or the `text` parts of a content-part array. */
+function messageText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  let text = '';
+  for (const part of content) if (part && typeof part.text === 'string') text += part.text;
+  return text;
+}
+
+/** "Hello from mock" -> ["Hello", " from", " mock"]: concatenating the pieces gives back the text. */
+export function splitWords(text: string): string[] {
+  const pieces = text.match(/\s*\S+(?:\s+$)?/g);
+  if (pieces) return pieces;
+  return text ? [text] : [];
+}
+
+function countWords(text: string): number {
+  const words = text.match(/\S+/g);
+  return words ? words.length : 0;
+}
+
+export function buildUsage(prompt: number, completion: number, cached: number, reasoning: number): Usage {
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    prompt_tokens_details: { cached_tokens: cached, audio_tokens: 0 },
+    completion_tokens_details: {
+      reasoning_tokens: reasoning,
+      audio_tokens: 0,
+      accepted_prediction_tokens: 0,
+      rejected_prediction_tokens: 0,
+    },
+  };
+}
+
+/**
+ * Decide the reply for a (validated) chat completion request body.
+ * `behaviourModel` is the model name without any `provider/` prefix.
+ */
+export function planChatCompletion(body: any, model: string, behaviourModel: string): ChatPlan {
+  const messages: any[] = body.messages;
+  const n = Number.isInteger(body.n) && body.n > 1 ? Math.min(body.n, 128) : 1;
+
+  let promptChars = 0;
+  let lastUser: any;
+  for (const message of messages) {
+    if (!message) continue;
+    promptChars += messageText(message.content).length;
+    if (message.role === 'user') lastUser = message;
+  }
+  const lastUserText = lastUser ? messageText(lastUser.content) : '';
+  const last = messages[messages.length - 1];
+  // After a tool result the model answers in text (otherwise agent loops never end).
+  const answeringToolResult = last && (last.role === 'tool' || last.role === 'function');
+
+  const tools: any[] | undefined = Array.isArray(body.tools) && body.tools.length > 0 ? body.tools : undefined;
+  const forced = body.tool_choice?.function?.name;
+  const toolName: string | undefined =
+    tools && body.tool_choice !== 'none' && !answeringToolResult && /\bweather\b/i.test(lastUserText)
+      ? (forced ?? tools[0]?.function?.name ?? tools[0]?.name ?? 'tool')
+      : undefined;
+
+  const content = toolName
+    ? TOOL_CALL_ARGUMENTS
+    : lastUserText.startsWith('echo:')
+      ? lastUserText.slice(5).trimStart()
+      : DEFAULT_REPLY;
+  const pieces = toolName ? TOOL_CALL_ARGUMENT_FRAGMENTS : splitWords(content);
+
+  // Deterministic token accounting (see README of the mock in mock-upstream.ts).
+  const promptTokens = Math.max(1, Math.ceil(promptChars / 4));
+  const perChoice = toolName ? pieces.length : countWords(content);
+  const reasoning = behaviourModel.startsWith('o') ? REASONING_TOKENS : 0;
+  const cached = behaviourModel === 'mock-cached' ? Math.floor(promptTokens / 2) : 0;
+  const usage = buildUsage(promptTokens, perChoice * n + reasoning, cached, reasoning);
+
+  return { model, n, content, toolName, pieces, finishReason: toolName ? 'tool_calls' : 'stop', usage };
+}
+
+// ---------------------------------------------------------------------------
+// Non-streaming reply: one `chat.completion` object
+// ---------------------------------------------------------------------------
+
+export function toolCallId(completionId: string, index: number): string {
+  return 'call_' + completionId.slice(9) + index; // "chatcmpl-XYZ" -> "call_XYZ0"
+}
+
+export function chatCompletionBody(plan: ChatPlan, id: string, created: number): string {
+  const choices = [];
+  for (let index = 0; index < plan.n; index++) {
+    const message = plan.toolName
+      ? {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            {
+              id: toolCallId(id, index),
+              type: 'function',
+              function: { name: plan.toolName, arguments: plan.content },
+            },
+          ],
+          refusal: null,
+          annotations: [],
+        }
+      : { role: 'assistant', content: plan.content, refusal: null, annotations: [] };
+    choices.push({ index, message, logprobs: null, finish_reason: plan.finishReason });
+  }
+  return JSON.stringify({
+    id, // "chatcmpl-..."
+    object: 'chat.completion',
+    created, // unix seconds
+    model: plan.model,
+    choices,
+    usage: plan.usage,
+    service_tier: SERVICE_TIER,
+    system_fingerprint: SYSTEM_FINGERPRINT,
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Streaming reply: `chat.completion.chunk` objects as server-sent events
+// ---------------------------------------------------------------------------
+
+export const SSE_DONE = 'data: [DONE]\n\n';
+
+/**
+ * Yields each SSE event (`data: <json>\n\n`) of a streamed reply, in order:
+ *
+ *   1. per choice, the role chunk:   delta {"role":"assistant","content":"","refusal":null}
+ *      (for a tool call OpenAI merges the role with the tool call header:
+ *       delta {"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_…","type":"function",
+ *              "function":{"name":"get_weather","arguments":""}}],"refusal":null})
+ *   2. per word, per choice:         delta {"content":" word"}
+ *      or per argument fragment:     delta {"tool_calls":[{"index":0,"function":{"arguments":"…"}}]}
+ *   3. per choice, the final chunk:  delta {} with finish_reason "stop" | "tool_calls"
+ *   4. only with stream_options.include_usage: a chunk with "choices":[] and "usage":{…}
+ *      (all other chunks then carry "usage":null)
+ *   5. data: [DONE]
+ */
+export function* chatCompletionEvents(
+  plan: ChatPlan,
+  id: string,
+  created: number,
+  includeUsage: boolean,
+): Generator<string, void, undefined> {
+  const event = (choices: unknown[], usage: Usage | null = null): string => {
+    const chunk: Record<string, unknown> = {
+      id,
+      object: 'chat.completion.chunk',
+      created,
+      model: plan.model,
+      service_tier: SERVICE_TIER,
+      system_fingerprint: SYSTEM_FINGERPRINT,
+      choices,
+    };
+    if (includeUsage) chunk.usage = usage;
+    return 'data: ' + JSON.stringify(chunk) + '\n\n';
+  };
+  const choice = (index: number, delta: unknown, finishReason: string | null = null) => ({
+    index,
+    delta,
+    logprobs: null,
+    finish_reason: finishReason,
+  });
+
+  for (let index = 0; index < plan.n; index++) {
+    const delta = plan.toolName
+      ? {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { index: 0, id: toolCallId(id, index), type: 'function', function: { name: plan.toolName, arguments: '' } },
+          ],
+          refusal: null,
+        }
+      : { role: 'assistant', content: '', refusal: null };
+    yield event([choice(index, delta)]);
+  }
+  for (const piece of plan.pieces) {
+    for (let index = 0; index < plan.n; index++) {
+      const delta = plan.toolName
+        ? { tool_calls: [{ index: 0, function: { arguments: piece } }] }
+        : { content: piece };
+      yield event([choice(index, delta)]);
+    }
+  }
+  for (let index = 0; index < plan.n; index++) {
+    yield event([choice(index, {}, plan.finishReason)]);
+  }
+  if (includeUsage) yield event([], plan.usage);
+  yield SSE_DONE;
+}
+
+// ---------------------------------------------------------------------------
+// Errors and the model list
+// ---------------------------------------------------------------------------
+
+/** OpenAI's error envelope: {"error":{"message","type","param","code"}}. */
+export function errorBody(
+  message: string,
+  type: string,
+  code: string | null = null,
+  param: string | null = null,
+): string {
+  return JSON.stringify({ error: { message, type, param, code } });
+}
+
+// Static error bodies, built once.
+export const BAD_JSON_BODY = errorBody(
+  'We could not parse the JSON body of your request. (The OpenAI API expects a JSON payload.)',
+  'invalid_request_error',
+);
+export const MISSING_MODEL_BODY = errorBody('you must provide a model parameter', 'invalid_request_error');
+export const MISSING_MESSAGES_BODY = errorBody(
+  "Missing required parameter: 'messages'.",
+  'invalid_request_error',
+  'missing_required_parameter',
+  'messages',
+);
+export const STREAM_OPTIONS_WITHOUT_STREAM_BODY = errorBody(
+  "The 'stream_options' parameter is only allowed when 'stream' is enabled.",
+  'invalid_request_error',
+  null,
+  'stream_options',
+);
+export const AZURE_MISSING_API_VERSION_BODY = errorBody(
+  'Resource not found: missing api-version query parameter',
+  'invalid_request_error',
+  '404',
+);
+/** What `mock-invalid-json` answers (with 200 and Content-Type: application/json). */
+export const INVALID_JSON_REPLY = '{"id":"chatcmpl-broken","object":"chat.completion", this is not JSON';
+
+/** Body of the reply forced by the `mock-error-<status>` model. */
+export function mockErrorBody(status: number): string {
+  const message = `Mock error ${status}`;
+  if (status === 429) return errorBody(message, 'requests', 'rate_limit_exceeded');
+  if (status === 401) return errorBody(message, 'invalid_request_error', 'invalid_api_key');
+  if (status === 404) return errorBody(message, 'invalid_request_error', 'model_not_found');
+  if (status >= 500) return errorBody(message, 'server_error', 'server_error');
+  return errorBody(message, 'invalid_request_error', 'invalid_value');
+}
+
+export const MOCK_MODEL_IDS = [
+  'gpt-4o',
+  'gpt-4o-mini',
+  'o3-mini',
+  'mock-cached',
+  'mock-error-429',
+  'mock-error-500',
+  'mock-slow-100',
+  'mock-stream-cut',
+  'mock-invalid-json',
+  'mock-hang',
+];
+
+export function modelObject(id: string) {
+  return { id, object: 'model', created: 1715367049, owned_by: 'system' };
+}
+
+/** GET /v1/models: {"object":"list","data":[{"id","object":"model","created","owned_by"}]} */
+export const MODELS_LIST_BODY = JSON.stringify({ object: 'list', data: MOCK_MODEL_IDS.map(modelObject) });

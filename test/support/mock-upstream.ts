@@ -1,0 +1,285 @@
+/**
+ * A mock upstream model provider speaking OpenAI's wire format, built on bare
+ * `node:http` so it is also fast enough to be the "bare" baseline of the benchmark.
+ *
+ * Routes
+ *   POST /v1/chat/completions, POST /chat/completions, POST /openai/v1/chat/completions
+ *   POST /openai/deployments/{deployment}/chat/completions?api-version=...   (Azure OpenAI)
+ *   GET  /v1/models (and /models, /v1/models/{id})
+ *   anything else -> 404 with OpenAI's error envelope
+ *
+ * Replies (see mock-openai-chunks.ts for the exact bodies and SSE chunks)
+ *   - content "Hello from mock", or the rest of the last user message if it starts with "echo:"
+ *   - with `tools` and a last user message mentioning "weather": a tool call to the first tool,
+ *     arguments {"location":"Paris"}, finish_reason "tool_calls"
+ *   - `n` > 1 gives n identical choices; `stream: true` streams one chunk per word
+ *   - usage: prompt_tokens = ceil(chars of all message contents / 4) (min 1),
+ *     completion_tokens = words of the reply (x n; tool call: 5 argument fragments),
+ *     model "mock-cached": cached_tokens = floor(prompt_tokens / 2),
+ *     models starting with "o" (o3-mini...): reasoning_tokens 5, included in completion_tokens
+ *
+ * Behaviour switches, chosen by the MODEL name (a "provider/" prefix is ignored):
+ *   mock-error-<status>  that status with an OpenAI error body (429 adds `retry-after: 1`)
+ *   mock-slow-<ms>       wait <ms> before answering, or between stream chunks
+ *   mock-stream-cut      stream the role chunk and two content chunks, then destroy the socket
+ *   mock-invalid-json    200 application/json whose body is not JSON
+ *   mock-hang            never answer (until the client goes away)
+ */
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  AZURE_MISSING_API_VERSION_BODY,
+  BAD_JSON_BODY,
+  INVALID_JSON_REPLY,
+  MISSING_MESSAGES_BODY,
+  MISSING_MODEL_BODY,
+  MODELS_LIST_BODY,
+  STREAM_OPTIONS_WITHOUT_STREAM_BODY,
+  SSE_DONE,
+  chatCompletionBody,
+  chatCompletionEvents,
+  errorBody,
+  mockErrorBody,
+  modelObject,
+  planChatCompletion,
+  type ChatPlan,
+} from './mock-openai-chunks';
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  headers: Record<string, string | string[] | undefined>;
+  /** Parsed JSON body, or undefined when there was none or it was not JSON. */
+  body: any;
+  /** Set when the client went away before the reply was complete (e.g. aborted a stream). */
+  aborted?: boolean;
+}
+
+export interface MockUpstream {
+  /** e.g. http://127.0.0.1:PORT (no trailing slash, no /v1) */
+  url: string;
+  port: number;
+  requests: RecordedRequest[];
+  /** Forget the recorded requests (the array is emptied in place). */
+  reset(): void;
+  close(): Promise<void>;
+}
+
+export interface MockUpstreamOptions {
+  /** Port to listen on (127.0.0.1); default: a free ephemeral port. */
+  port?: number;
+  /** Record every request in `requests` (default true; the benchmark passes false). */
+  record?: boolean;
+}
+
+const CHAT_PATHS = new Set(['/v1/chat/completions', '/chat/completions', '/openai/v1/chat/completions']);
+const AZURE_CHAT_PATH = /^\/openai\/deployments\/([^/]+)\/chat\/completions$/;
+
+interface Behaviour {
+  errorStatus?: number;
+  delayMs: number;
+  streamCut?: boolean;
+  invalidJson?: boolean;
+  hang?: boolean;
+}
+const NORMAL: Behaviour = { delayMs: 0 };
+
+function behaviourOf(model: string): Behaviour {
+  if (!model.startsWith('mock-')) return NORMAL;
+  let match = /^mock-error-(\d{3})$/.exec(model);
+  if (match) return { errorStatus: Number(match[1]), delayMs: 0 };
+  match = /^mock-slow-(\d+)$/.exec(model);
+  if (match) return { delayMs: Number(match[1]) };
+  if (model === 'mock-stream-cut') return { delayMs: 0, streamCut: true };
+  if (model === 'mock-invalid-json') return { delayMs: 0, invalidJson: true };
+  if (model === 'mock-hang') return { delayMs: 0, hang: true };
+  return NORMAL;
+}
+
+/** Responses the mock cut on purpose (mock-stream-cut): not a client abort. */
+const streamCutResponses = new WeakSet<http.ServerResponse>();
+
+const ID_PREFIX = 'chatcmpl-' + Math.random().toString(36).slice(2, 10);
+let sequence = 0;
+
+function sendJson(res: http.ServerResponse, status: number, body: string, extra?: Record<string, string>): void {
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    ...extra,
+  });
+  res.end(body);
+}
+
+function parseQuery(rawQuery: string): Record<string, string> {
+  return rawQuery ? Object.fromEntries(new URLSearchParams(rawQuery)) : {};
+}
+
+export async function startMockUpstream(options: MockUpstreamOptions = {}): Promise<MockUpstream> {
+  const record = options.record ?? true;
+  const requests: RecordedRequest[] = [];
+
+  const server = http.createServer((req, res) => {
+    // Read the whole body (most requests arrive in a single chunk).
+    let first: Buffer | undefined;
+    let more: Buffer[] | undefined;
+    req.on('data', (chunk: Buffer) => {
+      if (first === undefined) first = chunk;
+      else (more ??= [first]).push(chunk);
+    });
+    req.on('end', () => {
+      const raw = more ? Buffer.concat(more).toString() : first ? first.toString() : '';
+      try {
+        handle(req, res, raw);
+      } catch (error) {
+        // A bug or odd input (e.g. a malformed %-escape) must not take the test process down.
+        if (!res.headersSent) sendJson(res, 500, errorBody(`Mock upstream failure: ${error}`, 'server_error'));
+        else res.destroy();
+      }
+    });
+  });
+
+  function handle(req: http.IncomingMessage, res: http.ServerResponse, raw: string): void {
+    const method = req.method ?? 'GET';
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q === -1 ? url : url.slice(0, q);
+    const rawQuery = q === -1 ? '' : url.slice(q + 1);
+
+    let body: any;
+    let badJson = false;
+    if (raw.length > 0) {
+      try {
+        body = JSON.parse(raw);
+      } catch {
+        badJson = true;
+      }
+    }
+
+    let rec: RecordedRequest | undefined;
+    if (record) {
+      rec = { method, path, query: parseQuery(rawQuery), headers: req.headers, body };
+      requests.push(rec);
+      const recorded = rec;
+      res.once('close', () => {
+        if (!res.writableFinished && !streamCutResponses.has(res)) recorded.aborted = true;
+      });
+    }
+
+    if (method === 'POST') {
+      if (CHAT_PATHS.has(path)) return chatCompletion(res, body, badJson);
+      const azure = AZURE_CHAT_PATH.exec(path);
+      if (azure) {
+        const hasApiVersion = new URLSearchParams(rawQuery).has('api-version');
+        if (!hasApiVersion) return sendJson(res, 404, AZURE_MISSING_API_VERSION_BODY);
+        return chatCompletion(res, body, badJson, decodeURIComponent(azure[1]));
+      }
+    } else if (method === 'GET') {
+      if (path === '/v1/models' || path === '/models') return sendJson(res, 200, MODELS_LIST_BODY);
+      if (path.startsWith('/v1/models/')) {
+        return sendJson(res, 200, JSON.stringify(modelObject(decodeURIComponent(path.slice(11)))));
+      }
+    }
+    sendJson(res, 404, errorBody(`Invalid URL (${method} ${path})`, 'invalid_request_error'));
+  }
+
+  function chatCompletion(res: http.ServerResponse, body: any, badJson: boolean, deployment?: string): void {
+    if (badJson || body === null || typeof body !== 'object' || Array.isArray(body)) {
+      return sendJson(res, 400, BAD_JSON_BODY);
+    }
+    const model: string | undefined = typeof body.model === 'string' && body.model ? body.model : deployment;
+    if (!model) return sendJson(res, 400, MISSING_MODEL_BODY);
+    if (!Array.isArray(body.messages)) return sendJson(res, 400, MISSING_MESSAGES_BODY);
+    const stream = body.stream === true;
+    if (body.stream_options != null && !stream) return sendJson(res, 400, STREAM_OPTIONS_WITHOUT_STREAM_BODY);
+
+    const behaviourModel = model.slice(model.lastIndexOf('/') + 1);
+    const behaviour = behaviourOf(behaviourModel);
+    if (behaviour.hang) return; // never answer; the record's close listener notes the abort
+    if (behaviour.errorStatus) {
+      const status = behaviour.errorStatus;
+      return sendJson(res, status, mockErrorBody(status), status === 429 ? { 'retry-after': '1' } : undefined);
+    }
+    if (behaviour.invalidJson) return sendJson(res, 200, INVALID_JSON_REPLY);
+
+    const plan = planChatCompletion(body, model, behaviourModel);
+    const id = ID_PREFIX + (++sequence).toString(36);
+    const created = Math.floor(Date.now() / 1000);
+    if (stream) {
+      const includeUsage = body.stream_options?.include_usage === true;
+      return streamChatCompletion(res, plan, id, created, includeUsage, behaviour);
+    }
+
+    const headers = { 'x-request-id': 'req_' + id.slice(9) };
+    if (behaviour.delayMs === 0) return sendJson(res, 200, chatCompletionBody(plan, id, created), headers);
+    const reply = () => sendJson(res, 200, chatCompletionBody(plan, id, created), headers);
+    const timer = setTimeout(reply, behaviour.delayMs);
+    res.once('close', () => clearTimeout(timer));
+  }
+
+  function streamChatCompletion(
+    res: http.ServerResponse,
+    plan: ChatPlan,
+    id: string,
+    created: number,
+    includeUsage: boolean,
+    behaviour: Behaviour,
+  ): void {
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      'x-request-id': 'req_' + id.slice(9),
+    });
+    const events = chatCompletionEvents(plan, id, created, includeUsage);
+
+    // Fast path: no delay, every chunk is ready at once; still one write per SSE event.
+    if (behaviour.delayMs === 0 && !behaviour.streamCut) {
+      for (const event of events) res.write(event);
+      res.end();
+      return;
+    }
+
+    // Paced path: one event per tick/timer, stops as soon as the client goes away.
+    let timer: NodeJS.Timeout | undefined;
+    let written = 0;
+    res.once('close', () => clearTimeout(timer));
+    const pump = (): void => {
+      if (res.destroyed) return;
+      const next = events.next();
+      if (next.done || next.value === SSE_DONE) return void res.end(next.value);
+      written++;
+      if (behaviour.streamCut && written === 3) {
+        // role chunk + two content chunks, then drop the connection without [DONE]
+        streamCutResponses.add(res);
+        res.write(next.value, () => setTimeout(() => res.destroy(), 10));
+        return;
+      }
+      res.write(next.value);
+      timer = setTimeout(pump, behaviour.delayMs);
+    };
+    pump();
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    requests,
+    reset: () => void (requests.length = 0),
+    close: () =>
+      (closing ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      })),
+  };
+}

@@ -1,0 +1,88 @@
+import type { INestApplication } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { createGatewayApp } from '../../src/app.factory';
+import { validateEnvironment } from '../../src/config/environment';
+import { LogWriter } from '../../src/modules/logging/log-writer.service';
+
+export const TEST_ADMIN_KEY = 'gk-test-admin-key-0123456789';
+
+export interface TestGateway {
+  app: INestApplication;
+  /** e.g. http://127.0.0.1:PORT */
+  url: string;
+  adminKey: string;
+  databaseUrl: string;
+  dataSource: DataSource;
+  /** Waits until every queued log row is in the database. */
+  flushLogs(): Promise<void>;
+  close(): Promise<void>;
+}
+
+function databaseUrl(adminUrl: string, database: string): string {
+  const url = new URL(adminUrl);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+/**
+ * A gateway on a free port with a fresh database of its own (real PostgreSQL, real
+ * migrations), dropped again by `close()`.
+ */
+export async function startTestGateway(env: Record<string, string> = {}): Promise<TestGateway> {
+  const adminUrl = process.env.TEST_PG_ADMIN_URL;
+  if (!adminUrl) throw new Error('TEST_PG_ADMIN_URL is not set: run the e2e tests through jest (global setup)');
+  const database = `gateway_test_${randomBytes(6).toString('hex')}`;
+  const admin = new Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${database}`);
+  await admin.end();
+
+  const url = databaseUrl(adminUrl, database);
+  const app = await createGatewayApp(
+    validateEnvironment({
+      DATABASE_URL: url,
+      GATEWAY_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+      GATEWAY_ADMIN_KEY: TEST_ADMIN_KEY,
+      LOG_LEVEL: 'error',
+      LOG_FLUSH_INTERVAL_MS: '20',
+      PORT: '0',
+      ...env,
+    }),
+  );
+  await app.listen(0, '127.0.0.1');
+  const { port } = app.getHttpServer().address() as AddressInfo;
+  const logWriter = app.get(LogWriter);
+
+  return {
+    app,
+    url: `http://127.0.0.1:${port}`,
+    adminKey: TEST_ADMIN_KEY,
+    databaseUrl: url,
+    dataSource: app.get(DataSource),
+    flushLogs: async () => {
+      // The row is queued one tick after the response closes.
+      await new Promise((r) => setTimeout(r, 10));
+      await logWriter.flush();
+    },
+    close: async () => {
+      await app.close();
+      const cleanup = new Client({ connectionString: adminUrl });
+      await cleanup.connect();
+      await cleanup.query(`drop database if exists ${database} with (force)`);
+      await cleanup.end();
+    },
+  };
+}
+
+/** Calls the admin API with the bootstrap admin key. */
+export async function admin<T = any>(gateway: TestGateway, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+  const response = await fetch(`${gateway.url}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', 'x-gateway-api-key': gateway.adminKey },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as T };
+}
