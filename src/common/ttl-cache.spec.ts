@@ -1,0 +1,36 @@
+import { TtlCache } from './ttl-cache';
+
+describe('TtlCache', () => {
+  it('loads once for concurrent misses and serves from memory after', async () => {
+    const cache = new TtlCache<number>(60_000);
+    let loads = 0;
+    const load = async () => ++loads;
+    const results = await Promise.all([cache.get('k', load), cache.get('k', load), cache.get('k', load)]);
+    expect(results).toEqual([1, 1, 1]);
+    expect(cache.get('k', load)).toBe(1); // synchronous hit
+    expect(loads).toBe(1);
+  });
+
+  it('serves the last known value when a refresh fails, and fails without one', async () => {
+    const cache = new TtlCache<string>(0);
+    await cache.get('k', async () => 'v1');
+    await expect(cache.get('k', async () => Promise.reject(new Error('db down')))).resolves.toBe('v1');
+    await expect(cache.get('other', async () => Promise.reject(new Error('db down')))).rejects.toThrow('db down');
+  });
+
+  it('does not cache a load that an invalidation overtook', async () => {
+    const cache = new TtlCache<string>(60_000);
+    let release!: (v: string) => void;
+    const pending = cache.get('k', () => new Promise<string>((r) => (release = r)));
+    cache.clear();
+    release('stale');
+    await pending;
+    await expect(cache.get('k', async () => 'fresh')).resolves.toBe('fresh');
+  });
+
+  it('uses a shorter lifetime where asked', async () => {
+    const cache = new TtlCache<string | null>(60_000);
+    await cache.get('missing', async () => null, (v) => (v === null ? 0 : 60_000));
+    await expect(cache.get('missing', async () => 'now here')).resolves.toBe('now here');
+  });
+});

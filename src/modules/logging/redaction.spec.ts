@@ -1,0 +1,30 @@
+import { REDACTED, redactBody, redactHeaders } from './redaction';
+
+describe('redaction', () => {
+  it('redacts credential headers and keeps the rest', () => {
+    expect(
+      redactHeaders({ authorization: 'Bearer sk-1', 'x-gateway-api-key': 'gk-1', 'X-Api-Key': 'k', 'content-type': 'application/json', accept: ['a', 'b'] }),
+    ).toEqual({ authorization: REDACTED, 'x-gateway-api-key': REDACTED, 'X-Api-Key': REDACTED, 'content-type': 'application/json', accept: 'a, b' });
+  });
+
+  it('redacts MCP tool headers, authorization tokens and api keys at any depth, without touching the input', () => {
+    const body = {
+      model: 'gpt-4o',
+      tools: [{ type: 'mcp', server_url: 'https://mcp.example.com/sse', headers: { Authorization: 'Bearer t0k', 'X-Team': 'a' } }],
+      mcp_servers: [{ type: 'url', name: 's', authorization_token: 'oauth-1' }],
+      nested: { config: { api_key: 'sk-2' } },
+    };
+    const copy = JSON.parse(JSON.stringify(body));
+    const redacted = redactBody(body);
+    expect(redacted.tools[0].headers).toEqual({ Authorization: REDACTED, 'X-Team': REDACTED });
+    expect(redacted.tools[0].server_url).toBe('https://mcp.example.com/sse');
+    expect(redacted.mcp_servers[0].authorization_token).toBe(REDACTED);
+    expect(redacted.nested.config.api_key).toBe(REDACTED);
+    expect(body).toEqual(copy);
+  });
+
+  it('returns bodies without secrets as they are (no copy on the hot path)', () => {
+    const body = { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] };
+    expect(redactBody(body)).toBe(body);
+  });
+});
