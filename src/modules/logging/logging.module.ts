@@ -1,6 +1,8 @@
 import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { VirtualKeyEntity } from '../keys/entities/virtual-key.entity';
+import { MetricsController } from '../metrics/metrics.controller';
+import { MetricsService } from '../metrics/metrics.service';
 import { PricingModule } from '../pricing/pricing.module';
 import { RequestLogEntity } from './entities/request-log.entity';
 import { LogWriter } from './log-writer.service';
@@ -11,8 +13,8 @@ import { RequestLogger } from './request-logger.service';
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature([RequestLogEntity, VirtualKeyEntity]), PricingModule],
-  controllers: [LogsController],
-  providers: [LogWriter, RequestLogger, LogsService],
+  controllers: [LogsController, MetricsController],
+  providers: [LogWriter, RequestLogger, LogsService, MetricsService],
   exports: [RequestLogger, LogWriter],
 })
 export class LoggingModule {}

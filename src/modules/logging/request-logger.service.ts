@@ -3,6 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import type { Request, Response } from 'express';
 import type { RequestContext } from '../../common/context/request-context';
 import type { Environment } from '../../config/environment';
+import { MetricsService } from '../metrics/metrics.service';
 import { PricingService } from '../pricing/pricing.service';
 import { LogWriter } from './log-writer.service';
 import { redactBody, redactHeaders } from './redaction';
@@ -18,6 +19,7 @@ export class RequestLogger {
   constructor(
     private readonly writer: LogWriter,
     private readonly pricing: PricingService,
+    private readonly metrics: MetricsService,
     config: ConfigService<Environment, true>,
   ) {
     this.logBodies = config.get('LOG_BODIES', { infer: true });
@@ -25,7 +27,11 @@ export class RequestLogger {
 
   record(context: RequestContext, req: Request, res: Response): void {
     // Let the other `close` listeners (stream teardown) finish the context first.
-    setImmediate(() => this.writer.enqueue(this.toRow(context, req, res)));
+    setImmediate(() => {
+      const row = this.toRow(context, req, res);
+      this.writer.enqueue(row);
+      this.metrics.observe(row.operation, row.provider, row.statusCode, row.latencyMs, row.costUsd);
+    });
   }
 
   private toRow(context: RequestContext, req: Request, res: Response) {
