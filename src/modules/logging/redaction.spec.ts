@@ -7,6 +7,13 @@ describe('redaction', () => {
     ).toEqual({ authorization: REDACTED, 'x-gateway-api-key': REDACTED, 'X-Api-Key': REDACTED, 'content-type': 'application/json', accept: 'a, b' });
   });
 
+  it('hides the credentials of an inline config header but keeps a stored config slug', () => {
+    const inline = redactHeaders({ 'x-gateway-config': '{"provider":"openai","api_key":"sk-inline-secret","retry":{"attempts":2}}' });
+    expect(JSON.parse(inline['x-gateway-config'])).toEqual({ provider: 'openai', api_key: REDACTED, retry: { attempts: 2 } });
+    expect(redactHeaders({ 'x-gateway-config': 'prod-config' })['x-gateway-config']).toBe('prod-config');
+    expect(redactHeaders({ 'x-gateway-config': '{broken sk-secret' })['x-gateway-config']).toBe(REDACTED);
+  });
+
   it('redacts MCP tool headers, authorization tokens and api keys at any depth, without touching the input', () => {
     const body = {
       model: 'gpt-4o',

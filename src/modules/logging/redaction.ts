@@ -12,9 +12,21 @@ export function redactHeaders(headers: Record<string, string | string[] | undefi
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue;
-    out[name] = SECRET_HEADERS.has(name.toLowerCase()) ? REDACTED : Array.isArray(value) ? value.join(', ') : value;
+    const lower = name.toLowerCase();
+    const text = Array.isArray(value) ? value.join(', ') : value;
+    out[name] = SECRET_HEADERS.has(lower) ? REDACTED : lower === 'x-gateway-config' ? redactInlineConfig(text) : text;
   }
   return out;
+}
+
+/** An inline config carries provider `api_key`s: keep its shape, hide the credentials. */
+function redactInlineConfig(value: string): string {
+  if (!value.trimStart().startsWith('{')) return value; // a stored config's slug or id
+  try {
+    return JSON.stringify(redactBody(JSON.parse(value)));
+  } catch {
+    return REDACTED;
+  }
 }
 
 /**
