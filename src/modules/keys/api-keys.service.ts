@@ -9,7 +9,7 @@ import { ListPage } from '../../common/http/list.dto';
 import { pageNewestFirst } from './admin-list';
 import { ApiKeyCreateDto, ApiKeyUpdateDto } from './dto/api-key.dto';
 import { ApiKeyEntity } from './entities/api-key.entity';
-import { KeyLookupService } from './key-lookup.service';
+import { KeyChangeNotifier } from './key-change-notifier.service';
 import { SpendService } from './spend.service';
 
 export function generateApiKeySecret(): string {
@@ -21,7 +21,7 @@ export function generateApiKeySecret(): string {
 export class ApiKeysService {
   constructor(
     @InjectRepository(ApiKeyEntity) private readonly repo: Repository<ApiKeyEntity>,
-    private readonly lookup: KeyLookupService,
+    private readonly keyChanges: KeyChangeNotifier,
     private readonly spend: SpendService,
   ) {}
 
@@ -59,7 +59,7 @@ export class ApiKeysService {
       ...limitsOf(dto),
     });
     const saved = await this.repo.save(row);
-    this.lookup.invalidateApiKeys();
+    await this.keyChanges.changed('api_keys');
     return this.toResponse(saved);
   }
 
@@ -68,7 +68,7 @@ export class ApiKeysService {
     const row = await this.find(id);
     row.revokedAt = new Date();
     await this.repo.save(row);
-    this.lookup.invalidateApiKeys();
+    await this.keyChanges.changed('api_keys');
     return { id: row.id, object: 'api_key', deleted: true };
   }
 

@@ -11,7 +11,7 @@ import { pageNewestFirst, rethrowSlugConflict } from './admin-list';
 import { encryptConfigSecrets, maskConfigSecrets } from './config-secrets';
 import { ConfigCreateDto, ConfigUpdateDto } from './dto/config.dto';
 import { StoredConfigEntity } from './entities/stored-config.entity';
-import { KeyLookupService } from './key-lookup.service';
+import { KeyChangeNotifier } from './key-change-notifier.service';
 
 /** Admin CRUD of stored gateway configs; credentials inside are encrypted, masked on read. */
 @Injectable()
@@ -20,7 +20,7 @@ export class ConfigsService {
     @InjectRepository(StoredConfigEntity) private readonly repo: Repository<StoredConfigEntity>,
     private readonly registry: ProviderRegistry,
     private readonly secretBox: SecretBox,
-    private readonly lookup: KeyLookupService,
+    private readonly keyChanges: KeyChangeNotifier,
   ) {}
 
   async create(dto: ConfigCreateDto): Promise<Record<string, unknown>> {
@@ -31,7 +31,7 @@ export class ConfigsService {
     } catch (error) {
       rethrowSlugConflict(error, 'config', dto.slug);
     } finally {
-      this.lookup.invalidateConfigs();
+      await this.keyChanges.changed('configs');
     }
   }
 
@@ -53,7 +53,7 @@ export class ConfigsService {
       row.version += 1;
     }
     const saved = await this.repo.save(row);
-    this.lookup.invalidateConfigs();
+    await this.keyChanges.changed('configs');
     return this.toResponse(saved);
   }
 
@@ -61,7 +61,7 @@ export class ConfigsService {
     const row = await this.find(slugOrId);
     row.deletedAt = new Date();
     await this.repo.save(row);
-    this.lookup.invalidateConfigs();
+    await this.keyChanges.changed('configs');
     return { id: row.id, object: 'config', deleted: true };
   }
 

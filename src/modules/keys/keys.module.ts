@@ -6,6 +6,7 @@ import { ConfigsService } from './configs.service';
 import { ApiKeyEntity } from './entities/api-key.entity';
 import { StoredConfigEntity } from './entities/stored-config.entity';
 import { VirtualKeyEntity } from './entities/virtual-key.entity';
+import { KeyChangeNotifier } from './key-change-notifier.service';
 import { KeyLookupService } from './key-lookup.service';
 import { ApiKeysController, ConfigsController, VirtualKeysController } from './keys.controller';
 import { SpendService } from './spend.service';
@@ -14,7 +15,7 @@ import { VirtualKeysService } from './virtual-keys.service';
 @Module({
   imports: [TypeOrmModule.forFeature([ApiKeyEntity, VirtualKeyEntity, StoredConfigEntity])],
   controllers: [ApiKeysController, VirtualKeysController, ConfigsController],
-  providers: [KeyLookupService, ApiKeysService, VirtualKeysService, ConfigsService, SpendService, BootstrapAdminService],
+  providers: [KeyLookupService, KeyChangeNotifier, ApiKeysService, VirtualKeysService, ConfigsService, SpendService, BootstrapAdminService],
   exports: [KeyLookupService],
 })
 export class KeysModule {}

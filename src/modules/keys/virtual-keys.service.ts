@@ -10,7 +10,7 @@ import { pageNewestFirst, rethrowSlugConflict } from './admin-list';
 import { limitsOf } from './api-keys.service';
 import { VirtualKeyCreateDto, VirtualKeyUpdateDto } from './dto/virtual-key.dto';
 import { VirtualKeyEntity } from './entities/virtual-key.entity';
-import { KeyLookupService } from './key-lookup.service';
+import { KeyChangeNotifier } from './key-change-notifier.service';
 import { SpendService } from './spend.service';
 
 /** Admin CRUD of virtual keys: provider credentials encrypted at rest, shown as a hint only. */
@@ -20,7 +20,7 @@ export class VirtualKeysService {
     @InjectRepository(VirtualKeyEntity) private readonly repo: Repository<VirtualKeyEntity>,
     private readonly registry: ProviderRegistry,
     private readonly secretBox: SecretBox,
-    private readonly lookup: KeyLookupService,
+    private readonly keyChanges: KeyChangeNotifier,
     private readonly spend: SpendService,
   ) {}
 
@@ -40,7 +40,7 @@ export class VirtualKeysService {
     } catch (error) {
       rethrowSlugConflict(error, 'virtual key', dto.slug);
     } finally {
-      this.lookup.invalidateVirtualKeys();
+      await this.keyChanges.changed('virtual_keys');
     }
   }
 
@@ -61,7 +61,7 @@ export class VirtualKeysService {
     if (dto.provider_options !== undefined) row.providerOptions = dto.provider_options;
     Object.assign(row, this.fieldsOf(dto));
     const saved = await this.repo.save(row);
-    this.lookup.invalidateVirtualKeys();
+    await this.keyChanges.changed('virtual_keys');
     return this.toResponse(saved);
   }
 
@@ -69,7 +69,7 @@ export class VirtualKeysService {
     const row = await this.find(slugOrId);
     row.deletedAt = new Date();
     await this.repo.save(row);
-    this.lookup.invalidateVirtualKeys();
+    await this.keyChanges.changed('virtual_keys');
     return { id: row.id, object: 'virtual_key', deleted: true };
   }
 

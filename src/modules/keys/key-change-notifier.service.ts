@@ -1,0 +1,77 @@
+import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import type { Environment } from '../../config/environment';
+import { KeyLookupService } from './key-lookup.service';
+
+const CHANNEL = 'gateway_key_changes';
+export type KeyKind = 'api_keys' | 'virtual_keys' | 'configs';
+
+/**
+ * Tells every gateway instance on the same database that keys changed (PostgreSQL
+ * LISTEN/NOTIFY), so a revoked key stops working everywhere at once rather than when
+ * the cache entry expires. If the listener is down, KEY_CACHE_TTL_MS still bounds it.
+ */
+@Injectable()
+export class KeyChangeNotifier implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger(KeyChangeNotifier.name);
+  private listener?: Client;
+  private stopped = false;
+  private retryTimer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly lookup: KeyLookupService,
+    private readonly config: ConfigService<Environment, true>,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    await this.listen().catch((error: Error) => this.retryLater(error));
+  }
+
+  /** Invalidates here at once, and on the other instances through the database. */
+  async changed(kind: KeyKind): Promise<void> {
+    this.invalidate(kind);
+    await this.dataSource.query('select pg_notify($1, $2)', [CHANNEL, kind]).catch((error: Error) => {
+      this.logger.warn(`Could not notify other instances of a ${kind} change: ${error.message}`);
+    });
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.retryTimer);
+    await this.listener?.end().catch(() => undefined);
+  }
+
+  private async listen(): Promise<void> {
+    const client = new Client({ connectionString: this.config.get('DATABASE_URL', { infer: true }) });
+    client.on('notification', (message) => this.invalidate(message.payload as KeyKind));
+    client.on('error', (error) => this.retryLater(error));
+    await client.connect();
+    await client.query(`listen ${CHANNEL}`);
+    this.listener = client;
+  }
+
+  private retryLater(error: Error): void {
+    if (this.stopped) return;
+    this.logger.warn(`Key change listener down (${error.message}); retrying in 5 s`);
+    void this.listener?.end().catch(() => undefined);
+    this.listener = undefined;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => {
+      // Changes missed while disconnected: start from a clean cache.
+      this.invalidate('api_keys');
+      this.invalidate('virtual_keys');
+      this.invalidate('configs');
+      this.listen().catch((e: Error) => this.retryLater(e));
+    }, 5_000);
+    this.retryTimer.unref();
+  }
+
+  private invalidate(kind: KeyKind): void {
+    if (kind === 'api_keys') this.lookup.invalidateApiKeys();
+    else if (kind === 'virtual_keys') this.lookup.invalidateVirtualKeys();
+    else if (kind === 'configs') this.lookup.invalidateConfigs();
+  }
+}

@@ -1,0 +1,49 @@
+import type { INestApplication } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { createGatewayApp } from '../src/app.factory';
+import { validateEnvironment } from '../src/config/environment';
+import { admin, startTestGateway, TEST_ADMIN_KEY, TestGateway } from './support/test-gateway';
+
+describe('two gateway instances on one database', () => {
+  let first: TestGateway;
+  let second: INestApplication;
+  let secondUrl: string;
+
+  beforeAll(async () => {
+    first = await startTestGateway();
+    // A long cache TTL: only the change notification can make the second instance forget a key.
+    second = await createGatewayApp(
+      validateEnvironment({
+        DATABASE_URL: first.databaseUrl,
+        GATEWAY_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+        GATEWAY_ADMIN_KEY: TEST_ADMIN_KEY,
+        KEY_CACHE_TTL_MS: '600000',
+        LOG_LEVEL: 'error',
+      }),
+    );
+    await second.listen(0, '127.0.0.1');
+    secondUrl = `http://127.0.0.1:${(second.getHttpServer().address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    await second?.close();
+    await first?.close();
+  });
+
+  const listKeys = (key: string) => fetch(`${secondUrl}/v1/api-keys`, { headers: { 'x-gateway-api-key': key } });
+
+  it('stops accepting a key revoked on the other instance at once', async () => {
+    const created = await admin(first, 'POST', '/v1/api-keys', { name: 'ops', role: 'admin' });
+    expect(created.status).toBe(201);
+    expect((await listKeys(created.body.key)).status).toBe(200); // now cached on the second instance
+
+    expect((await admin(first, 'DELETE', `/v1/api-keys/${created.body.id}`)).status).toBe(200);
+    let status = 0;
+    for (let i = 0; i < 50 && status !== 401; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      status = (await listKeys(created.body.key)).status;
+    }
+    expect(status).toBe(401);
+  });
+});
