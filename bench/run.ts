@@ -1,0 +1,219 @@
+/**
+ * Gateway overhead benchmark: the bare mock upstream ("direct") against the same mock
+ * behind the gateway (real embedded PostgreSQL, request logging on).
+ *
+ *   npm run bench -- [--duration 8] [--pin] [--ttft 200] [--profile]
+ *
+ *   --duration N  seconds per measured run (default 8)
+ *   --pin         gateway (and its PostgreSQL) on core 1, mock and load generator on core 0
+ *   --ttft N      sequential streaming requests per target for time to first token (default 200)
+ *   --profile     instead of the comparison: gateway under --cpu-prof, N s at c=32 non-streaming
+ *                 then N s streaming; prints the top self-time functions of each window
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { measureTtft, problemsOf, runLoad, stopLoad, type LoadResult, type Target } from './load';
+import { formatProfile, summarizeProfile, type ProfileSummary } from './profile';
+import { Child, cpuSeconds, freePort, hasTaskset, makeDataDir, pinSelf, startGateway, startMock, stopAll, waitForHealth } from './processes';
+import { finishReport, type Scenario } from './report';
+
+const RESULTS_DIR = join(__dirname, '..', '..', 'bench', 'results');
+
+interface Args {
+  duration: number;
+  pin: boolean;
+  ttft: number;
+  profile: boolean;
+}
+
+function parseArgs(argv: string[]): Args {
+  const args: Args = { duration: 8, pin: false, ttft: 200, profile: false };
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i].split('=', 2);
+    const value = () => Number(inline ?? argv[++i]);
+    if (flag === '--duration') args.duration = value();
+    else if (flag === '--ttft') args.ttft = value();
+    else if (flag === '--pin') args.pin = true;
+    else if (flag === '--profile') args.profile = true;
+    else throw new Error(`unknown argument ${argv[i]} (see the header of bench/run.ts)`);
+  }
+  if (!(args.duration >= 1)) throw new Error('--duration must be a number of seconds >= 1');
+  if (!(args.ttft >= 1)) throw new Error('--ttft must be >= 1');
+  return args;
+}
+
+const log = (message: string) => process.stdout.write(`${message}\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function createVirtualKey(gatewayUrl: string, adminKey: string, mockUrl: string): Promise<void> {
+  const response = await fetch(`${gatewayUrl}/v1/virtual-keys`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-gateway-api-key': adminKey },
+    body: JSON.stringify({ name: 'bench', slug: 'bench', provider: 'openai', key: 'sk-bench-0000000000', custom_host: `${mockUrl}/v1` }),
+  });
+  if (response.status !== 201 && response.status !== 200) {
+    throw new Error(`creating the virtual key failed: ${response.status} ${await response.text()}`);
+  }
+}
+
+/** One request per target and mode before any load: a clear error beats 100k non-2xx. */
+async function smokeTest(targets: Target[]): Promise<void> {
+  for (const target of targets) {
+    for (const stream of [false, true]) {
+      const response = await fetch(target.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...target.headers },
+        body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello' }], ...(stream ? { stream: true } : {}) }),
+      });
+      const text = await response.text();
+      if (response.status !== 200 || !text.includes(stream ? 'data: [DONE]' : '"choices"')) {
+        throw new Error(`${target.name} ${stream ? 'streaming' : 'non-streaming'} smoke test: ${response.status} ${text.slice(0, 500)}`);
+      }
+    }
+  }
+}
+
+/** Lets the gateway write the previous run's log rows, so they do not bleed into the next run. */
+async function waitForLogsWritten(gatewayUrl: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const health = (await fetch(`${gatewayUrl}/health`).then((r) => r.json()).catch(() => ({}))) as { pending_logs?: number };
+    if (health.pending_logs === 0) return;
+    await sleep(100);
+  }
+  log(`  (the gateway still had log rows pending after ${timeoutMs} ms)`);
+}
+
+function describe(r: LoadResult): string {
+  const problems = problemsOf(r);
+  return (
+    `  ${r.target.padEnd(7)} ${r.stream ? 'stream' : 'json  '} c=${String(r.connections).padEnd(2)} ` +
+    `${Math.round(r.rps).toString().padStart(6)} req/s  p50 ${r.latency.p50.toFixed(3)} ms  p99 ${r.latency.p99.toFixed(3)} ms` +
+    (problems.length ? `   !!! ${problems.join(', ')}` : '')
+  );
+}
+
+async function gatewayRun(gateway: Child, run: () => Promise<LoadResult>): Promise<{ result: LoadResult; cpu: Scenario['gatewayCpu'] }> {
+  const pid = gateway.proc.pid!;
+  const before = cpuSeconds(pid);
+  const result = await run();
+  const after = cpuSeconds(pid);
+  return { result, cpu: { gateway: after.self - before.self, postgres: after.descendants - before.descendants } };
+}
+
+async function compareRuns(args: Args, direct: Target, gateway: Target, gatewayChild: Child, gatewayUrl: string): Promise<Scenario[]> {
+  const scenarios: Scenario[] = [];
+  for (const stream of [false, true]) {
+    for (const connections of [1, 32]) {
+      await waitForLogsWritten(gatewayUrl);
+      const d = await runLoad(direct, stream, connections, args.duration);
+      log(describe(d));
+      await waitForLogsWritten(gatewayUrl);
+      const g = await gatewayRun(gatewayChild, () => runLoad(gateway, stream, connections, args.duration));
+      log(describe(g.result));
+      scenarios.push({ name: `${stream ? 'streaming' : 'non-streaming'} c=${connections}`, stream, connections, direct: d, gateway: g.result, gatewayCpu: g.cpu });
+    }
+  }
+  return scenarios;
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const dataDir = makeDataDir();
+  let interrupted = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (interrupted) return;
+    interrupted = true;
+    process.stderr.write(`\n${signal}: stopping the gateway and the mock...\n`);
+    stopLoad();
+    void stopAll(dataDir).finally(() => process.exit(130));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  let pin = false;
+  if (args.pin) {
+    pin = hasTaskset() && cpus().length >= 2 && pinSelf(0);
+    log(pin ? 'pinned: load generator + mock on core 0, gateway + PostgreSQL on core 1' : '--pin ignored: needs taskset and 2 cores');
+  }
+  const startedAt = new Date();
+  const profileName = `gateway-${startedAt.toISOString().replace(/[:.]/g, '-')}.cpuprofile`;
+  const windows: { name: string; fromUs: number; toUs: number }[] = [];
+  const nowUs = () => Number(process.hrtime.bigint() / 1000n);
+  let failed = false;
+
+  try {
+    const mock = await startMock(pin ? 0 : undefined);
+    const port = await freePort();
+    const adminKey = `bench-${randomBytes(13).toString('hex')}`; // 32 characters
+    const gatewayUrl = `http://127.0.0.1:${port}`;
+    log(`mock upstream ${mock.url}; starting the gateway on ${gatewayUrl} (embedded PostgreSQL in ${dataDir})`);
+    const gatewayChild = startGateway({
+      port,
+      dataDir,
+      adminKey,
+      core: pin ? 1 : undefined,
+      nodeFlags: args.profile ? ['--cpu-prof', `--cpu-prof-dir=${RESULTS_DIR}`, `--cpu-prof-name=${profileName}`] : [],
+    });
+    await waitForHealth(gatewayUrl, gatewayChild);
+    await createVirtualKey(gatewayUrl, adminKey, mock.url);
+
+    const direct: Target = { name: 'direct', url: `${mock.url}/v1/chat/completions`, headers: {} };
+    const gateway: Target = {
+      name: 'gateway',
+      url: `${gatewayUrl}/v1/chat/completions`,
+      headers: { 'x-gateway-api-key': adminKey, 'x-gateway-virtual-key': 'bench' },
+    };
+    await smokeTest([direct, gateway]);
+
+    log('warming up...');
+    for (const target of args.profile ? [gateway] : [direct, gateway]) {
+      for (const stream of [false, true]) await runLoad(target, stream, 8, 1.5);
+    }
+
+    if (args.profile) {
+      for (const stream of [false, true]) {
+        await waitForLogsWritten(gatewayUrl);
+        const fromUs = nowUs();
+        log(describe(await runLoad(gateway, stream, 32, args.duration)));
+        windows.push({ name: `gateway ${stream ? 'streaming' : 'non-streaming'} c=32`, fromUs, toUs: nowUs() });
+      }
+    } else {
+      log(`measuring: ${args.duration} s per run, direct and gateway alternating`);
+      const scenarios = await compareRuns(args, direct, gateway, gatewayChild, gatewayUrl);
+      log(`time to first token: ${args.ttft} sequential streaming requests per target...`);
+      const ttft = await measureTtft([direct, gateway], args.ttft);
+      failed = finishReport({ file: join(RESULTS_DIR, 'latest.json'), args, pinned: pin, startedAt, scenarios, ttft, gateway: gatewayChild });
+    }
+  } catch (error) {
+    failed = true;
+    if (!interrupted) process.stderr.write(`\n!!! BENCHMARK FAILED: ${(error as Error)?.stack ?? error}\n`);
+  } finally {
+    if (!interrupted) {
+      log('stopping the gateway (and its PostgreSQL) and the mock...');
+      await stopAll(dataDir);
+    }
+  }
+
+  if (args.profile && !interrupted) {
+    const file = readdirSync(RESULTS_DIR).includes(profileName) ? join(RESULTS_DIR, profileName) : undefined;
+    if (!file) {
+      failed = true;
+      process.stderr.write(`!!! no profile was written (${profileName})\n`);
+    } else {
+      const summaries: Record<string, ProfileSummary> = {};
+      for (const w of windows) {
+        summaries[w.name] = summarizeProfile(file, w);
+        log('\n' + formatProfile(summaries[w.name], w.name));
+      }
+      writeFileSync(join(RESULTS_DIR, 'profile-latest.json'), JSON.stringify({ file, summaries }, null, 2));
+      log(`\nprofile: ${file}\nsummary: ${join(RESULTS_DIR, 'profile-latest.json')} (figures under --cpu-prof are not representative)`);
+    }
+  }
+  process.exitCode = failed ? 1 : 0;
+}
+
+void main();
