@@ -64,7 +64,8 @@ export class Environment {
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';
 
-  @Transform(toInt) @IsInt() @Min(1) @Max(10000)
+  /** Rows per INSERT (at most 2000: PostgreSQL allows 65535 parameters per statement). */
+  @Transform(toInt) @IsInt() @Min(1) @Max(2000)
   LOG_BATCH_SIZE = 200;
 
   @Transform(toInt) @IsInt() @Min(10) @Max(60000)

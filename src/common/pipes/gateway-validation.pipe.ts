@@ -1,28 +1,28 @@
 import { ArgumentMetadata, Injectable, PipeTransform, ValidationError, ValidationPipe } from '@nestjs/common';
+import { validate } from 'class-validator';
 import { GatewayError } from '../errors/gateway-error';
 
 function flatten(errors: ValidationError[], parent = ''): { path: string; message: string }[] {
   return errors.flatMap((error) => {
     const path = parent ? (/^\d+$/.test(error.property) ? `${parent}[${error.property}]` : `${parent}.${error.property}`) : error.property;
-    const own = Object.values(error.constraints ?? {}).map((message) => ({
-      path,
-      message: message.startsWith(error.property) ? path + message.slice(error.property.length) : `${path}: ${message}`,
-    }));
+    const own = Object.values(error.constraints ?? {}).map((message) => {
+      if (!message.startsWith(error.property)) return { path, message: `${path}: ${message}` };
+      const full = path + message.slice(error.property.length);
+      // A validator may name a deeper field itself, e.g. `messages[2].role must be …`.
+      return { path: full.match(/^[\w.[\]]+/)?.[0] ?? path, message: full };
+    });
     return own.concat(flatten(error.children ?? [], path));
   });
 }
 
-const validationPipe = (transform: boolean) =>
-  new ValidationPipe({
-    transform,
-    whitelist: false,
-    forbidUnknownValues: false,
-    validationError: { target: false, value: false },
-    exceptionFactory: (errors) => {
-      const problems = flatten(errors);
-      return GatewayError.invalidRequest(problems.map((p) => p.message).join('; '), problems[0]?.path ?? null);
-    },
-  });
+function toGatewayError(errors: ValidationError[]): GatewayError {
+  const problems = flatten(errors);
+  return GatewayError.invalidRequest(problems.map((p) => p.message).join('; '), problems[0]?.path ?? null);
+}
+
+const VALIDATOR_OPTIONS = { whitelist: false, forbidUnknownValues: false, validationError: { target: false, value: false } };
+
+const validationPipe = (transform: boolean) => new ValidationPipe({ ...VALIDATOR_OPTIONS, transform, exceptionFactory: toGatewayError });
 
 /**
  * DTO validation with 400s that name the field (`messages[0].role must be one of …`).
@@ -39,6 +39,18 @@ export class GatewayValidationPipe implements PipeTransform {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       throw GatewayError.invalidRequest('The request body must be a JSON object');
     }
+    const dto = metadata.metatype as (Function & { validateAsReceived?: boolean }) | undefined;
+    if (dto?.validateAsReceived) return this.validateAsReceived(value, dto);
     return this.bodies.transform(value, metadata);
+  }
+
+  /**
+   * Hot-path bodies (chat): class-validator on a shallow copy carrying the DTO's
+   * prototype, skipping class-transformer's deep copy of every nested object.
+   */
+  private async validateAsReceived(value: object, dto: Function): Promise<unknown> {
+    const errors = await validate(Object.assign(Object.create(dto.prototype as object) as object, value), VALIDATOR_OPTIONS);
+    if (errors.length) throw toGatewayError(errors);
+    return value;
   }
 }

@@ -67,7 +67,7 @@ export class ChatService {
     }
     if (context.isStream && contentType.includes('text/event-stream')) {
       response.clearTimeout(); // from here the idle timeout between chunks applies
-      return { kind: 'sse', status: response.status, frames: this.relayStream(context, response, !clientWantsUsage) };
+      return { kind: 'sse', status: response.status, frames: this.relayStream(context, response, !clientWantsUsage, timeoutMs) };
     }
 
     const raw = await this.upstream.readBody(response, timeoutMs, context.abort.signal);
@@ -87,7 +87,7 @@ export class ChatService {
    * Forwards each upstream SSE event as soon as it is parsed. The teardown (client
    * gone) destroys the upstream body, which aborts the provider request.
    */
-  private relayStream(context: RequestContext, response: UpstreamResponse, hideUsage: boolean): Observable<string> {
+  private relayStream(context: RequestContext, response: UpstreamResponse, hideUsage: boolean, idleTimeoutMs: number): Observable<string> {
     return new Observable<string>((subscriber: Subscriber<string>) => {
       const assembler = new ChatStreamAssembler();
       let sawDone = false;
@@ -132,15 +132,32 @@ export class ChatService {
       const parser = createParser({ onEvent });
 
       const body = response.body;
+      // The timeout also bounds each silence between chunks (undici's own body timer is too coarse for this).
+      let idle: NodeJS.Timeout | undefined;
+      const armIdleTimer = () => {
+        clearTimeout(idle);
+        idle = setTimeout(() => {
+          fail('timeout_error', 'request_timeout', `The provider stream went silent for ${idleTimeoutMs} ms`);
+          finish();
+          body.destroy();
+          subscriber.complete();
+        }, idleTimeoutMs);
+      };
+      armIdleTimer();
       const decoder = new StringDecoder('utf8'); // a character may span two network chunks
-      body.on('data', (bytes: Buffer) => parser.feed(decoder.write(bytes)));
+      body.on('data', (bytes: Buffer) => {
+        armIdleTimer();
+        parser.feed(decoder.write(bytes));
+      });
+      body.on('close', () => clearTimeout(idle));
       body.on('end', () => {
+        if (ended) return;
         if (!sawDone) fail('upstream_error', 'upstream_stream_incomplete', 'The provider stream ended before [DONE]');
         finish();
         subscriber.complete();
       });
       body.on('error', (error: Error & { code?: string }) => {
-        if (context.abort.signal.aborted) return;
+        if (context.abort.signal.aborted || ended) return;
         if (error.code === 'UND_ERR_BODY_TIMEOUT') fail('timeout_error', 'request_timeout', 'The provider stream went silent');
         else fail('upstream_error', 'upstream_stream_broken', `The provider stream broke off (${error.code ?? error.message})`);
         finish();

@@ -1,5 +1,4 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayNotEmpty,
@@ -14,23 +13,9 @@ import {
   Max,
   MaxLength,
   Min,
-  ValidateNested,
   ValidationArguments,
   registerDecorator,
 } from 'class-validator';
-
-function IsMessageContent() {
-  return (object: object, propertyName: string) =>
-    registerDecorator({
-      name: 'isMessageContent',
-      target: object.constructor,
-      propertyName,
-      validator: {
-        validate: (value: unknown) => value === null || value === undefined || typeof value === 'string' || Array.isArray(value),
-        defaultMessage: (args: ValidationArguments) => `${args.property} must be a string, an array of content parts, or null`,
-      },
-    });
-}
 
 function IsStringOrStringArray() {
   return (object: object, propertyName: string) =>
@@ -47,23 +32,57 @@ function IsStringOrStringArray() {
 }
 
 export const CHAT_ROLES = ['system', 'developer', 'user', 'assistant', 'tool', 'function'] as const;
+const ROLES: ReadonlySet<string> = new Set(CHAT_ROLES);
 
+/** The first problem of a messages array, with its path; null when every message is fine. */
+function messageProblem(messages: unknown[]): string | null {
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i] as Record<string, unknown> | null;
+    if (typeof m !== 'object' || m === null || Array.isArray(m)) return `messages[${i}] must be an object`;
+    if (typeof m.role !== 'string' || !ROLES.has(m.role)) return `messages[${i}].role must be one of the following values: ${CHAT_ROLES.join(', ')}`;
+    const content = m.content;
+    if (content !== undefined && content !== null && typeof content !== 'string' && !Array.isArray(content)) {
+      return `messages[${i}].content must be a string, an array of content parts, or null`;
+    }
+    if (m.name !== undefined && typeof m.name !== 'string') return `messages[${i}].name must be a string`;
+    if (m.tool_call_id !== undefined && typeof m.tool_call_id !== 'string') return `messages[${i}].tool_call_id must be a string`;
+    if (m.tool_calls !== undefined && !Array.isArray(m.tool_calls)) return `messages[${i}].tool_calls must be an array`;
+  }
+  return null;
+}
+
+/**
+ * Checks each message in one pass over the plain objects: no class instances per
+ * message (the chat body is on the hot path and can hold thousands of messages).
+ */
+function AreChatMessages() {
+  return (object: object, propertyName: string) =>
+    registerDecorator({
+      name: 'areChatMessages',
+      target: object.constructor,
+      propertyName,
+      validator: {
+        validate: (value: unknown) => Array.isArray(value) && messageProblem(value) === null,
+        defaultMessage: (args: ValidationArguments) => (Array.isArray(args.value) ? messageProblem(args.value) : null) ?? 'messages must be an array',
+      },
+    });
+}
+
+/** One chat message, for the OpenAPI document (validation: AreChatMessages). */
 export class ChatMessageDto {
   @ApiProperty({ enum: CHAT_ROLES })
-  @IsIn(CHAT_ROLES)
   role: string;
 
   @ApiPropertyOptional({ description: 'A string or an array of content parts (text, image_url, input_audio, file)' })
-  @IsMessageContent()
   content?: unknown;
 
-  @ApiPropertyOptional() @IsOptional() @IsString()
+  @ApiPropertyOptional()
   name?: string;
 
-  @ApiPropertyOptional() @IsOptional() @IsArray()
+  @ApiPropertyOptional()
   tool_calls?: unknown[];
 
-  @ApiPropertyOptional() @IsOptional() @IsString()
+  @ApiPropertyOptional()
   tool_call_id?: string;
 }
 
@@ -75,13 +94,15 @@ export class ChatMessageDto {
 export class ChatCompletionCreateDto {
   [extra: string]: unknown;
 
+  /** Validated as received, without class-transformer (see GatewayValidationPipe). */
+  static readonly validateAsReceived = true;
+
   @ApiProperty({ example: 'gpt-4o-mini', description: 'Model name, or @<virtual-key-slug>/<model>' })
   @IsString() @MaxLength(256)
   model: string;
 
   @ApiProperty({ type: [ChatMessageDto] })
-  @IsArray() @ArrayNotEmpty() @ArrayMaxSize(100_000)
-  @ValidateNested({ each: true }) @Type(() => ChatMessageDto)
+  @IsArray() @ArrayNotEmpty() @ArrayMaxSize(100_000) @AreChatMessages()
   messages: ChatMessageDto[];
 
   @ApiPropertyOptional() @IsOptional() @IsBoolean()

@@ -1,0 +1,169 @@
+import { MockUpstream, startMockUpstream } from './support/mock-upstream';
+import { admin, startTestGateway, TestGateway } from './support/test-gateway';
+import { call, chat, createApiKey, createConfig, createVirtualKey, expectError, logOf, openai } from './support/e2e-helpers';
+
+const VK_SECRET = 'sk-admin-vk-secret-9f8e7d6c5b4a';
+const CONFIG_SECRET = 'sk-admin-config-secret-1a2b3c4d5e';
+const INLINE_SECRET = 'sk-admin-inline-secret-6f7a8b9c0d';
+const DIRECT_SECRET = 'sk-admin-direct-secret-2e3f4a5b6c';
+const MCP_SECRET = 'mcp-secret-token-7d8e9f0a1b';
+
+/** Admin CRUD of API keys, virtual keys and configs; secrets never come back nor get stored in clear. */
+describe('admin API and secrets at rest', () => {
+  let gateway: TestGateway;
+  let mock: MockUpstream;
+
+  beforeAll(async () => {
+    mock = await startMockUpstream();
+    gateway = await startTestGateway();
+  });
+
+  afterAll(async () => {
+    await gateway?.close();
+    await mock?.close();
+  });
+
+  describe('API keys', () => {
+    it('create returns the secret once; list and get never return it nor its hash', async () => {
+      const created = await createApiKey(gateway, { name: 'ci bot', role: 'user', metadata: { team: 'ci' }, budget_limit_usd: 5, budget_period: 'monthly' });
+      expect(created).toMatchObject({ object: 'api_key', name: 'ci bot', role: 'user', metadata: { team: 'ci' }, budget_limit_usd: 5, budget_period: 'monthly', spent_usd: 0 });
+      expect(created.key).toMatch(/^gk-[A-Za-z0-9_-]{20,}$/);
+      expect(created.key_hint).not.toContain(created.key.slice(3, -4));
+
+      const list = await admin(gateway, 'GET', '/v1/api-keys');
+      expect(list.status).toBe(200);
+      expect(list.body).toMatchObject({ object: 'list', next_cursor: null });
+      const listed = list.body.data.find((k: any) => k.id === created.id);
+      const got = await admin(gateway, 'GET', `/v1/api-keys/${created.id}`);
+      for (const row of [listed, got.body]) {
+        const { key: _key, ...rest } = created;
+        expect(row).toEqual({ ...rest, updated_at: expect.any(String) });
+        expect(Object.keys(row)).not.toEqual(expect.arrayContaining(['key']));
+        expect(JSON.stringify(row)).not.toMatch(/key_hash|keyHash/);
+        expect(JSON.stringify(row)).not.toContain(created.key);
+      }
+      expect(JSON.stringify(list.body)).not.toContain(created.key);
+    });
+
+    it('PATCH changes fields; DELETE revokes and the key then gets 401', async () => {
+      const created = await createApiKey(gateway, { name: 'temp', role: 'admin' });
+      expect((await call(gateway, '/v1/api-keys', { apiKey: created.key })).status).toBe(200);
+
+      const patched = await admin(gateway, 'PATCH', `/v1/api-keys/${created.id}`, { name: 'renamed', role: 'user', metadata: { env: 'prod' } });
+      expect(patched.status).toBe(200);
+      expect(patched.body).toMatchObject({ id: created.id, name: 'renamed', role: 'user', metadata: { env: 'prod' } });
+      expect(patched.body.key).toBeUndefined();
+      expectError(await call(gateway, '/v1/api-keys', { apiKey: created.key }), 403, { type: 'permission_error', code: 'admin_required' });
+
+      const deleted = await admin(gateway, 'DELETE', `/v1/api-keys/${created.id}`);
+      expect(deleted).toEqual({ status: 200, body: { id: created.id, object: 'api_key', deleted: true } });
+      expectError(await call(gateway, '/v1/logs', { apiKey: created.key }), 401, { type: 'authentication_error', code: 'invalid_api_key' });
+      expect((await admin(gateway, 'GET', `/v1/api-keys/${created.id}`)).status).toBe(404);
+      expect((await admin(gateway, 'GET', '/v1/api-keys')).body.data.map((k: any) => k.id)).not.toContain(created.id);
+    });
+
+    it('an expired API key gets 401', async () => {
+      const created = await createApiKey(gateway, { name: 'old', expires_at: new Date(Date.now() - 1000).toISOString() });
+      expectError(await call(gateway, '/v1/logs', { apiKey: created.key }), 401, { type: 'authentication_error', message: /expired/ });
+    });
+  });
+
+  describe('virtual keys', () => {
+    it('never returns the key, shows a masked hint, 409 on a duplicate slug, PATCH, DELETE then 404', async () => {
+      const created = await createVirtualKey(gateway, { slug: 'crud-vk', name: 'CRUD', key: VK_SECRET, custom_host: `${mock.url}/v1`, allowed_models: ['gpt-4o-mini'] });
+      expect(created).toMatchObject({ object: 'virtual_key', slug: 'crud-vk', provider: 'openai', custom_host: `${mock.url}/v1`, allowed_models: ['gpt-4o-mini'], disabled: false, spent_usd: 0 });
+      expect(created.key).toBeUndefined();
+      expect(created.key_hint).toEqual(expect.any(String));
+      expect(created.key_hint).not.toContain(VK_SECRET.slice(3, -4));
+      expect(JSON.stringify(created)).not.toContain(VK_SECRET);
+
+      const duplicate = await call(gateway, '/v1/virtual-keys', { body: { name: 'again', slug: 'crud-vk', provider: 'openai', key: 'sk-other-000000000' } });
+      expectError(duplicate, 409, { code: 'slug_taken', param: 'slug', message: /crud-vk/, type: 'invalid_request_error' });
+
+      const patched = await admin(gateway, 'PATCH', '/v1/virtual-keys/crud-vk', { name: 'CRUD 2', allowed_models: null });
+      expect(patched.status).toBe(200);
+      expect(patched.body).toMatchObject({ id: created.id, name: 'CRUD 2', allowed_models: null, key_hint: created.key_hint });
+      for (const path of ['/v1/virtual-keys/crud-vk', `/v1/virtual-keys/${created.id}`, '/v1/virtual-keys']) {
+        const read = await admin(gateway, 'GET', path);
+        expect(read.status).toBe(200);
+        expect(JSON.stringify(read.body)).not.toContain(VK_SECRET);
+        expect(JSON.stringify(read.body)).not.toMatch(/encrypted/);
+      }
+      expect((await chat(gateway, { 'x-gateway-virtual-key': 'crud-vk' })).status).toBe(200);
+
+      expect(await admin(gateway, 'DELETE', '/v1/virtual-keys/crud-vk')).toEqual({ status: 200, body: { id: created.id, object: 'virtual_key', deleted: true } });
+      expect((await admin(gateway, 'GET', '/v1/virtual-keys/crud-vk')).status).toBe(404);
+      expectError(await chat(gateway, { 'x-gateway-virtual-key': 'crud-vk' }), 404, { type: 'not_found_error', code: 'virtual_key_not_found' });
+    });
+
+    it('rejects an unknown provider and a missing key with a 400 naming the field', async () => {
+      const unknown = await call(gateway, '/v1/virtual-keys', { body: { name: 'x', slug: 'x-unknown', provider: 'openia', key: 'k' } });
+      expectError(unknown, 400, { type: 'invalid_request_error', param: 'provider', message: /openia/ });
+      const keyless = await call(gateway, '/v1/virtual-keys', { body: { name: 'x', slug: 'x-keyless', provider: 'openai' } });
+      expectError(keyless, 400, { type: 'invalid_request_error', param: 'key' });
+    });
+  });
+
+  describe('configs', () => {
+    it('masks credentials on read and bumps the version when the config changes', async () => {
+      const created = await createConfig(gateway, 'crud-config', { provider: 'openai', api_key: CONFIG_SECRET, custom_host: `${mock.url}/v1` });
+      expect(created).toMatchObject({ object: 'config', slug: 'crud-config', version: 1, config: { provider: 'openai', custom_host: `${mock.url}/v1` } });
+      expect(created.config.api_key).toEqual(expect.any(String));
+      expect(created.config.api_key).not.toBe(CONFIG_SECRET);
+      expect(created.config.api_key).not.toContain(CONFIG_SECRET.slice(3, -4));
+
+      const renamed = await admin(gateway, 'PATCH', '/v1/configs/crud-config', { name: 'Renamed' });
+      expect(renamed.body).toMatchObject({ name: 'Renamed', version: 1 });
+      const changed = await admin(gateway, 'PATCH', '/v1/configs/crud-config', {
+        config: { targets: [{ provider: 'openai', api_key: CONFIG_SECRET, custom_host: `${mock.url}/v1` }] },
+      });
+      expect(changed.body).toMatchObject({ version: 2 });
+      expect(changed.body.config.targets[0].api_key).not.toBe(CONFIG_SECRET);
+      for (const path of ['/v1/configs/crud-config', `/v1/configs/${created.id}`, '/v1/configs']) {
+        expect(JSON.stringify((await admin(gateway, 'GET', path)).body)).not.toContain(CONFIG_SECRET);
+      }
+      const routed = await chat(gateway, { 'x-gateway-config': 'crud-config' });
+      expect(routed.status).toBe(200);
+      expect(routed.headers.get('x-gateway-target-index')).toBe('0'); // the new version serves at once
+
+      const invalid = await call(gateway, '/v1/configs/crud-config', { method: 'PATCH', body: { config: { retry: { attempts: 99 } } } });
+      expectError(invalid, 400, { type: 'invalid_request_error', code: 'invalid_config', message: /config\.retry\.attempts/ });
+      expect((await admin(gateway, 'DELETE', '/v1/configs/crud-config')).status).toBe(200);
+      expect((await admin(gateway, 'GET', '/v1/configs/crud-config')).status).toBe(404);
+    });
+  });
+
+  it('no secret is stored in clear in any table', async () => {
+    const user = await createApiKey(gateway, { name: 'secret-test user' });
+    await createVirtualKey(gateway, { slug: 'secret-vk', key: VK_SECRET, custom_host: `${mock.url}/v1` });
+    await createConfig(gateway, 'secret-config', { provider: 'openai', api_key: CONFIG_SECRET, custom_host: `${mock.url}/v1` });
+    const inline = JSON.stringify({ provider: 'openai', api_key: INLINE_SECRET, custom_host: `${mock.url}/v1` });
+    const mcpTools = [{ type: 'mcp', server_label: 'docs', server_url: 'https://mcp.example.com/sse', headers: { Authorization: `Bearer ${MCP_SECRET}` } }];
+
+    const responses = [
+      await chat(gateway, { 'x-gateway-virtual-key': 'secret-vk' }, { tools: mcpTools }, user.key),
+      await chat(gateway, { 'x-gateway-config': 'secret-config' }, {}, user.key),
+      await chat(gateway, { 'x-gateway-config': inline }),
+      await chat(gateway, { 'x-gateway-provider': 'openai', authorization: `Bearer ${DIRECT_SECRET}`, 'x-gateway-custom-host': `${mock.url}/v1` }),
+      await chat(gateway, { 'x-gateway-virtual-key': 'secret-vk' }, { model: 'mock-error-401' }),
+      await chat(gateway, { 'x-gateway-virtual-key': 'secret-vk' }, { model: 'mock-stream-cut', stream: true, mcp_servers: [{ authorization_token: MCP_SECRET }] }),
+    ];
+    expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 200, 401, 200]);
+    const { response: sdk } = await openai(gateway, { 'x-gateway-virtual-key': 'secret-vk' }, DIRECT_SECRET, user.key)
+      .chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })
+      .withResponse();
+    expect(mock.requests.some((r) => r.body?.tools?.[0]?.headers?.Authorization === `Bearer ${MCP_SECRET}`)).toBe(true); // forwarded intact
+
+    const mcpLog = await logOf(gateway, responses[0].headers.get('x-gateway-request-id'));
+    expect(mcpLog.request_body.tools[0]).toEqual({ ...mcpTools[0], headers: { Authorization: '[REDACTED]' } });
+    expect((await logOf(gateway, sdk.headers.get('x-gateway-request-id'))).request_headers.authorization).toBe('[REDACTED]');
+
+    const secrets = [VK_SECRET, CONFIG_SECRET, INLINE_SECRET, DIRECT_SECRET, MCP_SECRET, gateway.adminKey, user.key];
+    for (const table of ['request_logs', 'virtual_keys', 'configs', 'api_keys']) {
+      const rows = await gateway.dataSource.query(`select * from ${table}`);
+      expect(rows.length).toBeGreaterThan(0);
+      const dump = JSON.stringify(rows);
+      for (const secret of secrets) expect(`${table}: ${dump.includes(secret) ? secret : 'clean'}`).toBe(`${table}: clean`);
+    }
+  });
+});
