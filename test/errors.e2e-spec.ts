@@ -100,6 +100,8 @@ describe('gateway-made errors', () => {
       ['unknown role', { messages: [{ role: 'robot', content: 'hi' }] }, 'messages[0].role', /messages\[0\]\.role must be one of/],
       ['model missing', { model: undefined }, 'model', /model must be a string/],
       ['n is not an integer', { n: 1.5 }, 'n', /n must be an integer/],
+      ['content is a number', { messages: [{ role: 'user', content: 'a' }, { role: 'user', content: 5 }] }, 'messages[1].content', /messages\[1\]\.content/],
+      ['a message is not an object', { messages: ['hi'] }, 'messages[0]', /messages\[0\]/],
     ])('wrong type: %s', async (_, fields, param, message) => {
       const response = await chat(gateway, VK, fields as Record<string, unknown>);
       expectError(response, 400, { type: 'invalid_request_error', param, message });
@@ -140,6 +142,10 @@ describe('gateway-made errors', () => {
         type: 'invalid_request_error', param: 'x-gateway-metadata', message: /'team' must be a string/,
       });
       expectError(await chat(gateway, { ...VK, 'x-gateway-metadata': '["a"]' }), 400, { type: 'invalid_request_error', param: 'x-gateway-metadata' });
+      const tooMany = JSON.stringify(Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`k${i}`, 'v'])));
+      expectError(await chat(gateway, { ...VK, 'x-gateway-metadata': tooMany }), 400, { type: 'invalid_request_error', param: 'x-gateway-metadata', message: /32 keys/ });
+      const tooLong = JSON.stringify({ team: 'x'.repeat(129) });
+      expectError(await chat(gateway, { ...VK, 'x-gateway-metadata': tooLong }), 400, { type: 'invalid_request_error', param: 'x-gateway-metadata', message: /128 characters/ });
     });
 
     it('malformed @slug model', async () => {

@@ -62,6 +62,17 @@ describe('admin API and secrets at rest', () => {
       expect((await admin(gateway, 'GET', '/v1/api-keys')).body.data.map((k: any) => k.id)).not.toContain(created.id);
     });
 
+    it("a PATCHed key's metadata and role apply to its next request", async () => {
+      await createVirtualKey(gateway, { slug: 'patch-meta-vk', key: 'sk-patch-meta-000000', custom_host: `${mock.url}/v1` });
+      const created = await createApiKey(gateway, { name: 'meta', metadata: { stage: 'one' } });
+      const before = await chat(gateway, { 'x-gateway-virtual-key': 'patch-meta-vk' }, {}, created.key);
+      expect((await logOf(gateway, before.headers.get('x-gateway-request-id'))).metadata).toEqual({ stage: 'one' });
+      expect((await admin(gateway, 'PATCH', `/v1/api-keys/${created.id}`, { metadata: { stage: 'two' }, role: 'admin' })).status).toBe(200);
+      const after = await chat(gateway, { 'x-gateway-virtual-key': 'patch-meta-vk' }, {}, created.key);
+      expect((await logOf(gateway, after.headers.get('x-gateway-request-id'))).metadata).toEqual({ stage: 'two' });
+      expect((await call(gateway, '/v1/api-keys', { apiKey: created.key })).status).toBe(200);
+    });
+
     it('an expired API key gets 401', async () => {
       const created = await createApiKey(gateway, { name: 'old', expires_at: new Date(Date.now() - 1000).toISOString() });
       expectError(await call(gateway, '/v1/logs', { apiKey: created.key }), 401, { type: 'authentication_error', message: /expired/ });
@@ -130,7 +141,48 @@ describe('admin API and secrets at rest', () => {
       expectError(invalid, 400, { type: 'invalid_request_error', code: 'invalid_config', message: /config\.retry\.attempts/ });
       expect((await admin(gateway, 'DELETE', '/v1/configs/crud-config')).status).toBe(200);
       expect((await admin(gateway, 'GET', '/v1/configs/crud-config')).status).toBe(404);
+      expectError(await chat(gateway, { 'x-gateway-config': 'crud-config' }), 404, { type: 'not_found_error', code: 'config_not_found' });
     });
+  });
+
+  it('admin lists page with limit and next_cursor through every row, newest first, even rows created in one millisecond', async () => {
+    const keys = await Promise.all(Array.from({ length: 12 }, (_, i) => createApiKey(gateway, { name: `bulk ${i}` })));
+    const vks = await Promise.all(Array.from({ length: 12 }, (_, i) => createVirtualKey(gateway, { slug: `bulk-${i}`, key: `sk-bulk-${i}-000000000` })));
+    // Rows created concurrently share a millisecond and differ in microseconds (PostgreSQL now() precision): make that certain.
+    for (const [table, rows] of [['api_keys', keys], ['virtual_keys', vks]] as const) {
+      for (const [i, row] of rows.entries()) {
+        await gateway.dataSource.query(`update ${table} set created_at = timestamptz '2030-01-01 00:00:00.123' + $1 * interval '1 microsecond' where id = $2`, [i * 37, row.id]);
+      }
+    }
+    for (const resource of ['/v1/api-keys', '/v1/virtual-keys']) {
+      const all = (await admin(gateway, 'GET', `${resource}?limit=500`)).body.data.map((row: any) => row.id);
+      expect(all.length).toBeGreaterThanOrEqual(12);
+      const walked: string[] = [];
+      let cursor: string | null = null;
+      for (let pages = 0; pages < 50; pages++) {
+        const page: any = await admin(gateway, 'GET', `${resource}?limit=5${cursor ? `&cursor=${cursor}` : ''}`);
+        expect(page.status).toBe(200);
+        walked.push(...page.body.data.map((row: any) => row.id));
+        cursor = page.body.next_cursor;
+        if (!cursor) break;
+      }
+      expect({ resource, walked }).toEqual({ resource, walked: all });
+    }
+  });
+
+  it('a deleted virtual key frees its slug; a new key under it routes with the new credential', async () => {
+    const first = await createVirtualKey(gateway, { slug: 'reused', key: 'sk-reused-first-000000', custom_host: `${mock.url}/v1` });
+    expect((await chat(gateway, { 'x-gateway-virtual-key': 'reused' })).status).toBe(200);
+    expect((await admin(gateway, 'DELETE', '/v1/virtual-keys/reused')).status).toBe(200);
+    const second = await createVirtualKey(gateway, { slug: 'reused', key: 'sk-reused-second-000000', custom_host: `${mock.url}/v1` });
+    expect(second.id).not.toBe(first.id);
+    mock.reset();
+    expect((await chat(gateway, { 'x-gateway-virtual-key': 'reused' })).status).toBe(200);
+    expect(mock.requests[0].headers.authorization).toBe('Bearer sk-reused-second-000000');
+    expect((await admin(gateway, 'PATCH', '/v1/virtual-keys/reused', { key: 'sk-reused-rotated-000000' })).status).toBe(200);
+    mock.reset();
+    expect((await chat(gateway, { 'x-gateway-virtual-key': 'reused' })).status).toBe(200);
+    expect(mock.requests[0].headers.authorization).toBe('Bearer sk-reused-rotated-000000');
   });
 
   it('no secret is stored in clear in any table', async () => {

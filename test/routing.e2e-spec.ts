@@ -173,6 +173,9 @@ describe('routing: every mode reaches the provider with the right credential and
     expect(upstream().headers['api-key']).toBe('azure-secret-key-444444');
     expect(upstream().headers.authorization).toBeUndefined();
     expect(response.headers.get('x-gateway-provider')).toBe('azure-openai');
+    const log = await logOf(gateway, response.headers.get('x-gateway-request-id'));
+    expect(log).toMatchObject({ provider: 'azure-openai', model: 'gpt-4o-mini', status_code: 200 });
+    expect(log.cost_usd).toBeCloseTo((data.usage!.prompt_tokens * 0.15 + data.usage!.completion_tokens * 0.6) / 1e6, 12); // OpenAI's list price
   });
 
   it('groq virtual key with custom_host (OpenAI-compatible base)', async () => {

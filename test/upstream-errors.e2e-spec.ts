@@ -30,6 +30,9 @@ describe('upstream failures', () => {
     expect(response.headers.get('retry-after')).toBe('1');
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     expect(response.body).toEqual(JSON.parse(mockErrorBody(429)));
+    // CONTRACT section 2: the routing headers also tell which provider failed and after how many retries.
+    expect(response.headers.get('x-gateway-provider')).toBe('openai');
+    expect(response.headers.get('x-gateway-retry-count')).toBe('0');
     const log = await logOf(gateway, response.headers.get('x-gateway-request-id'));
     expect(log).toMatchObject({ status_code: 429, model: 'mock-error-429', provider: 'openai', response_body: JSON.parse(mockErrorBody(429)) });
     expect(log.error).toMatchObject({ type: 'upstream_error', code: '429' });

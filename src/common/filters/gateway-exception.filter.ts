@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import type { Request, Response } from 'express';
 import { maybeContextOf } from '../context/request-context';
 import { GatewayError, UpstreamHttpError } from '../errors/gateway-error';
+import { setRoutingHeaders } from '../http/gateway-result';
 import { ClientClosedRequestError } from '../../modules/upstream/upstream-client';
 
 const NEST_STATUS_TYPES: Record<number, string> = {
@@ -65,6 +66,8 @@ export function writeError(req: Request, res: Response, exception: unknown, logg
     res.end();
     return;
   }
+  // Errors after routing still say which provider was tried (CONTRACT section 2).
+  if (context?.provider && !res.headersSent) setRoutingHeaders(res, context);
   if (exception instanceof UpstreamHttpError) {
     if (context) {
       context.responseBody = exception.parsedBody();

@@ -4,6 +4,7 @@ export class InitialSchema1763773200000 implements MigrationInterface {
   name = 'InitialSchema1763773200000';
 
   async up(db: QueryRunner): Promise<void> {
+    // Admin tables keep milliseconds only: their list cursor carries an ISO timestamp.
     await db.query(`
       create table api_keys (
         id uuid primary key default gen_random_uuid(),
@@ -18,8 +19,8 @@ export class InitialSchema1763773200000 implements MigrationInterface {
         metadata jsonb not null default '{}',
         is_bootstrap boolean not null default false,
         revoked_at timestamptz,
-        created_at timestamptz not null default now(),
-        updated_at timestamptz not null default now()
+        created_at timestamptz(3) not null default now(),
+        updated_at timestamptz(3) not null default now()
       )`);
     await db.query(`create unique index api_keys_key_hash_uq on api_keys (key_hash)`);
 
@@ -42,8 +43,8 @@ export class InitialSchema1763773200000 implements MigrationInterface {
         expires_at timestamptz,
         disabled boolean not null default false,
         deleted_at timestamptz,
-        created_at timestamptz not null default now(),
-        updated_at timestamptz not null default now()
+        created_at timestamptz(3) not null default now(),
+        updated_at timestamptz(3) not null default now()
       )`);
     // A deleted key's slug may be reused.
     await db.query(`create unique index virtual_keys_slug_uq on virtual_keys (slug) where deleted_at is null`);
@@ -56,8 +57,8 @@ export class InitialSchema1763773200000 implements MigrationInterface {
         config jsonb not null,
         version integer not null default 1,
         deleted_at timestamptz,
-        created_at timestamptz not null default now(),
-        updated_at timestamptz not null default now()
+        created_at timestamptz(3) not null default now(),
+        updated_at timestamptz(3) not null default now()
       )`);
     await db.query(`create unique index configs_slug_uq on configs (slug) where deleted_at is null`);
 
