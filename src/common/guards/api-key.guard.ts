@@ -21,13 +21,16 @@ export class ApiKeyGuard implements CanActivate {
     private readonly keys: KeyLookupService,
   ) {}
 
+  /** Route metadata read once per handler, not on every request. */
+  private readonly routeFacts = new WeakMap<Function, RouteFacts>();
+
   async canActivate(execution: ExecutionContext): Promise<boolean> {
-    const targets = [execution.getHandler(), execution.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(PUBLIC, targets)) return true;
+    const facts = this.factsOf(execution);
+    if (facts.isPublic) return true;
 
     const req = execution.switchToHttp().getRequest<Request>();
     const context = maybeContextOf(req);
-    if (context) context.operation = this.reflector.getAllAndOverride<string>(OPERATION, targets);
+    if (context) context.operation = facts.operation;
 
     const secret = req.headers['x-gateway-api-key'];
     if (typeof secret !== 'string' || secret === '') throw GatewayError.authentication('Missing x-gateway-api-key header');
@@ -37,7 +40,7 @@ export class ApiKeyGuard implements CanActivate {
       throw GatewayError.authentication(`The API key expired at ${key.expiresAt.toISOString()}`);
     }
     if (context) context.principal = key;
-    if (this.reflector.getAllAndOverride<boolean>(ADMIN_ONLY, targets) && key.role !== 'admin') {
+    if (facts.adminOnly && key.role !== 'admin') {
       throw GatewayError.permission('This operation needs an API key with role admin', 'admin_required');
     }
 
@@ -52,4 +55,25 @@ export class ApiKeyGuard implements CanActivate {
     }
     return true;
   }
+
+  private factsOf(execution: ExecutionContext): RouteFacts {
+    const handler = execution.getHandler();
+    let facts = this.routeFacts.get(handler);
+    if (!facts) {
+      const targets = [handler, execution.getClass()];
+      facts = {
+        isPublic: this.reflector.getAllAndOverride<boolean>(PUBLIC, targets) ?? false,
+        operation: this.reflector.getAllAndOverride<string>(OPERATION, targets),
+        adminOnly: this.reflector.getAllAndOverride<boolean>(ADMIN_ONLY, targets) ?? false,
+      };
+      this.routeFacts.set(handler, facts);
+    }
+    return facts;
+  }
+}
+
+interface RouteFacts {
+  isPublic: boolean;
+  operation: string | undefined;
+  adminOnly: boolean;
 }

@@ -1,5 +1,4 @@
 import { ArgumentMetadata, Injectable, PipeTransform, ValidationError, ValidationPipe } from '@nestjs/common';
-import { validate } from 'class-validator';
 import { GatewayError } from '../errors/gateway-error';
 
 function flatten(errors: ValidationError[], parent = ''): { path: string; message: string }[] {
@@ -39,18 +38,12 @@ export class GatewayValidationPipe implements PipeTransform {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       throw GatewayError.invalidRequest('The request body must be a JSON object');
     }
-    const dto = metadata.metatype as (Function & { validateAsReceived?: boolean }) | undefined;
-    if (dto?.validateAsReceived) return this.validateAsReceived(value, dto);
+    // Hot-path bodies (chat) check themselves by hand, without class-transformer/validator.
+    const dto = metadata.metatype as { validateBody?: (body: Record<string, unknown>) => void } | undefined;
+    if (dto?.validateBody) {
+      dto.validateBody(value as Record<string, unknown>);
+      return Promise.resolve(value);
+    }
     return this.bodies.transform(value, metadata);
-  }
-
-  /**
-   * Hot-path bodies (chat): class-validator on a shallow copy carrying the DTO's
-   * prototype, skipping class-transformer's deep copy of every nested object.
-   */
-  private async validateAsReceived(value: object, dto: Function): Promise<unknown> {
-    const errors = await validate(Object.assign(Object.create(dto.prototype as object) as object, value), VALIDATOR_OPTIONS);
-    if (errors.length) throw toGatewayError(errors);
-    return value;
   }
 }

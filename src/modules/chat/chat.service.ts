@@ -57,7 +57,7 @@ export class ChatService {
     if (context.isStream && !clientWantsUsage) upstreamBody.stream_options = { ...body.stream_options, include_usage: true };
 
     const timeoutMs = target.requestTimeoutMs ?? this.defaultTimeoutMs;
-    const response = await this.upstream.send(chat.buildRequest(upstreamBody, target), { signal: context.abort.signal, timeoutMs });
+    const response = await this.upstream.send(chat.buildRequest(upstreamBody, target), { abort: context.abort, timeoutMs });
     const contentType = String(response.headers['content-type'] ?? '');
 
     if (response.status >= 400) {
@@ -157,7 +157,7 @@ export class ChatService {
         subscriber.complete();
       });
       body.on('error', (error: Error & { code?: string }) => {
-        if (context.abort.signal.aborted || ended) return;
+        if (ended || (context.abort.signal.aborted && !response.timedOut())) return;
         if (error.code === 'UND_ERR_BODY_TIMEOUT') fail('timeout_error', 'request_timeout', 'The provider stream went silent');
         else fail('upstream_error', 'upstream_stream_broken', `The provider stream broke off (${error.code ?? error.message})`);
         finish();

@@ -13,8 +13,8 @@ export interface UpstreamResponse {
 }
 
 export interface SendOptions {
-  /** Aborted when the client goes away. */
-  signal: AbortSignal;
+  /** The request's controller: aborted when the client goes away, and here on timeout. */
+  abort: AbortController;
   timeoutMs: number;
 }
 
@@ -35,32 +35,27 @@ export class UpstreamClient implements OnApplicationShutdown {
   private readonly agent = new Agent({ keepAliveTimeout: 30_000, connections: 512, connect: { timeout: 10_000 } });
 
   async send(upstream: UpstreamRequest, options: SendOptions): Promise<UpstreamResponse> {
-    if (options.signal.aborted) throw new ClientClosedRequestError();
-    const abort = new AbortController();
+    const { abort, timeoutMs } = options;
+    if (abort.signal.aborted) throw new ClientClosedRequestError();
+    // One controller per request: the client leaving and the timeout both abort it.
     let timedOut = false;
-    const onClientGone = () => abort.abort();
-    options.signal.addEventListener('abort', onClientGone, { once: true });
     const timer = setTimeout(() => {
       timedOut = true;
       abort.abort();
-    }, options.timeoutMs);
-    const clear = () => {
-      clearTimeout(timer);
-      options.signal.removeEventListener('abort', onClientGone);
-    };
+    }, timeoutMs);
+    const clear = () => clearTimeout(timer);
 
     try {
+      // undici ties the signal to the body too: aborting later destroys the body stream.
       const response = await request(upstream.url, {
         method: upstream.method,
         headers: upstream.headers,
         body: upstream.body,
         dispatcher: this.agent,
         signal: abort.signal,
-        headersTimeout: options.timeoutMs,
-        bodyTimeout: options.timeoutMs,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
       });
-      // The client may still leave while the body is read: keep aborting the upstream then.
-      options.signal.addEventListener('abort', () => response.body.destroy(), { once: true });
       return {
         status: response.statusCode,
         headers: response.headers,
@@ -70,8 +65,8 @@ export class UpstreamClient implements OnApplicationShutdown {
       };
     } catch (error) {
       clear();
-      if (timedOut || error instanceof errors.HeadersTimeoutError) throw GatewayError.upstreamTimeout(options.timeoutMs);
-      if (options.signal.aborted) throw new ClientClosedRequestError();
+      if (timedOut || error instanceof errors.HeadersTimeoutError) throw GatewayError.upstreamTimeout(timeoutMs);
+      if (abort.signal.aborted) throw new ClientClosedRequestError();
       throw GatewayError.upstreamUnreachable(`The provider could not be reached (${describe(error)})`);
     }
   }
@@ -81,8 +76,8 @@ export class UpstreamClient implements OnApplicationShutdown {
     try {
       return Buffer.from(await response.body.arrayBuffer());
     } catch (error) {
-      if (signal.aborted) throw new ClientClosedRequestError();
       if (response.timedOut() || error instanceof errors.BodyTimeoutError) throw GatewayError.upstreamTimeout(timeoutMs);
+      if (signal.aborted) throw new ClientClosedRequestError();
       throw GatewayError.upstreamUnreachable(`The provider's answer broke off (${describe(error)})`);
     } finally {
       response.clearTimeout();
