@@ -27,11 +27,12 @@ export class AppModule implements NestModule {
       imports: [
         ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, skipProcessEnv: true, load: [() => ({ ...env })] }),
         TypeOrmModule.forRoot({ ...dataSourceOptions(env.DATABASE_URL!), migrationsRun: true }),
+        // Express matches routes in registration order: model operations first, they are the hot path.
+        ChatModule,
         CryptoModule,
         UpstreamModule,
         LoggingModule,
         KeysModule,
-        ChatModule,
       ],
       controllers: [HealthController],
       providers: [

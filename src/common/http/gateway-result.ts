@@ -21,7 +21,7 @@ export function setRoutingHeaders(res: Response, context: RequestContext): void 
 /** The edge: writes a GatewayResult to the client, frame by frame for streams. */
 export function sendGatewayResult(res: Response, context: RequestContext, result: GatewayResult): void {
   setRoutingHeaders(res, context);
-  res.status(result.status);
+  res.statusCode = result.status;
   if (result.kind === 'json') {
     res.setHeader('content-type', 'application/json');
     res.end(result.body);
