@@ -4,9 +4,9 @@
  */
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freeLoopbackPort } from '../src/database/embedded-postgres';
 
 export interface Child {
   name: string;
@@ -34,16 +34,8 @@ function nodeCommand(args: string[], core?: number): [string, string[]] {
   return core === undefined ? [process.execPath, args] : ['taskset', ['-c', String(core), process.execPath, ...args]];
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-}
+/** A free port on the loopback interface (the same helper the embedded database uses). */
+export const freePort = freeLoopbackPort;
 
 /** A fresh DATA_DIR the postgres OS user can traverse (the gateway runs initdb as postgres when root). */
 export function makeDataDir(): string {

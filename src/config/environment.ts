@@ -11,16 +11,7 @@ import {
   MinLength,
   validateSync,
 } from 'class-validator';
-
-const toInt = ({ value }: { value: unknown }) =>
-  typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
-const toBool = ({ value }: { value: unknown }) => {
-  if (typeof value !== 'string') return value;
-  const v = value.trim().toLowerCase();
-  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
-  if (['0', 'false', 'no', 'off'].includes(v)) return false;
-  return value;
-};
+import { toBool, toInt } from '../common/query-transforms';
 
 /**
  * Every environment variable the gateway reads, parsed once at start-up.

@@ -1,7 +1,8 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsDateString, IsInt, IsOptional, IsString, IsUUID, Max, Min } from 'class-validator';
-import { ListQueryDto, toInt } from '../../../common/http/list.dto';
+import { ListQueryDto } from '../../../common/http/list.dto';
+import { toBool, toInt } from '../../../common/query-transforms';
 
 /** Filters of `GET /v1/logs` (CONTRACT section 4); `metadata.<key>=<value>` is read apart. */
 export class LogQueryDto extends ListQueryDto {
@@ -38,7 +39,7 @@ export class LogQueryDto extends ListQueryDto {
 
   @ApiPropertyOptional({ description: 'false leaves request and response bodies out of list rows', default: true })
   @IsOptional()
-  @Transform(({ value }) => (value === 'false' ? false : value === 'true' ? true : value))
+  @Transform(toBool)
   @IsBoolean()
   include_bodies = true;
 }
