@@ -2,7 +2,8 @@ import { INestApplication, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import express, { NextFunction, Request, Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
+import { jsonBody } from './common/http/json-body.middleware';
 import { AppModule } from './app.module';
 import { writeError } from './common/filters/gateway-exception.filter';
 import type { Environment } from './config/environment';
@@ -19,7 +20,7 @@ export async function createGatewayApp(env: Environment): Promise<INestApplicati
   app.set('trust proxy', false);
 
   // JSON bodies up to the limit; a parse error or an oversized body gets the gateway's error shape.
-  app.use(express.json({ limit: env.BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'] }));
+  app.use(jsonBody(env.BODY_LIMIT_BYTES));
   const logger = new Logger('BodyParser');
   app.use((error: unknown, req: Request, res: Response, next: NextFunction) => (error ? writeError(req, res, error, logger) : next()));
 

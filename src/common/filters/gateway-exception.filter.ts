@@ -15,13 +15,6 @@ const NEST_STATUS_TYPES: Record<number, string> = {
   415: 'invalid_request_error',
 };
 
-/** Errors thrown by express' body parser before Nest sees the request. */
-interface BodyParserError {
-  type?: string;
-  status?: number;
-  limit?: number;
-}
-
 /** Any thrown value as a GatewayError; unknown errors become a 500 without details. */
 export function toGatewayError(error: unknown): GatewayError {
   if (error instanceof GatewayError) return error;
@@ -30,15 +23,6 @@ export function toGatewayError(error: unknown): GatewayError {
     const body = error.getResponse() as { message?: string | string[] };
     const message = Array.isArray(body?.message) ? body.message.join('; ') : (body?.message ?? error.message);
     return new GatewayError(status, NEST_STATUS_TYPES[status] ?? 'api_error', message, status === 404 ? 'route_not_found' : null);
-  }
-  const parser = error as BodyParserError;
-  if (parser?.type === 'entity.parse.failed') return GatewayError.invalidRequest('Request body is not valid JSON', null, 'invalid_json');
-  if (parser?.type === 'entity.too.large') return GatewayError.payloadTooLarge(parser.limit ?? 0);
-  if (parser?.type === 'encoding.unsupported' || parser?.type === 'charset.unsupported') {
-    return new GatewayError(415, 'invalid_request_error', 'Unsupported body encoding or charset', 'unsupported_encoding');
-  }
-  if (typeof parser?.status === 'number' && parser.status >= 400 && parser.status < 500) {
-    return new GatewayError(parser.status, 'invalid_request_error', 'The request body could not be read', 'invalid_body');
   }
   return new GatewayError(500, 'api_error', 'Internal gateway error', 'internal_error');
 }

