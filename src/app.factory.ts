@@ -21,7 +21,7 @@ export async function createGatewayApp(env: Environment): Promise<INestApplicati
 
   // JSON bodies up to the limit; a parse error or an oversized body gets the gateway's error shape.
   app.use(jsonBody(env.BODY_LIMIT_BYTES));
-  const logger = new Logger('BodyParser');
+  const logger = new Logger('RequestBody');
   app.use((error: unknown, req: Request, res: Response, next: NextFunction) => (error ? writeError(req, res, error, logger) : next()));
 
   const document = SwaggerModule.createDocument(

@@ -1,4 +1,4 @@
-import { emptyUsage, NormalizedUsage } from '../../providers/usage';
+import type { NormalizedUsage } from '../../providers/usage';
 import { usageFromOpenAI } from './openai-usage';
 
 interface ToolCallDraft {
@@ -83,10 +83,6 @@ export class ChatStreamAssembler {
         })),
       usage: this.rawUsage,
     };
-  }
-
-  usageOrEmpty(): NormalizedUsage {
-    return this.usage ?? emptyUsage();
   }
 
   private choice(index: number): ChoiceDraft {
