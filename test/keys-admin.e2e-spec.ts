@@ -145,6 +145,93 @@ describe('admin API and secrets at rest', () => {
     });
   });
 
+  describe('config versions', () => {
+    const OLD_SECRET = 'sk-version-old-secret-3c4d5e6f7a';
+    const NEW_SECRET = 'sk-version-new-secret-8b9c0d1e2f';
+    const target = (apiKey: string) => ({ provider: 'openai', api_key: apiKey, custom_host: `${mock.url}/v1` });
+    const storedVersions = (configId: string) =>
+      gateway.dataSource.query('select * from config_versions where config_id = $1 order by version', [configId]);
+
+    it('a new config body is a new version; the old one stays readable, masked on read and encrypted at rest', async () => {
+      const created = await createConfig(gateway, 'versioned', target(OLD_SECRET));
+      expect(created.version).toBe(1);
+      const changed = await admin(gateway, 'PATCH', '/v1/configs/versioned', { name: 'Versioned', config: { targets: [target(NEW_SECRET)] } });
+      expect(changed).toMatchObject({ status: 200, body: { id: created.id, name: 'Versioned', version: 2 } });
+
+      const latest = await admin(gateway, 'GET', '/v1/configs/versioned');
+      expect(latest).toEqual({ status: 200, body: changed.body });
+      expect(await admin(gateway, 'GET', '/v1/configs/versioned?version=2')).toEqual({ status: 200, body: changed.body });
+      const first = await admin(gateway, 'GET', `/v1/configs/${created.id}?version=1`);
+      expect(first).toEqual({ status: 200, body: created });
+      expect(first.body.config.api_key).toEqual(expect.any(String));
+
+      const rows = await storedVersions(created.id);
+      expect(rows.map((row: any) => [row.version, row.name])).toEqual([[1, 'versioned'], [2, 'Versioned']]);
+      for (const dump of [JSON.stringify(rows), JSON.stringify(first.body), JSON.stringify(latest.body)]) {
+        expect(dump).not.toContain(OLD_SECRET);
+        expect(dump).not.toContain(NEW_SECRET);
+      }
+
+      mock.reset();
+      expect((await chat(gateway, { 'x-gateway-config': 'versioned' })).status).toBe(200);
+      expect(mock.requests[0].headers.authorization).toBe(`Bearer ${NEW_SECRET}`); // requests use the latest version
+    });
+
+    it('a rename alone keeps the version', async () => {
+      const created = await createConfig(gateway, 'renamed-only', target(OLD_SECRET));
+      const renamed = await admin(gateway, 'PATCH', '/v1/configs/renamed-only', { name: 'New name' });
+      expect(renamed).toMatchObject({ status: 200, body: { name: 'New name', version: 1, config: created.config } });
+      expect((await storedVersions(created.id)).map((row: any) => row.version)).toEqual([1]);
+    });
+
+    it('/versions lists newest first, masked, and pages with limit and next_cursor', async () => {
+      const created = await createConfig(gateway, 'paged-versions', target('sk-paged-1-000000000'));
+      for (let version = 2; version <= 7; version++) {
+        const patched = await admin(gateway, 'PATCH', '/v1/configs/paged-versions', { config: target(`sk-paged-${version}-000000000`) });
+        expect(patched.body.version).toBe(version);
+      }
+
+      const all = await admin(gateway, 'GET', `/v1/configs/${created.id}/versions`);
+      expect(all.status).toBe(200);
+      expect(all.body).toMatchObject({ object: 'list', next_cursor: null });
+      expect(all.body.data.map((row: any) => row.version)).toEqual([7, 6, 5, 4, 3, 2, 1]);
+      expect(all.body.data[6]).toEqual({ version: 1, name: 'paged-versions', created_at: created.created_at, config: created.config });
+      expect(JSON.stringify(all.body)).not.toMatch(/sk-paged-\d-0+/);
+
+      const walked: number[][] = [];
+      let cursor: string | null = null;
+      do {
+        const page: any = await admin(gateway, 'GET', `/v1/configs/paged-versions/versions?limit=3${cursor ? `&cursor=${cursor}` : ''}`);
+        expect(page.status).toBe(200);
+        walked.push(page.body.data.map((row: any) => row.version));
+        cursor = page.body.next_cursor;
+      } while (cursor && walked.length < 10);
+      expect(walked).toEqual([[7, 6, 5], [4, 3, 2], [1]]);
+    });
+
+    it('an unknown version is a 404; a version or cursor that is not a positive integer is a 400 naming it', async () => {
+      await createConfig(gateway, 'bad-reads', target(OLD_SECRET));
+      expectError(await call(gateway, '/v1/configs/bad-reads?version=2'), 404, { type: 'not_found_error', code: 'config_version_not_found', param: null });
+      expectError(await call(gateway, '/v1/configs/no-such-config/versions'), 404, { type: 'not_found_error', code: 'config_not_found' });
+      for (const version of ['0', '-1', '1.5', 'two', '99999999999']) {
+        expectError(await call(gateway, `/v1/configs/bad-reads?version=${version}`), 400, { type: 'invalid_request_error', param: 'version', message: /version/ });
+      }
+      expectError(await call(gateway, '/v1/configs/bad-reads/versions?cursor=abc'), 400, { type: 'invalid_request_error', param: 'cursor' });
+    });
+
+    it('10 concurrent PATCHes make versions 2..11, no gaps, no duplicates', async () => {
+      const created = await createConfig(gateway, 'contended', target('sk-contended-0-000000000'));
+      const patches = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => admin(gateway, 'PATCH', '/v1/configs/contended', { config: target(`sk-contended-${i + 1}-000000000`) })),
+      );
+      expect(patches.map((p) => p.status)).toEqual(Array(10).fill(200));
+      expect(patches.map((p) => p.body.version).sort((a, b) => a - b)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+      expect((await storedVersions(created.id)).map((row: any) => row.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+      const last = patches.find((p) => p.body.version === 11)!;
+      expect((await admin(gateway, 'GET', '/v1/configs/contended')).body).toEqual(last.body);
+    });
+  });
+
   it('admin lists page with limit and next_cursor through every row, newest first, even rows created in one millisecond', async () => {
     const keys = await Promise.all(Array.from({ length: 12 }, (_, i) => createApiKey(gateway, { name: `bulk ${i}` })));
     const vks = await Promise.all(Array.from({ length: 12 }, (_, i) => createVirtualKey(gateway, { slug: `bulk-${i}`, key: `sk-bulk-${i}-000000000` })));

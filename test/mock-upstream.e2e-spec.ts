@@ -298,6 +298,85 @@ describe('mock upstream (OpenAI wire format)', () => {
     await waitFor(() => mock.requests[1]?.aborted === true);
   });
 
+  describe('failure switches for routing tests', () => {
+    const ask = (model: string, content = 'Hi', stream = false) =>
+      fetch(mock.url + '/v1/chat/completions', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model, stream, messages: [{ role: 'user', content }] }),
+      });
+
+    it('mock-flaky-<n>-<status> fails n times per model and last user message, until reset()', async () => {
+      const statuses = async (model: string, content: string, times: number) => {
+        const seen: number[] = [];
+        for (let i = 0; i < times; i++) seen.push((await ask(model, content)).status);
+        return seen;
+      };
+      expect(await statuses('mock-flaky-2-503', 'first', 4)).toEqual([503, 503, 200, 200]);
+      expect(await statuses('mock-flaky-2-503', 'second', 1)).toEqual([503]); // another message: its own counter
+      expect(await statuses('mock-flaky-1-429', 'first', 2)).toEqual([429, 200]); // another model too
+
+      const failure = await ask('mock-flaky-1-500', 'body');
+      expect(await failure.json()).toEqual({ error: { message: 'Mock error 500', type: 'server_error', param: null, code: 'server_error' } });
+      const success: any = await (await ask('mock-flaky-1-500', 'body')).json();
+      expect(success.choices[0].message.content).toBe('Hello from mock');
+
+      mock.reset();
+      expect(await statuses('mock-flaky-2-503', 'first', 3)).toEqual([503, 503, 200]);
+    });
+
+    it('mock-flaky streams once it succeeds', async () => {
+      await expect(
+        client.chat.completions.create({ model: 'mock-flaky-1-502', messages: [{ role: 'user', content: 'Hi' }], stream: true }),
+      ).rejects.toMatchObject({ status: 502 });
+      const stream = await client.chat.completions.create({ model: 'mock-flaky-1-502', messages: [{ role: 'user', content: 'Hi' }], stream: true });
+      let text = '';
+      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+      expect(text).toBe('Hello from mock');
+    });
+
+    it('mock-retry-after-<ms> is a 429 with retry-after-ms and retry-after in whole seconds', async () => {
+      for (const [ms, seconds] of [['300', '1'], ['5000', '5'], ['2500', '3']]) {
+        const response = await ask(`mock-retry-after-${ms}`);
+        expect(response.status).toBe(429);
+        expect(response.headers.get('retry-after-ms')).toBe(ms);
+        expect(response.headers.get('retry-after')).toBe(seconds);
+        expect(((await response.json()) as any).error).toMatchObject({ code: 'rate_limit_exceeded' });
+      }
+      const again = await ask('mock-retry-after-300');
+      expect(again.status).toBe(429); // always, not only the first time
+    });
+
+    it('mock-drop destroys the socket before any response, streamed or not', async () => {
+      await expect(ask('mock-drop')).rejects.toThrow(/fetch failed/);
+      await expect(ask('mock-drop', 'Hi', true)).rejects.toThrow(/fetch failed/);
+      await expect(client.chat.completions.create({ model: 'mock-drop', messages: [{ role: 'user', content: 'Hi' }] })).rejects.toBeInstanceOf(
+        OpenAI.APIConnectionError,
+      );
+      expect(mock.requests).toHaveLength(3);
+      expect(mock.requests.map((r) => r.aborted)).toEqual([undefined, undefined, undefined]); // the mock's doing, not the client's
+    });
+
+    it('mock-stream-empty sends the SSE headers, then cuts before the first event; non-streamed it drops', async () => {
+      const response = await ask('mock-stream-empty', 'Hi', true);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('text/event-stream');
+      await expect(response.text()).rejects.toThrow(/terminated/);
+
+      const stream = await client.chat.completions.create({ model: 'mock-stream-empty', messages: [{ role: 'user', content: 'Hi' }], stream: true });
+      const received: unknown[] = [];
+      await expect(
+        (async () => {
+          for await (const chunk of stream) received.push(chunk);
+        })(),
+      ).rejects.toThrow();
+      expect(received).toEqual([]);
+
+      await expect(ask('mock-stream-empty')).rejects.toThrow(/fetch failed/);
+      expect(mock.requests.map((r) => r.aborted)).toEqual([undefined, undefined, undefined]);
+    });
+  });
+
   it('does not record with record: false', async () => {
     const bare = await startMockUpstream({ record: false });
     try {

@@ -74,6 +74,22 @@ export class Environment {
   @Transform(toInt) @IsInt() @Min(1)
   UPSTREAM_TIMEOUT_MS = 600000;
 
+  /** First retry delay of a config's `retry`; doubles per attempt, with jitter. */
+  @Transform(toInt) @IsInt() @Min(0)
+  RETRY_BASE_DELAY_MS = 200;
+
+  /** Longest wait between two retries; a provider's Retry-After beyond it ends the retries of that target. */
+  @Transform(toInt) @IsInt() @Min(0)
+  RETRY_MAX_DELAY_MS = 10000;
+
+  /** Redis for the response cache (and shared counters); unset: PostgreSQL holds them. */
+  @IsOptional() @Matches(/^rediss?:\/\/\S+$/, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
+  REDIS_URL?: string;
+
+  /** Larger responses are served but not cached. */
+  @Transform(toInt) @IsInt() @Min(1024)
+  CACHE_MAX_ENTRY_BYTES = 1024 * 1024;
+
   /** How long SIGTERM waits for open requests and streams before closing them. */
   @Transform(toInt) @IsInt() @Min(0)
   SHUTDOWN_GRACE_MS = 10000;
@@ -87,7 +103,7 @@ export class InvalidEnvironmentError extends Error {
 
 /** Parses and validates the environment; throws one error listing every bad variable. */
 export function validateEnvironment(raw: Record<string, unknown>): Environment {
-  const known = Object.keys(new Environment()).concat('DATABASE_URL', 'GATEWAY_ADMIN_KEY', 'GATEWAY_ENCRYPTION_KEY');
+  const known = Object.keys(new Environment()).concat('DATABASE_URL', 'GATEWAY_ADMIN_KEY', 'GATEWAY_ENCRYPTION_KEY', 'REDIS_URL');
   // Empty strings mean "unset", as in most twelve-factor apps.
   const input = Object.fromEntries(
     known.filter((k) => raw[k] !== undefined && raw[k] !== '').map((k) => [k, raw[k]]),

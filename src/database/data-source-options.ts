@@ -1,12 +1,15 @@
 import { DataSourceOptions } from 'typeorm';
 import { ApiKeyEntity } from '../modules/keys/entities/api-key.entity';
+import { ConfigVersionEntity } from '../modules/keys/entities/config-version.entity';
 import { StoredConfigEntity } from '../modules/keys/entities/stored-config.entity';
 import { VirtualKeyEntity } from '../modules/keys/entities/virtual-key.entity';
 import { RequestLogEntity } from '../modules/logging/entities/request-log.entity';
 import { InitialSchema1763773200000 } from './migrations/1763773200000-InitialSchema';
+import { ResponseCache1763900000000 } from './migrations/1763900000000-ResponseCache';
+import { ConfigVersions1763900100000 } from './migrations/1763900100000-ConfigVersions';
 
-export const ENTITIES = [ApiKeyEntity, VirtualKeyEntity, StoredConfigEntity, RequestLogEntity];
-export const MIGRATIONS = [InitialSchema1763773200000];
+export const ENTITIES = [ApiKeyEntity, VirtualKeyEntity, StoredConfigEntity, ConfigVersionEntity, RequestLogEntity];
+export const MIGRATIONS = [InitialSchema1763773200000, ResponseCache1763900000000, ConfigVersions1763900100000];
 
 /** The one place the database connection is described: used by the app and by `ormconfig.ts`. */
 export function dataSourceOptions(url: string): DataSourceOptions {

@@ -61,6 +61,14 @@ function messageText(content: unknown): string {
   return text;
 }
 
+/** Text of the last `user` message ('' when there is none). */
+export function lastUserMessageText(messages: any[]): string {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messages[i]?.role === 'user') return messageText(messages[i].content);
+  }
+  return '';
+}
+
 /** "Hello from mock" -> ["Hello", " from", " mock"]: concatenating the pieces gives back the text. */
 export function splitWords(text: string): string[] {
   const pieces = text.match(/\s*\S+(?:\s+$)?/g);
@@ -97,13 +105,8 @@ export function planChatCompletion(body: any, model: string, behaviourModel: str
   const n = Number.isInteger(body.n) && body.n > 1 ? Math.min(body.n, 128) : 1;
 
   let promptChars = 0;
-  let lastUser: any;
-  for (const message of messages) {
-    if (!message) continue;
-    promptChars += messageText(message.content).length;
-    if (message.role === 'user') lastUser = message;
-  }
-  const lastUserText = lastUser ? messageText(lastUser.content) : '';
+  for (const message of messages) if (message) promptChars += messageText(message.content).length;
+  const lastUserText = lastUserMessageText(messages);
   const last = messages[messages.length - 1];
   // After a tool result the model answers in text (otherwise agent loops never end).
   const answeringToolResult = last && (last.role === 'tool' || last.role === 'function');
@@ -307,6 +310,10 @@ export const MOCK_MODEL_IDS = [
   'mock-stream-cut',
   'mock-invalid-json',
   'mock-hang',
+  'mock-drop',
+  'mock-stream-empty',
+  'mock-flaky-2-503',
+  'mock-retry-after-300',
 ];
 
 export function modelObject(id: string) {

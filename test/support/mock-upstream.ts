@@ -24,6 +24,16 @@
  *   mock-stream-cut      stream the role chunk and two content chunks, then destroy the socket
  *   mock-invalid-json    200 application/json whose body is not JSON
  *   mock-hang            never answer (until the client goes away)
+ *   mock-flaky-<n>-<status>  the first n requests with this exact model and last user message
+ *                        answer <status> (as mock-error-<status>); later ones succeed as usual.
+ *                        Counters live per mock server and are cleared by reset()
+ *   mock-retry-after-<ms>  429 with `retry-after-ms: <ms>` and `retry-after: <ceil(ms / 1000)>`
+ *   mock-drop            destroy the socket before any response (a network error for the client)
+ *   mock-stream-empty    stream: 200 text/event-stream headers, then destroy the socket before the
+ *                        first event (a stream that fails before its first byte); otherwise as mock-drop
+ *
+ * A connection the mock drops on purpose (mock-stream-cut, mock-drop, mock-stream-empty) is not
+ * recorded as `aborted`: that flag means the client went away.
  */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -39,6 +49,7 @@ import {
   chatCompletionBody,
   chatCompletionEvents,
   errorBody,
+  lastUserMessageText,
   mockErrorBody,
   modelObject,
   planChatCompletion,
@@ -61,7 +72,7 @@ export interface MockUpstream {
   url: string;
   port: number;
   requests: RecordedRequest[];
-  /** Forget the recorded requests (the array is emptied in place). */
+  /** Forget the recorded requests (the array is emptied in place) and the mock-flaky-* counters. */
   reset(): void;
   close(): Promise<void>;
 }
@@ -82,6 +93,11 @@ interface Behaviour {
   streamCut?: boolean;
   invalidJson?: boolean;
   hang?: boolean;
+  /** mock-flaky-<n>-<status>: fail the first `failures` requests (per model + last user message). */
+  flaky?: { failures: number; status: number };
+  retryAfterMs?: number;
+  drop?: boolean;
+  streamEmpty?: boolean;
 }
 const NORMAL: Behaviour = { delayMs: 0 };
 
@@ -91,14 +107,26 @@ function behaviourOf(model: string): Behaviour {
   if (match) return { errorStatus: Number(match[1]), delayMs: 0 };
   match = /^mock-slow-(\d+)$/.exec(model);
   if (match) return { delayMs: Number(match[1]) };
+  match = /^mock-flaky-(\d+)-(\d{3})$/.exec(model);
+  if (match) return { delayMs: 0, flaky: { failures: Number(match[1]), status: Number(match[2]) } };
+  match = /^mock-retry-after-(\d+)$/.exec(model);
+  if (match) return { delayMs: 0, retryAfterMs: Number(match[1]) };
   if (model === 'mock-stream-cut') return { delayMs: 0, streamCut: true };
   if (model === 'mock-invalid-json') return { delayMs: 0, invalidJson: true };
   if (model === 'mock-hang') return { delayMs: 0, hang: true };
+  if (model === 'mock-drop') return { delayMs: 0, drop: true };
+  if (model === 'mock-stream-empty') return { delayMs: 0, streamEmpty: true };
   return NORMAL;
 }
 
-/** Responses the mock cut on purpose (mock-stream-cut): not a client abort. */
-const streamCutResponses = new WeakSet<http.ServerResponse>();
+/** Responses the mock cut on purpose (mock-stream-cut, mock-drop, mock-stream-empty): not a client abort. */
+const cutOnPurpose = new WeakSet<http.ServerResponse>();
+
+/** Drops the connection without an answer (or after the headers already sent). */
+function dropConnection(res: http.ServerResponse): void {
+  cutOnPurpose.add(res);
+  res.destroy();
+}
 
 const ID_PREFIX = 'chatcmpl-' + Math.random().toString(36).slice(2, 10);
 let sequence = 0;
@@ -112,6 +140,11 @@ function sendJson(res: http.ServerResponse, status: number, body: string, extra?
   res.end(body);
 }
 
+/** The error `mock-error-<status>` answers (429 adds `retry-after: 1`, as OpenAI does). */
+function sendError(res: http.ServerResponse, status: number): void {
+  sendJson(res, status, mockErrorBody(status), status === 429 ? { 'retry-after': '1' } : undefined);
+}
+
 function parseQuery(rawQuery: string): Record<string, string> {
   return rawQuery ? Object.fromEntries(new URLSearchParams(rawQuery)) : {};
 }
@@ -119,6 +152,8 @@ function parseQuery(rawQuery: string): Record<string, string> {
 export async function startMockUpstream(options: MockUpstreamOptions = {}): Promise<MockUpstream> {
   const record = options.record ?? true;
   const requests: RecordedRequest[] = [];
+  /** mock-flaky-*: failures answered so far, per model + last user message. */
+  const flakyFailures = new Map<string, number>();
 
   const server = http.createServer((req, res) => {
     // Read the whole body (most requests arrive in a single chunk).
@@ -163,7 +198,7 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
       requests.push(rec);
       const recorded = rec;
       res.once('close', () => {
-        if (!res.writableFinished && !streamCutResponses.has(res)) recorded.aborted = true;
+        if (!res.writableFinished && !cutOnPurpose.has(res)) recorded.aborted = true;
       });
     }
 
@@ -197,9 +232,19 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
     const behaviourModel = model.slice(model.lastIndexOf('/') + 1);
     const behaviour = behaviourOf(behaviourModel);
     if (behaviour.hang) return; // never answer; the record's close listener notes the abort
-    if (behaviour.errorStatus) {
-      const status = behaviour.errorStatus;
-      return sendJson(res, status, mockErrorBody(status), status === 429 ? { 'retry-after': '1' } : undefined);
+    if (behaviour.drop || (behaviour.streamEmpty && !stream)) return dropConnection(res);
+    if (behaviour.flaky) {
+      const key = model + '\u0000' + lastUserMessageText(body.messages);
+      const failed = flakyFailures.get(key) ?? 0;
+      if (failed < behaviour.flaky.failures) {
+        flakyFailures.set(key, failed + 1);
+        return sendError(res, behaviour.flaky.status);
+      }
+    }
+    if (behaviour.errorStatus) return sendError(res, behaviour.errorStatus);
+    if (behaviour.retryAfterMs !== undefined) {
+      const ms = behaviour.retryAfterMs;
+      return sendJson(res, 429, mockErrorBody(429), { 'retry-after-ms': String(ms), 'retry-after': String(Math.ceil(ms / 1000)) });
     }
     if (behaviour.invalidJson) return sendJson(res, 200, INVALID_JSON_REPLY);
 
@@ -231,6 +276,13 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
       'cache-control': 'no-cache',
       'x-request-id': 'req_' + id.slice(9),
     });
+    if (behaviour.streamEmpty) {
+      // The headers reach the client, then the connection goes before the first event.
+      res.flushHeaders();
+      const timer = setTimeout(() => dropConnection(res), 10);
+      res.once('close', () => clearTimeout(timer));
+      return;
+    }
     const events = chatCompletionEvents(plan, id, created, includeUsage);
 
     // Fast path: no delay, every chunk is ready at once; still one write per SSE event.
@@ -251,8 +303,7 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
       written++;
       if (behaviour.streamCut && written === 3) {
         // role chunk + two content chunks, then drop the connection without [DONE]
-        streamCutResponses.add(res);
-        res.write(next.value, () => setTimeout(() => res.destroy(), 10));
+        res.write(next.value, () => setTimeout(() => dropConnection(res), 10));
         return;
       }
       res.write(next.value);
@@ -275,7 +326,10 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
     url: `http://127.0.0.1:${port}`,
     port,
     requests,
-    reset: () => void (requests.length = 0),
+    reset: () => {
+      requests.length = 0;
+      flakyFailures.clear();
+    },
     close: () =>
       (closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -18,7 +18,7 @@ export class RequestContextMiddleware implements NestMiddleware {
   use(req: Request, res: Response, next: NextFunction): void {
     const given = req.headers['x-gateway-trace-id'];
     const traceId = typeof given === 'string' && TRACE_ID.test(given) ? given : newTraceId();
-    const context = new RequestContext(traceId);
+    const context = new RequestContext(traceId, req.headers);
     attachContext(req, context);
     res.setHeader('x-gateway-trace-id', traceId);
     res.setHeader('x-gateway-request-id', context.requestId);

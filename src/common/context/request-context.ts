@@ -1,8 +1,10 @@
 import { performance } from 'node:perf_hooks';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Request } from 'express';
+import { describeFailure } from '../errors/gateway-error';
 import { uuidv7 } from '../ids';
 import type { NormalizedUsage } from '../../providers/usage';
-import type { RoutePlan } from '../../modules/routing/route-plan';
+import type { RoutePlan, RouteTarget } from '../../modules/routing/route-plan';
 import type { ApiKeyPrincipal } from '../../modules/keys/key-lookup.service';
 
 export interface LoggedError {
@@ -27,6 +29,8 @@ export class RequestContext {
   operation?: string;
   principal?: ApiKeyPrincipal;
   route?: RoutePlan;
+  /** The target of the current attempt; once done, the one that answered. */
+  target: RouteTarget | null = null;
   metadata: Record<string, string> = {};
   user: string | null = null;
 
@@ -44,7 +48,48 @@ export class RequestContext {
   cacheStatus = 'DISABLED';
   targetIndex: string | null = null;
 
-  constructor(readonly traceId: string) {}
+  /** Start and status of the current attempt, for its own log row when another follows. */
+  attemptCreatedAt = this.createdAt;
+  private attemptStartedAt = this.startedAt;
+  attemptStatus: number | null = null;
+
+  constructor(
+    readonly traceId: string,
+    readonly requestHeaders: IncomingHttpHeaders,
+  ) {}
+
+  get cacheForceRefresh(): boolean {
+    return this.requestHeaders['x-gateway-cache-force-refresh'] === 'true';
+  }
+
+  /** Forgets what the previous attempt learned: the next target starts clean. */
+  beginAttempt(target: RouteTarget, targetIndex: string | null, retry: number): void {
+    this.target = target;
+    this.provider = target.provider;
+    this.targetIndex = targetIndex;
+    this.retryCount = retry;
+    this.model = null;
+    this.usage = null;
+    this.responseBody = null;
+    this.servedModel = null;
+    this.ttftMs = null;
+    this.error = null;
+    this.attemptStatus = null;
+    this.attemptCreatedAt = new Date();
+    this.attemptStartedAt = performance.now();
+  }
+
+  /** Records a failed attempt's status, error and (for a provider's error) its body. */
+  noteError(exception: unknown): void {
+    const failure = describeFailure(exception);
+    this.attemptStatus = failure.status;
+    this.error = failure.error;
+    if (failure.responseBody !== undefined) this.responseBody = failure.responseBody;
+  }
+
+  attemptElapsedMs(): number {
+    return Math.round(performance.now() - this.attemptStartedAt);
+  }
 
   elapsedMs(): number {
     return Math.round(performance.now() - this.startedAt);

@@ -74,3 +74,16 @@ export class UpstreamHttpError extends Error {
     }
   }
 }
+
+/** What the log records of a failure: its status, the error, and a provider's error body. */
+export function describeFailure(exception: unknown): { status: number; error: { type: string; code: string | null; message: string }; responseBody?: unknown } {
+  if (exception instanceof UpstreamHttpError) {
+    return {
+      status: exception.status,
+      error: { type: 'upstream_error', code: String(exception.status), message: `The provider answered ${exception.status}` },
+      responseBody: exception.parsedBody(),
+    };
+  }
+  if (exception instanceof GatewayError) return { status: exception.status, error: { type: exception.type, code: exception.code, message: exception.message } };
+  return { status: 500, error: { type: 'api_error', code: 'internal_error', message: 'Internal gateway error' } };
+}

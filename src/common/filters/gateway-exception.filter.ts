@@ -50,13 +50,10 @@ export function writeError(req: Request, res: Response, exception: unknown, logg
     res.end();
     return;
   }
-  // Errors after routing still say which provider was tried (CONTRACT section 2).
-  if (context?.provider && !res.headersSent) setRoutingHeaders(res, context);
+  // Errors say what routing did too: the provider tried, retries, target (CONTRACT section 2).
+  if (context && !res.headersSent) setRoutingHeaders(res, context);
   if (exception instanceof UpstreamHttpError) {
-    if (context) {
-      context.responseBody = exception.parsedBody();
-      context.error = { type: 'upstream_error', code: String(exception.status), message: `The provider answered ${exception.status}` };
-    }
+    context?.noteError(exception);
     if (res.headersSent) return void res.end();
     res.status(exception.status).set(exception.headers).type(exception.contentType).end(exception.body);
     return;

@@ -17,7 +17,9 @@ export class ProviderRoutingGuard implements CanActivate {
     const body: unknown = req.body;
     const model = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).model : undefined;
     context.route = await this.resolver.resolve(req.headers, model);
-    context.provider = context.route.target.provider;
+    // Known now for a request routed by header; a config's provider is known per attempt.
+    const source = context.route.root.source;
+    if (source?.kind === 'resolved') context.provider = source.target.provider;
     return true;
   }
 }

@@ -1,19 +1,23 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { IsNull, Repository } from 'typeorm';
+import { EntityManager, IsNull, LessThan, Repository } from 'typeorm';
 import { SecretBox } from '../../common/crypto/secret-box';
 import { GatewayError } from '../../common/errors/gateway-error';
 import { isUuid } from '../../common/ids';
-import { ListPage } from '../../common/http/list.dto';
+import { listPage, ListPage } from '../../common/http/list.dto';
 import { ProviderRegistry } from '../../providers/registry';
 import { validateGatewayConfig } from '../routing/gateway-config.schema';
 import { pageNewestFirst, rethrowSlugConflict } from './admin-list';
 import { encryptConfigSecrets, maskConfigSecrets } from './config-secrets';
-import { ConfigCreateDto, ConfigUpdateDto } from './dto/config.dto';
+import { ConfigCreateDto, ConfigUpdateDto, MAX_CONFIG_VERSION } from './dto/config.dto';
+import { ConfigVersionEntity } from './entities/config-version.entity';
 import { StoredConfigEntity } from './entities/stored-config.entity';
 import { KeyChangeNotifier } from './key-change-notifier.service';
 
-/** Admin CRUD of stored gateway configs; credentials inside are encrypted, masked on read. */
+/**
+ * Admin CRUD of stored gateway configs; credentials inside are encrypted, masked on read.
+ * Every config body is kept as an immutable version in `config_versions`; `configs` holds the latest.
+ */
 @Injectable()
 export class ConfigsService {
   constructor(
@@ -25,9 +29,14 @@ export class ConfigsService {
 
   async create(dto: ConfigCreateDto): Promise<Record<string, unknown>> {
     this.validate(dto.config);
-    const row = this.repo.create({ name: dto.name, slug: dto.slug, config: encryptConfigSecrets(dto.config, this.secretBox) });
     try {
-      return this.toResponse(await this.repo.save(row));
+      const saved = await this.repo.manager.transaction(async (tx) => {
+        const row = tx.create(StoredConfigEntity, { name: dto.name, slug: dto.slug, config: encryptConfigSecrets(dto.config, this.secretBox), version: 1 });
+        await tx.save(row);
+        await insertVersion(tx, row);
+        return row;
+      });
+      return this.toResponse(saved);
     } catch (error) {
       rethrowSlugConflict(error, 'config', dto.slug);
     } finally {
@@ -40,19 +49,49 @@ export class ConfigsService {
     return { ...page, data: page.data.map((row) => this.toResponse(row)) };
   }
 
-  async get(slugOrId: string): Promise<Record<string, unknown>> {
-    return this.toResponse(await this.find(slugOrId));
+  /** The latest version, or the given one in the same shape. */
+  async get(slugOrId: string, version?: number): Promise<Record<string, unknown>> {
+    const row = await this.find(slugOrId);
+    if (version === undefined) return this.toResponse(row);
+    const old = await this.repo.manager.findOneBy(ConfigVersionEntity, { configId: row.id, version });
+    if (!old) throw GatewayError.notFound(`Config '${slugOrId}' has no version ${version}`, 'config_version_not_found');
+    // updated_at is when this version was written.
+    return this.toResponse({ ...row, name: old.name, config: old.config, version: old.version, updatedAt: old.createdAt });
   }
 
-  async update(slugOrId: string, dto: ConfigUpdateDto): Promise<Record<string, unknown>> {
+  /** Newest first; the cursor is the last version number of the page. */
+  async versions(slugOrId: string, limit: number, cursor?: string): Promise<ListPage<Record<string, unknown>>> {
     const row = await this.find(slugOrId);
-    if (dto.name !== undefined) row.name = dto.name;
-    if (dto.config !== undefined) {
-      this.validate(dto.config);
-      row.config = encryptConfigSecrets(dto.config, this.secretBox);
-      row.version += 1;
-    }
-    const saved = await this.repo.save(row);
+    const rows = await this.repo.manager.find(ConfigVersionEntity, {
+      where: { configId: row.id, ...(cursor !== undefined && { version: LessThan(parseVersionCursor(cursor)) }) },
+      order: { version: 'DESC' },
+      take: limit + 1,
+    });
+    const page = listPage(rows, limit, (version) => String(version.version));
+    return {
+      ...page,
+      data: page.data.map((version) => ({
+        version: version.version,
+        name: version.name,
+        created_at: version.createdAt.toISOString(),
+        config: maskConfigSecrets(version.config, this.secretBox),
+      })),
+    };
+  }
+
+  /** A new config body is a new version; a rename alone is not. */
+  async update(slugOrId: string, dto: ConfigUpdateDto): Promise<Record<string, unknown>> {
+    if (dto.config !== undefined) this.validate(dto.config);
+    const saved = await this.repo.manager.transaction(async (tx) => {
+      const row = await this.find(slugOrId, tx);
+      if (dto.name !== undefined) row.name = dto.name;
+      if (dto.config !== undefined) {
+        row.config = encryptConfigSecrets(dto.config, this.secretBox);
+        row.version += 1;
+        await insertVersion(tx, row);
+      }
+      return tx.save(row);
+    });
     await this.keyChanges.changed('configs');
     return this.toResponse(saved);
   }
@@ -70,9 +109,15 @@ export class ConfigsService {
     if (problems.length) throw GatewayError.invalidRequest(`Invalid config: ${problems.join('; ')}`, 'config', 'invalid_config');
   }
 
-  private async find(slugOrId: string): Promise<StoredConfigEntity> {
-    const where = isUuid(slugOrId) ? { id: slugOrId } : { slug: slugOrId };
-    const row = await this.repo.findOneBy({ ...where, deletedAt: IsNull() });
+  /**
+   * A live config by id or slug. Given a transaction, the row stays locked until it ends, so
+   * concurrent PATCHes take turns and each one numbers its version after the previous one.
+   */
+  private async find(slugOrId: string, tx?: EntityManager): Promise<StoredConfigEntity> {
+    const where = { ...(isUuid(slugOrId) ? { id: slugOrId } : { slug: slugOrId }), deletedAt: IsNull() };
+    const row = tx
+      ? await tx.findOne(StoredConfigEntity, { where, lock: { mode: 'pessimistic_write' } })
+      : await this.repo.findOneBy(where);
     if (!row) throw GatewayError.notFound(`Unknown config '${slugOrId}'`, 'config_not_found');
     return row;
   }
@@ -89,4 +134,17 @@ export class ConfigsService {
       updated_at: row.updatedAt.toISOString(),
     };
   }
+}
+
+/** A plain insert, never an upsert: a version once written does not change. */
+async function insertVersion(tx: EntityManager, row: StoredConfigEntity): Promise<void> {
+  await tx.query('insert into config_versions (config_id, version, name, config) values ($1, $2, $3, $4)', [row.id, row.version, row.name, row.config]);
+}
+
+function parseVersionCursor(cursor: string): number {
+  const version = Number(cursor);
+  if (!/^\d+$/.test(cursor) || version < 1 || version > MAX_CONFIG_VERSION) {
+    throw GatewayError.invalidRequest('cursor is not a cursor this endpoint returned', 'cursor');
+  }
+  return version;
 }

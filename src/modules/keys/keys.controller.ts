@@ -5,7 +5,7 @@ import { ListQueryDto } from '../../common/http/list.dto';
 import { ApiKeysService } from './api-keys.service';
 import { ConfigsService } from './configs.service';
 import { ApiKeyCreateDto, ApiKeyUpdateDto } from './dto/api-key.dto';
-import { ConfigCreateDto, ConfigUpdateDto } from './dto/config.dto';
+import { ConfigCreateDto, ConfigReadQueryDto, ConfigUpdateDto } from './dto/config.dto';
 import { VirtualKeyCreateDto, VirtualKeyUpdateDto } from './dto/virtual-key.dto';
 import { VirtualKeysService } from './virtual-keys.service';
 
@@ -95,12 +95,19 @@ export class ConfigsController {
   }
 
   @Get(':idOrSlug')
-  get(@Param('idOrSlug') idOrSlug: string) {
-    return this.configs.get(idOrSlug);
+  @ApiOperation({ summary: 'Read a config: its latest version, or the one `version` names' })
+  get(@Param('idOrSlug') idOrSlug: string, @Query() query: ConfigReadQueryDto) {
+    return this.configs.get(idOrSlug, query.version);
+  }
+
+  @Get(':idOrSlug/versions')
+  @ApiOperation({ summary: 'List the versions of a config, newest first' })
+  versions(@Param('idOrSlug') idOrSlug: string, @Query() query: ListQueryDto) {
+    return this.configs.versions(idOrSlug, query.limit, query.cursor);
   }
 
   @Patch(':idOrSlug')
-  @ApiOperation({ summary: 'Update a config; a new config body bumps its version' })
+  @ApiOperation({ summary: 'Update a config; a new config body is a new version, a rename alone is not' })
   update(@Param('idOrSlug') idOrSlug: string, @Body() dto: ConfigUpdateDto) {
     return this.configs.update(idOrSlug, dto);
   }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Request, Response } from 'express';
 import type { RequestContext } from '../../common/context/request-context';
+import { uuidv7 } from '../../common/ids';
 import type { Environment } from '../../config/environment';
 import { MetricsService } from '../metrics/metrics.service';
 import { PricingService } from '../pricing/pricing.service';
@@ -28,17 +29,35 @@ export class RequestLogger {
   record(context: RequestContext, req: Request, res: Response): void {
     // Let the other `close` listeners (stream teardown) finish the context first.
     setImmediate(() => {
-      const row = this.toRow(context, req, res);
-      this.writer.enqueue(row);
-      this.metrics.observe(row.operation, row.provider, row.statusCode, row.latencyMs, row.costUsd);
+      this.queue({ ...this.toRow(context, req.body), statusCode: res.statusCode });
     });
   }
 
-  private toRow(context: RequestContext, req: Request, res: Response) {
+  /**
+   * A failed attempt that another attempt (retry or fallback) followed: its own row
+   * under the request's trace id, written now because the context moves on.
+   */
+  recordAttempt(context: RequestContext): void {
+    this.queue({
+      ...this.toRow(context, null),
+      id: uuidv7(),
+      createdAt: context.attemptCreatedAt,
+      latencyMs: context.attemptElapsedMs(),
+      statusCode: context.attemptStatus ?? 0,
+    });
+  }
+
+  private queue(row: ReturnType<RequestLogger['toRow']> & { statusCode: number }): void {
+    this.writer.enqueue(row);
+    this.metrics.observe(row.operation, row.provider, row.statusCode, row.latencyMs, row.costUsd);
+  }
+
+  private toRow(context: RequestContext, parsedBody: unknown) {
     const usage = context.usage;
-    const target = context.route?.target;
+    const target = context.target;
     const pricedModel = context.servedModel ?? context.model;
-    const cost = usage && context.provider && pricedModel ? this.pricing.cost(context.provider, pricedModel, usage) : null;
+    // A cache hit costs nothing: the provider was not asked.
+    const cost = !usage || !context.provider || !pricedModel ? null : context.cacheStatus === 'HIT' ? 0 : this.pricing.cost(context.provider, pricedModel, usage);
     return {
       id: context.requestId,
       traceId: context.traceId,
@@ -49,10 +68,9 @@ export class RequestLogger {
       configId: context.route?.configId ?? null,
       provider: context.provider,
       model: context.model,
-      statusCode: res.statusCode,
       isStream: context.isStream,
-      requestHeaders: redactHeaders(req.headers),
-      requestBody: this.logBodies ? redactBody(context.requestBody ?? (req.body as unknown) ?? null) : null,
+      requestHeaders: redactHeaders(context.requestHeaders),
+      requestBody: this.logBodies ? redactBody(context.requestBody ?? parsedBody ?? null) : null,
       responseBody: this.logBodies ? redactBody(context.responseBody) : null,
       promptTokens: usage?.promptTokens ?? null,
       completionTokens: usage?.completionTokens ?? null,

@@ -28,7 +28,7 @@ describe('validateGatewayConfig', () => {
         "config.targets[0].provider 'nope' is not a known provider (openai, groq)",
         'config.targets[1].request_timeout must be an integer number of milliseconds from 1 to 3600000',
         'config.targets[1].colour is not a config field',
-        "config.cache.mode must be 'simple' or 'semantic'",
+        "config.cache.mode must be 'simple' (semantic caching is not supported)",
       ]),
     );
     expect(problems).toHaveLength(5);
@@ -41,6 +41,39 @@ describe('validateGatewayConfig', () => {
     ]);
     const conditional = { strategy: { mode: 'conditional', conditions: [{ query: {}, then: 'ghost' }], default: 'a' }, targets: [{ name: 'a', provider: 'openai' }] };
     expect(validateGatewayConfig(conditional, providers)).toEqual(['config.strategy.conditions[0].then must name a target']);
+  });
+
+  it('checks condition queries: fields, operators and operands', () => {
+    const config = (query: Record<string, unknown>) => ({
+      strategy: { mode: 'conditional', conditions: [{ query, then: 'a' }] },
+      targets: [{ name: 'a', provider: 'openai' }],
+    });
+    expect(validateGatewayConfig(config({ 'metadata.tier': { $in: ['a'] }, $or: [{ 'params.n': { $gt: 1 } }] }), providers)).toEqual([]);
+    expect(validateGatewayConfig(config({ 'metadata.tier': { $foo: 1 } }), providers)).toEqual([
+      'config.strategy.conditions[0].query.metadata.tier.$foo is not an operator ($eq $ne $in $nin $gt $gte $lt $lte $regex)',
+    ]);
+    expect(validateGatewayConfig(config({ tier: 'pro' }), providers)).toEqual([
+      'config.strategy.conditions[0].query.tier: query fields must start with metadata. or params.',
+    ]);
+    expect(validateGatewayConfig(config({ 'params.model': { $in: 'gpt' }, 'params.x': { $regex: '(' } }), providers)).toEqual([
+      'config.strategy.conditions[0].query.params.model.$in must be an array',
+      'config.strategy.conditions[0].query.params.x.$regex must be a valid regular expression string',
+    ]);
+    expect(validateGatewayConfig(config({ $or: [] }), providers)).toEqual(['config.strategy.conditions[0].query.$or must be a non-empty array of queries']);
+  });
+
+  it('checks weights, target names and the circuit breaker', () => {
+    expect(
+      validateGatewayConfig({ strategy: { mode: 'loadbalance' }, targets: [{ provider: 'openai', weight: 0 }, { provider: 'groq', weight: 0 }] }, providers),
+    ).toEqual(["config.strategy.mode 'loadbalance' needs a target with weight > 0"]);
+    expect(validateGatewayConfig({ strategy: { mode: 'fallback' }, targets: [{ name: 'x', provider: 'openai' }, { name: 'x', provider: 'groq' }] }, providers)).toEqual([
+      "config.targets has two targets named 'x'",
+    ]);
+    expect(validateGatewayConfig({ provider: 'openai', circuit_breaker: { failure_threshold: 0, cooldown_ms: 'soon', open: true } }, providers)).toEqual([
+      'config.circuit_breaker.open is not a known field',
+      'config.circuit_breaker.failure_threshold must be an integer from 1 to 1000',
+      'config.circuit_breaker.cooldown_ms must be an integer number of milliseconds from 1 to 86400000',
+    ]);
   });
 
   it('rejects what is not an object, and too deep nesting', () => {

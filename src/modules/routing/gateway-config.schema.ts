@@ -15,7 +15,8 @@ export interface GatewayConfig {
   override_params?: Record<string, unknown>;
   retry?: { attempts?: number; on_status_codes?: number[] };
   request_timeout?: number;
-  cache?: { mode?: 'simple' | 'semantic'; max_age?: number };
+  cache?: { mode?: 'simple'; max_age?: number };
+  circuit_breaker?: { failure_threshold?: number; window_ms?: number; cooldown_ms?: number; on_status_codes?: number[] };
   weight?: number;
   name?: string;
   targets?: GatewayConfig[];
@@ -28,7 +29,8 @@ export type StrategyMode = (typeof STRATEGY_MODES)[number];
 
 const FIELDS = new Set([
   'strategy', 'provider', 'api_key', 'virtual_key', 'provider_organization', 'provider_project', 'custom_host',
-  'override_params', 'retry', 'request_timeout', 'cache', 'weight', 'name', 'targets', 'input_guardrails', 'output_guardrails',
+  'override_params', 'retry', 'request_timeout', 'cache', 'circuit_breaker', 'weight', 'name', 'targets',
+  'input_guardrails', 'output_guardrails',
 ]);
 const STRING_FIELDS = ['provider', 'api_key', 'virtual_key', 'provider_organization', 'provider_project', 'name'] as const;
 const MAX_DEPTH = 5;
@@ -56,7 +58,11 @@ export function validateGatewayConfig(config: unknown, knownProviders: string[],
   if (config.weight !== undefined && !(typeof config.weight === 'number' && config.weight >= 0 && Number.isFinite(config.weight))) {
     problems.push(`${at('weight')} must be a number >= 0`);
   }
-  problems.push(...validateRetry(config.retry, at('retry')), ...validateCache(config.cache, at('cache')));
+  problems.push(
+    ...validateRetry(config.retry, at('retry')),
+    ...validateCache(config.cache, at('cache')),
+    ...validateCircuitBreaker(config.circuit_breaker, at('circuit_breaker')),
+  );
   for (const field of ['input_guardrails', 'output_guardrails']) {
     if (config[field] !== undefined && !Array.isArray(config[field])) problems.push(`${at(field)} must be an array`);
   }
@@ -84,8 +90,23 @@ function validateCache(cache: unknown, path: string): string[] {
   if (cache === undefined) return [];
   if (!isObject(cache)) return [`${path} must be an object`];
   const problems = unknownFields(cache, ['mode', 'max_age'], path);
-  if (cache.mode !== undefined && cache.mode !== 'simple' && cache.mode !== 'semantic') problems.push(`${path}.mode must be 'simple' or 'semantic'`);
+  // Semantic (similarity) caching needs an embedding model and a vector index: not built yet.
+  if (cache.mode !== undefined && cache.mode !== 'simple') problems.push(`${path}.mode must be 'simple' (semantic caching is not supported)`);
   if (cache.max_age !== undefined && !isInt(cache.max_age, 1, 31_536_000)) problems.push(`${path}.max_age must be an integer number of seconds from 1 to 31536000`);
+  return problems;
+}
+
+function validateCircuitBreaker(breaker: unknown, path: string): string[] {
+  if (breaker === undefined) return [];
+  if (!isObject(breaker)) return [`${path} must be an object`];
+  const problems = unknownFields(breaker, ['failure_threshold', 'window_ms', 'cooldown_ms', 'on_status_codes'], path);
+  if (breaker.failure_threshold !== undefined && !isInt(breaker.failure_threshold, 1, 1000)) {
+    problems.push(`${path}.failure_threshold must be an integer from 1 to 1000`);
+  }
+  for (const field of ['window_ms', 'cooldown_ms']) {
+    if (breaker[field] !== undefined && !isInt(breaker[field], 1, 86_400_000)) problems.push(`${path}.${field} must be an integer number of milliseconds from 1 to 86400000`);
+  }
+  problems.push(...validateStatusCodes(breaker.on_status_codes, `${path}.on_status_codes`));
   return problems;
 }
 
@@ -102,6 +123,12 @@ function validateStrategy(config: Record<string, unknown>, path: string): string
   problems.push(...validateStatusCodes(strategy.on_status_codes, `${path}.on_status_codes`));
   const targets = Array.isArray(config.targets) ? config.targets : [];
   if (mode !== 'single' && targets.length === 0) problems.push(`${path}.mode '${mode}' needs targets`);
+  if (mode === 'loadbalance' && targets.length > 0 && !targets.some((t) => !isObject(t) || t.weight === undefined || (t.weight as number) > 0)) {
+    problems.push(`${path}.mode 'loadbalance' needs a target with weight > 0`);
+  }
+  const names = targets.map((t) => (isObject(t) ? t.name : undefined)).filter((n) => typeof n === 'string');
+  const duplicate = names.find((n, i) => names.indexOf(n) !== i);
+  if (duplicate !== undefined) problems.push(`${path.replace(/strategy$/, 'targets')} has two targets named '${duplicate}'`);
   if (mode === 'conditional') {
     const names = new Set(targets.map((t) => (isObject(t) ? t.name : undefined)).filter(Boolean));
     const conditions = strategy.conditions;
@@ -110,6 +137,7 @@ function validateStrategy(config: Record<string, unknown>, path: string): string
       conditions.forEach((c, i) => {
         const at = `${path}.conditions[${i}]`;
         if (!isObject(c) || !isObject(c.query)) problems.push(`${at}.query must be an object`);
+        else problems.push(...validateQuery(c.query, `${at}.query`));
         if (!isObject(c) || typeof c.then !== 'string' || !names.has(c.then)) problems.push(`${at}.then must name a target`);
       });
     }
@@ -118,6 +146,41 @@ function validateStrategy(config: Record<string, unknown>, path: string): string
     }
   }
   return problems;
+}
+
+const FIELD_OPERATORS = new Set(['$eq', '$ne', '$in', '$nin', '$gt', '$gte', '$lt', '$lte', '$regex']);
+
+/** A condition query: `metadata.*` / `params.*` keys, field operators, `$and` / `$or` of queries. */
+function validateQuery(query: Record<string, unknown>, path: string): string[] {
+  const problems: string[] = [];
+  for (const [key, value] of Object.entries(query)) {
+    const at = `${path}.${key}`;
+    if (key === '$and' || key === '$or') {
+      if (!Array.isArray(value) || value.length === 0) problems.push(`${at} must be a non-empty array of queries`);
+      else value.forEach((q, i) => problems.push(...(isObject(q) ? validateQuery(q, `${at}[${i}]`) : [`${at}[${i}] must be an object`])));
+    } else if (key.startsWith('$')) {
+      problems.push(`${at} is not a query operator here (use $and or $or, or a metadata.* / params.* field)`);
+    } else if (!/^(metadata|params)\.[^.]+(\.[^.]+)*$/.test(key)) {
+      problems.push(`${at}: query fields must start with metadata. or params.`);
+    } else if (isObject(value)) {
+      for (const [operator, operand] of Object.entries(value)) {
+        if (!FIELD_OPERATORS.has(operator)) problems.push(`${at}.${operator} is not an operator (${[...FIELD_OPERATORS].join(' ')})`);
+        else if ((operator === '$in' || operator === '$nin') && !Array.isArray(operand)) problems.push(`${at}.${operator} must be an array`);
+        else if (operator === '$regex' && !isRegex(operand)) problems.push(`${at}.$regex must be a valid regular expression string`);
+      }
+    }
+  }
+  return problems;
+}
+
+function isRegex(value: unknown): boolean {
+  if (typeof value !== 'string' || value.length > 1000) return false;
+  try {
+    new RegExp(value);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function validateStatusCodes(codes: unknown, path: string): string[] {

@@ -1,6 +1,9 @@
+import type { StrategyMode } from './gateway-config.schema';
+
 /**
- * Where one request goes: the provider, its credential and how to reach it, resolved
- * once by the routing guard from the config, virtual key, provider header or model prefix.
+ * Where one attempt goes: the provider, its credential and how to reach it. Built from
+ * a virtual key, a provider header or a config target; lives only in memory (the
+ * credential is in clear) and is never logged.
  */
 export interface RouteTarget {
   provider: string;
@@ -13,18 +16,73 @@ export interface RouteTarget {
   providerOptions: Record<string, string>;
   /** Merged into the request body before it is sent (a config's `override_params`). */
   overrideParams: Record<string, unknown>;
+  /** This attempt's timeout (a config's `request_timeout`); null: UPSTREAM_TIMEOUT_MS. */
   requestTimeoutMs: number | null;
   virtualKeyId: string | null;
   allowedModels: string[] | null;
   /** The model to send when routing rewrote it (`@slug/model` prefix stripped). */
   model: string | null;
-  /** Path of the config target that serves, e.g. `0` or `1.2` (CONTRACT section 2). */
-  targetIndex: string | null;
+}
+
+export interface RetryPolicy {
+  /** Retries after the first try. */
+  attempts: number;
+  onStatusCodes: number[];
+}
+
+export interface CachePolicy {
+  maxAgeSeconds: number;
+}
+
+export interface CircuitBreakerPolicy {
+  failureThreshold: number;
+  windowMs: number;
+  cooldownMs: number;
+  onStatusCodes: number[];
+}
+
+/** How a leaf names its provider before it is resolved (virtual keys are looked up per attempt). */
+export type TargetSource =
+  | { kind: 'resolved'; target: RouteTarget }
+  | { kind: 'virtual_key'; slug: string }
+  | { kind: 'provider'; provider: string; apiKey: string | null };
+
+/**
+ * One node of a routing tree. A config becomes a tree with every inherited field already
+ * applied; a request routed by header is a tree of one leaf. Leaves send; inner nodes
+ * choose among their children by `mode`.
+ */
+export interface RouteNode {
+  /** Path of this node among the config's targets, e.g. `1` or `0.2`; null for the root. */
+  path: string | null;
+  name: string | null;
+  weight: number;
+  children: RouteNode[];
+  mode: StrategyMode;
+  /** Fallback: the statuses that move on to the next target; null = any non-2xx. */
+  fallbackOn: number[] | null;
+  conditions: { query: Record<string, unknown>; then: string }[];
+  defaultTarget: string | null;
+
+  // What a leaf needs to send (inherited from the parents where the leaf does not set it).
+  source: TargetSource | null;
+  customHost: string | null;
+  organization: string | null;
+  project: string | null;
+  overrideParams: Record<string, unknown>;
+  retry: RetryPolicy | null;
+  requestTimeoutMs: number | null;
+  cache: CachePolicy | null;
+  circuitBreaker: CircuitBreakerPolicy | null;
 }
 
 export interface RoutePlan {
-  target: RouteTarget;
+  root: RouteNode;
   configId: string | null;
+  configVersion: number | null;
   /** How the route was chosen, for error messages and the log. */
   via: 'config' | 'virtual_key' | 'provider_header' | 'model_prefix';
+  /** x-gateway-provider-organization / -project: win over the config's and the virtual key's. */
+  organization: string | null;
+  project: string | null;
 }

@@ -4,17 +4,12 @@ import { GatewayError } from '../../common/errors/gateway-error';
 import { ProviderRegistry } from '../../providers/registry';
 import { KeyLookupService, ResolvedVirtualKey } from '../keys/key-lookup.service';
 import { GatewayConfig, isHttpUrl, validateGatewayConfig } from './gateway-config.schema';
-import { RoutePlan, RouteTarget } from './route-plan';
+import { RouteNode, RoutePlan, RouteTarget } from './route-plan';
+import { buildRouteTree, leavesOf, singleTargetTree } from './route-tree';
 
 const NO_ROUTE =
   'No provider selected. Send one of: x-gateway-config (a stored config or inline JSON), x-gateway-virtual-key, ' +
   'x-gateway-provider with Authorization: Bearer <provider key>, or a model of the form @<virtual-key-slug>/<model>';
-
-/** Fields a target inherits from its parent config (CONTRACT section 5). */
-const INHERITED: (keyof GatewayConfig)[] = [
-  'provider', 'api_key', 'virtual_key', 'provider_organization', 'provider_project', 'custom_host',
-  'override_params', 'retry', 'request_timeout', 'cache', 'input_guardrails', 'output_guardrails',
-];
 
 function header(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];
@@ -34,11 +29,28 @@ export class RouteResolver {
 
   async resolve(headers: IncomingHttpHeaders, model: unknown): Promise<RoutePlan> {
     const plan = await this.choose(headers, model);
-    const organization = header(headers, 'x-gateway-provider-organization');
-    const project = header(headers, 'x-gateway-provider-project');
-    if (organization) plan.target.organization = organization;
-    if (project) plan.target.project = project;
+    plan.organization = header(headers, 'x-gateway-provider-organization') ?? null;
+    plan.project = header(headers, 'x-gateway-provider-project') ?? null;
     return plan;
+  }
+
+  /**
+   * The target of one leaf, resolved when the executor is about to send to it (so an
+   * unused fallback's virtual key costs nothing). Organization and project: the
+   * request headers win over the config's, which win over the virtual key's.
+   */
+  async resolveLeaf(node: RouteNode, plan: RoutePlan): Promise<RouteTarget> {
+    const source = node.source!;
+    let target: RouteTarget;
+    if (source.kind === 'resolved') target = { ...source.target };
+    else if (source.kind === 'virtual_key') target = this.targetFromVirtualKey(await this.virtualKey(source.slug));
+    else target = blankTarget(this.registry.get(source.provider).id, source.apiKey);
+    target.customHost = node.customHost ?? target.customHost;
+    target.organization = plan.organization ?? node.organization ?? target.organization;
+    target.project = plan.project ?? node.project ?? target.project;
+    target.overrideParams = node.overrideParams;
+    target.requestTimeoutMs = node.requestTimeoutMs;
+    return target;
   }
 
   private async choose(headers: IncomingHttpHeaders, model: unknown): Promise<RoutePlan> {
@@ -46,10 +58,10 @@ export class RouteResolver {
     if (config) return this.fromConfigHeader(config);
 
     const virtualKey = header(headers, 'x-gateway-virtual-key');
-    if (virtualKey) return { target: this.targetFromVirtualKey(await this.virtualKey(virtualKey)), configId: null, via: 'virtual_key' };
+    if (virtualKey) return plan(this.targetFromVirtualKey(await this.virtualKey(virtualKey)), 'virtual_key');
 
     const provider = header(headers, 'x-gateway-provider');
-    if (provider) return { target: this.targetFromProviderHeader(provider, headers), configId: null, via: 'provider_header' };
+    if (provider) return plan(this.targetFromProviderHeader(provider, headers), 'provider_header');
 
     if (typeof model === 'string' && model.startsWith('@')) {
       const slash = model.indexOf('/');
@@ -58,7 +70,7 @@ export class RouteResolver {
       }
       const target = this.targetFromVirtualKey(await this.virtualKey(model.slice(1, slash)));
       target.model = model.slice(slash + 1);
-      return { target, configId: null, via: 'model_prefix' };
+      return plan(target, 'model_prefix');
     }
     throw GatewayError.invalidRequest(NO_ROUTE);
   }
@@ -69,48 +81,25 @@ export class RouteResolver {
       try {
         parsed = JSON.parse(value);
       } catch {
-        throw GatewayError.invalidRequest('x-gateway-config is not valid JSON', 'x-gateway-config');
+        throw GatewayError.invalidRequest('x-gateway-config is not valid JSON', 'x-gateway-config', 'invalid_config');
       }
-      return { target: await this.targetFromConfig(parsed), configId: null, via: 'config' };
+      return this.planFromConfig(parsed, null, null);
     }
     const stored = await this.keys.storedConfig(value);
     if (!stored) throw GatewayError.notFound(`Unknown config '${value}'`, 'config_not_found');
-    return { target: await this.targetFromConfig(stored.config), configId: stored.id, via: 'config' };
+    return this.planFromConfig(stored.config, stored.id, stored.version);
   }
 
-  private async targetFromConfig(raw: unknown): Promise<RouteTarget> {
+  private planFromConfig(raw: unknown, configId: string | null, configVersion: number | null): RoutePlan {
     const problems = validateGatewayConfig(raw, this.registry.ids());
-    if (problems.length) throw GatewayError.invalidRequest(`Invalid config: ${problems.join('; ')}`, 'x-gateway-config', 'invalid_config');
-
-    // Walk down to the serving target, inheriting what each level does not set.
-    let node = raw as GatewayConfig;
-    const path: number[] = [];
-    while (node.targets) {
-      const mode = node.strategy?.mode ?? 'single';
-      if (mode !== 'single') {
-        throw GatewayError.invalidRequest(`Config strategy mode '${mode}' is not supported yet; use 'single'`, 'x-gateway-config', 'unsupported_strategy');
+    const root = problems.length ? null : buildRouteTree(raw as GatewayConfig);
+    if (root) {
+      for (const leaf of leavesOf(root)) {
+        if (!leaf.source) problems.push(`config${leaf.path ? ` target ${leaf.path}` : ''} names neither provider nor virtual_key (itself or through its parents)`);
       }
-      const child: GatewayConfig = { ...node.targets[0] };
-      for (const field of INHERITED) if (child[field] === undefined && node[field] !== undefined) (child as Record<string, unknown>)[field] = node[field];
-      node = child;
-      path.push(0);
     }
-
-    let target: RouteTarget;
-    if (node.virtual_key) target = this.targetFromVirtualKey(await this.virtualKey(node.virtual_key));
-    else if (node.provider) {
-      const adapter = this.registry.get(node.provider);
-      target = blankTarget(adapter.id, node.api_key ?? null);
-    } else {
-      throw GatewayError.invalidRequest('Invalid config: the serving target names neither provider nor virtual_key', 'x-gateway-config', 'invalid_config');
-    }
-    target.customHost = node.custom_host ?? target.customHost;
-    target.organization = node.provider_organization ?? target.organization;
-    target.project = node.provider_project ?? target.project;
-    target.overrideParams = node.override_params ?? {};
-    target.requestTimeoutMs = node.request_timeout ?? null;
-    target.targetIndex = path.length ? path.join('.') : null;
-    return target;
+    if (problems.length) throw GatewayError.invalidRequest(`Invalid config: ${problems.join('; ')}`, 'x-gateway-config', 'invalid_config');
+    return { root: root!, configId, configVersion, via: 'config', organization: null, project: null };
   }
 
   private async virtualKey(slugOrId: string): Promise<ResolvedVirtualKey> {
@@ -163,6 +152,9 @@ function blankTarget(provider: string, apiKey: string | null): RouteTarget {
     virtualKeyId: null,
     allowedModels: null,
     model: null,
-    targetIndex: null,
   };
+}
+
+function plan(target: RouteTarget, via: RoutePlan['via']): RoutePlan {
+  return { root: singleTargetTree(target), configId: null, configVersion: null, via, organization: null, project: null };
 }

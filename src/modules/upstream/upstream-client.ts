@@ -13,8 +13,8 @@ export interface UpstreamResponse {
 }
 
 export interface SendOptions {
-  /** The request's controller: aborted when the client goes away, and here on timeout. */
-  abort: AbortController;
+  /** The client's signal: aborted when the client goes away. */
+  signal: AbortSignal;
   timeoutMs: number;
 }
 
@@ -35,15 +35,23 @@ export class UpstreamClient implements OnApplicationShutdown {
   private readonly agent = new Agent({ keepAliveTimeout: 30_000, connections: 512, connect: { timeout: 10_000 } });
 
   async send(upstream: UpstreamRequest, options: SendOptions): Promise<UpstreamResponse> {
-    const { abort, timeoutMs } = options;
-    if (abort.signal.aborted) throw new ClientClosedRequestError();
-    // One controller per request: the client leaving and the timeout both abort it.
+    const { signal, timeoutMs } = options;
+    if (signal.aborted) throw new ClientClosedRequestError();
+    // One controller per attempt: the client leaving and this attempt's timeout both
+    // abort it, while a timeout leaves the request free for a retry or a fallback.
+    const abort = new AbortController();
+    const onClientGone = () => abort.abort();
+    signal.addEventListener('abort', onClientGone, { once: true });
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
       abort.abort();
     }, timeoutMs);
     const clear = () => clearTimeout(timer);
+    const detach = () => {
+      clear();
+      signal.removeEventListener('abort', onClientGone);
+    };
 
     try {
       // undici ties the signal to the body too: aborting later destroys the body stream.
@@ -56,6 +64,7 @@ export class UpstreamClient implements OnApplicationShutdown {
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });
+      response.body.once('close', detach);
       return {
         status: response.statusCode,
         headers: response.headers,
@@ -64,9 +73,9 @@ export class UpstreamClient implements OnApplicationShutdown {
         timedOut: () => timedOut,
       };
     } catch (error) {
-      clear();
+      detach();
       if (timedOut || error instanceof errors.HeadersTimeoutError) throw GatewayError.upstreamTimeout(timeoutMs);
-      if (abort.signal.aborted) throw new ClientClosedRequestError();
+      if (signal.aborted) throw new ClientClosedRequestError();
       throw GatewayError.upstreamUnreachable(`The provider could not be reached (${describe(error)})`);
     }
   }

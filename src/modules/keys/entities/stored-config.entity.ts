@@ -16,6 +16,7 @@ export class StoredConfigEntity {
   @Column('jsonb')
   config: Record<string, unknown>;
 
+  /** The latest version; every version, this one included, is also in `config_versions`. */
   @Column('integer', { default: 1 })
   version: number;
 

@@ -1,0 +1,122 @@
+import { StringDecoder } from 'node:string_decoder';
+import { createParser, EventSourceMessage } from 'eventsource-parser';
+import { Observable, Subscriber } from 'rxjs';
+import type { LoggedError, RequestContext } from '../../common/context/request-context';
+import { GatewayError } from '../../common/errors/gateway-error';
+import { ClientClosedRequestError, UpstreamResponse } from './upstream-client';
+
+/** What an operation does with a provider's event stream (chat, responses, messages …). */
+export interface SseStreamHandler {
+  /** The frames to send the client for one upstream event; none drops it. */
+  onEvent(event: EventSourceMessage): string[];
+  /** Whether the stream reached its proper end (e.g. `[DONE]`): an end before it is an error. */
+  isComplete(): boolean;
+  /** An error event in the operation's format, sent when the stream fails after it started. */
+  errorFrame(error: LoggedError): string;
+  /** Called once however the stream ends, to put usage and the assembled response on the context. */
+  finish(): void;
+}
+
+/**
+ * Relays a provider's SSE body event by event. Resolves once the first event has
+ * arrived, and rejects if the stream ends, breaks or stays silent before it: until
+ * then nothing has reached the client, so a retry or a fallback can still take over.
+ * After that, failures end the stream with an error event and are noted on the context.
+ * Unsubscribing (the client left) destroys the upstream body, aborting the request.
+ */
+export function relayUpstreamSse(
+  response: UpstreamResponse,
+  context: RequestContext,
+  idleTimeoutMs: number,
+  handler: SseStreamHandler,
+): Promise<Observable<string>> {
+  response.clearTimeout(); // from here the idle timeout between events applies
+  const body = response.body;
+
+  return new Promise((resolve, reject) => {
+    let subscriber: Subscriber<string> | null = null;
+    const backlog: string[] = [];
+    let started = false;
+    let ended = false;
+    let idle: NodeJS.Timeout | undefined;
+
+    const emit = (frame: string) => (subscriber ? subscriber.next(frame) : backlog.push(frame));
+    const frames = new Observable<string>((sub) => {
+      subscriber = sub;
+      for (const frame of backlog.splice(0)) sub.next(frame);
+      if (ended) sub.complete();
+      return () => {
+        if (ended) return;
+        ended = true;
+        clearTimeout(idle);
+        context.error ??= { type: 'client_error', code: 'client_closed_request', message: 'The client closed the connection mid-stream' };
+        body.destroy();
+        handler.finish();
+      };
+    });
+
+    /** The end of the stream, clean (failure null) or not. */
+    const settle = (failure: LoggedError | null, beforeStart: () => Error) => {
+      if (ended) return;
+      ended = true;
+      clearTimeout(idle);
+      body.destroy(); // a silent provider is aborted; after a clean end this is a no-op
+      if (!started) {
+        reject(beforeStart());
+        return;
+      }
+      if (failure) {
+        context.error ??= failure;
+        emit(handler.errorFrame(failure));
+      }
+      handler.finish();
+      subscriber?.complete();
+    };
+
+    const parser = createParser({
+      onEvent: (event) => {
+        if (ended) return;
+        for (const frame of handler.onEvent(event)) emit(frame);
+        if (!started) {
+          started = true;
+          resolve(frames);
+        }
+      },
+    });
+
+    const armIdleTimer = () => {
+      clearTimeout(idle);
+      idle = setTimeout(() => {
+        const message = `The provider stream went silent for ${idleTimeoutMs} ms`;
+        settle({ type: 'timeout_error', code: 'request_timeout', message }, () => GatewayError.upstreamTimeout(idleTimeoutMs));
+      }, idleTimeoutMs);
+    };
+    armIdleTimer();
+
+    const decoder = new StringDecoder('utf8'); // a character may span two network chunks
+    body.on('data', (bytes: Buffer) => {
+      armIdleTimer();
+      parser.feed(decoder.write(bytes));
+    });
+    body.on('close', () => clearTimeout(idle));
+    body.on('end', () => {
+      const failure = handler.isComplete()
+        ? null
+        : { type: 'upstream_error', code: 'upstream_stream_incomplete', message: 'The provider stream ended before its end marker' };
+      settle(failure, () => GatewayError.upstreamUnreachable('The provider stream ended before its first event'));
+    });
+    body.on('error', (error: Error & { code?: string }) => {
+      const clientLeft = context.abort.signal.aborted && !response.timedOut();
+      if (clientLeft && !started) {
+        settle(null, () => new ClientClosedRequestError());
+        return;
+      }
+      if (ended || clientLeft) return;
+      const failure =
+        error.code === 'UND_ERR_BODY_TIMEOUT'
+          ? { type: 'timeout_error', code: 'request_timeout', message: 'The provider stream went silent' }
+          : { type: 'upstream_error', code: 'upstream_stream_broken', message: `The provider stream broke off (${error.code ?? error.message})` };
+      settle(failure, () => GatewayError.upstreamUnreachable(`The provider stream broke off before its first event (${error.code ?? error.message})`));
+    });
+  });
+}
