@@ -24,6 +24,9 @@ import { RouteResolver } from './route-resolver.service';
  */
 export type AttemptSender = (target: RouteTarget, body: Record<string, unknown>) => Promise<GatewayResult>;
 
+/** How long an answer waits for its cache write before it is sent anyway. */
+const CACHE_WRITE_WAIT_MS = 250;
+
 /** The body sent to a target: the model routing chose, then the config's override_params. */
 export function upstreamBodyFor(body: Record<string, unknown>, target: RouteTarget): Record<string, unknown> {
   return { ...body, model: target.model ?? body.model, ...target.overrideParams };
@@ -218,25 +221,37 @@ class ExecutionRun {
     return { kind: 'json', status: hit.status, body: Buffer.from(hit.body ?? '', 'utf8') };
   }
 
-  /** Stores a 2xx answer once complete: at once for JSON, at the end of a clean stream. */
-  private storeInCache(key: string, maxAgeSeconds: number, result: GatewayResult): GatewayResult {
+  /**
+   * Stores a 2xx answer once complete: JSON before it is returned, a stream before its
+   * last frame is flushed, so a client repeating the request right after gets the hit.
+   * A store slower than CACHE_WRITE_WAIT_MS is not waited for.
+   */
+  private async storeInCache(key: string, maxAgeSeconds: number, result: GatewayResult): Promise<GatewayResult> {
     const context = this.context;
     if (result.status < 200 || result.status >= 300) return result;
-    const entry = (): CachedResponse => ({
-      kind: result.kind,
-      status: result.status,
-      provider: context.provider!,
-      model: context.model,
-      servedModel: context.servedModel,
-      usage: context.usage,
-      responseBody: context.responseBody,
-    });
+    const store = (value: Partial<CachedResponse>) =>
+      Promise.race([
+        this.tools.cache.set(
+          key,
+          {
+            kind: result.kind,
+            status: result.status,
+            provider: context.provider!,
+            model: context.model,
+            servedModel: context.servedModel,
+            usage: context.usage,
+            responseBody: context.responseBody,
+            ...value,
+          },
+          maxAgeSeconds,
+        ),
+        sleep(CACHE_WRITE_WAIT_MS, undefined, { ref: false }),
+      ]);
     if (result.kind === 'json') {
-      void this.tools.cache.set(key, { ...entry(), body: result.body.toString('utf8') }, maxAgeSeconds);
+      await store({ body: result.body.toString('utf8') });
       return result;
     }
     const frames: string[] = [];
-    const cache = this.tools.cache;
     const teed = new Observable<string>((subscriber) =>
       result.frames.subscribe({
         next: (frame) => {
@@ -245,8 +260,8 @@ class ExecutionRun {
         },
         error: (error) => subscriber.error(error),
         complete: () => {
-          if (!context.error) void cache.set(key, { ...entry(), frames }, maxAgeSeconds);
-          subscriber.complete();
+          if (context.error) return subscriber.complete();
+          void store({ frames }).finally(() => subscriber.complete());
         },
       }),
     );
