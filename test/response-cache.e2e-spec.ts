@@ -13,6 +13,8 @@ import { ResponseCacheModule } from '../src/modules/cache/cache.module';
 import { PostgresResponseCache } from '../src/modules/cache/postgres-response-cache';
 import { REDIS_CACHE_PREFIX, RedisResponseCache } from '../src/modules/cache/redis-response-cache';
 import { CachedResponse, ResponseCache } from '../src/modules/cache/response-cache';
+import { chat } from './support/e2e-helpers';
+import { MockUpstream, startMockUpstream } from './support/mock-upstream';
 import { startTestGateway, TestGateway } from './support/test-gateway';
 
 // Redis is optional on a developer's machine; CI and this repo's dev box export TEST_REDIS_URL.
@@ -312,5 +314,46 @@ describeRedis('Redis response cache', () => {
     expect(ms).toBeLessThan(1000);
     await sleep(600); // the pause is over
     expect(await cache.get(key)).not.toBeNull();
+  });
+});
+
+describeRedis('a gateway with REDIS_URL keeps its response cache in Redis', () => {
+  let redisGateway: TestGateway;
+  let mock: MockUpstream;
+  let redis: Redis;
+
+  beforeAll(async () => {
+    mock = await startMockUpstream();
+    redisGateway = await startTestGateway({ REDIS_URL: process.env.TEST_REDIS_URL! });
+    redis = new Redis(process.env.TEST_REDIS_URL!);
+  });
+
+  afterAll(async () => {
+    await redis?.quit();
+    await redisGateway?.close();
+    await mock?.close();
+  });
+
+  it('MISS then HIT through the gateway, the entry in Redis and none in PostgreSQL', async () => {
+    const config = JSON.stringify({ provider: 'openai', api_key: 'sk-redis', custom_host: `${mock.url}/v1`, cache: { mode: 'simple', max_age: 60 } });
+    const body = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: `echo: redis ${runId}` }] };
+    const before = (await redis.keys(`${REDIS_CACHE_PREFIX}*`)).length;
+
+    const miss = await chat(redisGateway, { 'x-gateway-config': config }, body);
+    // The store connects in the background: until it has, requests are plain misses.
+    let hit = await chat(redisGateway, { 'x-gateway-config': config }, body);
+    for (let tries = 0; tries < 20 && hit.headers.get('x-gateway-cache-status') !== 'HIT'; tries++) {
+      await sleep(50);
+      hit = await chat(redisGateway, { 'x-gateway-config': config }, body);
+    }
+    expect(miss.headers.get('x-gateway-cache-status')).toBe('MISS');
+    expect(hit.headers.get('x-gateway-cache-status')).toBe('HIT');
+    expect(hit.body).toEqual(miss.body);
+    expect((await redis.keys(`${REDIS_CACHE_PREFIX}*`)).length).toBeGreaterThan(before);
+    expect(await redisGateway.dataSource.query('select count(*)::int as n from response_cache')).toEqual([{ n: 0 }]);
+    const cachedKeys = await redis.keys(`${REDIS_CACHE_PREFIX}*`);
+    const stored = await Promise.all(cachedKeys.map((key) => redis.get(key)));
+    expect(stored.some((value) => value?.includes(`redis ${runId}`))).toBe(true);
+    expect(stored.some((value) => value?.includes('sk-redis'))).toBe(false);
   });
 });
