@@ -10,7 +10,9 @@ import { GatewayValidationPipe } from './common/pipes/gateway-validation.pipe';
 import type { Environment } from './config/environment';
 import { dataSourceOptions } from './database/data-source-options';
 import { ChatModule } from './modules/chat/chat.module';
+import { EmbeddingsModule } from './modules/embeddings/embeddings.module';
 import { HealthController } from './modules/health/health.controller';
+import { ImagesModule } from './modules/images/images.module';
 import { KeysModule } from './modules/keys/keys.module';
 import { LoggingModule } from './modules/logging/logging.module';
 import { UpstreamModule } from './modules/upstream/upstream.module';
@@ -29,6 +31,8 @@ export class AppModule implements NestModule {
         TypeOrmModule.forRoot({ ...dataSourceOptions(env.DATABASE_URL!), migrationsRun: true }),
         // Express matches routes in registration order: model operations first, they are the hot path.
         ChatModule,
+        EmbeddingsModule,
+        ImagesModule,
         CryptoModule,
         UpstreamModule,
         LoggingModule,

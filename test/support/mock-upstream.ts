@@ -5,6 +5,7 @@
  * Routes
  *   POST /v1/chat/completions, POST /chat/completions, POST /openai/v1/chat/completions
  *   POST /openai/deployments/{deployment}/chat/completions?api-version=...   (Azure OpenAI)
+ *   POST /v1/embeddings, /v1/images/generations (and Azure's): see mock-openai-operations.ts
  *   GET  /v1/models (and /models, /v1/models/{id})
  *   anything else -> 404 with OpenAI's error envelope
  *
@@ -55,6 +56,7 @@ import {
   planChatCompletion,
   type ChatPlan,
 } from './mock-openai-chunks';
+import { serveOpenAIOperation } from './mock-openai-operations';
 
 export interface RecordedRequest {
   method: string;
@@ -87,7 +89,7 @@ export interface MockUpstreamOptions {
 const CHAT_PATHS = new Set(['/v1/chat/completions', '/chat/completions', '/openai/v1/chat/completions']);
 const AZURE_CHAT_PATH = /^\/openai\/deployments\/([^/]+)\/chat\/completions$/;
 
-interface Behaviour {
+export interface Behaviour {
   errorStatus?: number;
   delayMs: number;
   streamCut?: boolean;
@@ -101,7 +103,7 @@ interface Behaviour {
 }
 const NORMAL: Behaviour = { delayMs: 0 };
 
-function behaviourOf(model: string): Behaviour {
+export function behaviourOf(model: string): Behaviour {
   if (!model.startsWith('mock-')) return NORMAL;
   let match = /^mock-error-(\d{3})$/.exec(model);
   if (match) return { errorStatus: Number(match[1]), delayMs: 0 };
@@ -123,7 +125,7 @@ function behaviourOf(model: string): Behaviour {
 const cutOnPurpose = new WeakSet<http.ServerResponse>();
 
 /** Drops the connection without an answer (or after the headers already sent). */
-function dropConnection(res: http.ServerResponse): void {
+export function dropConnection(res: http.ServerResponse): void {
   cutOnPurpose.add(res);
   res.destroy();
 }
@@ -131,7 +133,7 @@ function dropConnection(res: http.ServerResponse): void {
 const ID_PREFIX = 'chatcmpl-' + Math.random().toString(36).slice(2, 10);
 let sequence = 0;
 
-function sendJson(res: http.ServerResponse, status: number, body: string, extra?: Record<string, string>): void {
+export function sendJson(res: http.ServerResponse, status: number, body: string, extra?: Record<string, string>): void {
   res.writeHead(status, {
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),
@@ -141,7 +143,7 @@ function sendJson(res: http.ServerResponse, status: number, body: string, extra?
 }
 
 /** The error `mock-error-<status>` answers (429 adds `retry-after: 1`, as OpenAI does). */
-function sendError(res: http.ServerResponse, status: number): void {
+export function sendError(res: http.ServerResponse, status: number): void {
   sendJson(res, status, mockErrorBody(status), status === 429 ? { 'retry-after': '1' } : undefined);
 }
 
@@ -203,6 +205,7 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
     }
 
     if (method === 'POST') {
+      if (serveOpenAIOperation(res, path, rawQuery, body, badJson, flakyFailures)) return;
       if (CHAT_PATHS.has(path)) return chatCompletion(res, body, badJson);
       const azure = AZURE_CHAT_PATH.exec(path);
       if (azure) {

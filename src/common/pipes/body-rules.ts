@@ -37,6 +37,9 @@ export const isArray =
     return null;
   };
 
+/** After a string or array rule: at least one character or element. */
+export const isNotEmpty: Rule = (v, f) => ((v as { length: number }).length === 0 ? `${f} should not be empty` : null);
+
 export const isOneOf =
   (values: readonly string[]): Rule =>
   (v, f) =>

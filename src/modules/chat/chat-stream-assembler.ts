@@ -1,5 +1,5 @@
 import type { NormalizedUsage } from '../../providers/usage';
-import { usageFromOpenAI } from './openai-usage';
+import { usageFromOpenAI } from '../../providers/openai-usage';
 
 interface ToolCallDraft {
   id?: string;

@@ -1,20 +1,18 @@
 import { Injectable } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import type { EventSourceMessage } from 'eventsource-parser';
 import type { LoggedError, RequestContext } from '../../common/context/request-context';
-import { GatewayError, UpstreamHttpError } from '../../common/errors/gateway-error';
 import type { GatewayResult } from '../../common/http/gateway-result';
-import type { Environment } from '../../config/environment';
-import { ProviderRegistry } from '../../providers/registry';
+import { usageFromOpenAI } from '../../providers/openai-usage';
 import { RouteExecutor } from '../routing/route-executor.service';
 import type { RouteTarget } from '../routing/route-plan';
 import { relayUpstreamSse, SseStreamHandler } from '../upstream/sse-relay';
-import { UpstreamClient } from '../upstream/upstream-client';
+import { OperationSpec, UpstreamAttempt } from '../upstream/upstream-attempt';
 import { ChatStreamAssembler } from './chat-stream-assembler';
 import type { ChatCompletionCreateDto } from './dto/chat-completion-create.dto';
-import { usageFromOpenAI } from './openai-usage';
 
 const sseFrame = (data: string, event?: string) => (event ? `event: ${event}\ndata: ${data}\n\n` : `data: ${data}\n\n`);
+
+const CHAT_COMPLETIONS: OperationSpec = { capability: 'chatCompletions', title: 'chat completions', usage: usageFromOpenAI };
 
 /**
  * `chat.completions`: the route executor picks targets; each attempt prepares the body
@@ -24,16 +22,10 @@ const sseFrame = (data: string, event?: string) => (event ? `event: ${event}\nda
  */
 @Injectable()
 export class ChatService {
-  private readonly defaultTimeoutMs: number;
-
   constructor(
-    private readonly registry: ProviderRegistry,
-    private readonly upstream: UpstreamClient,
     private readonly executor: RouteExecutor,
-    config: ConfigService<Environment, true>,
-  ) {
-    this.defaultTimeoutMs = config.get('UPSTREAM_TIMEOUT_MS', { infer: true });
-  }
+    private readonly attempts: UpstreamAttempt,
+  ) {}
 
   create(context: RequestContext, body: ChatCompletionCreateDto): Promise<GatewayResult> {
     context.isStream = body.stream === true;
@@ -46,54 +38,19 @@ export class ChatService {
 
   /** One attempt at one target (the executor retries and falls back). */
   private async attempt(context: RequestContext, target: RouteTarget, upstreamBody: Record<string, unknown>): Promise<GatewayResult> {
-    const chat = this.registry.get(target.provider).chatCompletions;
-    if (!chat) throw GatewayError.invalidRequest(`Provider ${target.provider} does not offer chat completions`, 'model');
-    const model = String(upstreamBody.model);
-    if (target.allowedModels && !target.allowedModels.includes(model)) {
-      throw GatewayError.permission(`Model '${model}' is not allowed for this virtual key`, 'model_not_allowed');
-    }
-    context.model = model;
-
     // Usage in streams comes only on request; ask for it and hide it if the client did not.
     const streamOptions = upstreamBody.stream_options as ChatCompletionCreateDto['stream_options'];
     const clientWantsUsage = streamOptions?.include_usage === true;
     const sent = context.isStream && !clientWantsUsage ? { ...upstreamBody, stream_options: { ...streamOptions, include_usage: true } } : upstreamBody;
 
-    const timeoutMs = target.requestTimeoutMs ?? this.defaultTimeoutMs;
-    const response = await this.upstream.send(chat.buildRequest(sent, target), { signal: context.abort.signal, timeoutMs });
-    const contentType = String(response.headers['content-type'] ?? '');
-
-    if (response.status >= 400) {
-      const raw = await this.upstream.readBody(response, timeoutMs, context.abort.signal);
-      throw new UpstreamHttpError(response.status, raw, contentType || 'application/json', passThroughHeaders(response.headers));
-    }
+    const answer = await this.attempts.send(context, target, sent, CHAT_COMPLETIONS);
+    const contentType = String(answer.response.headers['content-type'] ?? '');
     if (context.isStream && contentType.includes('text/event-stream')) {
-      const frames = await relayUpstreamSse(response, context, timeoutMs, new ChatStreamHandler(context, !clientWantsUsage));
-      return { kind: 'sse', status: response.status, frames };
+      const frames = await relayUpstreamSse(answer.response, context, answer.timeoutMs, new ChatStreamHandler(context, !clientWantsUsage));
+      return { kind: 'sse', status: answer.response.status, frames };
     }
-
-    const raw = await this.upstream.readBody(response, timeoutMs, context.abort.signal);
-    let json: Record<string, any>;
-    try {
-      json = JSON.parse(raw.toString('utf8'));
-    } catch {
-      throw GatewayError.upstreamMalformed(`The provider answered ${response.status} with a body that is not JSON`);
-    }
-    context.responseBody = json;
-    context.usage = usageFromOpenAI(json.usage);
-    context.servedModel = typeof json.model === 'string' ? json.model : null;
-    return { kind: 'json', status: response.status, body: raw };
+    return this.attempts.readJson(context, answer, CHAT_COMPLETIONS);
   }
-}
-
-/** A provider's rate-limit hints go back to the client with its error. */
-function passThroughHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
-  const kept: Record<string, string> = {};
-  for (const name of ['retry-after', 'retry-after-ms']) {
-    const value = headers[name];
-    if (value !== undefined) kept[name] = String(value);
-  }
-  return kept;
 }
 
 /**

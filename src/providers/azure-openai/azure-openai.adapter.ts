@@ -1,13 +1,14 @@
 import { GatewayError } from '../../common/errors/gateway-error';
 import type { RouteTarget } from '../../modules/routing/route-plan';
-import type { ChatCompletionsCapability, ProviderAdapter, UpstreamRequest } from '../provider-adapter';
+import type { ProviderAdapter, RequestBuilder, UpstreamRequest } from '../provider-adapter';
 
 export const AZURE_DEFAULT_API_VERSION = '2024-10-21';
 
 /**
  * Azure OpenAI: OpenAI's wire format behind a per-resource deployment URL,
- * `{host}/openai/deployments/{deployment}/chat/completions?api-version=…`, with the
- * credential in an `api-key` header. The host is `custom_host` or
+ * `{host}/openai/deployments/{deployment}/{operation}?api-version=…` (operation:
+ * `chat/completions`, `embeddings`, `images/generations`), with the credential in an
+ * `api-key` header. The host is `custom_host` or
  * `https://{provider_options.resource_name}.openai.azure.com`; the deployment is
  * `provider_options.deployment`, else the model name.
  */
@@ -15,9 +16,13 @@ export class AzureOpenAIAdapter implements ProviderAdapter {
   readonly id = 'azure-openai';
   readonly credentialOptional = false;
   readonly requiresCustomHost = false;
-  readonly chatCompletions: ChatCompletionsCapability = {
-    buildRequest: (body, target) => this.post('chat/completions', body, target),
-  };
+  readonly chatCompletions = this.operation('chat/completions');
+  readonly embeddings = this.operation('embeddings');
+  readonly imageGenerations = this.operation('images/generations');
+
+  private operation(path: string): RequestBuilder {
+    return { buildRequest: (body, target) => this.post(path, body, target) };
+  }
 
   private post(operation: string, body: Record<string, unknown>, target: RouteTarget): UpstreamRequest {
     const options = target.providerOptions;

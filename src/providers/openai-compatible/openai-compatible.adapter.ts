@@ -1,6 +1,14 @@
 import { GatewayError } from '../../common/errors/gateway-error';
 import type { RouteTarget } from '../../modules/routing/route-plan';
-import type { ChatCompletionsCapability, ProviderAdapter, UpstreamRequest } from '../provider-adapter';
+import type { ProviderAdapter, RequestBuilder, UpstreamRequest } from '../provider-adapter';
+
+/** Operations a vendor may serve in OpenAI's format besides chat completions, and their paths. */
+const OPTIONAL_OPERATION_PATHS = {
+  embeddings: '/embeddings',
+  imageGenerations: '/images/generations',
+} as const;
+
+export type OptionalOperation = keyof typeof OPTIONAL_OPERATION_PATHS;
 
 export interface OpenAICompatibleOptions {
   id: string;
@@ -9,6 +17,8 @@ export interface OpenAICompatibleOptions {
   credentialOptional?: boolean;
   /** Send `OpenAI-Organization` / `OpenAI-Project` (only OpenAI itself knows them). */
   sendsOrganizationHeaders?: boolean;
+  /** What the vendor's public API offers besides chat completions (none unless listed). */
+  offers?: readonly OptionalOperation[];
 }
 
 /**
@@ -19,13 +29,20 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
   readonly id: string;
   readonly credentialOptional: boolean;
   readonly requiresCustomHost: boolean;
-  readonly chatCompletions: ChatCompletionsCapability;
+  readonly chatCompletions: RequestBuilder;
+  readonly embeddings?: RequestBuilder;
+  readonly imageGenerations?: RequestBuilder;
 
   constructor(private readonly options: OpenAICompatibleOptions) {
     this.id = options.id;
     this.credentialOptional = options.credentialOptional ?? false;
     this.requiresCustomHost = options.baseUrl === null;
-    this.chatCompletions = { buildRequest: (body, target) => this.post('/chat/completions', body, target) };
+    this.chatCompletions = this.operation('/chat/completions');
+    for (const operation of options.offers ?? []) this[operation] = this.operation(OPTIONAL_OPERATION_PATHS[operation]);
+  }
+
+  private operation(path: string): RequestBuilder {
+    return { buildRequest: (body, target) => this.post(path, body, target) };
   }
 
   protected post(path: string, body: Record<string, unknown>, target: RouteTarget): UpstreamRequest {

@@ -1,0 +1,25 @@
+import { Body, Controller, HttpCode, Post, Res, UseGuards } from '@nestjs/common';
+import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import type { RequestContext } from '../../common/context/request-context';
+import { Ctx, Operation } from '../../common/context/request-context.decorator';
+import { ProviderRoutingGuard } from '../../common/guards/provider-routing.guard';
+import { sendGatewayResult } from '../../common/http/gateway-result';
+import { EmbeddingCreateDto } from './dto/embedding-create.dto';
+import { EmbeddingsService } from './embeddings.service';
+
+@ApiTags('embeddings')
+@ApiSecurity('gateway-api-key')
+@Controller('v1')
+export class EmbeddingsController {
+  constructor(private readonly embeddings: EmbeddingsService) {}
+
+  @Post('embeddings')
+  @HttpCode(200)
+  @Operation('embeddings')
+  @UseGuards(ProviderRoutingGuard)
+  @ApiOperation({ summary: 'Create embeddings (OpenAI format)' })
+  async create(@Ctx() context: RequestContext, @Body() body: EmbeddingCreateDto, @Res() res: Response): Promise<void> {
+    sendGatewayResult(res, context, await this.embeddings.create(context, body));
+  }
+}

@@ -1,0 +1,100 @@
+import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { RequestContext } from '../../common/context/request-context';
+import { GatewayError, UpstreamHttpError } from '../../common/errors/gateway-error';
+import type { GatewayResult } from '../../common/http/gateway-result';
+import type { Environment } from '../../config/environment';
+import type { ProviderOperation } from '../../providers/provider-adapter';
+import { ProviderRegistry } from '../../providers/registry';
+import type { NormalizedUsage } from '../../providers/usage';
+import type { RouteTarget } from '../routing/route-plan';
+import { UpstreamClient, UpstreamResponse } from './upstream-client';
+
+/** What the shared attempt steps need to know of an operation. */
+export interface OperationSpec {
+  /** The adapter capability that builds its request. */
+  capability: ProviderOperation;
+  /** Its name in the 400 for a provider without it: "Provider groq does not offer embeddings". */
+  title: string;
+  /** The provider's `usage` object in normalised form. */
+  usage(usage: Record<string, any> | undefined): NormalizedUsage | null;
+}
+
+/** A sent attempt whose provider answered 2xx; its body is still unread. */
+export interface SentAttempt {
+  response: UpstreamResponse;
+  timeoutMs: number;
+}
+
+/**
+ * The steps every operation's attempt shares (the executor calls the attempt once per
+ * target and retry): pick the adapter's capability, send, turn an error answer into
+ * UpstreamHttpError, and for JSON answers pass the provider's bytes through while the
+ * parsed object, usage and served model go on the context for the log.
+ */
+@Injectable()
+export class UpstreamAttempt {
+  private readonly defaultTimeoutMs: number;
+
+  constructor(
+    private readonly registry: ProviderRegistry,
+    private readonly upstream: UpstreamClient,
+    config: ConfigService<Environment, true>,
+  ) {
+    this.defaultTimeoutMs = config.get('UPSTREAM_TIMEOUT_MS', { infer: true });
+  }
+
+  /** The whole attempt of an operation whose answer is one JSON body. */
+  async json(context: RequestContext, target: RouteTarget, body: Record<string, unknown>, operation: OperationSpec): Promise<GatewayResult> {
+    return this.readJson(context, await this.send(context, target, body, operation), operation);
+  }
+
+  /**
+   * Sends `body` to `target`: 400 when the provider lacks the operation, 403 for a model
+   * the virtual key does not allow, UpstreamHttpError for a provider's error answer.
+   */
+  async send(context: RequestContext, target: RouteTarget, body: Record<string, unknown>, operation: OperationSpec): Promise<SentAttempt> {
+    const builder = this.registry.get(target.provider)[operation.capability];
+    if (!builder) throw GatewayError.invalidRequest(`Provider ${target.provider} does not offer ${operation.title}`, 'model');
+    const model = String(body.model);
+    if (target.allowedModels && !target.allowedModels.includes(model)) {
+      throw GatewayError.permission(`Model '${model}' is not allowed for this virtual key`, 'model_not_allowed');
+    }
+    context.model = model;
+
+    const timeoutMs = target.requestTimeoutMs ?? this.defaultTimeoutMs;
+    const signal = context.abort.signal;
+    const response = await this.upstream.send(builder.buildRequest(body, target), { signal, timeoutMs });
+    if (response.status >= 400) {
+      const raw = await this.upstream.readBody(response, timeoutMs, signal);
+      const contentType = String(response.headers['content-type'] ?? '') || 'application/json';
+      throw new UpstreamHttpError(response.status, raw, contentType, passThroughHeaders(response.headers));
+    }
+    return { response, timeoutMs };
+  }
+
+  /** Reads a JSON answer whole; a body that is not JSON is a 502 (and can fall back). */
+  async readJson(context: RequestContext, { response, timeoutMs }: SentAttempt, operation: OperationSpec): Promise<GatewayResult> {
+    const raw = await this.upstream.readBody(response, timeoutMs, context.abort.signal);
+    let json: Record<string, any>;
+    try {
+      json = JSON.parse(raw.toString('utf8'));
+    } catch {
+      throw GatewayError.upstreamMalformed(`The provider answered ${response.status} with a body that is not JSON`);
+    }
+    context.responseBody = json;
+    context.usage = operation.usage(json?.usage);
+    context.servedModel = typeof json?.model === 'string' ? json.model : null;
+    return { kind: 'json', status: response.status, body: raw };
+  }
+}
+
+/** A provider's rate-limit hints go back to the client with its error. */
+function passThroughHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const name of ['retry-after', 'retry-after-ms']) {
+    const value = headers[name];
+    if (value !== undefined) kept[name] = String(value);
+  }
+  return kept;
+}

@@ -1,0 +1,48 @@
+import type { RouteTarget } from '../../modules/routing/route-plan';
+import { AzureOpenAIAdapter } from '../azure-openai/azure-openai.adapter';
+import { openAIAdapter } from '../openai/openai.adapter';
+import { openAICompatibleVendors } from './vendors';
+
+const target = (fields: Partial<RouteTarget> = {}) => ({ provider: 'x', apiKey: 'sk-1', providerOptions: {}, ...fields }) as RouteTarget;
+const vendor = (id: string) => openAICompatibleVendors.find((adapter) => adapter.id === id)!;
+
+describe('operation capabilities of the OpenAI-format adapters', () => {
+  it('OpenAI: embeddings and image generations next to chat, under the base URL', () => {
+    const body = { model: 'text-embedding-3-small', input: 'a' };
+    expect(openAIAdapter.embeddings!.buildRequest(body, target())).toMatchObject({
+      method: 'POST',
+      url: 'https://api.openai.com/v1/embeddings',
+      headers: { authorization: 'Bearer sk-1' },
+      body: JSON.stringify(body),
+    });
+    expect(openAIAdapter.imageGenerations!.buildRequest({}, target({ customHost: 'http://h/v1/' })).url).toBe('http://h/v1/images/generations');
+  });
+
+  it('Azure OpenAI: the deployment URL per operation', () => {
+    const azure = new AzureOpenAIAdapter();
+    const options = { resource_name: 'res', api_version: '2024-10-21' };
+    expect(azure.embeddings.buildRequest({ model: 'emb' }, target({ providerOptions: options })).url).toBe(
+      'https://res.openai.azure.com/openai/deployments/emb/embeddings?api-version=2024-10-21',
+    );
+    expect(azure.imageGenerations.buildRequest({ model: 'img' }, target({ providerOptions: options })).url).toBe(
+      'https://res.openai.azure.com/openai/deployments/img/images/generations?api-version=2024-10-21',
+    );
+  });
+
+  it('vendors offer only what their public API documents', () => {
+    const offers = Object.fromEntries(openAICompatibleVendors.map((a) => [a.id, [!!a.embeddings, !!a.imageGenerations]]));
+    expect(offers).toEqual({
+      groq: [false, false],
+      'mistral-ai': [true, false],
+      'together-ai': [true, true],
+      deepseek: [false, false],
+      'fireworks-ai': [true, false],
+      openrouter: [true, false],
+      'x-ai': [true, true],
+      'perplexity-ai': [false, false],
+      ollama: [true, true],
+      'openai-compatible': [true, true],
+    });
+    expect(vendor('mistral-ai').embeddings!.buildRequest({}, target()).url).toBe('https://api.mistral.ai/v1/embeddings');
+  });
+});
