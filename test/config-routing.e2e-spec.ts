@@ -8,11 +8,10 @@
  * fails twice, any name not starting with `mock-` (`ok-a`, `ok-b`...) answers normally and
  * echoes its model, so `models()` tells which targets were tried, in order.
  */
-import request from 'supertest';
 import { mockErrorBody } from './support/mock-openai-chunks';
 import { MockUpstream, startMockUpstream } from './support/mock-upstream';
 import { startTestGateway, TestGateway } from './support/test-gateway';
-import { createConfig, expectError, openai, RawResponse, sleep, waitFor } from './support/e2e-helpers';
+import { call, createConfig, expectError, openai, RawResponse, sleep, waitFor } from './support/e2e-helpers';
 
 type Config = Record<string, any>;
 interface Send {
@@ -68,21 +67,12 @@ describe('config routing', () => {
   /** A message no other test sends (the cache and the flaky counters key on it). */
   const unique = (label: string) => `echo: ${label} #${++counter}`;
 
-  /** POST /v1/chat/completions through supertest, `config` inline (object) or by reference (string). */
-  async function post(config: Config | string | undefined, { body = {}, headers = {} }: Send = {}): Promise<RawResponse> {
-    const req = request(gateway.url)
-      .post('/v1/chat/completions')
-      .set({ 'x-gateway-api-key': gateway.adminKey, 'content-type': 'application/json', ...headers });
-    if (config !== undefined) req.set('x-gateway-config', typeof config === 'string' ? config : JSON.stringify(config));
-    const payload = typeof body === 'string' ? body : JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello' }], ...body });
-    const res = await req.buffer(true).send(payload);
-    let parsed: any;
-    try {
-      parsed = JSON.parse(res.text);
-    } catch {
-      parsed = undefined;
-    }
-    return { status: res.status, headers: new Headers(res.headers as Record<string, string>), text: res.text, body: parsed };
+  /** POST /v1/chat/completions, `config` inline (object) or by reference (string); a string body is sent as it is. */
+  function post(config: Config | string | undefined, { body = {}, headers = {} }: Send = {}): Promise<RawResponse> {
+    const all = { ...headers };
+    if (config !== undefined) all['x-gateway-config'] = typeof config === 'string' ? config : JSON.stringify(config);
+    const payload = typeof body === 'string' ? body : { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello' }], ...body };
+    return call(gateway, '/v1/chat/completions', { body: payload, headers: all });
   }
 
   /** The routing headers of CONTRACT section 2 (request and trace id checked present). */

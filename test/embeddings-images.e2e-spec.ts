@@ -4,8 +4,7 @@
  * row, and the config features every operation gets from the route executor.
  * The mock's routes and model switches are described in test/support/mock-openai-operations.ts.
  */
-import request from 'supertest';
-import { createVirtualKey, expectError, logOf, openai, RawResponse } from './support/e2e-helpers';
+import { call, createVirtualKey, expectError, logOf, openai, RawResponse } from './support/e2e-helpers';
 import { mockErrorBody } from './support/mock-openai-chunks';
 import { MOCK_PNG_BASE64 } from './support/mock-openai-operations';
 import { MockUpstream, startMockUpstream } from './support/mock-upstream';
@@ -45,20 +44,9 @@ describe('embeddings and image generations', () => {
     return mock.requests[0];
   }
 
-  /** A POST through supertest, never throwing on an error status. */
-  async function post(path: string, body: Record<string, unknown>, headers: Record<string, string>): Promise<RawResponse> {
-    const res = await request(gateway.url)
-      .post(path)
-      .set({ 'x-gateway-api-key': gateway.adminKey, ...headers })
-      .send(body);
-    let parsed: any;
-    try {
-      parsed = JSON.parse(res.text);
-    } catch {
-      parsed = undefined;
-    }
-    return { status: res.status, headers: new Headers(res.headers as Record<string, string>), text: res.text, body: parsed };
-  }
+  /** A POST to the gateway, never throwing on an error status. */
+  const post = (path: string, body: Record<string, unknown>, headers: Record<string, string>): Promise<RawResponse> =>
+    call(gateway, path, { body, headers });
 
   /** A config targeting the mock, answering as `model`. */
   const target = (model: string, extra: Record<string, unknown> = {}) => ({
