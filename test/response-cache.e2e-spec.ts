@@ -78,6 +78,26 @@ async function timed<T>(work: Promise<T>): Promise<{ value: T; ms: number }> {
   return { value, ms: performance.now() - start };
 }
 
+/** What both stores must do: round-trip JSON and SSE entries, and forget them after max_age. */
+function itKeepsEntriesForMaxAge(store: () => ResponseCache): void {
+  it('misses, stores, then hits a JSON and an SSE entry unchanged', async () => {
+    for (const entry of [jsonEntry(), sseEntry()]) {
+      const key = newKey();
+      expect(await store().get(key)).toBeNull();
+      await store().set(key, entry, 60);
+      expect(await store().get(key)).toEqual(JSON.parse(JSON.stringify(entry)));
+    }
+  });
+
+  it('stops answering an entry once max_age has passed', async () => {
+    const key = newKey();
+    await store().set(key, jsonEntry(), 1);
+    expect(await store().get(key)).not.toBeNull();
+    await sleep(1100);
+    expect(await store().get(key)).toBeNull();
+  });
+}
+
 let gateway: TestGateway;
 
 beforeAll(async () => {
@@ -106,22 +126,7 @@ describe('PostgreSQL response cache', () => {
     await close?.();
   });
 
-  it('misses, stores, then hits a JSON and an SSE entry unchanged', async () => {
-    for (const entry of [jsonEntry(), sseEntry()]) {
-      const key = newKey();
-      expect(await cache.get(key)).toBeNull();
-      await cache.set(key, entry, 60);
-      expect(await cache.get(key)).toEqual(JSON.parse(JSON.stringify(entry)));
-    }
-  });
-
-  it('stops answering an entry once max_age has passed', async () => {
-    const key = newKey();
-    await cache.set(key, jsonEntry(), 1);
-    expect(await cache.get(key)).not.toBeNull();
-    await sleep(1100);
-    expect(await cache.get(key)).toBeNull();
-  });
+  itKeepsEntriesForMaxAge(() => cache);
 
   it('overwrites an entry, value and expiry', async () => {
     const key = newKey();
@@ -256,14 +261,7 @@ describeRedis('Redis response cache', () => {
     await close?.();
   });
 
-  it('misses, stores, then hits a JSON and an SSE entry unchanged', async () => {
-    for (const entry of [jsonEntry(), sseEntry()]) {
-      const key = newKey();
-      expect(await cache.get(key)).toBeNull();
-      await cache.set(key, entry, 60);
-      expect(await cache.get(key)).toEqual(JSON.parse(JSON.stringify(entry)));
-    }
-  });
+  itKeepsEntriesForMaxAge(() => cache);
 
   it('stores under the gateway:cache: prefix with a millisecond expiry', async () => {
     const key = newKey();
@@ -271,14 +269,6 @@ describeRedis('Redis response cache', () => {
     const ttl = await redis.pttl(`gateway:cache:${key}`);
     expect(ttl).toBeGreaterThan(59_000);
     expect(ttl).toBeLessThanOrEqual(60_000);
-  });
-
-  it('stops answering an entry once max_age has passed', async () => {
-    const key = newKey();
-    await cache.set(key, jsonEntry(), 1);
-    expect(await cache.get(key)).not.toBeNull();
-    await sleep(1100);
-    expect(await cache.get(key)).toBeNull();
   });
 
   it('overwrites an entry, value and expiry', async () => {
