@@ -2,22 +2,33 @@ import type { NormalizedUsage } from './usage';
 
 const count = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0);
 
+/** The counts of one usage object; a missing total is the sum of its parts. */
+function tokenUsage(prompt: unknown, completion: unknown, total: unknown, cached: unknown, reasoning: unknown): NormalizedUsage {
+  const promptTokens = count(prompt);
+  const completionTokens = count(completion);
+  return {
+    promptTokens,
+    completionTokens,
+    totalTokens: count(total) || promptTokens + completionTokens,
+    cachedTokens: count(cached),
+    cacheWriteTokens: 0,
+    reasoningTokens: count(reasoning),
+  };
+}
+
 /**
  * OpenAI's `usage` object of chat completions and embeddings in normalised form
  * (embeddings report only `prompt_tokens` and `total_tokens`: no completion tokens).
  */
 export function usageFromOpenAI(usage: Record<string, any> | null | undefined): NormalizedUsage | null {
   if (!usage || typeof usage !== 'object') return null;
-  const promptTokens = count(usage.prompt_tokens);
-  const completionTokens = count(usage.completion_tokens);
-  return {
-    promptTokens,
-    completionTokens,
-    totalTokens: count(usage.total_tokens) || promptTokens + completionTokens,
-    cachedTokens: count(usage.prompt_tokens_details?.cached_tokens),
-    cacheWriteTokens: 0,
-    reasoningTokens: count(usage.completion_tokens_details?.reasoning_tokens),
-  };
+  return tokenUsage(
+    usage.prompt_tokens,
+    usage.completion_tokens,
+    usage.total_tokens,
+    usage.prompt_tokens_details?.cached_tokens,
+    usage.completion_tokens_details?.reasoning_tokens,
+  );
 }
 
 /**
@@ -28,14 +39,5 @@ export function usageFromOpenAI(usage: Record<string, any> | null | undefined): 
 export function usageFromOpenAIImages(usage: Record<string, any> | null | undefined): NormalizedUsage | null {
   if (!usage || typeof usage !== 'object') return null;
   if (typeof usage.input_tokens !== 'number' && typeof usage.output_tokens !== 'number') return null;
-  const promptTokens = count(usage.input_tokens);
-  const completionTokens = count(usage.output_tokens);
-  return {
-    promptTokens,
-    completionTokens,
-    totalTokens: count(usage.total_tokens) || promptTokens + completionTokens,
-    cachedTokens: count(usage.input_tokens_details?.cached_tokens),
-    cacheWriteTokens: 0,
-    reasoningTokens: 0,
-  };
+  return tokenUsage(usage.input_tokens, usage.output_tokens, usage.total_tokens, usage.input_tokens_details?.cached_tokens, 0);
 }

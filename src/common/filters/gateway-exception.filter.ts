@@ -61,7 +61,7 @@ export function writeError(req: Request, res: Response, exception: unknown, logg
 
   const error = toGatewayError(exception);
   if (error.status >= 500 && error.code === 'internal_error') logger.error(exception instanceof Error ? exception.stack : String(exception));
-  if (context) context.error = { type: error.type, code: error.code, message: error.message };
+  context?.noteError(error);
   if (res.headersSent) return void res.end();
   res.status(error.status).set(error.headers);
   if (req.path.startsWith('/v1/messages')) {

@@ -5,14 +5,19 @@ import type { RequestContext } from '../../common/context/request-context';
 import { Ctx, Operation } from '../../common/context/request-context.decorator';
 import { ProviderRoutingGuard } from '../../common/guards/provider-routing.guard';
 import { sendGatewayResult } from '../../common/http/gateway-result';
+import { usageFromOpenAI } from '../../providers/openai-usage';
+import { JsonOperations } from '../routing/json-operation.service';
+import type { OperationSpec } from '../upstream/upstream-attempt';
 import { EmbeddingCreateDto } from './dto/embedding-create.dto';
-import { EmbeddingsService } from './embeddings.service';
+
+/** Embeddings report prompt tokens only. */
+const EMBEDDINGS: OperationSpec = { capability: 'embeddings', title: 'embeddings', usage: usageFromOpenAI };
 
 @ApiTags('embeddings')
 @ApiSecurity('gateway-api-key')
 @Controller('v1')
 export class EmbeddingsController {
-  constructor(private readonly embeddings: EmbeddingsService) {}
+  constructor(private readonly operations: JsonOperations) {}
 
   @Post('embeddings')
   @HttpCode(200)
@@ -20,6 +25,6 @@ export class EmbeddingsController {
   @UseGuards(ProviderRoutingGuard)
   @ApiOperation({ summary: 'Create embeddings (OpenAI format)' })
   async create(@Ctx() context: RequestContext, @Body() body: EmbeddingCreateDto, @Res() res: Response): Promise<void> {
-    sendGatewayResult(res, context, await this.embeddings.create(context, body));
+    sendGatewayResult(res, context, await this.operations.run(context, body, EMBEDDINGS));
   }
 }

@@ -1,12 +1,9 @@
 import { Module } from '@nestjs/common';
 import { RoutingModule } from '../routing/routing.module';
-import { UpstreamModule } from '../upstream/upstream.module';
 import { EmbeddingsController } from './embeddings.controller';
-import { EmbeddingsService } from './embeddings.service';
 
 @Module({
-  imports: [RoutingModule, UpstreamModule],
+  imports: [RoutingModule],
   controllers: [EmbeddingsController],
-  providers: [EmbeddingsService],
 })
 export class EmbeddingsModule {}

@@ -5,14 +5,19 @@ import type { RequestContext } from '../../common/context/request-context';
 import { Ctx, Operation } from '../../common/context/request-context.decorator';
 import { ProviderRoutingGuard } from '../../common/guards/provider-routing.guard';
 import { sendGatewayResult } from '../../common/http/gateway-result';
+import { usageFromOpenAIImages } from '../../providers/openai-usage';
+import { JsonOperations } from '../routing/json-operation.service';
+import type { OperationSpec } from '../upstream/upstream-attempt';
 import { ImageGenerationCreateDto } from './dto/image-generation-create.dto';
-import { ImagesService } from './images.service';
+
+/** Token usage comes only from GPT Image models. */
+const IMAGE_GENERATIONS: OperationSpec = { capability: 'imageGenerations', title: 'image generations', usage: usageFromOpenAIImages };
 
 @ApiTags('images')
 @ApiSecurity('gateway-api-key')
 @Controller('v1/images')
 export class ImagesController {
-  constructor(private readonly images: ImagesService) {}
+  constructor(private readonly operations: JsonOperations) {}
 
   @Post('generations')
   @HttpCode(200)
@@ -20,6 +25,6 @@ export class ImagesController {
   @UseGuards(ProviderRoutingGuard)
   @ApiOperation({ summary: 'Generate images from a prompt (OpenAI format)' })
   async generate(@Ctx() context: RequestContext, @Body() body: ImageGenerationCreateDto, @Res() res: Response): Promise<void> {
-    sendGatewayResult(res, context, await this.images.generate(context, body));
+    sendGatewayResult(res, context, await this.operations.run(context, body, IMAGE_GENERATIONS));
   }
 }

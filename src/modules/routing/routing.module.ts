@@ -2,13 +2,14 @@ import { Module } from '@nestjs/common';
 import { ProviderRoutingGuard } from '../../common/guards/provider-routing.guard';
 import { ResponseCacheModule } from '../cache/cache.module';
 import { KeysModule } from '../keys/keys.module';
+import { JsonOperations } from './json-operation.service';
 import { RouteExecutor } from './route-executor.service';
 import { RouteResolver } from './route-resolver.service';
 
 /** From routing headers to a plan (resolver, guard), and from a plan to an answer (executor). */
 @Module({
   imports: [KeysModule, ResponseCacheModule],
-  providers: [RouteResolver, ProviderRoutingGuard, RouteExecutor],
-  exports: [RouteResolver, ProviderRoutingGuard, RouteExecutor],
+  providers: [RouteResolver, ProviderRoutingGuard, RouteExecutor, JsonOperations],
+  exports: [RouteResolver, ProviderRoutingGuard, RouteExecutor, JsonOperations],
 })
 export class RoutingModule {}

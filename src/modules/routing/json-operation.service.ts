@@ -1,0 +1,26 @@
+import { Injectable } from '@nestjs/common';
+import type { RequestContext } from '../../common/context/request-context';
+import type { GatewayResult } from '../../common/http/gateway-result';
+import { OperationSpec, UpstreamAttempt } from '../upstream/upstream-attempt';
+import { RouteExecutor } from './route-executor.service';
+
+/**
+ * An operation answered with one JSON body (embeddings, image generations): the route
+ * executor picks targets, each attempt passes the provider's bytes through. Such an
+ * operation needs only its OperationSpec and a controller.
+ */
+@Injectable()
+export class JsonOperations {
+  constructor(
+    private readonly executor: RouteExecutor,
+    private readonly attempts: UpstreamAttempt,
+  ) {}
+
+  run(context: RequestContext, body: object & { user?: string }, operation: OperationSpec): Promise<GatewayResult> {
+    context.requestBody = body;
+    context.user = body.user ?? context.user;
+    return this.executor.execute(context, body as Record<string, unknown>, (target, upstreamBody) =>
+      this.attempts.json(context, target, upstreamBody, operation),
+    );
+  }
+}
