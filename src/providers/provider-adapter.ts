@@ -1,4 +1,5 @@
 import type { RouteTarget } from '../modules/routing/route-plan';
+import type { ChatTranslation } from './chat-format';
 
 /** An HTTP request to a provider, built by an adapter and sent by the upstream client. */
 export interface UpstreamRequest {
@@ -9,20 +10,41 @@ export interface UpstreamRequest {
 }
 
 /**
- * One operation of a provider: builds the request for a body (already in OpenAI's
- * format, model and override_params applied). This issue's providers all speak
- * OpenAI's wire format, so their answers pass through byte for byte; vendors with
- * their own format (Anthropic, Gemini) add translation here.
+ * One operation of a provider: builds the request for a body (in the operation's own
+ * format, model and override_params applied). `headers` are request headers the
+ * operation passes on to the vendor (`anthropic-version` and `anthropic-beta` on
+ * messages); the adapter never forwards anything else of the client's.
  */
 export interface RequestBuilder {
-  buildRequest(body: Record<string, unknown>, target: RouteTarget): UpstreamRequest;
+  buildRequest(body: Record<string, unknown>, target: RouteTarget, headers?: Record<string, string>): UpstreamRequest;
+}
+
+/**
+ * Chat completions. Without `translation` the vendor speaks OpenAI's format and its
+ * answers pass through byte for byte; with it, `buildRequest` translates the body and
+ * `translation` the answers (see chat-format.ts).
+ */
+export interface ChatCompletionsCapability extends RequestBuilder {
+  readonly translation?: ChatTranslation;
+}
+
+/**
+ * OpenAI's Responses API: `buildRequest` creates a response; `resourceRequest` reads or
+ * acts on a stored one (`GET /{id}`, `DELETE /{id}`, `GET /{id}/input_items`,
+ * `POST /{id}/cancel`). `path` starts with `/` and is already URL-encoded.
+ */
+export interface ResponsesCapability extends RequestBuilder {
+  resourceRequest(method: 'GET' | 'POST' | 'DELETE', path: string, query: string, target: RouteTarget): UpstreamRequest;
 }
 
 /** The operations a provider may offer, one optional capability each. */
 export interface ProviderOperations {
-  readonly chatCompletions?: RequestBuilder;
+  readonly chatCompletions?: ChatCompletionsCapability;
   readonly embeddings?: RequestBuilder;
   readonly imageGenerations?: RequestBuilder;
+  readonly responses?: ResponsesCapability;
+  /** Anthropic's Messages API spoken natively; `/v1/messages` reaches other providers through chat completions. */
+  readonly messages?: RequestBuilder;
 }
 
 export type ProviderOperation = keyof ProviderOperations;

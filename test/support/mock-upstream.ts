@@ -56,7 +56,10 @@ import {
   planChatCompletion,
   type ChatPlan,
 } from './mock-openai-chunks';
+import { serveAnthropic } from './mock-anthropic';
+import { serveGemini } from './mock-gemini';
 import { serveOpenAIOperation } from './mock-openai-operations';
+import { serveOpenAIResponses } from './mock-openai-responses';
 
 export interface RecordedRequest {
   method: string;
@@ -203,6 +206,10 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
         if (!res.writableFinished && !cutOnPurpose.has(res)) recorded.aborted = true;
       });
     }
+
+    // The other vendors' wire formats and OpenAI's Responses API, each in a file of its own.
+    const call = { method, path, rawQuery, headers: req.headers, body, badJson, flakyFailures };
+    if (serveAnthropic(res, call) || serveGemini(res, call) || serveOpenAIResponses(res, call)) return;
 
     if (method === 'POST') {
       if (serveOpenAIOperation(res, path, rawQuery, body, badJson, flakyFailures)) return;

@@ -1,0 +1,14 @@
+import type * as http from 'node:http';
+
+/** One request as the mock upstream's vendor routes see it (body already read and parsed). */
+export interface MockCall {
+  method: string;
+  path: string;
+  rawQuery: string;
+  headers: http.IncomingHttpHeaders;
+  /** Parsed JSON body; undefined when there was none or it was not JSON (then badJson is true). */
+  body: any;
+  badJson: boolean;
+  /** mock-flaky-* counters of this mock server (cleared by reset()). */
+  flakyFailures: Map<string, number>;
+}
