@@ -15,6 +15,7 @@ import { HealthController } from './modules/health/health.controller';
 import { ImagesModule } from './modules/images/images.module';
 import { KeysModule } from './modules/keys/keys.module';
 import { LoggingModule } from './modules/logging/logging.module';
+import { ResponsesModule } from './modules/responses/responses.module';
 import { UpstreamModule } from './modules/upstream/upstream.module';
 
 /**
@@ -33,6 +34,7 @@ export class AppModule implements NestModule {
         ChatModule,
         EmbeddingsModule,
         ImagesModule,
+        ResponsesModule,
         CryptoModule,
         UpstreamModule,
         LoggingModule,

@@ -3,7 +3,7 @@ import type { NormalizedUsage } from './usage';
 const count = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0);
 
 /** The counts of one usage object; a missing total is the sum of its parts. */
-function tokenUsage(prompt: unknown, completion: unknown, total: unknown, cached: unknown, reasoning: unknown): NormalizedUsage {
+function tokenUsage(prompt: unknown, completion: unknown, total: unknown, cached: unknown, reasoning: unknown, cacheWrite: unknown = 0): NormalizedUsage {
   const promptTokens = count(prompt);
   const completionTokens = count(completion);
   return {
@@ -11,7 +11,7 @@ function tokenUsage(prompt: unknown, completion: unknown, total: unknown, cached
     completionTokens,
     totalTokens: count(total) || promptTokens + completionTokens,
     cachedTokens: count(cached),
-    cacheWriteTokens: 0,
+    cacheWriteTokens: count(cacheWrite),
     reasoningTokens: count(reasoning),
   };
 }
@@ -19,6 +19,8 @@ function tokenUsage(prompt: unknown, completion: unknown, total: unknown, cached
 /**
  * OpenAI's `usage` object of chat completions and embeddings in normalised form
  * (embeddings report only `prompt_tokens` and `total_tokens`: no completion tokens).
+ * `prompt_tokens_details.cache_write_tokens` is the gateway's own addition, set when
+ * it translated a vendor that bills prompt-cache writes apart (Anthropic).
  */
 export function usageFromOpenAI(usage: Record<string, any> | null | undefined): NormalizedUsage | null {
   if (!usage || typeof usage !== 'object') return null;
@@ -28,6 +30,22 @@ export function usageFromOpenAI(usage: Record<string, any> | null | undefined): 
     usage.total_tokens,
     usage.prompt_tokens_details?.cached_tokens,
     usage.completion_tokens_details?.reasoning_tokens,
+    usage.prompt_tokens_details?.cache_write_tokens,
+  );
+}
+
+/**
+ * The `usage` of the Responses API: `input_tokens` (cached ones included) and
+ * `output_tokens` (reasoning ones included), with their details.
+ */
+export function usageFromOpenAIResponses(usage: Record<string, any> | null | undefined): NormalizedUsage | null {
+  if (!usage || typeof usage !== 'object') return null;
+  return tokenUsage(
+    usage.input_tokens,
+    usage.output_tokens,
+    usage.total_tokens,
+    usage.input_tokens_details?.cached_tokens,
+    usage.output_tokens_details?.reasoning_tokens,
   );
 }
 

@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { maybeContextOf } from '../context/request-context';
+import { anthropicErrorType } from '../errors/anthropic-error';
 import { GatewayError, UpstreamHttpError } from '../errors/gateway-error';
 import { setRoutingHeaders } from '../http/gateway-result';
 import { ClientClosedRequestError } from '../../modules/upstream/upstream-client';
@@ -65,7 +66,7 @@ export function writeError(req: Request, res: Response, exception: unknown, logg
   if (res.headersSent) return void res.end();
   res.status(error.status).set(error.headers);
   if (req.path.startsWith('/v1/messages')) {
-    res.json({ type: 'error', error: { type: error.type, message: error.message } });
+    res.json({ type: 'error', error: { type: anthropicErrorType(error.type, error.status), message: error.message } });
   } else {
     res.json({ error: { message: error.message, type: error.type, param: error.param, code: error.code } });
   }

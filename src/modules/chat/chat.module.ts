@@ -3,10 +3,12 @@ import { RoutingModule } from '../routing/routing.module';
 import { UpstreamModule } from '../upstream/upstream.module';
 import { ChatController } from './chat.controller';
 import { ChatService } from './chat.service';
+import { ChatUpstream } from './chat-upstream.service';
 
 @Module({
   imports: [RoutingModule, UpstreamModule],
   controllers: [ChatController],
-  providers: [ChatService],
+  providers: [ChatService, ChatUpstream],
+  exports: [ChatUpstream],
 })
 export class ChatModule {}

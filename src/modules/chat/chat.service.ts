@@ -1,30 +1,32 @@
 import { Injectable } from '@nestjs/common';
 import type { EventSourceMessage } from 'eventsource-parser';
 import type { LoggedError, RequestContext } from '../../common/context/request-context';
+import { sseFrame } from '../../common/http/sse-frame';
 import type { GatewayResult } from '../../common/http/gateway-result';
+import type { ChatCompletionChunk, ChatStreamDecoder } from '../../providers/chat-format';
 import { usageFromOpenAI } from '../../providers/openai-usage';
 import { RouteExecutor } from '../routing/route-executor.service';
 import type { RouteTarget } from '../routing/route-plan';
 import { relayUpstreamSse, SseStreamHandler } from '../upstream/sse-relay';
-import { OperationSpec, UpstreamAttempt } from '../upstream/upstream-attempt';
+import { UpstreamAttempt } from '../upstream/upstream-attempt';
 import { ChatStreamAssembler } from './chat-stream-assembler';
+import { CHAT_COMPLETIONS, ChatUpstream } from './chat-upstream.service';
 import type { ChatCompletionCreateDto } from './dto/chat-completion-create.dto';
-
-const sseFrame = (data: string, event?: string) => (event ? `event: ${event}\ndata: ${data}\n\n` : `data: ${data}\n\n`);
-
-const CHAT_COMPLETIONS: OperationSpec = { capability: 'chatCompletions', title: 'chat completions', usage: usageFromOpenAI };
+import { parseStreamEvent } from '../../providers/stream-event';
 
 /**
  * `chat.completions`: the route executor picks targets; each attempt prepares the body
- * for the target's provider, sends it, and turns the answer into a GatewayResult
- * (bytes passed through, or SSE frames as they come), noting usage, the assembled
- * response and time to first token on the context.
+ * for the target's provider, sends it, and turns the answer into a GatewayResult,
+ * noting usage, the assembled response and time to first token on the context.
+ * Providers in OpenAI's format are passed through byte for byte (the hot path); the
+ * others (Anthropic, Gemini) are translated by their adapter through ChatUpstream.
  */
 @Injectable()
 export class ChatService {
   constructor(
     private readonly executor: RouteExecutor,
     private readonly attempts: UpstreamAttempt,
+    private readonly chatUpstream: ChatUpstream,
   ) {}
 
   create(context: RequestContext, body: ChatCompletionCreateDto): Promise<GatewayResult> {
@@ -32,59 +34,92 @@ export class ChatService {
     context.requestBody = body;
     context.user = body.user ?? context.user;
     return this.executor.execute(context, body as unknown as Record<string, unknown>, (target, upstreamBody) =>
-      this.attempt(context, target, upstreamBody),
+      this.chatUpstream.capability(target).translation ? this.translatedAttempt(context, target, upstreamBody) : this.attempt(context, target, upstreamBody),
     );
   }
 
-  /** One attempt at one target (the executor retries and falls back). */
+  /** One attempt at an OpenAI-format target (the executor retries and falls back). */
   private async attempt(context: RequestContext, target: RouteTarget, upstreamBody: Record<string, unknown>): Promise<GatewayResult> {
     // Usage in streams comes only on request; ask for it and hide it if the client did not.
+    const clientWantsUsage = wantsUsage(upstreamBody);
     const streamOptions = upstreamBody.stream_options as ChatCompletionCreateDto['stream_options'];
-    const clientWantsUsage = streamOptions?.include_usage === true;
     const sent = context.isStream && !clientWantsUsage ? { ...upstreamBody, stream_options: { ...streamOptions, include_usage: true } } : upstreamBody;
 
     const answer = await this.attempts.send(context, target, sent, CHAT_COMPLETIONS);
     const contentType = String(answer.response.headers['content-type'] ?? '');
     if (context.isStream && contentType.includes('text/event-stream')) {
-      const frames = await relayUpstreamSse(answer.response, context, answer.timeoutMs, new ChatStreamHandler(context, !clientWantsUsage));
+      const frames = await relayUpstreamSse(answer.response, context, answer.timeoutMs, new ChatStreamHandler(context, !clientWantsUsage, null));
       return { kind: 'sse', status: answer.response.status, frames };
     }
     return this.attempts.readJson(context, answer, CHAT_COMPLETIONS);
   }
+
+  /** One attempt at a target whose adapter translates to and from its own format. */
+  private async translatedAttempt(context: RequestContext, target: RouteTarget, upstreamBody: Record<string, unknown>): Promise<GatewayResult> {
+    const answer = await this.chatUpstream.open(context, target, upstreamBody);
+    if (answer.kind === 'stream') {
+      const handler = new ChatStreamHandler(context, !wantsUsage(upstreamBody), answer.decoder);
+      const frames = await relayUpstreamSse(answer.sent.response, context, answer.sent.timeoutMs, handler);
+      return { kind: 'sse', status: answer.status, frames };
+    }
+    context.responseBody = answer.completion;
+    context.usage = usageFromOpenAI(answer.completion.usage);
+    context.servedModel = typeof answer.completion.model === 'string' ? answer.completion.model : null;
+    return { kind: 'json', status: answer.status, body: Buffer.from(JSON.stringify(answer.completion)) };
+  }
+}
+
+function wantsUsage(body: Record<string, unknown>): boolean {
+  return (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
 }
 
 /**
  * A chat completion stream: forwards each chunk, assembles the final object and usage
  * for the log, and hides the usage chunk the gateway asked for when the client did not.
+ * With a decoder (a translated vendor) chunks are re-encoded; without, OpenAI's own
+ * events pass through as they came unless the usage has to be hidden.
  */
-class ChatStreamHandler implements SseStreamHandler {
+export class ChatStreamHandler implements SseStreamHandler {
   private readonly assembler = new ChatStreamAssembler();
   private sawDone = false;
 
   constructor(
     private readonly context: RequestContext,
     private readonly hideUsage: boolean,
+    private readonly decoder: ChatStreamDecoder | null,
   ) {}
 
   onEvent(event: EventSourceMessage): string[] {
-    if (event.data === '[DONE]') {
+    if (!this.decoder) {
+      if (event.data === '[DONE]') {
+        this.sawDone = true;
+        return [sseFrame('[DONE]')];
+      }
+      const frame = this.onChunk(parseStreamEvent(event.data));
+      return frame === null ? [] : [frame === UNCHANGED ? sseFrame(event.data, event.event) : frame];
+    }
+    const frames: string[] = [];
+    for (const chunk of this.decoder.onEvent(event)) {
+      const frame = this.onChunk(chunk);
+      if (frame !== null) frames.push(frame === UNCHANGED ? sseFrame(JSON.stringify(chunk)) : frame);
+    }
+    if (!this.sawDone && this.decoder.isComplete()) {
       this.sawDone = true;
-      return [sseFrame('[DONE]')];
+      frames.push(sseFrame('[DONE]'));
     }
-    let chunk: Record<string, any>;
-    try {
-      chunk = JSON.parse(event.data);
-    } catch {
-      return [sseFrame(event.data, event.event)];
-    }
+    return frames;
+  }
+
+  /** The frame for one chunk: UNCHANGED to send it as it is, null to drop it. */
+  private onChunk(chunk: ChatCompletionChunk): string | typeof UNCHANGED | null {
     if (chunk.error) this.context.error ??= { type: 'upstream_error', code: chunk.error.code ?? null, message: String(chunk.error.message) };
     if (this.assembler.add(chunk)) this.context.markFirstToken();
     if (this.hideUsage && chunk.usage) {
-      if (!Array.isArray(chunk.choices) || chunk.choices.length === 0) return []; // the extra usage-only chunk
-      delete chunk.usage;
-      return [sseFrame(JSON.stringify(chunk), event.event)];
+      if (!Array.isArray(chunk.choices) || chunk.choices.length === 0) return null; // the extra usage-only chunk
+      const { usage: _hidden, ...rest } = chunk;
+      return sseFrame(JSON.stringify(rest));
     }
-    return [sseFrame(event.data, event.event)];
+    return UNCHANGED;
   }
 
   isComplete(): boolean {
@@ -103,3 +138,5 @@ class ChatStreamHandler implements SseStreamHandler {
     context.servedModel = typeof served.model === 'string' ? served.model : null;
   }
 }
+
+const UNCHANGED = Symbol('unchanged');

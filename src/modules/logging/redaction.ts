@@ -2,7 +2,7 @@ export const REDACTED = '[REDACTED]';
 
 /** Header names whose values are credentials. */
 const SECRET_HEADERS = new Set([
-  'authorization', 'proxy-authorization', 'x-gateway-api-key', 'x-api-key', 'api-key', 'cookie', 'set-cookie',
+  'authorization', 'proxy-authorization', 'x-gateway-api-key', 'x-api-key', 'api-key', 'x-goog-api-key', 'cookie', 'set-cookie',
 ]);
 
 /** Body fields whose values are credentials (provider keys, MCP tokens). */

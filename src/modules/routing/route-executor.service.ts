@@ -54,8 +54,9 @@ export class RouteExecutor {
     this.tools = { resolver, cache, requestLogger, breakers: new CircuitBreakerRegistry(), timing };
   }
 
-  execute(context: RequestContext, body: Record<string, unknown>, send: AttemptSender): Promise<GatewayResult> {
-    return new ExecutionRun(this.tools, context, body, send).node(context.route!.root);
+  /** `cacheable: false` for operations whose answer must never be replayed (a DELETE, a cancel). */
+  execute(context: RequestContext, body: Record<string, unknown>, send: AttemptSender, options: { cacheable?: boolean } = {}): Promise<GatewayResult> {
+    return new ExecutionRun(this.tools, context, body, send, options.cacheable ?? true).node(context.route!.root);
   }
 }
 
@@ -78,6 +79,7 @@ class ExecutionRun {
     private readonly context: RequestContext,
     private readonly body: Record<string, unknown>,
     private readonly send: AttemptSender,
+    private readonly cacheable: boolean,
   ) {}
 
   async node(node: RouteNode): Promise<GatewayResult> {
@@ -138,7 +140,8 @@ class ExecutionRun {
     const context = this.context;
     const target = await resolver.resolveLeaf(node, context.route!);
     const upstreamBody = upstreamBodyFor(this.body, target);
-    const identity = node.circuitBreaker || node.cache ? upstreamIdentity(target) : '';
+    const cache = this.cacheable ? node.cache : null;
+    const identity = node.circuitBreaker || cache ? upstreamIdentity(target) : '';
     const breaker = node.circuitBreaker ? breakers.get(`${identity}|${String(upstreamBody.model)}`, node.circuitBreaker) : null;
     if (breaker && !breaker.tryAcquire(Date.now())) {
       const seconds = Math.max(1, Math.ceil(breaker.retryAfterMs(Date.now()) / 1000));
@@ -149,7 +152,7 @@ class ExecutionRun {
       throw error;
     }
 
-    const cacheKey = node.cache ? responseCacheKey(context.operation ?? '', identity, upstreamBody) : null;
+    const cacheKey = cache ? responseCacheKey(context.operation ?? '', identity, upstreamBody) : null;
     context.cacheStatus = 'DISABLED';
     if (cacheKey) {
       const refresh = context.cacheForceRefresh;
@@ -166,7 +169,7 @@ class ExecutionRun {
       try {
         const result = await this.send(target, upstreamBody);
         breaker?.onSuccess();
-        return cacheKey ? this.storeInCache(cacheKey, node.cache!.maxAgeSeconds, result) : result;
+        return cacheKey ? this.storeInCache(cacheKey, cache!.maxAgeSeconds, result) : result;
       } catch (error) {
         const failure = this.failureOf(error);
         if (!failure) {

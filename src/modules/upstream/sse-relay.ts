@@ -7,7 +7,10 @@ import { ClientClosedRequestError, UpstreamResponse } from './upstream-client';
 
 /** What an operation does with a provider's event stream (chat, responses, messages …). */
 export interface SseStreamHandler {
-  /** The frames to send the client for one upstream event; none drops it. */
+  /**
+   * The frames to send the client for one upstream event; none drops it. Throws a
+   * GatewayError for an event that ends the stream (malformed, or the provider's error).
+   */
   onEvent(event: EventSourceMessage): string[];
   /** Whether the stream reached its proper end (e.g. `[DONE]`): an end before it is an error. */
   isComplete(): boolean;
@@ -76,7 +79,17 @@ export function relayUpstreamSse(
     const parser = createParser({
       onEvent: (event) => {
         if (ended) return;
-        for (const frame of handler.onEvent(event)) emit(frame);
+        let eventFrames: string[];
+        try {
+          eventFrames = handler.onEvent(event);
+        } catch (error) {
+          // A malformed or error event: the stream cannot go on, so it ends (or, before it
+          // started, fails so that a retry or a fallback can take over).
+          const failure = asGatewayError(error);
+          settle({ type: failure.type, code: failure.code, message: failure.message }, () => failure);
+          return;
+        }
+        for (const frame of eventFrames) emit(frame);
         if (!started) {
           started = true;
           resolve(frames);
@@ -119,4 +132,9 @@ export function relayUpstreamSse(
       settle(failure, () => GatewayError.upstreamUnreachable(`The provider stream broke off before its first event (${error.code ?? error.message})`));
     });
   });
+}
+
+function asGatewayError(error: unknown): GatewayError {
+  if (error instanceof GatewayError) return error;
+  return GatewayError.upstreamMalformed(`The provider stream could not be read (${error instanceof Error ? error.message : String(error)})`);
 }

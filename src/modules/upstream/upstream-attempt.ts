@@ -4,7 +4,7 @@ import type { RequestContext } from '../../common/context/request-context';
 import { GatewayError, UpstreamHttpError } from '../../common/errors/gateway-error';
 import type { GatewayResult } from '../../common/http/gateway-result';
 import type { Environment } from '../../config/environment';
-import type { ProviderOperation } from '../../providers/provider-adapter';
+import type { ProviderOperation, ProviderOperations, UpstreamRequest } from '../../providers/provider-adapter';
 import { ProviderRegistry } from '../../providers/registry';
 import type { NormalizedUsage } from '../../providers/usage';
 import type { RouteTarget } from '../routing/route-plan';
@@ -52,19 +52,36 @@ export class UpstreamAttempt {
   /**
    * Sends `body` to `target`: 400 when the provider lacks the operation, 403 for a model
    * the virtual key does not allow, UpstreamHttpError for a provider's error answer.
+   * `headers` are the request headers the operation passes on (see RequestBuilder).
    */
-  async send(context: RequestContext, target: RouteTarget, body: Record<string, unknown>, operation: OperationSpec): Promise<SentAttempt> {
-    const builder = this.registry.get(target.provider)[operation.capability];
-    if (!builder) throw GatewayError.invalidRequest(`Provider ${target.provider} does not offer ${operation.title}`, 'model');
+  async send(
+    context: RequestContext,
+    target: RouteTarget,
+    body: Record<string, unknown>,
+    operation: OperationSpec,
+    headers?: Record<string, string>,
+  ): Promise<SentAttempt> {
+    const builder = this.capability(target, operation);
     const model = String(body.model);
     if (target.allowedModels && !target.allowedModels.includes(model)) {
       throw GatewayError.permission(`Model '${model}' is not allowed for this virtual key`, 'model_not_allowed');
     }
     context.model = model;
+    return this.sendRequest(context, target, builder.buildRequest(body, target, headers));
+  }
 
+  /** The adapter's capability for an operation; 400 naming the provider when it lacks it. */
+  capability<K extends ProviderOperation>(target: RouteTarget, operation: OperationSpec & { capability: K }): NonNullable<ProviderOperations[K]> {
+    const builder = this.registry.get(target.provider)[operation.capability];
+    if (!builder) throw GatewayError.invalidRequest(`Provider ${target.provider} does not offer ${operation.title}`, 'model');
+    return builder as NonNullable<ProviderOperations[K]>;
+  }
+
+  /** Sends a request an adapter built; a provider's error answer becomes UpstreamHttpError. */
+  async sendRequest(context: RequestContext, target: RouteTarget, request: UpstreamRequest): Promise<SentAttempt> {
     const timeoutMs = target.requestTimeoutMs ?? this.defaultTimeoutMs;
     const signal = context.abort.signal;
-    const response = await this.upstream.send(builder.buildRequest(body, target), { signal, timeoutMs });
+    const response = await this.upstream.send(request, { signal, timeoutMs });
     if (response.status >= 400) {
       const raw = await this.upstream.readBody(response, timeoutMs, signal);
       const contentType = String(response.headers['content-type'] ?? '') || 'application/json';
@@ -73,19 +90,23 @@ export class UpstreamAttempt {
     return { response, timeoutMs };
   }
 
-  /** Reads a JSON answer whole; a body that is not JSON is a 502 (and can fall back). */
-  async readJson(context: RequestContext, { response, timeoutMs }: SentAttempt, operation: OperationSpec): Promise<GatewayResult> {
+  /** Reads a JSON answer whole and parses it; a body that is not JSON is a 502 (and can fall back). */
+  async readJsonObject(context: RequestContext, { response, timeoutMs }: SentAttempt): Promise<{ raw: Buffer; json: Record<string, any> }> {
     const raw = await this.upstream.readBody(response, timeoutMs, context.abort.signal);
-    let json: Record<string, any>;
     try {
-      json = JSON.parse(raw.toString('utf8'));
+      return { raw, json: JSON.parse(raw.toString('utf8')) };
     } catch {
       throw GatewayError.upstreamMalformed(`The provider answered ${response.status} with a body that is not JSON`);
     }
+  }
+
+  /** Reads a JSON answer and passes its bytes through, noting the object, usage and served model for the log. */
+  async readJson(context: RequestContext, answer: SentAttempt, operation: OperationSpec): Promise<GatewayResult> {
+    const { raw, json } = await this.readJsonObject(context, answer);
     context.responseBody = json;
     context.usage = operation.usage(json?.usage);
     context.servedModel = typeof json?.model === 'string' ? json.model : null;
-    return { kind: 'json', status: response.status, body: raw };
+    return { kind: 'json', status: answer.response.status, body: raw };
   }
 }
 

@@ -1,8 +1,10 @@
 import { GatewayError } from '../../common/errors/gateway-error';
 import type { RouteTarget } from '../../modules/routing/route-plan';
-import type { ProviderAdapter, RequestBuilder, UpstreamRequest } from '../provider-adapter';
+import type { ProviderAdapter, RequestBuilder, ResponsesCapability, UpstreamRequest } from '../provider-adapter';
 
 export const AZURE_DEFAULT_API_VERSION = '2024-10-21';
+/** The Responses API is served under a preview API version only. */
+export const AZURE_RESPONSES_API_VERSION = '2025-04-01-preview';
 
 /**
  * Azure OpenAI: OpenAI's wire format behind a per-resource deployment URL,
@@ -10,7 +12,9 @@ export const AZURE_DEFAULT_API_VERSION = '2024-10-21';
  * `chat/completions`, `embeddings`, `images/generations`), with the credential in an
  * `api-key` header. The host is `custom_host` or
  * `https://{provider_options.resource_name}.openai.azure.com`; the deployment is
- * `provider_options.deployment`, else the model name.
+ * `provider_options.deployment`, else the model name. The Responses API is per resource,
+ * not per deployment: `{host}/openai/responses?api-version=…`, the deployment named by
+ * `model` in the body.
  */
 export class AzureOpenAIAdapter implements ProviderAdapter {
   readonly id = 'azure-openai';
@@ -19,6 +23,21 @@ export class AzureOpenAIAdapter implements ProviderAdapter {
   readonly chatCompletions = this.operation('chat/completions');
   readonly embeddings = this.operation('embeddings');
   readonly imageGenerations = this.operation('images/generations');
+  readonly responses: ResponsesCapability = {
+    buildRequest: (body, target) => ({ method: 'POST', url: this.responsesUrl(target, '', ''), headers: this.headers(target), body: JSON.stringify(body) }),
+    resourceRequest: (method, path, query, target) => ({ method, url: this.responsesUrl(target, path, query), headers: this.headers(target) }),
+  };
+
+  private responsesUrl(target: RouteTarget, path: string, query: string): string {
+    const apiVersion = encodeURIComponent(target.providerOptions.api_version ?? AZURE_RESPONSES_API_VERSION);
+    return `${this.host(target)}/openai/responses${path}?api-version=${apiVersion}${query ? `&${query}` : ''}`;
+  }
+
+  private headers(target: RouteTarget): Record<string, string> {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (target.apiKey) headers['api-key'] = target.apiKey;
+    return headers;
+  }
 
   private operation(path: string): RequestBuilder {
     return { buildRequest: (body, target) => this.post(path, body, target) };
@@ -30,9 +49,7 @@ export class AzureOpenAIAdapter implements ProviderAdapter {
     if (!deployment) throw GatewayError.invalidRequest('Azure OpenAI needs a deployment: provider_options.deployment or model', 'model');
     const apiVersion = encodeURIComponent(options.api_version ?? AZURE_DEFAULT_API_VERSION);
     const url = `${this.host(target)}/openai/deployments/${encodeURIComponent(deployment)}/${operation}?api-version=${apiVersion}`;
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (target.apiKey) headers['api-key'] = target.apiKey;
-    return { method: 'POST', url, headers, body: JSON.stringify(body) };
+    return { method: 'POST', url, headers: this.headers(target), body: JSON.stringify(body) };
   }
 
   private host(target: RouteTarget): string {

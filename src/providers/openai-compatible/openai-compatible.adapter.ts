@@ -1,6 +1,6 @@
 import { GatewayError } from '../../common/errors/gateway-error';
 import type { RouteTarget } from '../../modules/routing/route-plan';
-import type { ProviderAdapter, RequestBuilder, UpstreamRequest } from '../provider-adapter';
+import type { ProviderAdapter, RequestBuilder, ResponsesCapability, UpstreamRequest } from '../provider-adapter';
 
 /** Operations a vendor may serve in OpenAI's format besides chat completions, and their paths. */
 const OPTIONAL_OPERATION_PATHS = {
@@ -8,7 +8,7 @@ const OPTIONAL_OPERATION_PATHS = {
   imageGenerations: '/images/generations',
 } as const;
 
-export type OptionalOperation = keyof typeof OPTIONAL_OPERATION_PATHS;
+export type OptionalOperation = keyof typeof OPTIONAL_OPERATION_PATHS | 'responses';
 
 export interface OpenAICompatibleOptions {
   id: string;
@@ -32,13 +32,28 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
   readonly chatCompletions: RequestBuilder;
   readonly embeddings?: RequestBuilder;
   readonly imageGenerations?: RequestBuilder;
+  readonly responses?: ResponsesCapability;
 
   constructor(private readonly options: OpenAICompatibleOptions) {
     this.id = options.id;
     this.credentialOptional = options.credentialOptional ?? false;
     this.requiresCustomHost = options.baseUrl === null;
     this.chatCompletions = this.operation('/chat/completions');
-    for (const operation of options.offers ?? []) this[operation] = this.operation(OPTIONAL_OPERATION_PATHS[operation]);
+    for (const operation of options.offers ?? []) {
+      if (operation === 'responses') this.responses = this.responsesCapability();
+      else this[operation] = this.operation(OPTIONAL_OPERATION_PATHS[operation]);
+    }
+  }
+
+  private responsesCapability(): ResponsesCapability {
+    return {
+      buildRequest: (body, target) => this.post('/responses', body, target),
+      resourceRequest: (method, path, query, target) => ({
+        method,
+        url: `${this.baseUrl(target)}/responses${path}${query ? `?${query}` : ''}`,
+        headers: this.headers(target),
+      }),
+    };
   }
 
   private operation(path: string): RequestBuilder {

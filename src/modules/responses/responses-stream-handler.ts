@@ -1,0 +1,60 @@
+import type { EventSourceMessage } from 'eventsource-parser';
+import type { LoggedError, RequestContext } from '../../common/context/request-context';
+import { sseFrame } from '../../common/http/sse-frame';
+import { usageFromOpenAIResponses } from '../../providers/openai-usage';
+import { parseStreamEvent } from '../../providers/stream-event';
+import type { SseStreamHandler } from '../upstream/sse-relay';
+
+/** The events that end a Responses stream, each carrying the final response object. */
+const FINAL_EVENTS = new Set(['response.completed', 'response.incomplete', 'response.failed']);
+
+/**
+ * A Responses API stream: every typed event is forwarded as it came (its `event:` name
+ * and data untouched); the gateway reads them only to note time to first token and,
+ * from the final event, the response object and its usage for the log.
+ */
+export class ResponsesStreamHandler implements SseStreamHandler {
+  /** The newest response snapshot: the final one, or what `response.created` / `in_progress` said. */
+  private response: Record<string, any> | null = null;
+  private complete = false;
+  private lastSequence = -1;
+
+  constructor(private readonly context: RequestContext) {}
+
+  onEvent(event: EventSourceMessage): string[] {
+    const data = parseStreamEvent(event.data);
+    const type = typeof data.type === 'string' ? data.type : event.event;
+    if (typeof data.sequence_number === 'number') this.lastSequence = data.sequence_number;
+    if (type?.endsWith('.delta')) this.context.markFirstToken();
+    if (data.response && typeof data.response === 'object') this.response = data.response;
+    if (type && FINAL_EVENTS.has(type)) {
+      this.complete = true;
+      const error = this.response?.error;
+      if (type === 'response.failed') {
+        this.context.error ??= { type: 'upstream_error', code: error?.code ?? 'response_failed', message: String(error?.message ?? 'The response failed') };
+      }
+    } else if (type === 'error') {
+      // The provider's own error event ends the stream: forward it, and the log says why.
+      this.complete = true;
+      this.context.error ??= { type: 'upstream_error', code: data.code ?? null, message: String(data.message ?? 'The provider reported an error') };
+    }
+    return [sseFrame(event.data, event.event)];
+  }
+
+  isComplete(): boolean {
+    return this.complete;
+  }
+
+  /** OpenAI's own stream error event, numbered after the last event the client saw. */
+  errorFrame(error: LoggedError): string {
+    const body = { type: 'error', code: error.code, message: error.message, param: null, sequence_number: this.lastSequence + 1 };
+    return sseFrame(JSON.stringify(body), 'error');
+  }
+
+  finish(): void {
+    const context = this.context;
+    context.responseBody = this.response;
+    context.usage = usageFromOpenAIResponses(this.response?.usage);
+    context.servedModel = typeof this.response?.model === 'string' ? this.response.model : null;
+  }
+}
