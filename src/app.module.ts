@@ -15,6 +15,7 @@ import { HealthController } from './modules/health/health.controller';
 import { ImagesModule } from './modules/images/images.module';
 import { KeysModule } from './modules/keys/keys.module';
 import { LoggingModule } from './modules/logging/logging.module';
+import { MessagesModule } from './modules/messages/messages.module';
 import { ResponsesModule } from './modules/responses/responses.module';
 import { UpstreamModule } from './modules/upstream/upstream.module';
 
@@ -35,6 +36,7 @@ export class AppModule implements NestModule {
         EmbeddingsModule,
         ImagesModule,
         ResponsesModule,
+        MessagesModule,
         CryptoModule,
         UpstreamModule,
         LoggingModule,

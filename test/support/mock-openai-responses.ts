@@ -61,7 +61,8 @@ import { AZURE_MISSING_API_VERSION_BODY, errorBody, mockErrorBody } from './mock
 import { inputItems, lastUserText, newId, planResponse, responseEvents, responseObject, sseEvent } from './mock-openai-responses-body';
 import { invalidCreateBody } from './mock-openai-responses-validate';
 // A cycle (mock-upstream.ts imports this file), harmless: both only call each other per request.
-import { behaviourOf, dropConnection, sendError, sendJson, type Behaviour } from './mock-upstream';
+import { behaviourOf, dropConnection, sendError, sendJson } from './mock-upstream';
+import { streamEvents } from './mock-sse';
 
 const ROUTE = /^(\/v1|\/openai\/v1|\/openai|)\/responses(?:\/([^/]+)(\/input_items|\/cancel)?)?$/;
 
@@ -242,28 +243,6 @@ function create(res: http.ServerResponse, call: MockCall, store: Map<string, Sto
   if (behaviour.delayMs === 0) return reply();
   const timer = setTimeout(reply, behaviour.delayMs);
   res.once('close', () => clearTimeout(timer));
-}
-
-/** Writes the SSE chunks (one write each, `delayMs` apart), then ends the reply, or drops it when `cut`. */
-function streamEvents(res: http.ServerResponse, chunks: string[], behaviour: Pick<Behaviour, 'delayMs'>, cut = false): void {
-  if (!res.headersSent) res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  const finish = () => (cut ? setTimeout(() => dropConnection(res), 10) : res.end());
-  if (behaviour.delayMs === 0) {
-    for (const chunk of chunks) res.write(chunk);
-    if (cut) res.write('', () => finish());
-    else finish();
-    return;
-  }
-  let timer: NodeJS.Timeout | undefined;
-  let next = 0;
-  res.once('close', () => clearTimeout(timer));
-  const pump = (): void => {
-    if (res.destroyed) return;
-    if (next === chunks.length) return void finish();
-    res.write(chunks[next++]);
-    timer = setTimeout(pump, behaviour.delayMs);
-  };
-  pump();
 }
 
 /** A page of `GET …/input_items`: order (default desc), limit (default 20, 1…100), after (an item id). */

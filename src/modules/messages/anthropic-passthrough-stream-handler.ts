@@ -1,0 +1,50 @@
+import type { EventSourceMessage } from 'eventsource-parser';
+import type { LoggedError, RequestContext } from '../../common/context/request-context';
+import { GatewayError } from '../../common/errors/gateway-error';
+import { sseFrame } from '../../common/http/sse-frame';
+import { usageFromAnthropic } from '../../providers/anthropic/anthropic-usage';
+import { parseStreamEvent } from '../../providers/stream-event';
+import type { SseStreamHandler } from '../upstream/sse-relay';
+import { anthropicErrorFrame } from '../../common/errors/anthropic-error';
+import { AnthropicMessageAssembler } from './anthropic-message-assembler';
+
+/**
+ * An Anthropic stream relayed to an Anthropic client: every event is forwarded as it
+ * came; the gateway reads them to assemble the message for the log (MCP blocks
+ * included), its usage (input and cache counts from `message_start`, output from
+ * `message_delta`) and time to first token. A malformed event ends the stream.
+ */
+export class AnthropicPassthroughStreamHandler implements SseStreamHandler {
+  private readonly assembler = new AnthropicMessageAssembler();
+  private complete = false;
+
+  constructor(private readonly context: RequestContext) {}
+
+  onEvent(event: EventSourceMessage): string[] {
+    const data = parseStreamEvent(event.data);
+    if (typeof data.type !== 'string') throw GatewayError.upstreamMalformed(`The provider sent a stream event without a type: ${event.data.slice(0, 200)}`);
+    if (data.type === 'message_stop') this.complete = true;
+    if (data.type === 'error') {
+      // Anthropic's own error event (e.g. overloaded) is its way to end a stream: forward it.
+      this.complete = true;
+      this.context.error ??= { type: 'upstream_error', code: data.error?.type ?? null, message: String(data.error?.message ?? 'The provider reported an error') };
+    }
+    if (this.assembler.add(data)) this.context.markFirstToken();
+    return [sseFrame(event.data, event.event)];
+  }
+
+  isComplete(): boolean {
+    return this.complete;
+  }
+
+  errorFrame(error: LoggedError): string {
+    return anthropicErrorFrame(error);
+  }
+
+  finish(): void {
+    const message = this.assembler.message();
+    this.context.responseBody = message;
+    this.context.usage = usageFromAnthropic(message.usage as Record<string, unknown> | undefined);
+    this.context.servedModel = typeof message.model === 'string' ? message.model : null;
+  }
+}

@@ -1,0 +1,25 @@
+import { Body, Controller, HttpCode, Post, Res, UseGuards } from '@nestjs/common';
+import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import type { RequestContext } from '../../common/context/request-context';
+import { Ctx, Operation } from '../../common/context/request-context.decorator';
+import { ProviderRoutingGuard } from '../../common/guards/provider-routing.guard';
+import { sendGatewayResult } from '../../common/http/gateway-result';
+import { MessageCreateDto } from './dto/message-create.dto';
+import { MessagesService } from './messages.service';
+
+@ApiTags('messages')
+@ApiSecurity('gateway-api-key')
+@Controller('v1/messages')
+export class MessagesController {
+  constructor(private readonly messages: MessagesService) {}
+
+  @Post()
+  @HttpCode(200)
+  @Operation('messages')
+  @UseGuards(ProviderRoutingGuard)
+  @ApiOperation({ summary: "Create a message (Anthropic's Messages API) with any provider; stream: true relays Anthropic's events" })
+  async create(@Ctx() context: RequestContext, @Body() body: MessageCreateDto, @Res() res: Response): Promise<void> {
+    sendGatewayResult(res, context, await this.messages.create(context, body));
+  }
+}

@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { ChatModule } from '../chat/chat.module';
+import { RoutingModule } from '../routing/routing.module';
+import { MessagesController } from './messages.controller';
+import { MessagesService } from './messages.service';
+
+@Module({
+  imports: [RoutingModule, ChatModule],
+  controllers: [MessagesController],
+  providers: [MessagesService],
+})
+export class MessagesModule {}

@@ -1,0 +1,97 @@
+import { Injectable } from '@nestjs/common';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { RequestContext } from '../../common/context/request-context';
+import { UpstreamHttpError } from '../../common/errors/gateway-error';
+import type { GatewayResult } from '../../common/http/gateway-result';
+import { usageFromAnthropic } from '../../providers/anthropic/anthropic-usage';
+import { usageFromOpenAI } from '../../providers/openai-usage';
+import { ProviderRegistry } from '../../providers/registry';
+import { ChatUpstream } from '../chat/chat-upstream.service';
+import { RouteExecutor } from '../routing/route-executor.service';
+import type { RouteTarget } from '../routing/route-plan';
+import { relayUpstreamSse } from '../upstream/sse-relay';
+import { OperationSpec, UpstreamAttempt } from '../upstream/upstream-attempt';
+import { AnthropicPassthroughStreamHandler } from './anthropic-passthrough-stream-handler';
+import { ChatToMessagesStreamHandler } from './chat-to-messages-stream-handler';
+import { chatCompletionToMessage, openAIErrorToAnthropic } from './chat-bridge/chat-to-messages';
+import { messagesToChatBody } from './chat-bridge/messages-to-chat';
+import type { MessageCreateDto } from './dto/message-create.dto';
+
+const MESSAGES: OperationSpec = { capability: 'messages', title: 'the Messages API', usage: usageFromAnthropic };
+
+/**
+ * `messages`: Anthropic's Messages API. A provider that speaks it (Anthropic) gets the
+ * body as it came, with `vendor-version` / `vendor-beta` as `anthropic-version` /
+ * `anthropic-beta`; every other provider is reached through its chat completions,
+ * the request and the answer (JSON or stream) translated by `chat-bridge/`.
+ */
+@Injectable()
+export class MessagesService {
+  constructor(
+    private readonly executor: RouteExecutor,
+    private readonly attempts: UpstreamAttempt,
+    private readonly chatUpstream: ChatUpstream,
+    private readonly registry: ProviderRegistry,
+  ) {}
+
+  create(context: RequestContext, body: MessageCreateDto): Promise<GatewayResult> {
+    context.isStream = body.stream === true;
+    context.requestBody = body;
+    const endUser = body.metadata?.user_id;
+    if (typeof endUser === 'string' && endUser) context.user = endUser;
+    const vendorHeaders = anthropicHeaders(context.requestHeaders);
+    return this.executor.execute(context, body as unknown as Record<string, unknown>, (target, upstreamBody) =>
+      this.registry.get(target.provider).messages ? this.native(context, target, upstreamBody, vendorHeaders) : this.bridged(context, target, upstreamBody),
+    );
+  }
+
+  private async native(context: RequestContext, target: RouteTarget, body: Record<string, unknown>, headers: Record<string, string>): Promise<GatewayResult> {
+    const answer = await this.attempts.send(context, target, body, MESSAGES, headers);
+    const contentType = String(answer.response.headers['content-type'] ?? '');
+    if (context.isStream && contentType.includes('text/event-stream')) {
+      const frames = await relayUpstreamSse(answer.response, context, answer.timeoutMs, new AnthropicPassthroughStreamHandler(context));
+      return { kind: 'sse', status: answer.response.status, frames };
+    }
+    return this.attempts.readJson(context, answer, MESSAGES);
+  }
+
+  private async bridged(context: RequestContext, target: RouteTarget, body: Record<string, unknown>): Promise<GatewayResult> {
+    const model = String(body.model);
+    let answer;
+    try {
+      answer = await this.chatUpstream.open(context, target, messagesToChatBody(body, target.provider));
+    } catch (error) {
+      if (!(error instanceof UpstreamHttpError)) throw error;
+      const anthropicError = openAIErrorToAnthropic(error.parsedBody(), error.status);
+      throw new UpstreamHttpError(error.status, Buffer.from(JSON.stringify(anthropicError)), 'application/json', error.headers);
+    }
+    if (answer.kind === 'stream') {
+      const handler = new ChatToMessagesStreamHandler(context, answer.decoder, model);
+      const frames = await relayUpstreamSse(answer.sent.response, context, answer.sent.timeoutMs, handler);
+      return { kind: 'sse', status: answer.status, frames };
+    }
+    const message = chatCompletionToMessage(answer.completion, model);
+    context.responseBody = message;
+    context.usage = usageFromOpenAI(answer.completion.usage);
+    context.servedModel = typeof answer.completion.model === 'string' ? answer.completion.model : null;
+    return { kind: 'json', status: answer.status, body: Buffer.from(JSON.stringify(message)) };
+  }
+}
+
+/**
+ * CONTRACT section 7: `vendor-version` / `vendor-beta` become `anthropic-version` /
+ * `anthropic-beta`; a client's own `anthropic-*` headers pass too, the `vendor-*` ones
+ * win. The adapter defaults the version. Nothing else of the client's is forwarded.
+ */
+export function anthropicHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  const first = (name: string) => {
+    const value = headers[name];
+    return (Array.isArray(value) ? value.join(',') : value) || undefined;
+  };
+  const out: Record<string, string> = {};
+  const version = first('vendor-version') ?? first('anthropic-version');
+  if (version) out['anthropic-version'] = version;
+  const beta = first('vendor-beta') ?? first('anthropic-beta');
+  if (beta) out['anthropic-beta'] = beta;
+  return out;
+}

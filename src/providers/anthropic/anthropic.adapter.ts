@@ -1,0 +1,41 @@
+import type { RouteTarget } from '../../modules/routing/route-plan';
+import type { ChatTranslation } from '../chat-format';
+import type { ProviderAdapter, UpstreamRequest } from '../provider-adapter';
+import { toAnthropicRequest } from './chat-request';
+import { toChatCompletion, toOpenAIError } from './chat-response';
+import { AnthropicChatStreamDecoder } from './chat-stream';
+
+export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com/v1';
+/** The API version sent when neither the client nor the virtual key names one. */
+export const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
+
+const translation: ChatTranslation = {
+  toChatCompletion,
+  streamDecoder: (model) => new AnthropicChatStreamDecoder(model),
+  toOpenAIError,
+};
+
+/**
+ * `x-api-key` from the routing, never a client's key; the version and betas the client
+ * asked for (messages), else the virtual key's `provider_options`, else the default.
+ */
+function messagesRequest(target: RouteTarget, payload: Record<string, unknown>, headers: Record<string, string> = {}): UpstreamRequest {
+  const base = (target.customHost ?? ANTHROPIC_BASE_URL).replace(/\/+$/, '');
+  const sent: Record<string, string> = {
+    'content-type': 'application/json',
+    'anthropic-version': headers['anthropic-version'] ?? target.providerOptions.anthropic_version ?? DEFAULT_ANTHROPIC_VERSION,
+  };
+  const beta = headers['anthropic-beta'] ?? target.providerOptions.anthropic_beta;
+  if (beta) sent['anthropic-beta'] = beta;
+  if (target.apiKey) sent['x-api-key'] = target.apiKey;
+  return { method: 'POST', url: `${base}/messages`, headers: sent, body: JSON.stringify(payload) };
+}
+
+/** Anthropic: the Messages API natively, and chat completions translated to it. */
+export const anthropicAdapter: ProviderAdapter = {
+  id: 'anthropic',
+  credentialOptional: false,
+  requiresCustomHost: false,
+  messages: { buildRequest: (body, target, headers) => messagesRequest(target, body, headers) },
+  chatCompletions: { buildRequest: (body, target) => messagesRequest(target, toAnthropicRequest(body)), translation },
+};

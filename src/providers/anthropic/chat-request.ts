@@ -1,0 +1,124 @@
+import { GatewayError } from '../../common/errors/gateway-error';
+import type { ChatCompletionBody } from '../chat-format';
+import { toAnthropicMessages } from './chat-messages';
+
+/** A Messages API request (https://docs.anthropic.com/en/api/messages) being built. */
+export type AnthropicRequest = Record<string, unknown> & { max_tokens: number };
+
+/** Anthropic requires an output limit; OpenAI clients rarely send one. */
+export const DEFAULT_MAX_TOKENS = 4096;
+
+const invalid = (message: string, param: string) => GatewayError.invalidRequest(message, param);
+const unsupported = (param: string, what = param) => GatewayError.invalidRequest(`Provider anthropic does not support ${what}`, param);
+
+function number(value: unknown, param: string, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw invalid(`${param} must be a number`, param);
+  if (value < min || value > max) throw unsupported(param, `${param} ${value}: it takes ${min} to ${max}`);
+  return value;
+}
+
+function positiveInteger(value: unknown, param: string): number {
+  if (!Number.isInteger(value) || (value as number) < 1) throw invalid(`${param} must be a positive integer`, param);
+  return value as number;
+}
+
+/** Extended thinking budgets for OpenAI's efforts; `none` / `minimal` leave thinking off. */
+const THINKING_BUDGETS: Record<string, number | null> = { none: null, minimal: null, low: 1024, medium: 4096, high: 16384 };
+
+/**
+ * Each OpenAI parameter Anthropic has, and where it goes. A parameter missing here is one
+ * Anthropic cannot honour (n, logprobs, penalties, logit_bias, seed, audio…): a 400
+ * naming it rather than a silent drop.
+ */
+const PARAMETERS: Record<string, (value: unknown, request: AnthropicRequest, body: ChatCompletionBody) => void> = {
+  // model and messages are set first; `stream_options` is the gateway's (Anthropic always streams usage).
+  model: () => undefined,
+  messages: () => undefined,
+  stream_options: () => undefined,
+  stream: (value, request) => {
+    if (typeof value !== 'boolean') throw invalid('stream must be a boolean', 'stream');
+    if (value) request.stream = true;
+  },
+  user: (value, request) => {
+    if (typeof value !== 'string') throw invalid('user must be a string', 'user');
+    request.metadata = { user_id: value };
+  },
+  temperature: (value, request) => (request.temperature = number(value, 'temperature', 0, 1)),
+  top_p: (value, request) => (request.top_p = number(value, 'top_p', 0, 1)),
+  // Both name the output limit (max_tokens is the older name); the newer one wins when both come.
+  max_tokens: (value, request, body) => {
+    if (body.max_completion_tokens === undefined || body.max_completion_tokens === null) request.max_tokens = positiveInteger(value, 'max_tokens');
+  },
+  max_completion_tokens: (value, request) => (request.max_tokens = positiveInteger(value, 'max_completion_tokens')),
+  stop: (value, request) => {
+    const stops = typeof value === 'string' ? [value] : value;
+    if (!Array.isArray(stops) || !stops.every((stop) => typeof stop === 'string')) throw invalid('stop must be a string or an array of strings', 'stop');
+    if (stops.length) request.stop_sequences = stops;
+  },
+  // One answer per request is all Anthropic gives.
+  n: (value) => {
+    if (value !== 1) throw unsupported('n', 'n other than 1');
+  },
+  reasoning_effort: (value, request) => {
+    const budget = typeof value === 'string' && Object.hasOwn(THINKING_BUDGETS, value) ? THINKING_BUDGETS[value] : undefined;
+    if (budget === undefined) throw invalid('reasoning_effort must be none, minimal, low, medium or high', 'reasoning_effort');
+    if (budget !== null) request.thinking = { type: 'enabled', budget_tokens: budget };
+  },
+  response_format: (value) => {
+    if ((value as Record<string, unknown>)?.type !== 'text') throw unsupported('response_format.type', `response_format of type ${JSON.stringify((value as any)?.type)}`);
+  },
+  tools: (value, request) => (request.tools = tools(value)),
+  tool_choice: () => undefined, // applied with parallel_tool_calls below: both make Anthropic's tool_choice
+  parallel_tool_calls: (value) => {
+    if (typeof value !== 'boolean') throw invalid('parallel_tool_calls must be a boolean', 'parallel_tool_calls');
+  },
+};
+
+function tools(value: unknown): Record<string, unknown>[] {
+  if (!Array.isArray(value)) throw invalid('tools must be an array', 'tools');
+  return value.map((tool: any, i) => {
+    if (tool?.type !== 'function') throw unsupported(`tools[${i}].type`, `tools of type ${JSON.stringify(tool?.type)} (tools[${i}].type)`);
+    const fn = tool.function;
+    if (typeof fn?.name !== 'string' || !fn.name) throw invalid(`tools[${i}].function.name must be a string`, `tools[${i}].function.name`);
+    // Anthropic requires a schema; OpenAI lets a function without parameters take none.
+    const declared: Record<string, unknown> = { name: fn.name, input_schema: fn.parameters ?? { type: 'object', properties: {} } };
+    if (typeof fn.description === 'string') declared.description = fn.description;
+    return declared;
+  });
+}
+
+/** `tool_choice` and `parallel_tool_calls: false` as Anthropic's one `tool_choice` object. */
+function toolChoice(body: ChatCompletionBody): Record<string, unknown> | undefined {
+  const value = body.tool_choice;
+  let choice: Record<string, unknown> | undefined;
+  if (value === undefined || value === null) choice = undefined;
+  else if (value === 'auto') choice = { type: 'auto' };
+  else if (value === 'required') choice = { type: 'any' };
+  else if (value === 'none') choice = { type: 'none' };
+  else if (value?.type === 'function' && typeof value.function?.name === 'string') choice = { type: 'tool', name: value.function.name };
+  else throw unsupported('tool_choice', `tool_choice ${JSON.stringify(value)}`);
+  if (body.parallel_tool_calls === false && choice?.type !== 'none') choice = { ...(choice ?? { type: 'auto' }), disable_parallel_tool_use: true };
+  return choice;
+}
+
+/**
+ * An OpenAI chat body as an Anthropic Messages request. A null parameter is OpenAI's
+ * "default" and is skipped; every other field must be one Anthropic can honour.
+ */
+export function toAnthropicRequest(body: ChatCompletionBody): AnthropicRequest {
+  if (typeof body.model !== 'string' || !body.model) throw invalid('model must be a string naming a Claude model', 'model');
+  const { system, messages } = toAnthropicMessages(body.messages);
+  const request: AnthropicRequest = { model: body.model, ...(system !== undefined ? { system } : {}), messages, max_tokens: DEFAULT_MAX_TOKENS };
+  for (const [field, value] of Object.entries(body)) {
+    if (value === null || value === undefined) continue;
+    const apply = Object.hasOwn(PARAMETERS, field) ? PARAMETERS[field] : undefined;
+    if (!apply) throw unsupported(field);
+    apply(value, request, body);
+  }
+  const choice = toolChoice(body);
+  if (choice) request.tool_choice = choice;
+  // The thinking budget is part of max_tokens: without a limit of the client's, leave room for the answer too.
+  const thinking = request.thinking as { budget_tokens: number } | undefined;
+  if (thinking && body.max_tokens == null && body.max_completion_tokens == null) request.max_tokens = thinking.budget_tokens + DEFAULT_MAX_TOKENS;
+  return request;
+}

@@ -1,0 +1,96 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createParser } from 'eventsource-parser';
+import { GatewayError } from '../../common/errors/gateway-error';
+import type { ChatCompletionChunk } from '../chat-format';
+import { AnthropicChatStreamDecoder } from './chat-stream';
+
+/** Replays a recorded stream through a real SSE parser, as the relay does, in small pieces. */
+function replay(fixture: string, decoder = new AnthropicChatStreamDecoder('claude-sonnet-4-5')) {
+  const chunks: ChatCompletionChunk[] = [];
+  const parser = createParser({ onEvent: (event) => chunks.push(...decoder.onEvent(event)) });
+  const text = readFileSync(join(__dirname, '__fixtures__', fixture), 'utf8');
+  for (let offset = 0; offset < text.length; offset += 89) parser.feed(text.slice(offset, offset + 89));
+  return { chunks, decoder };
+}
+
+const choices = (chunks: ChatCompletionChunk[]) => chunks.filter((chunk) => chunk.choices.length).map((chunk) => chunk.choices[0]);
+
+describe('AnthropicChatStreamDecoder', () => {
+  it('a text stream: role chunk, text deltas, finish chunk, then usage with the cache reads', () => {
+    const { chunks, decoder } = replay('text.chunks.txt');
+    expect(choices(chunks)).toEqual([
+      { index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null, logprobs: null },
+      { index: 0, delta: { content: 'Hello' }, finish_reason: null, logprobs: null },
+      { index: 0, delta: { content: '! How can I help?' }, finish_reason: null, logprobs: null },
+      { index: 0, delta: {}, finish_reason: 'stop', logprobs: null },
+    ]);
+    for (const chunk of chunks) {
+      expect(chunk).toMatchObject({ id: 'msg_01XFDUDYJgAACzvnptvVoYEL', object: 'chat.completion.chunk', model: 'claude-sonnet-4-5-20250929' });
+    }
+    expect(chunks.at(-1)).toMatchObject({
+      choices: [],
+      usage: { prompt_tokens: 1812, completion_tokens: 15, total_tokens: 1827, prompt_tokens_details: { cached_tokens: 1800, cache_write_tokens: 0 } },
+    });
+    expect(decoder.isComplete()).toBe(true);
+  });
+
+  it('a tool call: its start with id and name, then the argument fragments, finish reason tool_calls', () => {
+    const { chunks } = replay('tool-use.chunks.txt');
+    const calls = choices(chunks).flatMap((choice) => choice.delta.tool_calls ?? []);
+    expect(calls[0]).toEqual({ index: 0, id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6', type: 'function', function: { name: 'get_weather', arguments: '' } });
+    expect(calls.slice(1).every((call) => call.index === 0 && call.id === undefined)).toBe(true);
+    expect(JSON.parse(calls.map((call) => call.function.arguments).join(''))).toEqual({ location: 'San Francisco, CA' });
+    expect(choices(chunks).map((choice) => choice.delta.content).filter(Boolean)).toEqual(['Let me check the weather.']);
+    expect(choices(chunks).at(-1)!.finish_reason).toBe('tool_calls');
+    expect(chunks.at(-1)!.usage).toMatchObject({ prompt_tokens: 472, completion_tokens: 89 });
+  });
+
+  it('leaves thinking out of the chunks, counts it as output, and maps max_tokens to length', () => {
+    const { chunks } = replay('thinking.chunks.txt');
+    expect(choices(chunks).map((choice) => choice.delta.content).filter(Boolean)).toEqual(['27 * 453 = 12,231']);
+    expect(choices(chunks).at(-1)!.finish_reason).toBe('length');
+    expect(chunks.at(-1)!.usage).toEqual({
+      prompt_tokens: 1064,
+      completion_tokens: 120,
+      total_tokens: 1184,
+      prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 1024 },
+    });
+  });
+
+  it("Anthropic's error event ends the stream with its type as the error code", () => {
+    let thrown: unknown;
+    try {
+      replay('error.chunks.txt');
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(GatewayError);
+    expect(thrown).toMatchObject({ status: 529, code: 'overloaded_error', message: 'Overloaded' });
+  });
+
+  it('is not complete before message_stop', () => {
+    const decoder = new AnthropicChatStreamDecoder('claude-sonnet-4-5');
+    decoder.onEvent({ event: 'message_start', data: '{"type":"message_start","message":{"id":"msg_1","usage":{"input_tokens":3}}}', id: undefined });
+    expect(decoder.isComplete()).toBe(false);
+  });
+
+  it.each([
+    ['not JSON', '{"type":"content_block_delta", nope', /not JSON/],
+    ['without a type', '{"index":0}', /without a type/],
+    ['tool input for a text block', '{"type":"content_block_delta","index":4,"delta":{"type":"input_json_delta","partial_json":"{"}}', /not a tool call/],
+  ])('an event %s is a malformed upstream answer', (_name, data, message) => {
+    const decoder = new AnthropicChatStreamDecoder('claude-sonnet-4-5');
+    expect(() => decoder.onEvent({ event: undefined, data, id: undefined })).toThrow(message);
+    try {
+      decoder.onEvent({ event: undefined, data, id: undefined });
+    } catch (error) {
+      expect(error).toMatchObject({ status: 502, code: 'upstream_malformed_response' });
+    }
+  });
+
+  it('ignores event types it does not know, as Anthropic asks clients to', () => {
+    const decoder = new AnthropicChatStreamDecoder('claude-sonnet-4-5');
+    expect(decoder.onEvent({ event: 'future_event', data: '{"type":"future_event"}', id: undefined })).toEqual([]);
+  });
+});

@@ -1,0 +1,92 @@
+import type { EventSourceMessage } from 'eventsource-parser';
+import { GatewayError } from '../../common/errors/gateway-error';
+import type { ChatCompletionChunk, ChatStreamDecoder } from '../chat-format';
+import { parseStreamEvent } from '../stream-event';
+import { anthropicUsageAsOpenAI } from './anthropic-usage';
+import { finishReasonFromAnthropic } from './chat-response';
+
+/**
+ * Anthropic's stream as OpenAI chunks. `message_start` opens the message (the role
+ * chunk; input and cache counts), text and tool input arrive as block deltas,
+ * `message_delta` carries the stop reason and the output count, `message_stop` ends it
+ * (then the usage-only chunk). An `error` event is Anthropic's way to end a stream that
+ * failed (overloaded): it ends the client's stream with that error.
+ */
+export class AnthropicChatStreamDecoder implements ChatStreamDecoder {
+  private id = '';
+  private servedModel: string;
+  private readonly created = Math.floor(Date.now() / 1000);
+  private usage: Record<string, unknown> = {};
+  /** Block index → tool call ordinal, for the blocks that are tool calls. */
+  private readonly toolIndexes = new Map<number, number>();
+  private complete = false;
+
+  constructor(model: string) {
+    this.servedModel = model;
+  }
+
+  onEvent(event: EventSourceMessage): ChatCompletionChunk[] {
+    const data = parseStreamEvent(event.data, 'anthropic');
+    switch (data.type) {
+      case 'message_start':
+        this.id = String(data.message?.id ?? '');
+        if (typeof data.message?.model === 'string') this.servedModel = data.message.model;
+        this.usage = { ...data.message?.usage };
+        return [this.chunk({ role: 'assistant', content: '' })];
+      case 'content_block_start':
+        return this.blockStart(data.index, data.content_block);
+      case 'content_block_delta':
+        return this.blockDelta(data.index, data.delta);
+      case 'message_delta':
+        // Its usage counts are cumulative; output_tokens is the final output count.
+        this.usage = { ...this.usage, ...data.usage };
+        return [this.chunk({}, finishReasonFromAnthropic(data.delta?.stop_reason) ?? 'stop')];
+      case 'message_stop':
+        this.complete = true;
+        return [{ ...this.base(), choices: [], usage: anthropicUsageAsOpenAI(this.usage) }];
+      case 'error': {
+        const type = typeof data.error?.type === 'string' ? data.error.type : 'api_error';
+        const message = typeof data.error?.message === 'string' ? data.error.message : 'Provider anthropic ended the stream with an error';
+        throw new GatewayError(type === 'overloaded_error' ? 529 : 502, 'upstream_error', message, type);
+      }
+      case 'ping':
+      case 'content_block_stop':
+        return [];
+      default:
+        if (typeof data.type !== 'string') throw GatewayError.upstreamMalformed(`Provider anthropic sent a stream event without a type: ${event.data.slice(0, 200)}`);
+        return []; // event types added after this was written: Anthropic says to ignore them
+    }
+  }
+
+  isComplete(): boolean {
+    return this.complete;
+  }
+
+  private blockStart(index: number, block: Record<string, any> | undefined): ChatCompletionChunk[] {
+    if (block?.type === 'tool_use') {
+      const ordinal = this.toolIndexes.size;
+      this.toolIndexes.set(index, ordinal);
+      return [this.chunk({ tool_calls: [{ index: ordinal, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] })];
+    }
+    if (block?.type === 'text' && typeof block.text === 'string' && block.text) return [this.chunk({ content: block.text })];
+    return []; // thinking blocks have no place in OpenAI's chunks
+  }
+
+  private blockDelta(index: number, delta: Record<string, any> | undefined): ChatCompletionChunk[] {
+    if (delta?.type === 'text_delta' && typeof delta.text === 'string') return [this.chunk({ content: delta.text })];
+    if (delta?.type === 'input_json_delta' && typeof delta.partial_json === 'string') {
+      const ordinal = this.toolIndexes.get(index);
+      if (ordinal === undefined) throw GatewayError.upstreamMalformed(`Provider anthropic sent tool input for block ${index}, which is not a tool call`);
+      return [this.chunk({ tool_calls: [{ index: ordinal, function: { arguments: delta.partial_json } }] })];
+    }
+    return []; // thinking_delta, signature_delta, citations_delta
+  }
+
+  private base() {
+    return { id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.servedModel };
+  }
+
+  private chunk(delta: Record<string, unknown>, finishReason: string | null = null): ChatCompletionChunk {
+    return { ...this.base(), choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }] };
+  }
+}
