@@ -1,20 +1,7 @@
 import type { RouteTarget } from '../../modules/routing/route-plan';
 import { anthropicAdapter } from './anthropic.adapter';
 
-const target = (changes: Partial<RouteTarget> = {}): RouteTarget => ({
-  provider: 'anthropic',
-  apiKey: 'sk-ant-secret',
-  customHost: null,
-  organization: null,
-  project: null,
-  providerOptions: {},
-  overrideParams: {},
-  requestTimeoutMs: null,
-  virtualKeyId: null,
-  allowedModels: null,
-  model: null,
-  ...changes,
-});
+const target = (fields: Partial<RouteTarget> = {}) => ({ provider: 'anthropic', apiKey: 'sk-ant-secret', customHost: null, providerOptions: {}, ...fields }) as RouteTarget;
 const BODY = { model: 'claude-sonnet-4-5', max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }] };
 
 describe('anthropicAdapter', () => {

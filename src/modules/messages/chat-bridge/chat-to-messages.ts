@@ -73,10 +73,14 @@ export function chatCompletionToMessage(completion: ChatCompletion, model: strin
   };
 }
 
-/** A provider's error in OpenAI's shape (or any body) as Anthropic's error body; the status stays. */
+/**
+ * A provider's error in OpenAI's shape (or any body) as Anthropic's error body; the status
+ * stays, and names the type (OpenAI's types mean other things: a 401 is
+ * `invalid_request_error` there, Anthropic SDKs expect `authentication_error`).
+ */
 export function openAIErrorToAnthropic(body: unknown, status: number): { type: 'error'; error: { type: string; message: string } } {
   const error = (body as Record<string, any> | null)?.error;
   const message =
     typeof error?.message === 'string' ? error.message : typeof error === 'string' ? error : typeof body === 'string' && body ? body : `The provider answered ${status}`;
-  return { type: 'error', error: { type: anthropicErrorType(typeof error?.type === 'string' ? error.type : '', status), message } };
+  return { type: 'error', error: { type: anthropicErrorType('', status), message } };
 }
