@@ -249,6 +249,36 @@ describe('messages through the gateway with the Anthropic SDK', () => {
       expect(mock.requests).toHaveLength(0);
     });
 
+    it('falls back from Anthropic to OpenAI within one config, the answer still in Anthropic shape', async () => {
+      const config = {
+        strategy: { mode: 'fallback' },
+        targets: [
+          { provider: 'anthropic', api_key: ANTHROPIC_SECRET, custom_host: `${mock.url}/v1`, override_params: { model: 'mock-error-529' } },
+          { provider: 'openai', api_key: OPENAI_SECRET, custom_host: `${mock.url}/v1`, override_params: { model: 'gpt-4o-mini' } },
+        ],
+      };
+      const { data, response } = await anthropic({ 'x-gateway-config': JSON.stringify(config) })
+        .messages.create({ model: 'claude-sonnet-4-5', max_tokens: 20, messages: [{ role: 'user', content: 'echo: second target' }] })
+        .withResponse();
+      expect(data.content).toEqual([{ type: 'text', text: 'second target' }]);
+      expect(response.headers.get('x-gateway-target-index')).toBe('1');
+      expect(mock.requests.map((r) => r.path)).toEqual(['/v1/messages', '/v1/chat/completions']);
+    });
+
+    it('caches a streamed answer and replays it as the same Anthropic events', async () => {
+      const config = { provider: 'anthropic', api_key: ANTHROPIC_SECRET, custom_host: `${mock.url}/v1`, cache: { mode: 'simple' } };
+      const client = anthropic({ 'x-gateway-config': JSON.stringify(config) });
+      const request = { model: 'claude-haiku-4-5', max_tokens: 20, messages: [{ role: 'user' as const, content: 'echo: cached words' }] };
+      const first = client.messages.stream(request);
+      const miss = await first.finalMessage();
+      const second = client.messages.stream(request);
+      const hit = await second.finalMessage();
+      expect(hit).toEqual(miss);
+      expect(hit.content).toEqual([{ type: 'text', text: 'cached words' }]);
+      expect((await second.withResponse()).response.headers.get('x-gateway-cache-status')).toBe('HIT');
+      expect(mock.requests).toHaveLength(1);
+    });
+
     it('turns an OpenAI error into the Anthropic error shape', async () => {
       const error = await anthropic(OPENAI).messages.create({ model: 'mock-error-429', max_tokens: 10, messages: HELLO }).catch((e) => e);
       expect(error).toBeInstanceOf(Anthropic.RateLimitError);

@@ -194,6 +194,19 @@ describe('responses through the gateway with the OpenAI SDK', () => {
     expect(mock.requests.map((r) => r.body.model)).toEqual(['mock-error-503', 'gpt-4.1-mini']);
   });
 
+  it('serves a repeated request from the cache, and never caches a retrieve', async () => {
+    const config = { provider: 'openai', api_key: 'sk-c', custom_host: `${mock.url}/v1`, cache: { mode: 'simple' } };
+    const cached = openai(gateway, { 'x-gateway-config': JSON.stringify(config) });
+    const miss = await cached.responses.create({ model: 'gpt-4.1-mini', input: 'echo: once' }).withResponse();
+    const hit = await cached.responses.create({ model: 'gpt-4.1-mini', input: 'echo: once' }).withResponse();
+    expect(hit.data).toEqual(miss.data);
+    expect([miss.response.headers.get('x-gateway-cache-status'), hit.response.headers.get('x-gateway-cache-status')]).toEqual(['MISS', 'HIT']);
+    await cached.responses.retrieve(miss.data.id);
+    const again = await cached.responses.retrieve(miss.data.id).withResponse();
+    expect(again.response.headers.get('x-gateway-cache-status')).not.toBe('HIT');
+    expect(mock.requests.map((r) => r.method)).toEqual(['POST', 'GET', 'GET']);
+  });
+
   it('passes a provider error through with its status and body', async () => {
     const error = await client.responses.create({ model: 'mock-error-400', input: 'hi' }).catch((e) => e);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
