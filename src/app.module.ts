@@ -16,6 +16,7 @@ import { ImagesModule } from './modules/images/images.module';
 import { KeysModule } from './modules/keys/keys.module';
 import { LoggingModule } from './modules/logging/logging.module';
 import { MessagesModule } from './modules/messages/messages.module';
+import { PromptsModule } from './modules/prompts/prompts.module';
 import { ResponsesModule } from './modules/responses/responses.module';
 import { UpstreamModule } from './modules/upstream/upstream.module';
 
@@ -37,6 +38,7 @@ export class AppModule implements NestModule {
         ImagesModule,
         ResponsesModule,
         MessagesModule,
+        PromptsModule,
         CryptoModule,
         UpstreamModule,
         LoggingModule,

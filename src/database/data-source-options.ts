@@ -4,12 +4,15 @@ import { ConfigVersionEntity } from '../modules/keys/entities/config-version.ent
 import { StoredConfigEntity } from '../modules/keys/entities/stored-config.entity';
 import { VirtualKeyEntity } from '../modules/keys/entities/virtual-key.entity';
 import { RequestLogEntity } from '../modules/logging/entities/request-log.entity';
+import { PromptVersionEntity } from '../modules/prompts/entities/prompt-version.entity';
+import { PromptEntity } from '../modules/prompts/entities/prompt.entity';
 import { InitialSchema1763773200000 } from './migrations/1763773200000-InitialSchema';
 import { ResponseCache1763900000000 } from './migrations/1763900000000-ResponseCache';
 import { ConfigVersions1763900100000 } from './migrations/1763900100000-ConfigVersions';
+import { Prompts1764000000000 } from './migrations/1764000000000-Prompts';
 
-export const ENTITIES = [ApiKeyEntity, VirtualKeyEntity, StoredConfigEntity, ConfigVersionEntity, RequestLogEntity];
-export const MIGRATIONS = [InitialSchema1763773200000, ResponseCache1763900000000, ConfigVersions1763900100000];
+export const ENTITIES = [ApiKeyEntity, VirtualKeyEntity, StoredConfigEntity, ConfigVersionEntity, PromptEntity, PromptVersionEntity, RequestLogEntity];
+export const MIGRATIONS = [InitialSchema1763773200000, ResponseCache1763900000000, ConfigVersions1763900100000, Prompts1764000000000];
 
 /** The one place the database connection is described: used by the app and by `ormconfig.ts`. */
 export function dataSourceOptions(url: string): DataSourceOptions {

@@ -32,6 +32,9 @@ export class RequestContext {
   /** The target of the current attempt; once done, the one that answered. */
   target: RouteTarget | null = null;
   metadata: Record<string, string> = {};
+  /** The prompt template and version a prompt call ran. */
+  promptId: string | null = null;
+  promptVersion: number | null = null;
   user: string | null = null;
 
   provider: string | null = null;

@@ -1,7 +1,16 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
+import type { IncomingHttpHeaders } from 'node:http';
 import { RouteResolver } from '../../modules/routing/route-resolver.service';
-import { contextOf } from '../context/request-context';
+import { contextOf, RequestContext } from '../context/request-context';
+
+/** Resolves the RoutePlan of a request onto its context (also for prompts, whose template names the route). */
+export async function routeRequest(resolver: RouteResolver, context: RequestContext, headers: IncomingHttpHeaders, model: unknown): Promise<void> {
+  context.route = await resolver.resolve(headers, model);
+  // Known now for a request routed by header; a config's provider is known per attempt.
+  const source = context.route.root.source;
+  if (source?.kind === 'resolved') context.provider = source.target.provider;
+}
 
 /**
  * Third step of the request path, on model operations: the routing headers and the
@@ -13,13 +22,9 @@ export class ProviderRoutingGuard implements CanActivate {
 
   async canActivate(execution: ExecutionContext): Promise<boolean> {
     const req = execution.switchToHttp().getRequest<Request>();
-    const context = contextOf(req);
     const body: unknown = req.body;
     const model = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).model : undefined;
-    context.route = await this.resolver.resolve(req.headers, model);
-    // Known now for a request routed by header; a config's provider is known per attempt.
-    const source = context.route.root.source;
-    if (source?.kind === 'resolved') context.provider = source.target.provider;
+    await routeRequest(this.resolver, contextOf(req), req.headers, model);
     return true;
   }
 }

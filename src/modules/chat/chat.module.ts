@@ -9,6 +9,6 @@ import { ChatUpstream } from './chat-upstream.service';
   imports: [RoutingModule, UpstreamModule],
   controllers: [ChatController],
   providers: [ChatService, ChatUpstream],
-  exports: [ChatUpstream],
+  exports: [ChatService, ChatUpstream],
 })
 export class ChatModule {}

@@ -31,7 +31,7 @@ export class ChatService {
 
   create(context: RequestContext, body: ChatCompletionCreateDto): Promise<GatewayResult> {
     context.isStream = body.stream === true;
-    context.requestBody = body;
+    context.requestBody ??= body; // a prompt call has logged its own
     context.user = body.user ?? context.user;
     return this.executor.execute(context, body as unknown as Record<string, unknown>, (target, upstreamBody) =>
       this.chatUpstream.capability(target).translation ? this.translatedAttempt(context, target, upstreamBody) : this.attempt(context, target, upstreamBody),

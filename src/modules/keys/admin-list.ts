@@ -29,3 +29,15 @@ export function rethrowSlugConflict(error: unknown, what: string, slug: string):
   }
   throw error;
 }
+
+/** The largest PostgreSQL `integer`: a larger version number is a 400, not a failed query. */
+export const MAX_VERSION = 2_147_483_647;
+
+/** The cursor of a versions list: the last version number of the previous page. */
+export function parseVersionCursor(cursor: string): number {
+  const version = Number(cursor);
+  if (!/^\d+$/.test(cursor) || version < 1 || version > MAX_VERSION) {
+    throw GatewayError.invalidRequest('cursor is not a cursor this endpoint returned', 'cursor');
+  }
+  return version;
+}

@@ -7,9 +7,9 @@ import { isUuid } from '../../common/ids';
 import { listPage, ListPage } from '../../common/http/list.dto';
 import { ProviderRegistry } from '../../providers/registry';
 import { validateGatewayConfig } from '../routing/gateway-config.schema';
-import { pageNewestFirst, rethrowSlugConflict } from './admin-list';
+import { pageNewestFirst, parseVersionCursor, rethrowSlugConflict } from './admin-list';
 import { encryptConfigSecrets, maskConfigSecrets } from './config-secrets';
-import { ConfigCreateDto, ConfigUpdateDto, MAX_CONFIG_VERSION } from './dto/config.dto';
+import { ConfigCreateDto, ConfigUpdateDto } from './dto/config.dto';
 import { ConfigVersionEntity } from './entities/config-version.entity';
 import { StoredConfigEntity } from './entities/stored-config.entity';
 import { KeyChangeNotifier } from './key-change-notifier.service';
@@ -139,12 +139,4 @@ export class ConfigsService {
 /** A plain insert, never an upsert: a version once written does not change. */
 async function insertVersion(tx: EntityManager, row: StoredConfigEntity): Promise<void> {
   await tx.query('insert into config_versions (config_id, version, name, config) values ($1, $2, $3, $4)', [row.id, row.version, row.name, row.config]);
-}
-
-function parseVersionCursor(cursor: string): number {
-  const version = Number(cursor);
-  if (!/^\d+$/.test(cursor) || version < 1 || version > MAX_CONFIG_VERSION) {
-    throw GatewayError.invalidRequest('cursor is not a cursor this endpoint returned', 'cursor');
-  }
-  return version;
 }

@@ -6,7 +6,7 @@ import type { Environment } from '../../config/environment';
 import { KeyLookupService } from './key-lookup.service';
 
 const CHANNEL = 'gateway_key_changes';
-export type KeyKind = 'api_keys' | 'virtual_keys' | 'configs';
+export type KeyKind = 'api_keys' | 'virtual_keys' | 'configs' | 'prompts';
 
 /**
  * Tells every gateway instance on the same database that keys changed (PostgreSQL
@@ -19,6 +19,8 @@ export class KeyChangeNotifier implements OnModuleInit, OnApplicationShutdown {
   private listener?: Client;
   private stopped = false;
   private retryTimer?: NodeJS.Timeout;
+  /** Caches outside the keys module (prompt templates) that drop their entries on a change. */
+  private readonly listeners = new Map<KeyKind, (() => void)[]>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -28,6 +30,11 @@ export class KeyChangeNotifier implements OnModuleInit, OnApplicationShutdown {
 
   async onModuleInit(): Promise<void> {
     await this.listen().catch((error: Error) => this.retryLater(error));
+  }
+
+  /** Calls `listener` whenever `kind` changes, here or on another instance. */
+  onChange(kind: KeyKind, listener: () => void): void {
+    this.listeners.set(kind, [...(this.listeners.get(kind) ?? []), listener]);
   }
 
   /** Invalidates here at once, and on the other instances through the database. */
@@ -64,6 +71,7 @@ export class KeyChangeNotifier implements OnModuleInit, OnApplicationShutdown {
       this.invalidate('api_keys');
       this.invalidate('virtual_keys');
       this.invalidate('configs');
+      this.invalidate('prompts');
       this.listen().catch((e: Error) => this.retryLater(e));
     }, 5_000);
     this.retryTimer.unref();
@@ -73,5 +81,6 @@ export class KeyChangeNotifier implements OnModuleInit, OnApplicationShutdown {
     if (kind === 'api_keys') this.lookup.invalidateApiKeys();
     else if (kind === 'virtual_keys') this.lookup.invalidateVirtualKeys();
     else if (kind === 'configs') this.lookup.invalidateConfigs();
+    for (const listener of this.listeners.get(kind) ?? []) listener();
   }
 }

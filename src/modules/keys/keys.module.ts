@@ -16,6 +16,6 @@ import { VirtualKeysService } from './virtual-keys.service';
   imports: [TypeOrmModule.forFeature([ApiKeyEntity, VirtualKeyEntity, StoredConfigEntity])],
   controllers: [ApiKeysController, VirtualKeysController, ConfigsController],
   providers: [KeyLookupService, KeyChangeNotifier, ApiKeysService, VirtualKeysService, ConfigsService, SpendService, BootstrapAdminService],
-  exports: [KeyLookupService],
+  exports: [KeyLookupService, KeyChangeNotifier],
 })
 export class KeysModule {}

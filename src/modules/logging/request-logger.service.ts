@@ -66,6 +66,8 @@ export class RequestLogger {
       apiKeyId: context.principal?.id ?? null,
       virtualKeyId: target?.virtualKeyId ?? null,
       configId: context.route?.configId ?? null,
+      promptId: context.promptId,
+      promptVersion: context.promptVersion,
       provider: context.provider,
       model: context.model,
       isStream: context.isStream,

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
 import { toInt } from '../../../common/query-transforms';
+import { MAX_VERSION } from '../admin-list';
 import { SLUG } from './virtual-key.dto';
 
 export class ConfigCreateDto {
@@ -23,11 +24,8 @@ export class ConfigUpdateDto {
   config?: Record<string, unknown>;
 }
 
-/** The largest PostgreSQL `integer`: a larger version is a 400, not a failed query. */
-export const MAX_CONFIG_VERSION = 2_147_483_647;
-
 export class ConfigReadQueryDto {
   @ApiPropertyOptional({ description: 'An earlier version to read; default the latest', minimum: 1 })
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(MAX_CONFIG_VERSION)
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(MAX_VERSION)
   version?: number;
 }

@@ -1,0 +1,85 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import type { RequestContext } from '../../common/context/request-context';
+import { AdminOnly, Ctx, Operation } from '../../common/context/request-context.decorator';
+import { sendGatewayResult } from '../../common/http/gateway-result';
+import { ListQueryDto } from '../../common/http/list.dto';
+import { PromptCreateDto, PromptUpdateDto, PromptVersionQueryDto } from './dto/prompt.dto';
+import { PromptCallDto } from './dto/prompt-completion.dto';
+import { PromptCompletionsService } from './prompt-completions.service';
+import { PromptsService } from './prompts.service';
+
+@ApiTags('admin: prompts')
+@ApiSecurity('gateway-api-key')
+@AdminOnly()
+@Controller('v1/prompts')
+export class PromptsController {
+  constructor(
+    private readonly prompts: PromptsService,
+    private readonly completions: PromptCompletionsService,
+  ) {}
+
+  @Post()
+  @ApiOperation({ summary: 'Create a prompt template (version 1)' })
+  create(@Body() dto: PromptCreateDto) {
+    return this.prompts.create(dto);
+  }
+
+  @Get()
+  list(@Query() query: ListQueryDto) {
+    return this.prompts.list(query.limit, query.cursor);
+  }
+
+  @Get(':idOrSlug')
+  @ApiOperation({ summary: 'Read a prompt: its latest version, or the one `version` names' })
+  get(@Param('idOrSlug') idOrSlug: string, @Query() query: PromptVersionQueryDto) {
+    return this.prompts.get(idOrSlug, query.version);
+  }
+
+  @Get(':idOrSlug/versions')
+  @ApiOperation({ summary: 'List the versions of a prompt, newest first' })
+  versions(@Param('idOrSlug') idOrSlug: string, @Query() query: ListQueryDto) {
+    return this.prompts.versions(idOrSlug, query.limit, query.cursor);
+  }
+
+  @Patch(':idOrSlug')
+  @ApiOperation({ summary: 'Update a prompt; any template field makes a new version' })
+  update(@Param('idOrSlug') idOrSlug: string, @Body() dto: PromptUpdateDto) {
+    return this.prompts.update(idOrSlug, dto);
+  }
+
+  @Delete(':idOrSlug')
+  remove(@Param('idOrSlug') idOrSlug: string) {
+    return this.prompts.remove(idOrSlug);
+  }
+
+  @Post(':idOrSlug/render')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'The chat completion request a call would send, without sending it' })
+  render(@Param('idOrSlug') idOrSlug: string, @Body() body: PromptCallDto, @Query() query: PromptVersionQueryDto) {
+    return this.completions.render(idOrSlug, body, query.version);
+  }
+}
+
+/** Running a prompt is a model operation: any API key may, as for chat. */
+@ApiTags('prompts')
+@ApiSecurity('gateway-api-key')
+@Controller('v1/prompts')
+export class PromptCompletionsController {
+  constructor(private readonly completions: PromptCompletionsService) {}
+
+  @Post(':idOrSlug/completions')
+  @HttpCode(200)
+  @Operation('prompts.completions')
+  @ApiOperation({ summary: 'Run a prompt template: a chat completion, or its SSE stream with stream: true' })
+  async complete(
+    @Ctx() context: RequestContext,
+    @Param('idOrSlug') idOrSlug: string,
+    @Body() body: PromptCallDto,
+    @Query() query: PromptVersionQueryDto,
+    @Res() res: Response,
+  ): Promise<void> {
+    sendGatewayResult(res, context, await this.completions.complete(context, idOrSlug, body, query.version));
+  }
+}
