@@ -9,6 +9,7 @@ import { ApiKeyGuard } from './common/guards/api-key.guard';
 import { GatewayValidationPipe } from './common/pipes/gateway-validation.pipe';
 import type { Environment } from './config/environment';
 import { dataSourceOptions } from './database/data-source-options';
+import { BudgetsModule } from './modules/budgets/budgets.module';
 import { ChatModule } from './modules/chat/chat.module';
 import { EmbeddingsModule } from './modules/embeddings/embeddings.module';
 import { HealthController } from './modules/health/health.controller';
@@ -42,6 +43,7 @@ export class AppModule implements NestModule {
         CryptoModule,
         UpstreamModule,
         LoggingModule,
+        BudgetsModule,
         KeysModule,
       ],
       controllers: [HealthController],

@@ -6,6 +6,7 @@ import { uuidv7 } from '../ids';
 import type { NormalizedUsage } from '../../providers/usage';
 import type { RoutePlan, RouteTarget } from '../../modules/routing/route-plan';
 import type { ApiKeyPrincipal } from '../../modules/keys/key-lookup.service';
+import type { BudgetHold } from '../../modules/budgets/budget-ledger.service';
 
 export interface LoggedError {
   type: string;
@@ -35,6 +36,8 @@ export class RequestContext {
   /** The prompt template and version a prompt call ran. */
   promptId: string | null = null;
   promptVersion: number | null = null;
+  /** Budget reservations of this request, settled by its log rows. */
+  readonly budgetHolds: BudgetHold[] = [];
   user: string | null = null;
 
   provider: string | null = null;

@@ -90,7 +90,7 @@ export class ApiKeysService {
       rate_limits: row.rateLimits,
       expires_at: row.expiresAt?.toISOString() ?? null,
       metadata: row.metadata,
-      spent_usd: await this.spend.spentUsd('api_key_id', row.id, row.budgetPeriod),
+      ...(await this.spend.budgetStatus('api_key_id', row)),
       created_at: row.createdAt.toISOString(),
       updated_at: row.updatedAt.toISOString(),
     };

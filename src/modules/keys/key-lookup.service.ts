@@ -11,6 +11,16 @@ import { ApiKeyEntity, ApiKeyRole } from './entities/api-key.entity';
 import { StoredConfigEntity } from './entities/stored-config.entity';
 import { VirtualKeyEntity } from './entities/virtual-key.entity';
 import { decryptConfigSecrets } from './config-secrets';
+import type { BudgetPeriod } from './key-limits';
+
+/** A key's spending limit: USD per period (null period: for the key's lifetime). */
+export interface KeyBudget {
+  limitUsd: number;
+  period: BudgetPeriod | null;
+}
+
+const budgetOf = (row: { budgetLimitUsd: number | null; budgetPeriod: BudgetPeriod | null }): KeyBudget | null =>
+  row.budgetLimitUsd === null ? null : { limitUsd: row.budgetLimitUsd, period: row.budgetPeriod };
 
 /** The caller, as the request path sees it. */
 export interface ApiKeyPrincipal {
@@ -19,6 +29,7 @@ export interface ApiKeyPrincipal {
   role: ApiKeyRole;
   expiresAt: Date | null;
   metadata: Record<string, string>;
+  budget: KeyBudget | null;
 }
 
 /** A virtual key with its credential decrypted, ready to route with. */
@@ -34,6 +45,7 @@ export interface ResolvedVirtualKey {
   allowedModels: string[] | null;
   expiresAt: Date | null;
   disabled: boolean;
+  budget: KeyBudget | null;
 }
 
 export interface ResolvedConfig {
@@ -99,7 +111,7 @@ export class KeyLookupService {
   private async loadApiKey(hash: string): Promise<ApiKeyPrincipal | null> {
     const row = await this.apiKeyRepo.findOneBy({ keyHash: hash, revokedAt: IsNull() });
     if (!row) return null;
-    return { id: row.id, name: row.name, role: row.role, expiresAt: row.expiresAt, metadata: row.metadata };
+    return { id: row.id, name: row.name, role: row.role, expiresAt: row.expiresAt, metadata: row.metadata, budget: budgetOf(row) };
   }
 
   private async loadVirtualKey(slugOrId: string): Promise<ResolvedVirtualKey | null> {
@@ -118,6 +130,7 @@ export class KeyLookupService {
       allowedModels: row.allowedModels,
       expiresAt: row.expiresAt,
       disabled: row.disabled,
+      budget: budgetOf(row),
     };
   }
 

@@ -2,17 +2,29 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { BudgetPeriod, budgetPeriodStart } from './key-limits';
 
-/** Spend of a key in its current budget period, summed from the request log (admin reads only). */
+/**
+ * What a key has spent in its current budget period, summed from the request log (admin
+ * reads only). The budget counters that enforce the limit settle in the statement that
+ * writes the log rows, so both agree; the log also covers keys without a budget.
+ */
 @Injectable()
 export class SpendService {
   constructor(private readonly dataSource: DataSource) {}
 
-  async spentUsd(column: 'api_key_id' | 'virtual_key_id', id: string, period: BudgetPeriod | null): Promise<number> {
-    const since = budgetPeriodStart(period) ?? new Date(0);
-    const [row] = await this.dataSource.query(
+  async budgetStatus(
+    column: 'api_key_id' | 'virtual_key_id',
+    row: { id: string; budgetLimitUsd: number | null; budgetPeriod: BudgetPeriod | null },
+  ): Promise<{ spent_usd: number; budget_remaining_usd: number | null; budget_period_start: string | null }> {
+    const periodStart = budgetPeriodStart(row.budgetPeriod);
+    const [spent] = await this.dataSource.query(
       `select coalesce(sum(cost_usd), 0)::float8 as spent from request_logs where ${column} = $1 and created_at >= $2`,
-      [id, since],
+      [row.id, periodStart ?? new Date(0)],
     );
-    return Number(row.spent);
+    const spentUsd = Number(spent.spent);
+    return {
+      spent_usd: spentUsd,
+      budget_remaining_usd: row.budgetLimitUsd === null ? null : Math.max(0, row.budgetLimitUsd - spentUsd),
+      budget_period_start: periodStart?.toISOString() ?? null,
+    };
   }
 }

@@ -109,7 +109,7 @@ export class VirtualKeysService {
       allowed_models: row.allowedModels,
       expires_at: row.expiresAt?.toISOString() ?? null,
       disabled: row.disabled,
-      spent_usd: await this.spend.spentUsd('virtual_key_id', row.id, row.budgetPeriod),
+      ...(await this.spend.budgetStatus('virtual_key_id', row)),
       created_at: row.createdAt.toISOString(),
       updated_at: row.updatedAt.toISOString(),
     };

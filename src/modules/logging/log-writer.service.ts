@@ -2,7 +2,11 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnModuleInit } from '@ne
 import { ConfigService } from '@nestjs/config';
 import { DataSource } from 'typeorm';
 import type { Environment } from '../../config/environment';
+import type { BudgetSettlement } from '../budgets/budget-ledger.service';
 import { RequestLogEntity } from './entities/request-log.entity';
+
+/** A log row, and what it does to budget counters (applied in the same statement). */
+export type LogRecord = Partial<RequestLogEntity> & { budgetSettlements?: BudgetSettlement[] };
 
 /**
  * Writes log rows off the request path: records queue in memory and are inserted in
@@ -13,7 +17,7 @@ import { RequestLogEntity } from './entities/request-log.entity';
 @Injectable()
 export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
   private readonly logger = new Logger(LogWriter.name);
-  private queue: Partial<RequestLogEntity>[] = [];
+  private queue: LogRecord[] = [];
   private timer?: NodeJS.Timeout;
   private flushing?: Promise<void>;
   private failures = 0;
@@ -35,7 +39,7 @@ export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
     this.schedule(this.intervalMs);
   }
 
-  enqueue(record: Partial<RequestLogEntity>): void {
+  enqueue(record: LogRecord): void {
     if (this.queue.length >= this.maxQueue) {
       this.queue.shift();
       if (++this.dropped % 1000 === 1) this.logger.error(`Log queue full (${this.maxQueue}): ${this.dropped} oldest records dropped`);
@@ -86,7 +90,7 @@ export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
    * A row PostgreSQL refuses (e.g. a body with a NUL character, which jsonb cannot hold)
    * must not block the queue: store it without its bodies, noting why.
    */
-  private async insertOneByOne(batch: Partial<RequestLogEntity>[]): Promise<void> {
+  private async insertOneByOne(batch: LogRecord[]): Promise<void> {
     for (const record of batch) {
       try {
         await this.insert([record]);
@@ -104,7 +108,7 @@ export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
    * One multi-row INSERT with parameters, built by hand: TypeORM's query builder spent
    * more CPU preparing a batch than PostgreSQL spent storing it (see the benchmark).
    */
-  private async insert(batch: Partial<RequestLogEntity>[]): Promise<void> {
+  private async insert(batch: LogRecord[]): Promise<void> {
     const columns = this.dataSource.getMetadata(RequestLogEntity).columns;
     const params: unknown[] = [];
     const rows = batch.map((record) => {
@@ -116,7 +120,26 @@ export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
       return `(${placeholders.join(',')})`;
     });
     const names = columns.map((column) => `"${column.databaseName}"`).join(',');
-    await this.dataSource.query(`insert into request_logs (${names}) values ${rows.join(',')} on conflict (id) do nothing`, params);
+    const insert = `insert into request_logs (${names}) values ${rows.join(',')} on conflict (id) do nothing`;
+    const settlements = batch.flatMap((record) => (record.budgetSettlements ?? []).map((settlement) => ({ ...settlement, log_id: record.id })));
+    if (settlements.length === 0) return void (await this.dataSource.query(insert, params));
+    // Budgets settle in the same statement, and only for rows inserted now: a batch
+    // retried after a failure neither loses nor doubles a settlement.
+    params.push(JSON.stringify(settlements));
+    await this.dataSource.query(
+      `with inserted as (${insert} returning id),
+       settled as (
+         select s.scope, s.scope_id, s.period_start, sum(s.spend_usd) as spend_usd, sum(s.release_usd) as release_usd
+         from jsonb_to_recordset($${params.length}::jsonb)
+           as s(log_id uuid, scope text, scope_id uuid, period_start timestamptz, spend_usd numeric, release_usd numeric)
+         join inserted on inserted.id = s.log_id
+         group by 1, 2, 3)
+       update budget_counters c
+       set spent_usd = c.spent_usd + settled.spend_usd, reserved_usd = greatest(0, c.reserved_usd - settled.release_usd)
+       from settled
+       where c.scope = settled.scope and c.scope_id = settled.scope_id and c.period_start = settled.period_start`,
+      params,
+    );
   }
 
   private schedule(delayMs: number): void {

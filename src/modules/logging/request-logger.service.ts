@@ -4,10 +4,13 @@ import type { Request, Response } from 'express';
 import type { RequestContext } from '../../common/context/request-context';
 import { uuidv7 } from '../../common/ids';
 import type { Environment } from '../../config/environment';
+import { BudgetSettlement, settlementsOf } from '../budgets/budget-ledger.service';
 import { MetricsService } from '../metrics/metrics.service';
 import { PricingService } from '../pricing/pricing.service';
 import { LogWriter } from './log-writer.service';
 import { redactBody, redactHeaders } from './redaction';
+
+type QueuedRow = ReturnType<RequestLogger['toRow']> & { statusCode: number; budgetSettlements: BudgetSettlement[] };
 
 /**
  * Last step of the request path: when the response has closed, however it ended,
@@ -29,7 +32,8 @@ export class RequestLogger {
   record(context: RequestContext, req: Request, res: Response): void {
     // Let the other `close` listeners (stream teardown) finish the context first.
     setImmediate(() => {
-      this.queue({ ...this.toRow(context, req.body), statusCode: res.statusCode });
+      const row = this.toRow(context, req.body);
+      this.queue({ ...row, statusCode: res.statusCode, budgetSettlements: settlementsOf(context.budgetHolds, row, true) });
     });
   }
 
@@ -38,16 +42,18 @@ export class RequestLogger {
    * under the request's trace id, written now because the context moves on.
    */
   recordAttempt(context: RequestContext): void {
+    const row = this.toRow(context, null);
     this.queue({
-      ...this.toRow(context, null),
+      ...row,
       id: uuidv7(),
       createdAt: context.attemptCreatedAt,
       latencyMs: context.attemptElapsedMs(),
       statusCode: context.attemptStatus ?? 0,
+      budgetSettlements: settlementsOf(context.budgetHolds, row, false),
     });
   }
 
-  private queue(row: ReturnType<RequestLogger['toRow']> & { statusCode: number }): void {
+  private queue(row: QueuedRow): void {
     this.writer.enqueue(row);
     this.metrics.observe(row.operation, row.provider, row.statusCode, row.latencyMs, row.costUsd);
   }

@@ -7,6 +7,7 @@ import type { RequestContext } from '../../common/context/request-context';
 import { GatewayError, UpstreamHttpError } from '../../common/errors/gateway-error';
 import type { GatewayResult } from '../../common/http/gateway-result';
 import type { Environment } from '../../config/environment';
+import { BudgetLedger } from '../budgets/budget-ledger.service';
 import { CachedResponse, ResponseCache, responseCacheKey } from '../cache/response-cache';
 import { RequestLogger } from '../logging/request-logger.service';
 import { ClientClosedRequestError } from '../upstream/upstream-client';
@@ -49,9 +50,9 @@ function upstreamIdentity(target: RouteTarget): string {
 export class RouteExecutor {
   private readonly tools: ExecutionTools;
 
-  constructor(resolver: RouteResolver, cache: ResponseCache, requestLogger: RequestLogger, config: ConfigService<Environment, true>) {
+  constructor(resolver: RouteResolver, cache: ResponseCache, requestLogger: RequestLogger, budgets: BudgetLedger, config: ConfigService<Environment, true>) {
     const timing = { baseDelayMs: config.get('RETRY_BASE_DELAY_MS', { infer: true }), maxDelayMs: config.get('RETRY_MAX_DELAY_MS', { infer: true }) };
-    this.tools = { resolver, cache, requestLogger, breakers: new CircuitBreakerRegistry(), timing };
+    this.tools = { resolver, cache, requestLogger, budgets, breakers: new CircuitBreakerRegistry(), timing };
   }
 
   /** `cacheable: false` for operations whose answer must never be replayed (a DELETE, a cancel). */
@@ -64,6 +65,7 @@ interface ExecutionTools {
   resolver: RouteResolver;
   cache: ResponseCache;
   requestLogger: RequestLogger;
+  budgets: BudgetLedger;
   /** Process-wide: breaker state outlives requests. */
   breakers: CircuitBreakerRegistry;
   timing: { baseDelayMs: number; maxDelayMs: number };
@@ -163,6 +165,13 @@ class ExecutionRun {
         return this.replay(node, target, hit);
       }
     }
+
+    // A cache hit costs nothing; anything sent upstream is reserved against the budgets first (402 when spent).
+    context.provider ??= target.provider;
+    await this.tools.budgets.reserve(context, target, upstreamBody).catch((error: unknown) => {
+      breaker?.release();
+      throw error;
+    });
 
     for (let retry = 0; ; retry++) {
       this.startAttempt(node, target, retry);

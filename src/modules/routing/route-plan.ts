@@ -1,3 +1,4 @@
+import type { KeyBudget } from '../keys/key-lookup.service';
 import type { StrategyMode } from './gateway-config.schema';
 
 /**
@@ -19,6 +20,8 @@ export interface RouteTarget {
   /** This attempt's timeout (a config's `request_timeout`); null: UPSTREAM_TIMEOUT_MS. */
   requestTimeoutMs: number | null;
   virtualKeyId: string | null;
+  /** The virtual key's budget, enforced per attempt (see BudgetLedger). */
+  virtualKeyBudget: KeyBudget | null;
   allowedModels: string[] | null;
   /** The model to send when routing rewrote it (`@slug/model` prefix stripped). */
   model: string | null;

@@ -120,6 +120,7 @@ export class RouteResolver {
       project: key.providerProject,
       providerOptions: key.providerOptions,
       virtualKeyId: key.id,
+      virtualKeyBudget: key.budget,
       allowedModels: key.allowedModels,
     };
   }
@@ -150,6 +151,7 @@ function blankTarget(provider: string, apiKey: string | null): RouteTarget {
     overrideParams: {},
     requestTimeoutMs: null,
     virtualKeyId: null,
+    virtualKeyBudget: null,
     allowedModels: null,
     model: null,
   };

@@ -1,0 +1,132 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { RequestContext } from '../../common/context/request-context';
+import { GatewayError } from '../../common/errors/gateway-error';
+import { budgetPeriodStart } from '../keys/key-limits';
+import type { KeyBudget } from '../keys/key-lookup.service';
+import { PricingService } from '../pricing/pricing.service';
+import type { RouteTarget } from '../routing/route-plan';
+
+export type BudgetScope = 'api_key' | 'virtual_key';
+
+/** An estimate reserved against one key's budget for a request in flight. */
+export interface BudgetHold {
+  scope: BudgetScope;
+  scopeId: string;
+  periodStart: Date;
+  amountUsd: number;
+}
+
+/** What a log row does to a budget counter when it is written (see LogWriter). */
+export interface BudgetSettlement {
+  scope: BudgetScope;
+  scope_id: string;
+  period_start: string;
+  spend_usd: number;
+  release_usd: number;
+}
+
+/** A lifetime budget (no period) counts from here. */
+const LIFETIME = new Date(0);
+/** Output tokens assumed for the estimate when the request sets no limit. */
+const DEFAULT_OUTPUT_TOKENS = 1024;
+const LOG_COLUMN: Record<BudgetScope, string> = { api_key: 'api_key_id', virtual_key: 'virtual_key_id' };
+
+/**
+ * Budgets that hold under concurrency and across instances. Before a request is sent,
+ * its estimated cost (prices × prompt size and max_tokens) is reserved on the counter of
+ * each budgeted key, in one atomic UPDATE that refuses once spent + reserved reaches the
+ * limit; that is a 402 `budget_exceeded` and nothing goes upstream. The log writer
+ * settles in the same statement that stores the log rows: their cost is added to
+ * `spent_usd` and the reservation released, so a counter always equals the sum of its
+ * logged costs. Keys without a budget cost nothing here.
+ */
+@Injectable()
+export class BudgetLedger {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly pricing: PricingService,
+  ) {}
+
+  /** Reserves on the API key's budget (once per request) and the target's virtual key's (once per key). */
+  async reserve(context: RequestContext, target: RouteTarget, body: Record<string, unknown>): Promise<void> {
+    const wanted: [BudgetScope, string, KeyBudget][] = [];
+    const principal = context.principal;
+    if (principal?.budget && !context.budgetHolds.some((hold) => hold.scope === 'api_key')) wanted.push(['api_key', principal.id, principal.budget]);
+    if (target.virtualKeyId && target.virtualKeyBudget && !context.budgetHolds.some((hold) => hold.scopeId === target.virtualKeyId)) {
+      wanted.push(['virtual_key', target.virtualKeyId, target.virtualKeyBudget]);
+    }
+    if (wanted.length === 0) return;
+    const amountUsd = this.estimate(target.provider, body);
+    for (const [scope, scopeId, budget] of wanted) {
+      const periodStart = budgetPeriodStart(budget.period) ?? LIFETIME;
+      if (!(await this.hold(scope, scopeId, periodStart, amountUsd, budget.limitUsd))) throw budgetExceeded(scope, budget);
+      context.budgetHolds.push({ scope, scopeId, periodStart, amountUsd });
+    }
+  }
+
+  /** The cost of the request if it used its whole output allowance; 0 for a model without a price. */
+  estimate(provider: string, body: Record<string, unknown>): number {
+    const model = typeof body.model === 'string' ? body.model : '';
+    const promptTokens = Math.ceil(JSON.stringify(body.messages ?? body.input ?? body.prompt ?? '').length / 4);
+    const limit = [body.max_completion_tokens, body.max_tokens, body.max_output_tokens].find((value) => typeof value === 'number');
+    const completionTokens = typeof limit === 'number' ? limit : DEFAULT_OUTPUT_TOKENS;
+    const usage = { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
+    return this.pricing.cost(provider, model, usage) ?? 0;
+  }
+
+  /**
+   * One UPDATE in the common case. The period's first request creates its counter,
+   * starting from what the log already holds for the period (a budget set on a key
+   * that has been spending).
+   */
+  private async hold(scope: BudgetScope, scopeId: string, periodStart: Date, amountUsd: number, limitUsd: number): Promise<boolean> {
+    const reserve = () =>
+      this.count(
+        `with held as (
+           update budget_counters set reserved_usd = reserved_usd + $4
+           where scope = $1 and scope_id = $2 and period_start = $3 and spent_usd + reserved_usd < $5
+           returning 1)
+         select count(*)::int as n from held`,
+        [scope, scopeId, periodStart, amountUsd, limitUsd],
+      );
+    if (await reserve()) return true;
+    const created = await this.count(
+      `with created as (
+         insert into budget_counters (scope, scope_id, period_start, spent_usd)
+         select $1, $2, $3, coalesce(sum(cost_usd), 0) from request_logs where ${LOG_COLUMN[scope]} = $2 and created_at >= $3
+         on conflict do nothing
+         returning 1)
+       select count(*)::int as n from created`,
+      [scope, scopeId, periodStart],
+    );
+    return created > 0 && (await reserve()) > 0;
+  }
+
+  private async count(sql: string, params: unknown[]): Promise<number> {
+    const [row] = await this.dataSource.query(sql, params);
+    return Number(row?.n ?? 0);
+  }
+}
+
+function budgetExceeded(scope: BudgetScope, budget: KeyBudget): GatewayError {
+  const key = scope === 'api_key' ? 'API key' : 'virtual key';
+  const period = budget.period ? `${budget.period} ` : '';
+  return new GatewayError(402, 'budget_exceeded', `The ${period}budget of this ${key} ($${budget.limitUsd}) is used up`, 'budget_exceeded');
+}
+
+/**
+ * The settlements of one log row: its cost added to the counters of the budgets the
+ * request holds and that the row belongs to; on the request's final row, the
+ * reservations released.
+ */
+export function settlementsOf(holds: BudgetHold[], row: { apiKeyId: string | null; virtualKeyId: string | null; costUsd: number | null }, final: boolean): BudgetSettlement[] {
+  const settlements: BudgetSettlement[] = [];
+  for (const hold of holds) {
+    const owned = hold.scope === 'api_key' ? row.apiKeyId === hold.scopeId : row.virtualKeyId === hold.scopeId;
+    const spend = owned && row.costUsd ? row.costUsd : 0;
+    const release = final ? hold.amountUsd : 0;
+    if (spend || release) settlements.push({ scope: hold.scope, scope_id: hold.scopeId, period_start: hold.periodStart.toISOString(), spend_usd: spend, release_usd: release });
+  }
+  return settlements;
+}

@@ -1,0 +1,109 @@
+/**
+ * Budgets on API keys and virtual keys: reserved before anything is sent, settled by the
+ * log rows, refused with 402 once spent, holding under 50 concurrent requests.
+ */
+import { call, createApiKey, createVirtualKey } from './support/e2e-helpers';
+import { MockUpstream, startMockUpstream } from './support/mock-upstream';
+import { admin, startTestGateway, TestGateway } from './support/test-gateway';
+
+// 4,000 characters: the mock counts 1,000 prompt tokens; the answer "Hello from mock" is 3.
+const LONG = [{ role: 'user', content: 'x'.repeat(4000) }];
+// gpt-4o-mini at $0.15 / $0.60 per million tokens.
+const COST = (1000 * 0.15 + 3 * 0.6) / 1e6; // $0.0001518
+// Limits are stored to 6 decimals: the tests pick ones just under a number of requests' cost.
+const BODY = { model: 'gpt-4o-mini', messages: LONG, max_tokens: 3 };
+
+describe('budgets', () => {
+  let gateway: TestGateway;
+  let mock: MockUpstream;
+
+  beforeAll(async () => {
+    mock = await startMockUpstream();
+    gateway = await startTestGateway();
+    await createVirtualKey(gateway, { slug: 'openai-prod', key: 'sk-budget', custom_host: `${mock.url}/v1` });
+  });
+
+  afterAll(async () => {
+    await gateway?.close();
+    await mock?.close();
+  });
+
+  beforeEach(() => mock.reset());
+
+  const loggedCost = async (column: string, id: string) => {
+    const [row] = await gateway.dataSource.query(`select coalesce(sum(cost_usd), 0)::float8 as total, count(*)::int as n from request_logs where ${column} = $1`, [id]);
+    return row as { total: number; n: number };
+  };
+  const counter = async (scopeId: string) =>
+    (await gateway.dataSource.query('select spent_usd::float8 as spent, reserved_usd::float8 as reserved from budget_counters where scope_id = $1', [scopeId]))[0];
+
+  it('50 concurrent requests against an API key whose budget covers 5: 5 served, the rest 402 before reaching the provider', async () => {
+    const key = await createApiKey(gateway, { role: 'user', budget_limit_usd: 0.000759 }); // 5 × COST exactly
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, () => call(gateway, '/v1/chat/completions', { headers: { 'x-gateway-virtual-key': 'openai-prod' }, body: BODY, apiKey: key.key })),
+    );
+    const served = responses.filter((r) => r.status === 200);
+    const refused = responses.filter((r) => r.status === 402);
+    expect(served.length + refused.length).toBe(50);
+    expect(served).toHaveLength(5);
+    expect(refused[0].body.error).toMatchObject({ code: 'budget_exceeded', type: 'budget_exceeded', message: expect.stringContaining('API key') });
+    expect(mock.requests).toHaveLength(5);
+
+    await gateway.flushLogs();
+    const logged = await loggedCost('api_key_id', key.id);
+    expect(logged.n).toBe(50);
+    expect(logged.total).toBeCloseTo(5 * COST, 12);
+    const read = await admin(gateway, 'GET', `/v1/api-keys/${key.id}`);
+    expect(read.body.spent_usd).toBeCloseTo(logged.total, 12);
+    expect(read.body.budget_remaining_usd).toBeCloseTo(Math.max(0, read.body.budget_limit_usd - logged.total), 12);
+    expect(await counter(key.id)).toEqual({ spent: expect.closeTo(logged.total, 12), reserved: 0 });
+  });
+
+  it("a virtual key's budget (just under 2 requests' cost): 402 once spent, and a fallback config moves on to the next target", async () => {
+    const vk = await createVirtualKey(gateway, { slug: 'small-vk', key: 'sk-small', custom_host: `${mock.url}/v1`, budget_limit_usd: 0.000303, budget_period: 'daily' });
+    const headers = { 'x-gateway-virtual-key': 'small-vk' };
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await call(gateway, '/v1/chat/completions', { headers, body: BODY })).status);
+    expect(statuses).toEqual([200, 200, 402, 402]);
+    expect(mock.requests).toHaveLength(2);
+
+    mock.reset();
+    const config = { strategy: { mode: 'fallback' }, targets: [{ virtual_key: 'small-vk' }, { virtual_key: 'openai-prod' }] };
+    const fellBack = await call(gateway, '/v1/chat/completions', { headers: { 'x-gateway-config': JSON.stringify(config) }, body: BODY });
+    expect(fellBack.status).toBe(200);
+    expect(fellBack.headers.get('x-gateway-target-index')).toBe('1');
+    expect(mock.requests.map((r) => r.headers.authorization)).toEqual(['Bearer sk-budget']);
+
+    await gateway.flushLogs();
+    const read = await admin(gateway, 'GET', '/v1/virtual-keys/small-vk');
+    expect(read.body).toMatchObject({ budget_period: 'daily', budget_remaining_usd: expect.any(Number) });
+    expect(read.body.spent_usd).toBeCloseTo(2 * COST, 12);
+    expect(read.body.budget_period_start).toBe(new Date(new Date().setUTCHours(0, 0, 0, 0)).toISOString());
+    expect((await counter(vk.id)).spent).toBeCloseTo(2 * COST, 12);
+  });
+
+  it('a request that fails releases its reservation once logged; a cache hit needs no budget', async () => {
+    await createVirtualKey(gateway, { slug: 'dead-host', key: 'sk-dead', custom_host: 'http://127.0.0.1:9/v1' });
+    const key = await createApiKey(gateway, { role: 'user', budget_limit_usd: 0.000151 }); // just under 1 × COST
+    const failed = await call(gateway, '/v1/chat/completions', { headers: { 'x-gateway-virtual-key': 'dead-host' }, body: BODY, apiKey: key.key });
+    expect(failed.status).toBe(502);
+    await gateway.flushLogs();
+    expect(await counter(key.id)).toEqual({ spent: 0, reserved: 0 });
+
+    const config = JSON.stringify({ virtual_key: 'openai-prod', cache: { mode: 'simple' } });
+    const send = () => call(gateway, '/v1/chat/completions', { headers: { 'x-gateway-config': config }, body: BODY, apiKey: key.key });
+    expect((await send()).status).toBe(200);
+    const hit = await send();
+    expect(hit.status).toBe(200);
+    expect(hit.headers.get('x-gateway-cache-status')).toBe('HIT');
+    const other = await call(gateway, '/v1/chat/completions', { headers: { 'x-gateway-virtual-key': 'openai-prod' }, body: { ...BODY, messages: [{ role: 'user', content: 'another question' }] }, apiKey: key.key });
+    expect(other.status).toBe(402);
+  });
+
+  it('keys without a budget never touch the counters', async () => {
+    const key = await createApiKey(gateway, { role: 'user' });
+    expect((await call(gateway, '/v1/chat/completions', { headers: { 'x-gateway-virtual-key': 'openai-prod' }, body: BODY, apiKey: key.key })).status).toBe(200);
+    await gateway.flushLogs();
+    expect(await counter(key.id)).toBeUndefined();
+  });
+});
