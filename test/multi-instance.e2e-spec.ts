@@ -3,14 +3,17 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { createGatewayApp } from '../src/app.factory';
 import { validateEnvironment } from '../src/config/environment';
+import { MockUpstream, startMockUpstream } from './support/mock-upstream';
 import { admin, startTestGateway, TEST_ADMIN_KEY, TestGateway } from './support/test-gateway';
 
 describe('two gateway instances on one database', () => {
   let first: TestGateway;
   let second: INestApplication;
   let secondUrl: string;
+  let mock: MockUpstream;
 
   beforeAll(async () => {
+    mock = await startMockUpstream();
     first = await startTestGateway();
     // A long cache TTL: only the change notification can make the second instance forget a key.
     second = await createGatewayApp(
@@ -29,6 +32,7 @@ describe('two gateway instances on one database', () => {
   afterAll(async () => {
     await second?.close();
     await first?.close();
+    await mock?.close();
   });
 
   const listKeys = (key: string) => fetch(`${secondUrl}/v1/api-keys`, { headers: { 'x-gateway-api-key': key } });
@@ -45,5 +49,17 @@ describe('two gateway instances on one database', () => {
       status = (await listKeys(created.body.key)).status;
     }
     expect(status).toBe(401);
+  });
+
+  it("holds an API key's budget across both instances under concurrency", async () => {
+    // 4,000 characters: 1,000 prompt tokens and 3 completion tokens of gpt-4o-mini, $0.0001518 a request.
+    const key = await admin(first, 'POST', '/v1/api-keys', { name: 'shared budget', role: 'user', budget_limit_usd: 0.000759 }); // 5 requests
+    const body = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x'.repeat(4000) }], max_tokens: 3 });
+    const headers = { 'x-gateway-api-key': key.body.key, 'x-gateway-provider': 'openai', authorization: 'Bearer sk-shared', 'x-gateway-custom-host': `${mock.url}/v1`, 'content-type': 'application/json' };
+    const send = (url: string) => fetch(`${url}/v1/chat/completions`, { method: 'POST', headers, body }).then((r) => r.status);
+    const statuses = await Promise.all(Array.from({ length: 40 }, (_, i) => send(i % 2 ? secondUrl : first.url)));
+    expect(statuses.filter((s) => s === 200)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 402)).toHaveLength(35);
+    expect(mock.requests).toHaveLength(5);
   });
 });
