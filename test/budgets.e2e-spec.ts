@@ -106,4 +106,35 @@ describe('budgets', () => {
     await gateway.flushLogs();
     expect(await counter(key.id)).toBeUndefined();
   });
+
+  describe('rate limits', () => {
+    const chatWith = (apiKey: string, headers: Record<string, string> = { 'x-gateway-virtual-key': 'openai-prod' }, body: Record<string, unknown> = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }) =>
+      call(gateway, '/v1/chat/completions', { headers, body, apiKey });
+
+    it('requests per minute: exactly the limit served under 20 concurrent requests, then 429 with Retry-After', async () => {
+      const key = await createApiKey(gateway, { role: 'user', rate_limits: [{ type: 'requests', unit: 'rpm', value: 5 }] });
+      const responses = await Promise.all(Array.from({ length: 20 }, () => chatWith(key.key)));
+      expect(responses.filter((r) => r.status === 200)).toHaveLength(5);
+      const limited = responses.filter((r) => r.status === 429);
+      expect(limited).toHaveLength(15);
+      expect(limited[0].body.error).toMatchObject({ type: 'rate_limit_error', code: 'rate_limit_exceeded', message: expect.stringMatching(/5 requests per minute/) });
+      const retryAfter = Number(limited[0].headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(retryAfter).toBeLessThanOrEqual(60);
+      expect(mock.requests).toHaveLength(5);
+    });
+
+    it("tokens per minute on a virtual key: admitted while the window's logged tokens are under the limit", async () => {
+      await createVirtualKey(gateway, { slug: 'token-limited', key: 'sk-tokens', custom_host: `${mock.url}/v1`, rate_limits: [{ type: 'tokens', unit: 'rpm', value: 1000 }] });
+      const headers = { 'x-gateway-virtual-key': 'token-limited' };
+      expect((await chatWith(gateway.adminKey, headers, BODY)).status).toBe(200); // 1,003 tokens
+      await gateway.flushLogs();
+      const [window] = await gateway.dataSource.query(`select used::int as used from rate_counters where limit_key = 'tokens:rpm' and scope = 'virtual_key'`);
+      expect(window.used).toBe(1003);
+      const limited = await chatWith(gateway.adminKey, headers, BODY);
+      expect(limited.status).toBe(429);
+      expect(limited.body.error.message).toMatch(/virtual key is limited to 1000 tokens per minute/);
+      expect(mock.requests).toHaveLength(1);
+    });
+  });
 });

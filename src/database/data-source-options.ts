@@ -11,9 +11,10 @@ import { ResponseCache1763900000000 } from './migrations/1763900000000-ResponseC
 import { ConfigVersions1763900100000 } from './migrations/1763900100000-ConfigVersions';
 import { Prompts1764000000000 } from './migrations/1764000000000-Prompts';
 import { BudgetCounters1764000100000 } from './migrations/1764000100000-BudgetCounters';
+import { RateCounters1764000200000 } from './migrations/1764000200000-RateCounters';
 
 export const ENTITIES = [ApiKeyEntity, VirtualKeyEntity, StoredConfigEntity, ConfigVersionEntity, PromptEntity, PromptVersionEntity, RequestLogEntity];
-export const MIGRATIONS = [InitialSchema1763773200000, ResponseCache1763900000000, ConfigVersions1763900100000, Prompts1764000000000, BudgetCounters1764000100000];
+export const MIGRATIONS = [InitialSchema1763773200000, ResponseCache1763900000000, ConfigVersions1763900100000, Prompts1764000000000, BudgetCounters1764000100000, RateCounters1764000200000];
 
 /** The one place the database connection is described: used by the app and by `ormconfig.ts`. */
 export function dataSourceOptions(url: string): DataSourceOptions {

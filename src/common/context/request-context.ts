@@ -7,6 +7,7 @@ import type { NormalizedUsage } from '../../providers/usage';
 import type { RoutePlan, RouteTarget } from '../../modules/routing/route-plan';
 import type { ApiKeyPrincipal } from '../../modules/keys/key-lookup.service';
 import type { BudgetHold } from '../../modules/budgets/budget-ledger.service';
+import type { TokenWindow } from '../../modules/budgets/rate-limiter.service';
 
 export interface LoggedError {
   type: string;
@@ -38,6 +39,9 @@ export class RequestContext {
   promptVersion: number | null = null;
   /** Budget reservations of this request, settled by its log rows. */
   readonly budgetHolds: BudgetHold[] = [];
+  /** Keys whose rate limits this request has been counted against, and its token windows. */
+  readonly rateLimited = new Set<string>();
+  readonly tokenWindows: TokenWindow[] = [];
   user: string | null = null;
 
   provider: string | null = null;

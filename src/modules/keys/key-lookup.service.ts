@@ -11,7 +11,7 @@ import { ApiKeyEntity, ApiKeyRole } from './entities/api-key.entity';
 import { StoredConfigEntity } from './entities/stored-config.entity';
 import { VirtualKeyEntity } from './entities/virtual-key.entity';
 import { decryptConfigSecrets } from './config-secrets';
-import type { BudgetPeriod } from './key-limits';
+import type { BudgetPeriod, RateLimit } from './key-limits';
 
 /** A key's spending limit: USD per period (null period: for the key's lifetime). */
 export interface KeyBudget {
@@ -30,6 +30,7 @@ export interface ApiKeyPrincipal {
   expiresAt: Date | null;
   metadata: Record<string, string>;
   budget: KeyBudget | null;
+  rateLimits: RateLimit[];
 }
 
 /** A virtual key with its credential decrypted, ready to route with. */
@@ -46,6 +47,7 @@ export interface ResolvedVirtualKey {
   expiresAt: Date | null;
   disabled: boolean;
   budget: KeyBudget | null;
+  rateLimits: RateLimit[];
 }
 
 export interface ResolvedConfig {
@@ -111,7 +113,7 @@ export class KeyLookupService {
   private async loadApiKey(hash: string): Promise<ApiKeyPrincipal | null> {
     const row = await this.apiKeyRepo.findOneBy({ keyHash: hash, revokedAt: IsNull() });
     if (!row) return null;
-    return { id: row.id, name: row.name, role: row.role, expiresAt: row.expiresAt, metadata: row.metadata, budget: budgetOf(row) };
+    return { id: row.id, name: row.name, role: row.role, expiresAt: row.expiresAt, metadata: row.metadata, budget: budgetOf(row), rateLimits: row.rateLimits ?? [] };
   }
 
   private async loadVirtualKey(slugOrId: string): Promise<ResolvedVirtualKey | null> {
@@ -131,6 +133,7 @@ export class KeyLookupService {
       expiresAt: row.expiresAt,
       disabled: row.disabled,
       budget: budgetOf(row),
+      rateLimits: row.rateLimits ?? [],
     };
   }
 

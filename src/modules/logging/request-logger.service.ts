@@ -5,12 +5,13 @@ import type { RequestContext } from '../../common/context/request-context';
 import { uuidv7 } from '../../common/ids';
 import type { Environment } from '../../config/environment';
 import { BudgetSettlement, settlementsOf } from '../budgets/budget-ledger.service';
+import { TokenSettlement, tokenSettlementsOf } from '../budgets/rate-limiter.service';
 import { MetricsService } from '../metrics/metrics.service';
 import { PricingService } from '../pricing/pricing.service';
 import { LogWriter } from './log-writer.service';
 import { redactBody, redactHeaders } from './redaction';
 
-type QueuedRow = ReturnType<RequestLogger['toRow']> & { statusCode: number; budgetSettlements: BudgetSettlement[] };
+type QueuedRow = ReturnType<RequestLogger['toRow']> & { statusCode: number; budgetSettlements: BudgetSettlement[]; tokenSettlements: TokenSettlement[] };
 
 /**
  * Last step of the request path: when the response has closed, however it ended,
@@ -33,7 +34,12 @@ export class RequestLogger {
     // Let the other `close` listeners (stream teardown) finish the context first.
     setImmediate(() => {
       const row = this.toRow(context, req.body);
-      this.queue({ ...row, statusCode: res.statusCode, budgetSettlements: settlementsOf(context.budgetHolds, row, true) });
+      this.queue({
+        ...row,
+        statusCode: res.statusCode,
+        budgetSettlements: settlementsOf(context.budgetHolds, row, true),
+        tokenSettlements: tokenSettlementsOf(context.tokenWindows, row),
+      });
     });
   }
 
@@ -50,6 +56,7 @@ export class RequestLogger {
       latencyMs: context.attemptElapsedMs(),
       statusCode: context.attemptStatus ?? 0,
       budgetSettlements: settlementsOf(context.budgetHolds, row, false),
+      tokenSettlements: tokenSettlementsOf(context.tokenWindows, row),
     });
   }
 

@@ -8,6 +8,7 @@ import { GatewayError, UpstreamHttpError } from '../../common/errors/gateway-err
 import type { GatewayResult } from '../../common/http/gateway-result';
 import type { Environment } from '../../config/environment';
 import { BudgetLedger } from '../budgets/budget-ledger.service';
+import { RateLimiter } from '../budgets/rate-limiter.service';
 import { CachedResponse, ResponseCache, responseCacheKey } from '../cache/response-cache';
 import { RequestLogger } from '../logging/request-logger.service';
 import { ClientClosedRequestError } from '../upstream/upstream-client';
@@ -50,9 +51,16 @@ function upstreamIdentity(target: RouteTarget): string {
 export class RouteExecutor {
   private readonly tools: ExecutionTools;
 
-  constructor(resolver: RouteResolver, cache: ResponseCache, requestLogger: RequestLogger, budgets: BudgetLedger, config: ConfigService<Environment, true>) {
+  constructor(
+    resolver: RouteResolver,
+    cache: ResponseCache,
+    requestLogger: RequestLogger,
+    budgets: BudgetLedger,
+    rateLimiter: RateLimiter,
+    config: ConfigService<Environment, true>,
+  ) {
     const timing = { baseDelayMs: config.get('RETRY_BASE_DELAY_MS', { infer: true }), maxDelayMs: config.get('RETRY_MAX_DELAY_MS', { infer: true }) };
-    this.tools = { resolver, cache, requestLogger, budgets, breakers: new CircuitBreakerRegistry(), timing };
+    this.tools = { resolver, cache, requestLogger, budgets, rateLimiter, breakers: new CircuitBreakerRegistry(), timing };
   }
 
   /** `cacheable: false` for operations whose answer must never be replayed (a DELETE, a cancel). */
@@ -66,6 +74,7 @@ interface ExecutionTools {
   cache: ResponseCache;
   requestLogger: RequestLogger;
   budgets: BudgetLedger;
+  rateLimiter: RateLimiter;
   /** Process-wide: breaker state outlives requests. */
   breakers: CircuitBreakerRegistry;
   timing: { baseDelayMs: number; maxDelayMs: number };
@@ -153,6 +162,13 @@ class ExecutionRun {
       context.provider ??= target.provider;
       throw error;
     }
+
+    // Rate limits count every request, cache hits included (429 when over).
+    await this.tools.rateLimiter.admit(context, target).catch((error: unknown) => {
+      context.provider ??= target.provider;
+      breaker?.release();
+      throw error;
+    });
 
     const cacheKey = cache ? responseCacheKey(context.operation ?? '', identity, upstreamBody) : null;
     context.cacheStatus = 'DISABLED';

@@ -1,3 +1,4 @@
+import type { RateLimit } from '../keys/key-limits';
 import type { KeyBudget } from '../keys/key-lookup.service';
 import type { StrategyMode } from './gateway-config.schema';
 
@@ -22,6 +23,7 @@ export interface RouteTarget {
   virtualKeyId: string | null;
   /** The virtual key's budget, enforced per attempt (see BudgetLedger). */
   virtualKeyBudget: KeyBudget | null;
+  virtualKeyRateLimits: RateLimit[];
   allowedModels: string[] | null;
   /** The model to send when routing rewrote it (`@slug/model` prefix stripped). */
   model: string | null;

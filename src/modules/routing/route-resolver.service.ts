@@ -121,6 +121,7 @@ export class RouteResolver {
       providerOptions: key.providerOptions,
       virtualKeyId: key.id,
       virtualKeyBudget: key.budget,
+      virtualKeyRateLimits: key.rateLimits,
       allowedModels: key.allowedModels,
     };
   }
@@ -152,6 +153,7 @@ function blankTarget(provider: string, apiKey: string | null): RouteTarget {
     requestTimeoutMs: null,
     virtualKeyId: null,
     virtualKeyBudget: null,
+    virtualKeyRateLimits: [],
     allowedModels: null,
     model: null,
   };

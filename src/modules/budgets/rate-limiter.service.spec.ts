@@ -1,0 +1,21 @@
+import { tokenSettlementsOf, type TokenWindow } from './rate-limiter.service';
+
+const MINUTE = new Date('2026-11-23T00:05:00Z');
+const windows: TokenWindow[] = [
+  { scope: 'api_key', scopeId: 'key-1', limitKey: 'tokens:rpm', windowStart: MINUTE },
+  { scope: 'virtual_key', scopeId: 'vk-a', limitKey: 'tokens:rph', windowStart: new Date('2026-11-23T00:00:00Z') },
+];
+
+describe('tokenSettlementsOf', () => {
+  it("adds a row's tokens to the windows of the keys it belongs to", () => {
+    expect(tokenSettlementsOf(windows, { apiKeyId: 'key-1', virtualKeyId: 'vk-a', totalTokens: 42 })).toEqual([
+      { scope: 'api_key', scope_id: 'key-1', limit_key: 'tokens:rpm', window_start: MINUTE.toISOString(), tokens: 42 },
+      { scope: 'virtual_key', scope_id: 'vk-a', limit_key: 'tokens:rph', window_start: '2026-11-23T00:00:00.000Z', tokens: 42 },
+    ]);
+    expect(tokenSettlementsOf(windows, { apiKeyId: 'key-1', virtualKeyId: 'vk-other', totalTokens: 7 }).map((s) => s.scope_id)).toEqual(['key-1']);
+  });
+
+  it('a row without tokens adds nothing', () => {
+    expect(tokenSettlementsOf(windows, { apiKeyId: 'key-1', virtualKeyId: 'vk-a', totalTokens: null })).toEqual([]);
+  });
+});
