@@ -4,6 +4,8 @@ import { VirtualKeyEntity } from '../keys/entities/virtual-key.entity';
 import { MetricsController } from '../metrics/metrics.controller';
 import { MetricsService } from '../metrics/metrics.service';
 import { PricingModule } from '../pricing/pricing.module';
+import { AnalyticsController } from './analytics.controller';
+import { AnalyticsService } from './analytics.service';
 import { RequestLogEntity } from './entities/request-log.entity';
 import { LogWriter } from './log-writer.service';
 import { LogsController } from './logs.controller';
@@ -13,8 +15,8 @@ import { RequestLogger } from './request-logger.service';
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature([RequestLogEntity, VirtualKeyEntity]), PricingModule],
-  controllers: [LogsController, MetricsController],
-  providers: [LogWriter, RequestLogger, LogsService, MetricsService],
+  controllers: [LogsController, AnalyticsController, MetricsController],
+  providers: [LogWriter, RequestLogger, LogsService, AnalyticsService, MetricsService],
   exports: [RequestLogger, LogWriter],
 })
 export class LoggingModule {}

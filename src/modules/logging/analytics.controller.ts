@@ -1,0 +1,19 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import type { RequestContext } from '../../common/context/request-context';
+import { Ctx } from '../../common/context/request-context.decorator';
+import { AnalyticsService } from './analytics.service';
+import { AnalyticsQueryDto } from './dto/analytics-query.dto';
+
+@ApiTags('logs')
+@ApiSecurity('gateway-api-key')
+@Controller('v1/analytics')
+export class AnalyticsController {
+  constructor(private readonly analytics: AnalyticsService) {}
+
+  @Get('summary')
+  @ApiOperation({ summary: 'Requests, errors, tokens, cost and latency percentiles grouped by one dimension; user-role keys see their own' })
+  summary(@Ctx() context: RequestContext, @Query() query: AnalyticsQueryDto) {
+    return this.analytics.summary(query, context.principal!);
+  }
+}

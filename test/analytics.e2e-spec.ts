@@ -1,0 +1,91 @@
+/**
+ * `GET /v1/analytics/summary`: the request log grouped by user, model, virtual key, API
+ * key or a metadata key, with errors, tokens, cost and latency percentiles.
+ */
+import { call, createApiKey, createVirtualKey } from './support/e2e-helpers';
+import { MockUpstream, startMockUpstream } from './support/mock-upstream';
+import { startTestGateway, TestGateway } from './support/test-gateway';
+
+describe('analytics summary', () => {
+  let gateway: TestGateway;
+  let mock: MockUpstream;
+  let userKey: { id: string; key: string };
+
+  beforeAll(async () => {
+    mock = await startMockUpstream();
+    gateway = await startTestGateway();
+    await createVirtualKey(gateway, { slug: 'openai-prod', key: 'sk-analytics', custom_host: `${mock.url}/v1` });
+    userKey = await createApiKey(gateway, { role: 'user' });
+    const send = (user: string, team: string, model: string, apiKey?: string) =>
+      call(gateway, '/v1/chat/completions', {
+        headers: { 'x-gateway-virtual-key': 'openai-prod', 'x-gateway-metadata': JSON.stringify({ team }) },
+        body: { model, messages: [{ role: 'user', content: 'Say hello' }], user },
+        apiKey,
+      });
+    for (const [user, team, model] of [
+      ['alice', 'search', 'gpt-4o-mini'],
+      ['alice', 'search', 'gpt-4o-mini'],
+      ['bob', 'ads', 'gpt-4o'],
+      ['bob', 'ads', 'mock-error-500'],
+    ]) {
+      await send(user, team, model);
+    }
+    await send('carol', 'ads', 'gpt-4o-mini', userKey.key);
+    await gateway.flushLogs();
+  });
+
+  afterAll(async () => {
+    await gateway?.close();
+    await mock?.close();
+  });
+
+  const summary = async (query: string, apiKey?: string) => {
+    const response = await call(gateway, `/v1/analytics/summary?${query}`, { apiKey });
+    expect(response.status).toBe(200);
+    return response.body;
+  };
+  const byKey = (rows: any[]) => Object.fromEntries(rows.map((row) => [row.key, row]));
+  const loggedCost = async (where: string, params: unknown[]) =>
+    (await gateway.dataSource.query(`select coalesce(sum(cost_usd), 0)::float8 as cost from request_logs where ${where}`, params))[0].cost;
+
+  it('groups by user: requests, errors, tokens, cost and latency percentiles', async () => {
+    const body = await summary('group_by=user');
+    expect(body).toMatchObject({ object: 'analytics.summary', group_by: 'user' });
+    const rows = byKey(body.data);
+    expect(rows.alice).toMatchObject({ requests: 2, errors: 0, completion_tokens: 6 });
+    expect(rows.alice.prompt_tokens).toBeGreaterThan(0);
+    expect(rows.alice.cost_usd).toBeCloseTo(await loggedCost(`end_user = 'alice'`, []), 12);
+    expect(rows.bob).toMatchObject({ requests: 2, errors: 1 });
+    expect(rows.bob.latency_p95_ms).toBeGreaterThanOrEqual(rows.bob.latency_p50_ms);
+    expect(rows.carol.requests).toBe(1);
+  });
+
+  it('groups by model, metadata key, virtual key slug and API key', async () => {
+    expect(byKey((await summary('group_by=model')).data)['gpt-4o-mini'].requests).toBe(3);
+    const teams = byKey((await summary('group_by=metadata.team')).data);
+    expect(teams.search.requests).toBe(2);
+    expect(teams.ads.requests).toBe(3);
+    expect(byKey((await summary('group_by=virtual_key')).data)['openai-prod'].requests).toBe(5);
+    const keys = byKey((await summary('group_by=api_key')).data);
+    expect(keys[userKey.id]).toMatchObject({ requests: 1 });
+    expect(keys[userKey.id].cost_usd).toBeCloseTo(await loggedCost('api_key_id = $1', [userKey.id]), 12);
+  });
+
+  it('a user-role key sees only its own requests', async () => {
+    const rows = (await summary('group_by=user', userKey.key)).data;
+    expect(rows.map((row: any) => row.key)).toEqual(['carol']);
+  });
+
+  it('honours the time range', async () => {
+    expect((await summary(`group_by=user&to=${new Date(Date.now() - 3_600_000).toISOString()}`)).data).toEqual([]);
+  });
+
+  it.each([
+    ['group_by=colour', 'group_by'],
+    ['group_by=user&from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z', 'from'],
+  ])('%s is a 400 naming the field', async (query, param) => {
+    const response = await call(gateway, `/v1/analytics/summary?${query}`);
+    expect(response.status).toBe(400);
+    expect(response.body.error.param).toBe(param);
+  });
+});
