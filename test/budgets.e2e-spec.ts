@@ -107,6 +107,32 @@ describe('budgets', () => {
     expect(await counter(key.id)).toBeUndefined();
   });
 
+  it('end users (the `user` field) have budgets managed like keys', async () => {
+    const created = await admin(gateway, 'POST', '/v1/end-users', { user: 'dave@example.com', budget_limit_usd: 0.000303, budget_period: 'monthly', metadata: { plan: 'free' } });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ object: 'end_user', user: 'dave@example.com', budget_limit_usd: 0.000303, spent_usd: 0, budget_remaining_usd: 0.000303 });
+    expect((await admin(gateway, 'POST', '/v1/end-users', { user: 'dave@example.com' })).status).toBe(409);
+
+    const ask = (user: string) => call(gateway, '/v1/chat/completions', { headers: { 'x-gateway-virtual-key': 'openai-prod' }, body: { ...BODY, user } });
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await ask('dave@example.com')).status);
+    expect(statuses).toEqual([200, 200, 402]);
+    const refused = await ask('dave@example.com');
+    expect(refused.body.error.message).toMatch(/end user/);
+    expect((await ask('erin@example.com')).status).toBe(200);
+
+    await gateway.flushLogs();
+    const read = await admin(gateway, 'GET', `/v1/end-users/${encodeURIComponent('dave@example.com')}`);
+    expect(read.body.spent_usd).toBeCloseTo(2 * COST, 12);
+    expect((await admin(gateway, 'GET', `/v1/end-users/${created.body.id}`)).body.user).toBe('dave@example.com');
+
+    // A raised budget applies at once (the look-up cache is invalidated).
+    expect((await admin(gateway, 'PATCH', `/v1/end-users/${created.body.id}`, { budget_limit_usd: 1 })).status).toBe(200);
+    expect((await ask('dave@example.com')).status).toBe(200);
+    expect((await admin(gateway, 'DELETE', `/v1/end-users/${created.body.id}`)).body).toMatchObject({ deleted: true });
+    expect((await admin(gateway, 'GET', '/v1/end-users/dave@example.com')).status).toBe(404);
+  });
+
   describe('rate limits', () => {
     const chatWith = (apiKey: string, headers: Record<string, string> = { 'x-gateway-virtual-key': 'openai-prod' }, body: Record<string, unknown> = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }) =>
       call(gateway, '/v1/chat/completions', { headers, body, apiKey });

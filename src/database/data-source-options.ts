@@ -1,6 +1,7 @@
 import { DataSourceOptions } from 'typeorm';
 import { ApiKeyEntity } from '../modules/keys/entities/api-key.entity';
 import { ConfigVersionEntity } from '../modules/keys/entities/config-version.entity';
+import { EndUserEntity } from '../modules/keys/entities/end-user.entity';
 import { StoredConfigEntity } from '../modules/keys/entities/stored-config.entity';
 import { VirtualKeyEntity } from '../modules/keys/entities/virtual-key.entity';
 import { RequestLogEntity } from '../modules/logging/entities/request-log.entity';
@@ -12,9 +13,10 @@ import { ConfigVersions1763900100000 } from './migrations/1763900100000-ConfigVe
 import { Prompts1764000000000 } from './migrations/1764000000000-Prompts';
 import { BudgetCounters1764000100000 } from './migrations/1764000100000-BudgetCounters';
 import { RateCounters1764000200000 } from './migrations/1764000200000-RateCounters';
+import { EndUsers1764000300000 } from './migrations/1764000300000-EndUsers';
 
-export const ENTITIES = [ApiKeyEntity, VirtualKeyEntity, StoredConfigEntity, ConfigVersionEntity, PromptEntity, PromptVersionEntity, RequestLogEntity];
-export const MIGRATIONS = [InitialSchema1763773200000, ResponseCache1763900000000, ConfigVersions1763900100000, Prompts1764000000000, BudgetCounters1764000100000, RateCounters1764000200000];
+export const ENTITIES = [ApiKeyEntity, VirtualKeyEntity, StoredConfigEntity, ConfigVersionEntity, EndUserEntity, PromptEntity, PromptVersionEntity, RequestLogEntity];
+export const MIGRATIONS = [InitialSchema1763773200000, ResponseCache1763900000000, ConfigVersions1763900100000, Prompts1764000000000, BudgetCounters1764000100000, RateCounters1764000200000, EndUsers1764000300000];
 
 /** The one place the database connection is described: used by the app and by `ormconfig.ts`. */
 export function dataSourceOptions(url: string): DataSourceOptions {

@@ -3,16 +3,18 @@ import { DataSource } from 'typeorm';
 import type { RequestContext } from '../../common/context/request-context';
 import { GatewayError } from '../../common/errors/gateway-error';
 import { budgetPeriodStart } from '../keys/key-limits';
-import type { KeyBudget } from '../keys/key-lookup.service';
+import { KeyBudget, KeyLookupService } from '../keys/key-lookup.service';
 import { PricingService } from '../pricing/pricing.service';
 import type { RouteTarget } from '../routing/route-plan';
 
-export type BudgetScope = 'api_key' | 'virtual_key';
+export type BudgetScope = 'api_key' | 'virtual_key' | 'end_user';
 
 /** An estimate reserved against one key's budget for a request in flight. */
 export interface BudgetHold {
   scope: BudgetScope;
   scopeId: string;
+  /** What the log rows of this scope carry: the API key id, the virtual key id or the user. */
+  owner: string;
   periodStart: Date;
   amountUsd: number;
 }
@@ -30,7 +32,7 @@ export interface BudgetSettlement {
 const LIFETIME = new Date(0);
 /** Output tokens assumed for the estimate when the request sets no limit. */
 const DEFAULT_OUTPUT_TOKENS = 1024;
-const LOG_COLUMN: Record<BudgetScope, string> = { api_key: 'api_key_id', virtual_key: 'virtual_key_id' };
+const LOG_COLUMN: Record<BudgetScope, string> = { api_key: 'api_key_id', virtual_key: 'virtual_key_id', end_user: 'end_user' };
 
 /**
  * Budgets that hold under concurrency and across instances. Before a request is sent,
@@ -46,22 +48,26 @@ export class BudgetLedger {
   constructor(
     private readonly dataSource: DataSource,
     private readonly pricing: PricingService,
+    private readonly keys: KeyLookupService,
   ) {}
 
-  /** Reserves on the API key's budget (once per request) and the target's virtual key's (once per key). */
+  /** Reserves on the budgets of the API key and the end user (once per request) and of the target's virtual key (once per key). */
   async reserve(context: RequestContext, target: RouteTarget, body: Record<string, unknown>): Promise<void> {
-    const wanted: [BudgetScope, string, KeyBudget][] = [];
+    const held = (scope: BudgetScope, owner: string) => context.budgetHolds.some((hold) => hold.scope === scope && hold.owner === owner);
+    const wanted: [BudgetScope, string, string, KeyBudget][] = [];
     const principal = context.principal;
-    if (principal?.budget && !context.budgetHolds.some((hold) => hold.scope === 'api_key')) wanted.push(['api_key', principal.id, principal.budget]);
-    if (target.virtualKeyId && target.virtualKeyBudget && !context.budgetHolds.some((hold) => hold.scopeId === target.virtualKeyId)) {
-      wanted.push(['virtual_key', target.virtualKeyId, target.virtualKeyBudget]);
+    if (principal?.budget && !held('api_key', principal.id)) wanted.push(['api_key', principal.id, principal.id, principal.budget]);
+    if (target.virtualKeyId && target.virtualKeyBudget && !held('virtual_key', target.virtualKeyId)) wanted.push(['virtual_key', target.virtualKeyId, target.virtualKeyId, target.virtualKeyBudget]);
+    if (context.user && !held('end_user', context.user)) {
+      const endUser = await this.keys.endUserBudget(context.user);
+      if (endUser) wanted.push(['end_user', endUser.id, context.user, endUser.budget]);
     }
     if (wanted.length === 0) return;
     const amountUsd = this.estimate(target.provider, body);
-    for (const [scope, scopeId, budget] of wanted) {
+    for (const [scope, scopeId, owner, budget] of wanted) {
       const periodStart = budgetPeriodStart(budget.period) ?? LIFETIME;
-      if (!(await this.hold(scope, scopeId, periodStart, amountUsd, budget.limitUsd))) throw budgetExceeded(scope, budget);
-      context.budgetHolds.push({ scope, scopeId, periodStart, amountUsd });
+      if (!(await this.hold(scope, scopeId, owner, periodStart, amountUsd, budget.limitUsd))) throw budgetExceeded(scope, budget);
+      context.budgetHolds.push({ scope, scopeId, owner, periodStart, amountUsd });
     }
   }
 
@@ -80,7 +86,7 @@ export class BudgetLedger {
    * starting from what the log already holds for the period (a budget set on a key
    * that has been spending).
    */
-  private async hold(scope: BudgetScope, scopeId: string, periodStart: Date, amountUsd: number, limitUsd: number): Promise<boolean> {
+  private async hold(scope: BudgetScope, scopeId: string, owner: string, periodStart: Date, amountUsd: number, limitUsd: number): Promise<boolean> {
     const reserve = () =>
       this.count(
         `with held as (
@@ -94,11 +100,11 @@ export class BudgetLedger {
     const created = await this.count(
       `with created as (
          insert into budget_counters (scope, scope_id, period_start, spent_usd)
-         select $1, $2, $3, coalesce(sum(cost_usd), 0) from request_logs where ${LOG_COLUMN[scope]} = $2 and created_at >= $3
+         select $1, $2, $3, coalesce(sum(cost_usd), 0) from request_logs where ${LOG_COLUMN[scope]} = $4 and created_at >= $3
          on conflict do nothing
          returning 1)
        select count(*)::int as n from created`,
-      [scope, scopeId, periodStart],
+      [scope, scopeId, periodStart, owner],
     );
     return created > 0 && (await reserve()) > 0;
   }
@@ -110,9 +116,9 @@ export class BudgetLedger {
 }
 
 function budgetExceeded(scope: BudgetScope, budget: KeyBudget): GatewayError {
-  const key = scope === 'api_key' ? 'API key' : 'virtual key';
+  const whose = { api_key: 'this API key', virtual_key: 'this virtual key', end_user: 'this end user' }[scope];
   const period = budget.period ? `${budget.period} ` : '';
-  return new GatewayError(402, 'budget_exceeded', `The ${period}budget of this ${key} ($${budget.limitUsd}) is used up`, 'budget_exceeded');
+  return new GatewayError(402, 'budget_exceeded', `The ${period}budget of ${whose} ($${budget.limitUsd}) is used up`, 'budget_exceeded');
 }
 
 /**
@@ -120,10 +126,14 @@ function budgetExceeded(scope: BudgetScope, budget: KeyBudget): GatewayError {
  * request holds and that the row belongs to; on the request's final row, the
  * reservations released.
  */
-export function settlementsOf(holds: BudgetHold[], row: { apiKeyId: string | null; virtualKeyId: string | null; costUsd: number | null }, final: boolean): BudgetSettlement[] {
+export function settlementsOf(
+  holds: BudgetHold[],
+  row: { apiKeyId: string | null; virtualKeyId: string | null; user: string | null; costUsd: number | null },
+  final: boolean,
+): BudgetSettlement[] {
   const settlements: BudgetSettlement[] = [];
   for (const hold of holds) {
-    const owned = hold.scope === 'api_key' ? row.apiKeyId === hold.scopeId : row.virtualKeyId === hold.scopeId;
+    const owned = hold.owner === (hold.scope === 'api_key' ? row.apiKeyId : hold.scope === 'virtual_key' ? row.virtualKeyId : row.user);
     const spend = owned && row.costUsd ? row.costUsd : 0;
     const release = final ? hold.amountUsd : 0;
     if (spend || release) settlements.push({ scope: hold.scope, scope_id: hold.scopeId, period_start: hold.periodStart.toISOString(), spend_usd: spend, release_usd: release });

@@ -6,7 +6,7 @@ import type { Environment } from '../../config/environment';
 import { KeyLookupService } from './key-lookup.service';
 
 const CHANNEL = 'gateway_key_changes';
-export type KeyKind = 'api_keys' | 'virtual_keys' | 'configs' | 'prompts';
+export type KeyKind = 'api_keys' | 'virtual_keys' | 'configs' | 'prompts' | 'end_users';
 
 /**
  * Tells every gateway instance on the same database that keys changed (PostgreSQL
@@ -72,6 +72,7 @@ export class KeyChangeNotifier implements OnModuleInit, OnApplicationShutdown {
       this.invalidate('virtual_keys');
       this.invalidate('configs');
       this.invalidate('prompts');
+      this.invalidate('end_users');
       this.listen().catch((e: Error) => this.retryLater(e));
     }, 5_000);
     this.retryTimer.unref();
@@ -81,6 +82,7 @@ export class KeyChangeNotifier implements OnModuleInit, OnApplicationShutdown {
     if (kind === 'api_keys') this.lookup.invalidateApiKeys();
     else if (kind === 'virtual_keys') this.lookup.invalidateVirtualKeys();
     else if (kind === 'configs') this.lookup.invalidateConfigs();
+    else if (kind === 'end_users') this.lookup.invalidateEndUsers();
     for (const listener of this.listeners.get(kind) ?? []) listener();
   }
 }

@@ -8,6 +8,7 @@ import { isUuid } from '../../common/ids';
 import { TtlCache } from '../../common/ttl-cache';
 import type { Environment } from '../../config/environment';
 import { ApiKeyEntity, ApiKeyRole } from './entities/api-key.entity';
+import { EndUserEntity } from './entities/end-user.entity';
 import { StoredConfigEntity } from './entities/stored-config.entity';
 import { VirtualKeyEntity } from './entities/virtual-key.entity';
 import { decryptConfigSecrets } from './config-secrets';
@@ -50,6 +51,12 @@ export interface ResolvedVirtualKey {
   rateLimits: RateLimit[];
 }
 
+/** An end user that has a budget. */
+export interface EndUserBudget {
+  id: string;
+  budget: KeyBudget;
+}
+
 export interface ResolvedConfig {
   id: string;
   slug: string;
@@ -70,12 +77,15 @@ export class KeyLookupService {
   private readonly apiKeys: TtlCache<ApiKeyPrincipal | null>;
   private readonly virtualKeys: TtlCache<ResolvedVirtualKey | null>;
   private readonly configs: TtlCache<ResolvedConfig | null>;
+  /** Most end users have no row: those look-ups are cached too (as null). */
+  private readonly endUsers: TtlCache<EndUserBudget | null>;
   private readonly ttlMs: number;
 
   constructor(
     @InjectRepository(ApiKeyEntity) private readonly apiKeyRepo: Repository<ApiKeyEntity>,
     @InjectRepository(VirtualKeyEntity) private readonly virtualKeyRepo: Repository<VirtualKeyEntity>,
     @InjectRepository(StoredConfigEntity) private readonly configRepo: Repository<StoredConfigEntity>,
+    @InjectRepository(EndUserEntity) private readonly endUserRepo: Repository<EndUserEntity>,
     private readonly secretBox: SecretBox,
     config: ConfigService<Environment, true>,
   ) {
@@ -83,6 +93,7 @@ export class KeyLookupService {
     this.apiKeys = new TtlCache(this.ttlMs);
     this.virtualKeys = new TtlCache(this.ttlMs);
     this.configs = new TtlCache(this.ttlMs);
+    this.endUsers = new TtlCache(this.ttlMs);
   }
 
   apiKeyBySecret(secret: string): Promise<ApiKeyPrincipal | null> | ApiKeyPrincipal | null {
@@ -92,6 +103,10 @@ export class KeyLookupService {
 
   virtualKey(slugOrId: string): Promise<ResolvedVirtualKey | null> | ResolvedVirtualKey | null {
     return this.virtualKeys.get(slugOrId, () => this.guard(this.loadVirtualKey(slugOrId)));
+  }
+
+  endUserBudget(user: string): Promise<EndUserBudget | null> | EndUserBudget | null {
+    return this.endUsers.get(user, () => this.guard(this.loadEndUser(user)));
   }
 
   storedConfig(slugOrId: string): Promise<ResolvedConfig | null> | ResolvedConfig | null {
@@ -108,6 +123,16 @@ export class KeyLookupService {
 
   invalidateConfigs(): void {
     this.configs.clear();
+  }
+
+  invalidateEndUsers(): void {
+    this.endUsers.clear();
+  }
+
+  private async loadEndUser(user: string): Promise<EndUserBudget | null> {
+    const row = await this.endUserRepo.findOneBy({ user, deletedAt: IsNull() });
+    const budget = row ? budgetOf(row) : null;
+    return row && budget ? { id: row.id, budget } : null;
   }
 
   private async loadApiKey(hash: string): Promise<ApiKeyPrincipal | null> {

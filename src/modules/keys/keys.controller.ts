@@ -6,6 +6,8 @@ import { ApiKeysService } from './api-keys.service';
 import { ConfigsService } from './configs.service';
 import { ApiKeyCreateDto, ApiKeyUpdateDto } from './dto/api-key.dto';
 import { ConfigCreateDto, ConfigReadQueryDto, ConfigUpdateDto } from './dto/config.dto';
+import { EndUserCreateDto, EndUserUpdateDto } from './dto/end-user.dto';
+import { EndUsersService } from './end-users.service';
 import { VirtualKeyCreateDto, VirtualKeyUpdateDto } from './dto/virtual-key.dto';
 import { VirtualKeysService } from './virtual-keys.service';
 
@@ -115,5 +117,39 @@ export class ConfigsController {
   @Delete(':idOrSlug')
   remove(@Param('idOrSlug') idOrSlug: string) {
     return this.configs.remove(idOrSlug);
+  }
+}
+
+@ApiTags('admin: end users')
+@ApiSecurity('gateway-api-key')
+@AdminOnly()
+@Controller('v1/end-users')
+export class EndUsersController {
+  constructor(private readonly endUsers: EndUsersService) {}
+
+  @Post()
+  @ApiOperation({ summary: 'Give an end user (the `user` of requests) a budget' })
+  create(@Body() dto: EndUserCreateDto) {
+    return this.endUsers.create(dto);
+  }
+
+  @Get()
+  list(@Query() query: ListQueryDto) {
+    return this.endUsers.list(query.limit, query.cursor);
+  }
+
+  @Get(':idOrUser')
+  get(@Param('idOrUser') idOrUser: string) {
+    return this.endUsers.get(idOrUser);
+  }
+
+  @Patch(':idOrUser')
+  update(@Param('idOrUser') idOrUser: string, @Body() dto: EndUserUpdateDto) {
+    return this.endUsers.update(idOrUser, dto);
+  }
+
+  @Delete(':idOrUser')
+  remove(@Param('idOrUser') idOrUser: string) {
+    return this.endUsers.remove(idOrUser);
   }
 }

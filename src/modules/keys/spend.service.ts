@@ -12,13 +12,13 @@ export class SpendService {
   constructor(private readonly dataSource: DataSource) {}
 
   async budgetStatus(
-    column: 'api_key_id' | 'virtual_key_id',
-    row: { id: string; budgetLimitUsd: number | null; budgetPeriod: BudgetPeriod | null },
+    column: 'api_key_id' | 'virtual_key_id' | 'end_user',
+    row: { id: string; user?: string; budgetLimitUsd: number | null; budgetPeriod: BudgetPeriod | null },
   ): Promise<{ spent_usd: number; budget_remaining_usd: number | null; budget_period_start: string | null }> {
     const periodStart = budgetPeriodStart(row.budgetPeriod);
     const [spent] = await this.dataSource.query(
       `select coalesce(sum(cost_usd), 0)::float8 as spent from request_logs where ${column} = $1 and created_at >= $2`,
-      [row.id, periodStart ?? new Date(0)],
+      [column === 'end_user' ? row.user : row.id, periodStart ?? new Date(0)],
     );
     const spentUsd = Number(spent.spent);
     return {
