@@ -5,6 +5,7 @@ import { toAnthropicRequest } from './chat-request';
 import { toChatCompletion, toOpenAIError } from './chat-response';
 import { AnthropicChatStreamDecoder } from './chat-stream';
 
+/** The API's base; the version is a header, so a custom host replaces the whole base. */
 export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com/v1';
 /** The API version sent when neither the client nor the virtual key names one. */
 export const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
@@ -16,16 +17,17 @@ const translation: ChatTranslation = {
 };
 
 /**
- * `x-api-key` from the routing, never a client's key; the version and betas the client
- * asked for (messages), else the virtual key's `provider_options`, else the default.
+ * A POST to `/messages`. `x-api-key` comes from the routing, never from the client; the
+ * version and betas are the client's when it sent them (native messages), else the
+ * virtual key's `provider_options`, else the default version and no beta.
  */
-function messagesRequest(target: RouteTarget, payload: Record<string, unknown>, headers: Record<string, string> = {}): UpstreamRequest {
+function messagesRequest(payload: Record<string, unknown>, target: RouteTarget, headers: Record<string, string> = {}): UpstreamRequest {
   const base = (target.customHost ?? ANTHROPIC_BASE_URL).replace(/\/+$/, '');
   const sent: Record<string, string> = {
     'content-type': 'application/json',
-    'anthropic-version': headers['anthropic-version'] ?? target.providerOptions.anthropic_version ?? DEFAULT_ANTHROPIC_VERSION,
+    'anthropic-version': headers['anthropic-version'] || target.providerOptions.anthropic_version || DEFAULT_ANTHROPIC_VERSION,
   };
-  const beta = headers['anthropic-beta'] ?? target.providerOptions.anthropic_beta;
+  const beta = headers['anthropic-beta'] || target.providerOptions.anthropic_beta;
   if (beta) sent['anthropic-beta'] = beta;
   if (target.apiKey) sent['x-api-key'] = target.apiKey;
   return { method: 'POST', url: `${base}/messages`, headers: sent, body: JSON.stringify(payload) };
@@ -36,6 +38,6 @@ export const anthropicAdapter: ProviderAdapter = {
   id: 'anthropic',
   credentialOptional: false,
   requiresCustomHost: false,
-  messages: { buildRequest: (body, target, headers) => messagesRequest(target, body, headers) },
-  chatCompletions: { buildRequest: (body, target) => messagesRequest(target, toAnthropicRequest(body)), translation },
+  messages: { buildRequest: messagesRequest },
+  chatCompletions: { buildRequest: (body, target, headers) => messagesRequest(toAnthropicRequest(body), target, headers), translation },
 };

@@ -5,102 +5,143 @@ export interface AnthropicMessage {
   role: 'user' | 'assistant';
   content: Block[];
 }
+/** Anthropic's top-level `system`: a string, or text blocks when the client sent content parts. */
+export type AnthropicSystem = string | Block[];
 
+/** "Provider anthropic does not support <what>", naming the field. */
 const unsupported = (param: string, what = param) => GatewayError.invalidRequest(`Provider anthropic does not support ${what}`, param);
 const invalid = (message: string, param: string) => GatewayError.invalidRequest(message, param);
 
-/** An image URL as Anthropic's image source: base64 for a data URL, a URL source otherwise. */
-function imageBlock(url: unknown, param: string): Block {
+/**
+ * A block with the part's `cache_control` kept: OpenAI's format has no prompt caching,
+ * and Anthropic's marker on a content part is how OpenAI-format clients ask for it.
+ */
+function block(fields: Block, part: Record<string, unknown>): Block {
+  return part.cache_control && typeof part.cache_control === 'object' ? { ...fields, cache_control: part.cache_control } : fields;
+}
+
+/** An image URL as Anthropic's image source: base64 for a data URL, a URL source for http(s). */
+function imageSource(url: unknown, param: string): Block {
   if (typeof url !== 'string') throw invalid(`${param} must be a string`, param);
   const data = /^data:([^;,]+);base64,(.*)$/s.exec(url);
-  if (data) return { type: 'image', source: { type: 'base64', media_type: data[1], data: data[2] } };
-  if (/^https?:\/\//i.test(url)) return { type: 'image', source: { type: 'url', url } };
+  if (data) return { type: 'base64', media_type: data[1], data: data[2] };
+  if (/^https?:\/\//i.test(url)) return { type: 'url', url };
   throw invalid(`${param} must be a base64 data URL or an http(s) URL`, param);
+}
+
+/**
+ * One part of a message's content array; null for empty text, which Anthropic refuses as
+ * a block. `detail` on an image is a resolution hint Anthropic chooses for itself.
+ */
+function contentBlock(part: any, param: string, role: string): Block | null {
+  const type = part?.type;
+  if (type === 'text' && typeof part.text === 'string') return part.text ? block({ type: 'text', text: part.text }, part) : null;
+  // An assistant turn echoed back may hold the refusal it was given: it is what the model said.
+  if (type === 'refusal' && role === 'assistant' && typeof part.refusal === 'string') return part.refusal ? { type: 'text', text: part.refusal } : null;
+  if (type === 'image_url' && role === 'user') return block({ type: 'image', source: imageSource(part.image_url?.url, `${param}.image_url.url`) }, part);
+  throw unsupported(`${param}.type`, `content parts of type ${JSON.stringify(type)} in ${role} messages (${param}.type)`);
 }
 
 /** A message's content (a string or parts) as Anthropic content blocks. */
 function contentBlocks(content: unknown, param: string, role: string): Block[] {
-  if (typeof content === 'string') return content ? [{ type: 'text', text: content }] : [];
   if (content === null || content === undefined) return [];
+  if (typeof content === 'string') return content ? [{ type: 'text', text: content }] : [];
   if (!Array.isArray(content)) throw invalid(`${param} must be a string or an array of content parts`, param);
-  return content.map((part: any, j) => {
-    const partParam = `${param}[${j}]`;
-    if (part?.type === 'text' && typeof part.text === 'string') return { type: 'text', text: part.text };
-    // An assistant turn echoed back may hold the refusal it was given: it is what the model said.
-    if (part?.type === 'refusal' && role === 'assistant' && typeof part.refusal === 'string') return { type: 'text', text: part.refusal };
-    if (part?.type === 'image_url' && role === 'user') return imageBlock(part.image_url?.url, `${partParam}.image_url.url`);
-    throw unsupported(`${partParam}.type`, `content parts of type ${JSON.stringify(part?.type)} in ${role} messages (${partParam}.type)`);
-  });
-}
-
-/** Text of a system or developer message; Anthropic has one system prompt, outside the turns. */
-function systemText(content: unknown, param: string): string {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content) && content.every((part: any) => part?.type === 'text' && typeof part.text === 'string')) {
-    return content.map((part: any) => part.text).join('\n');
-  }
-  throw invalid(`${param} must be a string or an array of text parts`, param);
+  return content.map((part, j) => contentBlock(part, `${param}[${j}]`, role)).filter((b): b is Block => b !== null);
 }
 
 function toolUseBlocks(calls: unknown, param: string): Block[] {
+  if (calls === null || calls === undefined) return [];
   if (!Array.isArray(calls)) throw invalid(`${param} must be an array`, param);
   return calls.map((call: any, j) => {
     const callParam = `${param}[${j}]`;
-    if (call?.type !== undefined && call.type !== 'function') throw unsupported(`${callParam}.type`, `tool calls of type ${JSON.stringify(call.type)}`);
-    if (typeof call?.id !== 'string' || typeof call.function?.name !== 'string') throw invalid(`${callParam} must have an id and a function name`, callParam);
+    if (call?.type !== 'function') throw unsupported(`${callParam}.type`, `tool calls of type ${JSON.stringify(call?.type)} (${callParam}.type)`);
+    if (typeof call.id !== 'string' || !call.id) throw invalid(`${callParam}.id must be a string`, `${callParam}.id`);
+    const name = call.function?.name;
+    if (typeof name !== 'string' || !name) throw invalid(`${callParam}.function.name must be a string`, `${callParam}.function.name`);
     let input: unknown;
     try {
       input = JSON.parse(call.function.arguments || '{}');
     } catch {
+      throw invalid(`${callParam}.function.arguments is not valid JSON`, `${callParam}.function.arguments`);
+    }
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) {
       throw invalid(`${callParam}.function.arguments must be a JSON object`, `${callParam}.function.arguments`);
     }
-    if (typeof input !== 'object' || input === null || Array.isArray(input)) throw invalid(`${callParam}.function.arguments must be a JSON object`, `${callParam}.function.arguments`);
-    return { type: 'tool_use', id: call.id, name: call.function.name, input };
+    return { type: 'tool_use', id: call.id, name, input };
   });
+}
+
+/** A tool message as a tool result: its text as a string, or its text parts as blocks. */
+function toolResult(message: Record<string, any>, param: string): Block {
+  if (typeof message.tool_call_id !== 'string' || !message.tool_call_id) throw invalid(`${param}.tool_call_id must be a string`, `${param}.tool_call_id`);
+  const content = typeof message.content === 'string' ? message.content : contentBlocks(message.content, `${param}.content`, 'tool');
+  return { type: 'tool_result', tool_use_id: message.tool_call_id, content };
+}
+
+/** Message fields each role may carry; any other with a value is something Anthropic cannot do. */
+const FIELDS: Record<string, Set<string>> = {
+  system: new Set(['role', 'content']),
+  developer: new Set(['role', 'content']),
+  user: new Set(['role', 'content']),
+  // `annotations` are citations of an earlier answer echoed back: output metadata, not instructions.
+  assistant: new Set(['role', 'content', 'tool_calls', 'refusal', 'annotations']),
+  tool: new Set(['role', 'content', 'tool_call_id']),
+};
+
+/**
+ * The one system prompt from every system and developer message, in order: a string
+ * when all were strings (joined by blank lines), else text blocks, so that parts stay
+ * apart with their `cache_control`.
+ */
+function systemPrompt(contents: { content: unknown; param: string }[]): AnthropicSystem | undefined {
+  if (contents.every(({ content }) => typeof content === 'string')) {
+    const text = contents.map(({ content }) => content as string).filter(Boolean);
+    return text.length ? text.join('\n\n') : undefined;
+  }
+  const blocks = contents.flatMap(({ content, param }) => contentBlocks(content, param, 'system'));
+  return blocks.length ? blocks : undefined;
 }
 
 /**
  * OpenAI's messages as Anthropic's `system` and turns. Tool results are user turns in
  * Anthropic's format, and its turns must alternate, so consecutive messages of one
- * role (a run of tool results and the user message after them) merge into one turn.
+ * role (a run of tool results and the user message after them) merge into one turn;
+ * a message with nothing to say (an empty assistant turn) is no turn at all.
  */
-export function toAnthropicMessages(messages: unknown): { system?: string; messages: AnthropicMessage[] } {
+export function toAnthropicMessages(messages: unknown): { system?: AnthropicSystem; messages: AnthropicMessage[] } {
   if (!Array.isArray(messages) || messages.length === 0) throw invalid('messages must be a non-empty array', 'messages');
-  const system: string[] = [];
+  const system: { content: unknown; param: string }[] = [];
   const turns: AnthropicMessage[] = [];
   const append = (role: AnthropicMessage['role'], blocks: Block[]) => {
+    if (!blocks.length) return;
     const last = turns.at(-1);
     if (last?.role === role) last.content.push(...blocks);
     else turns.push({ role, content: blocks });
   };
+
   messages.forEach((message: any, i) => {
     const param = `messages[${i}]`;
-    switch (message?.role) {
-      case 'system':
-      case 'developer':
-        system.push(systemText(message.content, `${param}.content`));
-        break;
-      case 'user':
-        append('user', contentBlocks(message.content, `${param}.content`, 'user'));
-        break;
-      case 'assistant': {
-        const blocks = contentBlocks(message.content, `${param}.content`, 'assistant');
-        if (message.tool_calls !== undefined && message.tool_calls !== null) blocks.push(...toolUseBlocks(message.tool_calls, `${param}.tool_calls`));
-        append('assistant', blocks);
-        break;
-      }
-      case 'tool': {
-        if (typeof message.tool_call_id !== 'string') throw invalid(`${param}.tool_call_id must be a string`, `${param}.tool_call_id`);
-        const content = typeof message.content === 'string' ? message.content : contentBlocks(message.content, `${param}.content`, 'tool');
-        append('user', [{ type: 'tool_result', tool_use_id: message.tool_call_id, content }]);
-        break;
-      }
-      default:
-        throw invalid(`${param}.role must be one of system, developer, user, assistant, tool`, `${param}.role`);
+    const role = message?.role;
+    if (role === 'function') throw unsupported(`${param}.role`, `the deprecated function role (${param}.role)`);
+    const fields = typeof role === 'string' && Object.hasOwn(FIELDS, role) ? FIELDS[role] : undefined;
+    if (!fields) throw invalid(`${param}.role must be system, developer, user, assistant or tool`, `${param}.role`);
+    for (const [key, value] of Object.entries(message)) {
+      if (!fields.has(key) && value !== null && value !== undefined) throw unsupported(`${param}.${key}`);
+    }
+    if (role === 'system' || role === 'developer') {
+      system.push({ content: message.content ?? '', param: `${param}.content` });
+    } else if (role === 'user') {
+      append('user', contentBlocks(message.content, `${param}.content`, role));
+    } else if (role === 'assistant') {
+      const blocks = contentBlocks(message.content, `${param}.content`, role);
+      if (typeof message.refusal === 'string' && message.refusal) blocks.push({ type: 'text', text: message.refusal });
+      append('assistant', [...blocks, ...toolUseBlocks(message.tool_calls, `${param}.tool_calls`)]);
+    } else {
+      append('user', [toolResult(message, param)]);
     }
   });
-  // Anthropic refuses empty turns; an assistant turn with neither text nor tool calls says nothing.
-  const nonEmpty = turns.filter((turn) => turn.content.length > 0);
-  if (nonEmpty.length === 0) throw invalid('messages must hold at least one user or assistant message with content', 'messages');
-  return { ...(system.length ? { system: system.join('\n\n') } : {}), messages: nonEmpty };
+  if (!turns.length) throw invalid('messages must hold at least one user or assistant message with content', 'messages');
+  const prompt = systemPrompt(system);
+  return prompt === undefined ? { messages: turns } : { system: prompt, messages: turns };
 }

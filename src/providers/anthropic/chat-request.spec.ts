@@ -1,14 +1,15 @@
 import { toAnthropicRequest } from './chat-request';
 
 const USER = { role: 'user', content: 'Hi' };
+const HI = { role: 'user', content: [{ type: 'text', text: 'Hi' }] };
 const PIXEL = 'data:image/png;base64,iVBORw0KGgo=';
 const WEATHER = { type: 'function', function: { name: 'get_weather', description: 'Weather by city', parameters: { type: 'object', properties: { location: { type: 'string' } } } } };
 
 describe('OpenAI chat bodies as Anthropic Messages requests', () => {
-  it('moves system and developer messages to the top-level system, defaults max_tokens, maps user and stop', () => {
+  it('moves system messages to the top-level system, defaults max_tokens, maps user, stop, sampling and stream', () => {
     const request = toAnthropicRequest({
       model: 'claude-sonnet-4-5',
-      messages: [{ role: 'system', content: 'Be brief.' }, { role: 'developer', content: [{ type: 'text', text: 'Use French.' }] }, USER],
+      messages: [{ role: 'system', content: 'Be brief.' }, USER],
       user: 'alice',
       stop: 'END',
       temperature: 0.2,
@@ -18,8 +19,8 @@ describe('OpenAI chat bodies as Anthropic Messages requests', () => {
     });
     expect(request).toEqual({
       model: 'claude-sonnet-4-5',
-      system: 'Be brief.\n\nUse French.',
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }],
+      system: 'Be brief.',
+      messages: [HI],
       max_tokens: 4096,
       metadata: { user_id: 'alice' },
       stop_sequences: ['END'],
@@ -29,15 +30,39 @@ describe('OpenAI chat bodies as Anthropic Messages requests', () => {
     });
   });
 
-  it('takes max_completion_tokens over max_tokens', () => {
+  it('joins string system and developer messages with blank lines; content parts make text blocks, cache_control kept', () => {
+    const strings = toAnthropicRequest({ model: 'c', messages: [{ role: 'system', content: 'Be brief.' }, USER, { role: 'developer', content: 'Use French.' }] });
+    expect(strings.system).toBe('Be brief.\n\nUse French.');
+    const parts = toAnthropicRequest({
+      model: 'c',
+      messages: [{ role: 'system', content: 'Be brief.' }, { role: 'developer', content: [{ type: 'text', text: 'Long rules', cache_control: { type: 'ephemeral' } }] }, USER],
+    });
+    expect(parts.system).toEqual([
+      { type: 'text', text: 'Be brief.' },
+      { type: 'text', text: 'Long rules', cache_control: { type: 'ephemeral' } },
+    ]);
+    expect(toAnthropicRequest({ model: 'c', messages: [{ role: 'system', content: '' }, USER] })).not.toHaveProperty('system');
+  });
+
+  it('takes max_completion_tokens over max_tokens; stop arrays pass as they are', () => {
     expect(toAnthropicRequest({ model: 'c', messages: [USER], max_tokens: 10, max_completion_tokens: 20 }).max_tokens).toBe(20);
     expect(toAnthropicRequest({ model: 'c', messages: [USER], max_tokens: 10 }).max_tokens).toBe(10);
+    expect(toAnthropicRequest({ model: 'c', messages: [USER], stop: ['a', 'b'] }).stop_sequences).toEqual(['a', 'b']);
   });
 
   it('translates images: data URLs as base64 sources, http URLs as url sources', () => {
     const request = toAnthropicRequest({
       model: 'c',
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'What?' }, { type: 'image_url', image_url: { url: PIXEL } }, { type: 'image_url', image_url: { url: 'https://x.test/a.png' } }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What?' },
+            { type: 'image_url', image_url: { url: PIXEL } },
+            { type: 'image_url', image_url: { url: 'https://x.test/a.png', detail: 'low' } },
+          ],
+        },
+      ],
     });
     expect(request.messages).toEqual([
       {
@@ -54,14 +79,14 @@ describe('OpenAI chat bodies as Anthropic Messages requests', () => {
   it('translates tools, tool_choice, tool calls and tool results; tool results and the next user message merge into one turn', () => {
     const request = toAnthropicRequest({
       model: 'c',
-      tools: [WEATHER, { type: 'function', function: { name: 'now' } }],
+      tools: [WEATHER, { type: 'function', function: { name: 'now', strict: true } }],
       tool_choice: { type: 'function', function: { name: 'get_weather' } },
       parallel_tool_calls: false,
       messages: [
         { role: 'user', content: 'Weather in Paris and Rome?' },
         {
           role: 'assistant',
-          content: null,
+          content: 'Checking.',
           tool_calls: [
             { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Paris"}' } },
             { id: 'call_2', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Rome"}' } },
@@ -82,6 +107,7 @@ describe('OpenAI chat bodies as Anthropic Messages requests', () => {
       {
         role: 'assistant',
         content: [
+          { type: 'text', text: 'Checking.' },
           { type: 'tool_use', id: 'call_1', name: 'get_weather', input: { location: 'Paris' } },
           { type: 'tool_use', id: 'call_2', name: 'get_weather', input: { location: 'Rome' } },
         ],
@@ -105,48 +131,97 @@ describe('OpenAI chat bodies as Anthropic Messages requests', () => {
     expect(toAnthropicRequest({ model: 'c', messages: [USER], tools: [WEATHER], tool_choice: choice }).tool_choice).toEqual(expected);
   });
 
-  it('reasoning_effort is a thinking budget with room left for the answer; none leaves thinking off', () => {
-    expect(toAnthropicRequest({ model: 'c', messages: [USER], reasoning_effort: 'medium' })).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 4096 }, max_tokens: 8192 });
-    expect(toAnthropicRequest({ model: 'c', messages: [USER], reasoning_effort: 'high', max_tokens: 20000 }).max_tokens).toBe(20000);
-    expect(toAnthropicRequest({ model: 'c', messages: [USER], reasoning_effort: 'none' }).thinking).toBeUndefined();
+  it('parallel_tool_calls: false alone disables parallel use on the default auto choice, and means nothing without tools', () => {
+    expect(toAnthropicRequest({ model: 'c', messages: [USER], tools: [WEATHER], parallel_tool_calls: false }).tool_choice).toEqual({ type: 'auto', disable_parallel_tool_use: true });
+    expect(toAnthropicRequest({ model: 'c', messages: [USER], tools: [WEATHER], parallel_tool_calls: true })).not.toHaveProperty('tool_choice');
+    expect(toAnthropicRequest({ model: 'c', messages: [USER], parallel_tool_calls: false })).not.toHaveProperty('tool_choice');
   });
 
-  it('skips null parameters (OpenAI defaults) and accepts n: 1 and a text response_format', () => {
-    expect(toAnthropicRequest({ model: 'c', messages: [USER], n: 1, seed: null, response_format: { type: 'text' } })).toEqual({
+  it('merges consecutive messages of one role, and an assistant message with nothing to say is no turn', () => {
+    const request = toAnthropicRequest({
       model: 'c',
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }],
-      max_tokens: 4096,
+      messages: [USER, { role: 'assistant', content: '' }, { role: 'user', content: [{ type: 'text', text: 'Still there?' }, { type: 'text', text: '' }] }, { role: 'assistant', content: 'Yes', refusal: null }],
     });
+    expect(request.messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'Hi' }, { type: 'text', text: 'Still there?' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'Yes' }] },
+    ]);
+  });
+
+  it('reasoning_effort is a thinking budget with room left for the answer; none and minimal leave thinking off', () => {
+    expect(toAnthropicRequest({ model: 'c', messages: [USER], reasoning_effort: 'low' })).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 1024 }, max_tokens: 5120 });
+    expect(toAnthropicRequest({ model: 'c', messages: [USER], reasoning_effort: 'medium' })).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 4096 }, max_tokens: 8192 });
+    expect(toAnthropicRequest({ model: 'c', messages: [USER], reasoning_effort: 'high', max_tokens: 20000 })).toMatchObject({ thinking: { budget_tokens: 16384 }, max_tokens: 20000 });
+    for (const effort of ['none', 'minimal']) {
+      const request = toAnthropicRequest({ model: 'c', messages: [USER], reasoning_effort: effort });
+      expect(request).not.toHaveProperty('thinking');
+      expect(request.max_tokens).toBe(4096);
+    }
+  });
+
+  it('skips null parameters (OpenAI defaults) and accepts the defaults SDKs send: n 1, zero penalties, logprobs false, text output', () => {
+    const request = toAnthropicRequest({
+      model: 'c',
+      messages: [USER],
+      n: 1,
+      seed: null,
+      logprobs: false,
+      frequency_penalty: 0,
+      presence_penalty: 0,
+      modalities: ['text'],
+      response_format: { type: 'text' },
+      stream: false,
+    });
+    expect(request).toEqual({ model: 'c', messages: [HI], max_tokens: 4096 });
   });
 
   it.each([
-    ['n', { n: 2 }, 'n'],
+    ['n above 1', { n: 2 }, 'n'],
     ['logprobs', { logprobs: true }, 'logprobs'],
     ['top_logprobs', { top_logprobs: 2 }, 'top_logprobs'],
     ['frequency_penalty', { frequency_penalty: 0.5 }, 'frequency_penalty'],
-    ['presence_penalty', { presence_penalty: 0.5 }, 'presence_penalty'],
+    ['presence_penalty', { presence_penalty: -0.5 }, 'presence_penalty'],
     ['logit_bias', { logit_bias: { 1: 1 } }, 'logit_bias'],
     ['seed', { seed: 7 }, 'seed'],
+    ['a json_object response_format', { response_format: { type: 'json_object' } }, 'response_format.type'],
     ['a json_schema response_format', { response_format: { type: 'json_schema', json_schema: {} } }, 'response_format.type'],
-    ['audio', { modalities: ['audio'] }, 'modalities'],
+    ['audio output', { modalities: ['text', 'audio'] }, 'modalities'],
+    ['audio settings', { audio: { voice: 'alloy', format: 'mp3' } }, 'audio'],
     ['an unknown field', { frobnicate: true }, 'frobnicate'],
     ['a temperature above 1', { temperature: 1.5 }, 'temperature'],
     ['a non-function tool', { tools: [{ type: 'custom', custom: {} }] }, 'tools[0].type'],
+    ['a tool_choice of another kind', { tools: [WEATHER], tool_choice: { type: 'allowed_tools' } }, 'tool_choice'],
     ['an audio input', { messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: {} }] }] }, 'messages[0].content[0].type'],
+    ['a file input', { messages: [{ role: 'user', content: [{ type: 'file', file: { file_id: 'f' } }] }] }, 'messages[0].content[0].type'],
+    ['an image in a system message', { messages: [{ role: 'system', content: [{ type: 'image_url', image_url: { url: PIXEL } }] }, USER] }, 'messages[0].content[0].type'],
+    ['a named participant', { messages: [{ role: 'user', content: 'Hi', name: 'bob' }] }, 'messages[0].name'],
+    ['the function role', { messages: [USER, { role: 'function', name: 'f', content: 'x' }] }, 'messages[1].role'],
   ])('refuses %s with a 400 naming the field and the provider', (_name, extra, param) => {
     expect(() => toAnthropicRequest({ model: 'c', messages: [USER], ...extra })).toThrow(
-      expect.objectContaining({ status: 400, param, message: expect.stringContaining('anthropic') }),
+      expect.objectContaining({ status: 400, type: 'invalid_request_error', param, message: expect.stringContaining('Provider anthropic does not support') }),
     );
   });
 
   it.each([
     ['no model', { model: '' }, 'model'],
+    ['a model that is not a string', { model: 7 }, 'model'],
     ['no messages', { messages: [] }, 'messages'],
+    ['messages that are not an array', { messages: 'Hi' }, 'messages'],
+    ['only a system message', { messages: [{ role: 'system', content: 'Be brief.' }] }, 'messages'],
     ['an unknown role', { messages: [{ role: 'robot', content: 'x' }] }, 'messages[0].role'],
+    ['content of another type', { messages: [{ role: 'user', content: 7 }] }, 'messages[0].content'],
     ['tool arguments that are not JSON', { messages: [USER, { role: 'assistant', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{' } }] }] }, 'messages[1].tool_calls[0].function.arguments'],
+    ['tool arguments that are not an object', { messages: [USER, { role: 'assistant', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '[1]' } }] }] }, 'messages[1].tool_calls[0].function.arguments'],
+    ['a tool call without id', { messages: [USER, { role: 'assistant', tool_calls: [{ type: 'function', function: { name: 'f', arguments: '{}' } }] }] }, 'messages[1].tool_calls[0].id'],
     ['a tool message without tool_call_id', { messages: [USER, { role: 'tool', content: 'x' }] }, 'messages[1].tool_call_id'],
     ['an image URL of another scheme', { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'ftp://x' } }] }] }, 'messages[0].content[0].image_url.url'],
     ['max_tokens of zero', { max_tokens: 0 }, 'max_tokens'],
+    ['a max_completion_tokens that is not an integer', { max_completion_tokens: 1.5 }, 'max_completion_tokens'],
+    ['a temperature that is not a number', { temperature: '0.5' }, 'temperature'],
+    ['a stop that is not text', { stop: [1] }, 'stop'],
+    ['a user that is not a string', { user: 7 }, 'user'],
+    ['an unknown reasoning effort', { reasoning_effort: 'max' }, 'reasoning_effort'],
+    ['a tool without a name', { tools: [{ type: 'function', function: {} }] }, 'tools[0].function.name'],
   ])('%s is a 400 naming the field', (_name, change, param) => {
     expect(() => toAnthropicRequest({ model: 'c', messages: [USER], ...change })).toThrow(expect.objectContaining({ status: 400, param }));
   });

@@ -1,9 +1,15 @@
 import { GatewayError } from '../../common/errors/gateway-error';
 import type { ChatCompletionBody } from '../chat-format';
-import { toAnthropicMessages } from './chat-messages';
+import { type AnthropicMessage, type AnthropicSystem, toAnthropicMessages } from './chat-messages';
 
 /** A Messages API request (https://docs.anthropic.com/en/api/messages) being built. */
-export type AnthropicRequest = Record<string, unknown> & { max_tokens: number };
+export interface AnthropicRequest {
+  model: string;
+  system?: AnthropicSystem;
+  messages: AnthropicMessage[];
+  max_tokens: number;
+  [field: string]: unknown;
+}
 
 /** Anthropic requires an output limit; OpenAI clients rarely send one. */
 export const DEFAULT_MAX_TOKENS = 4096;
@@ -11,6 +17,7 @@ export const DEFAULT_MAX_TOKENS = 4096;
 const invalid = (message: string, param: string) => GatewayError.invalidRequest(message, param);
 const unsupported = (param: string, what = param) => GatewayError.invalidRequest(`Provider anthropic does not support ${what}`, param);
 
+/** A number in Anthropic's range; OpenAI's wider one (temperature up to 2) is refused, not clamped. */
 function number(value: unknown, param: string, min: number, max: number): number {
   if (typeof value !== 'number' || !Number.isFinite(value)) throw invalid(`${param} must be a number`, param);
   if (value < min || value > max) throw unsupported(param, `${param} ${value}: it takes ${min} to ${max}`);
@@ -22,16 +29,23 @@ function positiveInteger(value: unknown, param: string): number {
   return value as number;
 }
 
+/** A parameter Anthropic lacks: its default value asks nothing of it and passes; any other is a 400. */
+const onlyDefault =
+  (param: string, isDefault: (value: unknown) => boolean, what: string) =>
+  (value: unknown): void => {
+    if (!isDefault(value)) throw unsupported(param, what);
+  };
+
 /** Extended thinking budgets for OpenAI's efforts; `none` / `minimal` leave thinking off. */
 const THINKING_BUDGETS: Record<string, number | null> = { none: null, minimal: null, low: 1024, medium: 4096, high: 16384 };
 
 /**
  * Each OpenAI parameter Anthropic has, and where it goes. A parameter missing here is one
- * Anthropic cannot honour (n, logprobs, penalties, logit_bias, seed, audio…): a 400
- * naming it rather than a silent drop.
+ * Anthropic cannot honour (logit_bias, seed, top_logprobs, audio...): a 400 naming it
+ * rather than a silent drop.
  */
 const PARAMETERS: Record<string, (value: unknown, request: AnthropicRequest, body: ChatCompletionBody) => void> = {
-  // model and messages are set first; `stream_options` is the gateway's (Anthropic always streams usage).
+  // Set first by toAnthropicRequest; `stream_options` is the gateway's (Anthropic always streams usage).
   model: () => undefined,
   messages: () => undefined,
   stream_options: () => undefined,
@@ -55,40 +69,54 @@ const PARAMETERS: Record<string, (value: unknown, request: AnthropicRequest, bod
     if (!Array.isArray(stops) || !stops.every((stop) => typeof stop === 'string')) throw invalid('stop must be a string or an array of strings', 'stop');
     if (stops.length) request.stop_sequences = stops;
   },
-  // One answer per request is all Anthropic gives.
-  n: (value) => {
-    if (value !== 1) throw unsupported('n', 'n other than 1');
-  },
   reasoning_effort: (value, request) => {
     const budget = typeof value === 'string' && Object.hasOwn(THINKING_BUDGETS, value) ? THINKING_BUDGETS[value] : undefined;
     if (budget === undefined) throw invalid('reasoning_effort must be none, minimal, low, medium or high', 'reasoning_effort');
     if (budget !== null) request.thinking = { type: 'enabled', budget_tokens: budget };
   },
-  response_format: (value) => {
-    if ((value as Record<string, unknown>)?.type !== 'text') throw unsupported('response_format.type', `response_format of type ${JSON.stringify((value as any)?.type)}`);
-  },
-  tools: (value, request) => (request.tools = tools(value)),
-  tool_choice: () => undefined, // applied with parallel_tool_calls below: both make Anthropic's tool_choice
+  tools: (value, request) => tools(value, request),
+  // Both make Anthropic's one tool_choice object: see toolChoice.
+  tool_choice: () => undefined,
   parallel_tool_calls: (value) => {
     if (typeof value !== 'boolean') throw invalid('parallel_tool_calls must be a boolean', 'parallel_tool_calls');
   },
+  // Defaults some SDKs always send.
+  n: onlyDefault('n', (value) => value === 1, 'n other than 1'),
+  logprobs: onlyDefault('logprobs', (value) => value === false, 'logprobs'),
+  frequency_penalty: onlyDefault('frequency_penalty', (value) => value === 0, 'frequency_penalty'),
+  presence_penalty: onlyDefault('presence_penalty', (value) => value === 0, 'presence_penalty'),
+  modalities: onlyDefault('modalities', (value) => Array.isArray(value) && value.length === 1 && value[0] === 'text', 'modalities other than ["text"]'),
+  response_format: (value) => {
+    const type = (value as Record<string, unknown>)?.type;
+    if (type !== 'text') throw unsupported('response_format.type', `response_format of type ${JSON.stringify(type)}`);
+  },
 };
 
-function tools(value: unknown): Record<string, unknown>[] {
+/**
+ * Function tools as Anthropic tools. Anthropic requires a schema where OpenAI lets a
+ * function without parameters take none. `strict` has no Anthropic counterpart and is
+ * left out: the schema still guides the model, and refusing it would shut out SDKs that
+ * always send it.
+ */
+function tools(value: unknown, request: AnthropicRequest): void {
   if (!Array.isArray(value)) throw invalid('tools must be an array', 'tools');
-  return value.map((tool: any, i) => {
+  const declared = value.map((tool: any, i) => {
     if (tool?.type !== 'function') throw unsupported(`tools[${i}].type`, `tools of type ${JSON.stringify(tool?.type)} (tools[${i}].type)`);
     const fn = tool.function;
     if (typeof fn?.name !== 'string' || !fn.name) throw invalid(`tools[${i}].function.name must be a string`, `tools[${i}].function.name`);
-    // Anthropic requires a schema; OpenAI lets a function without parameters take none.
-    const declared: Record<string, unknown> = { name: fn.name, input_schema: fn.parameters ?? { type: 'object', properties: {} } };
-    if (typeof fn.description === 'string') declared.description = fn.description;
-    return declared;
+    const anthropicTool: Record<string, unknown> = { name: fn.name, input_schema: fn.parameters ?? { type: 'object', properties: {} } };
+    if (typeof fn.description === 'string') anthropicTool.description = fn.description;
+    return anthropicTool;
   });
+  if (declared.length) request.tools = declared;
 }
 
-/** `tool_choice` and `parallel_tool_calls: false` as Anthropic's one `tool_choice` object. */
-function toolChoice(body: ChatCompletionBody): Record<string, unknown> | undefined {
+/**
+ * `tool_choice` and `parallel_tool_calls: false` as Anthropic's one `tool_choice`
+ * object. The latter only means something with tools, and Anthropic refuses a
+ * tool_choice without them: SDKs that always send it must still reach tool-less models.
+ */
+function toolChoice(body: ChatCompletionBody, hasTools: boolean): Record<string, unknown> | undefined {
   const value = body.tool_choice;
   let choice: Record<string, unknown> | undefined;
   if (value === undefined || value === null) choice = undefined;
@@ -97,7 +125,8 @@ function toolChoice(body: ChatCompletionBody): Record<string, unknown> | undefin
   else if (value === 'none') choice = { type: 'none' };
   else if (value?.type === 'function' && typeof value.function?.name === 'string') choice = { type: 'tool', name: value.function.name };
   else throw unsupported('tool_choice', `tool_choice ${JSON.stringify(value)}`);
-  if (body.parallel_tool_calls === false && choice?.type !== 'none') choice = { ...(choice ?? { type: 'auto' }), disable_parallel_tool_use: true };
+  // `none` takes no other field: no tool calls at all is fewer than one.
+  if (body.parallel_tool_calls === false && hasTools && choice?.type !== 'none') choice = { ...(choice ?? { type: 'auto' }), disable_parallel_tool_use: true };
   return choice;
 }
 
@@ -115,9 +144,9 @@ export function toAnthropicRequest(body: ChatCompletionBody): AnthropicRequest {
     if (!apply) throw unsupported(field);
     apply(value, request, body);
   }
-  const choice = toolChoice(body);
+  const choice = toolChoice(body, request.tools !== undefined);
   if (choice) request.tool_choice = choice;
-  // The thinking budget is part of max_tokens: without a limit of the client's, leave room for the answer too.
+  // The thinking budget is part of max_tokens and must be below it: without a limit of the client's, leave room for the answer too.
   const thinking = request.thinking as { budget_tokens: number } | undefined;
   if (thinking && body.max_tokens == null && body.max_completion_tokens == null) request.max_tokens = thinking.budget_tokens + DEFAULT_MAX_TOKENS;
   return request;

@@ -1,10 +1,37 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { finishReasonFromAnthropic, toChatCompletion, toOpenAIError } from './chat-response';
+import { toChatCompletion, toOpenAIError } from './chat-response';
+import { finishReasonFromAnthropic } from './finish-reason';
 
 const fixture = (name: string) => JSON.parse(readFileSync(join(__dirname, '__fixtures__', name), 'utf8'));
 
 describe('Anthropic answers as OpenAI chat completions', () => {
+  it('a text answer: its text as the content, finish reason stop, usage in OpenAI shape', () => {
+    const before = Math.floor(Date.now() / 1000);
+    const completion = toChatCompletion(
+      {
+        id: 'msg_013Zva2CMHLNnXjNJJKqJ2EF',
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-sonnet-4-5-20250929',
+        content: [{ type: 'text', text: 'Hi! ' }, { type: 'text', text: 'My name is Claude.' }],
+        stop_reason: 'end_turn',
+        stop_sequence: null,
+        usage: { input_tokens: 2095, output_tokens: 503 },
+      },
+      'claude-sonnet-4-5',
+    );
+    expect(completion).toEqual({
+      id: 'msg_013Zva2CMHLNnXjNJJKqJ2EF',
+      object: 'chat.completion',
+      created: expect.any(Number),
+      model: 'claude-sonnet-4-5-20250929',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'Hi! My name is Claude.', refusal: null }, finish_reason: 'stop', logprobs: null }],
+      usage: { prompt_tokens: 2095, completion_tokens: 503, total_tokens: 2598, prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 } },
+    });
+    expect(completion.created).toBeGreaterThanOrEqual(before);
+  });
+
   it('text and tool_use blocks become content and tool calls; usage counts cache reads and writes in the prompt', () => {
     const completion = toChatCompletion(fixture('message-tool-use.json'), 'claude-sonnet-4-5');
     expect(completion).toMatchObject({ id: 'msg_01Aq9w938a90dw8q', object: 'chat.completion', model: 'claude-sonnet-4-5-20250929' });
@@ -29,7 +56,7 @@ describe('Anthropic answers as OpenAI chat completions', () => {
     });
   });
 
-  it('a message without text has null content, and thinking is left out', () => {
+  it('a message without text has null content, thinking is left out, and the requested model stands in for a missing one', () => {
     const completion = toChatCompletion(
       { id: 'msg_2', content: [{ type: 'thinking', thinking: 'hmm', signature: 'x' }], stop_reason: 'end_turn', usage: { input_tokens: 1, output_tokens: 2 } },
       'claude-opus-4-5',
@@ -44,6 +71,7 @@ describe('Anthropic answers as OpenAI chat completions', () => {
     ['stop_sequence', 'stop'],
     ['pause_turn', 'stop'],
     ['max_tokens', 'length'],
+    ['model_context_window_exceeded', 'length'],
     ['tool_use', 'tool_calls'],
     ['refusal', 'content_filter'],
     [null, null],
@@ -51,13 +79,21 @@ describe('Anthropic answers as OpenAI chat completions', () => {
     expect(finishReasonFromAnthropic(stop)).toBe(finish);
   });
 
-  it.each([[null], ['text'], [{ id: 'msg_3' }]])('an answer without a content array (%j) is malformed', (answer) => {
+  it.each([[null], ['text'], [{ id: 'msg_3' }], [{ id: 'msg_3', content: 'Hi' }]])('an answer without a content array (%j) is malformed', (answer) => {
     expect(() => toChatCompletion(answer as any, 'claude')).toThrow(expect.objectContaining({ status: 502, code: 'upstream_malformed_response' }));
   });
 
   it("Anthropic's error body becomes OpenAI's error shape, its type kept", () => {
     expect(toOpenAIError(529, fixture('error-overloaded.json'))).toEqual({ error: { message: 'Overloaded', type: 'overloaded_error', param: null, code: null } });
+    expect(toOpenAIError(401, { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } })).toEqual({
+      error: { message: 'invalid x-api-key', type: 'authentication_error', param: null, code: null },
+    });
+  });
+
+  it('any other error body gives its text, else the status, as an upstream_error', () => {
     expect(toOpenAIError(502, '<html>Bad gateway</html>')).toEqual({ error: { message: '<html>Bad gateway</html>', type: 'upstream_error', param: null, code: null } });
-    expect(toOpenAIError(500, null).error.message).toBe('Provider anthropic answered 500');
+    expect(toOpenAIError(503, { message: 'upstream connect error' }).error).toEqual({ message: 'upstream connect error', type: 'upstream_error', param: null, code: null });
+    expect(toOpenAIError(500, null).error).toEqual({ message: 'Provider anthropic answered 500', type: 'upstream_error', param: null, code: null });
+    expect(toOpenAIError(500, '').error.message).toBe('Provider anthropic answered 500');
   });
 });

@@ -1,25 +1,7 @@
 import { GatewayError } from '../../common/errors/gateway-error';
 import type { ChatCompletion, OpenAIErrorBody } from '../chat-format';
 import { anthropicUsageAsOpenAI } from './anthropic-usage';
-
-/** Anthropic's stop reasons as OpenAI's finish reasons. */
-export function finishReasonFromAnthropic(stopReason: unknown): string | null {
-  switch (stopReason) {
-    case null:
-    case undefined:
-      return null;
-    case 'max_tokens':
-    case 'model_context_window_exceeded':
-      return 'length';
-    case 'tool_use':
-      return 'tool_calls';
-    case 'refusal':
-      return 'content_filter';
-    default:
-      // end_turn, stop_sequence, pause_turn: the model stopped on its own.
-      return 'stop';
-  }
-}
+import { finishReasonFromAnthropic } from './finish-reason';
 
 /**
  * An Anthropic message as a `chat.completion`. Text blocks join into the content,
@@ -30,10 +12,11 @@ export function toChatCompletion(answer: Record<string, any>, model: string): Ch
   if (typeof answer !== 'object' || answer === null || !Array.isArray(answer.content)) {
     throw GatewayError.upstreamMalformed('Provider anthropic answered without a content array');
   }
-  const text = answer.content.filter((block: any) => block?.type === 'text').map((block: any) => String(block.text ?? ''));
-  const toolCalls = answer.content
-    .filter((block: any) => block?.type === 'tool_use')
-    .map((block: any) => ({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } }));
+  const blocks: Record<string, any>[] = answer.content;
+  const text = blocks.filter((block) => block?.type === 'text' && typeof block.text === 'string').map((block) => block.text as string);
+  const toolCalls = blocks
+    .filter((block) => block?.type === 'tool_use')
+    .map((block) => ({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } }));
   const message: Record<string, unknown> = { role: 'assistant', content: text.length ? text.join('') : null, refusal: null };
   if (toolCalls.length) message.tool_calls = toolCalls;
   return {
@@ -41,17 +24,23 @@ export function toChatCompletion(answer: Record<string, any>, model: string): Ch
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model: typeof answer.model === 'string' ? answer.model : model,
-    choices: [{ index: 0, message, finish_reason: finishReasonFromAnthropic(answer.stop_reason), logprobs: null }],
+    choices: [{ index: 0, message, finish_reason: finishReasonFromAnthropic(answer.stop_reason) ?? 'stop', logprobs: null }],
     usage: anthropicUsageAsOpenAI(answer.usage),
   };
 }
 
-/** Anthropic's error body (`{type: "error", error: {type, message}}`) in OpenAI's shape; the status stays. */
+/**
+ * Anthropic's error body (`{type: "error", error: {type, message}}`) in OpenAI's shape,
+ * its type kept (`overloaded_error`, `rate_limit_error`...: OpenAI clients read the
+ * status, the type tells people what happened). A body that is not Anthropic's (a
+ * proxy's page) gives its text as the message.
+ */
 export function toOpenAIError(status: number, body: unknown): OpenAIErrorBody {
-  const error = (body as Record<string, any> | null)?.error;
+  const record = typeof body === 'object' && body !== null ? (body as Record<string, any>) : null;
+  const error = record?.error;
   if (typeof error?.message === 'string') {
     return { error: { message: error.message, type: typeof error.type === 'string' ? error.type : 'upstream_error', param: null, code: null } };
   }
-  const message = typeof body === 'string' && body ? body : `Provider anthropic answered ${status}`;
-  return { error: { message, type: 'upstream_error', param: null, code: null } };
+  const text = typeof body === 'string' ? body.trim() : typeof record?.message === 'string' ? record.message : '';
+  return { error: { message: text ? text.slice(0, 1000) : `Provider anthropic answered ${status}`, type: 'upstream_error', param: null, code: null } };
 }

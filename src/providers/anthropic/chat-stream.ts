@@ -3,50 +3,54 @@ import { GatewayError } from '../../common/errors/gateway-error';
 import type { ChatCompletionChunk, ChatStreamDecoder } from '../chat-format';
 import { parseStreamEvent } from '../stream-event';
 import { anthropicUsageAsOpenAI } from './anthropic-usage';
-import { finishReasonFromAnthropic } from './chat-response';
+import { finishReasonFromAnthropic } from './finish-reason';
+
+/** The counts of a `usage` object that are there: a null count in message_delta means "not reported", not zero. */
+function reportedCounts(usage: unknown): Record<string, number> {
+  if (typeof usage !== 'object' || usage === null) return {};
+  return Object.fromEntries(Object.entries(usage).filter(([, value]) => typeof value === 'number'));
+}
 
 /**
  * Anthropic's stream as OpenAI chunks. `message_start` opens the message (the role
  * chunk; input and cache counts), text and tool input arrive as block deltas,
- * `message_delta` carries the stop reason and the output count, `message_stop` ends it
- * (then the usage-only chunk). An `error` event is Anthropic's way to end a stream that
- * failed (overloaded): it ends the client's stream with that error.
+ * `message_delta` carries the stop reason and the cumulative counts, `message_stop`
+ * ends it (then the usage-only chunk). An `error` event is how Anthropic ends a stream
+ * that failed once begun (overloaded): it ends the client's stream with that error.
  */
 export class AnthropicChatStreamDecoder implements ChatStreamDecoder {
   private id = '';
-  private servedModel: string;
   private readonly created = Math.floor(Date.now() / 1000);
-  private usage: Record<string, unknown> = {};
+  private usage: Record<string, number> = {};
   /** Block index → tool call ordinal, for the blocks that are tool calls. */
   private readonly toolIndexes = new Map<number, number>();
   private complete = false;
 
-  constructor(model: string) {
-    this.servedModel = model;
-  }
+  constructor(private model: string) {}
 
   onEvent(event: EventSourceMessage): ChatCompletionChunk[] {
     const data = parseStreamEvent(event.data, 'anthropic');
     switch (data.type) {
       case 'message_start':
-        this.id = String(data.message?.id ?? '');
-        if (typeof data.message?.model === 'string') this.servedModel = data.message.model;
-        this.usage = { ...data.message?.usage };
+        this.id = typeof data.message?.id === 'string' ? data.message.id : `msg_${Date.now().toString(36)}`;
+        if (typeof data.message?.model === 'string') this.model = data.message.model;
+        this.usage = reportedCounts(data.message?.usage);
         return [this.chunk({ role: 'assistant', content: '' })];
       case 'content_block_start':
         return this.blockStart(data.index, data.content_block);
       case 'content_block_delta':
         return this.blockDelta(data.index, data.delta);
       case 'message_delta':
-        // Its usage counts are cumulative; output_tokens is the final output count.
-        this.usage = { ...this.usage, ...data.usage };
+        // Cumulative counts: output_tokens is the final output, input and cache counts (when sent) the final prompt.
+        this.usage = { ...this.usage, ...reportedCounts(data.usage) };
         return [this.chunk({}, finishReasonFromAnthropic(data.delta?.stop_reason) ?? 'stop')];
       case 'message_stop':
         this.complete = true;
-        return [{ ...this.base(), choices: [], usage: anthropicUsageAsOpenAI(this.usage) }];
+        return [{ ...this.envelope(), choices: [], usage: anthropicUsageAsOpenAI(this.usage) }];
       case 'error': {
         const type = typeof data.error?.type === 'string' ? data.error.type : 'api_error';
         const message = typeof data.error?.message === 'string' ? data.error.message : 'Provider anthropic ended the stream with an error';
+        // 529 is Anthropic's own status for overloaded_error; the type becomes the logged error code.
         throw new GatewayError(type === 'overloaded_error' ? 529 : 502, 'upstream_error', message, type);
       }
       case 'ping':
@@ -54,7 +58,7 @@ export class AnthropicChatStreamDecoder implements ChatStreamDecoder {
         return [];
       default:
         if (typeof data.type !== 'string') throw GatewayError.upstreamMalformed(`Provider anthropic sent a stream event without a type: ${event.data.slice(0, 200)}`);
-        return []; // event types added after this was written: Anthropic says to ignore them
+        return []; // event types added after this was written: Anthropic asks clients to ignore them
     }
   }
 
@@ -66,10 +70,11 @@ export class AnthropicChatStreamDecoder implements ChatStreamDecoder {
     if (block?.type === 'tool_use') {
       const ordinal = this.toolIndexes.size;
       this.toolIndexes.set(index, ordinal);
+      // The block's `input` is always {} here: the arguments follow as input_json_delta fragments.
       return [this.chunk({ tool_calls: [{ index: ordinal, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] })];
     }
     if (block?.type === 'text' && typeof block.text === 'string' && block.text) return [this.chunk({ content: block.text })];
-    return []; // thinking blocks have no place in OpenAI's chunks
+    return []; // thinking and redacted_thinking have no place in OpenAI's chunks
   }
 
   private blockDelta(index: number, delta: Record<string, any> | undefined): ChatCompletionChunk[] {
@@ -82,11 +87,11 @@ export class AnthropicChatStreamDecoder implements ChatStreamDecoder {
     return []; // thinking_delta, signature_delta, citations_delta
   }
 
-  private base() {
-    return { id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.servedModel };
+  private envelope() {
+    return { id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.model };
   }
 
   private chunk(delta: Record<string, unknown>, finishReason: string | null = null): ChatCompletionChunk {
-    return { ...this.base(), choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }] };
+    return { ...this.envelope(), choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }] };
   }
 }

@@ -1,55 +1,76 @@
 import { sseFrame } from '../../../common/http/sse-frame';
 import type { ChatCompletionChunk } from '../../../providers/chat-format';
 import { AnthropicMessageAssembler } from '../anthropic-message-assembler';
-import { anthropicUsageFromOpenAI, messageId, stopReasonFromOpenAI } from './chat-to-messages';
+import { anthropicUsageFromOpenAI, generatedId, messageId, stopReasonFromOpenAI } from './chat-to-messages';
+
+type Frames = string[];
+/** The open content block; for a tool call also its OpenAI `index` and id, which its later deltas match. */
+interface OpenBlock {
+  index: number;
+  toolCall: { index: number; id: string } | null;
+}
 
 /**
- * OpenAI chat completion chunks (first choice) written as Anthropic's stream:
- * `message_start`, a `content_block_start` / deltas / `content_block_stop` per text run
- * or tool call, then `message_delta` (stop reason, usage) and `message_stop` from
- * `finish()`. The events also feed an assembler, so `message()` is what an Anthropic
- * SDK would make of them (for the log).
+ * OpenAI chat completion chunks (first choice) written as Anthropic's stream, event for
+ * event as Anthropic sends it: `message_start` with the first chunk, then per text run
+ * or tool call a `content_block_start`, its deltas (`text_delta`, `input_json_delta`
+ * with each argument fragment as it came) and a `content_block_stop`; `finish()` adds
+ * `message_delta` (stop reason, usage) and `message_stop`. Chat has no usage before its
+ * last chunk, so `message_start` counts zero and `message_delta` carries every count.
+ * No `ping`: it carries nothing and clients skip it. Reasoning text that some providers
+ * stream apart (`reasoning_content`) is left out: Anthropic's thinking blocks are signed,
+ * and the client asked for no thinking. Every event also feeds an assembler, so
+ * `message()` is what an Anthropic SDK would make of the stream (for the log).
  */
 export class AnthropicStreamEncoder {
   private readonly assembler = new AnthropicMessageAssembler();
   private started = false;
-  /** The open content block: its index, and which tool call it is when it is one. */
-  private open: { index: number; toolCall: number | null } | null = null;
-  private blocks = 0;
-  private stopReason: string | null = null;
+  private finished = false;
+  private open: OpenBlock | null = null;
+  private blockCount = 0;
+  private finishReason: unknown = null;
+  private hasToolCalls = false;
+  private refused = false;
   private usage: Record<string, any> | null = null;
 
+  /** `model` is the model the request named, for a stream whose chunks do not say. */
   constructor(private readonly model: string) {}
 
-  onChunk(chunk: ChatCompletionChunk): string[] {
+  onChunk(chunk: ChatCompletionChunk): Frames {
+    if (this.finished) return [];
     const frames = this.start(chunk);
-    if (chunk.usage) this.usage = chunk.usage;
+    if (chunk.usage && typeof chunk.usage === 'object') this.usage = chunk.usage;
     const choice = chunk.choices?.[0];
     if (!choice) return frames;
     const delta = choice.delta ?? {};
-    if (typeof delta.content === 'string' && delta.content) {
-      if (!this.open || this.open.toolCall !== null) frames.push(...this.openBlock({ type: 'text', text: '' }, null));
-      frames.push(this.emit({ type: 'content_block_delta', index: this.open!.index, delta: { type: 'text_delta', text: delta.content } }));
+    // A refusal is what the model said: text, ending the message as a refusal.
+    if (typeof delta.refusal === 'string' && delta.refusal) this.refused = true;
+    for (const text of [delta.content, delta.refusal]) {
+      if (typeof text !== 'string' || !text) continue;
+      const index = this.textBlock(frames);
+      frames.push(this.emit({ type: 'content_block_delta', index, delta: { type: 'text_delta', text } }));
     }
-    for (const call of delta.tool_calls ?? []) {
-      const ordinal = typeof call.index === 'number' ? call.index : 0;
-      if (this.open?.toolCall !== ordinal) {
-        frames.push(...this.openBlock({ type: 'tool_use', id: call.id ?? `toolu_${ordinal}`, name: call.function?.name ?? '', input: {} }, ordinal));
-      }
+    for (const call of Array.isArray(delta.tool_calls) ? delta.tool_calls : []) {
+      const index = this.toolBlock(call, frames);
       const fragment = call.function?.arguments;
-      if (typeof fragment === 'string' && fragment) {
-        frames.push(this.emit({ type: 'content_block_delta', index: this.open!.index, delta: { type: 'input_json_delta', partial_json: fragment } }));
-      }
+      if (typeof fragment === 'string' && fragment) frames.push(this.emit({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: fragment } }));
     }
-    if (choice.finish_reason) this.stopReason = stopReasonFromOpenAI(choice.finish_reason);
+    if (choice.finish_reason) this.finishReason = choice.finish_reason;
     return frames;
   }
 
-  /** The closing events, once the provider's stream is complete. */
-  finish(): string[] {
+  /** The closing events, once the provider's stream is complete; `message_start` first if no chunk came. */
+  finish(): Frames {
+    if (this.finished) return [];
+    this.finished = true;
     const frames = [...this.start(null), ...this.closeBlock()];
-    const usage = anthropicUsageFromOpenAI(this.usage);
-    frames.push(this.emit({ type: 'message_delta', delta: { stop_reason: this.stopReason ?? 'end_turn', stop_sequence: null }, usage }));
+    frames.push(
+      this.emit({
+        type: 'message_delta',
+        delta: { stop_reason: stopReasonFromOpenAI(this.finishReason, this.hasToolCalls, this.refused), stop_sequence: null },
+        usage: anthropicUsageFromOpenAI(this.usage),
+      }),
+    );
     frames.push(this.emit({ type: 'message_stop' }));
     return frames;
   }
@@ -59,7 +80,7 @@ export class AnthropicStreamEncoder {
     return this.assembler.message();
   }
 
-  private start(chunk: ChatCompletionChunk | null): string[] {
+  private start(chunk: ChatCompletionChunk | null): Frames {
     if (this.started) return [];
     this.started = true;
     const message = {
@@ -70,20 +91,41 @@ export class AnthropicStreamEncoder {
       content: [],
       stop_reason: null,
       stop_sequence: null,
-      // The input count arrives with the provider's last chunk: message_delta carries it.
       usage: { input_tokens: 0, output_tokens: 0 },
     };
     return [this.emit({ type: 'message_start', message })];
   }
 
-  private openBlock(block: Record<string, unknown>, toolCall: number | null): string[] {
-    const frames = this.closeBlock();
-    this.open = { index: this.blocks++, toolCall };
-    frames.push(this.emit({ type: 'content_block_start', index: this.open.index, content_block: block }));
-    return frames;
+  /** The index of the open text block, opening one after a tool call or at the start. */
+  private textBlock(frames: Frames): number {
+    if (this.open && !this.open.toolCall) return this.open.index;
+    return this.openBlock({ type: 'text', text: '' }, null, frames);
   }
 
-  private closeBlock(): string[] {
+  /**
+   * The index of the block of a tool call delta. OpenAI names a call (id, function name)
+   * in its first delta and sends only its `index` with the argument fragments after; a
+   * new index, or a new id from a server that leaves `index` out, is a new call.
+   */
+  private toolBlock(call: Record<string, any>, frames: Frames): number {
+    const current = this.open?.toolCall;
+    const ordinal = typeof call.index === 'number' ? call.index : (current?.index ?? 0);
+    const id = typeof call.id === 'string' && call.id ? call.id : null;
+    if (this.open && current && current.index === ordinal && (id === null || id === current.id)) return this.open.index;
+    this.hasToolCalls = true;
+    const block = { type: 'tool_use', id: id ?? generatedId('toolu_'), name: call.function?.name ?? '', input: {} };
+    return this.openBlock(block, { index: ordinal, id: block.id }, frames);
+  }
+
+  private openBlock(block: Record<string, unknown>, toolCall: OpenBlock['toolCall'], frames: Frames): number {
+    frames.push(...this.closeBlock());
+    const index = this.blockCount++;
+    this.open = { index, toolCall };
+    frames.push(this.emit({ type: 'content_block_start', index, content_block: block }));
+    return index;
+  }
+
+  private closeBlock(): Frames {
     if (!this.open) return [];
     const frame = this.emit({ type: 'content_block_stop', index: this.open.index });
     this.open = null;

@@ -2,12 +2,22 @@ import { randomBytes } from 'node:crypto';
 import { anthropicErrorType } from '../../../common/errors/anthropic-error';
 import type { ChatCompletion } from '../../../providers/chat-format';
 
-/** OpenAI's finish reasons as Anthropic's stop reasons. */
-export function stopReasonFromOpenAI(finishReason: unknown): string | null {
+/** An id in Anthropic's style for what the provider left unnamed. */
+export const generatedId = (prefix: 'msg_' | 'toolu_') => `${prefix}${randomBytes(12).toString('hex')}`;
+
+/** A message id that stays recognisable as the chat completion it came from. */
+export function messageId(completionId: unknown): string {
+  return typeof completionId === 'string' && completionId ? `msg_${completionId.replace(/^chatcmpl-/, '')}` : generatedId('msg_');
+}
+
+/**
+ * OpenAI's finish reason as Anthropic's stop reason. Some OpenAI-compatible servers end
+ * a turn of tool calls with `stop` (or with none): the calls are what the client must act
+ * on, so that is `tool_use` too. A refusal (OpenAI's `refusal` text) is `refusal`.
+ * OpenAI does not say which stop sequence ended the text, so `stop` is always `end_turn`.
+ */
+export function stopReasonFromOpenAI(finishReason: unknown, hasToolCalls = false, refused = false): string {
   switch (finishReason) {
-    case null:
-    case undefined:
-      return null;
     case 'length':
       return 'max_tokens';
     case 'tool_calls':
@@ -16,71 +26,83 @@ export function stopReasonFromOpenAI(finishReason: unknown): string | null {
     case 'content_filter':
       return 'refusal';
     default:
-      return 'end_turn';
+      return hasToolCalls ? 'tool_use' : refused ? 'refusal' : 'end_turn';
   }
 }
 
-/** A message id in Anthropic's style, kept recognisable from the chat completion it came from. */
-export function messageId(completionId: unknown): string {
-  const suffix = typeof completionId === 'string' && completionId ? completionId.replace(/^chatcmpl-/, '') : randomBytes(12).toString('hex');
-  return `msg_${suffix}`;
-}
+const count = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0);
 
 /**
- * OpenAI's usage as Anthropic's: Anthropic's `input_tokens` leave out the tokens read
- * from and written to the prompt cache, which it counts apart.
+ * OpenAI's usage as Anthropic's. OpenAI's `prompt_tokens` include the tokens read from
+ * the prompt cache (and, for a translated Anthropic answer, those written to it:
+ * `cache_write_tokens`, the gateway's own field); Anthropic counts those apart from
+ * `input_tokens`.
  */
 export function anthropicUsageFromOpenAI(usage: Record<string, any> | null | undefined): Record<string, number> {
-  const cached = usage?.prompt_tokens_details?.cached_tokens ?? 0;
-  const written = usage?.prompt_tokens_details?.cache_write_tokens ?? 0;
+  const cacheRead = count(usage?.prompt_tokens_details?.cached_tokens);
+  const cacheWrite = count(usage?.prompt_tokens_details?.cache_write_tokens);
   return {
-    input_tokens: Math.max(0, (usage?.prompt_tokens ?? 0) - cached - written),
-    output_tokens: usage?.completion_tokens ?? 0,
-    cache_creation_input_tokens: written,
-    cache_read_input_tokens: cached,
+    input_tokens: Math.max(0, count(usage?.prompt_tokens) - cacheRead - cacheWrite),
+    cache_creation_input_tokens: cacheWrite,
+    cache_read_input_tokens: cacheRead,
+    output_tokens: count(usage?.completion_tokens),
   };
 }
 
-/** Tool call arguments as a tool_use input; arguments that are not a JSON object are kept as their text. */
-export function toolInput(argumentsText: unknown): Record<string, unknown> {
+/**
+ * Tool call arguments as a tool_use `input`, which Anthropic's clients take to be an
+ * object. Arguments that are not a JSON object (a model writing broken JSON) are kept,
+ * as text, in `{_raw_arguments}`: the client sees what the model wrote without its
+ * object handling breaking. No arguments at all are `{}`.
+ */
+export function toolInput(args: unknown): Record<string, unknown> {
+  if (typeof args !== 'string' || !args.trim()) return {};
   try {
-    const input = JSON.parse(typeof argumentsText === 'string' && argumentsText ? argumentsText : '{}');
+    const input = JSON.parse(args);
     if (typeof input === 'object' && input !== null && !Array.isArray(input)) return input;
   } catch {
-    // fall through: the model wrote something that is not JSON
+    // kept as text below
   }
-  return { _raw_arguments: String(argumentsText) };
+  return { _raw_arguments: args };
 }
 
-/** A `chat.completion` (first choice) as an Anthropic message. */
+/**
+ * A `chat.completion` as an Anthropic message: the first choice's text as one text
+ * block (its `refusal` text when it refused), then its tool calls as tool_use blocks.
+ */
 export function chatCompletionToMessage(completion: ChatCompletion, model: string): Record<string, any> {
   const choice = completion.choices?.[0] ?? {};
+  const answer = choice.message ?? {};
   const content: Record<string, unknown>[] = [];
-  const text = choice.message?.content ?? choice.message?.refusal;
+  const refused = !answer.content && typeof answer.refusal === 'string' && answer.refusal !== '';
+  const text = refused ? answer.refusal : answer.content;
   if (typeof text === 'string' && text) content.push({ type: 'text', text });
-  for (const call of choice.message?.tool_calls ?? []) {
-    content.push({ type: 'tool_use', id: call.id, name: call.function?.name, input: toolInput(call.function?.arguments) });
+  const calls: Record<string, any>[] = Array.isArray(answer.tool_calls) ? answer.tool_calls : [];
+  for (const call of calls) {
+    content.push({ type: 'tool_use', id: call.id || generatedId('toolu_'), name: call.function?.name ?? '', input: toolInput(call.function?.arguments) });
   }
   return {
     id: messageId(completion.id),
     type: 'message',
     role: 'assistant',
-    model: typeof completion.model === 'string' ? completion.model : model,
+    model: typeof completion.model === 'string' && completion.model ? completion.model : model,
     content,
-    stop_reason: stopReasonFromOpenAI(choice.finish_reason),
+    stop_reason: stopReasonFromOpenAI(choice.finish_reason, calls.length > 0, refused),
     stop_sequence: null,
     usage: anthropicUsageFromOpenAI(completion.usage),
   };
 }
 
 /**
- * A provider's error in OpenAI's shape (or any body) as Anthropic's error body; the status
- * stays, and names the type (OpenAI's types mean other things: a 401 is
- * `invalid_request_error` there, Anthropic SDKs expect `authentication_error`).
+ * A provider's error answer (OpenAI's shape, or any body) as Anthropic's error body. The
+ * status is kept and names the type: OpenAI's types mean other things (its 401 is an
+ * `invalid_request_error`), and Anthropic's SDKs pick the exception by status anyway.
  */
 export function openAIErrorToAnthropic(body: unknown, status: number): { type: 'error'; error: { type: string; message: string } } {
   const error = (body as Record<string, any> | null)?.error;
-  const message =
-    typeof error?.message === 'string' ? error.message : typeof error === 'string' ? error : typeof body === 'string' && body ? body : `The provider answered ${status}`;
+  let message = `The provider answered ${status}`;
+  if (typeof error?.message === 'string' && error.message) message = error.message;
+  else if (typeof error === 'string' && error) message = error;
+  else if (typeof body === 'string' && body.trim()) message = body;
   return { type: 'error', error: { type: anthropicErrorType('', status), message } };
 }
