@@ -1,49 +1,87 @@
 /**
  * Google's Gemini API in the mock upstream (mock-upstream.ts hands every request here first;
- * `serveGemini` answers true when it served it).
+ * `serveGemini` answers true when it served it). Checks and chunks are built by mock-gemini-body.ts.
  *
- * Routes (under /v1beta or /v1): POST /models/{model}:generateContent and
- * POST /models/{model}:streamGenerateContent (with `?alt=sse`: `data: <json>\r\n\r\n` events,
- * as Google sends them; without it one JSON array of the chunks). The model comes from the path.
- *   - `x-goog-api-key` (or `?key=`) required: 403 PERMISSION_DENIED otherwise; errors in Google's
- *     shape {error: {code, message, status}}
- *   - body checks: JSON, `contents` a non-empty array, top-level fields Gemini knows (else 400
- *     INVALID_ARGUMENT `Invalid JSON payload received. Unknown name "<field>": Cannot find field.`)
+ * Routes (under /v1beta or /v1; anything else is left to the other routes):
+ *   POST /v1beta/models/{model}:generateContent        one GenerateContentResponse
+ *   POST /v1beta/models/{model}:streamGenerateContent  with `?alt=sse`: `data: <json>\r\n\r\n` events,
+ *        as Google sends them (no event names, no [DONE]); without it one JSON array of the same
+ *        chunks, written piece by piece ("[" chunk ",\r\n" chunk … "]") with content-type JSON
+ *   The model comes from the path (URL-decoded), never from the body.
+ *   - `x-goog-api-key` header (or `?key=`) required: 403 PERMISSION_DENIED "Method doesn't allow
+ *     unregistered callers …" otherwise
+ *   - errors in Google's shape {error: {code, message, status}} (status INVALID_ARGUMENT,
+ *     UNAUTHENTICATED, PERMISSION_DENIED, NOT_FOUND, RESOURCE_EXHAUSTED, INTERNAL, UNAVAILABLE,
+ *     DEADLINE_EXCEEDED by code)
+ *   - body checks, 400 INVALID_ARGUMENT: JSON; top-level fields of GenerateContentRequest only
+ *     (contents, systemInstruction, tools, toolConfig, generationConfig, safetySettings,
+ *     cachedContent, model; lowerCamel or snake_case as Google's proto parser takes both), else
+ *     `Invalid JSON payload received. Unknown name "<field>": Cannot find field.`; the same for
+ *     generationConfig's fields (… Unknown name "<field>" at 'generation_config': …); `contents`
+ *     non-empty, roles user | model, every content with parts; function declarations named
  *
- * Replies: {candidates: [{content: {role: "model", parts}, finishReason: "STOP", index: 0}],
- * usageMetadata {promptTokenCount, candidatesTokenCount, totalTokenCount[, thoughtsTokenCount]},
- * modelVersion, responseId}
- *   - text "Hello from mock", or the rest of the last user text when it starts with "echo:"
- *   - functionDeclarations and a last user text mentioning "weather" (the last user turn not a
- *     functionResponse): a `functionCall` part {name: the first declaration, args {location: "Paris"}}
- *   - usage: prompt = ceil(chars of systemInstruction + contents texts / 4) (min 1), candidates =
- *     words of the text (function call: 5); thinkingConfig.thinkingBudget > 0: thoughtsTokenCount 5
- *   - stream: a chunk per word (running usageMetadata in each, finishReason on the last); a function
- *     call in one chunk
+ * Replies: {candidates: [{content: {parts, role: "model"}, finishReason, index: 0}],
+ * usageMetadata {promptTokenCount, candidatesTokenCount, totalTokenCount, promptTokensDetails
+ * [, thoughtsTokenCount]}, modelVersion: the model, responseId}
+ *   - text "Hello from mock", or the rest of the last user text (the text parts of the last
+ *     content that is not the model's) trimmed, when it starts with "echo:"; finishReason "STOP"
+ *     (also when cut before the earliest of generationConfig.stopSequences), or "MAX_TOKENS" when
+ *     cut after maxOutputTokens words
+ *   - functionDeclarations and a last user text mentioning "weather" (the last content not a
+ *     functionResponse, toolConfig.functionCallingConfig.mode not NONE): one part
+ *     {functionCall: {name: the first declaration or the first allowedFunctionNames, args
+ *     {location: "Paris"}}}, finishReason "STOP" as Gemini sends it
+ *   - generationConfig.candidateCount n > 1: n identical candidates (index 0…n-1)
+ *   - usage: promptTokenCount = ceil(chars of systemInstruction + contents texts, function calls
+ *     and responses / 4) (min 1), candidatesTokenCount = words of the text (function call: 5) × n,
+ *     thinkingConfig.thinkingBudget > 0: thoughtsTokenCount 5, totalTokenCount the sum
+ *   - stream: one chunk per word (parts [{text: word with its leading space}]), each a whole
+ *     GenerateContentResponse with the running usageMetadata, finishReason only on the last; a
+ *     function call comes whole in one chunk
  *
- * Switches by model name (see mock-upstream.ts), errors in Google's shape: mock-error-<status>,
- * mock-slow-<ms>, mock-hang, mock-drop, mock-invalid-json, mock-stream-cut (two chunks, then the
- * socket goes), mock-malformed-chunk (one chunk, then a `data:` that is not JSON, then the end).
+ * Behaviour switches by model name (see mock-upstream.ts), errors in Google's shape:
+ * mock-error-<status>, mock-slow-<ms>, mock-hang, mock-drop, mock-flaky-<n>-<status> (counted per
+ * model and last user text), mock-invalid-json, mock-stream-empty, and
+ *   mock-retry-after-<ms>  429 RESOURCE_EXHAUSTED whose details hold a google.rpc.RetryInfo with
+ *                          retryDelay "<seconds>s" (Google sends no retry-after header)
+ *   mock-stream-cut        stream: the first two chunks, then the socket goes
+ *   mock-malformed-chunk   stream: the first chunk, then one that is not JSON, then the end
  */
-import { randomBytes } from 'node:crypto';
 import type * as http from 'node:http';
 import type { MockCall } from './mock-call';
-import { splitWords } from './mock-openai-chunks';
-import { streamEvents } from './mock-sse';
+import { geminiChunks, invalidRequest, planGemini } from './mock-gemini-body';
+import { dropAfterHeaders, streamEvents } from './mock-sse';
 // A cycle (mock-upstream.ts imports this file), harmless: both only call each other per request.
 import { behaviourOf, dropConnection, sendJson } from './mock-upstream';
 
 const ROUTE = /^\/(?:v1beta|v1)\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
-const KNOWN_FIELDS = new Set(['contents', 'systemInstruction', 'tools', 'toolConfig', 'generationConfig', 'safetySettings', 'cachedContent', 'labels']);
 const STATUS_NAMES: Record<number, string> = {
-  400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 429: 'RESOURCE_EXHAUSTED',
-  500: 'INTERNAL', 503: 'UNAVAILABLE', 504: 'DEADLINE_EXCEEDED',
+  400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 409: 'ABORTED', 429: 'RESOURCE_EXHAUSTED',
+  499: 'CANCELLED', 500: 'INTERNAL', 501: 'NOT_IMPLEMENTED', 503: 'UNAVAILABLE', 504: 'DEADLINE_EXCEEDED',
+};
+const MOCK_ERROR_MESSAGES: Record<number, string> = {
+  400: 'Request contains an invalid argument.',
+  403: 'The caller does not have permission',
+  429: 'Resource has been exhausted (e.g. check quota).',
+  500: 'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting',
+  503: 'The model is overloaded. Please try again later.',
+  504: 'Deadline expired before operation could complete.',
 };
 const NO_KEY_MESSAGE =
   "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.";
+const INVALID_JSON_REPLY = '{"candidates": [ this is not JSON';
+const MALFORMED_CHUNK = '{"candidates": [{"content": this is not JSON';
 
-function sendGoogleError(res: http.ServerResponse, code: number, message: string): void {
-  sendJson(res, code, JSON.stringify({ error: { code, message, status: STATUS_NAMES[code] ?? 'UNKNOWN' } }));
+function sendGoogleError(res: http.ServerResponse, code: number, message: string, details?: unknown[]): void {
+  sendJson(res, code, JSON.stringify({ error: { code, message, status: STATUS_NAMES[code] ?? 'UNKNOWN', ...(details ? { details } : {}) } }));
+}
+
+function sendMockError(res: http.ServerResponse, code: number, model: string): void {
+  const message =
+    code === 404
+      ? `models/${model} is not found for API version v1beta, or is not supported for generateContent. Call ListModels to see the list of available models and their supported methods.`
+      : (MOCK_ERROR_MESSAGES[code] ?? `Mock error (status ${code})`);
+  sendGoogleError(res, code, message);
 }
 
 export function serveGemini(res: http.ServerResponse, call: MockCall): boolean {
@@ -53,67 +91,56 @@ export function serveGemini(res: http.ServerResponse, call: MockCall): boolean {
   const query = new URLSearchParams(call.rawQuery);
   const apiKey = call.headers['x-goog-api-key'] ?? query.get('key');
   if (typeof apiKey !== 'string' || !apiKey) sendGoogleError(res, 403, NO_KEY_MESSAGE);
-  else if (call.badJson || typeof call.body !== 'object' || call.body === null) sendGoogleError(res, 400, 'Invalid JSON payload received.');
+  else if (call.badJson) sendGoogleError(res, 400, 'Invalid JSON payload received. Unexpected token.');
   else {
-    const unknown = Object.keys(call.body).find((field) => !KNOWN_FIELDS.has(field));
-    if (unknown) sendGoogleError(res, 400, `Invalid JSON payload received. Unknown name "${unknown}": Cannot find field.`);
-    else if (!Array.isArray(call.body.contents) || call.body.contents.length === 0) sendGoogleError(res, 400, '* GenerateContentRequest.contents: contents is not specified');
+    const invalid = invalidRequest(call.body);
+    if (invalid) sendGoogleError(res, 400, invalid);
     else answer(res, call, model, route[2] === 'streamGenerateContent', query.get('alt') === 'sse');
   }
   return true;
 }
 
-const partsText = (parts: any[] | undefined) => (parts ?? []).filter((part) => typeof part?.text === 'string').map((part) => part.text).join('');
-
 function answer(res: http.ServerResponse, call: MockCall, model: string, stream: boolean, sse: boolean): void {
   const body = call.body;
-  const behaviour = behaviourOf(model.slice(model.lastIndexOf('/') + 1));
-  if (behaviour.hang) return;
-  if (behaviour.drop) return dropConnection(res);
-  if (behaviour.errorStatus) return sendGoogleError(res, behaviour.errorStatus, `Mock error (status ${behaviour.errorStatus})`);
-  if (behaviour.invalidJson) return sendJson(res, 200, '{"candidates": [ this is not JSON');
-
-  const userTurns = body.contents.filter((content: any) => content?.role !== 'model');
-  const lastUser = userTurns[userTurns.length - 1];
-  const lastText = partsText(lastUser?.parts);
-  const answeredFunction = (lastUser?.parts ?? []).some((part: any) => part?.functionResponse);
-  const declarations = (body.tools ?? []).flatMap((tool: any) => tool?.functionDeclarations ?? []);
-  const allText = partsText(body.systemInstruction?.parts) + body.contents.map((content: any) => JSON.stringify(content.parts ?? [])).join('');
-  const promptTokenCount = Math.max(1, Math.ceil(allText.length / 4));
-  const thoughts = body.generationConfig?.thinkingConfig?.thinkingBudget > 0 ? 5 : 0;
-  const responseId = randomBytes(12).toString('base64url');
-  const usage = (candidates: number) => ({
-    promptTokenCount,
-    candidatesTokenCount: candidates,
-    totalTokenCount: promptTokenCount + candidates + thoughts,
-    ...(thoughts ? { thoughtsTokenCount: thoughts } : {}),
-  });
-  const chunk = (parts: any[], candidates: number, last: boolean) => ({
-    candidates: [{ content: { role: 'model', parts }, ...(last ? { finishReason: 'STOP' } : {}), index: 0 }],
-    usageMetadata: usage(candidates),
-    modelVersion: model,
-    responseId,
-  });
-
-  let chunks: Record<string, unknown>[];
-  if (declarations.length && /weather/i.test(lastText) && !answeredFunction) {
-    chunks = [chunk([{ functionCall: { name: declarations[0].name, args: { location: 'Paris' } } }], 5, true)];
-  } else {
-    const text = lastText.startsWith('echo:') ? lastText.slice(5).trim() : 'Hello from mock';
-    const words = splitWords(text);
-    chunks = stream ? words.map((word, i) => chunk([{ text: word }], i + 1, i === words.length - 1)) : [chunk([{ text }], words.length, true)];
+  const behaviourModel = model.slice(model.lastIndexOf('/') + 1);
+  const behaviour = behaviourOf(behaviourModel);
+  if (behaviour.hang) return; // never answer; the record's close listener notes the abort
+  if (behaviour.drop || (behaviour.streamEmpty && !stream)) return dropConnection(res);
+  const plan = planGemini(body, stream);
+  if (behaviour.flaky) {
+    const lastUser = body.contents.filter((content: any) => content.role !== 'model').at(-1);
+    const key = 'gemini\u0000' + model + '\u0000' + JSON.stringify(lastUser?.parts ?? []);
+    const failed = call.flakyFailures.get(key) ?? 0;
+    if (failed < behaviour.flaky.failures) {
+      call.flakyFailures.set(key, failed + 1);
+      return sendMockError(res, behaviour.flaky.status, model);
+    }
   }
+  if (behaviour.errorStatus) return sendMockError(res, behaviour.errorStatus, model);
+  if (behaviour.retryAfterMs !== undefined) {
+    const retryInfo = { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${behaviour.retryAfterMs / 1000}s` };
+    return sendGoogleError(res, 429, MOCK_ERROR_MESSAGES[429], [retryInfo]);
+  }
+  if (behaviour.invalidJson) return sendJson(res, 200, INVALID_JSON_REPLY);
 
+  const chunks = geminiChunks(plan, model).map((chunk) => JSON.stringify(chunk));
   if (!stream) {
-    const reply = () => sendJson(res, 200, JSON.stringify(chunks[0]));
-    if (behaviour.delayMs === 0) return reply();
-    const timer = setTimeout(reply, behaviour.delayMs);
+    const send = () => sendJson(res, 200, chunks[0]);
+    if (behaviour.delayMs === 0) return send();
+    const timer = setTimeout(send, behaviour.delayMs);
     res.once('close', () => clearTimeout(timer));
     return;
   }
-  if (!sse) return sendJson(res, 200, JSON.stringify(chunks));
-  let frames = chunks.map((c) => `data: ${JSON.stringify(c)}\r\n\r\n`);
-  if (model === 'mock-malformed-chunk') frames = [frames[0], 'data: {"candidates": [ this is not JSON\r\n\r\n'];
-  if (behaviour.streamCut) return streamEvents(res, frames.slice(0, 2), behaviour, true);
-  streamEvents(res, frames, behaviour);
+  if (behaviour.streamEmpty) return dropAfterHeaders(res);
+  let pieces = behaviourModel === 'mock-malformed-chunk' ? [chunks[0], MALFORMED_CHUNK] : chunks;
+  const cut = behaviour.streamCut === true;
+  if (cut) pieces = pieces.slice(0, 2);
+  if (sse) {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    return streamEvents(res, pieces.map((chunk) => `data: ${chunk}\r\n\r\n`), behaviour, cut);
+  }
+  // Without alt=sse: one JSON array, sent as the chunks come.
+  res.writeHead(200, { 'content-type': 'application/json; charset=UTF-8' });
+  const array = pieces.map((chunk, i) => (i === 0 ? '[' : ',\r\n') + chunk);
+  streamEvents(res, cut ? array : [...array.slice(0, -1), array[array.length - 1] + ']'], behaviour, cut);
 }

@@ -7,6 +7,9 @@
  *   POST /openai/deployments/{deployment}/chat/completions?api-version=...   (Azure OpenAI)
  *   POST /v1/embeddings, /v1/images/generations (and Azure's): see mock-openai-operations.ts
  *   GET  /v1/models (and /models, /v1/models/{id})
+ *   POST /v1/messages (and /messages)                  Anthropic's Messages API: see mock-anthropic.ts
+ *   POST /v1beta/models/{model}:generateContent, …:streamGenerateContent (also under /v1)
+ *                                                      Google's Gemini API: see mock-gemini.ts
  *   anything else -> 404 with OpenAI's error envelope
  *
  * Replies (see mock-openai-chunks.ts for the exact bodies and SSE chunks)

@@ -1,0 +1,297 @@
+/**
+ * Self-test of the mock upstream's other vendors, driven directly (no gateway): Anthropic's
+ * Messages API (test/support/mock-anthropic.ts) through the official `@anthropic-ai/sdk`, which
+ * must parse everything it sends, and Gemini's generateContent (test/support/mock-gemini.ts)
+ * through plain fetch.
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import { startMockUpstream, type MockUpstream } from './support/mock-upstream';
+
+const WEATHER_TOOL = { name: 'get_weather', description: 'Weather by city', input_schema: { type: 'object' as const, properties: { location: { type: 'string' } } } };
+const json = (reply: globalThis.Response): Promise<any> => reply.json();
+const WEATHER_DECLARATION = { name: 'get_weather', description: 'Weather by city', parametersJsonSchema: { type: 'object', properties: { location: { type: 'string' } } } };
+
+describe('mock upstream (Anthropic and Gemini)', () => {
+  let mock: MockUpstream;
+  let client: Anthropic;
+
+  beforeAll(async () => {
+    mock = await startMockUpstream();
+    client = new Anthropic({ baseURL: mock.url, apiKey: 'k', maxRetries: 0 });
+  });
+  afterAll(() => mock.close());
+  beforeEach(() => mock.reset());
+
+  describe('Anthropic Messages API', () => {
+    it('answers a message with deterministic usage and a request-id', async () => {
+      const { data, response } = await client.messages.create({ model: 'claude-mock-1', max_tokens: 100, messages: [{ role: 'user', content: 'Say hello' }] }).withResponse();
+      // "Say hello": 9 chars -> 3 input tokens; "Hello from mock": 3 words.
+      expect(data).toEqual({
+        id: expect.stringMatching(/^msg_01[0-9A-Za-z]{22}$/),
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-mock-1',
+        content: [{ type: 'text', text: 'Hello from mock' }],
+        stop_reason: 'end_turn',
+        stop_sequence: null,
+        usage: { input_tokens: 3, output_tokens: 3, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+      });
+      expect(response.headers.get('request-id')).toMatch(/^req_01/);
+      expect(mock.requests[0]).toMatchObject({ path: '/v1/messages', headers: { 'x-api-key': 'k', 'anthropic-version': '2023-06-01' } });
+    });
+
+    it('echoes block content, counts the system prompt, reports cache use for cache_control, and stops at stop_sequences and max_tokens', async () => {
+      const cached = await client.messages.create({
+        model: 'claude-mock-2',
+        max_tokens: 50,
+        system: [{ type: 'text', text: 'You are terse.', cache_control: { type: 'ephemeral' } }],
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'echo:  one two three ' }] }],
+      });
+      expect(cached.content).toEqual([{ type: 'text', text: 'one two three' }]);
+      // 14 + 21 chars -> 9 input tokens.
+      expect(cached.usage).toEqual({ input_tokens: 9, output_tokens: 3, cache_creation_input_tokens: 50, cache_read_input_tokens: 200 });
+
+      const stopped = await client.messages.create({ model: 'm', max_tokens: 50, stop_sequences: ['three'], messages: [{ role: 'user', content: 'echo: one two three four' }] });
+      expect(stopped).toMatchObject({ content: [{ text: 'one two ' }], stop_reason: 'stop_sequence', stop_sequence: 'three' });
+      const cut = await client.messages.create({ model: 'm', max_tokens: 2, messages: [{ role: 'user', content: 'echo: one two three four' }] });
+      expect(cut).toMatchObject({ content: [{ text: 'one two' }], stop_reason: 'max_tokens', usage: { output_tokens: 2 } });
+    });
+
+    it('streams text event by event, as the SDK assembles it', async () => {
+      const stream = client.messages.stream({ model: 'claude-mock-1', max_tokens: 100, messages: [{ role: 'user', content: 'echo: one two three' }] });
+      const events: string[] = [];
+      const deltas: string[] = [];
+      stream.on('streamEvent', (event) => events.push(event.type));
+      stream.on('text', (delta) => deltas.push(delta));
+      const message = await stream.finalMessage();
+      expect(message).toMatchObject({ content: [{ type: 'text', text: 'one two three' }], stop_reason: 'end_turn', usage: { output_tokens: 3, input_tokens: 5 } });
+      expect(deltas).toEqual(['one', ' two', ' three']);
+      const names = ['content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop'];
+      expect(events).toEqual(['message_start', ...names]); // the SDK swallows pings
+
+      // On the wire: `event: <type>` names the data's type, a ping after message_start, no [DONE].
+      const raw = await fetch(mock.url + '/v1/messages', {
+        method: 'POST',
+        headers: { 'x-api-key': 'k', 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'm', max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'echo: one two three' }] }),
+      });
+      expect(raw.headers.get('content-type')).toContain('text/event-stream');
+      const frames = (await raw.text()).split('\n\n').filter(Boolean);
+      const typed = frames.map((frame) => {
+        const [, name, data] = /^event: (\w+)\ndata: (.*)$/.exec(frame)!;
+        expect(JSON.parse(data).type).toBe(name);
+        return name;
+      });
+      expect(typed).toEqual(['message_start', 'ping', ...names]);
+    });
+
+    it('calls a custom tool when asked about the weather (streamed or not), and answers its result in text', async () => {
+      const messages: Anthropic.MessageParam[] = [{ role: 'user', content: 'What is the weather in Paris?' }];
+      const streamed = await client.messages.stream({ model: 'claude-mock-1', max_tokens: 100, tools: [WEATHER_TOOL], messages }).finalMessage();
+      expect(streamed.stop_reason).toBe('tool_use');
+      expect(streamed.content).toEqual([{ type: 'tool_use', id: expect.stringMatching(/^toolu_01/), name: 'get_weather', input: { location: 'Paris' } }]);
+      expect(streamed.usage.output_tokens).toBe(5);
+
+      const other = { name: 'get_time', input_schema: { type: 'object' as const } };
+      const forced = await client.messages.create({ model: 'm', max_tokens: 100, tools: [WEATHER_TOOL, other], tool_choice: { type: 'tool', name: 'get_time' }, messages });
+      expect(forced.content).toMatchObject([{ type: 'tool_use', name: 'get_time' }]);
+      const none = await client.messages.create({ model: 'm', max_tokens: 100, tools: [WEATHER_TOOL], tool_choice: { type: 'none' }, messages });
+      expect(none.content).toEqual([{ type: 'text', text: 'Hello from mock' }]);
+
+      const toolUse = streamed.content[0] as Anthropic.ToolUseBlock;
+      const answered = await client.messages.create({
+        model: 'm',
+        max_tokens: 100,
+        tools: [WEATHER_TOOL],
+        messages: [...messages, { role: 'assistant', content: [toolUse] }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUse.id, content: '18°C' }] }],
+      });
+      expect(answered).toMatchObject({ content: [{ type: 'text', text: 'Hello from mock' }], stop_reason: 'end_turn' });
+    });
+
+    it('runs the MCP connector with the beta header, streamed or not', async () => {
+      const mcp_servers = [
+        { type: 'url' as const, url: 'https://a.example.com/mcp', name: 'search' },
+        { type: 'url' as const, url: 'https://b.example.com/mcp', name: 'tools' },
+      ];
+      const request = { model: 'claude-mock-1', max_tokens: 100, messages: [{ role: 'user' as const, content: 'echo: ping' }], mcp_servers, betas: ['mcp-client-2025-04-04' as const] };
+      const message = await client.beta.messages.create(request);
+      expect(mock.requests[0].headers['anthropic-beta']).toContain('mcp-client-2025-04-04');
+      expect(message.content.map((block) => block.type)).toEqual(['mcp_tool_use', 'mcp_tool_result', 'mcp_tool_use', 'mcp_tool_result', 'text']);
+      const [use, result] = message.content as [Anthropic.Beta.BetaMCPToolUseBlock, Anthropic.Beta.BetaMCPToolResultBlock];
+      expect(use).toEqual({ type: 'mcp_tool_use', id: expect.stringMatching(/^mcptoolu_01/), name: 'echo', server_name: 'search', input: { text: 'echo: ping' } });
+      expect(result).toEqual({ type: 'mcp_tool_result', tool_use_id: use.id, is_error: false, content: [{ type: 'text', text: 'echo from search' }] });
+      expect(message.content[4]).toEqual({ type: 'text', text: 'ping' });
+
+      const streamed = await client.beta.messages.stream(request).finalMessage();
+      expect(streamed.content.map((block) => block.type)).toEqual(['mcp_tool_use', 'mcp_tool_result', 'mcp_tool_use', 'mcp_tool_result', 'text']);
+      expect(streamed.content[2]).toMatchObject({ server_name: 'tools', input: { text: 'echo: ping' } });
+
+      const { betas: _betas, ...withoutBeta } = request;
+      const error = await client.beta.messages.create(withoutBeta).catch((e) => e);
+      expect(error).toBeInstanceOf(Anthropic.BadRequestError);
+      expect(error.message).toMatch(/mcp-client-2025-04-04/);
+    });
+
+    it('checks auth headers and the body, in Anthropic error shape', async () => {
+      const post = (headers: Record<string, string>, body: unknown) =>
+        fetch(mock.url + '/v1/messages', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+      const ok = { model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] };
+      const noKey = await post({ 'anthropic-version': '2023-06-01' }, ok);
+      expect(noKey.status).toBe(401);
+      expect(await json(noKey)).toEqual({ type: 'error', error: { type: 'authentication_error', message: 'x-api-key header is required' }, request_id: expect.stringMatching(/^req_/) });
+      expect(noKey.headers.get('request-id')).toMatch(/^req_/);
+      const noVersion = await post({ 'x-api-key': 'k' }, ok);
+      expect(noVersion.status).toBe(400);
+      expect((await json(noVersion)).error).toEqual({ type: 'invalid_request_error', message: 'anthropic-version: header is required' });
+      const badJson = await post({ 'x-api-key': 'k', 'anthropic-version': '2023-06-01' }, '{"model":');
+      expect(badJson.status).toBe(400);
+
+      const invalid: [Record<string, unknown>, RegExp][] = [
+        [{ max_tokens: 0 }, /^max_tokens: /],
+        [{ temperature: 1.5 }, /^temperature: /],
+        [{ messages: [] }, /^messages: /],
+        [{ messages: [{ role: 'assistant', content: 'hi' }] }, /^messages: first message must use the "user" role/],
+        [{ messages: [{ role: 'system', content: 'hi' }] }, /^messages\.0\.role: /],
+        [{ n: 2 }, /^n: Extra inputs are not permitted/],
+      ];
+      for (const [change, message] of invalid) {
+        const error = await client.messages.create({ ...ok, ...change } as any).catch((e) => e);
+        expect(error).toBeInstanceOf(Anthropic.BadRequestError);
+        expect(error.error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringMatching(message) } });
+      }
+      // Consecutive user turns are merged by Anthropic, not refused.
+      const merged = await client.messages.create({ ...ok, messages: [{ role: 'user', content: 'a' }, { role: 'user', content: 'echo: b' }] });
+      expect(merged.content).toEqual([{ type: 'text', text: 'b' }]);
+    });
+
+    it('mock-error-<status> and mock-stream-error give the errors the SDK knows', async () => {
+      const limited = await client.messages.create({ model: 'mock-error-429', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }).catch((e) => e);
+      expect(limited).toBeInstanceOf(Anthropic.RateLimitError);
+      expect(limited.error).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } });
+      expect(limited.headers.get('retry-after')).toBe('1');
+      const overloaded = await client.messages.create({ model: 'provider/mock-error-529', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }).catch((e) => e);
+      expect(overloaded.status).toBe(529);
+      expect(overloaded.error.error.type).toBe('overloaded_error');
+
+      await expect(client.messages.stream({ model: 'mock-stream-error', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }).finalMessage()).rejects.toThrow(/Overloaded/);
+    });
+
+    it('mock-malformed-chunk and mock-stream-cut break the stream as documented', async () => {
+      const body = (model: string) => JSON.stringify({ model, max_tokens: 20, stream: true, messages: [{ role: 'user', content: 'echo: one two three' }] });
+      const headers = { 'x-api-key': 'k', 'anthropic-version': '2023-06-01', 'content-type': 'application/json' };
+      const malformed = await (await fetch(mock.url + '/v1/messages', { method: 'POST', headers, body: body('mock-malformed-chunk') })).text();
+      const frames = malformed.trim().split('\n\n');
+      expect(frames).toHaveLength(2);
+      expect(frames[0]).toMatch(/^event: message_start\ndata: \{/);
+      expect(() => JSON.parse(frames[1].split('\ndata: ')[1])).toThrow();
+      expect(malformed).not.toContain('message_stop');
+
+      await expect(client.messages.stream({ model: 'mock-stream-cut', max_tokens: 20, messages: [{ role: 'user', content: 'hi' }] }).finalMessage()).rejects.toThrow();
+    });
+  });
+
+  describe('Gemini API', () => {
+    const generate = (model: string, body: unknown, { method = 'generateContent', query = '', key = 'g-key' } = {}) =>
+      fetch(`${mock.url}/v1beta/models/${encodeURIComponent(model)}:${method}${query}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(key ? { 'x-goog-api-key': key } : {}) },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      });
+    const user = (text: string) => ({ contents: [{ role: 'user', parts: [{ text }] }] });
+  const sseChunks = async (reply: globalThis.Response): Promise<any[]> => {
+      const text = await reply.text();
+      expect(text.endsWith('\r\n\r\n')).toBe(true);
+      return text.split('\r\n\r\n').filter(Boolean).map((frame) => JSON.parse(frame.replace(/^data: /, '')));
+    };
+
+    it('answers generateContent with deterministic usage; the model comes from the path', async () => {
+      const reply = await generate('gemini-2.5-flash', { systemInstruction: { parts: [{ text: 'Be brief.' }] }, ...user('echo: hello gemini') });
+      expect(reply.status).toBe(200);
+      // 9 + 18 chars -> 7 prompt tokens; "hello gemini": 2 words.
+      expect(await json(reply)).toEqual({
+        candidates: [{ content: { parts: [{ text: 'hello gemini' }], role: 'model' }, finishReason: 'STOP', index: 0 }],
+        usageMetadata: { promptTokenCount: 7, candidatesTokenCount: 2, totalTokenCount: 9, promptTokensDetails: [{ modality: 'TEXT', tokenCount: 7 }] },
+        modelVersion: 'gemini-2.5-flash',
+        responseId: expect.any(String),
+      });
+      const thinking = await json(await generate('gemini-2.5-pro', { ...user('hi'), generation_config: { thinking_config: { thinking_budget: 128 }, max_output_tokens: 2 } }, { method: 'generateContent', query: '?key=q-key', key: '' }));
+      expect(thinking.candidates[0]).toMatchObject({ content: { parts: [{ text: 'Hello from' }] }, finishReason: 'MAX_TOKENS' });
+      expect(thinking.usageMetadata).toMatchObject({ promptTokenCount: 1, candidatesTokenCount: 2, thoughtsTokenCount: 5, totalTokenCount: 8 });
+    });
+
+    it('streams one chunk per word over SSE (alt=sse), or one JSON array without it', async () => {
+      const reply = await generate('gemini-2.5-flash', user('echo: streamed by gemini'), { method: 'streamGenerateContent', query: '?alt=sse' });
+      expect(reply.headers.get('content-type')).toContain('text/event-stream');
+      const chunks = await sseChunks(reply);
+      expect(chunks.map((chunk) => chunk.candidates[0].content.parts[0].text)).toEqual(['streamed', ' by', ' gemini']);
+      expect(chunks.map((chunk) => chunk.candidates[0].finishReason)).toEqual([undefined, undefined, 'STOP']);
+      expect(chunks.map((chunk) => chunk.usageMetadata.candidatesTokenCount)).toEqual([1, 2, 3]);
+      expect(new Set(chunks.map((chunk) => chunk.responseId)).size).toBe(1);
+
+      const array = await json(await generate('gemini-2.5-flash', user('echo: streamed by gemini'), { method: 'streamGenerateContent' }));
+      expect(array.map((chunk: any) => chunk.candidates[0].content.parts[0].text).join('')).toBe('streamed by gemini');
+    });
+
+    it('calls the first declared function about the weather, whole in one chunk, and answers its response in text', async () => {
+      const ask = { ...user('weather in Paris?'), tools: [{ functionDeclarations: [WEATHER_DECLARATION] }] };
+      const call = await json(await generate('gemini-2.5-flash', ask));
+      expect(call.candidates[0]).toEqual({ content: { parts: [{ functionCall: { name: 'get_weather', args: { location: 'Paris' } } }], role: 'model' }, finishReason: 'STOP', index: 0 });
+      expect(call.usageMetadata.candidatesTokenCount).toBe(5);
+      const streamed = await sseChunks(await generate('gemini-2.5-flash', ask, { method: 'streamGenerateContent', query: '?alt=sse' }));
+      expect(streamed).toHaveLength(1);
+      expect(streamed[0].candidates[0].content.parts[0].functionCall).toEqual({ name: 'get_weather', args: { location: 'Paris' } });
+
+      const history = [
+        ...ask.contents,
+        { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { location: 'Paris' } } }] },
+        { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { result: '18°C' } } }] },
+      ];
+      const answered = await json(await generate('gemini-2.5-flash', { ...ask, contents: history }));
+      expect(answered.candidates[0].content.parts).toEqual([{ text: 'Hello from mock' }]);
+    });
+
+    it("refuses what Google refuses, in Google's error shape", async () => {
+      const noKey = await generate('gemini-2.5-flash', user('hi'), { key: '' });
+      expect(noKey.status).toBe(403);
+      expect(await json(noKey)).toEqual({
+        error: {
+          code: 403,
+          message: "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
+          status: 'PERMISSION_DENIED',
+        },
+      });
+      const unknown = await generate('gemini-2.5-flash', { ...user('hi'), temperature: 0.5 });
+      expect(unknown.status).toBe(400);
+      expect(await json(unknown)).toEqual({ error: { code: 400, message: 'Invalid JSON payload received. Unknown name "temperature": Cannot find field.', status: 'INVALID_ARGUMENT' } });
+      const badConfig = await json(await generate('gemini-2.5-flash', { ...user('hi'), generationConfig: { max_tokens: 5 } }));
+      expect(badConfig.error.message).toBe('Invalid JSON payload received. Unknown name "max_tokens" at \'generation_config\': Cannot find field.');
+      const noContents = await generate('gemini-2.5-flash', { generationConfig: {} });
+      expect(noContents.status).toBe(400);
+      expect((await generate('gemini-2.5-flash', '{"contents": [')).status).toBe(400);
+    });
+
+    it('the behaviour switches answer as documented', async () => {
+      const limited = await generate('mock-error-429', user('hi'));
+      expect(limited.status).toBe(429);
+      expect((await json(limited)).error).toMatchObject({ code: 429, status: 'RESOURCE_EXHAUSTED' });
+      expect((await json(await generate('mock-error-503', user('hi')))).error.status).toBe('UNAVAILABLE');
+
+      const malformed = await (await generate('mock-malformed-chunk', user('echo: one two three'), { method: 'streamGenerateContent', query: '?alt=sse' })).text();
+      const frames = malformed.split('\r\n\r\n').filter(Boolean);
+      expect(frames).toHaveLength(2);
+      expect(JSON.parse(frames[0].slice(6)).candidates[0].content.parts[0].text).toBe('one');
+      expect(() => JSON.parse(frames[1].slice(6))).toThrow();
+
+      const cut = await generate('mock-stream-cut', user('echo: one two three'), { method: 'streamGenerateContent', query: '?alt=sse' });
+      await expect(cut.text()).rejects.toThrow();
+      const retry = await json(await generate('mock-retry-after-1500', user('hi')));
+      expect(retry.error.details).toEqual([{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '1.5s' }]);
+      const flaky = () => generate('mock-flaky-1-503', user('hi'));
+      expect([(await flaky()).status, (await flaky()).status]).toEqual([503, 200]);
+      const started = Date.now();
+      const slow = await sseChunks(await generate('mock-slow-20', user('echo: a b c'), { method: 'streamGenerateContent', query: '?alt=sse' }));
+      expect(slow).toHaveLength(3);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(40);
+    });
+  });
+});
