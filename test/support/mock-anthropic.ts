@@ -63,7 +63,7 @@ import type { MockCall } from './mock-call';
 import { anthropicId, invalidBody, lastUserText, mcpBetaMissing, messageEvents, plan, sseEvent } from './mock-anthropic-body';
 import { dropAfterHeaders, streamEvents } from './mock-sse';
 // A cycle (mock-upstream.ts imports this file), harmless: both only call each other per request.
-import { behaviourOf, dropConnection, sendJson } from './mock-upstream';
+import { answerFailureSwitch, behaviourOf, sendJson } from './mock-upstream';
 
 const ERROR_TYPES: Record<number, string> = {
   400: 'invalid_request_error', 401: 'authentication_error', 402: 'billing_error', 403: 'permission_error', 404: 'not_found_error',
@@ -105,22 +105,9 @@ function answer(res: http.ServerResponse, call: MockCall): void {
   const behaviourModel = model.slice(model.lastIndexOf('/') + 1);
   const behaviour = behaviourOf(behaviourModel);
   const stream = body.stream === true;
-  if (behaviour.hang) return; // never answer; the record's close listener notes the abort
-  if (behaviour.drop || (behaviour.streamEmpty && !stream)) return dropConnection(res);
-  if (behaviour.flaky) {
-    const key = 'messages\u0000' + model + '\u0000' + lastUserText(body.messages);
-    const failed = call.flakyFailures.get(key) ?? 0;
-    if (failed < behaviour.flaky.failures) {
-      call.flakyFailures.set(key, failed + 1);
-      return sendAnthropicError(res, behaviour.flaky.status);
-    }
-  }
-  if (behaviour.errorStatus) return sendAnthropicError(res, behaviour.errorStatus);
-  if (behaviour.retryAfterMs !== undefined) {
-    const ms = behaviour.retryAfterMs;
-    return sendAnthropicError(res, 429, undefined, { 'retry-after-ms': String(ms), 'retry-after': String(Math.ceil(ms / 1000)) });
-  }
-  if (behaviour.invalidJson) return sendJson(res, 200, INVALID_JSON_REPLY);
+  const flakyKey = () => 'messages\u0000' + model + '\u0000' + lastUserText(body.messages);
+  const replies = { error: (status: number, headers?: Record<string, string>) => sendAnthropicError(res, status, undefined, headers), invalidJson: INVALID_JSON_REPLY };
+  if (answerFailureSwitch(res, behaviour, { stream, flakyCounters: call.flakyFailures, flakyKey }, replies)) return;
 
   const reply = plan(body, behaviourModel);
   const message = {

@@ -52,7 +52,7 @@ import type { MockCall } from './mock-call';
 import { geminiChunks, invalidRequest, planGemini } from './mock-gemini-body';
 import { dropAfterHeaders, streamEvents } from './mock-sse';
 // A cycle (mock-upstream.ts imports this file), harmless: both only call each other per request.
-import { behaviourOf, dropConnection, sendJson } from './mock-upstream';
+import { answerFailureSwitch, behaviourOf, sendJson } from './mock-upstream';
 
 const ROUTE = /^\/(?:v1beta|v1)\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
 const STATUS_NAMES: Record<number, string> = {
@@ -104,24 +104,18 @@ function answer(res: http.ServerResponse, call: MockCall, model: string, stream:
   const body = call.body;
   const behaviourModel = model.slice(model.lastIndexOf('/') + 1);
   const behaviour = behaviourOf(behaviourModel);
-  if (behaviour.hang) return; // never answer; the record's close listener notes the abort
-  if (behaviour.drop || (behaviour.streamEmpty && !stream)) return dropConnection(res);
-  const plan = planGemini(body, stream);
-  if (behaviour.flaky) {
+  const flakyKey = () => {
     const lastUser = body.contents.filter((content: any) => content.role !== 'model').at(-1);
-    const key = 'gemini\u0000' + model + '\u0000' + JSON.stringify(lastUser?.parts ?? []);
-    const failed = call.flakyFailures.get(key) ?? 0;
-    if (failed < behaviour.flaky.failures) {
-      call.flakyFailures.set(key, failed + 1);
-      return sendMockError(res, behaviour.flaky.status, model);
-    }
-  }
-  if (behaviour.errorStatus) return sendMockError(res, behaviour.errorStatus, model);
-  if (behaviour.retryAfterMs !== undefined) {
-    const retryInfo = { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${behaviour.retryAfterMs / 1000}s` };
-    return sendGoogleError(res, 429, MOCK_ERROR_MESSAGES[429], [retryInfo]);
-  }
-  if (behaviour.invalidJson) return sendJson(res, 200, INVALID_JSON_REPLY);
+    return 'gemini\u0000' + model + '\u0000' + JSON.stringify(lastUser?.parts ?? []);
+  };
+  const replies = {
+    error: (status: number) => sendMockError(res, status, model),
+    invalidJson: INVALID_JSON_REPLY,
+    // Google sends no retry-after header: the delay is a RetryInfo detail of the error.
+    retryAfter: (ms: number) => sendGoogleError(res, 429, MOCK_ERROR_MESSAGES[429], [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${ms / 1000}s` }]),
+  };
+  if (answerFailureSwitch(res, behaviour, { stream, flakyCounters: call.flakyFailures, flakyKey }, replies)) return;
+  const plan = planGemini(body, stream);
 
   const chunks = geminiChunks(plan, model).map((chunk) => JSON.stringify(chunk));
   if (!stream) {

@@ -31,7 +31,7 @@
 import type * as http from 'node:http';
 import { BAD_JSON_BODY, AZURE_MISSING_API_VERSION_BODY, INVALID_JSON_REPLY, MISSING_MODEL_BODY, errorBody } from './mock-openai-chunks';
 // A cycle (mock-upstream.ts imports this file), harmless: both only call each other per request.
-import { behaviourOf, dropConnection, sendError, sendJson } from './mock-upstream';
+import { answerFailureSwitch, behaviourOf, sendError, sendJson } from './mock-upstream';
 
 type Operation = 'embeddings' | 'images';
 
@@ -80,18 +80,9 @@ function serve(res: http.ServerResponse, operation: Operation, body: any, badJso
   }
 
   const behaviour = behaviourOf(model.slice(model.lastIndexOf('/') + 1));
-  if (behaviour.hang) return; // never answer; the record's close listener notes the abort
-  if (behaviour.drop || behaviour.streamEmpty) return dropConnection(res);
-  if (behaviour.flaky) {
-    const key = model + '\u0000' + JSON.stringify(body[subject]);
-    const failed = flakyFailures.get(key) ?? 0;
-    if (failed < behaviour.flaky.failures) {
-      flakyFailures.set(key, failed + 1);
-      return sendError(res, behaviour.flaky.status);
-    }
-  }
-  if (behaviour.errorStatus) return sendError(res, behaviour.errorStatus);
-  if (behaviour.invalidJson) return sendJson(res, 200, INVALID_JSON_REPLY);
+  const flakyKey = () => model + '\u0000' + JSON.stringify(body[subject]);
+  const replies = { error: (status: number, headers?: Record<string, string>) => sendError(res, status, headers), invalidJson: INVALID_JSON_REPLY };
+  if (answerFailureSwitch(res, behaviour, { stream: false, flakyCounters: flakyFailures, flakyKey }, replies)) return;
 
   const reply = () => sendJson(res, 200, operation === 'embeddings' ? embeddingsBody(body, model) : imagesBody(body, model));
   if (behaviour.delayMs === 0) return reply();

@@ -57,11 +57,11 @@
  */
 import type * as http from 'node:http';
 import type { MockCall } from './mock-call';
-import { AZURE_MISSING_API_VERSION_BODY, errorBody, mockErrorBody } from './mock-openai-chunks';
+import { AZURE_MISSING_API_VERSION_BODY, errorBody } from './mock-openai-chunks';
 import { inputItems, lastUserText, newId, planResponse, responseEvents, responseObject, sseEvent } from './mock-openai-responses-body';
 import { invalidCreateBody } from './mock-openai-responses-validate';
 // A cycle (mock-upstream.ts imports this file), harmless: both only call each other per request.
-import { behaviourOf, dropConnection, sendError, sendJson } from './mock-upstream';
+import { answerFailureSwitch, behaviourOf, dropConnection, sendError, sendJson } from './mock-upstream';
 import { streamEvents } from './mock-sse';
 
 const ROUTE = /^(\/v1|\/openai\/v1|\/openai|)\/responses(?:\/([^/]+)(\/input_items|\/cancel)?)?$/;
@@ -175,23 +175,11 @@ function create(res: http.ServerResponse, call: MockCall, store: Map<string, Sto
   const behaviour = behaviourOf(behaviourModel);
   const stream = body.stream === true;
   const background = body.background === true;
-  if (behaviour.hang && !background) return; // never answer; the record's close listener notes the abort
-  if (behaviour.drop || (behaviour.streamEmpty && !stream)) return dropConnection(res);
+  // A background response answers at once (queued) even with mock-hang: it is the stored copy that never completes.
+  const request = { stream, flakyCounters: call.flakyFailures, flakyKey: () => 'responses\u0000' + model + '\u0000' + lastUserText(body.input), hang: behaviour.hang && !background };
+  const replies = { error: (status: number, headers?: Record<string, string>) => sendError(res, status, headers), invalidJson: INVALID_JSON_REPLY };
+  if (answerFailureSwitch(res, behaviour, request, replies)) return;
   const plan = planResponse(body, behaviourModel);
-  if (behaviour.flaky) {
-    const key = 'responses\u0000' + model + '\u0000' + lastUserText(body.input);
-    const failed = call.flakyFailures.get(key) ?? 0;
-    if (failed < behaviour.flaky.failures) {
-      call.flakyFailures.set(key, failed + 1);
-      return sendError(res, behaviour.flaky.status);
-    }
-  }
-  if (behaviour.errorStatus) return sendError(res, behaviour.errorStatus);
-  if (behaviour.retryAfterMs !== undefined) {
-    const ms = behaviour.retryAfterMs;
-    return sendJson(res, 429, mockErrorBody(429), { 'retry-after-ms': String(ms), 'retry-after': String(Math.ceil(ms / 1000)) });
-  }
-  if (behaviour.invalidJson) return sendJson(res, 200, INVALID_JSON_REPLY);
 
   const id = newId('resp_');
   const createdAt = Math.floor(Date.now() / 1000);

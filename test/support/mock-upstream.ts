@@ -149,8 +149,61 @@ export function sendJson(res: http.ServerResponse, status: number, body: string,
 }
 
 /** The error `mock-error-<status>` answers (429 adds `retry-after: 1`, as OpenAI does). */
-export function sendError(res: http.ServerResponse, status: number): void {
-  sendJson(res, status, mockErrorBody(status), status === 429 ? { 'retry-after': '1' } : undefined);
+export function sendError(res: http.ServerResponse, status: number, headers?: Record<string, string>): void {
+  sendJson(res, status, mockErrorBody(status), headers ?? (status === 429 ? { 'retry-after': '1' } : undefined));
+}
+
+/** How a vendor route answers the failure switches: in its own error shape. */
+export interface FailureReplies {
+  /** The vendor's error answer; `headers` carry the retry hints of mock-retry-after-<ms>. */
+  error(status: number, headers?: Record<string, string>): void;
+  /** A 200 whose body is not JSON (mock-invalid-json). */
+  invalidJson: string;
+  /** For a vendor whose 429 says when to retry in its body (Gemini); default `error(429, retry headers)`. */
+  retryAfter?(ms: number): void;
+}
+
+/**
+ * The failure switches every route shares: mock-hang, mock-drop, mock-stream-empty (a
+ * request that is no stream), mock-flaky-<n>-<status> (counted per `flakyKey`),
+ * mock-error-<status>, mock-retry-after-<ms> and mock-invalid-json. Answers the one the
+ * behaviour names and returns true; false lets the route answer normally.
+ */
+export function answerFailureSwitch(
+  res: http.ServerResponse,
+  behaviour: Behaviour,
+  request: { stream: boolean; flakyCounters: Map<string, number>; flakyKey: () => string; hang?: boolean },
+  replies: FailureReplies,
+): boolean {
+  if (request.hang ?? behaviour.hang) return true; // never answer; the record's close listener notes the abort
+  if (behaviour.drop || (behaviour.streamEmpty && !request.stream)) {
+    dropConnection(res);
+    return true;
+  }
+  if (behaviour.flaky) {
+    const key = request.flakyKey();
+    const failed = request.flakyCounters.get(key) ?? 0;
+    if (failed < behaviour.flaky.failures) {
+      request.flakyCounters.set(key, failed + 1);
+      replies.error(behaviour.flaky.status);
+      return true;
+    }
+  }
+  if (behaviour.errorStatus) {
+    replies.error(behaviour.errorStatus);
+    return true;
+  }
+  if (behaviour.retryAfterMs !== undefined) {
+    const ms = behaviour.retryAfterMs;
+    if (replies.retryAfter) replies.retryAfter(ms);
+    else replies.error(429, { 'retry-after-ms': String(ms), 'retry-after': String(Math.ceil(ms / 1000)) });
+    return true;
+  }
+  if (behaviour.invalidJson) {
+    sendJson(res, 200, replies.invalidJson);
+    return true;
+  }
+  return false;
 }
 
 function parseQuery(rawQuery: string): Record<string, string> {
@@ -244,22 +297,9 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
 
     const behaviourModel = model.slice(model.lastIndexOf('/') + 1);
     const behaviour = behaviourOf(behaviourModel);
-    if (behaviour.hang) return; // never answer; the record's close listener notes the abort
-    if (behaviour.drop || (behaviour.streamEmpty && !stream)) return dropConnection(res);
-    if (behaviour.flaky) {
-      const key = model + '\u0000' + lastUserMessageText(body.messages);
-      const failed = flakyFailures.get(key) ?? 0;
-      if (failed < behaviour.flaky.failures) {
-        flakyFailures.set(key, failed + 1);
-        return sendError(res, behaviour.flaky.status);
-      }
-    }
-    if (behaviour.errorStatus) return sendError(res, behaviour.errorStatus);
-    if (behaviour.retryAfterMs !== undefined) {
-      const ms = behaviour.retryAfterMs;
-      return sendJson(res, 429, mockErrorBody(429), { 'retry-after-ms': String(ms), 'retry-after': String(Math.ceil(ms / 1000)) });
-    }
-    if (behaviour.invalidJson) return sendJson(res, 200, INVALID_JSON_REPLY);
+    const flakyKey = () => model + '\u0000' + lastUserMessageText(body.messages);
+    const replies = { error: (status: number, headers?: Record<string, string>) => sendError(res, status, headers), invalidJson: INVALID_JSON_REPLY };
+    if (answerFailureSwitch(res, behaviour, { stream, flakyCounters: flakyFailures, flakyKey }, replies)) return;
 
     const plan = planChatCompletion(body, model, behaviourModel);
     const id = ID_PREFIX + (++sequence).toString(36);

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { InjectRepository } from '@nestjs/typeorm';
-import { IsNull, Repository } from 'typeorm';
+import { IsNull, Not, Repository } from 'typeorm';
 import { SecretBox, sha256 } from '../../common/crypto/secret-box';
 import { GatewayError } from '../../common/errors/gateway-error';
 import { isUuid } from '../../common/ids';
@@ -77,8 +77,11 @@ export class KeyLookupService {
   private readonly apiKeys: TtlCache<ApiKeyPrincipal | null>;
   private readonly virtualKeys: TtlCache<ResolvedVirtualKey | null>;
   private readonly configs: TtlCache<ResolvedConfig | null>;
-  /** Most end users have no row: those look-ups are cached too (as null). */
-  private readonly endUsers: TtlCache<EndUserBudget | null>;
+  /**
+   * Every end user with a budget, loaded whole: there are few (an admin creates each),
+   * while requests carry any number of distinct users, most without one.
+   */
+  private readonly endUsers: TtlCache<Map<string, EndUserBudget>>;
   private readonly ttlMs: number;
 
   constructor(
@@ -106,7 +109,8 @@ export class KeyLookupService {
   }
 
   endUserBudget(user: string): Promise<EndUserBudget | null> | EndUserBudget | null {
-    return this.endUsers.get(user, () => this.guard(this.loadEndUser(user)));
+    const budgets = this.endUsers.get('all', () => this.guard(this.loadEndUserBudgets()));
+    return budgets instanceof Map ? (budgets.get(user) ?? null) : budgets.then((map) => map.get(user) ?? null);
   }
 
   storedConfig(slugOrId: string): Promise<ResolvedConfig | null> | ResolvedConfig | null {
@@ -129,11 +133,11 @@ export class KeyLookupService {
     this.endUsers.clear();
   }
 
-  private async loadEndUser(user: string): Promise<EndUserBudget | null> {
-    const row = await this.endUserRepo.findOneBy({ user, deletedAt: IsNull() });
-    const budget = row ? budgetOf(row) : null;
-    return row && budget ? { id: row.id, budget } : null;
+  private async loadEndUserBudgets(): Promise<Map<string, EndUserBudget>> {
+    const rows = await this.endUserRepo.findBy({ deletedAt: IsNull(), budgetLimitUsd: Not(IsNull()) });
+    return new Map(rows.map((row) => [row.user, { id: row.id, budget: budgetOf(row)! }]));
   }
+
 
   private async loadApiKey(hash: string): Promise<ApiKeyPrincipal | null> {
     const row = await this.apiKeyRepo.findOneBy({ keyHash: hash, revokedAt: IsNull() });

@@ -150,6 +150,8 @@ class ExecutionRun {
     const { resolver, breakers } = this.tools;
     const context = this.context;
     const target = await resolver.resolveLeaf(node, context.route!);
+    // Known from here, so a refusal below (open circuit, rate limit, budget) is logged with its provider.
+    context.provider ??= target.provider;
     const upstreamBody = upstreamBodyFor(this.body, target);
     const cache = this.cacheable ? node.cache : null;
     const identity = node.circuitBreaker || cache ? upstreamIdentity(target) : '';
@@ -159,13 +161,11 @@ class ExecutionRun {
       const error = new GatewayError(503, 'service_unavailable', `The circuit breaker of target ${node.path ?? '(root)'} (${target.provider}) is open after repeated failures`, 'circuit_open', null, {
         'retry-after': String(seconds),
       });
-      context.provider ??= target.provider;
       throw error;
     }
 
     // Rate limits count every request, cache hits included (429 when over).
     await this.tools.rateLimiter.admit(context, target).catch((error: unknown) => {
-      context.provider ??= target.provider;
       breaker?.release();
       throw error;
     });
@@ -183,7 +183,6 @@ class ExecutionRun {
     }
 
     // A cache hit costs nothing; anything sent upstream is reserved against the budgets first (402 when spent).
-    context.provider ??= target.provider;
     await this.tools.budgets.reserve(context, target, upstreamBody).catch((error: unknown) => {
       breaker?.release();
       throw error;

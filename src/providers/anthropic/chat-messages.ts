@@ -1,4 +1,5 @@
 import { GatewayError } from '../../common/errors/gateway-error';
+import { readToolCall } from '../openai-tool-calls';
 
 type Block = Record<string, unknown>;
 export interface AnthropicMessage {
@@ -55,20 +56,10 @@ function toolUseBlocks(calls: unknown, param: string): Block[] {
   if (!Array.isArray(calls)) throw invalid(`${param} must be an array`, param);
   return calls.map((call: any, j) => {
     const callParam = `${param}[${j}]`;
-    if (call?.type !== 'function') throw unsupported(`${callParam}.type`, `tool calls of type ${JSON.stringify(call?.type)} (${callParam}.type)`);
-    if (typeof call.id !== 'string' || !call.id) throw invalid(`${callParam}.id must be a string`, `${callParam}.id`);
-    const name = call.function?.name;
-    if (typeof name !== 'string' || !name) throw invalid(`${callParam}.function.name must be a string`, `${callParam}.function.name`);
-    let input: unknown;
-    try {
-      input = JSON.parse(call.function.arguments || '{}');
-    } catch {
-      throw invalid(`${callParam}.function.arguments is not valid JSON`, `${callParam}.function.arguments`);
-    }
-    if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-      throw invalid(`${callParam}.function.arguments must be a JSON object`, `${callParam}.function.arguments`);
-    }
-    return { type: 'tool_use', id: call.id, name, input };
+    // Anthropic pairs each tool result with its call by this id.
+    if (call?.type === 'function' && (typeof call.id !== 'string' || !call.id)) throw invalid(`${callParam}.id must be a string`, `${callParam}.id`);
+    const { id, name, args } = readToolCall(call, callParam, 'anthropic');
+    return { type: 'tool_use', id, name, input: args };
   });
 }
 

@@ -1,4 +1,5 @@
 import { GatewayError } from '../../common/errors/gateway-error';
+import { readToolCall } from '../openai-tool-calls';
 
 type Part = Record<string, unknown>;
 export interface GeminiContent {
@@ -160,20 +161,8 @@ function functionCalls(toolCalls: unknown, i: number, callNames: Map<string, str
   if (toolCalls === null || toolCalls === undefined) return [];
   if (!Array.isArray(toolCalls)) throw invalid(`messages[${i}].tool_calls must be an array`, `messages[${i}].tool_calls`);
   return toolCalls.map((call: any, j) => {
-    const param = `messages[${i}].tool_calls[${j}]`;
-    if (call?.type !== 'function') throw unsupported(`${param}.type`, `tool calls of type ${JSON.stringify(call?.type)} (${param}.type)`);
-    const name = call.function?.name;
-    if (typeof name !== 'string' || !name) throw invalid(`${param}.function.name must be a string`, `${param}.function.name`);
-    let args: unknown;
-    try {
-      args = JSON.parse(call.function.arguments || '{}');
-    } catch {
-      throw invalid(`${param}.function.arguments is not valid JSON`, `${param}.function.arguments`);
-    }
-    if (typeof args !== 'object' || args === null || Array.isArray(args)) {
-      throw invalid(`${param}.function.arguments must be a JSON object`, `${param}.function.arguments`);
-    }
-    if (typeof call.id === 'string') callNames.set(call.id, name);
+    const { id, name, args } = readToolCall(call, `messages[${i}].tool_calls[${j}]`, 'google');
+    if (id) callNames.set(id, name);
     return { functionCall: { name, args } };
   });
 }
