@@ -1,7 +1,9 @@
 /**
  * Budgets on API keys and virtual keys: reserved before anything is sent, settled by the
- * log rows, refused with 402 once spent, holding under 50 concurrent requests.
+ * log rows, refused with 402 once spent, holding under 50 concurrent requests; with the
+ * counters in PostgreSQL, and in Redis when the machine has one (TEST_REDIS_URL).
  */
+import { Redis } from 'ioredis';
 import { call, createApiKey, createVirtualKey } from './support/e2e-helpers';
 import { MockUpstream, startMockUpstream } from './support/mock-upstream';
 import { admin, startTestGateway, TestGateway } from './support/test-gateway';
@@ -13,17 +15,61 @@ const COST = (1000 * 0.15 + 3 * 0.6) / 1e6; // $0.0001518
 // Limits are stored to 6 decimals: the tests pick ones just under a number of requests' cost.
 const BODY = { model: 'gpt-4o-mini', messages: LONG, max_tokens: 3 };
 
-describe('budgets', () => {
+/** A counter as the store holds it: spend and reservations in USD, or tokens used in a window. */
+interface CounterReader {
+  budget(scopeId: string): Promise<{ spent: number; reserved: number } | undefined>;
+  tokens(scope: string, scopeId: string, limitKey: string): Promise<number | undefined>;
+  close(): Promise<void>;
+}
+
+function postgresCounters(gateway: TestGateway): CounterReader {
+  return {
+    budget: async (scopeId) => (await gateway.dataSource.query('select spent_usd::float8 as spent, reserved_usd::float8 as reserved from budget_counters where scope_id = $1', [scopeId]))[0],
+    tokens: async (scope, scopeId, limitKey) =>
+      (await gateway.dataSource.query('select used::int as used from rate_counters where scope = $1 and scope_id = $2 and limit_key = $3', [scope, scopeId, limitKey]))[0]?.used,
+    close: async () => undefined,
+  };
+}
+
+function redisCounters(url: string): CounterReader {
+  const redis = new Redis(url);
+  const only = async (pattern: string) => {
+    const keys = await redis.keys(pattern);
+    expect(keys.length).toBeLessThanOrEqual(1);
+    return keys[0];
+  };
+  return {
+    budget: async (scopeId) => {
+      const key = await only(`gateway:budget:*:${scopeId}:*`);
+      if (!key) return undefined;
+      const { spent, reserved } = await redis.hgetall(key);
+      return { spent: Number(spent) / 1e9, reserved: Number(reserved) / 1e9 };
+    },
+    tokens: async (scope, scopeId, limitKey) => {
+      const key = await only(`gateway:rate:${scope}:${scopeId}:${limitKey}:*`);
+      return key ? Number(await redis.get(key)) : undefined;
+    },
+    close: async () => void (await redis.quit()),
+  };
+}
+
+const REDIS_URL = process.env.TEST_REDIS_URL;
+const STORES: [string, Record<string, string>][] = [['PostgreSQL', {}], ...(REDIS_URL ? [['Redis', { REDIS_URL }] as [string, Record<string, string>]] : [])];
+
+describe.each(STORES)('budgets, counters in %s', (_store, env) => {
   let gateway: TestGateway;
   let mock: MockUpstream;
+  let counters: CounterReader;
 
   beforeAll(async () => {
     mock = await startMockUpstream();
-    gateway = await startTestGateway();
+    gateway = await startTestGateway(env);
+    counters = env.REDIS_URL ? redisCounters(env.REDIS_URL) : postgresCounters(gateway);
     await createVirtualKey(gateway, { slug: 'openai-prod', key: 'sk-budget', custom_host: `${mock.url}/v1` });
   });
 
   afterAll(async () => {
+    await counters?.close();
     await gateway?.close();
     await mock?.close();
   });
@@ -34,8 +80,7 @@ describe('budgets', () => {
     const [row] = await gateway.dataSource.query(`select coalesce(sum(cost_usd), 0)::float8 as total, count(*)::int as n from request_logs where ${column} = $1`, [id]);
     return row as { total: number; n: number };
   };
-  const counter = async (scopeId: string) =>
-    (await gateway.dataSource.query('select spent_usd::float8 as spent, reserved_usd::float8 as reserved from budget_counters where scope_id = $1', [scopeId]))[0];
+  const counter = (scopeId: string) => counters.budget(scopeId);
 
   it('50 concurrent requests against an API key whose budget covers 5: 5 served, the rest 402 before reaching the provider', async () => {
     const key = await createApiKey(gateway, { role: 'user', budget_limit_usd: 0.000759 }); // 5 × COST exactly
@@ -79,7 +124,7 @@ describe('budgets', () => {
     expect(read.body).toMatchObject({ budget_period: 'daily', budget_remaining_usd: expect.any(Number) });
     expect(read.body.spent_usd).toBeCloseTo(2 * COST, 12);
     expect(read.body.budget_period_start).toBe(new Date(new Date().setUTCHours(0, 0, 0, 0)).toISOString());
-    expect((await counter(vk.id)).spent).toBeCloseTo(2 * COST, 12);
+    expect((await counter(vk.id))?.spent).toBeCloseTo(2 * COST, 12);
   });
 
   it('a request that fails releases its reservation once logged; a cache hit needs no budget', async () => {
@@ -151,12 +196,11 @@ describe('budgets', () => {
     });
 
     it("tokens per minute on a virtual key: admitted while the window's logged tokens are under the limit", async () => {
-      await createVirtualKey(gateway, { slug: 'token-limited', key: 'sk-tokens', custom_host: `${mock.url}/v1`, rate_limits: [{ type: 'tokens', unit: 'rpm', value: 1000 }] });
+      const vk = await createVirtualKey(gateway, { slug: 'token-limited', key: 'sk-tokens', custom_host: `${mock.url}/v1`, rate_limits: [{ type: 'tokens', unit: 'rpm', value: 1000 }] });
       const headers = { 'x-gateway-virtual-key': 'token-limited' };
       expect((await chatWith(gateway.adminKey, headers, BODY)).status).toBe(200); // 1,003 tokens
       await gateway.flushLogs();
-      const [window] = await gateway.dataSource.query(`select used::int as used from rate_counters where limit_key = 'tokens:rpm' and scope = 'virtual_key'`);
-      expect(window.used).toBe(1003);
+      expect(await counters.tokens('virtual_key', vk.id, 'tokens:rpm')).toBe(1003);
       const limited = await chatWith(gateway.adminKey, headers, BODY);
       expect(limited.status).toBe(429);
       expect(limited.body.error.message).toMatch(/virtual key is limited to 1000 tokens per minute/);

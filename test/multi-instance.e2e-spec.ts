@@ -1,14 +1,9 @@
-import type { INestApplication } from '@nestjs/common';
-import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import { createGatewayApp } from '../src/app.factory';
-import { validateEnvironment } from '../src/config/environment';
 import { MockUpstream, startMockUpstream } from './support/mock-upstream';
-import { admin, startTestGateway, TEST_ADMIN_KEY, TestGateway } from './support/test-gateway';
+import { admin, startSecondInstance, startTestGateway, TEST_ADMIN_KEY, TestGateway } from './support/test-gateway';
 
 describe('two gateway instances on one database', () => {
   let first: TestGateway;
-  let second: INestApplication;
+  let second: Awaited<ReturnType<typeof startSecondInstance>>;
   let secondUrl: string;
   let mock: MockUpstream;
 
@@ -16,21 +11,12 @@ describe('two gateway instances on one database', () => {
     mock = await startMockUpstream();
     first = await startTestGateway();
     // A long cache TTL: only the change notification can make the second instance forget a key.
-    second = await createGatewayApp(
-      validateEnvironment({
-        DATABASE_URL: first.databaseUrl,
-        GATEWAY_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-        GATEWAY_ADMIN_KEY: TEST_ADMIN_KEY,
-        KEY_CACHE_TTL_MS: '600000',
-        LOG_LEVEL: 'error',
-      }),
-    );
-    await second.listen(0, '127.0.0.1');
-    secondUrl = `http://127.0.0.1:${(second.getHttpServer().address() as AddressInfo).port}`;
+    second = await startSecondInstance(first, { KEY_CACHE_TTL_MS: '600000' });
+    secondUrl = second.url;
   });
 
   afterAll(async () => {
-    await second?.close();
+    await second?.app.close();
     await first?.close();
     await mock?.close();
   });
@@ -49,6 +35,17 @@ describe('two gateway instances on one database', () => {
       status = (await listKeys(created.body.key)).status;
     }
     expect(status).toBe(401);
+  });
+
+  it('says so when a virtual key was sealed with another GATEWAY_ENCRYPTION_KEY (this test gives each instance its own)', async () => {
+    await admin(first, 'POST', '/v1/virtual-keys', { name: 'sealed', slug: 'sealed-elsewhere', provider: 'openai', key: 'sk-sealed', custom_host: `${mock.url}/v1` });
+    const response = await fetch(`${secondUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'x-gateway-api-key': TEST_ADMIN_KEY, 'x-gateway-virtual-key': 'sealed-elsewhere', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(response.status).toBe(503);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/cannot decrypt .*GATEWAY_ENCRYPTION_KEY/);
   });
 
   it("holds an API key's budget across both instances under concurrency", async () => {

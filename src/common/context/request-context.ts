@@ -7,7 +7,7 @@ import type { NormalizedUsage } from '../../providers/usage';
 import type { RoutePlan, RouteTarget } from '../../modules/routing/route-plan';
 import type { ApiKeyPrincipal } from '../../modules/keys/key-lookup.service';
 import type { BudgetHold } from '../../modules/budgets/budget-ledger.service';
-import type { TokenWindow } from '../../modules/budgets/rate-limiter.service';
+import type { RateWindow } from '../../modules/budgets/counter-store';
 
 export interface LoggedError {
   type: string;
@@ -41,7 +41,7 @@ export class RequestContext {
   readonly budgetHolds: BudgetHold[] = [];
   /** Keys whose rate limits this request has been counted against, and its token windows. */
   readonly rateLimited = new Set<string>();
-  readonly tokenWindows: TokenWindow[] = [];
+  readonly tokenWindows: RateWindow[] = [];
   user: string | null = null;
 
   provider: string | null = null;

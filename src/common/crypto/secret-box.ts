@@ -2,6 +2,9 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
 
 const VERSION = 'v1';
 
+/** A stored secret this key cannot open: it was sealed with another GATEWAY_ENCRYPTION_KEY, or altered. */
+export class UndecryptableSecretError extends Error {}
+
 /**
  * AES-256-GCM for provider credentials at rest. Format: `v1.<iv>.<tag>.<ciphertext>`
  * (base64url parts), so a later key rotation can tell versions apart.
@@ -23,10 +26,14 @@ export class SecretBox {
 
   decrypt(sealed: string): string {
     const [version, iv, tag, data] = sealed.split('.');
-    if (version !== VERSION || !iv || !tag || data === undefined) throw new Error('Not a sealed secret');
-    const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
-    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-    return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
+    if (version !== VERSION || !iv || !tag || data === undefined) throw new UndecryptableSecretError('Not a sealed secret');
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
+      decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+      return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
+    } catch {
+      throw new UndecryptableSecretError('The secret was sealed with another encryption key, or altered');
+    }
   }
 
   static isSealed(value: unknown): value is string {

@@ -6,6 +6,7 @@ import { budgetPeriodStart } from '../keys/key-limits';
 import { KeyBudget, KeyLookupService } from '../keys/key-lookup.service';
 import { PricingService } from '../pricing/pricing.service';
 import type { RouteTarget } from '../routing/route-plan';
+import { CounterStore } from './counter-store';
 
 export type BudgetScope = 'api_key' | 'virtual_key' | 'end_user';
 
@@ -37,11 +38,11 @@ const LOG_COLUMN: Record<BudgetScope, string> = { api_key: 'api_key_id', virtual
 /**
  * Budgets that hold under concurrency and across instances. Before a request is sent,
  * its estimated cost (prices × prompt size and max_tokens) is reserved on the counter of
- * each budgeted key, in one atomic UPDATE that refuses once spent + reserved reaches the
- * limit; that is a 402 `budget_exceeded` and nothing goes upstream. The log writer
- * settles in the same statement that stores the log rows: their cost is added to
- * `spent_usd` and the reservation released, so a counter always equals the sum of its
- * logged costs. Keys without a budget cost nothing here.
+ * each budgeted key (CounterStore: PostgreSQL, or Redis), in one atomic step that refuses
+ * once spent + reserved reaches the limit; that is a 402 `budget_exceeded` and nothing
+ * goes upstream. When the log rows are stored, their cost is added to the spend and the
+ * reservation released, once per row, so a counter always equals the sum of its logged
+ * costs. Keys without a budget cost nothing here.
  */
 @Injectable()
 export class BudgetLedger {
@@ -49,6 +50,7 @@ export class BudgetLedger {
     private readonly dataSource: DataSource,
     private readonly pricing: PricingService,
     private readonly keys: KeyLookupService,
+    private readonly counters: CounterStore,
   ) {}
 
   /** Reserves on the budgets of the API key and the end user (once per request) and of the target's virtual key (once per key). */
@@ -66,7 +68,8 @@ export class BudgetLedger {
     const amountUsd = this.estimate(target.provider, body);
     for (const [scope, scopeId, owner, budget] of wanted) {
       const periodStart = budgetPeriodStart(budget.period) ?? LIFETIME;
-      if (!(await this.hold(scope, scopeId, owner, periodStart, amountUsd, budget.limitUsd))) throw budgetExceeded(scope, budget);
+      const seed = () => this.loggedSpend(scope, owner, periodStart);
+      if (!(await this.counters.reserveBudget({ scope, scopeId, periodStart }, amountUsd, budget.limitUsd, seed))) throw budgetExceeded(scope, budget);
       context.budgetHolds.push({ scope, scopeId, owner, periodStart, amountUsd });
     }
   }
@@ -81,37 +84,13 @@ export class BudgetLedger {
     return this.pricing.cost(provider, model, usage) ?? 0;
   }
 
-  /**
-   * One UPDATE in the common case. The period's first request creates its counter,
-   * starting from what the log already holds for the period (a budget set on a key
-   * that has been spending).
-   */
-  private async hold(scope: BudgetScope, scopeId: string, owner: string, periodStart: Date, amountUsd: number, limitUsd: number): Promise<boolean> {
-    const reserve = () =>
-      this.count(
-        `with held as (
-           update budget_counters set reserved_usd = reserved_usd + $4
-           where scope = $1 and scope_id = $2 and period_start = $3 and spent_usd + reserved_usd < $5
-           returning 1)
-         select count(*)::int as n from held`,
-        [scope, scopeId, periodStart, amountUsd, limitUsd],
-      );
-    if (await reserve()) return true;
-    const created = await this.count(
-      `with created as (
-         insert into budget_counters (scope, scope_id, period_start, spent_usd)
-         select $1, $2, $3, coalesce(sum(cost_usd), 0) from request_logs where ${LOG_COLUMN[scope]} = $4 and created_at >= $3
-         on conflict do nothing
-         returning 1)
-       select count(*)::int as n from created`,
-      [scope, scopeId, periodStart, owner],
+  /** What the log holds for the owner since the period started: where a new counter starts. */
+  private async loggedSpend(scope: BudgetScope, owner: string, periodStart: Date): Promise<number> {
+    const [row] = await this.dataSource.query(
+      `select coalesce(sum(cost_usd), 0)::float8 as spent from request_logs where ${LOG_COLUMN[scope]} = $1 and created_at >= $2`,
+      [owner, periodStart],
     );
-    return created > 0 && (await reserve()) > 0;
-  }
-
-  private async count(sql: string, params: unknown[]): Promise<number> {
-    const [row] = await this.dataSource.query(sql, params);
-    return Number(row?.n ?? 0);
+    return Number(row.spent);
   }
 }
 

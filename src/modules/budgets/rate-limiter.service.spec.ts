@@ -1,9 +1,10 @@
-import { tokenSettlementsOf, type TokenWindow } from './rate-limiter.service';
+import type { RateWindow } from './counter-store';
+import { tokenSettlementsOf } from './rate-limiter.service';
 
 const MINUTE = new Date('2026-11-23T00:05:00Z');
-const windows: TokenWindow[] = [
-  { scope: 'api_key', scopeId: 'key-1', limitKey: 'tokens:rpm', windowStart: MINUTE },
-  { scope: 'virtual_key', scopeId: 'vk-a', limitKey: 'tokens:rph', windowStart: new Date('2026-11-23T00:00:00Z') },
+const windows: RateWindow[] = [
+  { scope: 'api_key', scopeId: 'key-1', limitKey: 'tokens:rpm', windowStart: MINUTE, windowMs: 60_000 },
+  { scope: 'virtual_key', scopeId: 'vk-a', limitKey: 'tokens:rph', windowStart: new Date('2026-11-23T00:00:00Z'), windowMs: 3_600_000 },
 ];
 
 describe('tokenSettlementsOf', () => {

@@ -1,21 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { RequestContext } from '../../common/context/request-context';
 import { GatewayError } from '../../common/errors/gateway-error';
-import type { RateLimit } from '../keys/key-limits';
+import { RATE_WINDOW_MS, RateLimit } from '../keys/key-limits';
 import type { RouteTarget } from '../routing/route-plan';
 import type { BudgetScope } from './budget-ledger.service';
+import { CounterStore, RateWindow } from './counter-store';
 
-const WINDOW_MS: Record<RateLimit['unit'], number> = { rpm: 60_000, rph: 3_600_000, rpd: 86_400_000 };
 const UNIT_NAMES: Record<RateLimit['unit'], string> = { rpm: 'minute', rph: 'hour', rpd: 'day' };
-
-/** A token window a request counts against; its rows add their tokens when written (see LogWriter). */
-export interface TokenWindow {
-  scope: BudgetScope;
-  scopeId: string;
-  limitKey: string;
-  windowStart: Date;
-}
 
 /** What a log row adds to a token window. */
 export interface TokenSettlement {
@@ -28,7 +19,7 @@ export interface TokenSettlement {
 
 /**
  * Request and token rate limits of API keys and virtual keys, in fixed windows (a
- * minute, an hour or a day, UTC) counted in `rate_counters`, shared by every instance.
+ * minute, an hour or a day, UTC) counted in the CounterStore, shared by every instance.
  * A request limit is one atomic upsert that counts the request only while under the
  * limit; a token limit admits while the window's tokens are under it, the tokens being
  * added by the log rows. Over a limit: 429 `rate_limit_exceeded` with `Retry-After`
@@ -36,7 +27,7 @@ export interface TokenSettlement {
  */
 @Injectable()
 export class RateLimiter {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly counters: CounterStore) {}
 
   /** The API key's limits once per request, a virtual key's once per key. */
   async admit(context: RequestContext, target: RouteTarget): Promise<void> {
@@ -54,33 +45,12 @@ export class RateLimiter {
   private async check(context: RequestContext, scope: BudgetScope, scopeId: string, limits: RateLimit[]): Promise<void> {
     const now = Date.now();
     for (const limit of limits) {
-      const windowMs = WINDOW_MS[limit.unit];
-      const windowStart = new Date(Math.floor(now / windowMs) * windowMs);
-      const limitKey = `${limit.type}:${limit.unit}`;
-      const admitted = limit.type === 'requests' ? await this.countRequest(scope, scopeId, limitKey, windowStart, limit.value) : await this.underTokens(scope, scopeId, limitKey, windowStart, limit.value);
-      if (!admitted) throw rateLimited(scope, limit, Math.ceil((windowStart.getTime() + windowMs - now) / 1000));
-      if (limit.type === 'tokens') context.tokenWindows.push({ scope, scopeId, limitKey, windowStart });
+      const windowMs = RATE_WINDOW_MS[limit.unit];
+      const window = { scope, scopeId, limitKey: `${limit.type}:${limit.unit}`, windowStart: new Date(Math.floor(now / windowMs) * windowMs), windowMs };
+      const admitted = limit.type === 'requests' ? await this.counters.countRequest(window, limit.value) : (await this.counters.tokensUsed(window)) < limit.value;
+      if (!admitted) throw rateLimited(scope, limit, Math.ceil((window.windowStart.getTime() + windowMs - now) / 1000));
+      if (limit.type === 'tokens') context.tokenWindows.push(window);
     }
-  }
-
-  private async countRequest(scope: BudgetScope, scopeId: string, limitKey: string, windowStart: Date, max: number): Promise<boolean> {
-    const [row] = await this.dataSource.query(
-      `with counted as (
-         insert into rate_counters (scope, scope_id, limit_key, window_start, used) values ($1, $2, $3, $4, 1)
-         on conflict (scope, scope_id, limit_key, window_start) do update set used = rate_counters.used + 1 where rate_counters.used < $5
-         returning 1)
-       select count(*)::int as n from counted`,
-      [scope, scopeId, limitKey, windowStart, max],
-    );
-    return Number(row.n) > 0;
-  }
-
-  private async underTokens(scope: BudgetScope, scopeId: string, limitKey: string, windowStart: Date, max: number): Promise<boolean> {
-    const [row] = await this.dataSource.query(
-      `select coalesce(max(used), 0)::float8 as used from rate_counters where scope = $1 and scope_id = $2 and limit_key = $3 and window_start = $4`,
-      [scope, scopeId, limitKey, windowStart],
-    );
-    return Number(row.used) < max;
   }
 }
 
@@ -92,7 +62,7 @@ function rateLimited(scope: BudgetScope, limit: RateLimit, retryAfterSeconds: nu
 }
 
 /** The tokens of one log row, for each token window of the request that the row belongs to. */
-export function tokenSettlementsOf(windows: TokenWindow[], row: { apiKeyId: string | null; virtualKeyId: string | null; totalTokens: number | null }): TokenSettlement[] {
+export function tokenSettlementsOf(windows: RateWindow[], row: { apiKeyId: string | null; virtualKeyId: string | null; totalTokens: number | null }): TokenSettlement[] {
   if (!row.totalTokens) return [];
   return windows
     .filter((window) => (window.scope === 'api_key' ? row.apiKeyId === window.scopeId : row.virtualKeyId === window.scopeId))

@@ -3,7 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { DataSource } from 'typeorm';
 import type { Environment } from '../../config/environment';
 import { CachedResponse, ResponseCache } from './response-cache';
-import { ThrottledWarning } from './throttled-warning';
+import { ThrottledWarning } from '../../common/logging/throttled-warning';
 
 /** A lookup slower than this is treated as a miss: going upstream beats waiting on a stuck database. */
 const LOOKUP_TIMEOUT_MS = 500;

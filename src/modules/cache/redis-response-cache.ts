@@ -1,9 +1,10 @@
 import { Logger, OnModuleDestroy } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { closeRedis, connectRedis } from '../../common/redis/redis-client';
 import type { Environment } from '../../config/environment';
 import { CachedResponse, ResponseCache } from './response-cache';
-import { ThrottledWarning } from './throttled-warning';
+import { ThrottledWarning } from '../../common/logging/throttled-warning';
 
 export const REDIS_CACHE_PREFIX = 'gateway:cache:';
 /** A cache answer later than this is a miss: going upstream beats waiting on a stuck Redis. */
@@ -19,22 +20,11 @@ export class RedisResponseCache extends ResponseCache implements OnModuleDestroy
   constructor(config: ConfigService<Environment, true>) {
     super();
     this.maxEntryBytes = config.get('CACHE_MAX_ENTRY_BYTES', { infer: true });
-    this.redis = new Redis(config.get('REDIS_URL', { infer: true })!, {
-      lazyConnect: false,
-      // While Redis is down, commands fail at once (a miss) instead of queueing behind the outage;
-      // ioredis keeps reconnecting in the background.
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 1,
-      commandTimeout: COMMAND_TIMEOUT_MS,
-      connectTimeout: 2_000,
-    });
-    // Without a listener ioredis prints every failed reconnect as an unhandled error.
-    this.redis.on('error', (error: Error) => this.warning.warn(`Response cache Redis connection: ${error.message}`));
+    this.redis = connectRedis(config.get('REDIS_URL', { infer: true })!, (error) => this.warning.warn(`Response cache Redis connection: ${error.message}`), COMMAND_TIMEOUT_MS);
   }
 
   async onModuleDestroy(): Promise<void> {
-    // quit() lets pending replies arrive; it fails when not connected, and disconnect() also stops reconnecting.
-    await this.redis.quit().catch(() => this.redis.disconnect());
+    await closeRedis(this.redis);
   }
 
   async get(key: string): Promise<CachedResponse | null> {

@@ -1,5 +1,5 @@
 import { responseCacheKey } from './response-cache';
-import { ThrottledWarning } from './throttled-warning';
+import { ThrottledWarning } from '../../common/logging/throttled-warning';
 
 describe('responseCacheKey', () => {
   const body = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], temperature: 0 };

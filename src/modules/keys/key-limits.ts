@@ -11,6 +11,9 @@ export interface RateLimit {
   value: number;
 }
 
+/** The length of each rate-limit window: fixed windows aligned on UTC. */
+export const RATE_WINDOW_MS: Record<RateLimit['unit'], number> = { rpm: 60_000, rph: 3_600_000, rpd: 86_400_000 };
+
 /** Start of the budget period that contains `now` (UTC); null for a lifetime budget. */
 export function budgetPeriodStart(period: BudgetPeriod | null, now = new Date()): Date | null {
   if (!period) return null;

@@ -1,8 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, Not, Repository } from 'typeorm';
-import { SecretBox, sha256 } from '../../common/crypto/secret-box';
+import { SecretBox, sha256, UndecryptableSecretError } from '../../common/crypto/secret-box';
 import { GatewayError } from '../../common/errors/gateway-error';
 import { isUuid } from '../../common/ids';
 import { TtlCache } from '../../common/ttl-cache';
@@ -74,6 +74,7 @@ const NEGATIVE_TTL_MS = 5_000;
  */
 @Injectable()
 export class KeyLookupService {
+  private readonly logger = new Logger(KeyLookupService.name);
   private readonly apiKeys: TtlCache<ApiKeyPrincipal | null>;
   private readonly virtualKeys: TtlCache<ResolvedVirtualKey | null>;
   private readonly configs: TtlCache<ResolvedConfig | null>;
@@ -173,11 +174,18 @@ export class KeyLookupService {
     return { id: row.id, slug: row.slug, version: row.version, config: decryptConfigSecrets(row.config, this.secretBox) };
   }
 
-  /** A database failure on a key never seen before is a 503, not a 401. */
+  /**
+   * A database failure on a key never seen before is a 503, not a 401. So is a stored
+   * credential this instance cannot decrypt, which says so: the operator has to fix it.
+   */
   private async guard<T>(load: Promise<T>): Promise<T> {
     try {
       return await load;
-    } catch {
+    } catch (error) {
+      if (error instanceof UndecryptableSecretError) {
+        this.logger.error('A stored provider credential cannot be decrypted: is GATEWAY_ENCRYPTION_KEY the same on every instance?');
+        throw GatewayError.unavailable('This virtual key or config holds a credential the gateway cannot decrypt (its GATEWAY_ENCRYPTION_KEY differs from the one that stored it)');
+      }
       throw GatewayError.unavailable('The gateway cannot verify this key right now: its database is unreachable');
     }
   }

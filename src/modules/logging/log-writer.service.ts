@@ -3,10 +3,11 @@ import { ConfigService } from '@nestjs/config';
 import { DataSource } from 'typeorm';
 import type { Environment } from '../../config/environment';
 import type { BudgetSettlement } from '../budgets/budget-ledger.service';
+import { CounterStore } from '../budgets/counter-store';
 import type { TokenSettlement } from '../budgets/rate-limiter.service';
 import { RequestLogEntity } from './entities/request-log.entity';
 
-/** A log row, and what it does to budget and token-rate counters (applied in the same statement). */
+/** A log row, and what it does to budget and token-rate counters once stored (see CounterStore). */
 export type LogRecord = Partial<RequestLogEntity> & { budgetSettlements?: BudgetSettlement[]; tokenSettlements?: TokenSettlement[] };
 
 /**
@@ -29,6 +30,7 @@ export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
 
   constructor(
     private readonly dataSource: DataSource,
+    private readonly counters: CounterStore,
     config: ConfigService<Environment, true>,
   ) {
     this.batchSize = config.get('LOG_BATCH_SIZE', { infer: true });
@@ -122,37 +124,10 @@ export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
     });
     const names = columns.map((column) => `"${column.databaseName}"`).join(',');
     const insert = `insert into request_logs (${names}) values ${rows.join(',')} on conflict (id) do nothing`;
-    const budgets = batch.flatMap((record) => (record.budgetSettlements ?? []).map((settlement) => ({ ...settlement, log_id: record.id })));
-    const tokens = batch.flatMap((record) => (record.tokenSettlements ?? []).map((settlement) => ({ ...settlement, log_id: record.id })));
-    if (budgets.length === 0 && tokens.length === 0) return void (await this.dataSource.query(insert, params));
-    // Counters settle in the same statement, and only for rows inserted now: a batch
-    // retried after a failure neither loses nor doubles a settlement.
-    const steps = [`inserted as (${insert} returning id)`];
-    if (budgets.length) {
-      params.push(JSON.stringify(budgets));
-      steps.push(`budgets as (
-        update budget_counters c
-        set spent_usd = c.spent_usd + s.spend_usd, reserved_usd = greatest(0, c.reserved_usd - s.release_usd)
-        from (
-          select s.scope, s.scope_id, s.period_start, sum(s.spend_usd) as spend_usd, sum(s.release_usd) as release_usd
-          from jsonb_to_recordset($${params.length}::jsonb)
-            as s(log_id uuid, scope text, scope_id uuid, period_start timestamptz, spend_usd numeric, release_usd numeric)
-          join inserted on inserted.id = s.log_id
-          group by 1, 2, 3) s
-        where c.scope = s.scope and c.scope_id = s.scope_id and c.period_start = s.period_start)`);
-    }
-    if (tokens.length) {
-      params.push(JSON.stringify(tokens));
-      steps.push(`tokens as (
-        insert into rate_counters (scope, scope_id, limit_key, window_start, used)
-        select s.scope, s.scope_id, s.limit_key, s.window_start, sum(s.tokens)
-        from jsonb_to_recordset($${params.length}::jsonb)
-          as s(log_id uuid, scope text, scope_id uuid, limit_key text, window_start timestamptz, tokens bigint)
-        join inserted on inserted.id = s.log_id
-        group by 1, 2, 3, 4
-        on conflict (scope, scope_id, limit_key, window_start) do update set used = rate_counters.used + excluded.used)`);
-    }
-    await this.dataSource.query(`with ${steps.join(', ')} select 1`, params);
+    const settlements = batch.map((record) => ({ logId: record.id!, budgets: record.budgetSettlements ?? [], tokens: record.tokenSettlements ?? [] }));
+    const steps = this.counters.logInsertSteps(settlements, params);
+    await this.dataSource.query(steps.length ? `with inserted as (${insert} returning id), ${steps.join(', ')} select 1` : insert, params);
+    await this.counters.afterLogInsert(settlements);
   }
 
   private schedule(delayMs: number): void {
