@@ -1,9 +1,11 @@
 import { MockUpstream, startMockUpstream } from './support/mock-upstream';
-import { admin, startSecondInstance, startTestGateway, TEST_ADMIN_KEY, TestGateway } from './support/test-gateway';
+import { randomBytes } from 'node:crypto';
+import { GatewayProcess, startGatewayProcess } from './support/gateway-process';
+import { admin, startTestGateway, TEST_ADMIN_KEY, TestGateway } from './support/test-gateway';
 
-describe('two gateway instances on one database', () => {
+describe('two gateway processes on one database', () => {
   let first: TestGateway;
-  let second: Awaited<ReturnType<typeof startSecondInstance>>;
+  let second: GatewayProcess;
   let secondUrl: string;
   let mock: MockUpstream;
 
@@ -11,12 +13,17 @@ describe('two gateway instances on one database', () => {
     mock = await startMockUpstream();
     first = await startTestGateway();
     // A long cache TTL: only the change notification can make the second instance forget a key.
-    second = await startSecondInstance(first, { KEY_CACHE_TTL_MS: '600000' });
+    second = await startGatewayProcess({
+      DATABASE_URL: first.databaseUrl,
+      GATEWAY_ADMIN_KEY: TEST_ADMIN_KEY,
+      GATEWAY_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+      KEY_CACHE_TTL_MS: '600000',
+    });
     secondUrl = second.url;
   });
 
   afterAll(async () => {
-    await second?.app.close();
+    await second?.stop();
     await first?.close();
     await mock?.close();
   });

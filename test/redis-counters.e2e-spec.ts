@@ -1,5 +1,5 @@
 /**
- * Budget and rate counters in Redis (REDIS_URL): shared by two gateway instances,
+ * Budget and rate counters in Redis (REDIS_URL): shared by two gateway processes,
  * settled exactly once per log row even when a settlement is retried, rebuilt from the
  * log when Redis loses them, and refusing (503) rather than spending uncounted when
  * Redis is unreachable. budgets.e2e-spec.ts runs the budget suite itself on Redis too.
@@ -7,9 +7,10 @@
 import { Redis } from 'ioredis';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { RedisCounterStore } from '../src/modules/budgets/redis-counter-store';
-import { call, createApiKey, createVirtualKey, sleep } from './support/e2e-helpers';
+import { call, createApiKey, createVirtualKey, sleep, waitFor } from './support/e2e-helpers';
+import { GatewayProcess, startGatewayProcess } from './support/gateway-process';
 import { MockUpstream, startMockUpstream } from './support/mock-upstream';
-import { startSecondInstance, startTestGateway, TestGateway } from './support/test-gateway';
+import { startTestGateway, TEST_ADMIN_KEY, TestGateway } from './support/test-gateway';
 
 // Redis is optional on a developer's machine; CI and this repo's dev box export TEST_REDIS_URL.
 const REDIS_URL = process.env.TEST_REDIS_URL;
@@ -21,7 +22,7 @@ const COST = (1000 * 0.15 + 3 * 0.6) / 1e6;
 
 describeRedis('budget and rate counters in Redis', () => {
   let first: TestGateway;
-  let second: Awaited<ReturnType<typeof startSecondInstance>>;
+  let second: GatewayProcess;
   let secondUrl: string;
   let mock: MockUpstream;
   let redis: Redis;
@@ -30,7 +31,7 @@ describeRedis('budget and rate counters in Redis', () => {
     mock = await startMockUpstream();
     const encryptionKey = randomBytes(32).toString('hex');
     first = await startTestGateway({ REDIS_URL: REDIS_URL!, GATEWAY_ENCRYPTION_KEY: encryptionKey });
-    second = await startSecondInstance(first, { REDIS_URL: REDIS_URL!, GATEWAY_ENCRYPTION_KEY: encryptionKey });
+    second = await startGatewayProcess({ DATABASE_URL: first.databaseUrl, GATEWAY_ADMIN_KEY: TEST_ADMIN_KEY, GATEWAY_ENCRYPTION_KEY: encryptionKey, REDIS_URL: REDIS_URL!, LOG_FLUSH_INTERVAL_MS: '20' });
     secondUrl = second.url;
     redis = new Redis(REDIS_URL!);
     await createVirtualKey(first, { slug: 'openai-prod', key: 'sk-redis', custom_host: `${mock.url}/v1` });
@@ -38,7 +39,7 @@ describeRedis('budget and rate counters in Redis', () => {
 
   afterAll(async () => {
     await redis?.quit();
-    await second?.app.close();
+    await second?.stop();
     await first?.close();
     await mock?.close();
   });
@@ -58,7 +59,7 @@ describeRedis('budget and rate counters in Redis', () => {
   };
   const spentInRedis = async (scopeId: string) => Number(await redis.hget(await budgetKey(scopeId), 'spent')) / 1e9;
 
-  it("holds an API key's budget across both instances, and PostgreSQL's counter tables stay empty", async () => {
+  it("holds an API key's budget across both processes, and PostgreSQL's counter tables stay empty", async () => {
     const key = await createApiKey(first, { role: 'user', budget_limit_usd: 0.000759 }); // 5 requests
     const statuses = await Promise.all(Array.from({ length: 40 }, (_, i) => send(i % 2 ? secondUrl : first.url, key.key)));
     expect(statuses.filter((s) => s === 200)).toHaveLength(5);
@@ -66,14 +67,17 @@ describeRedis('budget and rate counters in Redis', () => {
     expect(mock.requests).toHaveLength(5);
 
     await first.flushLogs();
-    await second.flushLogs();
+    // The other process stores its rows, and settles them in Redis, within its flush interval.
+    await waitFor(async () => Number(await redis.hget(await budgetKey(key.id), 'reserved')) === 0 || null);
     expect(await spentInRedis(key.id)).toBeCloseTo(5 * COST, 9);
-    expect(Number(await redis.hget(await budgetKey(key.id), 'reserved'))).toBe(0);
+    const [logged] = await first.dataSource.query('select count(*)::int as n, sum(cost_usd)::float8 as total from request_logs where api_key_id = $1', [key.id]);
+    expect(logged.n).toBe(40);
+    expect(await spentInRedis(key.id)).toBeCloseTo(logged.total, 9);
     const [tables] = await first.dataSource.query('select (select count(*) from budget_counters)::int as budgets, (select count(*) from rate_counters)::int as rates');
     expect(tables).toEqual({ budgets: 0, rates: 0 });
   });
 
-  it('holds a requests-per-minute limit across both instances', async () => {
+  it('holds a requests-per-minute limit across both processes', async () => {
     const key = await createApiKey(first, { role: 'user', rate_limits: [{ type: 'requests', unit: 'rpm', value: 7 }] });
     const small = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] };
     const statuses = await Promise.all(Array.from({ length: 30 }, (_, i) => send(i % 2 ? secondUrl : first.url, key.key, small)));

@@ -77,23 +77,6 @@ export async function startTestGateway(env: Record<string, string> = {}): Promis
   };
 }
 
-/** Another gateway instance on the same database as `first` (as in a fleet); its own encryption key unless `env` sets one. */
-export async function startSecondInstance(first: TestGateway, env: Record<string, string> = {}): Promise<Pick<TestGateway, 'app' | 'url' | 'flushLogs'>> {
-  const app = await createGatewayApp(
-    validateEnvironment({
-      DATABASE_URL: first.databaseUrl,
-      GATEWAY_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-      GATEWAY_ADMIN_KEY: TEST_ADMIN_KEY,
-      LOG_LEVEL: 'error',
-      LOG_FLUSH_INTERVAL_MS: '20',
-      ...env,
-    }),
-  );
-  await app.listen(0, '127.0.0.1');
-  const logWriter = app.get(LogWriter);
-  return { app, url: `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`, flushLogs: () => logWriter.flush() };
-}
-
 /** Calls the admin API with the bootstrap admin key. */
 export async function admin<T = any>(gateway: TestGateway, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
   const response = await fetch(`${gateway.url}${path}`, {
