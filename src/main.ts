@@ -28,9 +28,18 @@ async function main(): Promise<void> {
     stopping = true;
     process.stdout.write(`${signal}: finishing open requests (up to ${env.SHUTDOWN_GRACE_MS} ms)\n`);
     const server = app.getHttpServer() as Server;
-    // Open streams get the grace period, then their connections are closed.
-    setTimeout(() => server.closeAllConnections(), env.SHUTDOWN_GRACE_MS).unref();
-    await app.close(); // stops accepting, waits for responses, flushes logs, closes the pool
+    // Stop accepting and let open requests and streams finish (up to the grace period)
+    // before Nest's shutdown hooks run: the log writer's last flush must come after
+    // their rows are queued.
+    const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+    // A keep-alive connection whose response just ended would otherwise hold on until its timeout.
+    const idleSweep = setInterval(() => server.closeIdleConnections(), 50);
+    const cutOff = setTimeout(() => server.closeAllConnections(), env.SHUTDOWN_GRACE_MS);
+    await drained;
+    clearInterval(idleSweep);
+    clearTimeout(cutOff);
+    await new Promise((resolve) => setImmediate(resolve)); // rows are queued one tick after a response closes
+    await app.close(); // flushes logs, closes Redis and the database pool
     await embedded?.stop();
     process.exit(0);
   };

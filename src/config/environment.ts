@@ -62,9 +62,20 @@ export class Environment {
   @Transform(toInt) @IsInt() @Min(10) @Max(60000)
   LOG_FLUSH_INTERVAL_MS = 250;
 
-  /** Upper bound on log records held in memory while the database is unreachable. */
+  /** Upper bound on log records held in memory while the database is unreachable (the journal keeps the rest). */
   @Transform(toInt) @IsInt() @Min(100)
   LOG_QUEUE_MAX = 100000;
+
+  /**
+   * Where log records are journaled until they are in the database, so that a database
+   * outage or a crash loses none (replayed at start); `off` disables. Default DATA_DIR/journal.
+   */
+  @IsOptional() @IsString()
+  LOG_JOURNAL_DIR?: string;
+
+  /** Upper bound on the journal's size on disk; records beyond it are held in memory only. */
+  @Transform(toInt) @IsInt() @Min(1024 * 1024)
+  LOG_JOURNAL_MAX_BYTES = 1024 * 1024 * 1024;
 
   /** How long keys, virtual keys and configs stay in the in-process cache. */
   @Transform(toInt) @IsInt() @Min(0)
@@ -103,7 +114,7 @@ export class InvalidEnvironmentError extends Error {
 
 /** Parses and validates the environment; throws one error listing every bad variable. */
 export function validateEnvironment(raw: Record<string, unknown>): Environment {
-  const known = Object.keys(new Environment()).concat('DATABASE_URL', 'GATEWAY_ADMIN_KEY', 'GATEWAY_ENCRYPTION_KEY', 'REDIS_URL');
+  const known = Object.keys(new Environment()).concat('DATABASE_URL', 'GATEWAY_ADMIN_KEY', 'GATEWAY_ENCRYPTION_KEY', 'REDIS_URL', 'LOG_JOURNAL_DIR');
   // Empty strings mean "unset", as in most twelve-factor apps.
   const input = Object.fromEntries(
     known.filter((k) => raw[k] !== undefined && raw[k] !== '').map((k) => [k, raw[k]]),

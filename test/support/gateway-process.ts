@@ -49,13 +49,13 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Starts a gateway process with `env` (DATABASE_URL, keys …) and waits until /health answers. */
+/** Starts a gateway process with `env` (DATABASE_URL, keys …; no log journal unless LOG_JOURNAL_DIR is given) and waits until /health answers. */
 export async function startGatewayProcess(env: Record<string, string>, startTimeoutMs = 20_000): Promise<GatewayProcess> {
   ensureBuilt();
   const port = await freePort();
   const child = spawn(process.execPath, [MAIN], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, NODE_ENV: 'test', LOG_LEVEL: 'error', HOST: '127.0.0.1', PORT: String(port), ...env },
+    env: { PATH: process.env.PATH, NODE_ENV: 'test', LOG_LEVEL: 'error', HOST: '127.0.0.1', PORT: String(port), LOG_JOURNAL_DIR: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -1,5 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
@@ -14,8 +17,11 @@ export interface TestGateway {
   /** e.g. http://127.0.0.1:PORT */
   url: string;
   adminKey: string;
+  /** The test database, reached directly (not through `databaseHost`). */
   databaseUrl: string;
   dataSource: DataSource;
+  /** This gateway's own log journal directory (LOG_JOURNAL_DIR), removed by `close()`. */
+  journalDir: string;
   /** Waits until every queued log row is in the database. */
   flushLogs(): Promise<void>;
   close(): Promise<void>;
@@ -27,11 +33,18 @@ function databaseUrl(adminUrl: string, database: string): string {
   return url.toString();
 }
 
+function withHost(url: string, host: string): string {
+  const parsed = new URL(url);
+  parsed.host = host;
+  return parsed.toString();
+}
+
 /**
  * A gateway on a free port with a fresh database of its own (real PostgreSQL, real
- * migrations), dropped again by `close()`.
+ * migrations), dropped again by `close()`. `options.databaseHost` (host:port, e.g. a
+ * TcpProxy) is where the gateway reaches that database instead.
  */
-export async function startTestGateway(env: Record<string, string> = {}): Promise<TestGateway> {
+export async function startTestGateway(env: Record<string, string> = {}, options: { databaseHost?: string } = {}): Promise<TestGateway> {
   const adminUrl = process.env.TEST_PG_ADMIN_URL;
   if (!adminUrl) throw new Error('TEST_PG_ADMIN_URL is not set: run the e2e tests through jest (global setup)');
   const database = `gateway_test_${randomBytes(6).toString('hex')}`;
@@ -41,9 +54,11 @@ export async function startTestGateway(env: Record<string, string> = {}): Promis
   await admin.end();
 
   const url = databaseUrl(adminUrl, database);
+  const journalDir = mkdtempSync(join(tmpdir(), 'gateway-journal-'));
   const app = await createGatewayApp(
     validateEnvironment({
-      DATABASE_URL: url,
+      DATABASE_URL: options.databaseHost ? withHost(url, options.databaseHost) : url,
+      LOG_JOURNAL_DIR: journalDir,
       GATEWAY_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
       GATEWAY_ADMIN_KEY: TEST_ADMIN_KEY,
       LOG_LEVEL: 'error',
@@ -67,8 +82,10 @@ export async function startTestGateway(env: Record<string, string> = {}): Promis
       await new Promise((r) => setTimeout(r, 10));
       await logWriter.flush();
     },
+    journalDir,
     close: async () => {
       await app.close();
+      rmSync(journalDir, { recursive: true, force: true });
       const cleanup = new Client({ connectionString: adminUrl });
       await cleanup.connect();
       await cleanup.query(`drop database if exists ${database} with (force)`);

@@ -6,7 +6,8 @@ import type { Environment } from '../../config/environment';
 import { KeyLookupService } from './key-lookup.service';
 
 const CHANNEL = 'gateway_key_changes';
-export type KeyKind = 'api_keys' | 'virtual_keys' | 'configs' | 'prompts' | 'end_users';
+const KEY_KINDS = ['api_keys', 'virtual_keys', 'configs', 'prompts', 'end_users'] as const;
+export type KeyKind = (typeof KEY_KINDS)[number];
 
 /**
  * Tells every gateway instance on the same database that keys changed (PostgreSQL
@@ -67,13 +68,12 @@ export class KeyChangeNotifier implements OnModuleInit, OnApplicationShutdown {
     this.listener = undefined;
     clearTimeout(this.retryTimer);
     this.retryTimer = setTimeout(() => {
-      // Changes missed while disconnected: start from a clean cache.
-      this.invalidate('api_keys');
-      this.invalidate('virtual_keys');
-      this.invalidate('configs');
-      this.invalidate('prompts');
-      this.invalidate('end_users');
-      this.listen().catch((e: Error) => this.retryLater(e));
+      this.listen().then(
+        // Changes missed while disconnected: start from a clean cache, once the database is back
+        // (during an outage the cached keys are what keeps requests served).
+        () => KEY_KINDS.forEach((kind) => this.invalidate(kind)),
+        (e: Error) => this.retryLater(e),
+      );
     }, 5_000);
     this.retryTimer.unref();
   }

@@ -1,20 +1,24 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import type { Environment } from '../../config/environment';
 import type { BudgetSettlement } from '../budgets/budget-ledger.service';
 import { CounterStore } from '../budgets/counter-store';
 import type { TokenSettlement } from '../budgets/rate-limiter.service';
 import { RequestLogEntity } from './entities/request-log.entity';
+import { LogJournal } from './log-journal';
 
 /** A log row, and what it does to budget and token-rate counters once stored (see CounterStore). */
 export type LogRecord = Partial<RequestLogEntity> & { budgetSettlements?: BudgetSettlement[]; tokenSettlements?: TokenSettlement[] };
 
 /**
- * Writes log rows off the request path: records queue in memory and are inserted in
- * batches every LOG_FLUSH_INTERVAL_MS (or as soon as a batch is full). When the
- * database fails, the batch goes back to the queue and is retried with backoff;
- * nothing is dropped unless the queue passes LOG_QUEUE_MAX. Shutdown flushes.
+ * Writes log rows off the request path: each record is journaled on disk (LogJournal),
+ * queues in memory and is inserted in batches every LOG_FLUSH_INTERVAL_MS (or as soon
+ * as a batch is full). When the database fails, the batch goes back to the queue and is
+ * retried with backoff; past LOG_QUEUE_MAX records the oldest wait on disk only and are
+ * read back when the queue drains. Shutdown flushes; what the database could not take
+ * stays in the journal for the next start.
  */
 @Injectable()
 export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
@@ -28,6 +32,8 @@ export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
   private readonly intervalMs: number;
   private readonly maxQueue: number;
 
+  private readonly journal: LogJournal | null;
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly counters: CounterStore,
@@ -36,16 +42,23 @@ export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
     this.batchSize = config.get('LOG_BATCH_SIZE', { infer: true });
     this.intervalMs = config.get('LOG_FLUSH_INTERVAL_MS', { infer: true });
     this.maxQueue = config.get('LOG_QUEUE_MAX', { infer: true });
+    const journalDir = config.get('LOG_JOURNAL_DIR', { infer: true }) ?? join(config.get('DATA_DIR', { infer: true }), 'journal');
+    this.journal = journalDir === 'off' ? null : new LogJournal(journalDir, config.get('LOG_JOURNAL_MAX_BYTES', { infer: true }));
   }
 
   onModuleInit(): void {
-    this.schedule(this.intervalMs);
+    const adopted = this.journal?.adoptOrphans() ?? 0;
+    if (adopted) this.logger.log(`Replaying ${adopted} log journal file(s) left by an earlier run`);
+    this.schedule(adopted ? 0 : this.intervalMs);
   }
 
   enqueue(record: LogRecord): void {
+    this.journal?.append(record);
     if (this.queue.length >= this.maxQueue) {
-      this.queue.shift();
-      if (++this.dropped % 1000 === 1) this.logger.error(`Log queue full (${this.maxQueue}): ${this.dropped} oldest records dropped`);
+      // The oldest record leaves memory; if it is journaled it is read back once the queue drains.
+      if (!this.journal?.spill(this.queue.shift()!) && ++this.dropped % 1000 === 1) {
+        this.logger.error(`Log queue full (${this.maxQueue}) and not journaled: ${this.dropped} oldest records dropped`);
+      }
     }
     this.queue.push(record);
     if (this.queue.length >= this.batchSize && !this.flushing) void this.flush();
@@ -58,8 +71,14 @@ export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
     return this.flushing;
   }
 
+  /** Records waiting in memory. */
   pending(): number {
     return this.queue.length;
+  }
+
+  /** Bytes of the journal on disk (0 without a journal). */
+  journalBytes(): number {
+    return this.journal?.size ?? 0;
   }
 
   // Before TypeORM closes its pool (that happens in onApplicationShutdown).
@@ -67,51 +86,68 @@ export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
     clearTimeout(this.timer);
     this.timer = undefined;
     for (let attempt = 0; attempt < 3 && this.queue.length; attempt++) await this.flush();
-    if (this.queue.length) this.logger.error(`${this.queue.length} log records could not be written before shutdown`);
+    if (this.queue.length && this.journal) this.logger.warn(`${this.queue.length} log records stay in the journal; the next start writes them`);
+    else if (this.queue.length) this.logger.error(`${this.queue.length} log records could not be written before shutdown`);
+    this.journal?.close();
   }
 
   private async writeQueued(): Promise<void> {
-    while (this.queue.length) {
+    for (;;) {
+      if (this.queue.length === 0) {
+        // Memory is drained: read back what only the journal holds, oldest first.
+        const spilled = this.journal?.readSpilled();
+        if (!spilled) return;
+        this.queue.push(...(spilled as LogRecord[]));
+        continue;
+      }
       const batch = this.queue.splice(0, this.batchSize);
+      let unwritten: LogRecord[] = [];
+      let failure: unknown;
       try {
         await this.insert(batch);
-        this.failures = 0;
       } catch (error) {
-        if (isDataError(error)) {
-          await this.insertOneByOne(batch);
-          continue;
-        }
-        this.queue.unshift(...batch);
+        failure = error;
+        if (isDataError(error)) ({ unwritten, failure } = await this.insertOneByOne(batch));
+        else unwritten = batch;
+      }
+      this.journal?.release(unwritten.length ? batch.filter((record) => !unwritten.includes(record)) : batch);
+      if (unwritten.length) {
+        this.queue.unshift(...unwritten);
         this.failures++;
-        this.logger.warn(`Writing ${batch.length} log records failed (attempt ${this.failures}): ${(error as Error).message}`);
+        this.logger.warn(`Writing ${unwritten.length} log records failed (attempt ${this.failures}): ${(failure as Error).message}`);
         return;
       }
+      this.failures = 0;
     }
   }
 
   /**
    * A row PostgreSQL refuses (e.g. a body with a NUL character, which jsonb cannot hold)
-   * must not block the queue: store it without its bodies, noting why.
+   * must not block the queue: store it without its bodies, noting why. Stops at a
+   * failure of the database itself, returning the records not written.
    */
-  private async insertOneByOne(batch: LogRecord[]): Promise<void> {
-    for (const record of batch) {
+  private async insertOneByOne(batch: LogRecord[]): Promise<{ unwritten: LogRecord[]; failure?: unknown }> {
+    for (const [index, record] of batch.entries()) {
       try {
         await this.insert([record]);
       } catch (error) {
-        if (!isDataError(error)) throw error;
+        if (!isDataError(error)) return { unwritten: batch.slice(index), failure: error };
         const note = { gateway_note: `body not storable: ${(error as Error).message}` };
         await this.insert([{ ...record, requestBody: note, responseBody: note, requestHeaders: null }]).catch((again: Error) =>
           this.logger.error(`Log record ${record.id} dropped: ${again.message}`),
         );
       }
     }
+    return { unwritten: [] };
   }
 
   /**
    * One multi-row INSERT with parameters, built by hand: TypeORM's query builder spent
    * more CPU preparing a batch than PostgreSQL spent storing it (see the benchmark).
    */
-  private async insert(batch: LogRecord[]): Promise<void> {
+  private async insert(records: LogRecord[]): Promise<void> {
+    // A record read back from the journal may still be queued too: each id once, or it would settle twice.
+    const batch = records.length > 1 ? [...new Map(records.map((record) => [record.id, record])).values()] : records;
     const columns = this.dataSource.getMetadata(RequestLogEntity).columns;
     const params: unknown[] = [];
     const rows = batch.map((record) => {
@@ -134,8 +170,8 @@ export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
     this.timer = setTimeout(async () => {
       await this.flush();
       if (this.timer === undefined) return; // shut down meanwhile
-      // Back off while the database fails: 0.25 s, 0.5 s, … up to 30 s.
-      const backoff = this.failures ? Math.min(30_000, this.intervalMs * 2 ** Math.min(this.failures, 10)) : this.intervalMs;
+      // Back off while the database fails: 0.5 s, 1 s, … up to 5 s (one cheap attempt, and logs back soon after it is).
+      const backoff = this.failures ? Math.min(5_000, this.intervalMs * 2 ** Math.min(this.failures, 10)) : this.intervalMs;
       this.schedule(backoff);
     }, delayMs);
     this.timer.unref();

@@ -1,0 +1,62 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LogJournal } from './log-journal';
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('LogJournal', () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'journal-spec-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const files = () => readdirSync(dir);
+  const lines = () => files().flatMap((file) => readFileSync(join(dir, file), 'utf8').split('\n').filter(Boolean));
+
+  it('writes each tick’s records to disk and deletes the file once they are all stored', async () => {
+    const journal = new LogJournal(dir, 1 << 20);
+    const records = [{ id: 'a' }, { id: 'b' }];
+    records.forEach((record) => journal.append(record));
+    await tick();
+    expect(lines().map((line) => JSON.parse(line).id)).toEqual(['a', 'b']);
+    journal.release([records[0]]);
+    expect(files()).toHaveLength(1);
+    journal.release([records[1]]);
+    expect(files()).toEqual([]);
+    expect(journal.size).toBe(0);
+  });
+
+  it('reads back records the memory queue let go, and only then deletes their file', async () => {
+    const journal = new LogJournal(dir, 1 << 20);
+    const kept = { id: 'kept' };
+    const spilled = { id: 'spilled' };
+    journal.append(spilled);
+    journal.append(kept);
+    expect(journal.spill(spilled)).toBe(true);
+    journal.release([kept]);
+    expect(files()).toHaveLength(1); // the spilled record is on disk only
+    const readBack = journal.readSpilled();
+    expect(readBack?.map((record) => (record as { id: string }).id)).toEqual(['spilled', 'kept']);
+    expect(journal.readSpilled()).toBeNull();
+    journal.release(readBack!);
+    expect(files()).toEqual([]);
+  });
+
+  it('takes over the files of a process that is gone, skipping a line cut short by the crash, but not those of a running one', () => {
+    writeFileSync(join(dir, '00001700000000000-999999999-000000.jsonl'), '{"id":"x"}\n{"id":"y"}\n{"id":"tor');
+    writeFileSync(join(dir, `00001700000000001-${process.ppid}-000000.jsonl`), '{"id":"other"}\n');
+    const journal = new LogJournal(dir, 1 << 20);
+    expect(journal.adoptOrphans()).toBe(1);
+    const records = journal.readSpilled()!;
+    expect(records).toEqual([{ id: 'x' }, { id: 'y' }]);
+    journal.release(records);
+    expect(files()).toEqual([`00001700000000001-${process.ppid}-000000.jsonl`]);
+  });
+
+  it('past its size bound, refuses to journal (the record stays in memory only)', () => {
+    const journal = new LogJournal(dir, 50);
+    expect(journal.append({ id: 'a', text: 'x'.repeat(10) })).toBe(true);
+    expect(journal.append({ id: 'b', text: 'x'.repeat(40) })).toBe(false);
+    expect(journal.spill({ id: 'b' })).toBe(false);
+  });
+});

@@ -1,0 +1,73 @@
+/**
+ * The gateway's own database goes away under load (a TCP proxy in front of PostgreSQL
+ * is cut): keys already seen keep being served from the in-process cache, a key never
+ * seen gets 503, and every log row waits in the on-disk journal (more than the memory
+ * queue holds) until the database is back, when each request served has its row.
+ */
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { call, createApiKey, createVirtualKey, sleep, waitFor } from './support/e2e-helpers';
+import { MockUpstream, startMockUpstream } from './support/mock-upstream';
+import { startTcpProxy, TcpProxy } from './support/tcp-proxy';
+import { startTestGateway, TestGateway } from './support/test-gateway';
+
+const CHAT = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello' }] };
+
+describe('a database outage', () => {
+  let proxy: TcpProxy;
+  let gateway: TestGateway;
+  let mock: MockUpstream;
+  let direct: Client;
+
+  beforeAll(async () => {
+    const admin = new URL(process.env.TEST_PG_ADMIN_URL!);
+    proxy = await startTcpProxy(admin.hostname, Number(admin.port || 5432));
+    mock = await startMockUpstream();
+    // The smallest memory queue, so that most of the outage's rows wait on disk only.
+    gateway = await startTestGateway({ LOG_QUEUE_MAX: '100', LOG_FLUSH_INTERVAL_MS: '50' }, { databaseHost: proxy.address });
+    direct = new Client({ connectionString: gateway.databaseUrl });
+    await direct.connect();
+  });
+
+  afterAll(async () => {
+    await proxy?.restore().catch(() => undefined);
+    await direct?.end();
+    await gateway?.close();
+    await proxy?.close();
+    await mock?.close();
+  });
+
+  const logCount = async (apiKeyId: string) => Number((await direct.query('select count(*) as n from request_logs where api_key_id = $1', [apiKeyId])).rows[0].n);
+  const journalBytes = () => readdirSync(gateway.journalDir).reduce((sum, file) => sum + statSync(join(gateway.journalDir, file)).size, 0);
+
+  it('serves keys already seen, refuses unseen ones with 503, and writes every journaled log row once the database is back', async () => {
+    await createVirtualKey(gateway, { slug: 'openai-prod', key: 'sk-outage', custom_host: `${mock.url}/v1` });
+    const key = await createApiKey(gateway, { role: 'user' });
+    const unseen = await createApiKey(gateway, { role: 'user' });
+    const send = (apiKey: string) => call(gateway, '/v1/chat/completions', { headers: { 'x-gateway-virtual-key': 'openai-prod' }, body: CHAT, apiKey });
+    expect((await send(key.key)).status).toBe(200); // now cached
+    await gateway.flushLogs();
+
+    await proxy.cut();
+    let served = 1;
+    for (let round = 0; round < 15; round++) {
+      const statuses = await Promise.all(Array.from({ length: 10 }, () => send(key.key).then((r) => r.status)));
+      expect(statuses).toEqual(Array(10).fill(200));
+      served += 10;
+    }
+    const refused = await send(unseen.key);
+    expect(refused.status).toBe(503);
+    expect(refused.body.error).toMatchObject({ type: 'service_unavailable', message: expect.stringMatching(/database is unreachable/) });
+    await sleep(300);
+    expect(await logCount(key.id)).toBe(1);
+    expect(journalBytes()).toBeGreaterThan(150 * 200);
+
+    await proxy.restore();
+    await waitFor(async () => (await logCount(key.id)) === served, 15_000);
+    // Read back from disk or not, no row is written twice, and the journal empties.
+    await sleep(300);
+    expect(await logCount(key.id)).toBe(served);
+    await waitFor(() => journalBytes() === 0, 5_000);
+  });
+});
