@@ -28,6 +28,7 @@ describe('a database outage', () => {
     gateway = await startTestGateway({ LOG_QUEUE_MAX: '100', LOG_FLUSH_INTERVAL_MS: '50' }, { databaseHost: proxy.address });
     direct = new Client({ connectionString: gateway.databaseUrl });
     await direct.connect();
+    await createVirtualKey(gateway, { slug: 'openai-prod', key: 'sk-outage', custom_host: `${mock.url}/v1` });
   });
 
   afterAll(async () => {
@@ -42,7 +43,6 @@ describe('a database outage', () => {
   const journalBytes = () => readdirSync(gateway.journalDir).reduce((sum, file) => sum + statSync(join(gateway.journalDir, file)).size, 0);
 
   it('serves keys already seen, refuses unseen ones with 503, and writes every journaled log row once the database is back', async () => {
-    await createVirtualKey(gateway, { slug: 'openai-prod', key: 'sk-outage', custom_host: `${mock.url}/v1` });
     const key = await createApiKey(gateway, { role: 'user' });
     const unseen = await createApiKey(gateway, { role: 'user' });
     const send = (apiKey: string) => call(gateway, '/v1/chat/completions', { headers: { 'x-gateway-virtual-key': 'openai-prod' }, body: CHAT, apiKey });
@@ -69,5 +69,36 @@ describe('a database outage', () => {
     await sleep(300);
     expect(await logCount(key.id)).toBe(served);
     await waitFor(() => journalBytes() === 0, 5_000);
+  });
+
+  it('keeps budgets and rate limits enforced from the last known counters, and settles the real costs once back', async () => {
+    // 1,000 prompt tokens and 3 completion tokens of gpt-4o-mini: $0.0001518 a request.
+    const priced = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x'.repeat(4000) }], max_tokens: 3 };
+    const budgeted = await createApiKey(gateway, { role: 'user', budget_limit_usd: 0.000455 }); // 3 requests
+    const limited = await createApiKey(gateway, { role: 'user', rate_limits: [{ type: 'requests', unit: 'rph', value: 5 }] });
+    const send = (apiKey: string, body: object) => call(gateway, '/v1/chat/completions', { headers: { 'x-gateway-virtual-key': 'openai-prod' }, body, apiKey });
+    expect((await send(budgeted.key, priced)).status).toBe(200);
+    expect((await send(limited.key, CHAT)).status).toBe(200);
+    await gateway.flushLogs();
+
+    await proxy.cut();
+    const budgetStatuses: number[] = [];
+    for (let i = 0; i < 5; i++) budgetStatuses.push((await send(budgeted.key, priced)).status);
+    expect(budgetStatuses).toEqual([200, 200, 402, 402, 402]);
+    const rateStatuses: number[] = [];
+    for (let i = 0; i < 6; i++) rateStatuses.push((await send(limited.key, CHAT)).status);
+    expect(rateStatuses).toEqual([200, 200, 200, 200, 429, 429]);
+
+    await proxy.restore();
+    await waitFor(async () => (await logCount(budgeted.id)) === 6, 15_000);
+    const { rows } = await direct.query(
+      `select (select sum(cost_usd)::float8 from request_logs where api_key_id = $1) as logged,
+              (select spent_usd::float8 from budget_counters where scope_id = $1) as spent,
+              (select reserved_usd::float8 from budget_counters where scope_id = $1) as reserved`,
+      [budgeted.id],
+    );
+    expect(rows[0].spent).toBeCloseTo(rows[0].logged, 12);
+    expect(rows[0].logged).toBeCloseTo(3 * 0.0001518, 12);
+    expect(rows[0].reserved).toBe(0);
   });
 });

@@ -102,7 +102,7 @@ describeRedis('budget and rate counters in Redis', () => {
     const periodStart = new Date(Date.UTC(2026, 10, 1));
     const hash = `gateway:budget:api_key:${scopeId}:${periodStart.getTime()}`;
     try {
-      expect(await store.reserveBudget({ scope: 'api_key', scopeId, periodStart }, 0.5, 10, async () => 1.25)).toBe(true);
+      expect(await store.reserveBudget({ scope: 'api_key', scopeId, periodStart }, 0.5, 10, async () => 1.25)).toBe('held');
       expect(await redis.hgetall(hash)).toEqual({ spent: '1250000000', reserved: '500000000' });
 
       const rows = [{ logId: randomUUID(), budgets: [{ scope: 'api_key' as const, scope_id: scopeId, period_start: periodStart.toISOString(), spend_usd: 0.2, release_usd: 0.5 }], tokens: [] }];

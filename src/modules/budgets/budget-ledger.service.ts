@@ -69,8 +69,10 @@ export class BudgetLedger {
     for (const [scope, scopeId, owner, budget] of wanted) {
       const periodStart = budgetPeriodStart(budget.period) ?? LIFETIME;
       const seed = () => this.loggedSpend(scope, owner, periodStart);
-      if (!(await this.counters.reserveBudget({ scope, scopeId, periodStart }, amountUsd, budget.limitUsd, seed))) throw budgetExceeded(scope, budget);
-      context.budgetHolds.push({ scope, scopeId, owner, periodStart, amountUsd });
+      const reservation = await this.counters.reserveBudget({ scope, scopeId, periodStart }, amountUsd, budget.limitUsd, seed);
+      if (reservation === 'refused') throw budgetExceeded(scope, budget);
+      // Held locally (store unreachable): nothing stored to release when the rows settle.
+      context.budgetHolds.push({ scope, scopeId, owner, periodStart, amountUsd: reservation === 'held' ? amountUsd : 0 });
     }
   }
 

@@ -8,6 +8,8 @@ export interface BudgetCounter {
   periodStart: Date;
 }
 
+export type BudgetReservation = 'held' | 'refused' | 'held_locally';
+
 /** One rate-limit window of a key: `limitKey` is `<type>:<unit>`, e.g. `requests:rpm`. */
 export interface RateWindow {
   scope: BudgetScope;
@@ -39,8 +41,10 @@ export abstract class CounterStore {
    * Adds `amountUsd` to the counter's reservations if its spend plus reservations is
    * under `limitUsd`. A counter that does not exist yet starts from `seed()`, the spend
    * the log already holds for the period (a budget set on a key that has been spending).
+   * `held_locally`: the store was unreachable and this instance admitted the request
+   * from what it last knew of the counter; there is no stored reservation to release.
    */
-  abstract reserveBudget(counter: BudgetCounter, amountUsd: number, limitUsd: number, seed: () => Promise<number>): Promise<boolean>;
+  abstract reserveBudget(counter: BudgetCounter, amountUsd: number, limitUsd: number, seed: () => Promise<number>): Promise<BudgetReservation>;
 
   /** Counts one request in the window if it is under `max`; false (nothing counted) when full. */
   abstract countRequest(window: RateWindow, max: number): Promise<boolean>;

@@ -4,7 +4,7 @@ import { GatewayError } from '../../common/errors/gateway-error';
 import { ThrottledWarning } from '../../common/logging/throttled-warning';
 import { closeRedis, connectRedis } from '../../common/redis/redis-client';
 import { RATE_WINDOW_MS, RateLimit } from '../keys/key-limits';
-import { BudgetCounter, CounterStore, RateWindow, RowSettlements } from './counter-store';
+import { BudgetCounter, BudgetReservation, CounterStore, RateWindow, RowSettlements } from './counter-store';
 
 const PREFIX = 'gateway:';
 /** Amounts are kept as integer nano-dollars: HINCRBY is exact where floats would drift. */
@@ -95,14 +95,16 @@ export class RedisCounterStore extends CounterStore implements OnApplicationShut
     for (const [name, lua] of Object.entries(SCRIPTS)) this.redis.defineCommand(name, { numberOfKeys: name === 'gatewaySettle' ? 0 : 1, lua });
   }
 
-  async reserveBudget(counter: BudgetCounter, amountUsd: number, limitUsd: number, seed: () => Promise<number>): Promise<boolean> {
+  async reserveBudget(counter: BudgetCounter, amountUsd: number, limitUsd: number, seed: () => Promise<number>): Promise<BudgetReservation> {
     const key = `${PREFIX}budget:${counter.scope}:${counter.scopeId}:${counter.periodStart.getTime()}`;
-    const reserve = () => this.run(() => this.redis.gatewayReserveBudget(key, nano(amountUsd), nano(limitUsd), BUDGET_TTL_MS));
-    const reserved = await reserve();
-    if (reserved >= 0) return reserved === 1;
-    const spent = await seed();
-    await this.run(() => this.redis.gatewaySeedBudget(key, nano(spent), BUDGET_TTL_MS));
-    return (await reserve()) === 1;
+    const reserve = async () => ((await this.run(() => this.redis.gatewayReserveBudget(key, nano(amountUsd), nano(limitUsd), BUDGET_TTL_MS))) as -1 | 0 | 1);
+    let reserved = await reserve();
+    if (reserved === -1) {
+      const spent = await seed();
+      await this.run(() => this.redis.gatewaySeedBudget(key, nano(spent), BUDGET_TTL_MS));
+      reserved = await reserve();
+    }
+    return reserved === 1 ? 'held' : 'refused';
   }
 
   async countRequest(window: RateWindow, max: number): Promise<boolean> {

@@ -3,6 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import type { Environment } from '../../config/environment';
+import { isDataError } from '../../database/database-errors';
 import type { BudgetSettlement } from '../budgets/budget-ledger.service';
 import { CounterStore } from '../budgets/counter-store';
 import type { TokenSettlement } from '../budgets/rate-limiter.service';
@@ -176,10 +177,4 @@ export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
     }, delayMs);
     this.timer.unref();
   }
-}
-
-/** PostgreSQL classes 22 (data exception) and 23 (integrity): the row, not the database, is at fault. */
-function isDataError(error: unknown): boolean {
-  const code = (error as { driverError?: { code?: string }; code?: string }).driverError?.code ?? (error as { code?: string }).code;
-  return typeof code === 'string' && (code.startsWith('22') || code.startsWith('23'));
 }

@@ -1,0 +1,23 @@
+/** The SQLSTATE of a PostgreSQL error, through TypeORM's wrapper or straight from pg. */
+function sqlState(error: unknown): string | undefined {
+  const code = (error as { driverError?: { code?: unknown }; code?: unknown }).driverError?.code ?? (error as { code?: unknown }).code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** PostgreSQL classes 22 (data exception) and 23 (integrity): the row, not the database, is at fault. */
+export function isDataError(error: unknown): boolean {
+  const code = sqlState(error);
+  return code !== undefined && /^(22|23)/.test(code);
+}
+
+/**
+ * The database cannot be reached or is going away: a refused or reset connection, a
+ * timeout, or SQLSTATE classes 08 (connection), 53 (resources) and 57 (shutdown).
+ * Anything else (a bad statement, a constraint) is a bug or bad data, not an outage.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const code = sqlState(error);
+  if (code && /^(08|53|57)/.test(code)) return true;
+  if (code && /^E[A-Z]+$/.test(code)) return true; // ECONNREFUSED, ECONNRESET, ETIMEDOUT, EPIPE, …
+  return /connection terminated|timeout exceeded when trying to connect|Connection terminated unexpectedly|not queryable/i.test((error as Error)?.message ?? '');
+}
