@@ -61,7 +61,10 @@ export function writeError(req: Request, res: Response, exception: unknown, logg
   }
 
   const error = toGatewayError(exception);
-  if (error.status >= 500 && error.code === 'internal_error') logger.error(exception instanceof Error ? exception.stack : String(exception));
+  // Failures of the gateway or an upstream are what operators search for, by trace id.
+  const traceId = context?.traceId;
+  if (error.status >= 500 && error.code === 'internal_error') logger.error({ msg: 'Unexpected error', trace_id: traceId, stack: exception instanceof Error ? exception.stack : String(exception) });
+  else if (error.status >= 500) logger.warn({ msg: error.message, trace_id: traceId, status: error.status, code: error.code, provider: context?.provider ?? undefined });
   context?.noteError(error);
   if (res.headersSent) return void res.end();
   res.status(error.status).set(error.headers);

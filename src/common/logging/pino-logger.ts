@@ -13,19 +13,35 @@ export class PinoLogger implements LoggerService {
   }
 
   log(message: unknown, context?: string) {
-    if (context && FRAMEWORK_CONTEXTS.has(context)) this.pino.debug({ context }, String(message));
-    else this.pino.info({ context }, String(message));
+    if (context && FRAMEWORK_CONTEXTS.has(context)) this.pino.debug(fields(message, context), text(message));
+    else this.pino.info(fields(message, context), text(message));
   }
   error(message: unknown, trace?: string, context?: string) {
-    this.pino.error({ context, trace }, String(message));
+    this.pino.error({ ...fields(message, context), ...(trace ? { trace } : {}) }, text(message));
   }
   warn(message: unknown, context?: string) {
-    this.pino.warn({ context }, String(message));
+    this.pino.warn(fields(message, context), text(message));
   }
   debug(message: unknown, context?: string) {
-    this.pino.debug({ context }, String(message));
+    this.pino.debug(fields(message, context), text(message));
   }
   verbose(message: unknown, context?: string) {
-    this.pino.trace({ context }, String(message));
+    this.pino.trace(fields(message, context), text(message));
   }
+}
+
+/**
+ * A message may be an object `{ msg, ...fields }` (e.g. `{ msg, trace_id, status }`):
+ * its fields become JSON fields of the line, so logs can be searched by trace id.
+ */
+function fields(message: unknown, context?: string): Record<string, unknown> {
+  if (message === null || typeof message !== 'object' || message instanceof Error) return { context };
+  const { msg: _msg, ...rest } = message as Record<string, unknown>;
+  return { context, ...rest };
+}
+
+function text(message: unknown): string {
+  if (message instanceof Error) return message.message;
+  if (message !== null && typeof message === 'object') return String((message as { msg?: unknown }).msg ?? '');
+  return String(message);
 }

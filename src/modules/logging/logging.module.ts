@@ -17,6 +17,6 @@ import { RequestLogger } from './request-logger.service';
   imports: [TypeOrmModule.forFeature([RequestLogEntity, VirtualKeyEntity]), PricingModule],
   controllers: [LogsController, AnalyticsController, MetricsController],
   providers: [LogWriter, RequestLogger, LogsService, AnalyticsService, MetricsService],
-  exports: [RequestLogger, LogWriter],
+  exports: [RequestLogger, LogWriter, MetricsService],
 })
 export class LoggingModule {}

@@ -62,7 +62,7 @@ export class RequestLogger {
 
   private queue(row: QueuedRow): void {
     this.writer.enqueue(row);
-    this.metrics.observe(row.operation, row.provider, row.statusCode, row.latencyMs, row.costUsd);
+    this.metrics.observe({ ...row, errorCode: row.error ? (row.error.code ?? row.error.type) : null });
   }
 
   private toRow(context: RequestContext, parsedBody: unknown) {

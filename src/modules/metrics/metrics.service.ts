@@ -1,7 +1,28 @@
 import { Injectable } from '@nestjs/common';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { LogWriter } from '../logging/log-writer.service';
 
-/** Prometheus metrics: process defaults plus one counter and one histogram per logged request. */
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/** What one logged request contributes to the metrics. */
+export interface ObservedRequest {
+  operation: string;
+  provider: string | null;
+  model: string | null;
+  statusCode: number;
+  latencyMs: number;
+  promptTokens: number | null;
+  completionTokens: number | null;
+  costUsd: number | null;
+  errorCode: string | null;
+}
+
+/**
+ * Prometheus metrics at /metrics: process defaults, and per logged request its count,
+ * errors, latency, tokens and cost; per upstream call its latency to the response
+ * headers; the log queue and journal as gauges. A model is a label only when the price
+ * table knows it (else `other`), so that arbitrary model names cannot blow up the series.
+ */
 @Injectable()
 export class MetricsService {
   readonly registry = new Registry();
@@ -11,28 +32,71 @@ export class MetricsService {
     labelNames: ['operation', 'provider', 'status'] as const,
     registers: [this.registry],
   });
+  private readonly errors = new Counter({
+    name: 'gateway_request_errors_total',
+    help: 'Failed requests (and failed attempts a retry or fallback followed) by operation, provider and error code',
+    labelNames: ['operation', 'provider', 'code'] as const,
+    registers: [this.registry],
+  });
   private readonly latency = new Histogram({
     name: 'gateway_request_duration_seconds',
     help: 'Request duration, to the end of the response or stream',
     labelNames: ['operation', 'provider'] as const,
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly upstreamLatency = new Histogram({
+    name: 'gateway_upstream_duration_seconds',
+    help: "Time from sending a request upstream to the provider's response headers, by provider and status (failed: no answer)",
+    labelNames: ['provider', 'status'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly tokens = new Counter({
+    name: 'gateway_tokens_total',
+    help: 'Tokens of served requests by provider, model and kind (prompt or completion)',
+    labelNames: ['provider', 'model', 'kind'] as const,
     registers: [this.registry],
   });
   private readonly cost = new Counter({
     name: 'gateway_cost_usd_total',
-    help: 'Priced cost of served requests in USD',
-    labelNames: ['provider'] as const,
+    help: 'Priced cost of served requests in USD, by provider and model',
+    labelNames: ['provider', 'model'] as const,
     registers: [this.registry],
   });
 
-  constructor() {
+  constructor(logWriter: LogWriter) {
     collectDefaultMetrics({ register: this.registry });
+    new Gauge({
+      name: 'gateway_log_queue_depth',
+      help: 'Log records waiting in memory for the database',
+      registers: [this.registry],
+      collect() {
+        this.set(logWriter.pending());
+      },
+    });
+    new Gauge({
+      name: 'gateway_log_journal_bytes',
+      help: 'Size of the on-disk log journal (records not yet in the database)',
+      registers: [this.registry],
+      collect() {
+        this.set(logWriter.journalBytes());
+      },
+    });
   }
 
-  observe(operation: string, provider: string | null, status: number, latencyMs: number, costUsd: number | null): void {
-    const providerLabel = provider ?? 'none';
-    this.requests.inc({ operation, provider: providerLabel, status: String(status) });
-    this.latency.observe({ operation, provider: providerLabel }, latencyMs / 1000);
-    if (costUsd) this.cost.inc({ provider: providerLabel }, costUsd);
+  observe(request: ObservedRequest): void {
+    const provider = request.provider ?? 'none';
+    const model = request.costUsd !== null && request.model ? request.model : 'other';
+    this.requests.inc({ operation: request.operation, provider, status: String(request.statusCode) });
+    if (request.statusCode >= 400 || request.errorCode) this.errors.inc({ operation: request.operation, provider, code: request.errorCode ?? String(request.statusCode) });
+    this.latency.observe({ operation: request.operation, provider }, request.latencyMs / 1000);
+    if (request.promptTokens) this.tokens.inc({ provider, model, kind: 'prompt' }, request.promptTokens);
+    if (request.completionTokens) this.tokens.inc({ provider, model, kind: 'completion' }, request.completionTokens);
+    if (request.costUsd) this.cost.inc({ provider, model }, request.costUsd);
+  }
+
+  observeUpstream(provider: string, status: number | 'failed', seconds: number): void {
+    this.upstreamLatency.observe({ provider, status: String(status) }, seconds);
   }
 }

@@ -8,6 +8,7 @@ import type { ProviderOperation, ProviderOperations, UpstreamRequest } from '../
 import { ProviderRegistry } from '../../providers/registry';
 import type { NormalizedUsage } from '../../providers/usage';
 import type { RouteTarget } from '../routing/route-plan';
+import { MetricsService } from '../metrics/metrics.service';
 import { UpstreamClient, UpstreamResponse } from './upstream-client';
 
 /** What the shared attempt steps need to know of an operation. */
@@ -39,6 +40,7 @@ export class UpstreamAttempt {
   constructor(
     private readonly registry: ProviderRegistry,
     private readonly upstream: UpstreamClient,
+    private readonly metrics: MetricsService,
     config: ConfigService<Environment, true>,
   ) {
     this.defaultTimeoutMs = config.get('UPSTREAM_TIMEOUT_MS', { infer: true });
@@ -81,7 +83,12 @@ export class UpstreamAttempt {
   async sendRequest(context: RequestContext, target: RouteTarget, request: UpstreamRequest): Promise<SentAttempt> {
     const timeoutMs = target.requestTimeoutMs ?? this.defaultTimeoutMs;
     const signal = context.abort.signal;
-    const response = await this.upstream.send(request, { signal, timeoutMs });
+    const sentAt = performance.now();
+    const response = await this.upstream.send(request, { signal, timeoutMs }).catch((error: unknown) => {
+      this.metrics.observeUpstream(target.provider, 'failed', (performance.now() - sentAt) / 1000);
+      throw error;
+    });
+    this.metrics.observeUpstream(target.provider, response.status, (performance.now() - sentAt) / 1000);
     if (response.status >= 400) {
       const raw = await this.upstream.readBody(response, timeoutMs, signal);
       const contentType = String(response.headers['content-type'] ?? '') || 'application/json';
