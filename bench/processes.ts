@@ -108,6 +108,8 @@ export function startGateway(options: GatewayOptions): Child {
     DATA_DIR: options.dataDir,
     GATEWAY_ADMIN_KEY: options.adminKey,
     LOG_LEVEL: 'warn',
+    // The mock provider listens on loopback.
+    UPSTREAM_ALLOW_PRIVATE_NETWORKS: 'true',
     SHUTDOWN_GRACE_MS: '3000',
     // Always the embedded PostgreSQL in the fresh DATA_DIR, whatever the shell has set.
     DATABASE_URL: '',

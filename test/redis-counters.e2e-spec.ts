@@ -68,11 +68,11 @@ describeRedis('budget and rate counters in Redis', () => {
 
     await first.flushLogs();
     // The other process stores its rows, and settles them in Redis, within its flush interval.
+    const logged = async () => (await first.dataSource.query('select count(*)::int as n, sum(cost_usd)::float8 as total from request_logs where api_key_id = $1', [key.id]))[0];
+    await waitFor(async () => (await logged()).n === 40 || null);
     await waitFor(async () => Number(await redis.hget(await budgetKey(key.id), 'reserved')) === 0 || null);
     expect(await spentInRedis(key.id)).toBeCloseTo(5 * COST, 9);
-    const [logged] = await first.dataSource.query('select count(*)::int as n, sum(cost_usd)::float8 as total from request_logs where api_key_id = $1', [key.id]);
-    expect(logged.n).toBe(40);
-    expect(await spentInRedis(key.id)).toBeCloseTo(logged.total, 9);
+    expect(await spentInRedis(key.id)).toBeCloseTo((await logged()).total, 9);
     const [tables] = await first.dataSource.query('select (select count(*) from budget_counters)::int as budgets, (select count(*) from rate_counters)::int as rates');
     expect(tables).toEqual({ budgets: 0, rates: 0 });
   });

@@ -33,4 +33,13 @@ describe('TtlCache', () => {
     await cache.get('missing', async () => null, (v) => (v === null ? 0 : 60_000));
     await expect(cache.get('missing', async () => 'now here')).resolves.toBe('now here');
   });
+
+  it('expireAll reloads every entry but keeps it as the fallback when the reload fails', async () => {
+    const cache = new TtlCache<string>(60_000);
+    await cache.get('a', async () => 'a1');
+    await cache.get('b', async () => 'b1');
+    cache.expireAll();
+    await expect(cache.get('a', async () => 'a2')).resolves.toBe('a2');
+    await expect(cache.get('b', async () => Promise.reject(new Error('db down')))).resolves.toBe('b1');
+  });
 });

@@ -55,6 +55,12 @@ export class TtlCache<V> {
     this.entries.delete(key);
   }
 
+  /** Every entry must be loaded again, but stays the fallback should that load fail. */
+  expireAll(): void {
+    this.generation++;
+    for (const entry of this.entries.values()) entry.expiresAt = 0;
+  }
+
   clear(): void {
     this.generation++;
     this.entries.clear();

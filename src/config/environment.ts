@@ -101,6 +101,18 @@ export class Environment {
   @Transform(toInt) @IsInt() @Min(1024)
   CACHE_MAX_ENTRY_BYTES = 1024 * 1024;
 
+  /**
+   * Let provider hosts (custom_host, virtual keys) resolve to private addresses: 10/8,
+   * 172.16/12, 192.168/16, loopback, CGNAT, fc00::/7; e.g. a self-hosted vLLM or Ollama.
+   * Link-local and cloud metadata addresses stay unreachable regardless.
+   */
+  @Transform(toBool) @IsBoolean()
+  UPSTREAM_ALLOW_PRIVATE_NETWORKS = false;
+
+  /** Comma-separated CIDRs (or addresses) provider hosts may resolve to even when private, e.g. `10.0.3.0/24,127.0.0.1`. */
+  @IsOptional() @Matches(/^\s*[0-9a-fA-F:.]+(\/\d{1,3})?(\s*,\s*[0-9a-fA-F:.]+(\/\d{1,3})?)*\s*$/, { message: 'UPSTREAM_ALLOWED_NETWORKS must be comma-separated addresses or CIDRs' })
+  UPSTREAM_ALLOWED_NETWORKS?: string;
+
   /** How long SIGTERM waits for open requests and streams before closing them. */
   @Transform(toInt) @IsInt() @Min(0)
   SHUTDOWN_GRACE_MS = 10000;
@@ -114,7 +126,7 @@ export class InvalidEnvironmentError extends Error {
 
 /** Parses and validates the environment; throws one error listing every bad variable. */
 export function validateEnvironment(raw: Record<string, unknown>): Environment {
-  const known = Object.keys(new Environment()).concat('DATABASE_URL', 'GATEWAY_ADMIN_KEY', 'GATEWAY_ENCRYPTION_KEY', 'REDIS_URL', 'LOG_JOURNAL_DIR');
+  const known = Object.keys(new Environment()).concat('DATABASE_URL', 'GATEWAY_ADMIN_KEY', 'GATEWAY_ENCRYPTION_KEY', 'REDIS_URL', 'LOG_JOURNAL_DIR', 'UPSTREAM_ALLOWED_NETWORKS');
   // Empty strings mean "unset", as in most twelve-factor apps.
   const input = Object.fromEntries(
     known.filter((k) => raw[k] !== undefined && raw[k] !== '').map((k) => [k, raw[k]]),

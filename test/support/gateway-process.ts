@@ -55,7 +55,7 @@ export async function startGatewayProcess(env: Record<string, string>, startTime
   const port = await freePort();
   const child = spawn(process.execPath, [MAIN], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, NODE_ENV: 'test', LOG_LEVEL: 'error', HOST: '127.0.0.1', PORT: String(port), LOG_JOURNAL_DIR: 'off', ...env },
+    env: { PATH: process.env.PATH, NODE_ENV: 'test', LOG_LEVEL: 'error', HOST: '127.0.0.1', PORT: String(port), LOG_JOURNAL_DIR: 'off', UPSTREAM_ALLOW_PRIVATE_NETWORKS: 'true', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -59,6 +59,8 @@ export async function startTestGateway(env: Record<string, string> = {}, options
     validateEnvironment({
       DATABASE_URL: options.databaseHost ? withHost(url, options.databaseHost) : url,
       LOG_JOURNAL_DIR: journalDir,
+      // The mock providers listen on loopback.
+      UPSTREAM_ALLOW_PRIVATE_NETWORKS: 'true',
       GATEWAY_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
       GATEWAY_ADMIN_KEY: TEST_ADMIN_KEY,
       LOG_LEVEL: 'error',

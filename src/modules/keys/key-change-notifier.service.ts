@@ -6,8 +6,7 @@ import type { Environment } from '../../config/environment';
 import { KeyLookupService } from './key-lookup.service';
 
 const CHANNEL = 'gateway_key_changes';
-const KEY_KINDS = ['api_keys', 'virtual_keys', 'configs', 'prompts', 'end_users'] as const;
-export type KeyKind = (typeof KEY_KINDS)[number];
+export type KeyKind = 'api_keys' | 'virtual_keys' | 'configs' | 'prompts' | 'end_users';
 
 /**
  * Tells every gateway instance on the same database that keys changed (PostgreSQL
@@ -21,7 +20,7 @@ export class KeyChangeNotifier implements OnModuleInit, OnApplicationShutdown {
   private stopped = false;
   private retryTimer?: NodeJS.Timeout;
   /** Caches outside the keys module (prompt templates) that drop their entries on a change. */
-  private readonly listeners = new Map<KeyKind, (() => void)[]>();
+  private readonly listeners = new Map<KeyKind, ((resync: boolean) => void)[]>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -33,8 +32,12 @@ export class KeyChangeNotifier implements OnModuleInit, OnApplicationShutdown {
     await this.listen().catch((error: Error) => this.retryLater(error));
   }
 
-  /** Calls `listener` whenever `kind` changes, here or on another instance. */
-  onChange(kind: KeyKind, listener: () => void): void {
+  /**
+   * Calls `listener` whenever `kind` changes, here or on another instance; with
+   * `resync` true after the listener reconnected (changes may have been missed: reload,
+   * but keep what is known as the fallback, as KeyLookupService.expireAll does).
+   */
+  onChange(kind: KeyKind, listener: (resync: boolean) => void): void {
     this.listeners.set(kind, [...(this.listeners.get(kind) ?? []), listener]);
   }
 
@@ -69,9 +72,12 @@ export class KeyChangeNotifier implements OnModuleInit, OnApplicationShutdown {
     clearTimeout(this.retryTimer);
     this.retryTimer = setTimeout(() => {
       this.listen().then(
-        // Changes missed while disconnected: start from a clean cache, once the database is back
-        // (during an outage the cached keys are what keeps requests served).
-        () => KEY_KINDS.forEach((kind) => this.invalidate(kind)),
+        // Changes may have been missed while disconnected: everything is read again, but what
+        // is known stays the fallback (a new outage must not turn keys already seen into 503s).
+        () => {
+          this.lookup.expireAll();
+          for (const listener of [...this.listeners.values()].flat()) listener(true);
+        },
         (e: Error) => this.retryLater(e),
       );
     }, 5_000);
@@ -83,6 +89,6 @@ export class KeyChangeNotifier implements OnModuleInit, OnApplicationShutdown {
     else if (kind === 'virtual_keys') this.lookup.invalidateVirtualKeys();
     else if (kind === 'configs') this.lookup.invalidateConfigs();
     else if (kind === 'end_users') this.lookup.invalidateEndUsers();
-    for (const listener of this.listeners.get(kind) ?? []) listener();
+    for (const listener of this.listeners.get(kind) ?? []) listener(false);
   }
 }

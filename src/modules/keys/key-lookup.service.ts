@@ -118,6 +118,11 @@ export class KeyLookupService {
     return this.configs.get(slugOrId, () => this.guard(this.loadConfig(slugOrId)));
   }
 
+  /** After missed change notifications: reload everything, keeping what is known for an outage. */
+  expireAll(): void {
+    for (const cache of [this.apiKeys, this.virtualKeys, this.configs, this.endUsers]) cache.expireAll();
+  }
+
   invalidateApiKeys(): void {
     this.apiKeys.clear();
   }

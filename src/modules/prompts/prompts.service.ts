@@ -41,7 +41,7 @@ export class PromptsService {
     config: ConfigService<Environment, true>,
   ) {
     this.cache = new TtlCache(config.get('KEY_CACHE_TTL_MS', { infer: true }));
-    changes.onChange('prompts', () => this.cache.clear());
+    changes.onChange('prompts', (resync) => (resync ? this.cache.expireAll() : this.cache.clear()));
   }
 
   async create(dto: PromptCreateDto): Promise<Record<string, unknown>> {

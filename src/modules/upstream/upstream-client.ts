@@ -1,6 +1,9 @@
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { Agent, Dispatcher, errors, request } from 'undici';
 import { GatewayError } from '../../common/errors/gateway-error';
+import type { Environment } from '../../config/environment';
+import { UpstreamHostPolicy, UpstreamHostRefusedError } from './upstream-host-policy';
 import type { UpstreamRequest } from '../../providers/provider-adapter';
 
 export interface UpstreamResponse {
@@ -32,11 +35,24 @@ export class ClientClosedRequestError extends Error {
  */
 @Injectable()
 export class UpstreamClient implements OnApplicationShutdown {
-  private readonly agent = new Agent({ keepAliveTimeout: 30_000, connections: 512, connect: { timeout: 10_000 } });
+  private readonly policy: UpstreamHostPolicy;
+  private readonly agent: Agent;
+
+  constructor(config: ConfigService<Environment, true>) {
+    const allowed = config.get('UPSTREAM_ALLOWED_NETWORKS', { infer: true });
+    this.policy = new UpstreamHostPolicy(config.get('UPSTREAM_ALLOW_PRIVATE_NETWORKS', { infer: true }), allowed ? allowed.split(',').map((cidr) => cidr.trim()) : []);
+    // Every connection resolves through the host policy (see UpstreamHostPolicy).
+    this.agent = new Agent({ keepAliveTimeout: 30_000, connections: 512, connect: { timeout: 10_000, lookup: this.policy.lookup } });
+  }
 
   async send(upstream: UpstreamRequest, options: SendOptions): Promise<UpstreamResponse> {
     const { signal, timeoutMs } = options;
     if (signal.aborted) throw new ClientClosedRequestError();
+    try {
+      this.policy.checkUrl(upstream.url);
+    } catch (error) {
+      throw hostRefused(error as Error);
+    }
     // One controller per attempt: the client leaving and this attempt's timeout both
     // abort it, while a timeout leaves the request free for a retry or a fallback.
     const abort = new AbortController();
@@ -76,6 +92,7 @@ export class UpstreamClient implements OnApplicationShutdown {
       detach();
       if (timedOut || error instanceof errors.HeadersTimeoutError) throw GatewayError.upstreamTimeout(timeoutMs);
       if (signal.aborted) throw new ClientClosedRequestError();
+      if (error instanceof UpstreamHostRefusedError) throw hostRefused(error);
       throw GatewayError.upstreamUnreachable(`The provider could not be reached (${describe(error)})`);
     }
   }
@@ -96,6 +113,11 @@ export class UpstreamClient implements OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     await this.agent.close();
   }
+}
+
+/** A host outside the policy is the request's (or the key's) fault, not an outage: 400, and no retry. */
+function hostRefused(error: Error): GatewayError {
+  return GatewayError.invalidRequest(error.message, 'custom_host', 'upstream_host_not_allowed');
 }
 
 function describe(error: unknown): string {

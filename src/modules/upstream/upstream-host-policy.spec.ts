@@ -1,0 +1,45 @@
+import { UpstreamHostPolicy, UpstreamHostRefusedError } from './upstream-host-policy';
+
+const lookup = (policy: UpstreamHostPolicy, host: string) =>
+  new Promise<string>((resolve, reject) => policy.lookup(host, { all: true }, (error, addresses) => (error ? reject(error) : resolve(JSON.stringify(addresses)))));
+
+describe('UpstreamHostPolicy', () => {
+  const strict = new UpstreamHostPolicy(false);
+  const permissive = new UpstreamHostPolicy(true);
+
+  it('never allows link-local, metadata, unspecified or multicast addresses, however written', () => {
+    for (const address of ['169.254.169.254', '::ffff:169.254.169.254', 'fe80::1', 'fd00:ec2::254', '100.100.100.200', '0.0.0.0', '224.0.0.1', '::']) {
+      expect([address, strict.refusal(address)]).toEqual([address, expect.stringMatching(/link-local, metadata or reserved/)]);
+      expect(permissive.refusal(address)).not.toBeNull();
+    }
+  });
+
+  it('allows private ranges only when the operator does, or lists them', () => {
+    for (const address of ['10.1.2.3', '172.16.0.1', '192.168.1.1', '127.0.0.1', '::1', 'fd12::1', '100.64.0.1']) {
+      expect([address, strict.refusal(address)]).toEqual([address, expect.stringMatching(/private address/)]);
+      expect(permissive.refusal(address)).toBeNull();
+    }
+    const listed = new UpstreamHostPolicy(false, ['10.0.3.0/24', '127.0.0.1']);
+    expect(listed.refusal('10.0.3.7')).toBeNull();
+    expect(listed.refusal('127.0.0.1')).toBeNull();
+    expect(listed.refusal('10.0.4.1')).toMatch(/private/);
+    expect(listed.refusal('169.254.169.254')).toMatch(/metadata/);
+  });
+
+  it('allows public addresses', () => {
+    expect(strict.refusal('8.8.8.8')).toBeNull();
+    expect(strict.refusal('2606:4700::1111')).toBeNull();
+  });
+
+  it('checks IP literals in URLs before connecting, and names on lookup', async () => {
+    expect(() => strict.checkUrl('http://169.254.169.254/latest/meta-data')).toThrow(UpstreamHostRefusedError);
+    expect(() => strict.checkUrl('http://[::1]:8080/v1')).toThrow(/private/);
+    expect(() => strict.checkUrl('https://api.openai.com/v1')).not.toThrow();
+    await expect(lookup(strict, 'localhost')).rejects.toThrow(/localhost is not allowed: .* private address/);
+    await expect(lookup(permissive, 'localhost')).resolves.toMatch(/127\.0\.0\.1|::1/);
+  });
+
+  it('refuses a malformed allow-list at start', () => {
+    expect(() => new UpstreamHostPolicy(false, ['10.0.0/8'])).toThrow(/not an address or a CIDR/);
+  });
+});

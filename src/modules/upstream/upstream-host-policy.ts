@@ -1,0 +1,97 @@
+import { BlockList, isIP, LookupFunction } from 'node:net';
+import { lookup as dnsLookup, LookupAddress } from 'node:dns';
+
+/** Never reachable: link-local (cloud metadata lives there), unspecified, multicast and reserved ranges. */
+const ALWAYS_DENIED: [string, number, 'ipv4' | 'ipv6'][] = [
+  ['0.0.0.0', 8, 'ipv4'],
+  ['169.254.0.0', 16, 'ipv4'],
+  ['100.100.100.200', 32, 'ipv4'], // Alibaba Cloud metadata
+  ['192.0.0.0', 24, 'ipv4'],
+  ['224.0.0.0', 4, 'ipv4'],
+  ['240.0.0.0', 4, 'ipv4'],
+  ['::', 128, 'ipv6'],
+  ['fe80::', 10, 'ipv6'],
+  ['fd00:ec2::254', 128, 'ipv6'], // AWS metadata over IPv6
+  ['ff00::', 8, 'ipv6'],
+];
+
+/** Reachable only when the operator allows private networks (or lists the range). */
+const PRIVATE: [string, number, 'ipv4' | 'ipv6'][] = [
+  ['10.0.0.0', 8, 'ipv4'],
+  ['172.16.0.0', 12, 'ipv4'],
+  ['192.168.0.0', 16, 'ipv4'],
+  ['127.0.0.0', 8, 'ipv4'],
+  ['100.64.0.0', 10, 'ipv4'],
+  ['::1', 128, 'ipv6'],
+  ['fc00::', 7, 'ipv6'],
+];
+
+/** A provider host the policy does not allow; answered as a 400 naming the host. */
+export class UpstreamHostRefusedError extends Error {}
+
+function blockList(ranges: [string, number, 'ipv4' | 'ipv6'][]): BlockList {
+  const list = new BlockList();
+  for (const [network, prefix, type] of ranges) list.addSubnet(network, prefix, type);
+  return list;
+}
+
+/**
+ * Which addresses the gateway may send provider requests to (server-side request
+ * forgery: a `custom_host` or a virtual key's host must not reach the cloud metadata
+ * service or the operator's internal network). Checked on the resolved addresses, at
+ * connection time (undici's connector uses `lookup`), so a name that resolves
+ * elsewhere later (DNS rebinding) is caught too; IP literals are checked before.
+ *
+ * By default: public addresses only. UPSTREAM_ALLOW_PRIVATE_NETWORKS=true admits the
+ * private ranges (10/8, 172.16/12, 192.168/16, loopback, CGNAT, fc00::/7), e.g. for a
+ * self-hosted vLLM or Ollama; UPSTREAM_ALLOWED_NETWORKS lists CIDRs admitted even so.
+ * Link-local and metadata addresses are never reachable.
+ */
+export class UpstreamHostPolicy {
+  private readonly denied = blockList(ALWAYS_DENIED);
+  private readonly privateRanges = blockList(PRIVATE);
+  private readonly allowed = new BlockList();
+
+  constructor(
+    private readonly allowPrivate: boolean,
+    allowedNetworks: string[] = [],
+  ) {
+    for (const cidr of allowedNetworks) {
+      const [network, prefix] = cidr.split('/');
+      if (!isIP(network)) throw new Error(`UPSTREAM_ALLOWED_NETWORKS: '${cidr}' is not an address or a CIDR`);
+      const type = isIP(network) === 6 ? 'ipv6' : 'ipv4';
+      this.allowed.addSubnet(network, prefix === undefined ? (type === 'ipv6' ? 128 : 32) : Number(prefix), type);
+    }
+  }
+
+  /** Why the gateway may not connect to `address`, or null when it may. */
+  refusal(address: string): string | null {
+    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+    const ip = mapped ? mapped[1] : address;
+    const type = isIP(ip) === 6 ? 'ipv6' : 'ipv4';
+    if (this.denied.check(ip, type)) return `${ip} is a link-local, metadata or reserved address`;
+    if (this.allowed.check(ip, type)) return null;
+    if (!this.allowPrivate && this.privateRanges.check(ip, type)) return `${ip} is a private address (set UPSTREAM_ALLOW_PRIVATE_NETWORKS or UPSTREAM_ALLOWED_NETWORKS to allow it)`;
+    return null;
+  }
+
+  /** Throws UpstreamHostRefusedError for a URL whose host is an IP literal outside the policy (names are checked on lookup). */
+  checkUrl(url: string): void {
+    const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+    if (!isIP(host)) return;
+    const why = this.refusal(host);
+    if (why) throw new UpstreamHostRefusedError(`The provider host ${host} is not allowed: ${why}`);
+  }
+
+  /** A `lookup` for net/tls connections that resolves as usual, then refuses addresses outside the policy. */
+  readonly lookup: LookupFunction = (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+      if (error) return callback(error, '', 0);
+      const refused = addresses.map((entry) => this.refusal(entry.address)).find((why) => why !== null);
+      // One bad address refuses the name: a resolver answering with a mix is what rebinding looks like.
+      if (refused) return callback(new UpstreamHostRefusedError(`The provider host ${hostname} is not allowed: ${refused}`), '', 0);
+      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      callback(null, addresses[0].address, addresses[0].family);
+    });
+  };
+}
