@@ -13,7 +13,7 @@ describe('upstream failures', () => {
 
   beforeAll(async () => {
     mock = await startMockUpstream();
-    gateway = await startTestGateway();
+    gateway = await startTestGateway({ UPSTREAM_MAX_RESPONSE_BYTES: String(1024 * 1024) });
     await createVirtualKey(gateway, { slug: 'upstream-vk', key: 'sk-upstream-secret-000000', custom_host: `${mock.url}/v1` });
   });
 
@@ -57,6 +57,36 @@ describe('upstream failures', () => {
     expectError(response, 502, { type: 'upstream_error', code: 'upstream_malformed_response' });
     const log = await logOf(gateway, response.headers.get('x-gateway-request-id'));
     expect(log).toMatchObject({ status_code: 502, error: { code: 'upstream_malformed_response' } });
+  });
+
+  it('a 200 that carries only an error is a 502 naming it, and is logged', async () => {
+    const response = await chat(gateway, VK, { model: 'mock-error-in-200' });
+    expectError(response, 502, { type: 'upstream_error', code: 'upstream_malformed_response', message: /answered 200 with an error inside: The server is overloaded/ });
+    const log = await logOf(gateway, response.headers.get('x-gateway-request-id'));
+    expect(log).toMatchObject({ status_code: 502, error: { code: 'upstream_malformed_response' } });
+  });
+
+  it('an answer far larger than UPSTREAM_MAX_RESPONSE_BYTES is a 502, not a gateway out of memory', async () => {
+    const response = await chat(gateway, VK, { model: `mock-huge-${3 * 1024 * 1024}` });
+    expectError(response, 502, { type: 'upstream_error', code: 'upstream_malformed_response', message: /larger than 1048576 bytes/ });
+    const log = await logOf(gateway, response.headers.get('x-gateway-request-id'));
+    expect(log).toMatchObject({ status_code: 502, error: { message: expect.stringMatching(/UPSTREAM_MAX_RESPONSE_BYTES/) } });
+  });
+
+  it('a connection reset in the middle of a JSON body is a 502, and is logged', async () => {
+    const response = await chat(gateway, VK, { model: 'mock-cut-body' });
+    expectError(response, 502, { type: 'upstream_error', code: 'upstream_unreachable', message: /broke off/ });
+    expect((await logOf(gateway, response.headers.get('x-gateway-request-id'))).status_code).toBe(502);
+  });
+
+  it('a stream that ends without [DONE] or a finish reason ends with an error event, and is logged as broken', async () => {
+    const response = await call(gateway, '/v1/chat/completions', { headers: VK, body: { model: 'mock-stream-no-done', messages: HELLO, stream: true } });
+    expect(response.status).toBe(200);
+    const events = response.text.split('\n\n').filter(Boolean);
+    expect(events.at(-1)).toMatch(/^data: \{"error":/);
+    expect(response.text).not.toContain('[DONE]');
+    const log = await logOf(gateway, response.headers.get('x-gateway-request-id'));
+    expect(log.error).toMatchObject({ type: expect.any(String), message: expect.any(String) });
   });
 
   it('an unreachable provider is a 502', async () => {
@@ -136,21 +166,34 @@ describe('upstream failures', () => {
     return req;
   }
 
-  it('a client leaving a stream mid-way aborts the provider request and is logged as client_closed_request', async () => {
+  it('a client leaving a stream mid-way aborts the provider request within 100 ms, and the log has the partial usage', async () => {
     const req = rawChat({ model: 'mock-slow-200', messages: [{ role: 'user', content: 'echo: one two three four five six' }], stream: true });
     const response = await new Promise<http.IncomingMessage>((resolve) => req.on('response', resolve));
     expect(response.statusCode).toBe(200);
-    const first = await new Promise<string>((resolve) => response.once('data', (chunk: Buffer) => resolve(chunk.toString())));
-    expect(first).toContain('"role":"assistant"');
+    let received = '';
+    await new Promise<void>((resolve) =>
+      response.on('data', (chunk: Buffer) => {
+        received += chunk.toString();
+        if (received.includes('"content":"one')) resolve();
+      }),
+    );
+    const leftAt = Date.now();
     req.destroy();
 
     expect(mock.requests).toHaveLength(1);
     await waitFor(() => mock.requests[0].aborted);
+    expect(mock.requests[0].abortedAt! - leftAt).toBeLessThan(100);
     await sleep(50);
     const log = await logOf(gateway, String(response.headers['x-gateway-request-id']));
     expect(log.is_stream).toBe(true);
-    expect(log.error).toMatchObject({ type: 'client_error', code: 'client_closed_request' });
+    expect(log.error).toMatchObject({ type: 'client_error', code: 'client_closed_request', usage_estimated: true });
+    expect(log.response_body.choices[0].message.content).toMatch(/^one/);
     expect(log.response_body.choices[0].message.content).not.toContain('six');
+    // No usage chunk came: the prompt is estimated from the request, the output counted in content chunks.
+    expect(log.prompt_tokens).toBeGreaterThan(0);
+    expect(log.completion_tokens).toBeGreaterThanOrEqual(1);
+    expect(log.completion_tokens).toBeLessThan(6);
+    expect(log.total_tokens).toBe(log.prompt_tokens + log.completion_tokens);
   });
 
   it('a client leaving before the provider answers aborts the provider request too', async () => {

@@ -85,6 +85,10 @@ export class Environment {
   @Transform(toInt) @IsInt() @Min(1)
   UPSTREAM_TIMEOUT_MS = 600000;
 
+  /** Largest non-streamed provider answer the gateway reads (default 64 MiB); beyond it, 502. */
+  @Transform(toInt) @IsInt() @Min(1024)
+  UPSTREAM_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+
   /** First retry delay of a config's `retry`; doubles per attempt, with jitter. */
   @Transform(toInt) @IsInt() @Min(0)
   RETRY_BASE_DELAY_MS = 200;

@@ -20,3 +20,18 @@ export interface NormalizedUsage {
 export function emptyUsage(): NormalizedUsage {
   return { promptTokens: 0, completionTokens: 0, totalTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
 }
+
+/** Roughly four characters a token: what a request's prompt is taken to cost before (or without) the provider's count. */
+export function estimatePromptTokens(body: Record<string, unknown>): number {
+  return Math.ceil(JSON.stringify(body.messages ?? body.input ?? body.prompt ?? '').length / 4);
+}
+
+/**
+ * Usage for a stream that ended before the provider reported it (the client left, or the
+ * stream broke): the prompt estimated from the request, and one token per content chunk
+ * delivered (how OpenAI-style streams send text).
+ */
+export function estimatedStreamUsage(requestBody: unknown, contentChunks: number): NormalizedUsage {
+  const promptTokens = requestBody && typeof requestBody === 'object' ? estimatePromptTokens(requestBody as Record<string, unknown>) : 0;
+  return { ...emptyUsage(), promptTokens, completionTokens: contentChunks, totalTokens: promptTokens + contentChunks };
+}

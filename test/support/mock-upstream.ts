@@ -73,6 +73,8 @@ export interface RecordedRequest {
   body: any;
   /** Set when the client went away before the reply was complete (e.g. aborted a stream). */
   aborted?: boolean;
+  /** When (Date.now()) the client went away. */
+  abortedAt?: number;
 }
 
 export interface MockUpstream {
@@ -106,6 +108,14 @@ export interface Behaviour {
   retryAfterMs?: number;
   drop?: boolean;
   streamEmpty?: boolean;
+  /** mock-stream-no-done: a stream that ends cleanly after a few chunks, without finish_reason or [DONE]. */
+  streamNoDone?: boolean;
+  /** mock-cut-body: a 200 JSON answer whose connection is reset halfway through the body. */
+  cutBody?: boolean;
+  /** mock-error-in-200: a 200 whose body is only an error envelope, as some servers send. */
+  errorIn200?: boolean;
+  /** mock-huge-<bytes>: a 200 JSON answer of about that many bytes. */
+  hugeBytes?: number;
 }
 const NORMAL: Behaviour = { delayMs: 0 };
 
@@ -124,6 +134,11 @@ export function behaviourOf(model: string): Behaviour {
   if (model === 'mock-hang') return { delayMs: 0, hang: true };
   if (model === 'mock-drop') return { delayMs: 0, drop: true };
   if (model === 'mock-stream-empty') return { delayMs: 0, streamEmpty: true };
+  if (model === 'mock-error-in-200') return { delayMs: 0, errorIn200: true };
+  if (model === 'mock-stream-no-done') return { delayMs: 0, streamNoDone: true };
+  if (model === 'mock-cut-body') return { delayMs: 0, cutBody: true };
+  match = /^mock-huge-(\d+)$/.exec(model);
+  if (match) return { delayMs: 0, hugeBytes: Number(match[1]) };
   return NORMAL;
 }
 
@@ -166,7 +181,8 @@ export interface FailureReplies {
 /**
  * The failure switches every route shares: mock-hang, mock-drop, mock-stream-empty (a
  * request that is no stream), mock-flaky-<n>-<status> (counted per `flakyKey`),
- * mock-error-<status>, mock-retry-after-<ms> and mock-invalid-json. Answers the one the
+ * mock-error-<status>, mock-retry-after-<ms>, mock-invalid-json, mock-error-in-200 and
+ * mock-huge-<bytes>, mock-cut-body (non-streamed requests). Answers the one the
  * behaviour names and returns true; false lets the route answer normally.
  */
 export function answerFailureSwitch(
@@ -201,6 +217,20 @@ export function answerFailureSwitch(
   }
   if (behaviour.invalidJson) {
     sendJson(res, 200, replies.invalidJson);
+    return true;
+  }
+  if (behaviour.errorIn200 && !request.stream) {
+    sendJson(res, 200, JSON.stringify({ error: { message: 'The server is overloaded', type: 'server_error', code: null } }));
+    return true;
+  }
+  if (behaviour.cutBody && !request.stream) {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+    res.write('{"id":"chatcmpl-cut","object":"chat.completion","choices":[{"index":0,', () => setTimeout(() => dropConnection(res), 10));
+    return true;
+  }
+  if (behaviour.hugeBytes && !request.stream) {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(`{"padding":"${'x'.repeat(behaviour.hugeBytes)}"}`);
     return true;
   }
   return false;
@@ -259,7 +289,7 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
       requests.push(rec);
       const recorded = rec;
       res.once('close', () => {
-        if (!res.writableFinished && !cutOnPurpose.has(res)) recorded.aborted = true;
+        if (!res.writableFinished && !cutOnPurpose.has(res)) Object.assign(recorded, { aborted: true, abortedAt: Date.now() });
       });
     }
 
@@ -339,7 +369,7 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
     const events = chatCompletionEvents(plan, id, created, includeUsage);
 
     // Fast path: no delay, every chunk is ready at once; still one write per SSE event.
-    if (behaviour.delayMs === 0 && !behaviour.streamCut) {
+    if (behaviour.delayMs === 0 && !behaviour.streamCut && !behaviour.streamNoDone) {
       for (const event of events) res.write(event);
       res.end();
       return;
@@ -354,6 +384,7 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
       const next = events.next();
       if (next.done || next.value === SSE_DONE) return void res.end(next.value);
       written++;
+      if (behaviour.streamNoDone && written === 3) return void res.end(next.value);
       if (behaviour.streamCut && written === 3) {
         // role chunk + two content chunks, then drop the connection without [DONE]
         res.write(next.value, () => setTimeout(() => dropConnection(res), 10));

@@ -50,6 +50,8 @@ export class RequestContext {
   requestBody: unknown = null;
   responseBody: unknown = null;
   usage: NormalizedUsage | null = null;
+  /** The usage is the gateway's estimate: the stream ended before the provider reported it. */
+  usageEstimated = false;
   /** Model name the provider reported, used for pricing (may carry a snapshot date). */
   servedModel: string | null = null;
   ttftMs: number | null = null;
@@ -80,6 +82,7 @@ export class RequestContext {
     this.retryCount = retry;
     this.model = null;
     this.usage = null;
+    this.usageEstimated = false;
     this.responseBody = null;
     this.servedModel = null;
     this.ttftMs = null;

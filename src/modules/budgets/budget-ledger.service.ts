@@ -5,6 +5,7 @@ import { GatewayError } from '../../common/errors/gateway-error';
 import { budgetPeriodStart } from '../keys/key-limits';
 import { KeyBudget, KeyLookupService } from '../keys/key-lookup.service';
 import { PricingService } from '../pricing/pricing.service';
+import { estimatePromptTokens } from '../../providers/usage';
 import type { RouteTarget } from '../routing/route-plan';
 import { CounterStore } from './counter-store';
 
@@ -79,7 +80,7 @@ export class BudgetLedger {
   /** The cost of the request if it used its whole output allowance; 0 for a model without a price. */
   estimate(provider: string, body: Record<string, unknown>): number {
     const model = typeof body.model === 'string' ? body.model : '';
-    const promptTokens = Math.ceil(JSON.stringify(body.messages ?? body.input ?? body.prompt ?? '').length / 4);
+    const promptTokens = estimatePromptTokens(body);
     const limit = [body.max_completion_tokens, body.max_tokens, body.max_output_tokens].find((value) => typeof value === 'number');
     const completionTokens = typeof limit === 'number' ? limit : DEFAULT_OUTPUT_TOKENS;
     const usage = { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };

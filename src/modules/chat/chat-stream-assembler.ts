@@ -28,6 +28,8 @@ export class ChatStreamAssembler {
   private readonly choices = new Map<number, ChoiceDraft>();
   usage: NormalizedUsage | null = null;
   private rawUsage: unknown = null;
+  /** Chunks that carried generated content: the estimate of the tokens sent when no usage came. */
+  contentChunks = 0;
 
   /** Adds one chunk; returns true when it carried generated content (for time to first token). */
   add(chunk: Record<string, any>): boolean {
@@ -59,6 +61,7 @@ export class ChatStreamAssembler {
       }
       if (choice.finish_reason) draft.finishReason = choice.finish_reason;
     }
+    if (hasContent) this.contentChunks++;
     return hasContent;
   }
 

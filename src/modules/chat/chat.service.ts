@@ -5,6 +5,7 @@ import { sseFrame } from '../../common/http/sse-frame';
 import type { GatewayResult } from '../../common/http/gateway-result';
 import type { ChatCompletionChunk, ChatStreamDecoder } from '../../providers/chat-format';
 import { usageFromOpenAI } from '../../providers/openai-usage';
+import { estimatedStreamUsage } from '../../providers/usage';
 import { RouteExecutor } from '../routing/route-executor.service';
 import type { RouteTarget } from '../routing/route-plan';
 import { relayUpstreamSse, SseStreamHandler } from '../upstream/sse-relay';
@@ -133,6 +134,11 @@ export class ChatStreamHandler implements SseStreamHandler {
   finish(): void {
     const context = this.context;
     context.usage = this.assembler.usage;
+    // A stream that ended before the usage chunk (client gone, stream broken) still cost something.
+    if (!context.usage && this.assembler.contentChunks) {
+      context.usage = estimatedStreamUsage(context.requestBody, this.assembler.contentChunks);
+      context.usageEstimated = true;
+    }
     context.responseBody = this.assembler.result();
     const served = context.responseBody as { model?: unknown };
     context.servedModel = typeof served.model === 'string' ? served.model : null;

@@ -97,7 +97,7 @@ export class RequestLogger {
       ttftMs: context.ttftMs,
       user: context.user,
       metadata: context.metadata,
-      error: context.error,
+      error: context.error && context.usageEstimated ? { ...context.error, usage_estimated: true } : context.error,
       retryCount: context.retryCount,
       cacheStatus: context.cacheStatus,
       targetIndex: context.targetIndex,

@@ -100,11 +100,19 @@ export class UpstreamAttempt {
   /** Reads a JSON answer whole and parses it; a body that is not JSON is a 502 (and can fall back). */
   async readJsonObject(context: RequestContext, { response, timeoutMs }: SentAttempt): Promise<{ raw: Buffer; json: Record<string, any> }> {
     const raw = await this.upstream.readBody(response, timeoutMs, context.abort.signal);
+    let json: Record<string, any>;
     try {
-      return { raw, json: JSON.parse(raw.toString('utf8')) };
+      json = JSON.parse(raw.toString('utf8'));
     } catch {
       throw GatewayError.upstreamMalformed(`The provider answered ${response.status} with a body that is not JSON`);
     }
+    // Some servers answer 200 with nothing but an error envelope: that is a failure, not an answer.
+    const inner = json?.error;
+    if (inner && typeof inner === 'object' && json.object === undefined && json.id === undefined) {
+      const message = typeof inner.message === 'string' ? inner.message : JSON.stringify(inner).slice(0, 500);
+      throw GatewayError.upstreamMalformed(`The provider answered ${response.status} with an error inside: ${message}`);
+    }
+    return { raw, json };
   }
 
   /** Reads a JSON answer and passes its bytes through, noting the object, usage and served model for the log. */

@@ -37,8 +37,10 @@ export class ClientClosedRequestError extends Error {
 export class UpstreamClient implements OnApplicationShutdown {
   private readonly policy: UpstreamHostPolicy;
   private readonly agent: Agent;
+  private readonly maxResponseBytes: number;
 
   constructor(config: ConfigService<Environment, true>) {
+    this.maxResponseBytes = config.get('UPSTREAM_MAX_RESPONSE_BYTES', { infer: true });
     const allowed = config.get('UPSTREAM_ALLOWED_NETWORKS', { infer: true });
     this.policy = new UpstreamHostPolicy(config.get('UPSTREAM_ALLOW_PRIVATE_NETWORKS', { infer: true }), allowed ? allowed.split(',').map((cidr) => cidr.trim()) : []);
     // Every connection resolves through the host policy (see UpstreamHostPolicy).
@@ -97,11 +99,26 @@ export class UpstreamClient implements OnApplicationShutdown {
     }
   }
 
-  /** Reads a whole (non-streamed) body, mapping a timeout or a reset to gateway errors. */
+  /**
+   * Reads a whole (non-streamed) body, mapping a timeout or a reset to gateway errors.
+   * A body past UPSTREAM_MAX_RESPONSE_BYTES is a 502: a provider gone wrong must not
+   * take the gateway's memory with it.
+   */
   async readBody(response: UpstreamResponse, timeoutMs: number, signal: AbortSignal): Promise<Buffer> {
     try {
-      return Buffer.from(await response.body.arrayBuffer());
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of response.body) {
+        size += (chunk as Buffer).length;
+        if (size > this.maxResponseBytes) {
+          response.body.destroy();
+          throw GatewayError.upstreamMalformed(`The provider's answer is larger than ${this.maxResponseBytes} bytes (UPSTREAM_MAX_RESPONSE_BYTES)`);
+        }
+        chunks.push(chunk as Buffer);
+      }
+      return Buffer.concat(chunks, size);
     } catch (error) {
+      if (error instanceof GatewayError) throw error;
       if (response.timedOut() || error instanceof errors.BodyTimeoutError) throw GatewayError.upstreamTimeout(timeoutMs);
       if (signal.aborted) throw new ClientClosedRequestError();
       throw GatewayError.upstreamUnreachable(`The provider's answer broke off (${describe(error)})`);
