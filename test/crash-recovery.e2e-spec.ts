@@ -43,10 +43,10 @@ describe('a gateway process that crashes or is stopped', () => {
     rmSync(journalDir, { recursive: true, force: true });
   });
 
-  const start = async () => {
+  const start = async (env: Record<string, string> = {}) => {
     const url = new URL(observer.databaseUrl);
     url.host = proxy.address;
-    const child = await startGatewayProcess({ DATABASE_URL: url.toString(), GATEWAY_ADMIN_KEY: TEST_ADMIN_KEY, GATEWAY_ENCRYPTION_KEY: encryptionKey, LOG_JOURNAL_DIR: journalDir });
+    const child = await startGatewayProcess({ DATABASE_URL: url.toString(), GATEWAY_ADMIN_KEY: TEST_ADMIN_KEY, GATEWAY_ENCRYPTION_KEY: encryptionKey, LOG_JOURNAL_DIR: journalDir, ...env });
     processes.push(child);
     return child;
   };
@@ -91,5 +91,20 @@ describe('a gateway process that crashes or is stopped', () => {
     expect(await child.exited).toBe(0);
     expect(await rows('stream during shutdown')).toBe(1);
     await expect(fetch(`${child.url}/health`)).rejects.toThrow();
+  });
+
+  it('SIGTERM closes a stream that outlives SHUTDOWN_GRACE_MS, still writes its row, and exits 0', async () => {
+    const child = await start({ SHUTDOWN_GRACE_MS: '300' });
+    // mock-slow-1000: a chunk a second, far longer than the grace period.
+    const body = JSON.stringify({ model: 'mock-slow-1000', stream: true, messages: [{ role: 'user', content: 'stream past the grace period' }] });
+    const response = await send(child, body);
+    expect(response.status).toBe(200);
+    const stoppedAt = Date.now();
+    child.child.kill('SIGTERM');
+    await response.text().catch(() => ''); // the connection is closed under it
+    expect(await child.exited).toBe(0);
+    expect(Date.now() - stoppedAt).toBeLessThan(3_000);
+    const [row] = await observer.dataSource.query(`select error from request_logs where request_body::text like '%stream past the grace period%'`);
+    expect(row.error).toMatchObject({ code: 'client_closed_request' });
   });
 });

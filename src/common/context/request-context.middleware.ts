@@ -22,9 +22,10 @@ export class RequestContextMiddleware implements NestMiddleware {
     attachContext(req, context);
     res.setHeader('x-gateway-trace-id', traceId);
     res.setHeader('x-gateway-request-id', context.requestId);
+    this.requestLogger.opened();
     res.once('close', () => {
       if (!res.writableFinished) context.abort.abort();
-      if (context.operation) this.requestLogger.record(context, req, res);
+      this.requestLogger.closed(context, req, res);
     });
     next();
   }

@@ -20,6 +20,9 @@ type QueuedRow = ReturnType<RequestLogger['toRow']> & { statusCode: number; budg
 @Injectable()
 export class RequestLogger {
   private readonly logBodies: boolean;
+  /** Requests begun whose response has not closed (and row not queued) yet. */
+  private open = 0;
+  private idleWaiters: (() => void)[] = [];
 
   constructor(
     private readonly writer: LogWriter,
@@ -30,16 +33,42 @@ export class RequestLogger {
     this.logBodies = config.get('LOG_BODIES', { infer: true });
   }
 
-  record(context: RequestContext, req: Request, res: Response): void {
+  /** A request began: shutdown waits for its row (see whenIdle). */
+  opened(): void {
+    this.open++;
+  }
+
+  /** The response closed, however it ended: its row is queued (when it had an operation). */
+  closed(context: RequestContext, req: Request, res: Response): void {
     // Let the other `close` listeners (stream teardown) finish the context first.
     setImmediate(() => {
-      const row = this.toRow(context, req.body);
-      this.queue({
-        ...row,
-        statusCode: res.statusCode,
-        budgetSettlements: settlementsOf(context.budgetHolds, row, true),
-        tokenSettlements: tokenSettlementsOf(context.tokenWindows, row),
+      try {
+        if (context.operation) this.recordFinal(context, req, res);
+      } finally {
+        if (--this.open === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());
+      }
+    });
+  }
+
+  /** Resolves once every request that began has its row queued, or after `timeoutMs`. */
+  whenIdle(timeoutMs: number): Promise<void> {
+    if (this.open === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      this.idleWaiters.push(() => {
+        clearTimeout(timer);
+        resolve();
       });
+    });
+  }
+
+  private recordFinal(context: RequestContext, req: Request, res: Response): void {
+    const row = this.toRow(context, req.body);
+    this.queue({
+      ...row,
+      statusCode: res.statusCode,
+      budgetSettlements: settlementsOf(context.budgetHolds, row, true),
+      tokenSettlements: tokenSettlementsOf(context.tokenWindows, row),
     });
   }
 
