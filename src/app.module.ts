@@ -12,6 +12,7 @@ import { dataSourceOptions } from './database/data-source-options';
 import { BudgetsModule } from './modules/budgets/budgets.module';
 import { ChatModule } from './modules/chat/chat.module';
 import { EmbeddingsModule } from './modules/embeddings/embeddings.module';
+import { FineTuningModule } from './modules/fine-tuning/fine-tuning.module';
 import { HealthController } from './modules/health/health.controller';
 import { ImagesModule } from './modules/images/images.module';
 import { KeysModule } from './modules/keys/keys.module';
@@ -37,6 +38,7 @@ export class AppModule implements NestModule {
         ChatModule,
         EmbeddingsModule,
         ImagesModule,
+        FineTuningModule,
         ResponsesModule,
         MessagesModule,
         PromptsModule,

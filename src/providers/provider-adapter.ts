@@ -37,6 +37,15 @@ export interface ResponsesCapability extends RequestBuilder {
   resourceRequest(method: 'GET' | 'POST' | 'DELETE', path: string, query: string, target: RouteTarget): UpstreamRequest;
 }
 
+/**
+ * An OpenAI-style REST resource (fine-tuning jobs, models): `request` builds a call on
+ * the resource, `path` relative to its root (`''` for the collection, `/{id}/cancel` …,
+ * already URL-encoded), `query` the raw query string, `body` for POSTs.
+ */
+export interface ResourceCapability {
+  request(method: 'GET' | 'POST' | 'DELETE', path: string, query: string, target: RouteTarget, body?: Record<string, unknown>): UpstreamRequest;
+}
+
 /** The operations a provider may offer, one optional capability each. */
 export interface ProviderOperations {
   readonly chatCompletions?: ChatCompletionsCapability;
@@ -45,6 +54,10 @@ export interface ProviderOperations {
   readonly responses?: ResponsesCapability;
   /** Anthropic's Messages API spoken natively; `/v1/messages` reaches other providers through chat completions. */
   readonly messages?: RequestBuilder;
+  /** `/fine_tuning/jobs` and its sub-resources. */
+  readonly fineTuning?: ResourceCapability;
+  /** `/models`: the provider's model list and one model. */
+  readonly models?: ResourceCapability;
 }
 
 export type ProviderOperation = keyof ProviderOperations;

@@ -6,7 +6,7 @@
  *   POST /v1/chat/completions, POST /chat/completions, POST /openai/v1/chat/completions
  *   POST /openai/deployments/{deployment}/chat/completions?api-version=...   (Azure OpenAI)
  *   POST /v1/embeddings, /v1/images/generations (and Azure's): see mock-openai-operations.ts
- *   GET  /v1/models (and /models, /v1/models/{id})
+ *   GET  /v1/models (and /models, /v1/models/{id}), /v1/fine_tuning/jobs/…: see mock-openai-fine-tuning.ts
  *   POST /v1/messages (and /messages)                  Anthropic's Messages API: see mock-anthropic.ts
  *   POST /v1beta/models/{model}:generateContent, …:streamGenerateContent (also under /v1)
  *                                                      Google's Gemini API: see mock-gemini.ts
@@ -47,7 +47,6 @@ import {
   INVALID_JSON_REPLY,
   MISSING_MESSAGES_BODY,
   MISSING_MODEL_BODY,
-  MODELS_LIST_BODY,
   STREAM_OPTIONS_WITHOUT_STREAM_BODY,
   SSE_DONE,
   chatCompletionBody,
@@ -55,12 +54,12 @@ import {
   errorBody,
   lastUserMessageText,
   mockErrorBody,
-  modelObject,
   planChatCompletion,
   type ChatPlan,
 } from './mock-openai-chunks';
 import { serveAnthropic } from './mock-anthropic';
 import { serveGemini } from './mock-gemini';
+import { serveOpenAIFineTuning } from './mock-openai-fine-tuning';
 import { serveOpenAIOperation } from './mock-openai-operations';
 import { serveOpenAIResponses } from './mock-openai-responses';
 
@@ -295,7 +294,7 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
 
     // The other vendors' wire formats and OpenAI's Responses API, each in a file of its own.
     const call = { method, path, rawQuery, headers: req.headers, body, badJson, flakyFailures };
-    if (serveAnthropic(res, call) || serveGemini(res, call) || serveOpenAIResponses(res, call)) return;
+    if (serveAnthropic(res, call) || serveGemini(res, call) || serveOpenAIResponses(res, call) || serveOpenAIFineTuning(res, call)) return;
 
     if (method === 'POST') {
       if (serveOpenAIOperation(res, path, rawQuery, body, badJson, flakyFailures)) return;
@@ -305,11 +304,6 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
         const hasApiVersion = new URLSearchParams(rawQuery).has('api-version');
         if (!hasApiVersion) return sendJson(res, 404, AZURE_MISSING_API_VERSION_BODY);
         return chatCompletion(res, body, badJson, decodeURIComponent(azure[1]));
-      }
-    } else if (method === 'GET') {
-      if (path === '/v1/models' || path === '/models') return sendJson(res, 200, MODELS_LIST_BODY);
-      if (path.startsWith('/v1/models/')) {
-        return sendJson(res, 200, JSON.stringify(modelObject(decodeURIComponent(path.slice(11)))));
       }
     }
     sendJson(res, 404, errorBody(`Invalid URL (${method} ${path})`, 'invalid_request_error'));

@@ -5,14 +5,9 @@ import type { RequestContext } from '../../common/context/request-context';
 import { Ctx, Operation } from '../../common/context/request-context.decorator';
 import { ProviderRoutingGuard } from '../../common/guards/provider-routing.guard';
 import { sendGatewayResult } from '../../common/http/gateway-result';
+import { rawQuery } from '../../common/http/raw-query';
 import { ResponseCreateDto } from './dto/response-create.dto';
 import { ResponseResourceAction, ResponsesService } from './responses.service';
-
-/** The query string as the client sent it, passed on to the provider (`after`, `limit`, `include[]` …). */
-const rawQuery = (req: Request) => {
-  const q = req.originalUrl.indexOf('?');
-  return q === -1 ? '' : req.originalUrl.slice(q + 1);
-};
 
 @ApiTags('responses')
 @ApiSecurity('gateway-api-key')

@@ -3,13 +3,14 @@ import { ProviderRoutingGuard } from '../../common/guards/provider-routing.guard
 import { ResponseCacheModule } from '../cache/cache.module';
 import { KeysModule } from '../keys/keys.module';
 import { JsonOperations } from './json-operation.service';
+import { ResourceOperations } from './resource-operation.service';
 import { RouteExecutor } from './route-executor.service';
 import { RouteResolver } from './route-resolver.service';
 
 /** From routing headers to a plan (resolver, guard), and from a plan to an answer (executor). */
 @Module({
   imports: [KeysModule, ResponseCacheModule],
-  providers: [RouteResolver, ProviderRoutingGuard, RouteExecutor, JsonOperations],
-  exports: [RouteResolver, ProviderRoutingGuard, RouteExecutor, JsonOperations],
+  providers: [RouteResolver, ProviderRoutingGuard, RouteExecutor, JsonOperations, ResourceOperations],
+  exports: [RouteResolver, ProviderRoutingGuard, RouteExecutor, JsonOperations, ResourceOperations],
 })
 export class RoutingModule {}

@@ -11,10 +11,13 @@ import type { RouteTarget } from '../routing/route-plan';
 import { MetricsService } from '../metrics/metrics.service';
 import { UpstreamClient, UpstreamResponse } from './upstream-client';
 
+/** The capabilities that build a request from a body (all but the REST resources). */
+export type BodyOperation = Exclude<ProviderOperation, 'fineTuning' | 'models'>;
+
 /** What the shared attempt steps need to know of an operation. */
-export interface OperationSpec {
+export interface OperationSpec<K extends ProviderOperation = BodyOperation> {
   /** The adapter capability that builds its request. */
-  capability: ProviderOperation;
+  capability: K;
   /** Its name in the 400 for a provider without it: "Provider groq does not offer embeddings". */
   title: string;
   /** The provider's `usage` object in normalised form. */
@@ -73,7 +76,7 @@ export class UpstreamAttempt {
   }
 
   /** The adapter's capability for an operation; 400 naming the provider when it lacks it. */
-  capability<K extends ProviderOperation>(target: RouteTarget, operation: OperationSpec & { capability: K }): NonNullable<ProviderOperations[K]> {
+  capability<K extends ProviderOperation>(target: RouteTarget, operation: { capability: K; title: string }): NonNullable<ProviderOperations[K]> {
     const builder = this.registry.get(target.provider)[operation.capability];
     if (!builder) throw GatewayError.invalidRequest(`Provider ${target.provider} does not offer ${operation.title}`, 'model');
     return builder as NonNullable<ProviderOperations[K]>;
@@ -116,7 +119,7 @@ export class UpstreamAttempt {
   }
 
   /** Reads a JSON answer and passes its bytes through, noting the object, usage and served model for the log. */
-  async readJson(context: RequestContext, answer: SentAttempt, operation: OperationSpec): Promise<GatewayResult> {
+  async readJson(context: RequestContext, answer: SentAttempt, operation: Pick<OperationSpec, 'usage'>): Promise<GatewayResult> {
     const { raw, json } = await this.readJsonObject(context, answer);
     context.responseBody = json;
     context.usage = operation.usage(json?.usage);

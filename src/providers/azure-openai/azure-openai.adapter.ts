@@ -1,6 +1,6 @@
 import { GatewayError } from '../../common/errors/gateway-error';
 import type { RouteTarget } from '../../modules/routing/route-plan';
-import type { ProviderAdapter, RequestBuilder, ResponsesCapability, UpstreamRequest } from '../provider-adapter';
+import type { ProviderAdapter, RequestBuilder, ResourceCapability, ResponsesCapability, UpstreamRequest } from '../provider-adapter';
 
 export const AZURE_DEFAULT_API_VERSION = '2024-10-21';
 /** The Responses API is served under a preview API version only. */
@@ -27,6 +27,20 @@ export class AzureOpenAIAdapter implements ProviderAdapter {
     buildRequest: (body, target) => ({ method: 'POST', url: this.responsesUrl(target, '', ''), headers: this.headers(target), body: JSON.stringify(body) }),
     resourceRequest: (method, path, query, target) => ({ method, url: this.responsesUrl(target, path, query), headers: this.headers(target) }),
   };
+
+  readonly fineTuning = this.resource('/fine_tuning/jobs');
+  readonly models = this.resource('/models');
+
+  /** Resources of the Azure OpenAI resource itself: `{host}/openai{root}{path}?api-version=…`. */
+  private resource(root: string): ResourceCapability {
+    return {
+      request: (method, path, query, target, body) => {
+        const apiVersion = encodeURIComponent(target.providerOptions.api_version ?? AZURE_DEFAULT_API_VERSION);
+        const url = `${this.host(target)}/openai${root}${path}?api-version=${apiVersion}${query ? `&${query}` : ''}`;
+        return { method, url, headers: this.headers(target), ...(body ? { body: JSON.stringify(body) } : {}) };
+      },
+    };
+  }
 
   private responsesUrl(target: RouteTarget, path: string, query: string): string {
     const apiVersion = encodeURIComponent(target.providerOptions.api_version ?? AZURE_RESPONSES_API_VERSION);

@@ -1,6 +1,6 @@
 import { GatewayError } from '../../common/errors/gateway-error';
 import type { RouteTarget } from '../../modules/routing/route-plan';
-import type { ProviderAdapter, RequestBuilder, ResponsesCapability, UpstreamRequest } from '../provider-adapter';
+import type { ProviderAdapter, RequestBuilder, ResourceCapability, ResponsesCapability, UpstreamRequest } from '../provider-adapter';
 
 /** Operations a vendor may serve in OpenAI's format besides chat completions, and their paths. */
 const OPTIONAL_OPERATION_PATHS = {
@@ -8,7 +8,13 @@ const OPTIONAL_OPERATION_PATHS = {
   imageGenerations: '/images/generations',
 } as const;
 
-export type OptionalOperation = keyof typeof OPTIONAL_OPERATION_PATHS | 'responses';
+/** REST resources a vendor may serve in OpenAI's format, and their roots. */
+const RESOURCE_ROOTS = {
+  fineTuning: '/fine_tuning/jobs',
+  models: '/models',
+} as const;
+
+export type OptionalOperation = keyof typeof OPTIONAL_OPERATION_PATHS | keyof typeof RESOURCE_ROOTS | 'responses';
 
 export interface OpenAICompatibleOptions {
   id: string;
@@ -33,6 +39,8 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
   readonly embeddings?: RequestBuilder;
   readonly imageGenerations?: RequestBuilder;
   readonly responses?: ResponsesCapability;
+  readonly fineTuning?: ResourceCapability;
+  readonly models?: ResourceCapability;
 
   constructor(private readonly options: OpenAICompatibleOptions) {
     this.id = options.id;
@@ -41,6 +49,7 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
     this.chatCompletions = this.operation('/chat/completions');
     for (const operation of options.offers ?? []) {
       if (operation === 'responses') this.responses = this.responsesCapability();
+      else if (operation === 'fineTuning' || operation === 'models') this[operation] = this.resource(RESOURCE_ROOTS[operation]);
       else this[operation] = this.operation(OPTIONAL_OPERATION_PATHS[operation]);
     }
   }
@@ -52,6 +61,17 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
         method,
         url: `${this.baseUrl(target)}/responses${path}${query ? `?${query}` : ''}`,
         headers: this.headers(target),
+      }),
+    };
+  }
+
+  private resource(root: string): ResourceCapability {
+    return {
+      request: (method, path, query, target, body) => ({
+        method,
+        url: `${this.baseUrl(target)}${root}${path}${query ? `?${query}` : ''}`,
+        headers: this.headers(target),
+        ...(body ? { body: JSON.stringify(body) } : {}),
       }),
     };
   }

@@ -1,0 +1,52 @@
+import { Injectable } from '@nestjs/common';
+import type { RequestContext } from '../../common/context/request-context';
+import type { GatewayResult } from '../../common/http/gateway-result';
+import type { ProviderOperation } from '../../providers/provider-adapter';
+import type { NormalizedUsage } from '../../providers/usage';
+import { UpstreamAttempt } from '../upstream/upstream-attempt';
+import { RouteExecutor } from './route-executor.service';
+
+/** A REST resource of the providers (fine-tuning jobs, models), as the attempt steps need it. */
+export interface ResourceSpec {
+  capability: Extract<ProviderOperation, 'fineTuning' | 'models'>;
+  title: string;
+  usage(usage: Record<string, any> | undefined): NormalizedUsage | null;
+}
+
+/** One call on a resource: method, path below the resource's root (URL-encoded), raw query, JSON body for POSTs. */
+export interface ResourceAction {
+  method: 'GET' | 'POST' | 'DELETE';
+  path: string;
+  query: string;
+  body?: Record<string, unknown>;
+}
+
+/**
+ * Calls on a provider's REST resources (create, list, retrieve, cancel …): the route
+ * executor picks the target (a body's `model` may route, as on creation), the
+ * provider's JSON passes through, the log holds the object. Never cached.
+ */
+@Injectable()
+export class ResourceOperations {
+  constructor(
+    private readonly executor: RouteExecutor,
+    private readonly attempts: UpstreamAttempt,
+  ) {}
+
+  run(context: RequestContext, spec: ResourceSpec, action: ResourceAction): Promise<GatewayResult> {
+    if (action.body) context.requestBody = action.body;
+    return this.executor.execute(
+      context,
+      action.body ?? {},
+      async (target, upstreamBody) => {
+        const capability = this.attempts.capability(target, spec);
+        if (action.body && typeof upstreamBody.model === 'string') context.model = upstreamBody.model;
+        const request = capability.request(action.method, action.path, action.query, target, action.body ? upstreamBody : undefined);
+        const result = await this.attempts.readJson(context, await this.attempts.sendRequest(context, target, request), spec);
+        context.model ??= context.servedModel;
+        return result;
+      },
+      { cacheable: false },
+    );
+  }
+}
