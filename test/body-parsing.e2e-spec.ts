@@ -75,4 +75,22 @@ describe('request body reading', () => {
     expect(response.status).toBe(400);
     expect(response.body.error.message).toBe('The request body must be a JSON object');
   });
+
+  it('refuses a body nested deeper than 64 levels with a 400, not a crash', async () => {
+    const deep = '['.repeat(1000) + ']'.repeat(1000);
+    const response = await send(gateway, { ...ROUTED, 'content-type': 'application/json' }, [`{"model":"x","messages":${deep}}`]);
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_json', message: 'Request body is nested deeper than 64 levels' });
+  });
+
+  it('answers 400 for values the database cannot hold (a NUL character, a lone surrogate), not 500', async () => {
+    const create = (body: string) =>
+      fetch(`${gateway.url}/v1/api-keys`, { method: 'POST', headers: { 'x-gateway-api-key': gateway.adminKey, 'content-type': 'application/json' }, body });
+    for (const body of ['{"name":"nul\\u0000name","role":"user"}', '{"name":"ok","role":"user","metadata":{"team":"\\ud800"}}']) {
+      const response = await create(body);
+      expect([body, response.status]).toEqual([body, 400]);
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe('unstorable_value');
+    }
+    expect((await fetch(`${gateway.url}/health`)).status).toBe(200);
+  });
 });

@@ -4,6 +4,11 @@ function sqlState(error: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
+/** PostgreSQL class 22: a value the database cannot hold (NUL character, bad JSON escape, out of range). */
+export function isDataException(error: unknown): boolean {
+  return /^22/.test(sqlState(error) ?? '');
+}
+
 /** PostgreSQL classes 22 (data exception) and 23 (integrity): the row, not the database, is at fault. */
 export function isDataError(error: unknown): boolean {
   const code = sqlState(error);

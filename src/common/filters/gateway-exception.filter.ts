@@ -1,4 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import { QueryFailedError } from 'typeorm';
+import { isDataException } from '../../database/database-errors';
 import type { Request, Response } from 'express';
 import { maybeContextOf } from '../context/request-context';
 import { anthropicErrorType } from '../errors/anthropic-error';
@@ -24,6 +26,11 @@ export function toGatewayError(error: unknown): GatewayError {
     const body = error.getResponse() as { message?: string | string[] };
     const message = Array.isArray(body?.message) ? body.message.join('; ') : (body?.message ?? error.message);
     return new GatewayError(status, NEST_STATUS_TYPES[status] ?? 'api_error', message, status === 404 ? 'route_not_found' : null);
+  }
+  // PostgreSQL class 22 (data exception): a value from the request the database cannot
+  // hold (a NUL character, a lone surrogate in JSON, a number out of range) is bad input.
+  if (error instanceof QueryFailedError && isDataException(error)) {
+    return GatewayError.invalidRequest(`A value in the request cannot be stored: ${(error.driverError as Error)?.message ?? error.message}`, null, 'unstorable_value');
   }
   return new GatewayError(500, 'api_error', 'Internal gateway error', 'internal_error');
 }

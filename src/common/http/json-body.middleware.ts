@@ -50,12 +50,30 @@ export function jsonBody(limitBytes: number) {
       try {
         const text = chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8');
         req.body = JSON.parse(text);
-        finish();
       } catch {
-        finish(GatewayError.invalidRequest('Request body is not valid JSON', null, 'invalid_json'));
+        return finish(GatewayError.invalidRequest('Request body is not valid JSON', null, 'invalid_json'));
       }
+      if (tooDeep(req.body)) return finish(GatewayError.invalidRequest(`Request body is nested deeper than ${MAX_DEPTH} levels`, null, 'invalid_json'));
+      finish();
     });
   };
+}
+
+/** No API the gateway serves nests this deep; deeper bodies would only feed recursion downstream. */
+const MAX_DEPTH = 64;
+
+/** Whether `value` nests objects or arrays deeper than MAX_DEPTH (iterative: the check itself must not recurse). */
+function tooDeep(value: unknown): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length) {
+    const [node, depth] = stack.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    if (depth > MAX_DEPTH) return true;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    }
+  }
+  return false;
 }
 
 function hasBody(req: Request): boolean {

@@ -1,4 +1,4 @@
-import { REDACTED, redactBody, redactHeaders } from './redaction';
+import { REDACTED, TOO_DEEP, redactBody, redactHeaders } from './redaction';
 
 describe('redaction', () => {
   it('redacts credential headers and keeps the rest', () => {
@@ -33,5 +33,14 @@ describe('redaction', () => {
   it('returns bodies without secrets as they are (no copy on the hot path)', () => {
     const body = { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] };
     expect(redactBody(body)).toBe(body);
+  });
+
+  it('stores a body nested past 64 levels as a note, without recursing through it', () => {
+    let deep: unknown = { api_key: 'sk-deep' };
+    for (let i = 0; i < 10_000; i++) deep = { inner: [deep] };
+    const redacted = redactBody({ model: 'x', deep }) as { deep: unknown };
+    expect(JSON.stringify(redacted)).toContain(TOO_DEEP);
+    expect(JSON.stringify(redacted)).not.toContain('sk-deep');
+    expect(JSON.stringify(redacted).length).toBeLessThan(2000);
   });
 });

@@ -29,27 +29,32 @@ function redactInlineConfig(value: string): string {
   }
 }
 
+/** Deeper than this, a body is stored as a note: no credential can hide down there, and nothing recurses without end. */
+export const MAX_LOGGED_DEPTH = 64;
+export const TOO_DEEP = '[nested deeper than 64 levels: not stored]';
+
 /**
  * A copy of a request or response body with every credential replaced: secret fields
  * anywhere, and every value of a `headers` object (MCP tool headers carry tokens).
  * Objects without secrets are returned as they are, not copied.
  */
-export function redactBody<T>(value: T, insideHeaders = false): T {
+export function redactBody<T>(value: T, insideHeaders = false, depth = 0): T {
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= MAX_LOGGED_DEPTH) return TOO_DEEP as T;
   if (Array.isArray(value)) {
     let copy: unknown[] | null = null;
     value.forEach((item, i) => {
-      const redacted = redactBody(item, insideHeaders);
+      const redacted = redactBody(item, insideHeaders, depth + 1);
       if (redacted !== item) (copy ??= [...value])[i] = redacted;
     });
     return (copy ?? value) as T;
   }
-  if (value === null || typeof value !== 'object') return value;
   let copy: Record<string, unknown> | null = null;
   for (const [key, inner] of Object.entries(value)) {
     const lower = key.toLowerCase();
     let redacted: unknown;
     if ((insideHeaders || SECRET_FIELDS.has(lower)) && typeof inner === 'string') redacted = REDACTED;
-    else redacted = redactBody(inner, lower === 'headers');
+    else redacted = redactBody(inner, lower === 'headers', depth + 1);
     if (redacted !== inner) (copy ??= { ...(value as Record<string, unknown>) })[key] = redacted;
   }
   return (copy ?? value) as T;
