@@ -12,6 +12,7 @@ import { dataSourceOptions } from './database/data-source-options';
 import { BudgetsModule } from './modules/budgets/budgets.module';
 import { ChatModule } from './modules/chat/chat.module';
 import { EmbeddingsModule } from './modules/embeddings/embeddings.module';
+import { FilesModule } from './modules/files/files.module';
 import { FineTuningModule } from './modules/fine-tuning/fine-tuning.module';
 import { HealthController } from './modules/health/health.controller';
 import { ImagesModule } from './modules/images/images.module';
@@ -39,6 +40,7 @@ export class AppModule implements NestModule {
         EmbeddingsModule,
         ImagesModule,
         FineTuningModule,
+        FilesModule,
         ResponsesModule,
         MessagesModule,
         PromptsModule,

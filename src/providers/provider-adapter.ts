@@ -58,9 +58,17 @@ export interface ProviderOperations {
   readonly fineTuning?: ResourceCapability;
   /** `/models`: the provider's model list and one model. */
   readonly models?: ResourceCapability;
+  /** `/files`: uploaded files (listing, metadata, content, deletion). */
+  readonly files?: ResourceCapability;
+  /** `/vector_stores` and their files, which the `file_search` tool searches. */
+  readonly vectorStores?: ResourceCapability;
 }
 
 export type ProviderOperation = keyof ProviderOperations;
+
+/** The capabilities that are REST resources rather than one request built from a body. */
+export const RESOURCE_OPERATIONS = ['fineTuning', 'models', 'files', 'vectorStores'] as const;
+export type ResourceOperation = (typeof RESOURCE_OPERATIONS)[number];
 
 /**
  * One provider. Adding a vendor is one folder under `src/providers/` and one line in

@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '../../common/context/request-context';
 import type { GatewayResult } from '../../common/http/gateway-result';
-import type { ProviderOperation } from '../../providers/provider-adapter';
+import type { ResourceOperation } from '../../providers/provider-adapter';
 import type { NormalizedUsage } from '../../providers/usage';
 import { UpstreamAttempt } from '../upstream/upstream-attempt';
 import { RouteExecutor } from './route-executor.service';
 
-/** A REST resource of the providers (fine-tuning jobs, models), as the attempt steps need it. */
+/** A REST resource of the providers (fine-tuning jobs, models, files, vector stores), as the attempt steps need it. */
 export interface ResourceSpec {
-  capability: Extract<ProviderOperation, 'fineTuning' | 'models'>;
+  capability: ResourceOperation;
   title: string;
   usage(usage: Record<string, any> | undefined): NormalizedUsage | null;
 }

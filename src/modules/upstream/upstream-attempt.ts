@@ -4,7 +4,7 @@ import type { RequestContext } from '../../common/context/request-context';
 import { GatewayError, UpstreamHttpError } from '../../common/errors/gateway-error';
 import type { GatewayResult } from '../../common/http/gateway-result';
 import type { Environment } from '../../config/environment';
-import type { ProviderOperation, ProviderOperations, UpstreamRequest } from '../../providers/provider-adapter';
+import type { ProviderOperation, ProviderOperations, ResourceOperation, UpstreamRequest } from '../../providers/provider-adapter';
 import { ProviderRegistry } from '../../providers/registry';
 import type { NormalizedUsage } from '../../providers/usage';
 import type { RouteTarget } from '../routing/route-plan';
@@ -12,7 +12,7 @@ import { MetricsService } from '../metrics/metrics.service';
 import { UpstreamClient, UpstreamResponse } from './upstream-client';
 
 /** The capabilities that build a request from a body (all but the REST resources). */
-export type BodyOperation = Exclude<ProviderOperation, 'fineTuning' | 'models'>;
+export type BodyOperation = Exclude<ProviderOperation, ResourceOperation>;
 
 /** What the shared attempt steps need to know of an operation. */
 export interface OperationSpec<K extends ProviderOperation = BodyOperation> {

@@ -30,6 +30,8 @@ export class AzureOpenAIAdapter implements ProviderAdapter {
 
   readonly fineTuning = this.resource('/fine_tuning/jobs');
   readonly models = this.resource('/models');
+  readonly files = this.resource('/files');
+  readonly vectorStores = this.resource('/vector_stores');
 
   /** Resources of the Azure OpenAI resource itself: `{host}/openai{root}{path}?api-version=…`. */
   private resource(root: string): ResourceCapability {

@@ -1,6 +1,6 @@
 import { GatewayError } from '../../common/errors/gateway-error';
 import type { RouteTarget } from '../../modules/routing/route-plan';
-import type { ProviderAdapter, RequestBuilder, ResourceCapability, ResponsesCapability, UpstreamRequest } from '../provider-adapter';
+import { RESOURCE_OPERATIONS, type ProviderAdapter, type RequestBuilder, type ResourceCapability, type ResourceOperation, type ResponsesCapability, type UpstreamRequest } from '../provider-adapter';
 
 /** Operations a vendor may serve in OpenAI's format besides chat completions, and their paths. */
 const OPTIONAL_OPERATION_PATHS = {
@@ -9,12 +9,14 @@ const OPTIONAL_OPERATION_PATHS = {
 } as const;
 
 /** REST resources a vendor may serve in OpenAI's format, and their roots. */
-const RESOURCE_ROOTS = {
+const RESOURCE_ROOTS: Record<ResourceOperation, string> = {
   fineTuning: '/fine_tuning/jobs',
   models: '/models',
-} as const;
+  files: '/files',
+  vectorStores: '/vector_stores',
+};
 
-export type OptionalOperation = keyof typeof OPTIONAL_OPERATION_PATHS | keyof typeof RESOURCE_ROOTS | 'responses';
+export type OptionalOperation = keyof typeof OPTIONAL_OPERATION_PATHS | ResourceOperation | 'responses';
 
 export interface OpenAICompatibleOptions {
   id: string;
@@ -41,6 +43,8 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
   readonly responses?: ResponsesCapability;
   readonly fineTuning?: ResourceCapability;
   readonly models?: ResourceCapability;
+  readonly files?: ResourceCapability;
+  readonly vectorStores?: ResourceCapability;
 
   constructor(private readonly options: OpenAICompatibleOptions) {
     this.id = options.id;
@@ -49,7 +53,7 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
     this.chatCompletions = this.operation('/chat/completions');
     for (const operation of options.offers ?? []) {
       if (operation === 'responses') this.responses = this.responsesCapability();
-      else if (operation === 'fineTuning' || operation === 'models') this[operation] = this.resource(RESOURCE_ROOTS[operation]);
+      else if (isResourceOperation(operation)) this[operation] = this.resource(RESOURCE_ROOTS[operation]);
       else this[operation] = this.operation(OPTIONAL_OPERATION_PATHS[operation]);
     }
   }
@@ -99,4 +103,8 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
     }
     return headers;
   }
+}
+
+function isResourceOperation(operation: OptionalOperation): operation is ResourceOperation {
+  return (RESOURCE_OPERATIONS as readonly string[]).includes(operation);
 }
