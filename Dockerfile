@@ -7,6 +7,8 @@ COPY tsconfig.json tsconfig.build.json nest-cli.json ormconfig.ts ./
 COPY src ./src
 COPY bench ./bench
 COPY test/support ./test/support
+# The dashboard single-page app: built by `npm run build` into dist/dashboard.
+COPY dashboard ./dashboard
 RUN npm run build && npm prune --omit=dev --omit=optional
 
 # Runtime stage: compiled code and production dependencies only, as a non-root user.

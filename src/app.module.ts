@@ -11,6 +11,7 @@ import type { Environment } from './config/environment';
 import { dataSourceOptions } from './database/data-source-options';
 import { BudgetsModule } from './modules/budgets/budgets.module';
 import { ChatModule } from './modules/chat/chat.module';
+import { DashboardModule } from './modules/dashboard/dashboard.module';
 import { EmbeddingsModule } from './modules/embeddings/embeddings.module';
 import { FilesModule } from './modules/files/files.module';
 import { FineTuningModule } from './modules/fine-tuning/fine-tuning.module';
@@ -49,6 +50,7 @@ export class AppModule implements NestModule {
         LoggingModule,
         BudgetsModule,
         KeysModule,
+        DashboardModule,
       ],
       controllers: [HealthController],
       providers: [

@@ -4,6 +4,7 @@ import type { RequestContext } from '../../common/context/request-context';
 import { Ctx } from '../../common/context/request-context.decorator';
 import { AnalyticsService } from './analytics.service';
 import { AnalyticsQueryDto } from './dto/analytics-query.dto';
+import { AnalyticsTimeseriesQueryDto } from './dto/analytics-timeseries-query.dto';
 
 @ApiTags('logs')
 @ApiSecurity('gateway-api-key')
@@ -15,5 +16,11 @@ export class AnalyticsController {
   @ApiOperation({ summary: 'Requests, errors, tokens, cost and latency percentiles grouped by one dimension; user-role keys see their own' })
   summary(@Ctx() context: RequestContext, @Query() query: AnalyticsQueryDto) {
     return this.analytics.summary(query, context.principal!);
+  }
+
+  @Get('timeseries')
+  @ApiOperation({ summary: 'Requests, errors, tokens, cost and latency percentiles per minute, hour or day (UTC buckets); user-role keys see their own' })
+  timeseries(@Ctx() context: RequestContext, @Query() query: AnalyticsTimeseriesQueryDto) {
+    return this.analytics.timeseries(query, context.principal!);
   }
 }

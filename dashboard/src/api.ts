@@ -1,0 +1,161 @@
+/**
+ * The admin API as the dashboard calls it: the key from sessionStorage in
+ * `x-gateway-api-key`, JSON both ways, and every failure turned into an `ApiError`
+ * whose message is written for a person.
+ */
+const STORAGE_KEY = 'ai-gateway.admin-key';
+
+export function storedKey(): string | null {
+  try {
+    return sessionStorage.getItem(STORAGE_KEY);
+  } catch {
+    return null;
+  }
+}
+
+export function storeKey(key: string | null): void {
+  if (key === null) sessionStorage.removeItem(STORAGE_KEY);
+  else sessionStorage.setItem(STORAGE_KEY, key);
+}
+
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly code: string | null = null,
+    readonly param: string | null = null,
+  ) {
+    super(message);
+  }
+}
+
+/** Listeners told when the key stops working (revoked, expired), so the app can sign out. */
+const unauthorizedListeners = new Set<() => void>();
+export function onUnauthorized(listener: () => void): () => void {
+  unauthorizedListeners.add(listener);
+  return () => unauthorizedListeners.delete(listener);
+}
+
+interface ErrorBody {
+  error?: { message?: string; type?: string; code?: string | null; param?: string | null };
+}
+
+/** The words shown for an error answer of the gateway. */
+export function describeError(status: number, body: ErrorBody | undefined): string {
+  const error = body?.error;
+  const message = error?.message?.trim();
+  if (status === 401) return 'This key was not accepted: it is unknown to the gateway, revoked or expired.';
+  if (status === 403 && error?.code === 'admin_required') return 'This key is not an admin key. Sign in with an API key whose role is admin.';
+  if (status === 403) return message ? `Not allowed: ${message}` : 'This key may not do that.';
+  if (status === 503 && error?.code === 'gateway_unavailable') return `The gateway is running but cannot reach its database right now. ${message ?? ''}`.trim();
+  if (status >= 500) return message ? `The gateway failed to answer (${status}): ${message}` : `The gateway failed to answer (HTTP ${status}). Try again in a moment.`;
+  if (message) return message.endsWith('.') ? message : `${message}.`;
+  return `The gateway answered HTTP ${status} without an explanation.`;
+}
+
+export async function api<T = any>(method: string, path: string, body?: unknown, key = storedKey()): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (key) headers['x-gateway-api-key'] = key;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  let response: Response;
+  try {
+    response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store' });
+  } catch {
+    throw new ApiError('The gateway could not be reached. Is it running, and is this page served by it? Check your connection and try again.', 0, 'network_error');
+  }
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  if (!response.ok) {
+    const error = (parsed as ErrorBody | undefined)?.error;
+    // The signed-in key stopped working (not a key being tried on the sign-in form).
+    if (response.status === 401 && key !== null && key === storedKey()) unauthorizedListeners.forEach((listener) => listener());
+    throw new ApiError(describeError(response.status, parsed as ErrorBody), response.status, error?.code ?? null, error?.param ?? null);
+  }
+  if (parsed === undefined && text) throw new ApiError(`The gateway answered ${path} with something that is not JSON.`, response.status, 'invalid_json');
+  return parsed as T;
+}
+
+/** Checks that a key is an admin key (the key list is admin-only). */
+export async function checkAdminKey(key: string): Promise<void> {
+  await api('GET', '/v1/api-keys?limit=1', undefined, key);
+}
+
+export interface ListPage<T> {
+  object: 'list';
+  data: T[];
+  next_cursor: string | null;
+}
+
+export interface LogRow {
+  id: string;
+  trace_id: string;
+  created_at: string;
+  operation: string;
+  api_key_id: string | null;
+  virtual_key_id: string | null;
+  config_id: string | null;
+  prompt_id: string | null;
+  prompt_version: number | null;
+  provider: string | null;
+  model: string | null;
+  status_code: number;
+  is_stream: boolean;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  total_tokens: number | null;
+  cached_tokens: number | null;
+  reasoning_tokens: number | null;
+  cost_usd: number | null;
+  latency_ms: number;
+  ttft_ms: number | null;
+  user: string | null;
+  metadata: Record<string, string>;
+  error: unknown;
+  retry_count: number;
+  cache_status: string | null;
+  target_index: string | null;
+  request_headers?: unknown;
+  request_body?: unknown;
+  response_body?: unknown;
+}
+
+export interface SummaryRow {
+  key: string | null;
+  requests: number;
+  errors: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost_usd: number;
+  latency_p50_ms: number | null;
+  latency_p95_ms: number | null;
+}
+
+export interface TimeseriesRow extends Omit<SummaryRow, 'key'> {
+  bucket: string;
+}
+
+export interface Timeseries {
+  object: 'analytics.timeseries';
+  interval: 'minute' | 'hour' | 'day';
+  from: string;
+  to: string;
+  data: TimeseriesRow[];
+}
+
+/** Every page of a list endpoint, up to `max` rows. */
+export async function listAll<T>(path: string, max = 1000): Promise<T[]> {
+  const rows: T[] = [];
+  let cursor: string | null = null;
+  do {
+    const separator = path.includes('?') ? '&' : '?';
+    const page: ListPage<T> = await api('GET', `${path}${separator}limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    rows.push(...page.data);
+    cursor = page.next_cursor;
+  } while (cursor && rows.length < max);
+  return rows;
+}

@@ -1,0 +1,66 @@
+/** How numbers, times and costs are written on every page. */
+const integer = new Intl.NumberFormat('en-US');
+
+export const formatInt = (n: number | null | undefined) => (n === null || n === undefined ? '—' : integer.format(n));
+
+/** A cost in USD: small ones with enough digits to be seen; null is "no price known", never $0. */
+export function formatCost(usd: number | null | undefined): string {
+  if (usd === null || usd === undefined) return 'no price';
+  if (usd === 0) return '$0.00';
+  if (Math.abs(usd) < 0.01) return `$${usd.toPrecision(2)}`;
+  return `$${usd.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 4 })}`;
+}
+
+export function formatMs(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined) return '—';
+  if (ms >= 10_000) return `${(ms / 1000).toFixed(1)} s`;
+  return `${integer.format(Math.round(ms))} ms`;
+}
+
+const timeFormat = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+export const formatTime = (iso: string) => timeFormat.format(new Date(iso));
+
+const fullFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+export const formatDateTime = (iso: string | null | undefined) => (iso ? fullFormat.format(new Date(iso)) : '—');
+
+/** ISO (UTC) to the value of an <input type="datetime-local"> in local time, and back. */
+export function toLocalInput(iso: string | null | undefined): string {
+  if (!iso) return '';
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return '';
+  const local = new Date(date.getTime() - date.getTimezoneOffset() * 60_000);
+  return local.toISOString().slice(0, 16);
+}
+
+export function fromLocalInput(value: string): string | undefined {
+  if (!value) return undefined;
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+}
+
+export const pretty = (value: unknown) => JSON.stringify(value, null, 2);
+
+export function statusClass(status: number): string {
+  if (status >= 500) return 'status status-5xx';
+  if (status >= 400) return 'status status-4xx';
+  return 'status status-2xx';
+}
+
+/** Copies text, with a fallback for pages without the async clipboard (plain http). */
+export async function copyText(text: string): Promise<boolean> {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    const area = document.createElement('textarea');
+    area.value = text;
+    area.setAttribute('readonly', '');
+    area.style.position = 'fixed';
+    area.style.opacity = '0';
+    document.body.appendChild(area);
+    area.select();
+    const ok = document.execCommand('copy');
+    area.remove();
+    return ok;
+  }
+}

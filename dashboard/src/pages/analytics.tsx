@@ -1,0 +1,461 @@
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { api, ApiError, listAll, SummaryRow, Timeseries } from '../api';
+import { ChartSeries, TimeChart } from '../components/time-chart';
+import { formatCost, formatInt, formatMs, fromLocalInput, toLocalInput } from '../format';
+import { href, Location, navigate, routeClick } from '../router';
+
+const RANGES: Record<string, { label: string; ms: number }> = {
+  '1h': { label: 'Last hour', ms: 3_600_000 },
+  '24h': { label: 'Last 24 hours', ms: 86_400_000 },
+  '7d': { label: 'Last 7 days', ms: 7 * 86_400_000 },
+  '30d': { label: 'Last 30 days', ms: 30 * 86_400_000 },
+};
+const GROUPS = [
+  { value: 'model', label: 'Model' },
+  { value: 'user', label: 'User' },
+  { value: 'provider', label: 'Provider' },
+  { value: 'operation', label: 'Operation' },
+  { value: 'api_key', label: 'API key' },
+  { value: 'virtual_key', label: 'Virtual key' },
+  { value: 'metadata', label: 'Metadata key…' },
+];
+
+interface KeyRow {
+  id: string;
+  name: string;
+  slug?: string;
+  budget_limit_usd: number | null;
+  budget_period: string | null;
+  spent_usd: number;
+}
+
+export function AnalyticsPage({ location }: { location: Location }) {
+  const q = location.query;
+  const range = q.get('range') ?? (q.get('from') ? 'custom' : '24h');
+  const interval = q.get('interval') ?? '';
+  const groupBy = q.get('group_by') ?? 'model';
+  const metaKey = q.get('meta') ?? '';
+  const customFrom = q.get('from') ?? '';
+  const customTo = q.get('to') ?? '';
+
+  // The period, fixed for one render of the URL (so "last 24 hours" does not move while reading).
+  const period = useMemo(() => {
+    if (range === 'custom') return { from: customFrom, to: customTo || new Date().toISOString() };
+    const to = new Date();
+    return { from: new Date(to.getTime() - (RANGES[range] ?? RANGES['24h']).ms).toISOString(), to: to.toISOString() };
+  }, [location.search]);
+
+  const update = (changes: Record<string, string | null>) => {
+    const next = new URLSearchParams(q);
+    for (const [name, value] of Object.entries(changes)) {
+      if (value === null || value === '') next.delete(name);
+      else next.set(name, value);
+    }
+    navigate(`/analytics?${next.toString()}`, { replace: true });
+  };
+
+  const [series, setSeries] = useState<Timeseries | null>(null);
+  const [seriesError, setSeriesError] = useState<string | null>(null);
+  useEffect(() => {
+    setSeries(null);
+    setSeriesError(null);
+    const params = new URLSearchParams({ from: period.from, to: period.to });
+    if (interval) params.set('interval', interval);
+    api<Timeseries>('GET', `/v1/analytics/timeseries?${params}`).then(setSeries, (e: ApiError) => setSeriesError(e.message));
+  }, [period, interval]);
+
+  const groupParam = groupBy === 'metadata' ? (metaKey.trim() ? `metadata.${metaKey.trim()}` : null) : groupBy;
+  const [summary, setSummary] = useState<SummaryRow[] | null>(null);
+  const [summaryError, setSummaryError] = useState<string | null>(null);
+  useEffect(() => {
+    setSummary(null);
+    setSummaryError(null);
+    if (!groupParam) return;
+    const params = new URLSearchParams({ group_by: groupParam, from: period.from, to: period.to });
+    api<{ data: SummaryRow[] }>('GET', `/v1/analytics/summary?${params}`).then((r) => setSummary(r.data), (e: ApiError) => setSummaryError(e.message));
+  }, [period, groupParam]);
+
+  const [keys, setKeys] = useState<{ api: KeyRow[]; virtual: KeyRow[] } | null>(null);
+  const [keysError, setKeysError] = useState<string | null>(null);
+  useEffect(() => {
+    Promise.all([listAll<KeyRow>('/v1/api-keys'), listAll<KeyRow>('/v1/virtual-keys')]).then(
+      ([apiKeys, virtualKeys]) => setKeys({ api: apiKeys, virtual: virtualKeys }),
+      (e: ApiError) => setKeysError(e.message),
+    );
+  }, []);
+  const keyNames = useMemo(() => new Map((keys?.api ?? []).map((k) => [k.id, k.name])), [keys]);
+
+  return (
+    <div class="analytics">
+      <div class="page-head">
+        <h1>Analytics</h1>
+      </div>
+      <form class="period" onSubmit={(e) => e.preventDefault()} aria-label="Period">
+        <div class="field">
+          <label for="a-range">Period</label>
+          <select id="a-range" value={range} onChange={(e) => update({ range: (e.target as HTMLSelectElement).value, from: null, to: null })}>
+            {Object.entries(RANGES).map(([value, r]) => (
+              <option key={value} value={value}>
+                {r.label}
+              </option>
+            ))}
+            <option value="custom">Custom range</option>
+          </select>
+        </div>
+        {range === 'custom' && (
+          <>
+            <div class="field">
+              <label for="a-from">From</label>
+              <input id="a-from" type="datetime-local" value={toLocalInput(customFrom)} onChange={(e) => update({ from: fromLocalInput((e.target as HTMLInputElement).value) ?? null })} />
+            </div>
+            <div class="field">
+              <label for="a-to">Until</label>
+              <input id="a-to" type="datetime-local" value={toLocalInput(customTo)} onChange={(e) => update({ to: fromLocalInput((e.target as HTMLInputElement).value) ?? null })} />
+            </div>
+          </>
+        )}
+        <div class="field">
+          <label for="a-interval">Buckets</label>
+          <select id="a-interval" value={interval} onChange={(e) => update({ interval: (e.target as HTMLSelectElement).value })}>
+            <option value="">Automatic</option>
+            <option value="minute">Per minute</option>
+            <option value="hour">Per hour</option>
+            <option value="day">Per day</option>
+          </select>
+        </div>
+      </form>
+
+      <section aria-labelledby="over-time">
+        <h2 id="over-time">Over time</h2>
+        {seriesError ? (
+          <p class="error-box" role="alert">
+            {seriesError}
+          </p>
+        ) : !series ? (
+          <p class="muted" role="status">
+            Loading…
+          </p>
+        ) : (
+          <Charts series={series} />
+        )}
+      </section>
+
+      <section aria-labelledby="grouped">
+        <h2 id="grouped">Cost and requests by</h2>
+        <form class="period" onSubmit={(e) => e.preventDefault()} aria-label="Grouping">
+          <div class="field">
+            <label for="a-group">Group by</label>
+            <select id="a-group" value={groupBy} onChange={(e) => update({ group_by: (e.target as HTMLSelectElement).value })}>
+              {GROUPS.map((g) => (
+                <option key={g.value} value={g.value}>
+                  {g.label}
+                </option>
+              ))}
+            </select>
+          </div>
+          {groupBy === 'metadata' && <MetaKeyInput initial={metaKey} onApply={(value) => update({ meta: value })} />}
+        </form>
+        {!groupParam ? (
+          <p class="muted">Enter the metadata key to group by (for example team), then press Enter.</p>
+        ) : summaryError ? (
+          <p class="error-box" role="alert">
+            {summaryError}
+          </p>
+        ) : !summary ? (
+          <p class="muted" role="status">
+            Loading…
+          </p>
+        ) : summary.length === 0 ? (
+          <p class="empty">No requests in this period.</p>
+        ) : (
+          <SummaryTable rows={summary} groupBy={groupParam} names={keyNames} />
+        )}
+      </section>
+
+      <section aria-labelledby="budgets">
+        <h2 id="budgets">Budget used per key</h2>
+        <p class="muted">Spend in each key's current budget period (all time for keys without a budget), from the request log.</p>
+        {keysError ? (
+          <p class="error-box" role="alert">
+            {keysError}
+          </p>
+        ) : !keys ? (
+          <p class="muted" role="status">
+            Loading…
+          </p>
+        ) : (
+          <BudgetTable keys={keys} />
+        )}
+      </section>
+    </div>
+  );
+}
+
+function MetaKeyInput({ initial, onApply }: { initial: string; onApply: (value: string) => void }) {
+  const [value, setValue] = useState(initial);
+  return (
+    <>
+      <div class="field">
+        <label for="a-meta">Metadata key</label>
+        <input
+          id="a-meta"
+          value={value}
+          placeholder="e.g. team"
+          autoComplete="off"
+          onInput={(e) => setValue((e.target as HTMLInputElement).value)}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter') {
+              e.preventDefault();
+              onApply(value.trim());
+            }
+          }}
+        />
+      </div>
+      <button type="button" class="secondary" onClick={() => onApply(value.trim())}>
+        Show
+      </button>
+    </>
+  );
+}
+
+const usd = (v: number) => (v === 0 ? '$0' : v < 0.01 ? `$${v.toPrecision(2)}` : `$${v.toFixed(2)}`);
+const count = (v: number) => (Math.abs(v) >= 10_000 ? `${(v / 1000).toFixed(0)}k` : formatInt(Math.round(v)));
+
+function Charts({ series }: { series: Timeseries }) {
+  const data = series.data;
+  const times = useMemo(() => data.map((row) => Date.parse(row.bucket) / 1000), [data]);
+  const totals = data.reduce(
+    (t, row) => ({ requests: t.requests + row.requests, errors: t.errors + row.errors, cost: t.cost + row.cost_usd, tokens: t.tokens + row.prompt_tokens + row.completion_tokens }),
+    { requests: 0, errors: 0, cost: 0, tokens: 0 },
+  );
+  const charts = useMemo(() => {
+    const requests: ChartSeries[] = [
+      { label: 'Requests', color: '#1d4ed8', values: data.map((r) => r.requests), fill: 'rgba(29,78,216,0.08)' },
+      { label: 'Errors', color: '#b91c1c', values: data.map((r) => r.errors) },
+    ];
+    const cost: ChartSeries[] = [{ label: 'Cost (USD)', color: '#047857', values: data.map((r) => r.cost_usd), fill: 'rgba(4,120,87,0.08)' }];
+    const tokens: ChartSeries[] = [
+      { label: 'Prompt tokens', color: '#7c3aed', values: data.map((r) => r.prompt_tokens) },
+      { label: 'Completion tokens', color: '#c2410c', values: data.map((r) => r.completion_tokens) },
+    ];
+    const latency: ChartSeries[] = [
+      { label: 'p50', color: '#0369a1', values: data.map((r) => r.latency_p50_ms) },
+      { label: 'p95', color: '#9d174d', values: data.map((r) => r.latency_p95_ms) },
+    ];
+    return { requests, cost, tokens, latency };
+  }, [data]);
+  const per = series.interval;
+  return (
+    <>
+      <dl class="totals">
+        <div>
+          <dt>Requests</dt>
+          <dd>{formatInt(totals.requests)}</dd>
+        </div>
+        <div>
+          <dt>Errors</dt>
+          <dd>
+            {formatInt(totals.errors)}
+            {totals.requests > 0 && <span class="muted"> ({((totals.errors / totals.requests) * 100).toFixed(1)}%)</span>}
+          </dd>
+        </div>
+        <div>
+          <dt>Cost</dt>
+          <dd>{formatCost(totals.cost)}</dd>
+        </div>
+        <div>
+          <dt>Tokens</dt>
+          <dd>{formatInt(totals.tokens)}</dd>
+        </div>
+      </dl>
+      {totals.requests === 0 && <p class="empty">No requests in this period: the charts are flat.</p>}
+      <div class="charts">
+        <TimeChart title={`Requests and errors per ${per}`} times={times} series={charts.requests} format={count} summary={`${totals.requests} requests and ${totals.errors} errors per ${per}`} />
+        <TimeChart title={`Cost per ${per}`} times={times} series={charts.cost} format={usd} summary={`Cost per ${per}, ${formatCost(totals.cost)} in total`} />
+        <TimeChart title={`Tokens per ${per}`} times={times} series={charts.tokens} format={count} summary={`Prompt and completion tokens per ${per}`} />
+        <TimeChart title={`Latency per ${per} (p50, p95)`} times={times} series={charts.latency} format={(v) => formatMs(v)} summary={`Median and 95th percentile latency per ${per}`} />
+      </div>
+      <details class="data-details">
+        <summary>The numbers behind the charts</summary>
+        <div class="table-wrap">
+          <table class="data compact">
+            <thead>
+              <tr>
+                <th scope="col">Bucket ({per}, starts)</th>
+                <th scope="col" class="num">Requests</th>
+                <th scope="col" class="num">Errors</th>
+                <th scope="col" class="num">Prompt tokens</th>
+                <th scope="col" class="num">Completion tokens</th>
+                <th scope="col" class="num">Cost</th>
+                <th scope="col" class="num">p50</th>
+                <th scope="col" class="num">p95</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data
+                .filter((row) => row.requests > 0)
+                .map((row) => (
+                  <tr key={row.bucket}>
+                    <td>{new Date(row.bucket).toLocaleString()}</td>
+                    <td class="num">{formatInt(row.requests)}</td>
+                    <td class="num">{formatInt(row.errors)}</td>
+                    <td class="num">{formatInt(row.prompt_tokens)}</td>
+                    <td class="num">{formatInt(row.completion_tokens)}</td>
+                    <td class="num">{formatCost(row.cost_usd)}</td>
+                    <td class="num">{formatMs(row.latency_p50_ms)}</td>
+                    <td class="num">{formatMs(row.latency_p95_ms)}</td>
+                  </tr>
+                ))}
+            </tbody>
+          </table>
+        </div>
+      </details>
+    </>
+  );
+}
+
+function SummaryTable({ rows, groupBy, names }: { rows: SummaryRow[]; groupBy: string; names: Map<string, string> }) {
+  const maxCost = Math.max(...rows.map((r) => r.cost_usd), 0);
+  const maxRequests = Math.max(...rows.map((r) => r.requests), 0);
+  const filterOf = (key: string): [string, string] | null => {
+    if (groupBy === 'user') return ['user', key];
+    if (groupBy === 'model') return ['model', key];
+    if (groupBy === 'provider') return ['provider', key];
+    if (groupBy === 'operation') return ['operation', key];
+    if (groupBy === 'api_key') return ['api_key_id', key];
+    if (groupBy === 'virtual_key') return ['virtual_key', key];
+    if (groupBy.startsWith('metadata.')) return [groupBy, key];
+    return null;
+  };
+  return (
+    <div class="table-wrap">
+      <table class="data summary-table">
+        <caption class="visually-hidden">Requests, errors, tokens, cost and latency by {groupBy}, most expensive first</caption>
+        <thead>
+          <tr>
+            <th scope="col">{groupBy}</th>
+            <th scope="col">Cost</th>
+            <th scope="col">Requests</th>
+            <th scope="col" class="num">
+              Errors
+            </th>
+            <th scope="col" class="num">
+              Tokens (in / out)
+            </th>
+            <th scope="col" class="num">
+              p50
+            </th>
+            <th scope="col" class="num">
+              p95
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => {
+            const filter = row.key === null ? null : filterOf(row.key);
+            const label = row.key === null ? '(none)' : groupBy === 'api_key' ? names.get(row.key) ?? row.key : row.key;
+            const to = filter ? `/logs?${new URLSearchParams([filter])}` : null;
+            return (
+              <tr key={row.key ?? '(none)'}>
+                <th scope="row" data-label={groupBy}>
+                  {to ? (
+                    <a href={href(to)} onClick={(e) => routeClick(e, to)} title="Show these requests in the log">
+                      {label}
+                    </a>
+                  ) : (
+                    <span class="muted">{label}</span>
+                  )}
+                </th>
+                <td data-label="Cost">
+                  <Bar value={row.cost_usd} max={maxCost} text={formatCost(row.cost_usd)} color="cost" />
+                </td>
+                <td data-label="Requests">
+                  <Bar value={row.requests} max={maxRequests} text={formatInt(row.requests)} color="requests" />
+                </td>
+                <td data-label="Errors" class="num">
+                  {formatInt(row.errors)}
+                </td>
+                <td data-label="Tokens" class="num">
+                  {formatInt(row.prompt_tokens)} / {formatInt(row.completion_tokens)}
+                </td>
+                <td data-label="p50" class="num">
+                  {formatMs(row.latency_p50_ms)}
+                </td>
+                <td data-label="p95" class="num">
+                  {formatMs(row.latency_p95_ms)}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function Bar({ value, max, text, color }: { value: number; max: number; text: string; color: string }) {
+  const width = max > 0 ? Math.max(2, (value / max) * 100) : 0;
+  return (
+    <div class="bar-cell">
+      <span class={`bar bar-${color}`} style={{ width: `${width}%` }} aria-hidden="true" />
+      <span class="bar-text">{text}</span>
+    </div>
+  );
+}
+
+function BudgetTable({ keys }: { keys: { api: KeyRow[]; virtual: KeyRow[] } }) {
+  const rows = [
+    ...keys.api.map((k) => ({ ...k, kind: 'API key', filter: ['api_key_id', k.id] as [string, string] })),
+    ...keys.virtual.map((k) => ({ ...k, kind: 'Virtual key', filter: ['virtual_key', k.slug ?? k.id] as [string, string] })),
+  ].sort((a, b) => share(b) - share(a) || b.spent_usd - a.spent_usd);
+  if (rows.length === 0) return <p class="empty">No keys yet.</p>;
+  return (
+    <div class="table-wrap">
+      <table class="data budget-table">
+        <thead>
+          <tr>
+            <th scope="col">Key</th>
+            <th scope="col">Kind</th>
+            <th scope="col">Budget</th>
+            <th scope="col">Used</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((k) => {
+            const to = `/logs?${new URLSearchParams([k.filter])}`;
+            return (
+              <tr key={k.kind + k.id}>
+                <th scope="row" data-label="Key">
+                  <a href={href(to)} onClick={(e) => routeClick(e, to)}>
+                    {k.name}
+                  </a>
+                  {k.slug && <span class="muted"> ({k.slug})</span>}
+                </th>
+                <td data-label="Kind">{k.kind}</td>
+                <td data-label="Budget">{k.budget_limit_usd === null ? <span class="muted">no budget</span> : `${formatCost(k.budget_limit_usd)} ${k.budget_period ?? 'in total'}`}</td>
+                <td data-label="Used">
+                  {k.budget_limit_usd === null ? (
+                    <span>{formatCost(k.spent_usd)} spent</span>
+                  ) : (
+                    <div class="budget-used">
+                      <meter min={0} max={k.budget_limit_usd || 1} low={k.budget_limit_usd * 0.75} high={k.budget_limit_usd * 0.9} optimum={0} value={Math.min(k.spent_usd, k.budget_limit_usd)} aria-label={`${k.name}: budget used`} />
+                      <span>
+                        {formatCost(k.spent_usd)} of {formatCost(k.budget_limit_usd)} ({Math.round(share(k) * 100)}%)
+                      </span>
+                    </div>
+                  )}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function share(k: KeyRow): number {
+  if (k.budget_limit_usd === null) return -1;
+  if (k.budget_limit_usd === 0) return k.spent_usd > 0 ? 1 : 0;
+  return k.spent_usd / k.budget_limit_usd;
+}

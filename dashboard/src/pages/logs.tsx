@@ -1,0 +1,450 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { api, ApiError, ListPage, LogRow } from '../api';
+import { formatCost, formatInt, formatMs, formatTime, fromLocalInput, statusClass, toLocalInput } from '../format';
+import { href, Location, navigate, routeClick } from '../router';
+import { LogDetail } from './log-detail';
+
+const POLL_MS = 4000;
+const PAGE = 50;
+/** Filters of GET /v1/logs that the dashboard URL carries under the same names. */
+const FILTERS = [
+  { name: 'user', label: 'User' },
+  { name: 'model', label: 'Model' },
+  { name: 'provider', label: 'Provider' },
+  { name: 'status', label: 'Status code' },
+  { name: 'api_key_id', label: 'API key id' },
+  { name: 'virtual_key', label: 'Virtual key (slug or id)' },
+  { name: 'trace_id', label: 'Trace id' },
+] as const;
+
+/** The API filters held in the dashboard URL: the known names, from/to and metadata.<key>. */
+export function filtersOf(query: URLSearchParams): [string, string][] {
+  const known = new Set<string>([...FILTERS.map((f) => f.name), 'from', 'to', 'operation']);
+  return [...query.entries()].filter(([name, value]) => value !== '' && (known.has(name) || (name.startsWith('metadata.') && name.length > 9)));
+}
+
+const toQuery = (filters: [string, string][]) => new URLSearchParams(filters).toString();
+
+function labelOf(name: string): string {
+  if (name.startsWith('metadata.')) return `metadata ${name.slice(9)}`;
+  if (name === 'from') return 'from';
+  if (name === 'to') return 'until';
+  return FILTERS.find((f) => f.name === name)?.label.toLowerCase() ?? name;
+}
+
+function valueLabel(name: string, value: string): string {
+  return name === 'from' || name === 'to' ? new Date(value).toLocaleString() : value;
+}
+
+export function LogsPage({ location }: { location: Location }) {
+  const filters = useMemo(() => filtersOf(location.query), [location.search]);
+  const filterQuery = toQuery(filters);
+  const openId = location.path.startsWith('/logs/') ? decodeURIComponent(location.path.slice(6)) : null;
+  const listPath = `/logs${filterQuery ? `?${filterQuery}` : ''}`;
+
+  const [rows, setRows] = useState<LogRow[]>([]);
+  const [nextCursor, setNextCursor] = useState<string | null>(null);
+  const [loading, setLoading] = useState(true);
+  const [loadingMore, setLoadingMore] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [pollError, setPollError] = useState<string | null>(null);
+  const [paused, setPaused] = useState(false);
+  const [announcement, setAnnouncement] = useState('');
+  const [freshIds, setFreshIds] = useState<Set<string>>(new Set());
+  const [updatedAt, setUpdatedAt] = useState<Date | null>(null);
+  const rowsRef = useRef<LogRow[]>([]);
+  rowsRef.current = rows;
+  const generation = useRef(0);
+
+  const pagePath = (cursor?: string) => `/v1/logs?limit=${PAGE}&include_bodies=false${filterQuery ? `&${filterQuery}` : ''}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+
+  const load = useCallback(async () => {
+    const mine = ++generation.current;
+    setLoading(true);
+    setError(null);
+    try {
+      const page = await api<ListPage<LogRow>>('GET', pagePath());
+      if (mine !== generation.current) return;
+      setRows(page.data);
+      setNextCursor(page.next_cursor);
+      setFreshIds(new Set());
+      setUpdatedAt(new Date());
+    } catch (e) {
+      if (mine === generation.current) setError((e as ApiError).message);
+    } finally {
+      if (mine === generation.current) setLoading(false);
+    }
+  }, [filterQuery]);
+
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  // Live updates: the first page again, and the rows newer than the newest shown on top.
+  useEffect(() => {
+    if (paused || error) return;
+    const timer = setInterval(async () => {
+      if (document.hidden) return;
+      const mine = generation.current;
+      try {
+        const page = await api<ListPage<LogRow>>('GET', pagePath());
+        if (mine !== generation.current) return;
+        setPollError(null);
+        setUpdatedAt(new Date());
+        const current = rowsRef.current;
+        const newest = current[0]?.id ?? '';
+        const added = page.data.filter((row) => row.id > newest);
+        if (added.length === 0) return;
+        if (added.length === page.data.length && current.length > 0) {
+          // More new rows than a page: start again from this page (the rows between are a page away).
+          setRows(page.data);
+          setNextCursor(page.next_cursor);
+        } else {
+          setRows([...added, ...current]);
+          if (current.length === 0) setNextCursor(page.next_cursor);
+        }
+        setFreshIds(new Set(added.map((row) => row.id)));
+        setAnnouncement(`${added.length} new ${added.length === 1 ? 'request' : 'requests'}`);
+      } catch (e) {
+        if (mine === generation.current) setPollError((e as ApiError).message);
+      }
+    }, POLL_MS);
+    return () => clearInterval(timer);
+  }, [paused, error, filterQuery]);
+
+  const loadMore = async () => {
+    if (!nextCursor) return;
+    setLoadingMore(true);
+    try {
+      const page = await api<ListPage<LogRow>>('GET', pagePath(nextCursor));
+      setRows([...rowsRef.current, ...page.data]);
+      setNextCursor(page.next_cursor);
+    } catch (e) {
+      setError((e as ApiError).message);
+    } finally {
+      setLoadingMore(false);
+    }
+  };
+
+  const close = useCallback(() => {
+    const id = openId;
+    navigate(listPath);
+    // Back to the row that was open.
+    requestAnimationFrame(() => document.querySelector<HTMLAnchorElement>(`a[data-log-id="${id}"]`)?.focus());
+  }, [openId, listPath]);
+
+  const openPath = (id: string) => `/logs/${id}${filterQuery ? `?${filterQuery}` : ''}`;
+
+  const onTableKey = (event: KeyboardEvent) => {
+    if (event.key !== 'ArrowDown' && event.key !== 'ArrowUp') return;
+    const links = [...document.querySelectorAll<HTMLAnchorElement>('a[data-log-id]')];
+    const index = links.indexOf(document.activeElement as HTMLAnchorElement);
+    if (index === -1) return;
+    event.preventDefault();
+    links[Math.max(0, Math.min(links.length - 1, index + (event.key === 'ArrowDown' ? 1 : -1)))]?.focus();
+  };
+
+  return (
+    <div class={openId ? 'logs with-detail' : 'logs'}>
+      <section class="logs-list" aria-labelledby="logs-title">
+        <div class="page-head">
+          <h1 id="logs-title">Request log</h1>
+          <div class="live">
+            <span class={paused ? 'live-dot paused' : 'live-dot'} aria-hidden="true" />
+            <span>{paused ? 'Live updates paused' : `Live: checking every ${POLL_MS / 1000} s`}</span>
+            {updatedAt && <span class="muted"> · updated {updatedAt.toLocaleTimeString()}</span>}
+            <button type="button" class="secondary" aria-pressed={paused} onClick={() => setPaused(!paused)}>
+              {paused ? 'Resume' : 'Pause'}
+            </button>
+          </div>
+        </div>
+        <FilterForm key={filterQuery} filters={filters} path="/logs" />
+        {filters.length > 0 && (
+          <ul class="chips" aria-label="Active filters">
+            {filters.map(([name, value]) => (
+              <li key={name}>
+                <span>
+                  {labelOf(name)}: <strong>{valueLabel(name, value)}</strong>
+                </span>
+                <button
+                  type="button"
+                  class="chip-remove"
+                  aria-label={`Remove filter ${labelOf(name)} ${valueLabel(name, value)}`}
+                  onClick={() => navigate(`/logs?${toQuery(filters.filter(([n]) => n !== name))}`)}
+                >
+                  ×
+                </button>
+              </li>
+            ))}
+          </ul>
+        )}
+        <p class="visually-hidden" aria-live="polite">
+          {announcement}
+        </p>
+        {pollError && !error && (
+          <p class="warning" role="status">
+            Live update failed: {pollError} Trying again in a few seconds.
+          </p>
+        )}
+        {error ? (
+          <div class="error-box" role="alert">
+            <p>{error}</p>
+            <button type="button" onClick={() => void load()}>
+              Try again
+            </button>
+          </div>
+        ) : loading && rows.length === 0 ? (
+          <p class="muted" role="status">
+            Loading requests…
+          </p>
+        ) : rows.length === 0 ? (
+          <EmptyLog filtered={filters.length > 0} />
+        ) : (
+          <>
+            <div class="table-wrap">
+              <table class="data log-table" onKeyDown={onTableKey}>
+                <caption class="visually-hidden">Requests, newest first. Open one with Enter on its time; arrow keys move between rows.</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Time</th>
+                    <th scope="col" class="col-operation">Operation</th>
+                    <th scope="col" class="col-provider">Provider</th>
+                    <th scope="col">Model</th>
+                    <th scope="col">Status</th>
+                    <th scope="col" class="num col-tokens">
+                      Tokens
+                    </th>
+                    <th scope="col" class="num">
+                      Cost
+                    </th>
+                    <th scope="col" class="num">
+                      Latency
+                    </th>
+                    <th scope="col">User</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {rows.map((row) => (
+                    <tr
+                      key={row.id}
+                      class={[row.id === openId ? 'selected' : '', freshIds.has(row.id) ? 'fresh' : ''].join(' ')}
+                      onClick={(e) => {
+                        if ((e.target as HTMLElement).closest('a, button')) return;
+                        navigate(openPath(row.id));
+                      }}
+                    >
+                      <td data-label="Time">
+                        <a
+                          href={href(openPath(row.id))}
+                          data-log-id={row.id}
+                          aria-current={row.id === openId ? 'true' : undefined}
+                          title={row.created_at}
+                          onClick={(e) => routeClick(e, openPath(row.id))}
+                        >
+                          {formatTime(row.created_at)}
+                        </a>
+                      </td>
+                      <td data-label="Operation" class="col-operation">
+                        {row.operation}
+                        {row.is_stream && <span class="tag">stream</span>}
+                      </td>
+                      <td data-label="Provider" class="col-provider">{row.provider ?? '—'}</td>
+                      <td data-label="Model" class="model">
+                        {row.model ?? '—'}
+                      </td>
+                      <td data-label="Status">
+                        <span class={statusClass(row.status_code)}>{row.status_code}</span>
+                        {row.cache_status === 'HIT' && <span class="tag">cache hit</span>}
+                      </td>
+                      <td data-label="Tokens" class="num col-tokens">
+                        {formatInt(row.total_tokens ?? (row.prompt_tokens ?? 0) + (row.completion_tokens ?? 0))}
+                      </td>
+                      <td data-label="Cost" class="num">
+                        {row.cost_usd === null ? (
+                          <span class="muted" title="No price is known for this model">
+                            no price
+                          </span>
+                        ) : (
+                          formatCost(row.cost_usd)
+                        )}
+                      </td>
+                      <td data-label="Latency" class="num">
+                        {formatMs(row.latency_ms)}
+                      </td>
+                      <td data-label="User">{row.user ?? <span class="muted">—</span>}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            <div class="more">
+              {nextCursor ? (
+                <button type="button" class="secondary" onClick={loadMore} disabled={loadingMore}>
+                  {loadingMore ? 'Loading…' : `Load ${PAGE} older requests`}
+                </button>
+              ) : (
+                <p class="muted">That is the oldest request{filters.length ? ' matching these filters' : ''}.</p>
+              )}
+            </div>
+          </>
+        )}
+      </section>
+      {openId && <LogDetail id={openId} onClose={close} filterPath={(extra) => `/logs?${toQuery(extra)}`} />}
+    </div>
+  );
+}
+
+function EmptyLog({ filtered }: { filtered: boolean }) {
+  if (filtered) {
+    return (
+      <div class="empty">
+        <h2>No requests match these filters</h2>
+        <p>Widen the time range or remove a filter.</p>
+        <button type="button" class="secondary" onClick={() => navigate('/logs')}>
+          Clear all filters
+        </button>
+      </div>
+    );
+  }
+  const origin = window.location.origin;
+  return (
+    <div class="empty">
+      <h2>No requests yet</h2>
+      <p>Send one through the gateway, for example with curl, and it appears here within a few seconds:</p>
+      <pre class="code">{`curl ${origin}/v1/chat/completions \\
+  -H "x-gateway-api-key: $GATEWAY_KEY" \\
+  -H "x-gateway-virtual-key: openai-prod" \\
+  -H "content-type: application/json" \\
+  -d '{"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "Hello"}]}'`}</pre>
+      <p class="muted">
+        No virtual key yet? Create one under <a href={href('/virtual-keys')} onClick={(e) => routeClick(e, '/virtual-keys')}>Virtual keys</a>.
+      </p>
+    </div>
+  );
+}
+
+/** The filter form: its values go to the URL (so a view can be shared), the list reads them from there. */
+export function FilterForm({ filters, path }: { filters: [string, string][]; path: string }) {
+  const initial = Object.fromEntries(filters);
+  const [values, setValues] = useState<Record<string, string>>(() => ({
+    ...Object.fromEntries(FILTERS.map((f) => [f.name, initial[f.name] ?? ''])),
+    from: toLocalInput(initial.from),
+    to: toLocalInput(initial.to),
+  }));
+  const [metadata, setMetadata] = useState<{ key: string; value: string }[]>(() => {
+    const pairs = filters.filter(([name]) => name.startsWith('metadata.')).map(([name, value]) => ({ key: name.slice(9), value }));
+    return pairs.length ? pairs : [{ key: '', value: '' }];
+  });
+  const [problem, setProblem] = useState<string | null>(null);
+  const wide = typeof window !== 'undefined' && window.matchMedia('(min-width: 900px)').matches;
+
+  const set = (name: string) => (event: Event) => setValues({ ...values, [name]: (event.target as HTMLInputElement).value });
+
+  const submit = (event: Event) => {
+    event.preventDefault();
+    const out: [string, string][] = [];
+    const from = fromLocalInput(values.from);
+    const to = fromLocalInput(values.to);
+    if (from && to && from >= to) {
+      setProblem('The start of the time range must be before its end.');
+      return;
+    }
+    if (values.status && !/^[1-5]\d\d$/.test(values.status.trim())) {
+      setProblem('The status code is a number from 100 to 599, e.g. 200 or 429.');
+      return;
+    }
+    if (values.api_key_id && !/^[0-9a-f-]{36}$/i.test(values.api_key_id.trim())) {
+      setProblem('The API key id is the id shown on the API keys page (a UUID), not the key itself.');
+      return;
+    }
+    setProblem(null);
+    if (from) out.push(['from', from]);
+    if (to) out.push(['to', to]);
+    for (const f of FILTERS) if (values[f.name]?.trim()) out.push([f.name, values[f.name].trim()]);
+    const operation = initial.operation;
+    if (operation) out.push(['operation', operation]);
+    for (const pair of metadata) if (pair.key.trim() && pair.value !== '') out.push([`metadata.${pair.key.trim()}`, pair.value]);
+    navigate(`${path}${out.length ? `?${toQuery(out)}` : ''}`);
+  };
+
+  return (
+    <details class="filters" open={wide || filters.length > 0}>
+      <summary>Filters{filters.length ? ` (${filters.length} active)` : ''}</summary>
+      <form onSubmit={submit} aria-label="Filter requests">
+        <div class="filter-grid">
+          <div class="field">
+            <label for="f-from">From</label>
+            <input id="f-from" type="datetime-local" value={values.from} onInput={set('from')} />
+          </div>
+          <div class="field">
+            <label for="f-to">Until</label>
+            <input id="f-to" type="datetime-local" value={values.to} onInput={set('to')} />
+          </div>
+          {FILTERS.map((f) => (
+            <div class="field" key={f.name}>
+              <label for={`f-${f.name}`}>{f.label}</label>
+              <input
+                id={`f-${f.name}`}
+                name={f.name}
+                type={(f.name === 'status' ? 'number' : 'text') as 'text'}
+                inputMode={f.name === 'status' ? 'numeric' : undefined}
+                min={f.name === 'status' ? 100 : undefined}
+                max={f.name === 'status' ? 599 : undefined}
+                value={values[f.name]}
+                onInput={set(f.name)}
+                autoComplete="off"
+                spellcheck={false}
+              />
+            </div>
+          ))}
+        </div>
+        <fieldset class="metadata-filters">
+          <legend>Metadata</legend>
+          {metadata.map((pair, i) => (
+            <div class="pair" key={i}>
+              <div class="field">
+                <label for={`f-meta-key-${i}`}>Key</label>
+                <input
+                  id={`f-meta-key-${i}`}
+                  value={pair.key}
+                  placeholder="e.g. team"
+                  autoComplete="off"
+                  onInput={(e) => setMetadata(metadata.map((p, j) => (j === i ? { ...p, key: (e.target as HTMLInputElement).value } : p)))}
+                />
+              </div>
+              <div class="field">
+                <label for={`f-meta-value-${i}`}>Value</label>
+                <input
+                  id={`f-meta-value-${i}`}
+                  value={pair.value}
+                  placeholder="e.g. search"
+                  autoComplete="off"
+                  onInput={(e) => setMetadata(metadata.map((p, j) => (j === i ? { ...p, value: (e.target as HTMLInputElement).value } : p)))}
+                />
+              </div>
+              {metadata.length > 1 && (
+                <button type="button" class="secondary small" aria-label={`Remove metadata filter ${i + 1}`} onClick={() => setMetadata(metadata.filter((_, j) => j !== i))}>
+                  Remove
+                </button>
+              )}
+            </div>
+          ))}
+          <button type="button" class="link-button" onClick={() => setMetadata([...metadata, { key: '', value: '' }])}>
+            Add a metadata filter
+          </button>
+        </fieldset>
+        {problem && (
+          <p class="error" role="alert">
+            {problem}
+          </p>
+        )}
+        <div class="actions">
+          <button type="submit">Apply filters</button>
+          <button type="button" class="secondary" onClick={() => navigate(path)}>
+            Clear
+          </button>
+        </div>
+      </form>
+    </details>
+  );
+}

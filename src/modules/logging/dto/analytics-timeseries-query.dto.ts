@@ -1,0 +1,22 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsDateString, IsIn, IsOptional } from 'class-validator';
+
+export const INTERVALS = ['minute', 'hour', 'day'] as const;
+export type TimeseriesInterval = (typeof INTERVALS)[number];
+
+/** `GET /v1/analytics/timeseries`: the log bucketed over time, for the dashboard's charts. */
+export class AnalyticsTimeseriesQueryDto {
+  @ApiPropertyOptional({ description: 'ISO 8601 date-time, inclusive; default 24 hours before `to`' }) @IsOptional() @IsDateString()
+  from?: string;
+
+  @ApiPropertyOptional({ description: 'ISO 8601 date-time, exclusive; default now' }) @IsOptional() @IsDateString()
+  to?: string;
+
+  @ApiPropertyOptional({
+    enum: INTERVALS,
+    description: 'Bucket size (UTC); default from the range: minute up to 3 hours, hour up to 14 days, day beyond',
+  })
+  @IsOptional()
+  @IsIn(INTERVALS, { message: `interval must be one of ${INTERVALS.join(', ')}` })
+  interval?: TimeseriesInterval;
+}

@@ -1,0 +1,328 @@
+/**
+ * The dashboard in a real browser (Debian's chromium through playwright-core): sign in,
+ * the live request log, filters in the URL, one request's bodies and attempts, the
+ * analytics and key pages, at desktop and phone widths. Requests go through the gateway
+ * with the official OpenAI client to the mock upstream. Screenshots of every page are
+ * written to artifacts/screenshots/.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Browser, chromium, Page } from 'playwright-core';
+import { createApiKey, createVirtualKey, openai } from '../support/e2e-helpers';
+import { MockUpstream, startMockUpstream } from '../support/mock-upstream';
+import { startTestGateway, TestGateway } from '../support/test-gateway';
+
+const ROOT = join(__dirname, '..', '..');
+const SHOTS = join(ROOT, 'artifacts', 'screenshots');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+jest.setTimeout(60_000);
+
+/** `npm run build` builds the dashboard (CI runs it first); build it here when it is missing. */
+function ensureDashboardBuilt(): void {
+  if (existsSync(join(ROOT, 'dist', 'dashboard', 'index.html'))) return;
+  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'dashboard/vite.config.mts', '--logLevel', 'warn'], {
+    cwd: ROOT,
+    stdio: 'pipe',
+  });
+}
+
+describe('dashboard in a browser', () => {
+  let gateway: TestGateway;
+  let mock: MockUpstream;
+  let browser: Browser;
+  let page: Page;
+  let userKey: { key: string };
+
+  const send = async (user: string, team: string, model = 'gpt-4o-mini', extra: { stream?: boolean; headers?: Record<string, string> } = {}) => {
+    const route: Record<string, string> = extra.headers?.['x-gateway-config'] ? {} : { 'x-gateway-virtual-key': 'openai-dash' };
+    const client = openai(gateway, { ...route, 'x-gateway-metadata': JSON.stringify({ team }), ...extra.headers });
+    if (extra.stream) {
+      const stream = await client.chat.completions.create({ model, messages: [{ role: 'user', content: `Stream for ${user}` }], user, stream: true });
+      for await (const _ of stream) void _;
+      return;
+    }
+    await client.chat.completions.create({ model, messages: [{ role: 'user', content: `Hello from ${user}` }], user }).catch((error: unknown) => {
+      if (!model.startsWith('mock-error')) throw error;
+    });
+  };
+
+  const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  const url = (path: string) => `${gateway.url}/dashboard${path}`;
+  /** Browser-side expressions (strings: the root tsconfig has no DOM types). */
+  // Functions (not strings: the dashboard's CSP has no unsafe-eval) reading the page's globals.
+  const logRowCount = (n: number) => page.waitForFunction((count) => (globalThis as any).document.querySelectorAll('table.log-table tbody tr').length === count, n);
+  const chartsDrawn = () => page.waitForFunction(() => (globalThis as any).document.querySelectorAll('.chart canvas').length === 4);
+  const horizontalOverflow = () => page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth - (globalThis as any).document.documentElement.clientWidth) as Promise<number>;
+  /** The user cells of the log table, as shown. */
+  const userCells = () => page.locator('table.log-table tbody td[data-label="User"]').allInnerTexts();
+
+  beforeAll(async () => {
+    ensureDashboardBuilt();
+    mkdirSync(SHOTS, { recursive: true });
+    mock = await startMockUpstream();
+    gateway = await startTestGateway();
+    await createVirtualKey(gateway, { slug: 'openai-dash', key: 'sk-dashboard', custom_host: `${mock.url}/v1`, budget_limit_usd: 5, budget_period: 'monthly' });
+    userKey = await createApiKey(gateway, { name: 'reader', role: 'user' });
+    await send('alice', 'search');
+    await send('alice', 'search', 'gpt-4o');
+    await send('bob', 'ads', 'gpt-4o-mini', { stream: true });
+    await send('bob', 'ads', 'mock-error-500');
+    await send('dora', 'ads', 'unpriced-model-x');
+    // A fallback: the first target fails, the second answers; two rows with one trace id.
+    const target = (model: string) => ({ provider: 'openai', api_key: 'sk-test', custom_host: `${mock.url}/v1`, override_params: { model } });
+    await send('erin', 'search', 'gpt-4o-mini', {
+      headers: { 'x-gateway-config': JSON.stringify({ strategy: { mode: 'fallback' }, targets: [target('mock-error-503'), target('gpt-4o-mini')] }) },
+    });
+    await gateway.flushLogs();
+
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await gateway?.close();
+    await mock?.close();
+  });
+
+  it('serves the app with cache headers, falls back to index.html for client routes, 404s missing files', async () => {
+    const index = await fetch(url('/logs/some-id?user=x'));
+    expect(index.status).toBe(200);
+    expect(index.headers.get('cache-control')).toBe('no-cache');
+    const html = await index.text();
+    const asset = /src="(\/dashboard\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+    expect(asset).toBeDefined();
+    const js = await fetch(`${gateway.url}${asset}`);
+    expect(js.status).toBe(200);
+    expect(js.headers.get('cache-control')).toContain('immutable');
+    expect(js.headers.get('content-type')).toMatch(/javascript/);
+    expect((await fetch(url('/assets/missing-123.js'))).status).toBe(404);
+    expect((await fetch(url('/assets/..%2f..%2fpackage.json'))).status).toBe(404);
+  });
+
+  it('refuses a wrong key and a user-role key in words, and signs in with an admin key', async () => {
+    await page.goto(url(''));
+    const input = page.getByLabel('Admin API key');
+    await input.fill('gk-not-a-real-key');
+    await input.press('Enter');
+    await expect(page.getByRole('alert').textContent()).resolves.toMatch(/not known to the gateway/);
+
+    await input.fill(userKey.key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('This key is not an admin key').waitFor();
+    // A refused key on the form is not "your key stopped working".
+    expect(await page.getByText(/stopped working/).count()).toBe(0);
+    await shot('sign-in-error');
+
+    await input.fill(gateway.adminKey);
+    await input.press('Enter');
+    await page.getByRole('heading', { name: 'Request log' }).waitFor();
+    expect(page.url()).toBe(url('/logs'));
+    expect(await page.evaluate(() => (globalThis as any).sessionStorage.length)).toBe(1);
+  });
+
+  it('shows the request log newest first, with no price instead of $0 for an unpriced model', async () => {
+    await page.locator('table.log-table tbody tr').first().waitFor();
+    // 6 requests, one of them a fallback with a failed attempt: 7 rows.
+    expect(await page.locator('table.log-table tbody tr').count()).toBe(7);
+    expect(await userCells()).toEqual(['erin', 'erin', 'dora', 'bob', 'bob', 'alice', 'alice']);
+    const dora = page.locator('table.log-table tbody tr', { hasText: 'dora' });
+    expect(await dora.locator('td[data-label="Cost"]').innerText()).toBe('no price');
+    const bobError = page.locator('table.log-table tbody tr', { hasText: 'mock-error-500' });
+    expect(await bobError.locator('td[data-label="Status"]').innerText()).toBe('500');
+    await shot('logs');
+  });
+
+  it('adds new requests to the top while open, without a reload', async () => {
+    await send('frank', 'ads');
+    await gateway.flushLogs();
+    await page.locator('table.log-table tbody tr').first().filter({ hasText: 'frank' }).waitFor({ timeout: 10_000 });
+    expect(await page.locator('table.log-table tbody tr').count()).toBe(8);
+  });
+
+  it('filters by user and by metadata, with the filters in a URL that can be shared', async () => {
+    await page.getByLabel('User', { exact: true }).fill('alice');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/user=alice/);
+    await logRowCount(2);
+    expect(await userCells()).toEqual(['alice', 'alice']);
+
+    await page.getByRole('button', { name: 'Clear', exact: true }).click();
+    await page.getByLabel('Key', { exact: true }).fill('team');
+    await page.getByLabel('Value', { exact: true }).fill('ads');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/metadata\.team=ads/);
+    await logRowCount(4);
+    expect((await userCells()).sort()).toEqual(['bob', 'bob', 'dora', 'frank']);
+
+    // The same URL in another tab: after signing in there, the same view.
+    const shared = page.url();
+    const other = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await other.goto(shared);
+    await other.getByLabel('Admin API key').fill(gateway.adminKey);
+    await other.getByLabel('Admin API key').press('Enter');
+    await other.locator('table.log-table tbody tr').first().waitFor();
+    expect(await other.locator('table.log-table tbody tr').count()).toBe(4);
+    expect(await other.getByRole('list', { name: 'Active filters' }).innerText()).toMatch(/metadata team: ads/);
+    await other.close();
+    await shot('logs-filtered');
+  });
+
+  it('opens a request with Enter: bodies, headers, cost and the attempts of its trace; Escape closes it', async () => {
+    await page.goto(url('/logs?user=erin&status=200'));
+    await logRowCount(1);
+    const first = page.locator('a[data-log-id]').first();
+    await first.focus();
+    await page.keyboard.press('Enter');
+    const detail = page.getByRole('region', { name: /chat\.completions/ });
+    await detail.getByRole('heading', { name: 'Response body' }).waitFor();
+    expect(page.url()).toMatch(/\/dashboard\/logs\/[0-9a-f-]{36}\?user=erin&status=200$/);
+
+    const requestBody = await detail.locator('pre[aria-label="Request body"]').innerText();
+    expect(JSON.parse(requestBody)).toMatchObject({ messages: [{ role: 'user', content: 'Hello from erin' }], user: 'erin' });
+    expect(JSON.parse(await detail.locator('pre[aria-label="Response body"]').innerText())).toMatchObject({ object: 'chat.completion', choices: [{ message: { content: 'Hello from mock' } }] });
+    const headers = await detail.locator('pre[aria-label="Request headers"]').innerText();
+    expect(headers).toContain('[REDACTED]');
+    expect(headers).not.toContain(gateway.adminKey);
+    expect(await detail.getByTestId('detail-cost').innerText()).toMatch(/^\$\d/);
+
+    const attempts = detail.locator('table.attempts tbody tr');
+    expect(await attempts.count()).toBe(2);
+    expect(await attempts.nth(0).innerText()).toMatch(/503/);
+    expect(await attempts.nth(1).innerText()).toMatch(/this one/);
+    await shot('log-detail');
+
+    await page.keyboard.press('Escape');
+    await detail.waitFor({ state: 'detached' });
+    expect(page.url()).toBe(url('/logs?user=erin&status=200'));
+    // Focus is back on the row that was open.
+    await page.waitForFunction(() => Boolean((globalThis as any).document.activeElement?.getAttribute('data-log-id')));
+  });
+
+  it('shows a stream’s assembled answer and "no price known" for an unpriced model', async () => {
+    await page.goto(url('/logs?user=dora'));
+    await page.locator('a[data-log-id]').first().click();
+    const detail = page.getByRole('region', { name: /unpriced-model-x/ });
+    expect(await detail.getByTestId('detail-cost').innerText()).toMatch(/No price known/);
+
+    await page.goto(url('/logs?user=bob&status=200'));
+    await logRowCount(1);
+    await page.locator('a[data-log-id]').first().click();
+    const stream = page.getByRole('region', { name: /chat\.completions/ });
+    await stream.getByText('A stream: this is the final object assembled from its events.').waitFor();
+    expect(JSON.parse(await stream.locator('pre[aria-label="Response body"]').innerText())).toMatchObject({ choices: [{ message: { content: 'Hello from mock' } }] });
+  });
+
+  it('charts the period and groups cost and requests, with the budget used per key', async () => {
+    await page.goto(url('/analytics?group_by=model'));
+    await page.getByRole('heading', { name: 'Analytics' }).waitFor();
+    await chartsDrawn();
+    expect(await page.locator('.totals').innerText()).toMatch(/Requests\s+8/);
+    const summary = page.locator('table.summary-table');
+    await summary.waitFor();
+    expect(await summary.locator('tbody tr').count()).toBe(5); // gpt-4o-mini, gpt-4o, mock-error-500, mock-error-503, unpriced-model-x
+    expect(await summary.locator('tbody tr').first().innerText()).toMatch(/gpt-4o/);
+
+    await page.getByLabel('Group by').selectOption('metadata');
+    await page.getByLabel('Metadata key').fill('team');
+    await page.getByLabel('Metadata key').press('Enter');
+    await page.waitForURL(/meta=team/);
+    await page.waitForFunction(() => [...(globalThis as any).document.querySelectorAll('table.summary-table tbody th')].map((th: any) => th.textContent).sort().join() === 'ads,search');
+
+    const budget = page.locator('table.budget-table tbody tr', { hasText: 'openai-dash' });
+    expect(await budget.innerText()).toMatch(/of \$5\.00/);
+    await shot('analytics');
+  });
+
+  it('creates an API key and shows its secret once, edits it, and explains an API error', async () => {
+    await page.goto(url('/api-keys'));
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    await page.getByRole('button', { name: 'New API key' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('ci-bot');
+    await page.getByLabel('Budget (USD)').fill('12.5');
+    await page.getByLabel('Budget period').selectOption('monthly');
+    await page.getByRole('button', { name: 'Create API key' }).click();
+    const secret = page.getByLabel('The new API key');
+    await secret.waitFor();
+    expect(await secret.inputValue()).toMatch(/^gk-/);
+    await shot('api-keys-created');
+    await page.getByRole('button', { name: 'I have saved it' }).click();
+    await secret.waitFor({ state: 'detached' });
+
+    const row = page.locator('table.resource-table tbody tr', { hasText: 'ci-bot' });
+    expect(await row.innerText()).toMatch(/\$0\.00 of \$12\.50 monthly/);
+    await row.getByRole('button', { name: 'Edit ci-bot' }).click();
+    await page.getByLabel('Rate limits (JSON)').fill('[{"type": "requests", "unit": "rpm", "value": 0}]');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    // The API's own 400, shown in words next to the field it names.
+    await page.locator('.resource-form [role="alert"]').filter({ hasText: /rate_limits/ }).waitFor();
+    await page.getByLabel('Rate limits (JSON)').fill('{oops');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText(/Rate limits \(JSON\) is not valid JSON/).waitFor();
+    await page.getByLabel('Rate limits (JSON)').fill('');
+    await page.getByLabel('Name', { exact: true }).fill('ci-bot-2');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('Saved API key “ci-bot-2”.').waitFor();
+
+    await page.locator('table.resource-table tbody tr', { hasText: 'ci-bot-2' }).getByRole('button', { name: 'Revoke ci-bot-2' }).click();
+    await page.getByRole('button', { name: 'Yes, revoke' }).click();
+    await page.getByText('Revoked API key “ci-bot-2”.').waitFor();
+    await page.locator('table.resource-table tbody tr', { hasText: 'ci-bot-2' }).waitFor({ state: 'detached' });
+    expect(await page.locator('table.resource-table tbody tr').allInnerTexts()).toEqual([expect.stringContaining('reader'), expect.stringContaining('bootstrap admin')]);
+    await shot('api-keys');
+  });
+
+  it('lists virtual keys, configs and prompts, and creates a config', async () => {
+    await page.goto(url('/virtual-keys'));
+    await page.locator('table.resource-table tbody tr', { hasText: 'openai-dash' }).waitFor();
+    await shot('virtual-keys');
+
+    await page.goto(url('/configs'));
+    await page.getByRole('heading', { name: 'No configs yet' }).waitFor();
+    await page.getByRole('button', { name: 'New config' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Prod fallback');
+    await page.getByLabel('Slug', { exact: true }).fill('prod-fallback');
+    await page.getByLabel('Config (JSON)', { exact: true }).fill('{"strategy": {"mode": "fallback"}, "targets": [{"virtual_key": "openai-dash"}]}');
+    await page.getByRole('button', { name: 'Create config' }).click();
+    await page.locator('table.resource-table tbody tr', { hasText: 'prod-fallback' }).waitFor();
+    await shot('configs');
+
+    await page.goto(url('/prompts'));
+    await page.getByRole('heading', { name: 'No prompts yet' }).waitFor();
+    await shot('prompts');
+  });
+
+  it('is usable on a 390 px wide screen', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(url('/logs'));
+    await page.locator('table.log-table tbody tr').first().waitFor();
+    const overflow = await horizontalOverflow();
+    expect(overflow).toBeLessThanOrEqual(0);
+    await shot('logs-narrow');
+    await page.locator('a[data-log-id]').first().click();
+    await page.getByRole('heading', { name: 'Response body' }).waitFor();
+    expect(await horizontalOverflow()).toBeLessThanOrEqual(0);
+    await shot('log-detail-narrow');
+    await page.goto(url('/analytics'));
+    await chartsDrawn();
+    expect(await horizontalOverflow()).toBeLessThanOrEqual(0);
+    await shot('analytics-narrow');
+  });
+
+  it('says when the gateway cannot be reached', async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(url('/logs'));
+    await page.locator('table.log-table tbody tr').first().waitFor();
+    const logsApi = (u: URL) => u.pathname === '/v1/logs';
+    await page.route(logsApi, (route) => route.abort('connectionrefused'));
+    await page.getByLabel('User', { exact: true }).fill('nobody');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.getByText(/The gateway could not be reached/).waitFor();
+    await page.unroute(logsApi);
+    await page.getByRole('button', { name: 'Try again' }).click();
+    await page.getByText('No requests match these filters').waitFor();
+    await shot('logs-empty-filtered');
+  });
+});
