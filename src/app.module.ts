@@ -9,6 +9,7 @@ import { ApiKeyGuard } from './common/guards/api-key.guard';
 import { GatewayValidationPipe } from './common/pipes/gateway-validation.pipe';
 import type { Environment } from './config/environment';
 import { dataSourceOptions } from './database/data-source-options';
+import { AudioModule } from './modules/audio/audio.module';
 import { BudgetsModule } from './modules/budgets/budgets.module';
 import { ChatModule } from './modules/chat/chat.module';
 import { DashboardModule } from './modules/dashboard/dashboard.module';
@@ -42,6 +43,7 @@ export class AppModule implements NestModule {
         ImagesModule,
         FineTuningModule,
         FilesModule,
+        AudioModule,
         ResponsesModule,
         MessagesModule,
         PromptsModule,

@@ -51,6 +51,8 @@ export interface ProviderOperations {
   readonly chatCompletions?: ChatCompletionsCapability;
   readonly embeddings?: RequestBuilder;
   readonly imageGenerations?: RequestBuilder;
+  /** Text to speech: a JSON body in, audio bytes out. */
+  readonly audioSpeech?: RequestBuilder;
   readonly responses?: ResponsesCapability;
   /** Anthropic's Messages API spoken natively; `/v1/messages` reaches other providers through chat completions. */
   readonly messages?: RequestBuilder;

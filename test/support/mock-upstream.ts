@@ -8,6 +8,7 @@
  *   POST /v1/embeddings, /v1/images/generations (and Azure's): see mock-openai-operations.ts
  *   GET  /v1/models (and /models, /v1/models/{id}), /v1/fine_tuning/jobs/…: see mock-openai-fine-tuning.ts
  *   /v1/vector_stores/…: see mock-openai-vector-stores.ts
+ *   POST /v1/audio/speech (and Azure's): see mock-openai-audio.ts
  *   POST /v1/messages (and /messages)                  Anthropic's Messages API: see mock-anthropic.ts
  *   POST /v1beta/models/{model}:generateContent, …:streamGenerateContent (also under /v1)
  *                                                      Google's Gemini API: see mock-gemini.ts
@@ -60,6 +61,7 @@ import {
 } from './mock-openai-chunks';
 import { serveAnthropic } from './mock-anthropic';
 import { serveGemini } from './mock-gemini';
+import { serveOpenAIAudio } from './mock-openai-audio';
 import { serveOpenAIFineTuning } from './mock-openai-fine-tuning';
 import { serveOpenAIOperation } from './mock-openai-operations';
 import { serveOpenAIVectorStores } from './mock-openai-vector-stores';
@@ -296,7 +298,7 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
 
     // The other vendors' wire formats and OpenAI's Responses API, each in a file of its own.
     const call = { method, path, rawQuery, headers: req.headers, body, badJson, flakyFailures };
-    if (serveAnthropic(res, call) || serveGemini(res, call) || serveOpenAIResponses(res, call) || serveOpenAIFineTuning(res, call) || serveOpenAIVectorStores(res, call)) return;
+    if (serveAnthropic(res, call) || serveGemini(res, call) || serveOpenAIResponses(res, call) || serveOpenAIFineTuning(res, call) || serveOpenAIVectorStores(res, call) || serveOpenAIAudio(res, call)) return;
 
     if (method === 'POST') {
       if (serveOpenAIOperation(res, path, rawQuery, body, badJson, flakyFailures)) return;

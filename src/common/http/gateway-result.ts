@@ -1,14 +1,18 @@
 import type { Response } from 'express';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream';
 import type { Observable } from 'rxjs';
 import type { RequestContext } from '../context/request-context';
 
 /**
  * What an operation service hands back to its controller: a JSON body (the provider's
- * bytes, passed through), or a stream of ready-made SSE frames.
+ * bytes, passed through), a stream of ready-made SSE frames, or a binary body (audio)
+ * streamed from the provider to the client as it comes.
  */
 export type GatewayResult =
   | { kind: 'json'; status: number; body: Buffer }
-  | { kind: 'sse'; status: number; frames: Observable<string> };
+  | { kind: 'sse'; status: number; frames: Observable<string> }
+  | { kind: 'binary'; status: number; contentType: string; body: Readable };
 
 /** The response headers of CONTRACT section 2 that depend on how the request was served. */
 export function setRoutingHeaders(res: Response, context: RequestContext): void {
@@ -25,6 +29,12 @@ export function sendGatewayResult(res: Response, context: RequestContext, result
   if (result.kind === 'json') {
     res.setHeader('content-type', 'application/json');
     res.end(result.body);
+    return;
+  }
+  if (result.kind === 'binary') {
+    res.setHeader('content-type', result.contentType);
+    // Backpressure both ways; a client that leaves destroys the provider's body (and request).
+    pipeline(result.body, res, () => undefined);
     return;
   }
   res.setHeader('content-type', 'text/event-stream; charset=utf-8');

@@ -255,13 +255,15 @@ class ExecutionRun {
    */
   private async storeInCache(key: string, maxAgeSeconds: number, result: GatewayResult): Promise<GatewayResult> {
     const context = this.context;
-    if (result.status < 200 || result.status >= 300) return result;
+    // Binary answers (audio) are never cached: the operations that make them are not cacheable.
+    if (result.status < 200 || result.status >= 300 || result.kind === 'binary') return result;
+    const kind = result.kind;
     const store = (value: Partial<CachedResponse>) =>
       Promise.race([
         this.tools.cache.set(
           key,
           {
-            kind: result.kind,
+            kind,
             status: result.status,
             provider: context.provider!,
             model: context.model,

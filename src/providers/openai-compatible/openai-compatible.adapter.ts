@@ -6,6 +6,7 @@ import { RESOURCE_OPERATIONS, type ProviderAdapter, type RequestBuilder, type Re
 const OPTIONAL_OPERATION_PATHS = {
   embeddings: '/embeddings',
   imageGenerations: '/images/generations',
+  audioSpeech: '/audio/speech',
 } as const;
 
 /** REST resources a vendor may serve in OpenAI's format, and their roots. */
@@ -40,6 +41,7 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
   readonly chatCompletions: RequestBuilder;
   readonly embeddings?: RequestBuilder;
   readonly imageGenerations?: RequestBuilder;
+  readonly audioSpeech?: RequestBuilder;
   readonly responses?: ResponsesCapability;
   readonly fineTuning?: ResourceCapability;
   readonly models?: ResourceCapability;
