@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { NextFunction, Request, Response } from 'express';
+import { answerParserErrors } from './common/http/client-error.handler';
 import { jsonBody } from './common/http/json-body.middleware';
 import { AppModule } from './app.module';
 import { writeError } from './common/filters/gateway-exception.filter';
@@ -18,6 +19,7 @@ export async function createGatewayApp(env: Environment): Promise<INestApplicati
   app.set('x-powered-by', false);
   app.set('etag', false);
   app.set('trust proxy', false);
+  answerParserErrors(app.getHttpServer());
 
   // JSON bodies up to the limit; a parse error or an oversized body gets the gateway's error shape.
   app.use(jsonBody(env.BODY_LIMIT_BYTES));

@@ -9,10 +9,13 @@ export function isDataException(error: unknown): boolean {
   return /^22/.test(sqlState(error) ?? '');
 }
 
-/** PostgreSQL classes 22 (data exception) and 23 (integrity): the row, not the database, is at fault. */
+/**
+ * PostgreSQL classes 22 (data exception), 23 (integrity) and 54 (a limit such as the
+ * size of an index entry): the row, not the database, is at fault.
+ */
 export function isDataError(error: unknown): boolean {
   const code = sqlState(error);
-  return code !== undefined && /^(22|23)/.test(code);
+  return code !== undefined && /^(22|23|54)/.test(code);
 }
 
 /**

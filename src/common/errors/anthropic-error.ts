@@ -12,8 +12,9 @@ const BY_STATUS: Record<number, string> = {
   404: 'not_found_error', 413: 'request_too_large', 429: 'rate_limit_error', 504: 'timeout_error', 529: 'overloaded_error',
 };
 
-/** The Anthropic error `type` for a gateway error: its own when Anthropic has it, else by status. */
+/** The Anthropic error `type` for a gateway error: its own when Anthropic has it, else by status (413 always by status, as Anthropic answers it). */
 export function anthropicErrorType(type: string, status: number): string {
+  if (status === 413) return 'request_too_large';
   if (ANTHROPIC_ERROR_TYPES.has(type)) return type;
   return BY_STATUS[status] ?? (status === 503 ? 'overloaded_error' : 'api_error');
 }

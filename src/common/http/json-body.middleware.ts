@@ -80,9 +80,25 @@ function hasBody(req: Request): boolean {
   return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 }
 
-/** 413, then close the connection rather than read the rest of an oversized body. */
+/**
+ * 413, then close the connection rather than read the rest of an oversized body. The
+ * close lingers, as nginx's does: our side ends after the answer (FIN) while what the
+ * client still sends is read and dropped for up to a second, then the socket goes.
+ * Closing a socket with unread data sends a TCP reset, which reaches a client still
+ * sending before the 413 does. Node would do just that for a response it marks as the
+ * connection's last (`Connection: close`, or a client that asked to close), hence the
+ * explicit keep-alive header: the FIN right after it ends the connection all the same.
+ */
 function refuse(req: Request, res: Response, next: NextFunction, limitBytes: number): void {
-  res.setHeader('connection', 'close');
-  res.once('finish', () => req.socket.destroy());
+  req.resume();
+  res.setHeader('connection', 'keep-alive');
+  res.once('finish', () => {
+    const socket = req.socket;
+    socket.end();
+    const cutOff = setTimeout(() => socket.destroy(), REFUSED_BODY_LINGER_MS).unref();
+    socket.once('close', () => clearTimeout(cutOff));
+  });
   next(GatewayError.payloadTooLarge(limitBytes));
 }
+
+const REFUSED_BODY_LINGER_MS = 1000;

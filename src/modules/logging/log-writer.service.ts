@@ -9,6 +9,7 @@ import { CounterStore } from '../budgets/counter-store';
 import type { TokenSettlement } from '../budgets/rate-limiter.service';
 import { RequestLogEntity } from './entities/request-log.entity';
 import { LogJournal } from './log-journal';
+import { storableRecord } from './storable-record';
 
 /** A log row, and what it does to budget and token-rate counters once stored (see CounterStore). */
 export type LogRecord = Partial<RequestLogEntity> & { budgetSettlements?: BudgetSettlement[]; tokenSettlements?: TokenSettlement[] };
@@ -123,23 +124,36 @@ export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
   }
 
   /**
-   * A row PostgreSQL refuses (e.g. a body with a NUL character, which jsonb cannot hold)
-   * must not block the queue: store it without its bodies, noting why. Stops at a
-   * failure of the database itself, returning the records not written.
+   * A row PostgreSQL refuses must not block the queue. Stored again with its text made
+   * storable (storableRecord: NUL, lone surrogates, over-long indexed values); if even
+   * that is refused, without its bodies, noting why. Stops at a failure of the database
+   * itself, returning the records not written.
    */
   private async insertOneByOne(batch: LogRecord[]): Promise<{ unwritten: LogRecord[]; failure?: unknown }> {
     for (const [index, record] of batch.entries()) {
       try {
         await this.insert([record]);
+        continue;
+      } catch (error) {
+        if (!isDataError(error)) return { unwritten: batch.slice(index), failure: error };
+      }
+      const cleaned = storableRecord(record, this.columnTypes());
+      try {
+        await this.insert([cleaned]);
       } catch (error) {
         if (!isDataError(error)) return { unwritten: batch.slice(index), failure: error };
         const note = { gateway_note: `body not storable: ${(error as Error).message}` };
-        await this.insert([{ ...record, requestBody: note, responseBody: note, requestHeaders: null }]).catch((again: Error) =>
+        await this.insert([{ ...cleaned, requestBody: note, responseBody: note, requestHeaders: null }]).catch((again: Error) =>
           this.logger.error(`Log record ${record.id} dropped: ${again.message}`),
         );
       }
     }
     return { unwritten: [] };
+  }
+
+  /** The log entity's column types by property (text and jsonb are what storableRecord cleans). */
+  private columnTypes(): Map<string, string> {
+    return new Map(this.dataSource.getMetadata(RequestLogEntity).columns.map((column) => [column.propertyName, String(column.type)]));
   }
 
   /**

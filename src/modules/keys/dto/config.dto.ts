@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { Omittable } from '../../../common/pipes/validators';
 import { toInt } from '../../../common/query-transforms';
 import { MAX_VERSION } from '../admin-list';
 import { SLUG } from './virtual-key.dto';
@@ -17,10 +18,10 @@ export class ConfigCreateDto {
 }
 
 export class ConfigUpdateDto {
-  @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 200)
+  @ApiPropertyOptional() @Omittable() @IsString() @Length(1, 200)
   name?: string;
 
-  @ApiPropertyOptional() @IsOptional() @IsObject()
+  @ApiPropertyOptional() @Omittable() @IsObject()
   config?: Record<string, unknown>;
 }
 

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
-import { IsOptional, IsString, Length } from 'class-validator';
+import { IsString, Length } from 'class-validator';
+import { Omittable } from '../../../common/pipes/validators';
 import { KeyLimitsDto } from './key-limits.dto';
 import { IsStringRecord } from './string-record.validator';
 
@@ -10,11 +11,11 @@ export class EndUserCreateDto extends EndUserBudgetDto {
   @ApiProperty({ description: 'The `user` value requests carry', example: 'alice@example.com' }) @IsString() @Length(1, 256)
   user: string;
 
-  @ApiPropertyOptional() @IsOptional() @IsStringRecord()
+  @ApiPropertyOptional() @Omittable() @IsStringRecord()
   metadata?: Record<string, string>;
 }
 
 export class EndUserUpdateDto extends EndUserBudgetDto {
-  @ApiPropertyOptional() @IsOptional() @IsStringRecord()
+  @ApiPropertyOptional() @Omittable() @IsStringRecord()
   metadata?: Record<string, string>;
 }

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsArray, IsDateString, IsIn, IsInt, IsNumber, IsOptional, Max, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { MaxDecimalPlaces, Omittable } from '../../../common/pipes/validators';
 import { BUDGET_PERIODS, RATE_LIMIT_TYPES, RATE_LIMIT_UNITS } from '../key-limits';
 
 export class RateLimitDto {
@@ -17,7 +18,7 @@ export class RateLimitDto {
 /** Budget, rate limits and expiry: the same fields on API keys and virtual keys. */
 export class KeyLimitsDto {
   @ApiPropertyOptional({ nullable: true, minimum: 0 })
-  @IsOptional() @ValidateIf((_, v) => v !== null) @IsNumber({ maxDecimalPlaces: 6 }) @Min(0) @Max(1e9)
+  @IsOptional() @ValidateIf((_, v) => v !== null) @IsNumber({ allowNaN: false, allowInfinity: false }) @MaxDecimalPlaces(6) @Min(0) @Max(1e9)
   budget_limit_usd?: number | null;
 
   @ApiPropertyOptional({ enum: BUDGET_PERIODS, nullable: true })
@@ -25,7 +26,7 @@ export class KeyLimitsDto {
   budget_period?: (typeof BUDGET_PERIODS)[number] | null;
 
   @ApiPropertyOptional({ type: [RateLimitDto] })
-  @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => RateLimitDto)
+  @Omittable() @IsArray() @ValidateNested({ each: true }) @Type(() => RateLimitDto)
   rate_limits?: RateLimitDto[];
 
   @ApiPropertyOptional({ nullable: true, description: 'ISO 8601 date-time' })

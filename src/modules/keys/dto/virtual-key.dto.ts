@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, OmitType, PartialType } from '@nestjs/swagger';
 import { IsArray, IsBoolean, IsObject, IsOptional, IsString, IsUrl, Length, Matches, ValidateIf } from 'class-validator';
+import { Omittable } from '../../../common/pipes/validators';
 import { IsStringRecord } from './string-record.validator';
 import { KeyLimitsDto } from './key-limits.dto';
 
@@ -16,7 +17,7 @@ export class VirtualKeyCreateDto extends KeyLimitsDto {
   provider: string;
 
   @ApiPropertyOptional({ description: 'Provider credential; encrypted at rest, never returned' })
-  @IsOptional() @IsString() @Length(1, 4096)
+  @Omittable() @IsString() @Length(1, 4096)
   key?: string;
 
   @ApiPropertyOptional({ nullable: true }) @IsOptional() @ValidateIf((_, v) => v !== null) @IsString()
@@ -31,7 +32,7 @@ export class VirtualKeyCreateDto extends KeyLimitsDto {
   custom_host?: string | null;
 
   @ApiPropertyOptional({ description: "Provider settings, e.g. Azure's api_version, deployment, resource_name" })
-  @IsOptional() @IsObject() @IsStringRecord()
+  @Omittable() @IsObject() @IsStringRecord()
   provider_options?: Record<string, string>;
 
   @ApiPropertyOptional({ nullable: true, type: [String] })
@@ -39,7 +40,7 @@ export class VirtualKeyCreateDto extends KeyLimitsDto {
   allowed_models?: string[] | null;
 }
 
-export class VirtualKeyUpdateDto extends PartialType(OmitType(VirtualKeyCreateDto, ['slug'] as const)) {
-  @ApiPropertyOptional() @IsOptional() @IsBoolean()
+export class VirtualKeyUpdateDto extends PartialType(OmitType(VirtualKeyCreateDto, ['slug'] as const), { skipNullProperties: false }) {
+  @ApiPropertyOptional() @Omittable() @IsBoolean()
   disabled?: boolean;
 }

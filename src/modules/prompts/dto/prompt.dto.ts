@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayNotEmpty, IsArray, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, Min, ValidateIf } from 'class-validator';
+import { Omittable } from '../../../common/pipes/validators';
 import { toInt } from '../../../common/query-transforms';
 import { MAX_VERSION } from '../../keys/admin-list';
 import { SLUG } from '../../keys/dto/virtual-key.dto';
@@ -8,7 +9,7 @@ import { SLUG } from '../../keys/dto/virtual-key.dto';
 /** The template fields, shared by create and update (`model` and `messages`, required on create, are checked with the template). */
 class PromptTemplateFields {
   @ApiProperty({ example: 'gpt-4o-mini', description: 'Model name, or @<virtual-key-slug>/<model>' })
-  @IsOptional() @IsString() @Length(1, 256)
+  @Omittable() @IsString() @Length(1, 256)
   model?: string;
 
   @ApiPropertyOptional({ nullable: true, description: 'Slug of the virtual key the prompt runs on when the call names no route' })
@@ -20,15 +21,15 @@ class PromptTemplateFields {
   provider?: string | null;
 
   @ApiProperty({ description: 'Chat messages whose contents are Mustache templates ({{variable}})' })
-  @IsOptional() @IsArray() @ArrayNotEmpty()
+  @Omittable() @IsArray() @ArrayNotEmpty()
   messages?: Record<string, unknown>[];
 
   @ApiPropertyOptional({ description: 'Default values of the variables' })
-  @IsOptional() @IsObject()
+  @Omittable() @IsObject()
   variables?: Record<string, unknown>;
 
   @ApiPropertyOptional({ description: 'Chat completion parameters: max_tokens, temperature, top_p, presence_penalty, tools, response_format …' })
-  @IsOptional() @IsObject()
+  @Omittable() @IsObject()
   hyperparameters?: Record<string, unknown>;
 }
 
@@ -42,7 +43,7 @@ export class PromptCreateDto extends PromptTemplateFields {
 
 /** Every field optional: the given ones replace the latest version's, making a new version. */
 export class PromptUpdateDto extends PromptTemplateFields {
-  @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 200)
+  @ApiPropertyOptional() @Omittable() @IsString() @Length(1, 200)
   name?: string;
 }
 
