@@ -1,4 +1,4 @@
-import { registerDecorator, ValidateIf } from 'class-validator';
+import { isISO8601, registerDecorator, ValidateIf } from 'class-validator';
 
 /**
  * The field may be left out, but not sent as `null`: unlike `@IsOptional()`, a null still
@@ -21,6 +21,24 @@ export function MaxDecimalPlaces(places: number) {
       validator: {
         validate: (value: unknown) => typeof value !== 'number' || !Number.isFinite(value) || Math.abs(value * 10 ** places - Math.round(value * 10 ** places)) < 1e-6,
         defaultMessage: () => `${propertyName} must have at most ${places} decimal places`,
+      },
+    });
+}
+
+/**
+ * An ISO 8601 date-time that is a real instant: a strict ISO check (no 30 February) and one
+ * `Date` can hold (`@IsDateString()` lets through values such as year +275760, which
+ * become an Invalid Date on their way to PostgreSQL).
+ */
+export function IsInstant() {
+  return (object: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isInstant',
+      target: object.constructor,
+      propertyName,
+      validator: {
+        validate: (value: unknown) => typeof value === 'string' && isISO8601(value, { strict: true }) && Number.isFinite(Date.parse(value)),
+        defaultMessage: () => `${propertyName} must be an ISO 8601 date-time, e.g. 2026-01-31T12:00:00Z`,
       },
     });
 }

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsArray, IsDateString, IsIn, IsInt, IsNumber, IsOptional, Max, Min, ValidateIf, ValidateNested } from 'class-validator';
-import { MaxDecimalPlaces, Omittable } from '../../../common/pipes/validators';
+import { IsArray, IsIn, IsInt, IsNumber, IsOptional, Max, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { IsInstant, MaxDecimalPlaces, Omittable } from '../../../common/pipes/validators';
 import { BUDGET_PERIODS, RATE_LIMIT_TYPES, RATE_LIMIT_UNITS } from '../key-limits';
 
 export class RateLimitDto {
@@ -30,6 +30,6 @@ export class KeyLimitsDto {
   rate_limits?: RateLimitDto[];
 
   @ApiPropertyOptional({ nullable: true, description: 'ISO 8601 date-time' })
-  @IsOptional() @ValidateIf((_, v) => v !== null) @IsDateString()
+  @IsOptional() @ValidateIf((_, v) => v !== null) @IsInstant()
   expires_at?: string | null;
 }

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsDateString, IsOptional, IsString, Matches } from 'class-validator';
+import { IsOptional, IsString, Matches } from 'class-validator';
+import { IsInstant } from '../../../common/pipes/validators';
 
 export const GROUPINGS = ['user', 'model', 'provider', 'virtual_key', 'api_key', 'operation'] as const;
 
@@ -10,9 +11,9 @@ export class AnalyticsQueryDto {
   @Matches(new RegExp(`^(${GROUPINGS.join('|')}|metadata\\.[\\w.-]{1,100})$`), { message: `group_by must be one of ${GROUPINGS.join(', ')} or metadata.<key>` })
   group_by: string;
 
-  @ApiPropertyOptional({ description: 'ISO 8601 date-time, inclusive; default 30 days before `to`' }) @IsOptional() @IsDateString()
+  @ApiPropertyOptional({ description: 'ISO 8601 date-time, inclusive; default 30 days before `to`' }) @IsOptional() @IsInstant()
   from?: string;
 
-  @ApiPropertyOptional({ description: 'ISO 8601 date-time, exclusive; default now' }) @IsOptional() @IsDateString()
+  @ApiPropertyOptional({ description: 'ISO 8601 date-time, exclusive; default now' }) @IsOptional() @IsInstant()
   to?: string;
 }

@@ -1,15 +1,16 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsDateString, IsIn, IsOptional } from 'class-validator';
+import { IsIn, IsOptional } from 'class-validator';
+import { IsInstant } from '../../../common/pipes/validators';
 
 export const INTERVALS = ['minute', 'hour', 'day'] as const;
 export type TimeseriesInterval = (typeof INTERVALS)[number];
 
 /** `GET /v1/analytics/timeseries`: the log bucketed over time, for the dashboard's charts. */
 export class AnalyticsTimeseriesQueryDto {
-  @ApiPropertyOptional({ description: 'ISO 8601 date-time, inclusive; default 24 hours before `to`' }) @IsOptional() @IsDateString()
+  @ApiPropertyOptional({ description: 'ISO 8601 date-time, inclusive; default 24 hours before `to`' }) @IsOptional() @IsInstant()
   from?: string;
 
-  @ApiPropertyOptional({ description: 'ISO 8601 date-time, exclusive; default now' }) @IsOptional() @IsDateString()
+  @ApiPropertyOptional({ description: 'ISO 8601 date-time, exclusive; default now' }) @IsOptional() @IsInstant()
   to?: string;
 
   @ApiPropertyOptional({

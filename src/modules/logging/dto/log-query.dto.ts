@@ -1,6 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsDateString, IsInt, IsOptional, IsString, IsUUID, Max, Min } from 'class-validator';
+import { IsBoolean, IsInt, IsOptional, IsString, IsUUID, Max, Min } from 'class-validator';
+import { IsInstant } from '../../../common/pipes/validators';
 import { ListQueryDto } from '../../../common/http/list.dto';
 import { toBool, toInt } from '../../../common/query-transforms';
 
@@ -31,10 +32,10 @@ export class LogQueryDto extends ListQueryDto {
   @ApiPropertyOptional() @IsOptional() @IsString()
   operation?: string;
 
-  @ApiPropertyOptional({ description: 'ISO 8601 date-time, inclusive' }) @IsOptional() @IsDateString()
+  @ApiPropertyOptional({ description: 'ISO 8601 date-time, inclusive' }) @IsOptional() @IsInstant()
   from?: string;
 
-  @ApiPropertyOptional({ description: 'ISO 8601 date-time, exclusive' }) @IsOptional() @IsDateString()
+  @ApiPropertyOptional({ description: 'ISO 8601 date-time, exclusive' }) @IsOptional() @IsInstant()
   to?: string;
 
   @ApiPropertyOptional({ description: 'false leaves request and response bodies out of list rows', default: true })
