@@ -14,6 +14,9 @@ import { startTestGateway, TestGateway } from './support/test-gateway';
 
 const CHAT = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello' }] };
 
+/** As the issue states it: PostgreSQL gone for 30 s. OUTAGE_MS shortens it while working on this file. */
+const OUTAGE_MS = Number(process.env.OUTAGE_MS ?? 30_000);
+
 describe('a database outage', () => {
   let proxy: TcpProxy;
   let gateway: TestGateway;
@@ -49,27 +52,32 @@ describe('a database outage', () => {
     expect((await send(key.key)).status).toBe(200); // now cached
     await gateway.flushLogs();
 
+    // PostgreSQL unreachable for OUTAGE_MS under steady load: 10 concurrent requests every 200 ms.
     await proxy.cut();
+    const outageEnds = Date.now() + OUTAGE_MS;
     let served = 1;
-    for (let round = 0; round < 15; round++) {
+    const wrong: number[] = [];
+    while (Date.now() < outageEnds) {
       const statuses = await Promise.all(Array.from({ length: 10 }, () => send(key.key).then((r) => r.status)));
-      expect(statuses).toEqual(Array(10).fill(200));
-      served += 10;
+      wrong.push(...statuses.filter((status) => status !== 200));
+      served += statuses.length - statuses.filter((status) => status !== 200).length;
+      await sleep(200);
     }
+    expect(wrong).toEqual([]);
     const refused = await send(unseen.key);
     expect(refused.status).toBe(503);
     expect(refused.body.error).toMatchObject({ type: 'service_unavailable', message: expect.stringMatching(/database is unreachable/) });
-    await sleep(300);
     expect(await logCount(key.id)).toBe(1);
-    expect(journalBytes()).toBeGreaterThan(150 * 200);
+    expect(served).toBeGreaterThan(500);
+    expect(journalBytes()).toBeGreaterThan(500 * 200);
 
     await proxy.restore();
-    await waitFor(async () => (await logCount(key.id)) === served, 15_000);
+    await waitFor(async () => (await logCount(key.id)) === served, 30_000);
     // Read back from disk or not, no row is written twice, and the journal empties.
     await sleep(300);
     expect(await logCount(key.id)).toBe(served);
     await waitFor(() => journalBytes() === 0, 5_000);
-  });
+  }, OUTAGE_MS + 60_000);
 
   it('keeps budgets and rate limits enforced from the last known counters, and settles the real costs once back', async () => {
     // 1,000 prompt tokens and 3 completion tokens of gpt-4o-mini: $0.0001518 a request.
