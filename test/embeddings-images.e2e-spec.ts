@@ -4,6 +4,7 @@
  * row, and the config features every operation gets from the route executor.
  * The mock's routes and model switches are described in test/support/mock-openai-operations.ts.
  */
+import type OpenAI from 'openai';
 import { call, createVirtualKey, expectError, logOf, openai, RawResponse } from './support/e2e-helpers';
 import { mockErrorBody } from './support/mock-openai-chunks';
 import { MOCK_PNG_BASE64 } from './support/mock-openai-operations';
@@ -143,13 +144,22 @@ describe('embeddings and image generations', () => {
       expect(log.cost_usd).toBeCloseTo((inputTokens * 5 + 544 * 40) / 1e6, 12);
     });
 
-    it('through x-gateway-provider: a DALL·E answer has no usage, so no tokens and no cost (never a made-up 0)', async () => {
+    it('through x-gateway-provider: DALL·E answers have no usage, so they are priced per image by size and quality', async () => {
       const client = openai(gateway, { 'x-gateway-provider': 'openai', 'x-gateway-custom-host': base }, DIRECT_SECRET);
       const { data, response } = await client.images.generate({ model: 'dall-e-3', prompt: 'A red kite', size: '1024x1024' }).withResponse();
       expect(data.data![0]).toEqual({ url: expect.stringMatching(/^https:\/\/.+\.png$/), revised_prompt: 'A red kite' });
       expect(upstream().headers.authorization).toBe(`Bearer ${DIRECT_SECRET}`);
       const log = await logOf(gateway, response.headers.get('x-gateway-request-id'));
-      expect(log).toMatchObject({ operation: 'images.generations', model: 'dall-e-3', status_code: 200, prompt_tokens: null, cost_usd: null });
+      expect(log).toMatchObject({ operation: 'images.generations', model: 'dall-e-3', status_code: 200, prompt_tokens: null, cost_usd: 0.04 });
+
+      const priced = async (body: { model: string; prompt: string; size?: string; quality?: string; n?: number }) => {
+        const { data: answer, response: raw } = await client.images.generate(body as OpenAI.ImageGenerateParamsNonStreaming).withResponse();
+        return { images: answer.data!.length, cost: (await logOf(gateway, raw.headers.get('x-gateway-request-id'))).cost_usd };
+      };
+      expect(await priced({ model: 'dall-e-3', prompt: 'wide', size: '1792x1024', quality: 'hd' })).toEqual({ images: 1, cost: 0.12 });
+      expect(await priced({ model: 'dall-e-2', prompt: 'three', size: '512x512', n: 3 })).toEqual({ images: 3, cost: 0.054 });
+      // A size the table has no price for: no cost rather than a guess.
+      expect(await priced({ model: 'dall-e-2', prompt: 'odd', size: '640x480' })).toEqual({ images: 1, cost: null });
     });
   });
 

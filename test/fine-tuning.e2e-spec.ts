@@ -89,6 +89,23 @@ describe('fine-tuning jobs and models', () => {
     expect((refused as APIError).status).toBe(400);
   });
 
+  it("prices a job's training once, by trained_tokens at the base model's training rate, on the first answer that shows it succeeded", async () => {
+    const { data: done, response } = await client().fineTuning.jobs.create({ model: 'gpt-4o-mini-2024-07-18', training_file: 'file-succeeded' }).withResponse();
+    const created = await logOf(gateway, response.headers.get('x-gateway-request-id'));
+    // gpt-4o-mini training: $3 per million trained tokens.
+    expect(created).toMatchObject({ operation: 'fine_tuning.jobs.create', prompt_tokens: 12_345, cost_usd: (12_345 * 3) / 1e6 });
+
+    // Reading the job again does not charge it again.
+    const { response: again } = await client().fineTuning.jobs.retrieve(done.id).withResponse();
+    expect(await logOf(gateway, again.headers.get('x-gateway-request-id'))).toMatchObject({ operation: 'fine_tuning.jobs.retrieve', prompt_tokens: null, cost_usd: null });
+    const { response: listed } = await client().fineTuning.jobs.list().withResponse();
+    expect(await logOf(gateway, listed.headers.get('x-gateway-request-id'))).toMatchObject({ operation: 'fine_tuning.jobs.list', cost_usd: null });
+
+    // A base model without a training price: the tokens are recorded, the cost is unknown (never a made-up 0).
+    const { response: unpriced } = await client().fineTuning.jobs.create({ model: 'babbage-002', training_file: 'file-succeeded' }).withResponse();
+    expect(await logOf(gateway, unpriced.headers.get('x-gateway-request-id'))).toMatchObject({ prompt_tokens: 12_345, cost_usd: null });
+  });
+
   it('checks a job before sending: at most 5 integrations, hyperparameters a number or "auto", settings under the type', async () => {
     const send = (body: Record<string, unknown>) =>
       call(gateway, '/v1/fine_tuning/jobs', { headers: { 'x-gateway-virtual-key': 'openai-prod' }, body: { model: 'gpt-4o-mini-2024-07-18', training_file: 'file-abc123', ...body } });

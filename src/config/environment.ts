@@ -48,6 +48,10 @@ export class Environment {
   @Transform(toInt) @IsInt() @Min(1024)
   BODY_LIMIT_BYTES = 10 * 1024 * 1024;
 
+  /** Largest multipart upload (files, audio to transcribe), in bytes (default 512 MiB, OpenAI's file limit). Streamed, never held whole. */
+  @Transform(toInt) @IsInt() @Min(1024)
+  UPLOAD_LIMIT_BYTES = 512 * 1024 * 1024;
+
   /** Store request and response bodies in the log. */
   @Transform(toBool) @IsBoolean()
   LOG_BODIES = true;

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { RouteTarget } from '../modules/routing/route-plan';
 import type { ChatTranslation } from './chat-format';
 
@@ -6,7 +7,8 @@ export interface UpstreamRequest {
   method: 'GET' | 'POST' | 'DELETE';
   url: string;
   headers: Record<string, string>;
-  body?: string;
+  /** JSON text, or an upload streamed through (sent once: no retry can replay it). */
+  body?: string | Readable;
 }
 
 /**
@@ -53,6 +55,9 @@ export interface ProviderOperations {
   readonly imageGenerations?: RequestBuilder;
   /** Text to speech: a JSON body in, audio bytes out. */
   readonly audioSpeech?: RequestBuilder;
+  /** Speech to text, and to English text: a multipart upload in (the builder gives URL and auth; the form goes through as sent). */
+  readonly audioTranscriptions?: RequestBuilder;
+  readonly audioTranslations?: RequestBuilder;
   readonly responses?: ResponsesCapability;
   /** Anthropic's Messages API spoken natively; `/v1/messages` reaches other providers through chat completions. */
   readonly messages?: RequestBuilder;

@@ -52,6 +52,8 @@ export class RequestContext {
   usage: NormalizedUsage | null = null;
   /** The usage is the gateway's estimate: the stream ended before the provider reported it. */
   usageEstimated = false;
+  /** A cost the operation worked out itself (a fine-tuning job's training, charged once), used instead of pricing the usage. */
+  costUsd: number | null = null;
   /** Model name the provider reported, used for pricing (may carry a snapshot date). */
   servedModel: string | null = null;
   ttftMs: number | null = null;
@@ -83,6 +85,7 @@ export class RequestContext {
     this.model = null;
     this.usage = null;
     this.usageEstimated = false;
+    this.costUsd = null;
     this.responseBody = null;
     this.servedModel = null;
     this.ttftMs = null;

@@ -80,25 +80,30 @@ function hasBody(req: Request): boolean {
   return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 }
 
-/**
- * 413, then close the connection rather than read the rest of an oversized body. The
- * close lingers, as nginx's does: our side ends after the answer (FIN) while what the
- * client still sends is read and dropped for up to a second, then the socket goes.
- * Closing a socket with unread data sends a TCP reset, which reaches a client still
- * sending before the 413 does. Node would do just that for a response it marks as the
- * connection's last (`Connection: close`, or a client that asked to close), hence the
- * explicit keep-alive header: the FIN right after it ends the connection all the same.
- */
+/** 413, then close the connection rather than read the rest of an oversized body. */
 function refuse(req: Request, res: Response, next: NextFunction, limitBytes: number): void {
-  req.resume();
-  res.setHeader('connection', 'keep-alive');
-  res.once('finish', () => {
-    const socket = req.socket;
-    socket.end();
-    const cutOff = setTimeout(() => socket.destroy(), REFUSED_BODY_LINGER_MS).unref();
-    socket.once('close', () => clearTimeout(cutOff));
-  });
+  closeAfterAnswer(req, res);
   next(GatewayError.payloadTooLarge(limitBytes));
 }
 
-const REFUSED_BODY_LINGER_MS = 1000;
+const LINGER_MS = 1000;
+
+/**
+ * For an answer given before the request body is read (a 413): a lingering close, as
+ * nginx's. Our side ends after the answer (FIN) while what the client still sends is read
+ * and dropped for up to a second, then the socket goes. Closing a socket with unread data
+ * sends a TCP reset, which reaches a client still sending before the answer does. Node
+ * would do just that for a response it marks as the connection's last (`Connection:
+ * close`, or a client that asked to close), hence the explicit keep-alive header: the FIN
+ * right after it ends the connection all the same.
+ */
+export function closeAfterAnswer(req: Request, res: Response): void {
+  req.resume();
+  if (!res.headersSent) res.setHeader('connection', 'keep-alive');
+  res.once('finish', () => {
+    const socket = req.socket;
+    socket.end();
+    const cutOff = setTimeout(() => socket.destroy(), LINGER_MS).unref();
+    socket.once('close', () => clearTimeout(cutOff));
+  });
+}

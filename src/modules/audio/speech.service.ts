@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { pipeline, Transform } from 'node:stream';
 import type { RequestContext } from '../../common/context/request-context';
 import type { GatewayResult } from '../../common/http/gateway-result';
 import { emptyUsage } from '../../providers/usage';
 import { RouteExecutor } from '../routing/route-executor.service';
-import { UpstreamAttempt } from '../upstream/upstream-attempt';
+import { binaryResult, UpstreamAttempt } from '../upstream/upstream-attempt';
 import type { SpeechCreateDto } from './dto/speech-create.dto';
 
 /**
@@ -29,19 +28,7 @@ export class SpeechService {
         const answer = await this.attempts.send(context, target, upstreamBody, { capability: 'audioSpeech', title: 'speech synthesis', usage: () => null });
         const characters = [...String(upstreamBody.input)].length;
         context.usage = { ...emptyUsage(), promptTokens: characters, totalTokens: characters };
-        const contentType = String(answer.response.headers['content-type'] ?? 'application/octet-stream');
-        const audio = { type: 'audio', content_type: contentType, bytes: 0 };
-        context.responseBody = audio;
-        // The body timer covers a stall between chunks; the headers are in.
-        answer.response.clearTimeout();
-        // Counted on the way through (a 'data' listener would start the flow before the client's pipe is there).
-        const counted = new Transform({
-          transform(chunk: Buffer, _encoding, done) {
-            audio.bytes += chunk.length;
-            done(null, chunk);
-          },
-        });
-        return { kind: 'binary', status: answer.response.status, contentType, body: pipeline(answer.response.body, counted, () => undefined) };
+        return binaryResult(context, answer, 'audio');
       },
       { cacheable: false },
     );

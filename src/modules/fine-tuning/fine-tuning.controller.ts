@@ -9,9 +9,8 @@ import { rawQuery } from '../../common/http/raw-query';
 import { sendGatewayResult } from '../../common/http/gateway-result';
 import { ResourceAction, ResourceOperations, ResourceSpec } from '../routing/resource-operation.service';
 import { FineTuningJobCreateDto } from './dto/fine-tuning-job-create.dto';
+import { TrainingCharges } from './training-charges.service';
 
-/** A job reports `trained_tokens`, not a usage object; its cost is the provider's invoice, not priced here. */
-const FINE_TUNING: ResourceSpec = { capability: 'fineTuning', title: 'fine-tuning', usage: () => null };
 
 /**
  * `/v1/fine_tuning/jobs`: OpenAI's fine-tuning API through the routing headers (a
@@ -25,7 +24,15 @@ const FINE_TUNING: ResourceSpec = { capability: 'fineTuning', title: 'fine-tunin
 @Controller('v1/fine_tuning/jobs')
 @UseGuards(ProviderRoutingGuard)
 export class FineTuningController {
-  constructor(private readonly resources: ResourceOperations) {}
+  /** A job reports `trained_tokens`, not a usage object: TrainingCharges prices it once it has succeeded. */
+  private readonly spec: ResourceSpec;
+
+  constructor(
+    private readonly resources: ResourceOperations,
+    charges: TrainingCharges,
+  ) {
+    this.spec = { capability: 'fineTuning', title: 'fine-tuning', usage: () => null, onAnswer: (context, json, target) => charges.charge(context, json, target) };
+  }
 
   @Post()
   @HttpCode(200)
@@ -76,6 +83,6 @@ export class FineTuningController {
   }
 
   private async run(context: RequestContext, res: Response, action: ResourceAction): Promise<void> {
-    sendGatewayResult(res, context, await this.resources.run(context, FINE_TUNING, action));
+    sendGatewayResult(res, context, await this.resources.run(context, this.spec, action));
   }
 }

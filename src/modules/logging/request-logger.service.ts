@@ -94,12 +94,23 @@ export class RequestLogger {
     this.metrics.observe({ ...row, errorCode: row.error ? (row.error.code ?? row.error.type) : null });
   }
 
+  /** The operation's own figure, else from the usage; images without token usage (DALL·E) per image, by size and quality. */
+  private costOf(context: RequestContext, provider: string, model: string): number | null {
+    if (context.costUsd !== null) return context.costUsd;
+    if (context.usage) return this.pricing.cost(provider, model, context.usage);
+    if (context.operation !== 'images.generations' || context.error) return null;
+    const request = (context.requestBody ?? {}) as Record<string, unknown>;
+    const answer = context.responseBody as { data?: unknown[] } | null;
+    const count = Array.isArray(answer?.data) ? answer.data.length : 0;
+    return count ? this.pricing.imageCost(provider, model, { count, size: request.size, quality: request.quality }) : null;
+  }
+
   private toRow(context: RequestContext, parsedBody: unknown) {
     const usage = context.usage;
     const target = context.target;
     const pricedModel = context.servedModel ?? context.model;
     // A cache hit costs nothing: the provider was not asked.
-    const cost = !usage || !context.provider || !pricedModel ? null : context.cacheStatus === 'HIT' ? 0 : this.pricing.cost(context.provider, pricedModel, usage);
+    const cost = !context.provider || !pricedModel ? null : context.cacheStatus === 'HIT' ? 0 : this.costOf(context, context.provider, pricedModel);
     return {
       id: context.requestId,
       traceId: context.traceId,

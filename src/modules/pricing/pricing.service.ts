@@ -14,6 +14,10 @@ export interface ModelPrice {
 export interface PriceTable {
   _meta?: Record<string, unknown>;
   providers: Record<string, Record<string, PriceEntry>>;
+  /** USD per million trained tokens: provider → base model. */
+  training?: Record<string, Record<string, number> | string>;
+  /** USD per image: provider → model → quality → size. */
+  images?: Record<string, Record<string, Record<string, Record<string, number>>> | string>;
   aliases?: Record<string, string>;
 }
 
@@ -43,9 +47,13 @@ const VENDOR_PREFIXED = new Set(['openrouter']);
 export class PricingService {
   private readonly tables = new Map<string, Map<string, ModelPrice>>();
   private readonly aliases = new Map<string, string>();
+  private readonly imageTable: NonNullable<PriceTable['images']>;
+  private readonly trainingTable: NonNullable<PriceTable['training']>;
 
   constructor(@Optional() @Inject(PRICE_TABLE) table: PriceTable = defaultTable as PriceTable) {
     validate(table);
+    this.imageTable = table.images ?? {};
+    this.trainingTable = table.training ?? {};
     for (const [provider, models] of Object.entries(table.providers)) {
       this.tables.set(provider.toLowerCase(), buildIndex(provider, models));
     }
@@ -85,6 +93,30 @@ export class PricingService {
       completionTokens * price.output;
     // USD = perMillion / 1e6, rounded to 1e-10 to drop float noise.
     return Math.round(perMillion * 1e4) / 1e10;
+  }
+
+  /**
+   * USD for images priced per image (DALL·E) by quality and size, defaults as OpenAI's
+   * (standard, 1024x1024); null when the table has no such price.
+   */
+  imageCost(provider: string, model: string, images: { count: number; size?: unknown; quality?: unknown }): number | null {
+    const p = provider.toLowerCase();
+    const byModel = this.imageTable[this.aliases.get(p) ?? p];
+    const byQuality = typeof byModel === 'object' ? byModel[model.toLowerCase()] : undefined;
+    const quality = typeof images.quality === 'string' && images.quality !== 'auto' ? images.quality : 'standard';
+    const size = typeof images.size === 'string' && images.size !== 'auto' ? images.size : '1024x1024';
+    const each = byQuality?.[quality]?.[size];
+    return typeof each === 'number' ? Math.round(each * images.count * 1e10) / 1e10 : null;
+  }
+
+  /** USD for a fine-tuning job's training; the base model may carry a snapshot date (gpt-4o-mini-2024-07-18). */
+  trainingCost(provider: string, model: string, trainedTokens: number): number | null {
+    const p = provider.toLowerCase();
+    const byModel = this.trainingTable[this.aliases.get(p) ?? p];
+    if (typeof byModel !== 'object') return null;
+    const m = model.toLowerCase();
+    const perMillion = byModel[m] ?? byModel[m.replace(SNAPSHOT_SUFFIX, '')];
+    return typeof perMillion === 'number' ? Math.round(perMillion * trainedTokens * 1e4) / 1e10 : null;
   }
 
   private lookup(provider: string, model: string): ModelPrice | null {

@@ -3,7 +3,8 @@ import type { RequestContext } from '../../common/context/request-context';
 import type { GatewayResult } from '../../common/http/gateway-result';
 import type { ResourceOperation } from '../../providers/provider-adapter';
 import type { NormalizedUsage } from '../../providers/usage';
-import { UpstreamAttempt } from '../upstream/upstream-attempt';
+import { binaryResult, UpstreamAttempt } from '../upstream/upstream-attempt';
+import type { RouteTarget } from './route-plan';
 import { RouteExecutor } from './route-executor.service';
 
 /** A REST resource of the providers (fine-tuning jobs, models, files, vector stores), as the attempt steps need it. */
@@ -11,14 +12,18 @@ export interface ResourceSpec {
   capability: ResourceOperation;
   title: string;
   usage(usage: Record<string, any> | undefined): NormalizedUsage | null;
+  /** Runs on a JSON answer before it goes back (e.g. a fine-tuning job's training charged once it has succeeded). */
+  onAnswer?(context: RequestContext, json: Record<string, any>, target: RouteTarget): Promise<void>;
 }
 
-/** One call on a resource: method, path below the resource's root (URL-encoded), raw query, JSON body for POSTs. */
+/** One call on a resource: method, path below the resource's root (URL-encoded), raw query, JSON body for POSTs, or a binary answer. */
 export interface ResourceAction {
   method: 'GET' | 'POST' | 'DELETE';
   path: string;
   query: string;
   body?: Record<string, unknown>;
+  /** The answer is bytes (a file's content), streamed to the client rather than read as JSON. */
+  binary?: boolean;
 }
 
 /**
@@ -42,8 +47,11 @@ export class ResourceOperations {
         const capability = this.attempts.capability(target, spec);
         if (action.body && typeof upstreamBody.model === 'string') context.model = upstreamBody.model;
         const request = capability.request(action.method, action.path, action.query, target, action.body ? upstreamBody : undefined);
-        const result = await this.attempts.readJson(context, await this.attempts.sendRequest(context, target, request), spec);
+        const answer = await this.attempts.sendRequest(context, target, request);
+        if (action.binary) return binaryResult(context, answer, 'file');
+        const result = await this.attempts.readJson(context, answer, spec);
         context.model ??= context.servedModel;
+        await spec.onAnswer?.(context, context.responseBody as Record<string, any>, target);
         return result;
       },
       { cacheable: false },

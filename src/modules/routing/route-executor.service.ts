@@ -63,9 +63,18 @@ export class RouteExecutor {
     this.tools = { resolver, cache, requestLogger, budgets, rateLimiter, breakers: new CircuitBreakerRegistry(), timing };
   }
 
-  /** `cacheable: false` for operations whose answer must never be replayed (a DELETE, a cancel). */
-  execute(context: RequestContext, body: Record<string, unknown>, send: AttemptSender, options: { cacheable?: boolean } = {}): Promise<GatewayResult> {
-    return new ExecutionRun(this.tools, context, body, send, options.cacheable ?? true).node(context.route!.root);
+  /**
+   * `cacheable: false` for operations whose answer must never be replayed (a DELETE, a cancel);
+   * `replayable: false` for a request body that streams through once (an upload): after
+   * the first attempt has been sent, no retry and no fallback.
+   */
+  execute(
+    context: RequestContext,
+    body: Record<string, unknown>,
+    send: AttemptSender,
+    options: { cacheable?: boolean; replayable?: boolean } = {},
+  ): Promise<GatewayResult> {
+    return new ExecutionRun(this.tools, context, body, send, options.cacheable ?? true, options.replayable ?? true).node(context.route!.root);
   }
 }
 
@@ -84,6 +93,8 @@ interface ExecutionTools {
 class ExecutionRun {
   /** A failed attempt, logged as its own row once another attempt follows it. */
   private pendingFailure = false;
+  /** Whether an attempt has been sent (a body that is not replayable then allows no other). */
+  private sent = false;
 
   constructor(
     private readonly tools: ExecutionTools,
@@ -91,7 +102,13 @@ class ExecutionRun {
     private readonly body: Record<string, unknown>,
     private readonly send: AttemptSender,
     private readonly cacheable: boolean,
+    private readonly replayable: boolean,
   ) {}
+
+  /** No other attempt can follow: the body was not replayable and has gone out. */
+  private get spent(): boolean {
+    return !this.replayable && this.sent;
+  }
 
   async node(node: RouteNode): Promise<GatewayResult> {
     if (node.children.length === 0) return this.leaf(node);
@@ -123,7 +140,7 @@ class ExecutionRun {
         return await this.node(child);
       } catch (error) {
         const failure = this.failureOf(error);
-        if (!failure || !fallsBack(node, failure)) throw error;
+        if (!failure || !fallsBack(node, failure) || this.spent) throw error;
         lastError = error;
       }
     }
@@ -190,6 +207,7 @@ class ExecutionRun {
 
     for (let retry = 0; ; retry++) {
       this.startAttempt(node, target, retry);
+      this.sent = true;
       try {
         const result = await this.send(target, upstreamBody);
         breaker?.onSuccess();
@@ -202,7 +220,7 @@ class ExecutionRun {
         }
         breaker?.onFailure(failure.status, failure.unreachable, Date.now());
         this.noteFailure(error);
-        const delay = breaker && !breaker.tryAcquire(Date.now()) ? null : retryDelayMs(node.retry, retry, failure, this.tools.timing, Math.random);
+        const delay = this.spent || (breaker && !breaker.tryAcquire(Date.now())) ? null : retryDelayMs(node.retry, retry, failure, this.tools.timing, Math.random);
         if (delay === null) throw error;
         await sleep(delay, undefined, { signal: context.abort.signal }).catch(() => {
           throw new ClientClosedRequestError();

@@ -4,13 +4,14 @@ import { ResponseCacheModule } from '../cache/cache.module';
 import { KeysModule } from '../keys/keys.module';
 import { JsonOperations } from './json-operation.service';
 import { ResourceOperations } from './resource-operation.service';
+import { UploadOperations } from './upload-operation.service';
 import { RouteExecutor } from './route-executor.service';
 import { RouteResolver } from './route-resolver.service';
 
 /** From routing headers to a plan (resolver, guard), and from a plan to an answer (executor). */
 @Module({
   imports: [KeysModule, ResponseCacheModule],
-  providers: [RouteResolver, ProviderRoutingGuard, RouteExecutor, JsonOperations, ResourceOperations],
-  exports: [RouteResolver, ProviderRoutingGuard, RouteExecutor, JsonOperations, ResourceOperations],
+  providers: [RouteResolver, ProviderRoutingGuard, RouteExecutor, JsonOperations, ResourceOperations, UploadOperations],
+  exports: [RouteResolver, ProviderRoutingGuard, RouteExecutor, JsonOperations, ResourceOperations, UploadOperations],
 })
 export class RoutingModule {}

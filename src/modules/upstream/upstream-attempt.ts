@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { pipeline, Transform } from 'node:stream';
 import { ConfigService } from '@nestjs/config';
 import type { RequestContext } from '../../common/context/request-context';
 import { GatewayError, UpstreamHttpError } from '../../common/errors/gateway-error';
@@ -126,6 +127,26 @@ export class UpstreamAttempt {
     context.servedModel = typeof json?.model === 'string' ? json.model : null;
     return { kind: 'json', status: answer.response.status, body: raw };
   }
+}
+
+/**
+ * A binary answer (audio, a file's content) streamed to the client as it arrives, never
+ * held whole; the log keeps `{type, content_type, bytes}`, counted on the way through.
+ */
+export function binaryResult(context: RequestContext, { response }: SentAttempt, type: 'audio' | 'file'): GatewayResult {
+  const contentType = String(response.headers['content-type'] ?? 'application/octet-stream');
+  const logged = { type, content_type: contentType, bytes: 0 };
+  context.responseBody = logged;
+  // The body timer covers a stall between chunks; the headers are in.
+  response.clearTimeout();
+  // Counted in a transform (a 'data' listener would start the flow before the client's pipe is there).
+  const counted = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      logged.bytes += chunk.length;
+      done(null, chunk);
+    },
+  });
+  return { kind: 'binary', status: response.status, contentType, body: pipeline(response.body, counted, () => undefined) };
 }
 
 /** A provider's rate-limit hints go back to the client with its error. */

@@ -9,7 +9,8 @@ export const AZURE_RESPONSES_API_VERSION = '2025-04-01-preview';
 /**
  * Azure OpenAI: OpenAI's wire format behind a per-resource deployment URL,
  * `{host}/openai/deployments/{deployment}/{operation}?api-version=…` (operation:
- * `chat/completions`, `embeddings`, `images/generations`, `audio/speech`), with the credential in an
+ * `chat/completions`, `embeddings`, `images/generations`, `audio/speech`,
+ * `audio/transcriptions`, `audio/translations`), with the credential in an
  * `api-key` header. The host is `custom_host` or
  * `https://{provider_options.resource_name}.openai.azure.com`; the deployment is
  * `provider_options.deployment`, else the model name. The Responses API is per resource,
@@ -24,6 +25,8 @@ export class AzureOpenAIAdapter implements ProviderAdapter {
   readonly embeddings = this.operation('embeddings');
   readonly imageGenerations = this.operation('images/generations');
   readonly audioSpeech = this.operation('audio/speech');
+  readonly audioTranscriptions = this.operation('audio/transcriptions');
+  readonly audioTranslations = this.operation('audio/translations');
   readonly responses: ResponsesCapability = {
     buildRequest: (body, target) => ({ method: 'POST', url: this.responsesUrl(target, '', ''), headers: this.headers(target), body: JSON.stringify(body) }),
     resourceRequest: (method, path, query, target) => ({ method, url: this.responsesUrl(target, path, query), headers: this.headers(target) }),

@@ -25,7 +25,7 @@ describe('googleAdapter', () => {
   it('streaming: streamGenerateContent as SSE; stream and stream_options stay out of the body', () => {
     const request = chat.buildRequest({ model: 'gemini-2.5-pro', messages, stream: true, stream_options: { include_usage: true } }, target());
     expect(request.url).toBe('https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse');
-    expect(JSON.parse(request.body!)).toEqual({ contents: [{ role: 'user', parts: [{ text: 'Hi' }] }] });
+    expect(JSON.parse(request.body as string)).toEqual({ contents: [{ role: 'user', parts: [{ text: 'Hi' }] }] });
   });
 
   it('a custom host (trailing slashes removed), the models/ prefix dropped and the model URL-encoded', () => {

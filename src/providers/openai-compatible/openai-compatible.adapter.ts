@@ -7,6 +7,8 @@ const OPTIONAL_OPERATION_PATHS = {
   embeddings: '/embeddings',
   imageGenerations: '/images/generations',
   audioSpeech: '/audio/speech',
+  audioTranscriptions: '/audio/transcriptions',
+  audioTranslations: '/audio/translations',
 } as const;
 
 /** REST resources a vendor may serve in OpenAI's format, and their roots. */
@@ -42,6 +44,8 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
   readonly embeddings?: RequestBuilder;
   readonly imageGenerations?: RequestBuilder;
   readonly audioSpeech?: RequestBuilder;
+  readonly audioTranscriptions?: RequestBuilder;
+  readonly audioTranslations?: RequestBuilder;
   readonly responses?: ResponsesCapability;
   readonly fineTuning?: ResourceCapability;
   readonly models?: ResourceCapability;

@@ -10,7 +10,7 @@ import { OpenAICompatibleAdapter } from './openai-compatible.adapter';
  * OpenRouter's images (workflow endpoints; chat completions), not `/images/generations`.
  */
 export const openAICompatibleVendors = [
-  new OpenAICompatibleAdapter({ id: 'groq', baseUrl: 'https://api.groq.com/openai/v1', offers: ['responses', 'models', 'audioSpeech'] }),
+  new OpenAICompatibleAdapter({ id: 'groq', baseUrl: 'https://api.groq.com/openai/v1', offers: ['responses', 'models', 'audioSpeech', 'audioTranscriptions', 'audioTranslations'] }),
   new OpenAICompatibleAdapter({ id: 'mistral-ai', baseUrl: 'https://api.mistral.ai/v1', offers: ['embeddings', 'models'] }),
   new OpenAICompatibleAdapter({ id: 'together-ai', baseUrl: 'https://api.together.xyz/v1', offers: ['embeddings', 'imageGenerations', 'models'] }),
   new OpenAICompatibleAdapter({ id: 'deepseek', baseUrl: 'https://api.deepseek.com/v1', offers: ['models'] }),
@@ -22,5 +22,5 @@ export const openAICompatibleVendors = [
   new OpenAICompatibleAdapter({ id: 'ollama', baseUrl: 'http://localhost:11434/v1', credentialOptional: true, offers: ['embeddings', 'imageGenerations', 'models'] }),
   // vLLM, LM Studio, a private deployment: any OpenAI-compatible server at custom_host;
   // the server answers for what it lacks.
-  new OpenAICompatibleAdapter({ id: 'openai-compatible', baseUrl: null, credentialOptional: true, offers: ['embeddings', 'imageGenerations', 'audioSpeech', 'responses', 'fineTuning', 'models', 'files', 'vectorStores'] }),
+  new OpenAICompatibleAdapter({ id: 'openai-compatible', baseUrl: null, credentialOptional: true, offers: ['embeddings', 'imageGenerations', 'audioSpeech', 'audioTranscriptions', 'audioTranslations', 'responses', 'fineTuning', 'models', 'files', 'vectorStores'] }),
 ];

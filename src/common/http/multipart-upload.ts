@@ -1,0 +1,200 @@
+import { Busboy, type BusboyInstance } from '@fastify/busboy';
+import type { Request } from 'express';
+import { PassThrough, type Readable } from 'node:stream';
+import { GatewayError } from '../errors/gateway-error';
+import { closeAfterAnswer } from './json-body.middleware';
+
+/** What the log keeps of an uploaded file: never its bytes. */
+export interface UploadedFileSummary {
+  field: string;
+  filename: string;
+  content_type: string;
+  bytes: number;
+}
+
+/** The form as the log and the routing see it: text fields (a repeated one as an array) and file summaries. */
+export interface FormSummary {
+  fields: Record<string, string | string[]>;
+  files: UploadedFileSummary[];
+}
+
+/** Text fields before the first file are held until the upload starts: a bound on that. */
+const MAX_FIELD_BYTES = 1024 * 1024;
+/** Enough of a WAV file's start to find its `fmt ` and `data` chunks. */
+const WAV_SNIFF_BYTES = 4096;
+
+/**
+ * A multipart/form-data upload streamed through to the provider: the client's bytes are
+ * passed on unchanged (same boundary, so the provider sees exactly what was sent) while
+ * a parser (busboy) reads the same bytes on the side for the log: the text fields, each
+ * file's name, type and size, and a WAV file's duration. Nothing is held whole: the body
+ * flows at the pace the provider reads it, and the upstream request can start as soon as
+ * the text fields before the first file are known (`ready`).
+ *
+ * Over `limitBytes` the upload fails with 413 (from Content-Length before anything is
+ * read, or as the stream passes the limit); a malformed form fails with 400.
+ */
+export class MultipartUpload {
+  readonly summary: FormSummary = { fields: {}, files: [] };
+  /** The body for the upstream request: the client's bytes as they come. */
+  readonly body: PassThrough;
+  /** The multipart content type, boundary included, for the upstream request. */
+  readonly contentType: string;
+  /** The client's Content-Length, passed on so the provider gets a sized body; null when chunked. */
+  readonly contentLength: number | null;
+  /** Seconds of audio of the first file, when it is a WAV whose header says so. */
+  wavSeconds: number | null = null;
+
+  private readonly parser: BusboyInstance;
+  private received = 0;
+  private started = false;
+  private failure: GatewayError | null = null;
+  private readonly readyPromise: Promise<FormSummary>;
+  private settleReady!: { resolve: (summary: FormSummary) => void; reject: (error: unknown) => void };
+  private readonly finished: Promise<void>;
+
+  constructor(
+    private readonly req: Request,
+    private readonly limitBytes: number,
+  ) {
+    const type = req.headers['content-type'] ?? '';
+    if (!/^multipart\/form-data\s*;.*boundary=/i.test(type)) {
+      throw GatewayError.invalidRequest(`This operation takes a multipart/form-data body (got ${type ? `'${type.split(';')[0]}'` : 'no Content-Type'})`, null, 'invalid_content_type');
+    }
+    this.contentType = type;
+    const declared = req.headers['content-length'] === undefined ? null : Number(req.headers['content-length']);
+    if (declared !== null && declared > limitBytes) {
+      closeAfterAnswer(req, req.res!);
+      throw GatewayError.payloadTooLarge(limitBytes);
+    }
+    this.contentLength = declared !== null && Number.isFinite(declared) ? declared : null;
+
+    this.body = new PassThrough({ highWaterMark: 256 * 1024 });
+    // Its reader (undici) reports a failure of the body; before there is one, nothing must throw.
+    this.body.on('error', () => undefined);
+    this.readyPromise = new Promise((resolve, reject) => (this.settleReady = { resolve, reject }));
+    this.readyPromise.catch(() => undefined); // a failure is also reported by whoever reads the body
+    try {
+      this.parser = Busboy({ headers: req.headers as { 'content-type': string }, limits: { fieldSize: MAX_FIELD_BYTES, fields: 200, parts: 1000 } });
+    } catch (error) {
+      throw GatewayError.invalidRequest(`The multipart body cannot be read: ${(error as Error).message}`, null, 'invalid_multipart');
+    }
+    this.finished = new Promise((resolve) => this.parser.once('finish', resolve));
+    this.parser.on('field', (name: string, value: string, _nameTruncated: boolean, valueTruncated: boolean) => this.onField(name, value, valueTruncated));
+    this.parser.on('file', (field: string, stream: Readable, filename: string, _encoding: string, mimeType: string) => this.onFile(field, stream, filename, mimeType));
+    this.parser.once('finish', () => this.settleReady.resolve(this.summary));
+    this.parser.once('error', (error: Error) => this.fail(GatewayError.invalidRequest(`The multipart body cannot be read: ${error.message}`, null, 'invalid_multipart')));
+    this.pump();
+  }
+
+  /** Resolves with the text fields sent before the first file (or the whole form when it has none). */
+  ready(): Promise<FormSummary> {
+    return this.readyPromise;
+  }
+
+  /** Marks the body as taken by an upstream request: from now on the client's pace is the provider's. */
+  start(): Readable {
+    this.started = true;
+    return this.body;
+  }
+
+  /** Resolves once the whole form has been read (the summary is then complete). */
+  async whenRead(): Promise<void> {
+    await this.finished;
+  }
+
+  /** A failure the upload met (limit, malformed form), to report instead of the upstream error it caused. */
+  error(): GatewayError | null {
+    return this.failure;
+  }
+
+  private pump(): void {
+    const { req } = this;
+    req.on('data', (chunk: Buffer) => {
+      if (this.failure || this.body.destroyed) return;
+      this.received += chunk.length;
+      if (this.received > this.limitBytes) return this.fail(GatewayError.payloadTooLarge(this.limitBytes));
+      this.parser.write(chunk);
+      // Before the upstream request starts, the fields are held (bounded by MAX_FIELD_BYTES);
+      // after, the provider's pace holds the client back.
+      if (!this.body.write(chunk) && this.started) {
+        req.pause();
+        this.body.once('drain', () => req.resume());
+      }
+      if (!this.started && this.body.readableLength > MAX_FIELD_BYTES + 64 * 1024) {
+        this.fail(GatewayError.invalidRequest(`The form's text fields before the first file are larger than ${MAX_FIELD_BYTES} bytes`, null, 'invalid_multipart'));
+      }
+    });
+    req.once('end', () => {
+      if (this.failure) return;
+      this.parser.end();
+      this.body.end();
+    });
+    req.once('error', () => this.fail(GatewayError.invalidRequest('The request body could not be read', null, 'invalid_body')));
+  }
+
+  private onField(name: string, value: string, truncated: boolean): void {
+    if (truncated) return this.fail(GatewayError.invalidRequest(`Form field '${name}' is larger than ${MAX_FIELD_BYTES} bytes`, name, 'invalid_multipart'));
+    const key = name.endsWith('[]') ? name.slice(0, -2) : name;
+    const fields = this.summary.fields;
+    const previous = fields[key];
+    if (previous === undefined) fields[key] = name.endsWith('[]') ? [value] : value;
+    else fields[key] = Array.isArray(previous) ? [...previous, value] : [previous, value];
+  }
+
+  private onFile(field: string, stream: Readable, filename: string, mimeType: string): void {
+    const file: UploadedFileSummary = { field, filename, content_type: mimeType, bytes: 0 };
+    this.summary.files.push(file);
+    const first = this.summary.files.length === 1;
+    let head: Buffer[] | null = first ? [] : null;
+    let headBytes = 0;
+    stream.on('data', (chunk: Buffer) => {
+      file.bytes += chunk.length;
+      if (head) {
+        head.push(chunk);
+        headBytes += chunk.length;
+        if (headBytes >= WAV_SNIFF_BYTES) {
+          this.wavSeconds = wavSeconds(Buffer.concat(head), null);
+          head = null;
+        }
+      }
+    });
+    stream.once('end', () => {
+      if (head) this.wavSeconds = wavSeconds(Buffer.concat(head), file.bytes);
+    });
+    // The first file's start is the moment the fields before it are known.
+    if (first) this.settleReady.resolve(this.summary);
+  }
+
+  private fail(error: GatewayError): void {
+    if (this.failure) return;
+    this.failure = error;
+    this.req.removeAllListeners('data');
+    closeAfterAnswer(this.req, this.req.res!); // what else comes is dropped, then the connection closes
+    this.settleReady.reject(error);
+    this.body.destroy(error);
+    this.parser.destroy();
+  }
+}
+
+/**
+ * A WAV file's duration from its header: the `fmt ` chunk's byte rate and the `data`
+ * chunk's size (or, for a streamed WAV whose size field is unset, the file's size).
+ * Null for anything else.
+ */
+export function wavSeconds(head: Buffer, fileBytes: number | null): number | null {
+  if (head.length < 12 || head.toString('latin1', 0, 4) !== 'RIFF' || head.toString('latin1', 8, 12) !== 'WAVE') return null;
+  let byteRate = 0;
+  for (let offset = 12; offset + 8 <= head.length; ) {
+    const id = head.toString('latin1', offset, offset + 4);
+    const size = head.readUInt32LE(offset + 4);
+    if (id === 'fmt ' && offset + 16 <= head.length) byteRate = head.readUInt32LE(offset + 16);
+    if (id === 'data') {
+      if (!byteRate) return null;
+      const dataBytes = size === 0xffffffff || size === 0 ? (fileBytes ?? 0) - offset - 8 : size;
+      return dataBytes > 0 ? dataBytes / byteRate : null;
+    }
+    offset += 8 + size + (size % 2);
+  }
+  return null;
+}

@@ -1,0 +1,94 @@
+import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { Request } from 'express';
+import { Readable } from 'node:stream';
+import type { RequestContext } from '../../common/context/request-context';
+import { GatewayError } from '../../common/errors/gateway-error';
+import type { GatewayResult } from '../../common/http/gateway-result';
+import { FormSummary, MultipartUpload } from '../../common/http/multipart-upload';
+import type { Environment } from '../../config/environment';
+import type { UpstreamRequest } from '../../providers/provider-adapter';
+import type { NormalizedUsage } from '../../providers/usage';
+import { UpstreamClient } from '../upstream/upstream-client';
+import { UpstreamAttempt } from '../upstream/upstream-attempt';
+import type { RouteTarget } from './route-plan';
+import { RouteExecutor } from './route-executor.service';
+
+/** What an upload operation (a file, audio to transcribe) adds to the shared steps. */
+export interface UploadSpec {
+  /** The upstream request's URL and auth for a target; the form's text fields known so far are given (Azure's deployment may come from `model`). */
+  request(target: RouteTarget, fields: FormSummary['fields']): UpstreamRequest;
+  /** Usage from the provider's JSON answer (null for a text answer), or from the upload itself (a WAV's duration). */
+  usage(json: Record<string, any> | null, upload: MultipartUpload): NormalizedUsage | null;
+}
+
+/** A text answer (a transcript as text, SRT or VTT) is logged up to this many characters. */
+const LOGGED_TEXT_CHARS = 64 * 1024;
+
+/**
+ * Multipart uploads (`/v1/files`, audio transcriptions and translations): the form streams
+ * through to the provider as the client sends it (MultipartUpload), routed like any
+ * request, with no retry or fallback once sent (the body cannot be sent twice). The log
+ * keeps the text fields and each file's name, type and size, never its bytes. JSON
+ * answers pass through as bytes; text answers with their content type.
+ */
+@Injectable()
+export class UploadOperations {
+  private readonly limitBytes: number;
+
+  constructor(
+    private readonly executor: RouteExecutor,
+    private readonly attempts: UpstreamAttempt,
+    private readonly upstream: UpstreamClient,
+    config: ConfigService<Environment, true>,
+  ) {
+    this.limitBytes = config.get('UPLOAD_LIMIT_BYTES', { infer: true });
+  }
+
+  async run(context: RequestContext, req: Request, spec: UploadSpec, required: { file: true; fields: string[] }): Promise<GatewayResult> {
+    const upload = new MultipartUpload(req, this.limitBytes);
+    const logForm = () => (context.requestBody = { ...upload.summary.fields, files: upload.summary.files });
+    const form = await upload.ready().finally(logForm);
+    const complete = form.files.length === 0;
+    // A form read whole before the first file can be checked now; otherwise the provider checks what comes after the file.
+    if (complete && required.file) throw GatewayError.invalidRequest("The form has no 'file' part", 'file', 'missing_required_parameter');
+    for (const field of required.fields) {
+      if (complete && typeof form.fields[field] !== 'string') throw GatewayError.invalidRequest(`The form has no '${field}' field`, field, 'missing_required_parameter');
+    }
+    if (typeof form.fields.model === 'string') context.model = form.fields.model;
+
+    return this.executor.execute(
+      context,
+      { ...form.fields },
+      async (target) => {
+        const request = spec.request(target, form.fields);
+        request.headers = { ...request.headers, 'content-type': upload.contentType };
+        if (upload.contentLength !== null) request.headers['content-length'] = String(upload.contentLength);
+        request.body = upload.start();
+        let answer;
+        try {
+          answer = await this.attempts.sendRequest(context, target, request);
+          await upload.whenRead();
+        } catch (error) {
+          throw upload.error() ?? error;
+        } finally {
+          logForm();
+          if (typeof upload.summary.fields.model === 'string') context.model = upload.summary.fields.model;
+        }
+        const contentType = String(answer.response.headers['content-type'] ?? '');
+        if (/json/i.test(contentType)) {
+          const { raw, json } = await this.attempts.readJsonObject(context, answer);
+          context.responseBody = json;
+          context.usage = spec.usage(json, upload);
+          return { kind: 'json', status: answer.response.status, body: raw };
+        }
+        const raw = await this.upstream.readBody(answer.response, answer.timeoutMs, context.abort.signal);
+        const text = raw.toString('utf8');
+        context.responseBody = { type: 'text', content_type: contentType, text: text.length > LOGGED_TEXT_CHARS ? `${text.slice(0, LOGGED_TEXT_CHARS)}…` : text };
+        context.usage = spec.usage(null, upload);
+        return { kind: 'binary', status: answer.response.status, contentType: contentType || 'text/plain', body: Readable.from([raw]) };
+      },
+      { cacheable: false, replayable: false },
+    );
+  }
+}
