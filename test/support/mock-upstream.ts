@@ -9,6 +9,8 @@
  *   GET  /v1/models (and /models, /v1/models/{id}), /v1/fine_tuning/jobs/…: see mock-openai-fine-tuning.ts
  *   /v1/vector_stores/…: see mock-openai-vector-stores.ts
  *   POST /v1/audio/speech (and Azure's): see mock-openai-audio.ts
+ *   /v1/files/…, POST /v1/audio/transcriptions|translations (multipart, streamed; and Azure's):
+ *                                                      see mock-openai-files.ts
  *   POST /v1/messages (and /messages)                  Anthropic's Messages API: see mock-anthropic.ts
  *   POST /v1beta/models/{model}:generateContent, …:streamGenerateContent (also under /v1)
  *                                                      Google's Gemini API: see mock-gemini.ts
@@ -62,6 +64,7 @@ import {
 import { serveAnthropic } from './mock-anthropic';
 import { serveGemini } from './mock-gemini';
 import { serveOpenAIAudio } from './mock-openai-audio';
+import { serveOpenAIFiles, serveOpenAIMultipart, type RecordedUpload } from './mock-openai-files';
 import { serveOpenAIFineTuning } from './mock-openai-fine-tuning';
 import { serveOpenAIOperation } from './mock-openai-operations';
 import { serveOpenAIVectorStores } from './mock-openai-vector-stores';
@@ -78,6 +81,8 @@ export interface RecordedRequest {
   aborted?: boolean;
   /** When (Date.now()) the client went away. */
   abortedAt?: number;
+  /** A multipart upload (files, transcriptions): its fields and files, see mock-openai-files.ts. */
+  upload?: RecordedUpload;
 }
 
 export interface MockUpstream {
@@ -249,7 +254,17 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
   /** mock-flaky-*: failures answered so far, per model + last user message. */
   const flakyFailures = new Map<string, number>();
 
+  /** Records a request, noting when the client goes away before the answer is complete. */
+  const track = (rec: RecordedRequest, res: http.ServerResponse): void => {
+    requests.push(rec);
+    res.once('close', () => {
+      if (!res.writableFinished && !cutOnPurpose.has(res)) Object.assign(rec, { aborted: true, abortedAt: Date.now() });
+    });
+  };
+
   const server = http.createServer((req, res) => {
+    // Multipart uploads stream through their own parser (a file may be hundreds of MB).
+    if (serveOpenAIMultipart(req, res, { record: record ? track : undefined, flakyFailures })) return;
     // Read the whole body (most requests arrive in a single chunk).
     let first: Buffer | undefined;
     let more: Buffer[] | undefined;
@@ -289,16 +304,12 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
     let rec: RecordedRequest | undefined;
     if (record) {
       rec = { method, path, query: parseQuery(rawQuery), headers: req.headers, body };
-      requests.push(rec);
-      const recorded = rec;
-      res.once('close', () => {
-        if (!res.writableFinished && !cutOnPurpose.has(res)) Object.assign(recorded, { aborted: true, abortedAt: Date.now() });
-      });
+      track(rec, res);
     }
 
     // The other vendors' wire formats and OpenAI's Responses API, each in a file of its own.
     const call = { method, path, rawQuery, headers: req.headers, body, badJson, flakyFailures };
-    if (serveAnthropic(res, call) || serveGemini(res, call) || serveOpenAIResponses(res, call) || serveOpenAIFineTuning(res, call) || serveOpenAIVectorStores(res, call) || serveOpenAIAudio(res, call)) return;
+    if (serveAnthropic(res, call) || serveGemini(res, call) || serveOpenAIResponses(res, call) || serveOpenAIFineTuning(res, call) || serveOpenAIVectorStores(res, call) || serveOpenAIAudio(res, call) || serveOpenAIFiles(res, call)) return;
 
     if (method === 'POST') {
       if (serveOpenAIOperation(res, path, rawQuery, body, badJson, flakyFailures)) return;

@@ -1,4 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
+import type { Socket } from 'node:net';
 import { GatewayError } from '../errors/gateway-error';
 
 const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;
@@ -89,20 +90,19 @@ function refuse(req: Request, res: Response, next: NextFunction, limitBytes: num
 const LINGER_MS = 1000;
 
 /**
- * For an answer given before the request body is read (a 413): a lingering close, as
- * nginx's. Our side ends after the answer (FIN) while what the client still sends is read
- * and dropped for up to a second, then the socket goes. Closing a socket with unread data
- * sends a TCP reset, which reaches a client still sending before the answer does. Node
- * would do just that for a response it marks as the connection's last (`Connection:
- * close`, or a client that asked to close), hence the explicit keep-alive header: the FIN
- * right after it ends the connection all the same.
+ * For an answer given before the request body is read (a 413): `Connection: close` and
+ * a lingering close, as nginx's. Our side ends after the answer (FIN) while what the
+ * client still sends is read and dropped for up to a second, then the socket goes.
+ * Closing a socket with unread data sends a TCP reset, which reaches a client still
+ * sending before the answer does; Node ends a `Connection: close` answer with
+ * `socket.destroySoon()`, which does just that, so for this socket it only ends.
  */
 export function closeAfterAnswer(req: Request, res: Response): void {
   req.resume();
-  if (!res.headersSent) res.setHeader('connection', 'keep-alive');
+  if (!res.headersSent) res.setHeader('connection', 'close');
+  const socket = req.socket as Socket & { destroySoon?: () => void };
+  socket.destroySoon = () => socket.end();
   res.once('finish', () => {
-    const socket = req.socket;
-    socket.end();
     const cutOff = setTimeout(() => socket.destroy(), LINGER_MS).unref();
     socket.once('close', () => clearTimeout(cutOff));
   });

@@ -32,7 +32,8 @@ const WAV_SNIFF_BYTES = 4096;
  * the text fields before the first file are known (`ready`).
  *
  * Over `limitBytes` the upload fails with 413 (from Content-Length before anything is
- * read, or as the stream passes the limit); a malformed form fails with 400.
+ * read, or as the stream passes the limit); a malformed form, or one without a required
+ * part, fails with 400.
  */
 export class MultipartUpload {
   readonly summary: FormSummary = { fields: {}, files: [] };
@@ -49,6 +50,8 @@ export class MultipartUpload {
   private received = 0;
   private started = false;
   private failure: GatewayError | null = null;
+  /** The latest chunk, kept from the provider while a required part is missing. */
+  private held: Buffer | null = null;
   private readonly readyPromise: Promise<FormSummary>;
   private settleReady!: { resolve: (summary: FormSummary) => void; reject: (error: unknown) => void };
   private readonly finished: Promise<void>;
@@ -56,6 +59,8 @@ export class MultipartUpload {
   constructor(
     private readonly req: Request,
     private readonly limitBytes: number,
+    /** What the form must have: a missing part is a 400 naming it, and the provider never gets a complete form without it. */
+    private readonly required: { file: boolean; fields: string[] },
   ) {
     const type = req.headers['content-type'] ?? '';
     if (!/^multipart\/form-data\s*;.*boundary=/i.test(type)) {
@@ -82,7 +87,7 @@ export class MultipartUpload {
     this.finished = new Promise((resolve) => this.parser.once('finish', resolve));
     this.parser.on('field', (name: string, value: string, _nameTruncated: boolean, valueTruncated: boolean) => this.onField(name, value, valueTruncated));
     this.parser.on('file', (field: string, stream: Readable, filename: string, _encoding: string, mimeType: string) => this.onFile(field, stream, filename, mimeType));
-    this.parser.once('finish', () => this.settleReady.resolve(this.summary));
+    this.parser.once('finish', () => this.onFormRead());
     this.parser.once('error', (error: Error) => this.fail(GatewayError.invalidRequest(`The multipart body cannot be read: ${error.message}`, null, 'invalid_multipart')));
     this.pump();
   }
@@ -115,22 +120,51 @@ export class MultipartUpload {
       this.received += chunk.length;
       if (this.received > this.limitBytes) return this.fail(GatewayError.payloadTooLarge(this.limitBytes));
       this.parser.write(chunk);
-      // Before the upstream request starts, the fields are held (bounded by MAX_FIELD_BYTES);
-      // after, the provider's pace holds the client back.
-      if (!this.body.write(chunk) && this.started) {
-        req.pause();
-        this.body.once('drain', () => req.resume());
+      // While a required part is still missing, the latest chunk is held back: the provider
+      // must not get a complete form that the gateway is about to refuse (see onFormRead).
+      const outgoing = this.held;
+      this.held = chunk;
+      if (outgoing) this.send(outgoing);
+      if (!this.missing()) {
+        this.send(this.held);
+        this.held = null;
       }
       if (!this.started && this.body.readableLength > MAX_FIELD_BYTES + 64 * 1024) {
         this.fail(GatewayError.invalidRequest(`The form's text fields before the first file are larger than ${MAX_FIELD_BYTES} bytes`, null, 'invalid_multipart'));
       }
     });
     req.once('end', () => {
-      if (this.failure) return;
-      this.parser.end();
-      this.body.end();
+      if (!this.failure) this.parser.end();
     });
     req.once('error', () => this.fail(GatewayError.invalidRequest('The request body could not be read', null, 'invalid_body')));
+  }
+
+  /** Before the upstream request starts, the fields are held (bounded by MAX_FIELD_BYTES); after, the provider's pace holds the client back. */
+  private send(chunk: Buffer): void {
+    if (!this.body.write(chunk) && this.started) {
+      this.req.pause();
+      this.body.once('drain', () => this.req.resume());
+    }
+  }
+
+  /** The first required part the form has not had (so far), or null. */
+  private missing(): string | null {
+    if (this.required.file && this.summary.files.length === 0) return 'file';
+    return this.required.fields.find((field) => typeof this.summary.fields[field] !== 'string') ?? null;
+  }
+
+  /** The whole form has been parsed: refused when a required part is missing, else its last bytes go out. */
+  private onFormRead(): void {
+    if (this.failure) return;
+    const missing = this.missing();
+    if (missing) {
+      const what = missing === 'file' ? "The form has no 'file' part" : `The form has no '${missing}' field`;
+      return this.fail(GatewayError.invalidRequest(what, missing, 'missing_required_parameter'));
+    }
+    this.settleReady.resolve(this.summary);
+    if (this.held) this.send(this.held);
+    this.held = null;
+    this.body.end();
   }
 
   private onField(name: string, value: string, truncated: boolean): void {
@@ -170,7 +204,8 @@ export class MultipartUpload {
     if (this.failure) return;
     this.failure = error;
     this.req.removeAllListeners('data');
-    closeAfterAnswer(this.req, this.req.res!); // what else comes is dropped, then the connection closes
+    // A body still coming is dropped, then the connection closes; a body read whole leaves it open.
+    if (!this.req.complete) closeAfterAnswer(this.req, this.req.res!);
     this.settleReady.reject(error);
     this.body.destroy(error);
     this.parser.destroy();

@@ -45,16 +45,10 @@ export class UploadOperations {
     this.limitBytes = config.get('UPLOAD_LIMIT_BYTES', { infer: true });
   }
 
-  async run(context: RequestContext, req: Request, spec: UploadSpec, required: { file: true; fields: string[] }): Promise<GatewayResult> {
-    const upload = new MultipartUpload(req, this.limitBytes);
+  async run(context: RequestContext, req: Request, spec: UploadSpec, required: { file: boolean; fields: string[] }): Promise<GatewayResult> {
+    const upload = new MultipartUpload(req, this.limitBytes, required);
     const logForm = () => (context.requestBody = { ...upload.summary.fields, files: upload.summary.files });
     const form = await upload.ready().finally(logForm);
-    const complete = form.files.length === 0;
-    // A form read whole before the first file can be checked now; otherwise the provider checks what comes after the file.
-    if (complete && required.file) throw GatewayError.invalidRequest("The form has no 'file' part", 'file', 'missing_required_parameter');
-    for (const field of required.fields) {
-      if (complete && typeof form.fields[field] !== 'string') throw GatewayError.invalidRequest(`The form has no '${field}' field`, field, 'missing_required_parameter');
-    }
     if (typeof form.fields.model === 'string') context.model = form.fields.model;
 
     return this.executor.execute(
