@@ -1,6 +1,7 @@
 import { INestApplication, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
+import { WsAdapter } from '@nestjs/platform-ws';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { NextFunction, Request, Response } from 'express';
 import { answerParserErrors } from './common/http/client-error.handler';
@@ -20,6 +21,8 @@ export async function createGatewayApp(env: Environment): Promise<INestApplicati
   app.set('etag', false);
   app.set('trust proxy', false);
   answerParserErrors(app.getHttpServer());
+  // The realtime API's WebSocket (RealtimeGateway) on the same server, with the `ws` package.
+  app.useWebSocketAdapter(new WsAdapter(app));
 
   // JSON bodies up to the limit; a parse error or an oversized body gets the gateway's error shape.
   app.use(jsonBody(env.BODY_LIMIT_BYTES));

@@ -21,6 +21,7 @@ import { ImagesModule } from './modules/images/images.module';
 import { KeysModule } from './modules/keys/keys.module';
 import { LoggingModule } from './modules/logging/logging.module';
 import { MessagesModule } from './modules/messages/messages.module';
+import { RealtimeModule } from './modules/realtime/realtime.module';
 import { PromptsModule } from './modules/prompts/prompts.module';
 import { ResponsesModule } from './modules/responses/responses.module';
 import { UpstreamModule } from './modules/upstream/upstream.module';
@@ -44,6 +45,7 @@ export class AppModule implements NestModule {
         FineTuningModule,
         FilesModule,
         AudioModule,
+        RealtimeModule,
         ResponsesModule,
         MessagesModule,
         PromptsModule,

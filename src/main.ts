@@ -6,6 +6,7 @@ import { loadOrCreateEncryptionKey } from './common/crypto/encryption-key';
 import { InvalidEnvironmentError, validateEnvironment } from './config/environment';
 import { EmbeddedPostgres } from './database/embedded-postgres';
 import { RequestLogger } from './modules/logging/request-logger.service';
+import { RealtimeGateway } from './modules/realtime/realtime.gateway';
 
 async function main(): Promise<void> {
   if (existsSync('.env')) process.loadEnvFile('.env');
@@ -35,7 +36,11 @@ async function main(): Promise<void> {
     const drained = new Promise<void>((resolve) => server.close(() => resolve()));
     // A keep-alive connection whose response just ended would otherwise hold on until its timeout.
     const idleSweep = setInterval(() => server.closeIdleConnections(), 50);
-    const cutOff = setTimeout(() => server.closeAllConnections(), env.SHUTDOWN_GRACE_MS);
+    const cutOff = setTimeout(() => {
+      server.closeAllConnections();
+      // Upgraded (realtime) connections are not the HTTP server's to close: their sessions are told to go away.
+      app.get(RealtimeGateway).closeAll();
+    }, env.SHUTDOWN_GRACE_MS);
     await drained;
     clearInterval(idleSweep);
     clearTimeout(cutOff);

@@ -48,6 +48,11 @@ export interface ResourceCapability {
   request(method: 'GET' | 'POST' | 'DELETE', path: string, query: string, target: RouteTarget, body?: Record<string, unknown>): UpstreamRequest;
 }
 
+/** Where and how to open a provider's realtime WebSocket for a model. */
+export interface RealtimeCapability {
+  connection(target: RouteTarget, model: string): { url: string; headers: Record<string, string> };
+}
+
 /** The operations a provider may offer, one optional capability each. */
 export interface ProviderOperations {
   readonly chatCompletions?: ChatCompletionsCapability;
@@ -58,6 +63,8 @@ export interface ProviderOperations {
   /** Speech to text, and to English text: a multipart upload in (the builder gives URL and auth; the form goes through as sent). */
   readonly audioTranscriptions?: RequestBuilder;
   readonly audioTranslations?: RequestBuilder;
+  /** The Realtime API: a WebSocket the gateway relays events through. */
+  readonly realtime?: RealtimeCapability;
   readonly responses?: ResponsesCapability;
   /** Anthropic's Messages API spoken natively; `/v1/messages` reaches other providers through chat completions. */
   readonly messages?: RequestBuilder;

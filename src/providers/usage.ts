@@ -15,6 +15,10 @@ export interface NormalizedUsage {
   cachedTokens: number;
   cacheWriteTokens: number;
   reasoningTokens: number;
+  /** Realtime models: the audio part of promptTokens, of cachedTokens, and of completionTokens (priced at audio rates). */
+  audioPromptTokens?: number;
+  cachedAudioTokens?: number;
+  audioCompletionTokens?: number;
 }
 
 export function emptyUsage(): NormalizedUsage {

@@ -52,6 +52,10 @@ export class RequestContext {
   usage: NormalizedUsage | null = null;
   /** The usage is the gateway's estimate: the stream ended before the provider reported it. */
   usageEstimated = false;
+  /** Guardrail results of the attempt that answered, by stage (stored with the log). */
+  guardrails: { input?: unknown[]; output?: unknown[] } | null = null;
+  /** A guardrail check failed without denying: the answer carries `x-gateway-guardrails: failed`. */
+  guardrailsFailed = false;
   /** A cost the operation worked out itself (a fine-tuning job's training, charged once), used instead of pricing the usage. */
   costUsd: number | null = null;
   /** Model name the provider reported, used for pricing (may carry a snapshot date). */
@@ -86,6 +90,7 @@ export class RequestContext {
     this.usage = null;
     this.usageEstimated = false;
     this.costUsd = null;
+    this.guardrails = null;
     this.responseBody = null;
     this.servedModel = null;
     this.ttftMs = null;

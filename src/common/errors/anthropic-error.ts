@@ -15,6 +15,7 @@ const BY_STATUS: Record<number, string> = {
 /** The Anthropic error `type` for a gateway error: its own when Anthropic has it, else by status (413 always by status, as Anthropic answers it). */
 export function anthropicErrorType(type: string, status: number): string {
   if (status === 413) return 'request_too_large';
+  if (type === 'guardrail_denied') return type; // the gateway's own 446, named as in CONTRACT section 5
   if (ANTHROPIC_ERROR_TYPES.has(type)) return type;
   return BY_STATUS[status] ?? (status === 503 ? 'overloaded_error' : 'api_error');
 }

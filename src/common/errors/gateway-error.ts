@@ -10,6 +10,8 @@ export class GatewayError extends Error {
     readonly code: string | null = null,
     readonly param: string | null = null,
     readonly headers: Record<string, string> = {},
+    /** More members of the error object (a guardrail denial lists the guardrails). */
+    readonly details: Record<string, unknown> = {},
   ) {
     super(message);
   }

@@ -76,8 +76,8 @@ export function writeError(req: Request, res: Response, exception: unknown, logg
   if (res.headersSent) return void res.end();
   res.status(error.status).set(error.headers);
   if (req.path.startsWith('/v1/messages')) {
-    res.json({ type: 'error', error: { type: anthropicErrorType(error.type, error.status), message: error.message } });
+    res.json({ type: 'error', error: { type: anthropicErrorType(error.type, error.status), message: error.message, ...error.details } });
   } else {
-    res.json({ error: { message: error.message, type: error.type, param: error.param, code: error.code } });
+    res.json({ error: { message: error.message, type: error.type, param: error.param, code: error.code, ...error.details } });
   }
 }

@@ -1,13 +1,41 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { KeyLookupService } from '../../modules/keys/key-lookup.service';
-import { maybeContextOf } from '../context/request-context';
+import type { IncomingHttpHeaders } from 'node:http';
+import { ApiKeyPrincipal, KeyLookupService } from '../../modules/keys/key-lookup.service';
+import { maybeContextOf, type RequestContext } from '../context/request-context';
 import { ADMIN_ONLY, OPERATION, PUBLIC } from '../context/request-context.decorator';
 import { GatewayError } from '../errors/gateway-error';
 import { parseMetadataHeader } from './metadata-header';
 
 const TRACE_ID = /^[\w.:-]{1,128}$/;
+
+/**
+ * `x-gateway-api-key` to a live API key (401 otherwise), and the request-wide headers
+ * every operation shares (trace id, metadata) checked and noted on the context. Shared by
+ * the HTTP guard below and the realtime WebSocket handshake.
+ */
+export async function authenticate(keys: KeyLookupService, headers: IncomingHttpHeaders, context: RequestContext | undefined): Promise<ApiKeyPrincipal> {
+  const secret = headers['x-gateway-api-key'];
+  if (typeof secret !== 'string' || secret === '') throw GatewayError.authentication('Missing x-gateway-api-key header');
+  const key = await keys.apiKeyBySecret(secret);
+  if (!key) throw GatewayError.authentication('Invalid or revoked x-gateway-api-key');
+  if (key.expiresAt && key.expiresAt.getTime() <= Date.now()) {
+    throw GatewayError.authentication(`The API key expired at ${key.expiresAt.toISOString()}`);
+  }
+  if (context) context.principal = key;
+
+  const traceId = headers['x-gateway-trace-id'];
+  if (typeof traceId === 'string' && !TRACE_ID.test(traceId)) {
+    throw GatewayError.invalidRequest('x-gateway-trace-id must be 1 to 128 letters, digits or . : _ -', 'x-gateway-trace-id');
+  }
+  if (context) {
+    // The key's own metadata is set by an admin and wins over what the caller sends.
+    context.metadata = { ...parseMetadataHeader(headers['x-gateway-metadata']), ...key.metadata };
+    context.user = context.metadata._user ?? null;
+  }
+  return key;
+}
 
 /**
  * Second step of the request path: `x-gateway-api-key` to an API key, from the
@@ -32,26 +60,9 @@ export class ApiKeyGuard implements CanActivate {
     const context = maybeContextOf(req);
     if (context) context.operation = facts.operation;
 
-    const secret = req.headers['x-gateway-api-key'];
-    if (typeof secret !== 'string' || secret === '') throw GatewayError.authentication('Missing x-gateway-api-key header');
-    const key = await this.keys.apiKeyBySecret(secret);
-    if (!key) throw GatewayError.authentication('Invalid or revoked x-gateway-api-key');
-    if (key.expiresAt && key.expiresAt.getTime() <= Date.now()) {
-      throw GatewayError.authentication(`The API key expired at ${key.expiresAt.toISOString()}`);
-    }
-    if (context) context.principal = key;
+    const key = await authenticate(this.keys, req.headers, context);
     if (facts.adminOnly && key.role !== 'admin') {
       throw GatewayError.permission('This operation needs an API key with role admin', 'admin_required');
-    }
-
-    const traceId = req.headers['x-gateway-trace-id'];
-    if (typeof traceId === 'string' && !TRACE_ID.test(traceId)) {
-      throw GatewayError.invalidRequest('x-gateway-trace-id must be 1 to 128 letters, digits or . : _ -', 'x-gateway-trace-id');
-    }
-    if (context) {
-      // The key's own metadata is set by an admin and wins over what the caller sends.
-      context.metadata = { ...parseMetadataHeader(req.headers['x-gateway-metadata']), ...key.metadata };
-      context.user = context.metadata._user ?? null;
     }
     return true;
   }

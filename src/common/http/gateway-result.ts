@@ -20,6 +20,7 @@ export function setRoutingHeaders(res: Response, context: RequestContext): void 
   res.setHeader('x-gateway-retry-count', String(context.retryCount));
   if (context.targetIndex !== null) res.setHeader('x-gateway-target-index', context.targetIndex);
   res.setHeader('x-gateway-cache-status', context.cacheStatus);
+  if (context.guardrailsFailed) res.setHeader('x-gateway-guardrails', 'failed');
 }
 
 /** The edge: writes a GatewayResult to the client, frame by frame for streams. */

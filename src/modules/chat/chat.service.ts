@@ -10,6 +10,7 @@ import { RouteExecutor } from '../routing/route-executor.service';
 import type { RouteTarget } from '../routing/route-plan';
 import { relayUpstreamSse, SseStreamHandler } from '../upstream/sse-relay';
 import { UpstreamAttempt } from '../upstream/upstream-attempt';
+import { CHAT_TEXTS } from '../guardrails/operation-texts';
 import { ChatStreamAssembler } from './chat-stream-assembler';
 import { CHAT_COMPLETIONS, ChatUpstream } from './chat-upstream.service';
 import type { ChatCompletionCreateDto } from './dto/chat-completion-create.dto';
@@ -36,6 +37,7 @@ export class ChatService {
     context.user = body.user ?? context.user;
     return this.executor.execute(context, body as unknown as Record<string, unknown>, (target, upstreamBody) =>
       this.chatUpstream.capability(target).translation ? this.translatedAttempt(context, target, upstreamBody) : this.attempt(context, target, upstreamBody),
+      { texts: CHAT_TEXTS },
     );
   }
 

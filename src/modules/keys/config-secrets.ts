@@ -3,13 +3,17 @@ import { maskSecret, SecretBox } from '../../common/crypto/secret-box';
 /** Fields inside a gateway config that hold provider credentials. */
 const SECRET_FIELDS = new Set(['api_key']);
 
-function mapSecrets(value: unknown, map: (secret: string) => string): unknown {
+/**
+ * Applies `map` to every secret of a config: provider `api_key`s, and every value of a
+ * `headers` object (a guardrail webhook's `Authorization`, as for MCP tool headers).
+ */
+function mapSecrets(value: unknown, map: (secret: string) => string, inHeaders = false): unknown {
   if (Array.isArray(value)) return value.map((item) => mapSecrets(item, map));
   if (value === null || typeof value !== 'object') return value;
   return Object.fromEntries(
     Object.entries(value).map(([key, inner]) => [
       key,
-      SECRET_FIELDS.has(key) && typeof inner === 'string' ? map(inner) : mapSecrets(inner, map),
+      (inHeaders || SECRET_FIELDS.has(key)) && typeof inner === 'string' ? map(inner) : mapSecrets(inner, map, key === 'headers' && !Array.isArray(inner)),
     ]),
   );
 }

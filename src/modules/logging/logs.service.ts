@@ -95,6 +95,7 @@ export function toLogResponse(log: RequestLogEntity): Record<string, unknown> {
     retry_count: log.retryCount,
     cache_status: log.cacheStatus,
     target_index: log.targetIndex,
+    guardrails: log.guardrails,
     ...(log.requestHeaders !== undefined ? { request_headers: log.requestHeaders } : {}),
     ...(log.requestBody !== undefined ? { request_body: log.requestBody } : {}),
     ...(log.responseBody !== undefined ? { response_body: log.responseBody } : {}),

@@ -40,10 +40,23 @@ export class RequestLogger {
 
   /** The response closed, however it ended: its row is queued (when it had an operation). */
   closed(context: RequestContext, req: Request, res: Response): void {
+    this.ended(context, req.body, () => res.statusCode);
+  }
+
+  /**
+   * A session that is not one HTTP response (a realtime WebSocket) ended: its one row is
+   * queued with `statusCode` (101 for a session that was switched to WebSocket). Pair
+   * with `opened()`.
+   */
+  sessionClosed(context: RequestContext, statusCode: number): void {
+    this.ended(context, null, () => statusCode);
+  }
+
+  private ended(context: RequestContext, parsedBody: unknown, statusCode: () => number): void {
     // Let the other `close` listeners (stream teardown) finish the context first.
     setImmediate(() => {
       try {
-        if (context.operation) this.recordFinal(context, req, res);
+        if (context.operation) this.recordFinal(context, parsedBody, statusCode());
       } finally {
         if (--this.open === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());
       }
@@ -62,11 +75,11 @@ export class RequestLogger {
     });
   }
 
-  private recordFinal(context: RequestContext, req: Request, res: Response): void {
-    const row = this.toRow(context, req.body);
+  private recordFinal(context: RequestContext, parsedBody: unknown, statusCode: number): void {
+    const row = this.toRow(context, parsedBody);
     this.queue({
       ...row,
-      statusCode: res.statusCode,
+      statusCode,
       budgetSettlements: settlementsOf(context.budgetHolds, row, true),
       tokenSettlements: tokenSettlementsOf(context.tokenWindows, row),
     });
@@ -141,6 +154,7 @@ export class RequestLogger {
       retryCount: context.retryCount,
       cacheStatus: context.cacheStatus,
       targetIndex: context.targetIndex,
+      guardrails: context.guardrails,
     };
   }
 }

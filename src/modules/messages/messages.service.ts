@@ -11,6 +11,7 @@ import { RouteExecutor } from '../routing/route-executor.service';
 import type { RouteTarget } from '../routing/route-plan';
 import { relayUpstreamSse } from '../upstream/sse-relay';
 import { OperationSpec, UpstreamAttempt } from '../upstream/upstream-attempt';
+import { MESSAGES_TEXTS } from '../guardrails/operation-texts';
 import { AnthropicPassthroughStreamHandler } from './anthropic-passthrough-stream-handler';
 import { ChatToMessagesStreamHandler } from './chat-to-messages-stream-handler';
 import { chatCompletionToMessage, openAIErrorToAnthropic } from './chat-bridge/chat-to-messages';
@@ -42,6 +43,7 @@ export class MessagesService {
     const vendorHeaders = anthropicHeaders(context.requestHeaders);
     return this.executor.execute(context, body as unknown as Record<string, unknown>, (target, upstreamBody) =>
       this.registry.get(target.provider).messages ? this.native(context, target, upstreamBody, vendorHeaders) : this.bridged(context, target, upstreamBody),
+      { texts: MESSAGES_TEXTS },
     );
   }
 

@@ -11,7 +11,7 @@ describe('PricingService', () => {
 
   describe('priceFor', () => {
     it('matches a model exactly', () => {
-      expect(service.priceFor('openai', 'gpt-4o-mini')).toEqual({ input: 0.15, output: 0.6, cachedInput: 0.075, cacheWrite: null });
+      expect(service.priceFor('openai', 'gpt-4o-mini')).toEqual({ input: 0.15, output: 0.6, cachedInput: 0.075, cacheWrite: null, audioInput: null, cachedAudioInput: null, audioOutput: null });
       expect(service.priceFor('groq', 'openai/gpt-oss-120b')?.input).toBe(0.15);
     });
 
@@ -140,9 +140,18 @@ describe('PricingService', () => {
 
     it('uses an injected table', () => {
       const custom = new PricingService(withEntry({ input: 1, output: 2 }, { 'acme-cloud': 'acme' }));
-      expect(custom.priceFor('acme-cloud', 'model-a-latest')).toEqual({ input: 1, output: 2, cachedInput: null, cacheWrite: null });
+      expect(custom.priceFor('acme-cloud', 'model-a-latest')).toEqual({ input: 1, output: 2, cachedInput: null, cacheWrite: null, audioInput: null, cachedAudioInput: null, audioOutput: null });
       expect(custom.priceFor('openai', 'gpt-4o')).toBeNull();
     });
+  });
+
+  it('prices the audio tokens of realtime models at their own rates', () => {
+    // gpt-realtime: text in 4 / cached 0.4 / out 16, audio in 32 / cached 0.4 / out 64 per million.
+    const usage = { ...emptyUsage(), promptTokens: 300, cachedTokens: 50, audioPromptTokens: 200, cachedAudioTokens: 50, completionTokens: 320, audioCompletionTokens: 300, totalTokens: 620 };
+    const expected = (100 * 4 + 150 * 32 + 50 * 0.4 + 20 * 16 + 300 * 64) / 1e6;
+    expect(service.cost('openai', 'gpt-realtime', usage)).toBeCloseTo(expected, 12);
+    // A model without audio rates prices every token at its text rates, as before.
+    expect(service.cost('openai', 'gpt-4o-mini', usage)).toBeCloseTo((250 * 0.15 + 50 * 0.075 + 320 * 0.6) / 1e6, 12);
   });
 
   describe('Nest DI', () => {

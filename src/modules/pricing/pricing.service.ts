@@ -8,6 +8,10 @@ export interface ModelPrice {
   readonly output: number;
   readonly cachedInput: number | null;
   readonly cacheWrite: number | null;
+  /** Audio tokens of realtime models, where they have their own rates. */
+  readonly audioInput: number | null;
+  readonly cachedAudioInput: number | null;
+  readonly audioOutput: number | null;
 }
 
 /** Shape of prices.json. */
@@ -26,13 +30,16 @@ export interface PriceEntry {
   output: number;
   cached_input?: number | null;
   cache_write?: number | null;
+  audio_input?: number | null;
+  cached_audio_input?: number | null;
+  audio_output?: number | null;
 }
 
 /** Inject a different table (tests, or a deployment with negotiated prices). */
 export const PRICE_TABLE = Symbol('PRICE_TABLE');
 
 const REQUIRED_FIELDS = ['input', 'output'] as const;
-const OPTIONAL_FIELDS = ['cached_input', 'cache_write'] as const;
+const OPTIONAL_FIELDS = ['cached_input', 'cache_write', 'audio_input', 'cached_audio_input', 'audio_output'] as const;
 const KNOWN_FIELDS = new Set<string>([...REQUIRED_FIELDS, ...OPTIONAL_FIELDS]);
 
 // Dated or moving snapshot names: -2024-08-06 (OpenAI), -20241022 (Anthropic),
@@ -84,13 +91,22 @@ export class PricingService {
     const price = this.priceFor(provider, model);
     if (!price) return null;
     const { promptTokens, cachedTokens, cacheWriteTokens, completionTokens } = usage;
-    const uncached = Math.max(0, promptTokens - cachedTokens - cacheWriteTokens);
+    // Audio tokens (part of the prompt and completion counts) at their own rates, where the model has them.
+    const audio = price.audioInput === null ? null : { input: usage.audioPromptTokens ?? 0, cached: usage.cachedAudioTokens ?? 0, output: usage.audioCompletionTokens ?? 0 };
+    const cachedText = cachedTokens - (audio?.cached ?? 0);
+    const uncached = Math.max(0, promptTokens - (audio?.input ?? 0) - cachedText - cacheWriteTokens);
     // completionTokens already includes reasoning tokens, so those are not added again.
-    const perMillion =
+    let perMillion =
       uncached * price.input +
-      cachedTokens * (price.cachedInput ?? price.input) +
+      cachedText * (price.cachedInput ?? price.input) +
       cacheWriteTokens * (price.cacheWrite ?? price.input) +
-      completionTokens * price.output;
+      (completionTokens - (audio?.output ?? 0)) * price.output;
+    if (audio) {
+      perMillion +=
+        Math.max(0, audio.input - audio.cached) * price.audioInput! +
+        audio.cached * (price.cachedAudioInput ?? price.audioInput!) +
+        audio.output * (price.audioOutput ?? price.output);
+    }
     // USD = perMillion / 1e6, rounded to 1e-10 to drop float noise.
     return Math.round(perMillion * 1e4) / 1e10;
   }
@@ -155,7 +171,15 @@ function buildIndex(provider: string, models: Record<string, PriceEntry>): Map<s
 
 function toPrice(e: PriceEntry): ModelPrice {
   // Frozen because one object is shared by every caller.
-  return Object.freeze({ input: e.input, output: e.output, cachedInput: e.cached_input ?? null, cacheWrite: e.cache_write ?? null });
+  return Object.freeze({
+    input: e.input,
+    output: e.output,
+    cachedInput: e.cached_input ?? null,
+    cacheWrite: e.cache_write ?? null,
+    audioInput: e.audio_input ?? null,
+    cachedAudioInput: e.cached_audio_input ?? null,
+    audioOutput: e.audio_output ?? null,
+  });
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

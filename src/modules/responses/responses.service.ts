@@ -6,6 +6,7 @@ import { RouteExecutor } from '../routing/route-executor.service';
 import type { RouteTarget } from '../routing/route-plan';
 import { relayUpstreamSse } from '../upstream/sse-relay';
 import { OperationSpec, UpstreamAttempt } from '../upstream/upstream-attempt';
+import { RESPONSES_TEXTS } from '../guardrails/operation-texts';
 import type { ResponseCreateDto } from './dto/response-create.dto';
 import { ResponsesStreamHandler } from './responses-stream-handler';
 
@@ -31,7 +32,7 @@ export class ResponsesService {
     context.isStream = body.stream === true;
     context.requestBody = body;
     context.user = body.user ?? context.user;
-    return this.executor.execute(context, body as unknown as Record<string, unknown>, (target, upstreamBody) => this.attempt(context, target, upstreamBody));
+    return this.executor.execute(context, body as unknown as Record<string, unknown>, (target, upstreamBody) => this.attempt(context, target, upstreamBody), { texts: RESPONSES_TEXTS });
   }
 
   private async attempt(context: RequestContext, target: RouteTarget, upstreamBody: Record<string, unknown>): Promise<GatewayResult> {

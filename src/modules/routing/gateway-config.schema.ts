@@ -1,3 +1,4 @@
+import { validateGuardrails } from '../guardrails/guardrail-registry';
 /**
  * Validation of a gateway config (CONTRACT section 5). Returns every problem with the
  * path of the bad field, e.g. `targets[1].retry.attempts must be an integer from 0 to 10`.
@@ -64,7 +65,7 @@ export function validateGatewayConfig(config: unknown, knownProviders: string[],
     ...validateCircuitBreaker(config.circuit_breaker, at('circuit_breaker')),
   );
   for (const field of ['input_guardrails', 'output_guardrails']) {
-    if (config[field] !== undefined && !Array.isArray(config[field])) problems.push(`${at(field)} must be an array`);
+    if (config[field] !== undefined) problems.push(...validateGuardrails(config[field], at(field)));
   }
 
   const targets = config.targets;

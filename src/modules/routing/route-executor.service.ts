@@ -10,6 +10,8 @@ import type { Environment } from '../../config/environment';
 import { BudgetLedger } from '../budgets/budget-ledger.service';
 import { RateLimiter } from '../budgets/rate-limiter.service';
 import { CachedResponse, ResponseCache, responseCacheKey } from '../cache/response-cache';
+import { enforceGuardrails, noteResults } from '../guardrails/guardrail-stage';
+import type { OperationTexts } from '../guardrails/operation-texts';
 import { RequestLogger } from '../logging/request-logger.service';
 import { ClientClosedRequestError } from '../upstream/upstream-client';
 import { CircuitBreakerRegistry } from './circuit-breaker';
@@ -66,15 +68,17 @@ export class RouteExecutor {
   /**
    * `cacheable: false` for operations whose answer must never be replayed (a DELETE, a cancel);
    * `replayable: false` for a request body that streams through once (an upload): after
-   * the first attempt has been sent, no retry and no fallback.
+   * the first attempt has been sent, no retry and no fallback. `texts`: where the
+   * operation's request and answer text is, for the config's guardrails (operations
+   * without it run none).
    */
   execute(
     context: RequestContext,
     body: Record<string, unknown>,
     send: AttemptSender,
-    options: { cacheable?: boolean; replayable?: boolean } = {},
+    options: { cacheable?: boolean; replayable?: boolean; texts?: OperationTexts } = {},
   ): Promise<GatewayResult> {
-    return new ExecutionRun(this.tools, context, body, send, options.cacheable ?? true, options.replayable ?? true).node(context.route!.root);
+    return new ExecutionRun(this.tools, context, body, send, options.cacheable ?? true, options.replayable ?? true, options.texts ?? null).node(context.route!.root);
   }
 }
 
@@ -103,6 +107,7 @@ class ExecutionRun {
     private readonly send: AttemptSender,
     private readonly cacheable: boolean,
     private readonly replayable: boolean,
+    private readonly texts: OperationTexts | null,
   ) {}
 
   /** No other attempt can follow: the body was not replayable and has gone out. */
@@ -170,6 +175,8 @@ class ExecutionRun {
     // Known from here, so a refusal below (open circuit, rate limit, budget) is logged with its provider.
     context.provider ??= target.provider;
     const upstreamBody = upstreamBodyFor(this.body, target);
+    // Input guardrails before anything is spent or sent (redactions land in upstreamBody); a denial is a 446.
+    const inputResults = node.inputGuardrails.length && this.texts ? await this.checkInput(node, upstreamBody) : null;
     const cache = this.cacheable ? node.cache : null;
     const identity = node.circuitBreaker || cache ? upstreamIdentity(target) : '';
     const breaker = node.circuitBreaker ? breakers.get(`${identity}|${String(upstreamBody.model)}`, node.circuitBreaker) : null;
@@ -207,9 +214,11 @@ class ExecutionRun {
 
     for (let retry = 0; ; retry++) {
       this.startAttempt(node, target, retry);
+      if (inputResults) noteResults(context, 'input', inputResults);
       this.sent = true;
       try {
-        const result = await this.send(target, upstreamBody);
+        const sent = await this.send(target, upstreamBody);
+        const result = node.outputGuardrails.length && this.texts ? await this.checkOutput(node, sent) : sent;
         breaker?.onSuccess();
         return cacheKey ? this.storeInCache(cacheKey, cache!.maxAgeSeconds, result) : result;
       } catch (error) {
@@ -227,6 +236,54 @@ class ExecutionRun {
         });
       }
     }
+  }
+
+  private checkInput(node: RouteNode, upstreamBody: Record<string, unknown>) {
+    this.context.model ??= typeof upstreamBody.model === 'string' ? upstreamBody.model : null;
+    return enforceGuardrails('input', node.inputGuardrails, this.texts!.request(upstreamBody), this.context);
+  }
+
+  /**
+   * Output guardrails on the answer: a JSON answer is checked whole (and re-encoded when a
+   * check redacted it); a stream is checked on its assembled answer at the end, where a
+   * denial becomes the operation's error event before the stream's final frame (the text
+   * has been sent by then: a stream cannot be taken back).
+   */
+  private async checkOutput(node: RouteNode, result: GatewayResult): Promise<GatewayResult> {
+    const context = this.context;
+    const texts = this.texts!;
+    if (result.kind === 'json') {
+      const answer = JSON.parse(result.body.toString('utf8'));
+      const slots = texts.answer(answer);
+      const before = slots.map((slot) => slot.text);
+      await enforceGuardrails('output', node.outputGuardrails, slots, context);
+      if (slots.every((slot, i) => slot.text === before[i])) return result;
+      context.responseBody = answer;
+      return { ...result, body: Buffer.from(JSON.stringify(answer)) };
+    }
+    if (result.kind !== 'sse') return result;
+    const frames = new Observable<string>((subscriber) => {
+      const held: string[] = [];
+      const inner = result.frames.subscribe({
+        next: (frame) => (texts.isFinalFrame?.(frame) ? held.push(frame) : subscriber.next(frame)),
+        error: (error) => subscriber.error(error),
+        complete: () => {
+          enforceGuardrails('output', node.outputGuardrails, texts.answer(context.responseBody), context)
+            .catch((error: unknown) => {
+              if (!(error instanceof GatewayError)) throw error;
+              context.noteError(error); // the stream's 200 stands; the denial is in the stream and the log
+              subscriber.next(texts.streamError!(error));
+            })
+            .catch(() => undefined)
+            .finally(() => {
+              held.forEach((frame) => subscriber.next(frame));
+              subscriber.complete();
+            });
+        },
+      });
+      return () => inner.unsubscribe();
+    });
+    return { ...result, frames };
   }
 
   /** Logs the previous failed attempt (now that another follows) and resets the context. */

@@ -1,3 +1,4 @@
+import type { Guardrail } from '../guardrails/guardrail-registry';
 import type { RateLimit } from '../keys/key-limits';
 import type { KeyBudget } from '../keys/key-lookup.service';
 import type { StrategyMode } from './gateway-config.schema';
@@ -79,6 +80,9 @@ export interface RouteNode {
   requestTimeoutMs: number | null;
   cache: CachePolicy | null;
   circuitBreaker: CircuitBreakerPolicy | null;
+  /** Checks on the request before it is sent to this leaf, and on its answer (CONTRACT section 5). */
+  inputGuardrails: Guardrail[];
+  outputGuardrails: Guardrail[];
 }
 
 export interface RoutePlan {

@@ -5,11 +5,15 @@ import { ProviderRegistry } from '../../providers/registry';
 import { KeyLookupService, ResolvedVirtualKey } from '../keys/key-lookup.service';
 import { GatewayConfig, isHttpUrl, validateGatewayConfig } from './gateway-config.schema';
 import { RouteNode, RoutePlan, RouteTarget } from './route-plan';
+import { UpstreamClient } from '../upstream/upstream-client';
 import { buildRouteTree, leavesOf, singleTargetTree } from './route-tree';
 
 const NO_ROUTE =
   'No provider selected. Send one of: x-gateway-config (a stored config or inline JSON), x-gateway-virtual-key, ' +
   'x-gateway-provider with Authorization: Bearer <provider key>, or a model of the form @<virtual-key-slug>/<model>';
+
+/** Config trees kept built; past this the oldest goes (inline configs can be many). */
+const MAX_CACHED_TREES = 500;
 
 function header(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];
@@ -22,9 +26,13 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
  */
 @Injectable()
 export class RouteResolver {
+  /** Built routing trees by config version (or inline text); a tree is never changed once built. */
+  private readonly trees = new Map<string, RouteNode>();
+
   constructor(
     private readonly keys: KeyLookupService,
     private readonly registry: ProviderRegistry,
+    private readonly upstream: UpstreamClient,
   ) {}
 
   async resolve(headers: IncomingHttpHeaders, model: unknown): Promise<RoutePlan> {
@@ -91,15 +99,27 @@ export class RouteResolver {
   }
 
   private planFromConfig(raw: unknown, configId: string | null, configVersion: number | null): RoutePlan {
+    // A stored config's version, or an inline config's text, builds the same tree every time (guardrails compile regexes and schemas).
+    const cacheKey = configId ? `stored:${configId}:${configVersion}` : `inline:${JSON.stringify(raw)}`;
+    let root = this.trees.get(cacheKey);
+    if (!root) {
+      root = this.buildTree(raw);
+      if (this.trees.size >= MAX_CACHED_TREES) this.trees.delete(this.trees.keys().next().value!);
+      this.trees.set(cacheKey, root);
+    }
+    return { root, configId, configVersion, via: 'config', organization: null, project: null };
+  }
+
+  private buildTree(raw: unknown): RouteNode {
     const problems = validateGatewayConfig(raw, this.registry.ids());
-    const root = problems.length ? null : buildRouteTree(raw as GatewayConfig);
+    const root = problems.length ? null : buildRouteTree(raw as GatewayConfig, { postJson: this.upstream.postJson });
     if (root) {
       for (const leaf of leavesOf(root)) {
         if (!leaf.source) problems.push(`config${leaf.path ? ` target ${leaf.path}` : ''} names neither provider nor virtual_key (itself or through its parents)`);
       }
     }
     if (problems.length) throw GatewayError.invalidRequest(`Invalid config: ${problems.join('; ')}`, 'x-gateway-config', 'invalid_config');
-    return { root: root!, configId, configVersion, via: 'config', organization: null, project: null };
+    return root!;
   }
 
   private async virtualKey(slugOrId: string): Promise<ResolvedVirtualKey> {

@@ -1,5 +1,12 @@
 import type { GatewayConfig } from './gateway-config.schema';
+import { buildGuardrails } from '../guardrails/guardrail-registry';
+import type { PostJson } from '../guardrails/guardrail-check';
 import type { RouteNode, RouteTarget } from './route-plan';
+
+/** What building a config's guardrails needs: how webhook checks call out (through the host policy). */
+export interface GuardrailDeps {
+  postJson?: PostJson;
+}
 
 /** Statuses worth another try on the same target (CONTRACT section 5's example). */
 export const DEFAULT_RETRY_STATUS_CODES = [429, 500, 502, 503, 504];
@@ -18,10 +25,10 @@ const INHERITED = [
  * executor never has to look up the chain. `override_params` merge (the child wins per
  * key) rather than replace: a parent sets `max_tokens`, each child its `model`.
  */
-export function buildRouteTree(config: GatewayConfig, path: string | null = null): RouteNode {
+export function buildRouteTree(config: GatewayConfig, deps: GuardrailDeps = {}, path: string | null = null): RouteNode {
   const strategy = config.strategy ?? {};
   const children = (config.targets ?? []).map((child, index) =>
-    buildRouteTree(inherit(config, child), path === null ? String(index) : `${path}.${index}`),
+    buildRouteTree(inherit(config, child), deps, path === null ? String(index) : `${path}.${index}`),
   );
   return {
     path,
@@ -48,6 +55,9 @@ export function buildRouteTree(config: GatewayConfig, path: string | null = null
           onStatusCodes: config.circuit_breaker.on_status_codes ?? DEFAULT_BREAKER_STATUS_CODES,
         }
       : null,
+    // Built (regexes and schemas compiled) for the leaves only, which are what runs them.
+    inputGuardrails: children.length || !config.input_guardrails ? [] : buildGuardrails(config.input_guardrails, deps),
+    outputGuardrails: children.length || !config.output_guardrails ? [] : buildGuardrails(config.output_guardrails, deps),
   };
 }
 
@@ -87,6 +97,8 @@ export function singleTargetTree(target: RouteTarget): RouteNode {
     requestTimeoutMs: null,
     cache: null,
     circuitBreaker: null,
+    inputGuardrails: [],
+    outputGuardrails: [],
   };
 }
 

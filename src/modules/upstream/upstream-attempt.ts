@@ -12,8 +12,8 @@ import type { RouteTarget } from '../routing/route-plan';
 import { MetricsService } from '../metrics/metrics.service';
 import { UpstreamClient, UpstreamResponse } from './upstream-client';
 
-/** The capabilities that build a request from a body (all but the REST resources). */
-export type BodyOperation = Exclude<ProviderOperation, ResourceOperation>;
+/** The capabilities that build a request from a body (all but the REST resources and the realtime socket). */
+export type BodyOperation = Exclude<ProviderOperation, ResourceOperation | 'realtime'>;
 
 /** What the shared attempt steps need to know of an operation. */
 export interface OperationSpec<K extends ProviderOperation = BodyOperation> {

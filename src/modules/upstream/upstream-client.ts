@@ -47,6 +47,57 @@ export class UpstreamClient implements OnApplicationShutdown {
     this.agent = new Agent({ keepAliveTimeout: 30_000, connections: 512, connect: { timeout: 10_000, lookup: this.policy.lookup } });
   }
 
+  /** The host policy for connections made outside undici (the realtime WebSocket): check the URL, then resolve with `lookup`. */
+  checkHost(url: string): void {
+    try {
+      this.policy.checkUrl(url);
+    } catch (error) {
+      throw hostRefused(error as Error);
+    }
+  }
+
+  get lookup(): UpstreamHostPolicy['lookup'] {
+    return this.policy.lookup;
+  }
+
+  /** A connection error of a socket opened with `lookup`, as the gateway reports it. */
+  describeConnectError(error: Error): GatewayError {
+    return error instanceof UpstreamHostRefusedError ? hostRefused(error) : GatewayError.upstreamUnreachable(`The provider could not be reached (${describe(error)})`);
+  }
+
+  /**
+   * A JSON POST for the gateway's own calls out (guardrail webhooks), through the same
+   * pool and host policy as provider requests. Answers above 1 MiB are refused.
+   */
+  readonly postJson = async (url: string, headers: Record<string, string>, body: unknown, timeoutMs: number): Promise<{ status: number; json: unknown }> => {
+    this.checkHost(url);
+    const response = await request(url, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      dispatcher: this.agent,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of response.body) {
+      size += chunk.length;
+      if (size > 1024 * 1024) {
+        response.body.destroy();
+        throw new Error('The answer is larger than 1 MiB');
+      }
+      chunks.push(chunk);
+    }
+    const text = Buffer.concat(chunks).toString('utf8');
+    let json: unknown = null;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = null;
+    }
+    return { status: response.statusCode, json };
+  };
+
   async send(upstream: UpstreamRequest, options: SendOptions): Promise<UpstreamResponse> {
     const { signal, timeoutMs } = options;
     if (signal.aborted) throw new ClientClosedRequestError();

@@ -1,10 +1,11 @@
 import { GatewayError } from '../../common/errors/gateway-error';
 import type { RouteTarget } from '../../modules/routing/route-plan';
-import type { ProviderAdapter, RequestBuilder, ResourceCapability, ResponsesCapability, UpstreamRequest } from '../provider-adapter';
+import type { ProviderAdapter, RealtimeCapability, RequestBuilder, ResourceCapability, ResponsesCapability, UpstreamRequest } from '../provider-adapter';
 
 export const AZURE_DEFAULT_API_VERSION = '2024-10-21';
 /** The Responses API is served under a preview API version only. */
 export const AZURE_RESPONSES_API_VERSION = '2025-04-01-preview';
+export const AZURE_REALTIME_API_VERSION = '2024-10-01-preview';
 
 /**
  * Azure OpenAI: OpenAI's wire format behind a per-resource deployment URL,
@@ -30,6 +31,17 @@ export class AzureOpenAIAdapter implements ProviderAdapter {
   readonly responses: ResponsesCapability = {
     buildRequest: (body, target) => ({ method: 'POST', url: this.responsesUrl(target, '', ''), headers: this.headers(target), body: JSON.stringify(body) }),
     resourceRequest: (method, path, query, target) => ({ method, url: this.responsesUrl(target, path, query), headers: this.headers(target) }),
+  };
+
+  /** Realtime is per resource under a preview API version: `{host}/openai/realtime?api-version=…&deployment=…`, over ws(s). */
+  readonly realtime: RealtimeCapability = {
+    connection: (target, model) => {
+      const apiVersion = encodeURIComponent(target.providerOptions.api_version ?? AZURE_REALTIME_API_VERSION);
+      const deployment = encodeURIComponent(target.providerOptions.deployment ?? model);
+      const headers = this.headers(target);
+      delete headers['content-type'];
+      return { url: `${this.host(target).replace(/^http/i, 'ws')}/openai/realtime?api-version=${apiVersion}&deployment=${deployment}`, headers };
+    },
   };
 
   readonly fineTuning = this.resource('/fine_tuning/jobs');

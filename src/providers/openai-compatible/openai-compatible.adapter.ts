@@ -1,6 +1,6 @@
 import { GatewayError } from '../../common/errors/gateway-error';
 import type { RouteTarget } from '../../modules/routing/route-plan';
-import { RESOURCE_OPERATIONS, type ProviderAdapter, type RequestBuilder, type ResourceCapability, type ResourceOperation, type ResponsesCapability, type UpstreamRequest } from '../provider-adapter';
+import { RESOURCE_OPERATIONS, type ProviderAdapter, type RealtimeCapability, type RequestBuilder, type ResourceCapability, type ResourceOperation, type ResponsesCapability, type UpstreamRequest } from '../provider-adapter';
 
 /** Operations a vendor may serve in OpenAI's format besides chat completions, and their paths. */
 const OPTIONAL_OPERATION_PATHS = {
@@ -19,7 +19,7 @@ const RESOURCE_ROOTS: Record<ResourceOperation, string> = {
   vectorStores: '/vector_stores',
 };
 
-export type OptionalOperation = keyof typeof OPTIONAL_OPERATION_PATHS | ResourceOperation | 'responses';
+export type OptionalOperation = keyof typeof OPTIONAL_OPERATION_PATHS | ResourceOperation | 'responses' | 'realtime';
 
 export interface OpenAICompatibleOptions {
   id: string;
@@ -47,6 +47,7 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
   readonly audioTranscriptions?: RequestBuilder;
   readonly audioTranslations?: RequestBuilder;
   readonly responses?: ResponsesCapability;
+  readonly realtime?: RealtimeCapability;
   readonly fineTuning?: ResourceCapability;
   readonly models?: ResourceCapability;
   readonly files?: ResourceCapability;
@@ -59,6 +60,7 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
     this.chatCompletions = this.operation('/chat/completions');
     for (const operation of options.offers ?? []) {
       if (operation === 'responses') this.responses = this.responsesCapability();
+      else if (operation === 'realtime') this.realtime = this.realtimeCapability();
       else if (isResourceOperation(operation)) this[operation] = this.resource(RESOURCE_ROOTS[operation]);
       else this[operation] = this.operation(OPTIONAL_OPERATION_PATHS[operation]);
     }
@@ -72,6 +74,17 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
         url: `${this.baseUrl(target)}/responses${path}${query ? `?${query}` : ''}`,
         headers: this.headers(target),
       }),
+    };
+  }
+
+  /** `{base}/realtime?model=…` with the base's http(s) made ws(s). */
+  private realtimeCapability(): RealtimeCapability {
+    return {
+      connection: (target, model) => {
+        const headers = this.headers(target);
+        delete headers['content-type'];
+        return { url: `${this.baseUrl(target).replace(/^http/i, 'ws')}/realtime?model=${encodeURIComponent(model)}`, headers };
+      },
     };
   }
 

@@ -97,4 +97,8 @@ export class RequestLogEntity {
 
   @Column('text', { name: 'target_index', nullable: true })
   targetIndex: string | null;
+
+  /** Guardrail results, input and output: `{input?: [...], output?: [...]}` (see GuardrailResult). */
+  @Column('jsonb', { nullable: true })
+  guardrails: Record<string, unknown> | null;
 }

@@ -1,0 +1,40 @@
+import type { RequestContext } from '../../common/context/request-context';
+import { GatewayError } from '../../common/errors/gateway-error';
+import type { Guardrail } from './guardrail-registry';
+import { runGuardrails, type GuardrailResult } from './guardrail-runner';
+import type { TextSlot } from './operation-texts';
+
+/** The status CONTRACT section 5 gives a request a guardrail denied. */
+export const GUARDRAIL_DENIED_STATUS = 446;
+
+/**
+ * Runs one stage's guardrails (`input` on the request before it is sent, `output` on the
+ * answer) over the operation's text slots: redactions are written back into the slots,
+ * the results go on the context for the log, a failed check marks the response
+ * (`x-gateway-guardrails: failed`), and a failed guardrail with `deny: true` throws the 446.
+ */
+export async function enforceGuardrails(stage: 'input' | 'output', guardrails: Guardrail[], slots: TextSlot[], context: RequestContext): Promise<GuardrailResult[]> {
+  const outcome = await runGuardrails(guardrails, { stage, texts: slots.map((slot) => slot.text), model: context.model, metadata: context.metadata });
+  outcome.redactedTexts?.forEach((text, i) => {
+    if (text !== slots[i].text) slots[i].set(text);
+  });
+  noteResults(context, stage, outcome.results);
+  if (outcome.failed) context.guardrailsFailed = true;
+  if (outcome.denied) throw guardrailDenied(stage, outcome.results);
+  return outcome.results;
+}
+
+/** Keeps a stage's results on the context (a new attempt starts without them; see RequestContext.beginAttempt). */
+export function noteResults(context: RequestContext, stage: 'input' | 'output', results: GuardrailResult[]): void {
+  context.guardrails = { ...context.guardrails, [stage]: results };
+}
+
+/** The 446: which guardrails failed, each with every check's verdict and reason. */
+export function guardrailDenied(stage: 'input' | 'output', results: GuardrailResult[]): GatewayError {
+  const failed = results.filter((result) => !result.verdict);
+  const names = failed.filter((result) => result.deny).map((result) => result.name);
+  const what = stage === 'input' ? 'The request' : 'The answer';
+  return new GatewayError(GUARDRAIL_DENIED_STATUS, 'guardrail_denied', `${what} was denied by guardrail ${names.join(', ')}`, 'guardrail_denied', null, {}, {
+    guardrails: failed.map(({ name, checks }) => ({ name, checks })),
+  });
+}

@@ -1,0 +1,196 @@
+import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { type RawData, WebSocket } from 'ws';
+import { RequestContext } from '../../common/context/request-context';
+import { describeFailure, GatewayError, UpstreamHttpError } from '../../common/errors/gateway-error';
+import { authenticate } from '../../common/guards/api-key.guard';
+import { routeRequest } from '../../common/guards/provider-routing.guard';
+import { newTraceId } from '../../common/ids';
+import type { Environment } from '../../config/environment';
+import { ProviderRegistry } from '../../providers/registry';
+import type { Guardrail } from '../guardrails/guardrail-registry';
+import { enforceGuardrails } from '../guardrails/guardrail-stage';
+import { realtimeEventSlots } from '../guardrails/operation-texts';
+import { KeyLookupService } from '../keys/key-lookup.service';
+import { RequestLogger } from '../logging/request-logger.service';
+import { RouteExecutor } from '../routing/route-executor.service';
+import { RouteResolver } from '../routing/route-resolver.service';
+import type { RouteTarget } from '../routing/route-plan';
+import { leavesOf } from '../routing/route-tree';
+import { UpstreamClient } from '../upstream/upstream-client';
+import { type ClientEventCheck, type EarlyMessage, RealtimeSession, type UpstreamSocket } from './realtime-session';
+
+const TRACE_ID = /^[\w.:-]{1,128}$/;
+/** Browsers cannot set headers on a WebSocket: the key and the virtual key come as subprotocols. */
+const PROTOCOL_HEADERS: [prefix: string, header: string][] = [
+  ['gateway-key.', 'x-gateway-api-key'],
+  ['gateway-virtual-key.', 'x-gateway-virtual-key'],
+];
+
+/** A handshake refused: the HTTP answer the client gets instead of a WebSocket. */
+export class HandshakeRefusal {
+  constructor(
+    readonly status: number,
+    readonly body: string,
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+
+/** The response headers of CONTRACT section 2 a realtime handshake answers with, refused or not. */
+export function sessionHeaders(context: RequestContext): Record<string, string> {
+  const headers: Record<string, string> = { 'x-gateway-trace-id': context.traceId, 'x-gateway-request-id': context.requestId };
+  if (context.provider) headers['x-gateway-provider'] = context.provider;
+  headers['x-gateway-retry-count'] = String(context.retryCount);
+  if (context.targetIndex !== null) headers['x-gateway-target-index'] = context.targetIndex;
+  return headers;
+}
+
+/**
+ * The realtime handshake, before the client's connection is upgraded: the gateway key
+ * (header or subprotocol), the `model` query, routing as for any request (the executor:
+ * rate limits, budgets, retries and fallbacks while connecting), and the provider's
+ * WebSocket opened. Only then is the client's upgraded, so a refusal is a plain HTTP
+ * answer in the gateway's error shape (401, 400, 402, 429, or the provider's own).
+ */
+@Injectable()
+export class RealtimeHandshake {
+  private readonly timeoutMs: number;
+
+  constructor(
+    private readonly keys: KeyLookupService,
+    private readonly resolver: RouteResolver,
+    private readonly executor: RouteExecutor,
+    private readonly registry: ProviderRegistry,
+    private readonly upstreamClient: UpstreamClient,
+    private readonly requestLogger: RequestLogger,
+    config: ConfigService<Environment, true>,
+  ) {
+    this.timeoutMs = config.get('UPSTREAM_TIMEOUT_MS', { infer: true });
+  }
+
+  /** Resolves with the session (provider connected) or rejects with a HandshakeRefusal; either way the session's log row is taken care of. */
+  async accept(req: IncomingMessage, sessionEnded: (session: RealtimeSession) => void): Promise<RealtimeSession> {
+    const headers = effectiveHeaders(req.headers);
+    const given = headers['x-gateway-trace-id'];
+    const context = new RequestContext(typeof given === 'string' && TRACE_ID.test(given) ? given : newTraceId(), redactProtocols(req.headers));
+    context.operation = 'realtime';
+    this.requestLogger.opened();
+    let upstream: UpstreamSocket | null = null;
+    try {
+      await authenticate(this.keys, headers, context);
+      const model = new URL(req.url ?? '/', 'http://gateway').searchParams.get('model');
+      if (!model) throw GatewayError.invalidRequest('The realtime session needs ?model=… in the URL', 'model');
+      context.model = model;
+      await routeRequest(this.resolver, context, headers, model);
+      await this.executor.execute(
+        context,
+        { model },
+        async (target) => {
+          upstream = await this.connect(context, target, target.model ?? model, headers);
+          return { kind: 'json', status: 101, body: Buffer.alloc(0) };
+        },
+        { cacheable: false },
+      );
+    } catch (error) {
+      context.noteError(error);
+      this.requestLogger.sessionClosed(context, context.attemptStatus ?? 500);
+      throw refusalOf(error, sessionHeaders(context));
+    }
+    const leaf = leavesOf(context.route!.root).find((node) => node.path === context.targetIndex) ?? context.route!.root;
+    const session: RealtimeSession = new RealtimeSession(
+      context,
+      upstream!,
+      () => {
+        sessionEnded(session);
+        this.requestLogger.sessionClosed(context, 101);
+      },
+      leaf.inputGuardrails.length ? (event) => checkRealtimeEvent(leaf.inputGuardrails, event, context) : null,
+    );
+    return session;
+  }
+
+  /** Opens the provider's socket for `target`; its refusal becomes the gateway's (passed through like an HTTP error). */
+  private connect(context: RequestContext, target: RouteTarget, model: string, headers: IncomingHttpHeaders): Promise<UpstreamSocket> {
+    const capability = this.registry.get(target.provider).realtime;
+    if (!capability) throw GatewayError.invalidRequest(`Provider ${target.provider} does not offer the realtime API`, 'model');
+    if (target.allowedModels && !target.allowedModels.includes(model)) {
+      throw GatewayError.permission(`Model '${model}' is not allowed for this virtual key`, 'model_not_allowed');
+    }
+    context.model = model;
+    const { url, headers: upstreamHeaders } = capability.connection(target, model);
+    const beta = headers['openai-beta'];
+    if (typeof beta === 'string') upstreamHeaders['openai-beta'] = beta;
+    this.upstreamClient.checkHost(url);
+    return new Promise((resolve, reject) => {
+      const socket = new WebSocket(url, { headers: upstreamHeaders, handshakeTimeout: this.timeoutMs, lookup: this.upstreamClient.lookup, maxPayload: 64 * 1024 * 1024 });
+      // The provider speaks first (`session.created`), before the session exists: held until it does.
+      const early: EarlyMessage[] = [];
+      const hold = (data: RawData, isBinary: boolean) => early.push({ data, isBinary });
+      socket.on('message', hold);
+      socket.once('open', () => resolve({ socket, early, stopHolding: () => socket.off('message', hold) }));
+      socket.once('unexpected-response', (_request, response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.once('end', () => {
+          const type = String(response.headers['content-type'] ?? 'application/json');
+          reject(new UpstreamHttpError(response.statusCode ?? 502, Buffer.concat(chunks), type, {}));
+          socket.terminate();
+        });
+      });
+      socket.once('error', (error) => reject(this.upstreamClient.describeConnectError(error)));
+      context.abort.signal.addEventListener('abort', () => socket.terminate(), { once: true });
+    });
+  }
+}
+
+/**
+ * Input guardrails on a client event's text (`conversation.item.create`): a redaction is
+ * forwarded in place of the event, a denial answered with an `error` event (the 446's
+ * body as its `error`), other events pass as sent.
+ */
+async function checkRealtimeEvent(guardrails: Guardrail[], event: Record<string, unknown>, context: RequestContext): ReturnType<ClientEventCheck> {
+  const slots = realtimeEventSlots(event);
+  if (!slots.length) return null;
+  const before = slots.map((slot) => slot.text);
+  try {
+    await enforceGuardrails('input', guardrails, slots, context);
+  } catch (error) {
+    if (!(error instanceof GatewayError)) throw error;
+    const refusal = { type: 'error', event_id: `event_gateway_${context.requestId}`, error: { type: error.type, code: error.code, message: error.message, event_id: event.event_id ?? null, ...error.details } };
+    return { refusal };
+  }
+  return slots.some((slot, i) => slot.text !== before[i]) ? { forward: event } : null;
+}
+
+/** The request's headers with the subprotocol-borne key and virtual key added (a header of the same name wins). */
+function effectiveHeaders(headers: IncomingHttpHeaders): IncomingHttpHeaders {
+  const effective = { ...headers };
+  for (const protocol of protocolsOf(headers)) {
+    for (const [prefix, header] of PROTOCOL_HEADERS) {
+      if (protocol.startsWith(prefix) && effective[header] === undefined) effective[header] = protocol.slice(prefix.length);
+    }
+  }
+  return effective;
+}
+
+function protocolsOf(headers: IncomingHttpHeaders): string[] {
+  const value = headers['sec-websocket-protocol'];
+  return typeof value === 'string' ? value.split(',').map((protocol) => protocol.trim()) : [];
+}
+
+/** The headers as logged: the gateway key inside the subprotocols is a secret too. */
+function redactProtocols(headers: IncomingHttpHeaders): IncomingHttpHeaders {
+  if (headers['sec-websocket-protocol'] === undefined) return headers;
+  const protocols = protocolsOf(headers).map((protocol) => (protocol.startsWith('gateway-key.') ? 'gateway-key.[REDACTED]' : protocol));
+  return { ...headers, 'sec-websocket-protocol': protocols.join(', ') };
+}
+
+/** The HTTP answer for a failed handshake: the gateway's error shape, or the provider's own body. */
+function refusalOf(error: unknown, headers: Record<string, string>): HandshakeRefusal {
+  if (error instanceof UpstreamHttpError) return new HandshakeRefusal(error.status, error.body.toString('utf8'), { ...headers, ...error.headers, 'Content-Type': error.contentType });
+  const { status, error: described } = describeFailure(error);
+  const gatewayError = error instanceof GatewayError ? error : null;
+  const body = { error: { message: described.message, type: described.type, param: gatewayError?.param ?? null, code: described.code, ...gatewayError?.details } };
+  return new HandshakeRefusal(status, JSON.stringify(body), { ...headers, ...gatewayError?.headers, 'Content-Type': 'application/json' });
+}
