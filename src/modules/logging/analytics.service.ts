@@ -25,6 +25,15 @@ const GROUP_COLUMNS: Record<string, string> = {
  * from. Every logged row counts, failed attempts that a retry or fallback followed
  * included (they are requests the gateway made). A user-role key sees only its own rows.
  */
+/** What every analytics row sums up over the log rows it covers (summary groups and time buckets alike). */
+const AGGREGATES = `count(*)::int as requests,
+  (count(*) filter (where log.status_code >= 400 or log.error is not null))::int as errors,
+  coalesce(sum(log.prompt_tokens), 0)::float8 as prompt_tokens,
+  coalesce(sum(log.completion_tokens), 0)::float8 as completion_tokens,
+  coalesce(sum(log.cost_usd), 0)::float8 as cost_usd,
+  percentile_cont(0.5) within group (order by log.latency_ms)::float8 as latency_p50_ms,
+  percentile_cont(0.95) within group (order by log.latency_ms)::float8 as latency_p95_ms`;
+
 @Injectable()
 export class AnalyticsService {
   constructor(private readonly dataSource: DataSource) {}
@@ -46,13 +55,7 @@ export class AnalyticsService {
     }
     const rows = await this.aggregate(
       `select ${key} as key,
-              count(*)::int as requests,
-              (count(*) filter (where log.status_code >= 400 or log.error is not null))::int as errors,
-              coalesce(sum(log.prompt_tokens), 0)::float8 as prompt_tokens,
-              coalesce(sum(log.completion_tokens), 0)::float8 as completion_tokens,
-              coalesce(sum(log.cost_usd), 0)::float8 as cost_usd,
-              percentile_cont(0.5) within group (order by log.latency_ms)::float8 as latency_p50_ms,
-              percentile_cont(0.95) within group (order by log.latency_ms)::float8 as latency_p95_ms
+              ${AGGREGATES}
        from request_logs log
        left join virtual_keys vk on vk.id = log.virtual_key_id
        where log.created_at >= $1 and log.created_at < $2 ${scope}
@@ -93,13 +96,7 @@ export class AnalyticsService {
     const rows: TimeseriesRow[] = await this.aggregate(
       `with agg as (
          select date_trunc($3, log.created_at at time zone 'UTC') as bucket,
-                count(*)::int as requests,
-                (count(*) filter (where log.status_code >= 400 or log.error is not null))::int as errors,
-                coalesce(sum(log.prompt_tokens), 0)::float8 as prompt_tokens,
-                coalesce(sum(log.completion_tokens), 0)::float8 as completion_tokens,
-                coalesce(sum(log.cost_usd), 0)::float8 as cost_usd,
-                percentile_cont(0.5) within group (order by log.latency_ms)::float8 as latency_p50_ms,
-                percentile_cont(0.95) within group (order by log.latency_ms)::float8 as latency_p95_ms
+                ${AGGREGATES}
          from request_logs log
          where log.created_at >= $1 and log.created_at < $2 ${scope}
          group by 1

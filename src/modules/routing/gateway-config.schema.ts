@@ -1,4 +1,6 @@
+import { isHttpUrl } from '../../common/http/http-url';
 import { validateGuardrails } from '../guardrails/guardrail-registry';
+
 /**
  * Validation of a gateway config (CONTRACT section 5). Returns every problem with the
  * path of the bad field, e.g. `targets[1].retry.attempts must be an integer from 0 to 10`.
@@ -194,12 +196,3 @@ function unknownFields(value: Record<string, unknown>, allowed: string[], path: 
   return Object.keys(value).filter((k) => !allowed.includes(k)).map((k) => `${path}.${k} is not a known field`);
 }
 
-export function isHttpUrl(value: unknown): value is string {
-  if (typeof value !== 'string') return false;
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:';
-  } catch {
-    return false;
-  }
-}

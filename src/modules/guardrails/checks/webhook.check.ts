@@ -1,3 +1,4 @@
+import { isHttpUrl } from '../../../common/http/http-url';
 import { CheckDependencies, CheckInput, CheckResult, GuardrailCheck, ParsedCheck, PostJson } from '../guardrail-check';
 import { isInt, isObject, unknownFields } from '../guardrail-params';
 
@@ -82,12 +83,3 @@ class WebhookTimeout extends Error {
 /** Ours, or the kind `AbortSignal.timeout` makes a fetch-like postJson reject with. */
 const isTimeout = (error: unknown): boolean => (error as { name?: unknown } | null)?.name === 'TimeoutError';
 
-function isHttpUrl(value: unknown): value is string {
-  if (typeof value !== 'string') return false;
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:';
-  } catch {
-    return false;
-  }
-}
