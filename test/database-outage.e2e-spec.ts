@@ -7,6 +7,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { KeyLookupService } from '../src/modules/keys/key-lookup.service';
 import { call, createApiKey, createVirtualKey, sleep, waitFor } from './support/e2e-helpers';
 import { MockUpstream, startMockUpstream } from './support/mock-upstream';
 import { startTcpProxy, TcpProxy } from './support/tcp-proxy';
@@ -54,6 +55,8 @@ describe('a database outage', () => {
 
     // PostgreSQL unreachable for OUTAGE_MS under steady load: 10 concurrent requests every 200 ms.
     await proxy.cut();
+    // A key change announced just before the outage (another instance's NOTIFY arriving late) must not cost the cached keys.
+    gateway.app.get(KeyLookupService).invalidateApiKeys();
     const outageEnds = Date.now() + OUTAGE_MS;
     let served = 1;
     const wrong: number[] = [];
@@ -68,8 +71,8 @@ describe('a database outage', () => {
     expect(refused.status).toBe(503);
     expect(refused.body.error).toMatchObject({ type: 'service_unavailable', message: expect.stringMatching(/database is unreachable/) });
     expect(await logCount(key.id)).toBe(1);
-    expect(served).toBeGreaterThan(500);
-    expect(journalBytes()).toBeGreaterThan(500 * 200);
+    expect(served).toBeGreaterThan(OUTAGE_MS / 100); // steady load: 10 requests every 200 ms or so
+    expect(journalBytes()).toBeGreaterThan(served * 200);
 
     await proxy.restore();
     await waitFor(async () => (await logCount(key.id)) === served, 30_000);

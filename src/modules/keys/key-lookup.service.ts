@@ -123,20 +123,25 @@ export class KeyLookupService {
     for (const cache of [this.apiKeys, this.virtualKeys, this.configs, this.endUsers]) cache.expireAll();
   }
 
+  /*
+   * A change (here or, through NOTIFY, on another instance) makes every entry of its kind
+   * load again; what was known stays the fallback should that load fail. Clearing instead
+   * would turn every key into a 503 during an outage that follows any key change.
+   */
   invalidateApiKeys(): void {
-    this.apiKeys.clear();
+    this.apiKeys.expireAll();
   }
 
   invalidateVirtualKeys(): void {
-    this.virtualKeys.clear();
+    this.virtualKeys.expireAll();
   }
 
   invalidateConfigs(): void {
-    this.configs.clear();
+    this.configs.expireAll();
   }
 
   invalidateEndUsers(): void {
-    this.endUsers.clear();
+    this.endUsers.expireAll();
   }
 
   private async loadEndUserBudgets(): Promise<Map<string, EndUserBudget>> {

@@ -41,7 +41,8 @@ export class PromptsService {
     config: ConfigService<Environment, true>,
   ) {
     this.cache = new TtlCache(config.get('KEY_CACHE_TTL_MS', { infer: true }));
-    changes.onChange('prompts', (resync) => (resync ? this.cache.expireAll() : this.cache.clear()));
+    // Load again on any change, keeping what is known as the fallback during an outage (as KeyLookupService does).
+    changes.onChange('prompts', () => this.cache.expireAll());
   }
 
   async create(dto: PromptCreateDto): Promise<Record<string, unknown>> {
