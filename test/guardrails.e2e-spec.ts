@@ -172,6 +172,23 @@ describe('guardrails', () => {
     expect((await logOf(gateway, requestId)).guardrails).toMatchObject({ output: [{ name: 'words', verdict: false }] });
   });
 
+  it('checks a streamed Responses answer at its end: a denial is an error event after the events already sent', async () => {
+    const noMock = { name: 'no-mock', deny: true, checks: [{ type: 'contains', words: ['mock'], operator: 'none' }] };
+    const answer = await fetch(`${gateway.url}/v1/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-gateway-api-key': gateway.adminKey, ...configHeader({ output_guardrails: [noMock] }) },
+      body: JSON.stringify({ model: 'gpt-4o-mini', input: 'hello', stream: true }),
+    });
+    expect(answer.status).toBe(200);
+    const events = (await answer.text()).split('\n\n').filter(Boolean);
+    const types = events.map((frame) => /^event: (.+)$/m.exec(frame)?.[1]);
+    expect(types).toContain('response.completed');
+    expect(types.at(-1)).toBe('error');
+    expect(JSON.parse(/^data: (.+)$/m.exec(events.at(-1)!)![1])).toMatchObject({ type: 'error', code: 'guardrail_denied', guardrails: [{ name: 'no-mock' }] });
+    const log = await logOf(gateway, answer.headers.get('x-gateway-request-id'));
+    expect(log).toMatchObject({ status_code: 200, error: { type: 'guardrail_denied' }, guardrails: { output: [{ name: 'no-mock', verdict: false }] } });
+  });
+
   it('refuses a config whose guardrails are malformed, naming the field', async () => {
     const bad = await call(gateway, '/v1/chat/completions', {
       headers: configHeader({ input_guardrails: [{ checks: [{ type: 'regex', pattern: '(' }] }] }),
