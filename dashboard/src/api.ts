@@ -119,6 +119,8 @@ export interface LogRow {
   retry_count: number;
   cache_status: string | null;
   target_index: string | null;
+  /** Guardrail results by stage, when the request's config had guardrails. */
+  guardrails?: Partial<Record<'input' | 'output', GuardrailResult[]>> | null;
   request_headers?: unknown;
   request_body?: unknown;
   response_body?: unknown;
@@ -158,4 +160,11 @@ export async function listAll<T>(path: string, max = 1000): Promise<T[]> {
     cursor = page.next_cursor;
   } while (cursor && rows.length < max);
   return rows;
+}
+
+export interface GuardrailResult {
+  name: string;
+  deny: boolean;
+  verdict: boolean;
+  checks: { type: string; verdict: boolean; reason: string }[];
 }

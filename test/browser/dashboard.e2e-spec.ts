@@ -325,4 +325,18 @@ describe('dashboard in a browser', () => {
     await page.getByText('No requests match these filters').waitFor();
     await shot('logs-empty-filtered');
   });
+
+  it("shows a request's guardrail results, each check with its verdict and reason", async () => {
+    const words = { name: 'no-refunds', deny: false, checks: [{ type: 'contains', words: ['refund'], operator: 'none' }, { type: 'char_count', max: 1000 }] };
+    const config = { virtual_key: 'openai-dash', input_guardrails: [words] };
+    await openai(gateway, { 'x-gateway-config': JSON.stringify(config) }).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'a refund please' }], user: 'gina' });
+    await gateway.flushLogs();
+    await page.goto(url('/logs?user=gina'));
+    await logRowCount(1);
+    await page.locator('a[data-log-id]').first().click();
+    const table = page.getByRole('region', { name: /chat\.completions/ }).locator('section', { has: page.getByRole('heading', { name: 'Guardrails' }) }).locator('tbody tr');
+    await table.first().waitFor();
+    expect(await table.allInnerTexts()).toEqual([expect.stringMatching(/input\s+no-refunds\s+contains\s+failed\s+.*refund/), expect.stringMatching(/input\s+no-refunds\s+char_count\s+passed/)]);
+    await shot('log-detail-guardrails');
+  });
 });

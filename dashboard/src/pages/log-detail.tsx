@@ -226,6 +226,8 @@ export function LogDetail({ id, onClose, filterPath }: { id: string; onClose: ()
             )}
           </section>
 
+          {log.guardrails && <Guardrails results={log.guardrails} />}
+
           {log.error !== null && log.error !== undefined && <JsonBlock title="Error" value={log.error} />}
           <JsonBlock title="Request headers" value={log.request_headers} note="As received, with secrets replaced by [REDACTED] by the gateway." />
           <JsonBlock title="Request body" value={log.request_body} />
@@ -233,6 +235,46 @@ export function LogDetail({ id, onClose, filterPath }: { id: string; onClose: ()
         </div>
       )}
     </aside>
+  );
+}
+
+/** Each guardrail of the request and the answer: passed or failed, whether it could deny, and every check's reason. */
+function Guardrails({ results }: { results: NonNullable<LogRow['guardrails']> }) {
+  const rows = (['input', 'output'] as const).flatMap((stage) => (results[stage] ?? []).flatMap((guardrail) => guardrail.checks.map((check) => ({ stage, guardrail, check }))));
+  return (
+    <section aria-labelledby="guardrails-title">
+      <h3 id="guardrails-title">Guardrails</h3>
+      <div class="table-wrap">
+        <table class="data compact">
+          <caption class="visually-hidden">Every guardrail check run on this request and its answer</caption>
+          <thead>
+            <tr>
+              <th scope="col">Stage</th>
+              <th scope="col">Guardrail</th>
+              <th scope="col">Check</th>
+              <th scope="col">Result</th>
+              <th scope="col">Reason</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map(({ stage, guardrail, check }, i) => (
+              <tr key={i}>
+                <td data-label="Stage">{stage}</td>
+                <td data-label="Guardrail">
+                  {guardrail.name}
+                  {guardrail.deny && <span class="tag">denies</span>}
+                </td>
+                <td data-label="Check">{check.type}</td>
+                <td data-label="Result">
+                  <span class={check.verdict ? 'status status-2xx' : 'status status-4xx'}>{check.verdict ? 'passed' : 'failed'}</span>
+                </td>
+                <td data-label="Reason">{check.reason}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
   );
 }
 
