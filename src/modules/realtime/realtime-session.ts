@@ -95,9 +95,17 @@ export class RealtimeSession {
       if (verdict?.forward) return this.forward(this.upstream, this.client!, Buffer.from(JSON.stringify(verdict.forward)), false);
       if (!verdict?.refusal) return this.forward(this.upstream, this.client!, data, isBinary);
       // Refused: the provider never sees it; the client gets an `error` event saying why.
-      note(this.received, verdict.refusal);
-      if (this.client!.readyState === this.client!.OPEN) this.client!.send(JSON.stringify(verdict.refusal));
+      this.refuse(verdict.refusal);
     });
+    // A check that broke refuses its event (fails closed) and leaves the chain usable for the next ones.
+    this.checking = this.checking.catch(() =>
+      this.refuse({ type: 'error', error: { type: 'api_error', code: 'guardrail_error', message: 'The gateway could not check this event; it was not sent', event_id: event.event_id ?? null } }),
+    );
+  }
+
+  private refuse(refusal: Record<string, unknown>): void {
+    note(this.received, refusal);
+    if (this.client!.readyState === this.client!.OPEN) this.client!.send(JSON.stringify(refusal));
   }
 
   private fromUpstream(data: RawData, isBinary: boolean): void {
