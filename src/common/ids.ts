@@ -24,6 +24,14 @@ export function uuidv7(now = Date.now()): string {
 
 export const newTraceId = randomUUID;
 
+/** What `x-gateway-trace-id` may hold. */
+export const TRACE_ID = /^[\w.:-]{1,128}$/;
+
+/** The request's trace id: the client's `x-gateway-trace-id` when it is a valid one, else a new one. */
+export function traceIdFrom(given: unknown): string {
+  return typeof given === 'string' && TRACE_ID.test(given) ? given : newTraceId();
+}
+
 export function isUuid(value: string): boolean {
   return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
 }

@@ -1,10 +1,9 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
-import { newTraceId } from '../ids';
+import { traceIdFrom } from '../ids';
 import { RequestLogger } from '../../modules/logging/request-logger.service';
 import { attachContext, RequestContext } from './request-context';
 
-const TRACE_ID = /^[\w.:-]{1,128}$/;
 
 /**
  * First step of the request path: one RequestContext per request, the trace and
@@ -16,8 +15,7 @@ export class RequestContextMiddleware implements NestMiddleware {
   constructor(private readonly requestLogger: RequestLogger) {}
 
   use(req: Request, res: Response, next: NextFunction): void {
-    const given = req.headers['x-gateway-trace-id'];
-    const traceId = typeof given === 'string' && TRACE_ID.test(given) ? given : newTraceId();
+    const traceId = traceIdFrom(req.headers['x-gateway-trace-id']);
     const context = new RequestContext(traceId, req.headers);
     attachContext(req, context);
     res.setHeader('x-gateway-trace-id', traceId);

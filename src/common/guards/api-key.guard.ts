@@ -6,9 +6,9 @@ import { ApiKeyPrincipal, KeyLookupService } from '../../modules/keys/key-lookup
 import { maybeContextOf, type RequestContext } from '../context/request-context';
 import { ADMIN_ONLY, OPERATION, PUBLIC } from '../context/request-context.decorator';
 import { GatewayError } from '../errors/gateway-error';
+import { TRACE_ID } from '../ids';
 import { parseMetadataHeader } from './metadata-header';
 
-const TRACE_ID = /^[\w.:-]{1,128}$/;
 
 /**
  * `x-gateway-api-key` to a live API key (401 otherwise), and the request-wide headers

@@ -15,12 +15,18 @@ export type GatewayResult =
   | { kind: 'binary'; status: number; contentType: string; body: Readable };
 
 /** The response headers of CONTRACT section 2 that depend on how the request was served. */
+export function routingHeaders(context: RequestContext): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (context.provider) headers['x-gateway-provider'] = context.provider;
+  headers['x-gateway-retry-count'] = String(context.retryCount);
+  if (context.targetIndex !== null) headers['x-gateway-target-index'] = context.targetIndex;
+  headers['x-gateway-cache-status'] = context.cacheStatus;
+  if (context.guardrailsFailed) headers['x-gateway-guardrails'] = 'failed';
+  return headers;
+}
+
 export function setRoutingHeaders(res: Response, context: RequestContext): void {
-  if (context.provider) res.setHeader('x-gateway-provider', context.provider);
-  res.setHeader('x-gateway-retry-count', String(context.retryCount));
-  if (context.targetIndex !== null) res.setHeader('x-gateway-target-index', context.targetIndex);
-  res.setHeader('x-gateway-cache-status', context.cacheStatus);
-  if (context.guardrailsFailed) res.setHeader('x-gateway-guardrails', 'failed');
+  for (const [name, value] of Object.entries(routingHeaders(context))) res.setHeader(name, value);
 }
 
 /** The edge: writes a GatewayResult to the client, frame by frame for streams. */

@@ -11,7 +11,6 @@ import { ResourceAction, ResourceOperations, ResourceSpec } from '../routing/res
 import { FineTuningJobCreateDto } from './dto/fine-tuning-job-create.dto';
 import { TrainingCharges } from './training-charges.service';
 
-
 /**
  * `/v1/fine_tuning/jobs`: OpenAI's fine-tuning API through the routing headers (a
  * virtual key, or a provider and its credential). Creation is checked (integrations at

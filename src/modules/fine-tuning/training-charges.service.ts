@@ -27,14 +27,14 @@ export class TrainingCharges {
     );
     if (!jobs.length) return;
     try {
-      const { rows } = await this.dataSource.query(
+      const rows: { trained: number; cost: number | null }[] = await this.dataSource.query(
         `insert into fine_tuning_charges (provider, job_id, model, trained_tokens, cost_usd, log_id)
          select $1, job->>'id', job->>'model', (job->>'trained_tokens')::bigint, (job->>'cost')::numeric, $2
          from jsonb_array_elements($3::jsonb) as job
          on conflict do nothing
          returning job_id, trained_tokens::float8 as trained, cost_usd::float8 as cost`,
         [target.provider, context.requestId, JSON.stringify(jobs.map((job: any) => ({ ...job, cost: this.pricing.trainingCost(target.provider, String(job.model ?? ''), job.trained_tokens) })))],
-      ).then((result: unknown) => ({ rows: result as { trained: number; cost: number | null }[] }));
+      );
       if (!rows.length) return;
       const trained = rows.reduce((sum, row) => sum + row.trained, 0);
       context.usage = { ...emptyUsage(), promptTokens: trained, totalTokens: trained };

@@ -7,7 +7,7 @@ import { PiiCheck } from './checks/pii.check';
 import { RegexCheck } from './checks/regex.check';
 import { WebhookCheck } from './checks/webhook.check';
 import { CheckDependencies, CheckParser, GuardrailCheck, PostJson } from './guardrail-check';
-import { isObject, unknownFields } from './guardrail-params';
+import { isObject, unknownFields } from '../../common/config-fields';
 
 /**
  * The config's `input_guardrails` / `output_guardrails` lists: validation (every problem,

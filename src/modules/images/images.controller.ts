@@ -6,18 +6,35 @@ import { Ctx, Operation } from '../../common/context/request-context.decorator';
 import { ProviderRoutingGuard } from '../../common/guards/provider-routing.guard';
 import { sendGatewayResult } from '../../common/http/gateway-result';
 import { usageFromOpenAIImages } from '../../providers/openai-usage';
+import { PricingService } from '../pricing/pricing.service';
 import { JsonOperations } from '../routing/json-operation.service';
 import type { OperationSpec } from '../upstream/upstream-attempt';
 import { ImageGenerationCreateDto } from './dto/image-generation-create.dto';
 
-/** Token usage comes only from GPT Image models. */
-const IMAGE_GENERATIONS: OperationSpec = { capability: 'imageGenerations', title: 'image generations', usage: usageFromOpenAIImages };
 
 @ApiTags('images')
 @ApiSecurity('gateway-api-key')
 @Controller('v1/images')
 export class ImagesController {
-  constructor(private readonly operations: JsonOperations) {}
+  /** Token usage comes only from GPT Image models; DALL·E answers are priced per image, by size and quality. */
+  private readonly spec: OperationSpec;
+
+  constructor(
+    private readonly operations: JsonOperations,
+    pricing: PricingService,
+  ) {
+    this.spec = {
+      capability: 'imageGenerations',
+      title: 'image generations',
+      usage: usageFromOpenAIImages,
+      cost: (answer, context) => {
+        const count = Array.isArray(answer.data) ? answer.data.length : 0;
+        const request = (context.requestBody ?? {}) as Record<string, unknown>;
+        const model = context.servedModel ?? context.model;
+        return count && context.provider && model ? pricing.imageCost(context.provider, model, { count, size: request.size, quality: request.quality }) : null;
+      },
+    };
+  }
 
   @Post('generations')
   @HttpCode(200)
@@ -25,6 +42,6 @@ export class ImagesController {
   @UseGuards(ProviderRoutingGuard)
   @ApiOperation({ summary: 'Generate images from a prompt (OpenAI format)' })
   async generate(@Ctx() context: RequestContext, @Body() body: ImageGenerationCreateDto, @Res() res: Response): Promise<void> {
-    sendGatewayResult(res, context, await this.operations.run(context, body, IMAGE_GENERATIONS));
+    sendGatewayResult(res, context, await this.operations.run(context, body, this.spec));
   }
 }

@@ -1,9 +1,10 @@
 import { Module } from '@nestjs/common';
+import { PricingModule } from '../pricing/pricing.module';
 import { RoutingModule } from '../routing/routing.module';
 import { ImagesController } from './images.controller';
 
 @Module({
-  imports: [RoutingModule],
+  imports: [RoutingModule, PricingModule],
   controllers: [ImagesController],
 })
 export class ImagesModule {}

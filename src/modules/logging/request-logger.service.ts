@@ -107,23 +107,23 @@ export class RequestLogger {
     this.metrics.observe({ ...row, errorCode: row.error ? (row.error.code ?? row.error.type) : null });
   }
 
-  /** The operation's own figure, else from the usage; images without token usage (DALL·E) per image, by size and quality. */
-  private costOf(context: RequestContext, provider: string, model: string): number | null {
+  /**
+   * A cache hit costs nothing (the provider was not asked); an operation that priced its
+   * answer itself (DALL·E per image, fine-tuning by trained tokens) set `costUsd`; else the
+   * usage at the model's prices; null when the model has no price.
+   */
+  private costOf(context: RequestContext, pricedModel: string | null): number | null {
+    if (!context.provider || !pricedModel) return null;
+    if (context.cacheStatus === 'HIT') return 0;
     if (context.costUsd !== null) return context.costUsd;
-    if (context.usage) return this.pricing.cost(provider, model, context.usage);
-    if (context.operation !== 'images.generations' || context.error) return null;
-    const request = (context.requestBody ?? {}) as Record<string, unknown>;
-    const answer = context.responseBody as { data?: unknown[] } | null;
-    const count = Array.isArray(answer?.data) ? answer.data.length : 0;
-    return count ? this.pricing.imageCost(provider, model, { count, size: request.size, quality: request.quality }) : null;
+    return context.usage ? this.pricing.cost(context.provider, pricedModel, context.usage) : null;
   }
 
   private toRow(context: RequestContext, parsedBody: unknown) {
     const usage = context.usage;
     const target = context.target;
     const pricedModel = context.servedModel ?? context.model;
-    // A cache hit costs nothing: the provider was not asked.
-    const cost = !context.provider || !pricedModel ? null : context.cacheStatus === 'HIT' ? 0 : this.costOf(context, context.provider, pricedModel);
+    const cost = this.costOf(context, pricedModel);
     return {
       id: context.requestId,
       traceId: context.traceId,

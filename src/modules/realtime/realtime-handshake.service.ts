@@ -6,7 +6,8 @@ import { RequestContext } from '../../common/context/request-context';
 import { describeFailure, GatewayError, UpstreamHttpError } from '../../common/errors/gateway-error';
 import { authenticate } from '../../common/guards/api-key.guard';
 import { routeRequest } from '../../common/guards/provider-routing.guard';
-import { newTraceId } from '../../common/ids';
+import { routingHeaders } from '../../common/http/gateway-result';
+import { traceIdFrom } from '../../common/ids';
 import type { Environment } from '../../config/environment';
 import { ProviderRegistry } from '../../providers/registry';
 import type { Guardrail } from '../guardrails/guardrail-registry';
@@ -21,7 +22,6 @@ import { leavesOf } from '../routing/route-tree';
 import { UpstreamClient } from '../upstream/upstream-client';
 import { type ClientEventCheck, type EarlyMessage, RealtimeSession, type UpstreamSocket } from './realtime-session';
 
-const TRACE_ID = /^[\w.:-]{1,128}$/;
 /** Browsers cannot set headers on a WebSocket: the key and the virtual key come as subprotocols. */
 const PROTOCOL_HEADERS: [prefix: string, header: string][] = [
   ['gateway-key.', 'x-gateway-api-key'],
@@ -39,11 +39,7 @@ export class HandshakeRefusal {
 
 /** The response headers of CONTRACT section 2 a realtime handshake answers with, refused or not. */
 export function sessionHeaders(context: RequestContext): Record<string, string> {
-  const headers: Record<string, string> = { 'x-gateway-trace-id': context.traceId, 'x-gateway-request-id': context.requestId };
-  if (context.provider) headers['x-gateway-provider'] = context.provider;
-  headers['x-gateway-retry-count'] = String(context.retryCount);
-  if (context.targetIndex !== null) headers['x-gateway-target-index'] = context.targetIndex;
-  return headers;
+  return { 'x-gateway-trace-id': context.traceId, 'x-gateway-request-id': context.requestId, ...routingHeaders(context) };
 }
 
 /**
@@ -72,8 +68,7 @@ export class RealtimeHandshake {
   /** Resolves with the session (provider connected) or rejects with a HandshakeRefusal; either way the session's log row is taken care of. */
   async accept(req: IncomingMessage, sessionEnded: (session: RealtimeSession) => void): Promise<RealtimeSession> {
     const headers = effectiveHeaders(req.headers);
-    const given = headers['x-gateway-trace-id'];
-    const context = new RequestContext(typeof given === 'string' && TRACE_ID.test(given) ? given : newTraceId(), redactProtocols(req.headers));
+    const context = new RequestContext(traceIdFrom(headers['x-gateway-trace-id']), redactProtocols(req.headers));
     context.operation = 'realtime';
     this.requestLogger.opened();
     let upstream: UpstreamSocket | null = null;

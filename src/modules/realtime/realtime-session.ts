@@ -87,11 +87,14 @@ export class RealtimeSession {
 
   private fromClient(data: RawData, isBinary: boolean): void {
     const event = isBinary ? null : parse(data);
-    if (event) note(this.sent, event);
-    if (!this.checkClientEvent || !event) return this.forward(this.upstream, this.client!, data, isBinary);
-    // Checked in order: a later event never overtakes one still being checked.
+    if (!this.checkClientEvent || !event) {
+      if (event) note(this.sent, event);
+      return this.forward(this.upstream, this.client!, data, isBinary);
+    }
+    // Checked in order: a later event never overtakes one still being checked. The log keeps
+    // the event as checked (a redaction is what was sent, and what is kept).
     this.checking = this.checking.then(async () => {
-      const verdict = await this.checkClientEvent!(event);
+      const verdict = await this.checkClientEvent!(event).finally(() => note(this.sent, event));
       if (verdict?.forward) return this.forward(this.upstream, this.client!, Buffer.from(JSON.stringify(verdict.forward)), false);
       if (!verdict?.refusal) return this.forward(this.upstream, this.client!, data, isBinary);
       // Refused: the provider never sees it; the client gets an `error` event saying why.

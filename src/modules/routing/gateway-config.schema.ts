@@ -1,3 +1,4 @@
+import { isInt, isObject, unknownFields } from '../../common/config-fields';
 import { isHttpUrl } from '../../common/http/http-url';
 import { validateGuardrails } from '../guardrails/guardrail-registry';
 
@@ -38,8 +39,6 @@ const FIELDS = new Set([
 const STRING_FIELDS = ['provider', 'api_key', 'virtual_key', 'provider_organization', 'provider_project', 'name'] as const;
 const MAX_DEPTH = 5;
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isInt = (v: unknown, min: number, max: number) => Number.isInteger(v) && (v as number) >= min && (v as number) <= max;
 
 export function validateGatewayConfig(config: unknown, knownProviders: string[], path = 'config', depth = 0): string[] {
   if (!isObject(config)) return [`${path} must be a JSON object`];
@@ -190,9 +189,5 @@ function validateStatusCodes(codes: unknown, path: string): string[] {
   if (codes === undefined) return [];
   if (!Array.isArray(codes) || !codes.every((c) => isInt(c, 100, 599))) return [`${path} must be an array of HTTP status codes`];
   return [];
-}
-
-function unknownFields(value: Record<string, unknown>, allowed: string[], path: string): string[] {
-  return Object.keys(value).filter((k) => !allowed.includes(k)).map((k) => `${path}.${k} is not a known field`);
 }
 

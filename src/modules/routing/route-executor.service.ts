@@ -244,8 +244,8 @@ class ExecutionRun {
   }
 
   /**
-   * Output guardrails on the answer: a JSON answer is checked whole (and re-encoded when a
-   * check redacted it); a stream is checked on its assembled answer at the end, where a
+   * Output guardrails on the answer: a JSON answer is checked whole, on the object the
+   * operation parsed (`context.responseBody`), and re-encoded when a check redacted it; a stream is checked on its assembled answer at the end, where a
    * denial becomes the operation's error event before the stream's final frame (the text
    * has been sent by then: a stream cannot be taken back).
    */
@@ -253,13 +253,12 @@ class ExecutionRun {
     const context = this.context;
     const texts = this.texts!;
     if (result.kind === 'json') {
-      const answer = JSON.parse(result.body.toString('utf8'));
-      const slots = texts.answer(answer);
+      // The answer as the operation parsed it for the log: redactions land there, then in a re-encoded body.
+      const slots = texts.answer(context.responseBody);
       const before = slots.map((slot) => slot.text);
       await enforceGuardrails('output', node.outputGuardrails, slots, context);
       if (slots.every((slot, i) => slot.text === before[i])) return result;
-      context.responseBody = answer;
-      return { ...result, body: Buffer.from(JSON.stringify(answer)) };
+      return { ...result, body: Buffer.from(JSON.stringify(context.responseBody)) };
     }
     if (result.kind !== 'sse') return result;
     const frames = new Observable<string>((subscriber) => {

@@ -16,6 +16,14 @@ const NO_ROUTE =
 /** Config trees kept built; past this the oldest goes (inline configs can be many). */
 const MAX_CACHED_TREES = 500;
 
+function parseInlineConfig(value: string): unknown {
+  try {
+    return JSON.parse(value);
+  } catch {
+    throw GatewayError.invalidRequest('x-gateway-config is not valid JSON', 'x-gateway-config', 'invalid_config');
+  }
+}
+
 function header(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value || undefined;
@@ -85,26 +93,17 @@ export class RouteResolver {
   }
 
   private async fromConfigHeader(value: string): Promise<RoutePlan> {
-    if (value.trimStart().startsWith('{')) {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(value);
-      } catch {
-        throw GatewayError.invalidRequest('x-gateway-config is not valid JSON', 'x-gateway-config', 'invalid_config');
-      }
-      return this.planFromConfig(parsed, null, null);
-    }
+    if (value.trimStart().startsWith('{')) return this.planFromConfig(`inline:${value}`, () => parseInlineConfig(value), null, null);
     const stored = await this.keys.storedConfig(value);
     if (!stored) throw GatewayError.notFound(`Unknown config '${value}'`, 'config_not_found');
-    return this.planFromConfig(stored.config, stored.id, stored.version);
+    return this.planFromConfig(`stored:${stored.id}:${stored.version}`, () => stored.config, stored.id, stored.version);
   }
 
-  private planFromConfig(raw: unknown, configId: string | null, configVersion: number | null): RoutePlan {
-    // A stored config's version, or an inline config's text, builds the same tree every time (guardrails compile regexes and schemas).
-    const cacheKey = configId ? `stored:${configId}:${configVersion}` : `inline:${JSON.stringify(raw)}`;
+  /** A stored config's version, or an inline config's text, builds the same tree every time (guardrails compile regexes and schemas): built once. */
+  private planFromConfig(cacheKey: string, raw: () => unknown, configId: string | null, configVersion: number | null): RoutePlan {
     let root = this.trees.get(cacheKey);
     if (!root) {
-      root = this.buildTree(raw);
+      root = this.buildTree(raw());
       if (this.trees.size >= MAX_CACHED_TREES) this.trees.delete(this.trees.keys().next().value!);
       this.trees.set(cacheKey, root);
     }

@@ -3,7 +3,6 @@ import { ConfigService } from '@nestjs/config';
 import type { Request } from 'express';
 import { Readable } from 'node:stream';
 import type { RequestContext } from '../../common/context/request-context';
-import { GatewayError } from '../../common/errors/gateway-error';
 import type { GatewayResult } from '../../common/http/gateway-result';
 import { FormSummary, MultipartUpload } from '../../common/http/multipart-upload';
 import type { Environment } from '../../config/environment';

@@ -23,6 +23,8 @@ export interface OperationSpec<K extends ProviderOperation = BodyOperation> {
   title: string;
   /** The provider's `usage` object in normalised form. */
   usage(usage: Record<string, any> | undefined): NormalizedUsage | null;
+  /** For an answer without usage that is priced otherwise (DALL·E: per image): its cost in USD, or null. */
+  cost?(answer: Record<string, any>, context: RequestContext): number | null;
 }
 
 /** A sent attempt whose provider answered 2xx; its body is still unread. */
@@ -120,11 +122,12 @@ export class UpstreamAttempt {
   }
 
   /** Reads a JSON answer and passes its bytes through, noting the object, usage and served model for the log. */
-  async readJson(context: RequestContext, answer: SentAttempt, operation: Pick<OperationSpec, 'usage'>): Promise<GatewayResult> {
+  async readJson(context: RequestContext, answer: SentAttempt, operation: Pick<OperationSpec, 'usage' | 'cost'>): Promise<GatewayResult> {
     const { raw, json } = await this.readJsonObject(context, answer);
     context.responseBody = json;
     context.usage = operation.usage(json?.usage);
     context.servedModel = typeof json?.model === 'string' ? json.model : null;
+    if (!context.usage && operation.cost) context.costUsd = operation.cost(json, context);
     return { kind: 'json', status: answer.response.status, body: raw };
   }
 }

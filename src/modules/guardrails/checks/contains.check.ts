@@ -1,5 +1,5 @@
 import { CheckInput, CheckResult, GuardrailCheck, ParsedCheck, joinedText } from '../guardrail-check';
-import { oneOf, stringList, unknownFields } from '../guardrail-params';
+import { oneOf, stringList, unknownFields } from '../../../common/config-fields';
 
 /**
  * `contains`: which of `words` occur in the text. `operator` `any` (the default) passes

@@ -1,5 +1,5 @@
 import { CheckInput, CheckResult, GuardrailCheck, ParsedCheck, joinedText } from '../guardrail-check';
-import { isInt, unknownFields } from '../guardrail-params';
+import { isInt, unknownFields } from '../../../common/config-fields';
 
 /**
  * `word_count` and `char_count`: the text's length must lie within `min` and `max` (both

@@ -12,7 +12,7 @@
  */
 import Ajv, { ValidateFunction } from 'ajv';
 import { CheckInput, CheckResult, GuardrailCheck, ParsedCheck, joinedText } from '../guardrail-check';
-import { isObject, unknownFields } from '../guardrail-params';
+import { isObject, unknownFields } from '../../../common/config-fields';
 import { parseJson } from './json.check';
 
 // One instance for every check: building an Ajv costs ~15 ms, compiling a schema on it

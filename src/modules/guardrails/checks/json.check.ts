@@ -1,5 +1,5 @@
 import { CheckInput, CheckResult, GuardrailCheck, ParsedCheck, joinedText } from '../guardrail-check';
-import { unknownFields } from '../guardrail-params';
+import { unknownFields } from '../../../common/config-fields';
 
 /** `json`: the text is valid JSON (any JSON value; surrounding whitespace allowed). No parameters. */
 export class JsonCheck implements GuardrailCheck {

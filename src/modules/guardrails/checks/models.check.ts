@@ -1,5 +1,5 @@
 import { CheckInput, CheckResult, GuardrailCheck, ParsedCheck } from '../guardrail-check';
-import { stringList, unknownFields } from '../guardrail-params';
+import { stringList, unknownFields } from '../../../common/config-fields';
 
 /**
  * `models`: a verdict on the model the request names, not on text. `allow` lists the only

@@ -1,5 +1,5 @@
 import { CheckInput, CheckResult, GuardrailCheck, ParsedCheck } from '../guardrail-check';
-import { oneOf, unknownFields } from '../guardrail-params';
+import { oneOf, unknownFields } from '../../../common/config-fields';
 import { PII_KINDS, PiiFinding, PiiKind, findPii, redactPii } from './pii-detectors';
 
 /**

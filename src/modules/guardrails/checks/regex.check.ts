@@ -1,5 +1,5 @@
 import { CheckInput, CheckResult, GuardrailCheck, ParsedCheck, joinedText } from '../guardrail-check';
-import { oneOf, unknownFields } from '../guardrail-params';
+import { oneOf, unknownFields } from '../../../common/config-fields';
 
 /**
  * `regex`: the text must (`must: "match"`, the default) or must not (`"not_match"`) match

@@ -1,6 +1,6 @@
 import { isHttpUrl } from '../../../common/http/http-url';
 import { CheckDependencies, CheckInput, CheckResult, GuardrailCheck, ParsedCheck, PostJson } from '../guardrail-check';
-import { isInt, isObject, unknownFields } from '../guardrail-params';
+import { isInt, isObject, unknownFields } from '../../../common/config-fields';
 
 /**
  * `webhook`: asks a hook of the config's owner. POSTs `{stage, model, texts, metadata}`

@@ -1,6 +1,7 @@
 /**
- * Small readers for check parameters. Each returns the problems it found, worded like
- * the gateway config validation: `<path> must be ...`, the path naming the exact field.
+ * Small readers for the fields of a gateway config and of its guardrail checks. Those
+ * returning problems word them as the config validation does: `<path> must be ...`, the
+ * path naming the exact field.
  */
 export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
