@@ -2,7 +2,7 @@
  * `GET /v1/analytics/summary`: the request log grouped by user, model, virtual key, API
  * key or a metadata key, with errors, tokens, cost and latency percentiles.
  */
-import { call, createApiKey, createVirtualKey } from './support/e2e-helpers';
+import { call, createApiKey, createVirtualKey, waitFor } from './support/e2e-helpers';
 import { MockUpstream, startMockUpstream } from './support/mock-upstream';
 import { startTestGateway, TestGateway } from './support/test-gateway';
 
@@ -13,7 +13,7 @@ describe('analytics summary', () => {
 
   beforeAll(async () => {
     mock = await startMockUpstream();
-    gateway = await startTestGateway();
+    gateway = await startTestGateway({ ROLLUP_COMPACT_INTERVAL_MS: '200' });
     await createVirtualKey(gateway, { slug: 'openai-prod', key: 'sk-analytics', custom_host: `${mock.url}/v1` });
     userKey = await createApiKey(gateway, { role: 'user' });
     const send = (user: string, team: string, model: string, apiKey?: string) =>
@@ -78,6 +78,20 @@ describe('analytics summary', () => {
 
   it('honours the time range', async () => {
     expect((await summary(`group_by=user&to=${new Date(Date.now() - 3_600_000).toISOString()}`)).data).toEqual([]);
+  });
+
+  it('folds the logged rows into the rollups on its own, and answers the same from them', async () => {
+    const before = byKey((await summary('group_by=user')).data);
+    // The gateway of this file compacts every 200 ms (ROLLUP_COMPACT_INTERVAL_MS).
+    await waitFor(async () => (await gateway.dataSource.query('select count(*)::int as n from request_log_rollup_queue'))[0].n === 0);
+    const [{ rolled }] = await gateway.dataSource.query(`select coalesce(sum(requests), 0)::int as rolled from request_log_rollups where period = 'day' and dimension = 'all'`);
+    expect(rolled).toBe(5);
+    const after = byKey((await summary('group_by=user')).data);
+    expect(Object.keys(after).sort()).toEqual(Object.keys(before).sort());
+    for (const user of Object.keys(before)) {
+      expect(after[user]).toMatchObject({ requests: before[user].requests, errors: before[user].errors, prompt_tokens: before[user].prompt_tokens });
+      expect(after[user].cost_usd).toBeCloseTo(before[user].cost_usd, 12);
+    }
   });
 
   it.each([

@@ -141,11 +141,20 @@ export interface TimeseriesRow extends Omit<SummaryRow, 'key'> {
   bucket: string;
 }
 
+/** Ranges over two days get latency percentiles estimated from histograms (bins 9% wide). */
+export type Percentiles = 'exact' | 'approximate';
+
+export interface Summary {
+  latency_percentiles: Percentiles;
+  data: SummaryRow[];
+}
+
 export interface Timeseries {
   object: 'analytics.timeseries';
   interval: 'minute' | 'hour' | 'day';
   from: string;
   to: string;
+  latency_percentiles: Percentiles;
   data: TimeseriesRow[];
 }
 

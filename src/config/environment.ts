@@ -66,6 +66,10 @@ export class Environment {
   @Transform(toInt) @IsInt() @Min(10) @Max(60000)
   LOG_FLUSH_INTERVAL_MS = 250;
 
+  /** How often queued log rows are compacted into the analytics rollups (LogRollupCompactor). */
+  @Transform(toInt) @IsInt() @Min(100) @Max(600000)
+  ROLLUP_COMPACT_INTERVAL_MS = 5000;
+
   /** Upper bound on log records held in memory while the database is unreachable (the journal keeps the rest). */
   @Transform(toInt) @IsInt() @Min(100)
   LOG_QUEUE_MAX = 100000;

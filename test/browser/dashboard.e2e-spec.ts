@@ -234,6 +234,15 @@ describe('dashboard in a browser', () => {
     const budget = page.locator('table.budget-table tbody tr', { hasText: 'openai-dash' });
     expect(await budget.innerText()).toMatch(/of \$5\.00/);
     await shot('analytics');
+
+    // Over 30 days the percentiles come from the rollups' histograms, and the page says so.
+    expect(await summary.locator('thead').innerText()).not.toMatch(/≈/);
+    await page.locator('#a-range').selectOption('30d');
+    await page.waitForURL(/range=30d/);
+    await page.getByText('Latency per day (p50, p95, estimated)').waitFor();
+    await page.locator('table.summary-table thead abbr', { hasText: '≈ p95' }).waitFor();
+    expect(await page.locator('.totals').innerText()).toMatch(/Requests\s+8/);
+    await shot('analytics-30-days');
   });
 
   it('creates an API key and shows its secret once, edits it, and explains an API error', async () => {

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { api, ApiError, listAll, SummaryRow, Timeseries } from '../api';
+import { api, ApiError, listAll, Summary, SummaryRow, Timeseries } from '../api';
 import { ChartSeries, TimeChart } from '../components/time-chart';
 import { formatCost, formatInt, formatMs, fromLocalInput, toLocalInput } from '../format';
 import { href, Location, navigate, routeClick } from '../router';
@@ -65,14 +65,14 @@ export function AnalyticsPage({ location }: { location: Location }) {
   }, [period, interval]);
 
   const groupParam = groupBy === 'metadata' ? (metaKey.trim() ? `metadata.${metaKey.trim()}` : null) : groupBy;
-  const [summary, setSummary] = useState<SummaryRow[] | null>(null);
+  const [summary, setSummary] = useState<Summary | null>(null);
   const [summaryError, setSummaryError] = useState<string | null>(null);
   useEffect(() => {
     setSummary(null);
     setSummaryError(null);
     if (!groupParam) return;
     const params = new URLSearchParams({ group_by: groupParam, from: period.from, to: period.to });
-    api<{ data: SummaryRow[] }>('GET', `/v1/analytics/summary?${params}`).then((r) => setSummary(r.data), (e: ApiError) => setSummaryError(e.message));
+    api<Summary>('GET', `/v1/analytics/summary?${params}`).then(setSummary, (e: ApiError) => setSummaryError(e.message));
   }, [period, groupParam]);
 
   const [keys, setKeys] = useState<{ api: KeyRow[]; virtual: KeyRow[] } | null>(null);
@@ -165,10 +165,10 @@ export function AnalyticsPage({ location }: { location: Location }) {
           <p class="muted" role="status">
             Loading…
           </p>
-        ) : summary.length === 0 ? (
+        ) : summary.data.length === 0 ? (
           <p class="empty">No requests in this period.</p>
         ) : (
-          <SummaryTable rows={summary} groupBy={groupParam} names={keyNames} />
+          <SummaryTable rows={summary.data} estimated={summary.latency_percentiles === 'approximate'} groupBy={groupParam} names={keyNames} />
         )}
       </section>
 
@@ -273,7 +273,7 @@ function Charts({ series }: { series: Timeseries }) {
         <TimeChart title={`Requests and errors per ${per}`} times={times} series={charts.requests} format={count} summary={`${totals.requests} requests and ${totals.errors} errors per ${per}`} />
         <TimeChart title={`Cost per ${per}`} times={times} series={charts.cost} format={usd} summary={`Cost per ${per}, ${formatCost(totals.cost)} in total`} />
         <TimeChart title={`Tokens per ${per}`} times={times} series={charts.tokens} format={count} summary={`Prompt and completion tokens per ${per}`} />
-        <TimeChart title={`Latency per ${per} (p50, p95)`} times={times} series={charts.latency} format={(v) => formatMs(v)} summary={`Median and 95th percentile latency per ${per}`} />
+        <TimeChart title={`Latency per ${per} (p50, p95${series.latency_percentiles === 'approximate' ? ', estimated' : ''})`} times={times} series={charts.latency} format={(v) => formatMs(v)} summary={`Median and 95th percentile latency per ${per}`} />
       </div>
       <details class="data-details">
         <summary>The numbers behind the charts</summary>
@@ -314,7 +314,7 @@ function Charts({ series }: { series: Timeseries }) {
   );
 }
 
-function SummaryTable({ rows, groupBy, names }: { rows: SummaryRow[]; groupBy: string; names: Map<string, string> }) {
+function SummaryTable({ rows, estimated, groupBy, names }: { rows: SummaryRow[]; estimated: boolean; groupBy: string; names: Map<string, string> }) {
   const maxCost = Math.max(...rows.map((r) => r.cost_usd), 0);
   const maxRequests = Math.max(...rows.map((r) => r.requests), 0);
   const filterOf = (key: string): [string, string] | null => {
@@ -343,10 +343,10 @@ function SummaryTable({ rows, groupBy, names }: { rows: SummaryRow[]; groupBy: s
               Tokens (in / out)
             </th>
             <th scope="col" class="num">
-              p50
+              <Percentile label="p50" estimated={estimated} />
             </th>
             <th scope="col" class="num">
-              p95
+              <Percentile label="p95" estimated={estimated} />
             </th>
           </tr>
         </thead>
@@ -458,4 +458,9 @@ function share(k: KeyRow): number {
   if (k.budget_limit_usd === null) return -1;
   if (k.budget_limit_usd === 0) return k.spent_usd > 0 ? 1 : 0;
   return k.spent_usd / k.budget_limit_usd;
+}
+
+/** A percentile column's name; over long ranges the value is estimated from latency histograms. */
+function Percentile({ label, estimated }: { label: string; estimated: boolean }) {
+  return estimated ? <abbr title="Estimated from latency histograms (bins 9% wide)">≈ {label}</abbr> : <>{label}</>;
 }

@@ -4,29 +4,45 @@ import { GatewayError } from '../../common/errors/gateway-error';
 import type { ApiKeyPrincipal } from '../keys/key-lookup.service';
 import type { AnalyticsQueryDto } from './dto/analytics-query.dto';
 import type { AnalyticsTimeseriesQueryDto, TimeseriesInterval } from './dto/analytics-timeseries-query.dto';
+import { histogramPercentile } from './latency-histogram';
 
+const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
-const INTERVAL_MS: Record<TimeseriesInterval, number> = { minute: 60_000, hour: 3_600_000, day: DAY_MS };
+const INTERVAL_MS: Record<TimeseriesInterval, number> = { minute: 60_000, hour: HOUR_MS, day: DAY_MS };
 /** More buckets than a chart can show is a mistake (a year by the minute), not a query to run. */
 export const MAX_BUCKETS = 1500;
-/** The column (or expression) each grouping reads; metadata keys are bound as a parameter. */
-const GROUP_COLUMNS: Record<string, string> = {
-  user: 'log.end_user',
-  model: 'log.model',
-  provider: 'log.provider',
-  operation: 'log.operation',
-  api_key: 'log.api_key_id::text',
-  virtual_key: 'coalesce(vk.slug, log.virtual_key_id::text)',
-};
+/**
+ * Ranges up to this long are aggregated from the log rows, with exact percentiles; longer
+ * ones from the rollups (migration LogRollups) and the rows of their partial edge days or
+ * hours, with percentiles read from latency histograms (bins 9% wide). Sums and
+ * counts are exact either way.
+ */
+export const EXACT_RANGE_MAX_MS = 2 * DAY_MS;
+/** A metadata value is grouped by its first 512 characters, as the rollups store it. */
+const METADATA_VALUE_CHARS = 512;
 
 /**
- * Usage, errors, cost and latency of the request log grouped by one dimension over a
- * time range: what the dashboard charts and what spend per key or per user is read
- * from. Every logged row counts, failed attempts that a retry or fallback followed
- * included (they are requests the gateway made). A user-role key sees only its own rows.
+ * How a summary groups: the expression over a log row (`log`, with `vk` its virtual key) and,
+ * for the rollups (`r`), the rollup dimension and the expression giving the same key.
+ * `absentIsNull`: rows without a value (metadata without the key) are rolled up nowhere,
+ * their null group is worked out from the totals.
  */
+interface Grouping {
+  row: string;
+  rollup: { dimension: string; name?: string; key: string; absentIsNull?: boolean };
+}
+const GROUPINGS: Record<string, Grouping> = {
+  user: { row: 'log.end_user', rollup: { dimension: 'user', key: 'r.value' } },
+  model: { row: 'log.model', rollup: { dimension: 'model', key: 'r.value' } },
+  provider: { row: 'log.provider', rollup: { dimension: 'provider', key: 'r.value' } },
+  operation: { row: 'log.operation', rollup: { dimension: 'operation', key: 'r.value' } },
+  api_key: { row: 'log.api_key_id::text', rollup: { dimension: 'total', key: 'r.api_key_id::text' } },
+  // Rolled up by id; the slug is looked up once the groups are summed.
+  virtual_key: { row: 'log.virtual_key_id::text', rollup: { dimension: 'virtual_key', key: 'r.value' } },
+};
+
 /** What every analytics row sums up over the log rows it covers (summary groups and time buckets alike). */
-const AGGREGATES = `count(*)::int as requests,
+const ROW_AGGREGATES = `count(*)::int as requests,
   (count(*) filter (where log.status_code >= 400 or log.error is not null))::int as errors,
   coalesce(sum(log.prompt_tokens), 0)::float8 as prompt_tokens,
   coalesce(sum(log.completion_tokens), 0)::float8 as completion_tokens,
@@ -34,6 +50,19 @@ const AGGREGATES = `count(*)::int as requests,
   percentile_cont(0.5) within group (order by log.latency_ms)::float8 as latency_p50_ms,
   percentile_cont(0.95) within group (order by log.latency_ms)::float8 as latency_p95_ms`;
 
+/** A half-open time range [from, to). */
+interface Range {
+  from: Date;
+  to: Date;
+}
+type RollupPeriod = 'day' | 'hour';
+
+/**
+ * Usage, errors, cost and latency of the request log grouped by one dimension or bucketed
+ * over time: what the dashboard charts and what spend per key or per user is read from.
+ * Every logged row counts, failed attempts that a retry or fallback followed included
+ * (they are requests the gateway made). A user-role key sees only its own rows.
+ */
 @Injectable()
 export class AnalyticsService {
   constructor(private readonly dataSource: DataSource) {}
@@ -42,29 +71,45 @@ export class AnalyticsService {
     const to = query.to ? new Date(query.to) : new Date();
     const from = query.from ? new Date(query.from) : new Date(to.getTime() - 30 * DAY_MS);
     if (from >= to) throw GatewayError.invalidRequest('from must be before to', 'from');
-    const params: unknown[] = [from, to];
-    let key = GROUP_COLUMNS[query.group_by];
-    if (!key) {
-      params.push(query.group_by.slice('metadata.'.length));
-      key = `log.metadata ->> $${params.length}`;
+    const sql = new Parameters();
+    const grouping = GROUPINGS[query.group_by] ?? metadataGrouping(query.group_by.slice('metadata.'.length), sql);
+    const scope = caller.role === 'admin' ? null : sql.add(caller.id);
+    const exact = to.getTime() - from.getTime() <= EXACT_RANGE_MAX_MS;
+    let rows: Record<string, unknown>[];
+    if (exact) {
+      rows = await this.aggregate(
+        `select ${query.group_by === 'virtual_key' ? 'coalesce(vk.slug, log.virtual_key_id::text)' : grouping.row} as key,
+                ${ROW_AGGREGATES}
+         from request_logs log
+         left join virtual_keys vk on vk.id = log.virtual_key_id
+         where ${rowsIn([{ from, to }], sql)} ${scope ? `and log.api_key_id = ${scope}` : ''}
+         group by 1
+         order by cost_usd desc, requests desc
+         limit 1000`,
+        sql.values,
+      );
+    } else {
+      const groups = this.histogramAggregate(grouping.rollup, grouping.row, splitRange(from, to, ['day']), scope, sql);
+      const histogramRows: HistogramRow[] = await this.aggregate(
+        `with groups as (${groups})
+         select ${query.group_by === 'virtual_key' ? 'coalesce(vk.slug, groups.key)' : 'groups.key'} as key,
+                requests, errors, prompt_tokens, completion_tokens, cost_usd, latency_bins, latency_counts
+         from groups
+         ${query.group_by === 'virtual_key' ? 'left join virtual_keys vk on vk.id::text = groups.key' : ''}
+         order by cost_usd desc, requests desc
+         limit 1000`,
+        sql.values,
+      );
+      rows = histogramRows.map(withPercentiles);
     }
-    let scope = '';
-    if (caller.role !== 'admin') {
-      params.push(caller.id);
-      scope = `and log.api_key_id = $${params.length}`;
-    }
-    const rows = await this.aggregate(
-      `select ${key} as key,
-              ${AGGREGATES}
-       from request_logs log
-       left join virtual_keys vk on vk.id = log.virtual_key_id
-       where log.created_at >= $1 and log.created_at < $2 ${scope}
-       group by 1
-       order by cost_usd desc, requests desc
-       limit 1000`,
-      params,
-    );
-    return { object: 'analytics.summary', group_by: query.group_by, from: from.toISOString(), to: to.toISOString(), data: rows };
+    return {
+      object: 'analytics.summary',
+      group_by: query.group_by,
+      from: from.toISOString(),
+      to: to.toISOString(),
+      latency_percentiles: exact ? 'exact' : 'approximate',
+      data: rows,
+    };
   }
 
   /**
@@ -77,7 +122,7 @@ export class AnalyticsService {
     const from = query.from ? new Date(query.from) : new Date(to.getTime() - DAY_MS);
     if (from >= to) throw GatewayError.invalidRequest('from must be before to', 'from');
     const span = to.getTime() - from.getTime();
-    const interval: TimeseriesInterval = query.interval ?? (span <= 3 * 3_600_000 ? 'minute' : span <= 14 * DAY_MS ? 'hour' : 'day');
+    const interval: TimeseriesInterval = query.interval ?? (span <= 3 * HOUR_MS ? 'minute' : span <= 14 * DAY_MS ? 'hour' : 'day');
     const start = truncate(from, interval);
     const buckets = Math.ceil((to.getTime() - start.getTime()) / INTERVAL_MS[interval]);
     if (buckets > MAX_BUCKETS) {
@@ -86,35 +131,106 @@ export class AnalyticsService {
         'interval',
       );
     }
-    const params: unknown[] = [from, to, interval, start];
-    let scope = '';
-    if (caller.role !== 'admin') {
-      params.push(caller.id);
-      scope = `and log.api_key_id = $${params.length}`;
-    }
-    // Aggregate first (one pass over the range), then lay the result over every bucket.
-    const rows: TimeseriesRow[] = await this.aggregate(
-      `with agg as (
-         select date_trunc($3, log.created_at at time zone 'UTC') as bucket,
-                ${AGGREGATES}
+    const sql = new Parameters();
+    const [toParam, intervalParam, startParam] = [sql.add(to), sql.add(interval), sql.add(start)];
+    const scope = caller.role === 'admin' ? null : sql.add(caller.id);
+    // A minute interval never reaches the rollups: 1,500 minutes are under EXACT_RANGE_MAX_MS.
+    const exact = span <= EXACT_RANGE_MAX_MS || interval === 'minute';
+    const bucketOf = (timestamp: string) => `date_trunc(${intervalParam}, ${timestamp} at time zone 'UTC')`;
+    const aggregated = exact
+      ? `select ${bucketOf('log.created_at')} as key, ${ROW_AGGREGATES}
          from request_logs log
-         where log.created_at >= $1 and log.created_at < $2 ${scope}
-         group by 1
-       )
+         where ${rowsIn([{ from, to }], sql)} ${scope ? `and log.api_key_id = ${scope}` : ''}
+         group by 1`
+      : this.histogramAggregate({ dimension: scope ? 'total' : 'all', key: bucketOf('r.bucket') }, bucketOf('log.created_at'), splitRange(from, to, interval === 'day' ? ['day', 'hour'] : ['hour']), scope, sql);
+    const latencies = exact ? 'agg.latency_p50_ms, agg.latency_p95_ms' : 'agg.latency_bins, agg.latency_counts';
+    // Aggregate first (one pass over the range), then lay the result over every bucket.
+    const rows: Record<string, unknown>[] = await this.aggregate(
+      `with agg as (${aggregated})
        select to_char(s.bucket, 'YYYY-MM-DD"T"HH24:MI:SS.000"Z"') as bucket,
               coalesce(agg.requests, 0) as requests,
               coalesce(agg.errors, 0) as errors,
               coalesce(agg.prompt_tokens, 0) as prompt_tokens,
               coalesce(agg.completion_tokens, 0) as completion_tokens,
               coalesce(agg.cost_usd, 0) as cost_usd,
-              agg.latency_p50_ms,
-              agg.latency_p95_ms
-       from generate_series($4::timestamptz at time zone 'UTC', ($2::timestamptz at time zone 'UTC') - interval '1 microsecond', ('1 ' || $3)::interval) as s(bucket)
-       left join agg on agg.bucket = s.bucket
+              ${latencies}
+       from generate_series(${startParam}::timestamptz at time zone 'UTC', (${toParam}::timestamptz at time zone 'UTC') - interval '1 microsecond', ('1 ' || ${intervalParam})::interval) as s(bucket)
+       left join agg on agg.key = s.bucket
        order by s.bucket`,
-      params,
+      sql.values,
     );
-    return { object: 'analytics.timeseries', interval, from: from.toISOString(), to: to.toISOString(), data: rows };
+    return {
+      object: 'analytics.timeseries',
+      interval,
+      from: from.toISOString(),
+      to: to.toISOString(),
+      latency_percentiles: exact ? 'exact' : 'approximate',
+      data: exact ? rows : (rows as unknown as HistogramRow[]).map(withPercentiles),
+    };
+  }
+
+  /**
+   * The SQL of one row per group (`key`) with its sums and merged latency histogram, over
+   * the rollups of `parts.rollups` and the log rows of `parts.rows`. The histograms are
+   * merged by (group, bin) apart from the sums, which are added up per rollup row: the
+   * merge is the costly part (a 30-day summary by 1,000 users spreads into about half a
+   * million bins), so it carries nothing else. Both meet in one final grouping by key.
+   */
+  private histogramAggregate(rollup: Grouping['rollup'], rowKey: string, parts: RangeParts, scope: string | null, sql: Parameters): string {
+    const periods = parts.rollups.map(({ period, from, to }) => `(r.period = ${sql.add(period)} and r.bucket >= ${sql.add(from)} and r.bucket < ${sql.add(to)})`);
+    const inRange = `(${periods.join(' or ') || 'false'}) ${scope ? `and r.api_key_id = ${scope}` : ''}`;
+    const [dimension, name] = [sql.add(rollup.dimension), sql.add(rollup.name ?? '')];
+    // Rows without the metadata key have no rollup of their own: their (null) group is every
+    // row of the totals less the rows with the key (sign -1 takes those away again).
+    const absent = rollup.absentIsNull
+      ? `union all
+         select null, case when r.dimension = ${dimension} then -1 else 1 end, requests, errors, prompt_tokens, completion_tokens, cost_usd, latency_bins, latency_counts
+         from request_log_rollups r
+         where ((r.dimension = ${dimension} and r.name = ${name}) or (r.dimension = ${sql.add(scope ? 'total' : 'all')} and r.name = '')) and ${inRange}`
+      : '';
+    return `with rollup_rows as (
+              select ${rollup.key} as key, 1 as sign, requests, errors, prompt_tokens, completion_tokens, cost_usd, latency_bins, latency_counts
+              from request_log_rollups r
+              where r.dimension = ${dimension} and r.name = ${name} and ${inRange}
+              ${absent}
+            ),
+            log_rows as (
+              select ${rowKey} as key, request_log_latency_bin(log.latency_ms) as bin, (log.status_code >= 400 or log.error is not null)::int as errors,
+                     log.prompt_tokens, log.completion_tokens, log.cost_usd
+              from request_logs log
+              where (${parts.rows.length ? rowsIn(parts.rows, sql) : 'false'}) ${scope ? `and log.api_key_id = ${scope}` : ''}
+              union all
+              -- Logged rows not compacted into the rollups yet (they have the log's column names).
+              select ${rowKey}, request_log_latency_bin(log.latency_ms), (log.status_code >= 400 or log.error is not null)::int,
+                     log.prompt_tokens, log.completion_tokens, log.cost_usd
+              from request_log_rollup_queue log
+              where (${parts.rollups.length ? rowsIn(parts.rollups, sql) : 'false'}) ${scope ? `and log.api_key_id = ${scope}` : ''}
+            ),
+            bins as (
+              select key, bin, sum(n)::int as n
+              from (select key, unnest(latency_bins) as bin, sign * unnest(latency_counts) as n from rollup_rows
+                    union all
+                    select key, bin, 1 from log_rows) as cells
+              group by key, bin
+              having sum(n) <> 0
+            )
+            select key,
+                   sum(requests)::int as requests,
+                   sum(errors)::int as errors,
+                   coalesce(sum(prompt_tokens), 0)::float8 as prompt_tokens,
+                   coalesce(sum(completion_tokens), 0)::float8 as completion_tokens,
+                   coalesce(sum(cost_usd), 0)::float8 as cost_usd,
+                   array_agg(bin order by bin) filter (where bin is not null) as latency_bins,
+                   array_agg(n order by bin) filter (where bin is not null) as latency_counts
+            from (select key, sign * requests as requests, sign * errors as errors, sign * prompt_tokens as prompt_tokens,
+                         sign * completion_tokens as completion_tokens, sign * cost_usd as cost_usd, null::smallint as bin, null::int as n
+                  from rollup_rows
+                  union all
+                  select key, 1, errors, prompt_tokens, completion_tokens, cost_usd, null, null from log_rows
+                  union all
+                  select key, null, null, null, null, null, bin, n from bins) as parts
+            group by key
+            having sum(requests) <> 0`;
   }
 
   /**
@@ -132,15 +248,73 @@ export class AnalyticsService {
   }
 }
 
-interface TimeseriesRow {
-  bucket: string;
-  requests: number;
-  errors: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  cost_usd: number;
-  latency_p50_ms: number | null;
-  latency_p95_ms: number | null;
+/** Query parameters as they are added: `add` gives the placeholder of a value. */
+class Parameters {
+  readonly values: unknown[] = [];
+
+  add(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+}
+
+function metadataGrouping(key: string, sql: Parameters): Grouping {
+  return {
+    row: `left(log.metadata ->> ${sql.add(key)}, ${METADATA_VALUE_CHARS})`,
+    rollup: { dimension: 'metadata', name: key, key: 'r.value', absentIsNull: true },
+  };
+}
+
+/** The condition that a log row falls in one of `ranges`. */
+function rowsIn(ranges: Range[], sql: Parameters): string {
+  return ranges.map(({ from, to }) => `(log.created_at >= ${sql.add(from)} and log.created_at < ${sql.add(to)})`).join(' or ');
+}
+
+/** A range as the rollups can answer it: whole periods from the rollups, the rest from the log rows. */
+export interface RangeParts {
+  rollups: (Range & { period: RollupPeriod })[];
+  rows: Range[];
+}
+
+/**
+ * [from, to) split into whole UTC periods (the largest first: the whole days inside it, then
+ * the whole hours of what is left) and the edges no period covers.
+ */
+export function splitRange(from: Date, to: Date, periods: RollupPeriod[]): RangeParts {
+  const rollups: RangeParts['rollups'] = [];
+  let rest: Range[] = [{ from, to }];
+  for (const period of periods) {
+    const size = period === 'day' ? DAY_MS : HOUR_MS;
+    const left: Range[] = [];
+    for (const range of rest) {
+      const start = new Date(Math.ceil(range.from.getTime() / size) * size);
+      const end = new Date(Math.floor(range.to.getTime() / size) * size);
+      if (start >= end) {
+        left.push(range);
+        continue;
+      }
+      rollups.push({ period, from: start, to: end });
+      if (range.from < start) left.push({ from: range.from, to: start });
+      if (end < range.to) left.push({ from: end, to: range.to });
+    }
+    rest = left;
+  }
+  return { rollups, rows: rest };
+}
+
+interface HistogramRow {
+  latency_bins: number[] | null;
+  latency_counts: number[] | null;
+  [column: string]: unknown;
+}
+
+/** A row with its histogram read into p50 and p95 (null for a group or bucket without rows). */
+function withPercentiles({ latency_bins: bins, latency_counts: counts, ...row }: HistogramRow): Record<string, unknown> {
+  return {
+    ...row,
+    latency_p50_ms: bins && counts ? histogramPercentile(bins, counts, 0.5) : null,
+    latency_p95_ms: bins && counts ? histogramPercentile(bins, counts, 0.95) : null,
+  };
 }
 
 /** The start (UTC) of the bucket holding `date`. */

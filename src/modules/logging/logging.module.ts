@@ -7,6 +7,7 @@ import { PricingModule } from '../pricing/pricing.module';
 import { AnalyticsController } from './analytics.controller';
 import { AnalyticsService } from './analytics.service';
 import { RequestLogEntity } from './entities/request-log.entity';
+import { LogRollupCompactor } from './log-rollup-compactor.service';
 import { LogWriter } from './log-writer.service';
 import { LogsController } from './logs.controller';
 import { LogsService } from './logs.service';
@@ -16,7 +17,7 @@ import { RequestLogger } from './request-logger.service';
 @Module({
   imports: [TypeOrmModule.forFeature([RequestLogEntity, VirtualKeyEntity]), PricingModule],
   controllers: [LogsController, AnalyticsController, MetricsController],
-  providers: [LogWriter, RequestLogger, LogsService, AnalyticsService, MetricsService],
+  providers: [LogWriter, LogRollupCompactor, RequestLogger, LogsService, AnalyticsService, MetricsService],
   exports: [RequestLogger, LogWriter, MetricsService],
 })
 export class LoggingModule {}

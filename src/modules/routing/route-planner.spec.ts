@@ -1,15 +1,6 @@
 import { buildRouteTree } from './route-tree';
 import { chooseConditional, fallsBack, parseRetryAfter, pickWeighted, retryDelayMs } from './route-planner';
-
-/** A seeded generator: property tests that fail, fail the same way every time. */
-function seeded(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from '../../../test/support/fuzz-inputs';
 
 describe('pickWeighted', () => {
   it.each([
@@ -21,7 +12,7 @@ describe('pickWeighted', () => {
   ])('over 40,000 draws each item is picked in proportion to its weight %j', (weights) => {
     const items = weights.map((weight, id) => ({ id, weight }));
     const counts = new Array(weights.length).fill(0);
-    const random = seeded(weights.length * 7919);
+    const random = mulberry32(weights.length * 7919);
     const draws = 40_000;
     for (let i = 0; i < draws; i++) counts[pickWeighted(items, random)!.id]++;
     const total = weights.reduce((a, b) => a + b, 0);
@@ -99,7 +90,7 @@ describe('retryDelayMs', () => {
   const failure = (status: number, retryAfterMs: number | null = null) => ({ status, unreachable: false, retryAfterMs });
 
   it('grows exponentially with jitter inside [half, full] of the ceiling, capped', () => {
-    const random = seeded(42);
+    const random = mulberry32(42);
     for (let trial = 0; trial < 500; trial++) {
       [100, 200, 400].forEach((ceiling, retry) => {
         const delay = retryDelayMs(policy, retry, failure(503), timing, random)!;
