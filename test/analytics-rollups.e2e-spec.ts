@@ -10,9 +10,10 @@ import { LogRollups1764000700000 } from '../src/database/migrations/176400070000
 import { call, createApiKey, createVirtualKey } from './support/e2e-helpers';
 import { startTestGateway, TestGateway } from './support/test-gateway';
 
-// Five and a half days with partial first and last days and hours; rows are seeded from a day before to after.
+// Nineteen and a half days: partial first and last days and hours, two whole weeks (from
+// Monday 4 and 11 March), whole days around them. Rows are seeded from a day before to after.
 const FROM = '2024-03-01T06:30:00.000Z';
-const TO = '2024-03-06T18:45:00.000Z';
+const TO = '2024-03-20T18:45:00.000Z';
 const GROUPINGS = ['user', 'model', 'provider', 'operation', 'api_key', 'virtual_key', 'metadata.team', 'metadata.note'];
 
 /** What the summary computes, from the log rows themselves (percentile_cont: exact). */
@@ -114,8 +115,8 @@ describe('analytics over long ranges (rollups)', () => {
     gateway = await startTestGateway({ ROLLUP_COMPACT_INTERVAL_MS: '600000' });
     userKey = await createApiKey(gateway, { role: 'user' });
     virtualKeyId = (await createVirtualKey(gateway, { slug: 'rollup-vk', provider: 'openai', key: 'sk-rollups' })).id;
-    // 4,000 rows, one every 157 s: from 2024-02-29 to 2024-03-07, past both ends of the range.
-    await seed('2024-02-29T00:00:00Z', 4000, 157);
+    // 4,000 rows, one every 500 s: from 2024-02-29 to 2024-03-23, past both ends of the range.
+    await seed('2024-02-29T00:00:00Z', 4000, 500);
   });
 
   afterAll(async () => {
@@ -149,7 +150,7 @@ describe('analytics over long ranges (rollups)', () => {
       [FROM, TO, interval],
     );
     const data: Figures[] = response.body.data;
-    expect(data).toHaveLength(interval === 'hour' ? 24 * 5 + 13 : 6);
+    expect(data).toHaveLength(interval === 'hour' ? 24 * 19 + 13 : 20);
     expectClose(
       data.filter((row) => (row.requests as number) > 0),
       exact,

@@ -4,11 +4,13 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * Rollups of the request log, so that analytics over weeks do not read every row of them
  * (issue 8: a 30-day summary read about 700 MB of heap and took about a second on a million rows).
  *
- * `request_log_rollups` holds, per UTC day (and per UTC hour for the totals), per API key and
- * per group, the sums of the log rows (requests, errors, tokens, cost) and a histogram of
- * their latencies. The groups are `total`, `user`, `model`, `provider`, `operation`,
- * `virtual_key` (its id), and `metadata` (one group per key `name` and value); `all` is
- * `total` over every API key (hourly and daily), for the charts of the whole gateway.
+ * `request_log_rollups` holds, per UTC week (from Monday) and day, and per UTC hour for the
+ * totals, per API key and per group, the sums of the log rows (requests, errors, tokens,
+ * cost) and a histogram of their latencies. The groups are `total`, `user`, `model`,
+ * `provider`, `operation`, `virtual_key` (its id), and `metadata` (one group per key `name`
+ * and value); `all` is `total` over every API key, for the charts of the whole gateway.
+ * Weeks halve what a month's summary reads: a group's histogram has about as many bins for
+ * a week as for a day.
  *
  * The histogram is sparse: `latency_bins[i]` holds `latency_counts[i]` rows. Bin 0 is
  * latencies under 1 ms; bin b ≥ 1 holds [2^((b-1)/8), 2^(b/8)) ms, each bin about 9% wide,
@@ -39,7 +41,7 @@ export class LogRollups1764000700000 implements MigrationInterface {
       as $$ select (case when latency_ms < 1 then 0 else least(255, floor(8 * ln(latency_ms::float8) / ln(2::float8))::int + 1) end)::smallint $$`);
     await db.query(`
       create table request_log_rollups (
-        period text not null check (period in ('hour', 'day')),
+        period text not null check (period in ('hour', 'day', 'week')),
         bucket timestamptz not null,
         dimension text not null,
         name text not null default '',
@@ -157,8 +159,8 @@ const COMPACT_LOCK = 7_305_118_001;
 
 /**
  * The CTE `upserted`, which adds the rows of `source` (sign 1) to the rollups or takes them away (-1).
- * Each log row counts in the hourly and daily totals (of its API key and of all) and in one
- * daily group per dimension;
+ * Each log row counts in the hourly totals (of its API key and of all) and in one weekly
+ * and one daily group per dimension (totals included);
  * cells of the same group and latency bin are summed first, then each group's histogram
  * becomes its two arrays. Groups are written in index order, so that two writers upserting
  * overlapping groups lock them in the same order (no deadlock).
@@ -176,19 +178,26 @@ function upsert(source: string, sign: 1 | -1): string {
              coalesce(sum(l.completion_tokens), 0) as completion_tokens,
              coalesce(sum(l.cost_usd), 0) as cost_usd
       from ${source} l
-      cross join lateral (select date_trunc('hour', l.created_at, 'UTC') as hour, date_trunc('day', l.created_at, 'UTC') as day) as t
+      cross join lateral (
+        select date_trunc('hour', l.created_at, 'UTC') as hour, date_trunc('day', l.created_at, 'UTC') as day, date_trunc('week', l.created_at, 'UTC') as week
+      ) as t
       cross join lateral (
         select 'hour', 'all', '', t.hour, null::text, null::uuid
-        union all select 'day', 'all', '', t.day, null, null
         union all select 'hour', 'total', '', t.hour, null, l.api_key_id
-        union all select 'day', 'total', '', t.day, null, l.api_key_id
-        union all select 'day', 'user', '', t.day, l.end_user, l.api_key_id
-        union all select 'day', 'model', '', t.day, l.model, l.api_key_id
-        union all select 'day', 'provider', '', t.day, l.provider, l.api_key_id
-        union all select 'day', 'operation', '', t.day, l.operation, l.api_key_id
-        union all select 'day', 'virtual_key', '', t.day, l.virtual_key_id::text, l.api_key_id
-        union all select 'day', 'metadata', left(m.key, 512), t.day, left(m.value, 512), l.api_key_id
-                  from jsonb_each_text(case when jsonb_typeof(l.metadata) = 'object' then l.metadata else '{}' end) as m
+        union all
+        select p.period, d.dimension, d.name, p.bucket, d.value, d.api_key_id
+        from (values ('day', t.day), ('week', t.week)) as p(period, bucket)
+        cross join lateral (
+          select 'all', '', null::text, null::uuid
+          union all select 'total', '', null, l.api_key_id
+          union all select 'user', '', l.end_user, l.api_key_id
+          union all select 'model', '', l.model, l.api_key_id
+          union all select 'provider', '', l.provider, l.api_key_id
+          union all select 'operation', '', l.operation, l.api_key_id
+          union all select 'virtual_key', '', l.virtual_key_id::text, l.api_key_id
+          union all select 'metadata', left(m.key, 512), left(m.value, 512), l.api_key_id
+                    from jsonb_each_text(case when jsonb_typeof(l.metadata) = 'object' then l.metadata else '{}' end) as m
+        ) as d(dimension, name, value, api_key_id)
       ) as g(period, dimension, name, bucket, value, api_key_id)
       group by 1, 2, 3, 4, 5, 6, 7
     ) as cells

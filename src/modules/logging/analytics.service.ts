@@ -55,7 +55,13 @@ interface Range {
   from: Date;
   to: Date;
 }
-type RollupPeriod = 'day' | 'hour';
+type RollupPeriod = 'week' | 'day' | 'hour';
+/** Length and start of each period: weeks start on Monday (1970-01-05), as date_trunc('week') has them. */
+const PERIODS: Record<RollupPeriod, { size: number; offset: number }> = {
+  week: { size: 7 * DAY_MS, offset: 4 * DAY_MS },
+  day: { size: DAY_MS, offset: 0 },
+  hour: { size: HOUR_MS, offset: 0 },
+};
 
 /**
  * Usage, errors, cost and latency of the request log grouped by one dimension or bucketed
@@ -89,7 +95,7 @@ export class AnalyticsService {
         sql.values,
       );
     } else {
-      const groups = this.histogramAggregate(grouping.rollup, grouping.row, splitRange(from, to, ['day']), scope, sql);
+      const groups = this.histogramAggregate(grouping.rollup, grouping.row, splitRange(from, to, ['week', 'day']), scope, sql);
       const histogramRows: HistogramRow[] = await this.aggregate(
         `with groups as (${groups})
          select ${query.group_by === 'virtual_key' ? 'coalesce(vk.slug, groups.key)' : 'groups.key'} as key,
@@ -220,13 +226,14 @@ export class AnalyticsService {
                    coalesce(sum(prompt_tokens), 0)::float8 as prompt_tokens,
                    coalesce(sum(completion_tokens), 0)::float8 as completion_tokens,
                    coalesce(sum(cost_usd), 0)::float8 as cost_usd,
-                   array_agg(bin order by bin) filter (where bin is not null) as latency_bins,
-                   array_agg(n order by bin) filter (where bin is not null) as latency_counts
+                   -- In the same (any) order, so that PostgreSQL can hash this grouping; sorted when read.
+                   array_agg(bin) filter (where bin is not null) as latency_bins,
+                   array_agg(n) filter (where bin is not null) as latency_counts
             from (select key, sign * requests as requests, sign * errors as errors, sign * prompt_tokens as prompt_tokens,
                          sign * completion_tokens as completion_tokens, sign * cost_usd as cost_usd, null::smallint as bin, null::int as n
                   from rollup_rows
                   union all
-                  select key, 1, errors, prompt_tokens, completion_tokens, cost_usd, null, null from log_rows
+                  select key, count(*), sum(errors), sum(prompt_tokens), sum(completion_tokens), sum(cost_usd), null, null from log_rows group by key
                   union all
                   select key, null, null, null, null, null, bin, n from bins) as parts
             group by key
@@ -277,18 +284,18 @@ export interface RangeParts {
 }
 
 /**
- * [from, to) split into whole UTC periods (the largest first: the whole days inside it, then
- * the whole hours of what is left) and the edges no period covers.
+ * [from, to) split into whole UTC periods (the largest first: the whole weeks inside it, then
+ * the whole days of what is left, and so on) and the edges no period covers.
  */
 export function splitRange(from: Date, to: Date, periods: RollupPeriod[]): RangeParts {
   const rollups: RangeParts['rollups'] = [];
   let rest: Range[] = [{ from, to }];
   for (const period of periods) {
-    const size = period === 'day' ? DAY_MS : HOUR_MS;
+    const { size, offset } = PERIODS[period];
     const left: Range[] = [];
     for (const range of rest) {
-      const start = new Date(Math.ceil(range.from.getTime() / size) * size);
-      const end = new Date(Math.floor(range.to.getTime() / size) * size);
+      const start = new Date(Math.ceil((range.from.getTime() - offset) / size) * size + offset);
+      const end = new Date(Math.floor((range.to.getTime() - offset) / size) * size + offset);
       if (start >= end) {
         left.push(range);
         continue;
@@ -310,10 +317,13 @@ interface HistogramRow {
 
 /** A row with its histogram read into p50 and p95 (null for a group or bucket without rows). */
 function withPercentiles({ latency_bins: bins, latency_counts: counts, ...row }: HistogramRow): Record<string, unknown> {
+  if (!bins || !counts) return { ...row, latency_p50_ms: null, latency_p95_ms: null };
+  const order = bins.map((_, i) => i).sort((a, b) => bins[a] - bins[b]);
+  const [sortedBins, sortedCounts] = [order.map((i) => bins[i]), order.map((i) => counts[i])];
   return {
     ...row,
-    latency_p50_ms: bins && counts ? histogramPercentile(bins, counts, 0.5) : null,
-    latency_p95_ms: bins && counts ? histogramPercentile(bins, counts, 0.95) : null,
+    latency_p50_ms: histogramPercentile(sortedBins, sortedCounts, 0.5),
+    latency_p95_ms: histogramPercentile(sortedBins, sortedCounts, 0.95),
   };
 }
 

@@ -83,6 +83,20 @@ describe('splitRange', () => {
     ]);
   });
 
+  it('takes whole weeks from Monday first', () => {
+    // 2025-01-01 is a Wednesday: the weeks of 6 and 13 January are whole.
+    const parts = splitRange(at('2025-01-01T12:00:00Z'), at('2025-01-22T06:00:00Z'), ['week', 'day']);
+    expect(parts.rollups).toEqual([
+      { period: 'week', from: at('2025-01-06T00:00:00Z'), to: at('2025-01-20T00:00:00Z') },
+      { period: 'day', from: at('2025-01-02T00:00:00Z'), to: at('2025-01-06T00:00:00Z') },
+      { period: 'day', from: at('2025-01-20T00:00:00Z'), to: at('2025-01-22T00:00:00Z') },
+    ]);
+    expect(parts.rows).toEqual([
+      { from: at('2025-01-01T12:00:00Z'), to: at('2025-01-02T00:00:00Z') },
+      { from: at('2025-01-22T00:00:00Z'), to: at('2025-01-22T06:00:00Z') },
+    ]);
+  });
+
   it('needs no rows for a range on period boundaries, and no rollups for a range inside one period', () => {
     expect(splitRange(at('2025-01-01T00:00:00Z'), at('2025-01-31T00:00:00Z'), ['day'])).toEqual({
       rollups: [{ period: 'day', from: at('2025-01-01T00:00:00Z'), to: at('2025-01-31T00:00:00Z') }],
