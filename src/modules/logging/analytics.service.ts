@@ -42,7 +42,7 @@ const GROUPINGS: Record<string, Grouping> = {
 };
 
 /** What every analytics row sums up over the log rows it covers (summary groups and time buckets alike). */
-const ROW_AGGREGATES = `count(*)::int as requests,
+export const ROW_AGGREGATES = `count(*)::int as requests,
   (count(*) filter (where log.status_code >= 400 or log.error is not null))::int as errors,
   coalesce(sum(log.prompt_tokens), 0)::float8 as prompt_tokens,
   coalesce(sum(log.completion_tokens), 0)::float8 as completion_tokens,
