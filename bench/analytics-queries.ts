@@ -149,7 +149,7 @@ async function fill(dataSource: DataSource, rows: number): Promise<void> {
     process.stdout.write(`\r  ${last.toLocaleString('en-US')} rows (${((Date.now() - started) / 1000).toFixed(0)} s)`);
   }
   process.stdout.write('\n');
-  // The gateway folds queued rows into the rollups every few seconds; here, once, all of them.
+  // The gateway folds queued rows into the rollups every second; here, once, all of them.
   const compacting = Date.now();
   while ((await dataSource.query('select request_log_rollups_compact(100000) as moved'))[0].moved > 0);
   log(`  rollups compacted (${((Date.now() - compacting) / 1000).toFixed(0)} s)`);

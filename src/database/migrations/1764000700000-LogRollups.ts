@@ -21,9 +21,10 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * - a statement-level trigger copies each inserted row's grouped columns into
  *   `request_log_rollup_queue` (one narrow insert per row);
  * - `request_log_rollups_compact(n)` moves up to n queued rows into the rollups in one
- *   aggregated upsert. The gateway calls it every few seconds (LogRollupCompactor); a
- *   batch of seconds of traffic touches each group once, where an upsert per log batch
- *   would touch the busy groups (one per active user) every 250 ms.
+ *   aggregated upsert. The gateway calls it every second (LogRollupCompactor); a second
+ *   of traffic touches each group once, where an upsert per log batch would touch the busy
+ *   groups (one per active user) at every batch, and the trigger would add that work to
+ *   every log insert (37 ms more per 200-row batch, measured).
  * Analytics read the queue along with the rollups, so a row counts as soon as it is logged.
  * A DELETE takes rows out of the queue or, once compacted, out of the rollups; TRUNCATE
  * empties both. Metadata keys and values are cut to 512 characters, as the log writer cuts

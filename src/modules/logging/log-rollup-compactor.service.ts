@@ -3,7 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { DataSource } from 'typeorm';
 import type { Environment } from '../../config/environment';
 
-/** Queued rows moved per statement: a few seconds of heavy traffic, one short transaction. */
+/** Queued rows moved per statement: seconds of heavy traffic, one short transaction. */
 export const COMPACT_BATCH_ROWS = 20_000;
 
 /**
