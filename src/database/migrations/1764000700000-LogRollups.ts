@@ -36,6 +36,10 @@ export class LogRollups1764000700000 implements MigrationInterface {
   name = 'LogRollups1764000700000';
 
   async up(db: QueryRunner): Promise<void> {
+    const [{ version, number }] = await db.query(`select current_setting('server_version') as version, current_setting('server_version_num')::int as number`);
+    if (number < 150000) {
+      throw new Error(`The request log rollups need PostgreSQL 15 or newer (nulls not distinct); the server at DATABASE_URL is ${version}. Upgrade it, or unset DATABASE_URL to use the embedded PostgreSQL.`);
+    }
     await db.query(`
       create function request_log_latency_bin(latency_ms integer) returns smallint
       language sql immutable parallel safe
