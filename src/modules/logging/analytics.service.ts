@@ -41,9 +41,11 @@ const GROUPINGS: Record<string, Grouping> = {
   virtual_key: { row: 'log.virtual_key_id::text', rollup: { dimension: 'virtual_key', key: 'r.value' } },
 };
 
+/** A log row that counts as an error. */
+const FAILED = '(log.status_code >= 400 or log.error is not null)';
 /** What every analytics row sums up over the log rows it covers (summary groups and time buckets alike). */
 export const ROW_AGGREGATES = `count(*)::int as requests,
-  (count(*) filter (where log.status_code >= 400 or log.error is not null))::int as errors,
+  (count(*) filter (where ${FAILED}))::int as errors,
   coalesce(sum(log.prompt_tokens), 0)::float8 as prompt_tokens,
   coalesce(sum(log.completion_tokens), 0)::float8 as completion_tokens,
   coalesce(sum(log.cost_usd), 0)::float8 as cost_usd,
@@ -81,10 +83,11 @@ export class AnalyticsService {
     const grouping = GROUPINGS[query.group_by] ?? metadataGrouping(query.group_by.slice('metadata.'.length), sql);
     const scope = caller.role === 'admin' ? null : sql.add(caller.id);
     const exact = to.getTime() - from.getTime() <= EXACT_RANGE_MAX_MS;
+    const bySlug = query.group_by === 'virtual_key';
     let rows: Record<string, unknown>[];
     if (exact) {
       rows = await this.aggregate(
-        `select ${query.group_by === 'virtual_key' ? 'coalesce(vk.slug, log.virtual_key_id::text)' : grouping.row} as key,
+        `select ${bySlug ? 'coalesce(vk.slug, log.virtual_key_id::text)' : grouping.row} as key,
                 ${ROW_AGGREGATES}
          from request_logs log
          left join virtual_keys vk on vk.id = log.virtual_key_id
@@ -98,10 +101,10 @@ export class AnalyticsService {
       const groups = this.histogramAggregate(grouping.rollup, grouping.row, splitRange(from, to, ['week', 'day']), scope, sql);
       const histogramRows: HistogramRow[] = await this.aggregate(
         `with groups as (${groups})
-         select ${query.group_by === 'virtual_key' ? 'coalesce(vk.slug, groups.key)' : 'groups.key'} as key,
+         select ${bySlug ? 'coalesce(vk.slug, groups.key)' : 'groups.key'} as key,
                 requests, errors, prompt_tokens, completion_tokens, cost_usd, latency_bins, latency_counts
          from groups
-         ${query.group_by === 'virtual_key' ? 'left join virtual_keys vk on vk.id::text = groups.key' : ''}
+         ${bySlug ? 'left join virtual_keys vk on vk.id::text = groups.key' : ''}
          order by cost_usd desc, requests desc
          limit 1000`,
         sql.values,
@@ -201,13 +204,13 @@ export class AnalyticsService {
               ${absent}
             ),
             log_rows as (
-              select ${rowKey} as key, request_log_latency_bin(log.latency_ms) as bin, (log.status_code >= 400 or log.error is not null)::int as errors,
+              select ${rowKey} as key, request_log_latency_bin(log.latency_ms) as bin, ${FAILED}::int as errors,
                      log.prompt_tokens, log.completion_tokens, log.cost_usd
               from request_logs log
               where (${parts.rows.length ? rowsIn(parts.rows, sql) : 'false'}) ${scope ? `and log.api_key_id = ${scope}` : ''}
               union all
               -- Logged rows not compacted into the rollups yet (they have the log's column names).
-              select ${rowKey}, request_log_latency_bin(log.latency_ms), (log.status_code >= 400 or log.error is not null)::int,
+              select ${rowKey}, request_log_latency_bin(log.latency_ms), ${FAILED}::int,
                      log.prompt_tokens, log.completion_tokens, log.cost_usd
               from request_log_rollup_queue log
               where (${parts.rollups.length ? rowsIn(parts.rollups, sql) : 'false'}) ${scope ? `and log.api_key_id = ${scope}` : ''}

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import type { Environment } from '../../config/environment';
 
 /** Queued rows moved per statement: seconds of heavy traffic, one short transaction. */
-export const COMPACT_BATCH_ROWS = 20_000;
+const COMPACT_BATCH_ROWS = 20_000;
 
 /**
  * Folds the log rows queued by the insert trigger into the analytics rollups (migration
