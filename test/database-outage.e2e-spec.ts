@@ -11,7 +11,7 @@ import { KeyLookupService } from '../src/modules/keys/key-lookup.service';
 import { call, createApiKey, createVirtualKey, sleep, waitFor } from './support/e2e-helpers';
 import { MockUpstream, startMockUpstream } from './support/mock-upstream';
 import { startTcpProxy, TcpProxy } from './support/tcp-proxy';
-import { startTestGateway, TestGateway } from './support/test-gateway';
+import { admin, startTestGateway, TestGateway } from './support/test-gateway';
 
 const CHAT = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello' }] };
 
@@ -25,14 +25,19 @@ describe('a database outage', () => {
   let direct: Client;
 
   beforeAll(async () => {
-    const admin = new URL(process.env.TEST_PG_ADMIN_URL!);
-    proxy = await startTcpProxy(admin.hostname, Number(admin.port || 5432));
+    const postgres = new URL(process.env.TEST_PG_ADMIN_URL!);
+    proxy = await startTcpProxy(postgres.hostname, Number(postgres.port || 5432));
     mock = await startMockUpstream();
     // The smallest memory queue, so that most of the outage's rows wait on disk only.
     gateway = await startTestGateway({ LOG_QUEUE_MAX: '100', LOG_FLUSH_INTERVAL_MS: '50' }, { databaseHost: proxy.address });
     direct = new Client({ connectionString: gateway.databaseUrl });
     await direct.connect();
     await createVirtualKey(gateway, { slug: 'openai-prod', key: 'sk-outage', custom_host: `${mock.url}/v1` });
+  });
+
+  // A failed test must not leave the database cut for the next one.
+  afterEach(async () => {
+    await proxy.restore();
   });
 
   afterAll(async () => {
@@ -50,20 +55,36 @@ describe('a database outage', () => {
     const key = await createApiKey(gateway, { role: 'user' });
     const unseen = await createApiKey(gateway, { role: 'user' });
     const send = (apiKey: string) => call(gateway, '/v1/chat/completions', { headers: { 'x-gateway-virtual-key': 'openai-prod' }, body: CHAT, apiKey });
-    expect((await send(key.key)).status).toBe(200); // now cached
+    // The key's first load is overtaken by a key change (the NOTIFY of the other key's
+    // creation arriving late): what it loaded must still be known when the outage starts.
+    const lookup = gateway.app.get(KeyLookupService);
+    await direct.query('begin; lock table api_keys in access exclusive mode');
+    const first = send(key.key);
+    const loadWaits = async () => {
+      await direct.query('select pg_stat_clear_snapshot()'); // a transaction sees one snapshot of pg_stat_activity otherwise
+      return (await direct.query(`select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like '%api_keys%'`)).rowCount! > 0;
+    };
+    try {
+      await waitFor(loadWaits, 5_000);
+      lookup.invalidateApiKeys();
+    } finally {
+      await direct.query('commit');
+    }
+    expect((await first).status).toBe(200);
     await gateway.flushLogs();
 
     // PostgreSQL unreachable for OUTAGE_MS under steady load: 10 concurrent requests every 200 ms.
     await proxy.cut();
     // A key change announced just before the outage (another instance's NOTIFY arriving late) must not cost the cached keys.
-    gateway.app.get(KeyLookupService).invalidateApiKeys();
+    lookup.invalidateApiKeys();
     const outageEnds = Date.now() + OUTAGE_MS;
     let served = 1;
-    const wrong: number[] = [];
+    const wrong: string[] = [];
     while (Date.now() < outageEnds) {
-      const statuses = await Promise.all(Array.from({ length: 10 }, () => send(key.key).then((r) => r.status)));
-      wrong.push(...statuses.filter((status) => status !== 200));
-      served += statuses.length - statuses.filter((status) => status !== 200).length;
+      const answers = await Promise.all(Array.from({ length: 10 }, () => send(key.key)));
+      const failed = answers.filter((answer) => answer.status !== 200);
+      wrong.push(...failed.map((answer) => `${answer.status} ${answer.body?.error?.code}: ${answer.body?.error?.message}`));
+      served += answers.length - failed.length;
       await sleep(200);
     }
     expect(wrong).toEqual([]);
@@ -99,6 +120,11 @@ describe('a database outage', () => {
     const rateStatuses: number[] = [];
     for (let i = 0; i < 6; i++) rateStatuses.push((await send(limited.key, CHAT)).status);
     expect(rateStatuses).toEqual([200, 200, 200, 200, 429, 429]);
+    // The admin API needs the database: it says so with a 503, not a 500.
+    for (const [method, path, body] of [['POST', '/v1/api-keys', { name: 'during the outage', role: 'user' }], ['GET', '/v1/logs', undefined]] as const) {
+      const refused = await admin(gateway, method, path, body);
+      expect({ status: refused.status, error: refused.body.error }).toMatchObject({ status: 503, error: { type: 'service_unavailable', message: expect.stringMatching(/database is unreachable/) } });
+    }
 
     await proxy.restore();
     await waitFor(async () => (await logCount(budgeted.id)) === 6, 15_000);

@@ -18,14 +18,20 @@ describe('TtlCache', () => {
     await expect(cache.get('other', async () => Promise.reject(new Error('db down')))).rejects.toThrow('db down');
   });
 
-  it('does not cache a load that an invalidation overtook', async () => {
+  it('loads again after a load that an invalidation overtook, keeping that value as the fallback', async () => {
     const cache = new TtlCache<string>(60_000);
     let release!: (v: string) => void;
     const pending = cache.get('k', () => new Promise<string>((r) => (release = r)));
-    cache.clear();
+    cache.expireAll(); // e.g. a NOTIFY for another key's creation arriving while this key loads
     release('stale');
     await pending;
     await expect(cache.get('k', async () => 'fresh')).resolves.toBe('fresh');
+
+    const second = cache.get('other', () => new Promise<string>((r) => (release = r)));
+    cache.expireAll();
+    release('known');
+    await second;
+    await expect(cache.get('other', async () => Promise.reject(new Error('db down')))).resolves.toBe('known');
   });
 
   it('uses a shorter lifetime where asked', async () => {

@@ -30,6 +30,9 @@ export class TtlCache<V> {
     const promise = load().then(
       (value) => {
         if (generation === this.generation) this.set(key, value, ttlFor ? ttlFor(value) : this.ttlMs);
+        // An invalidation overtook this load, so the value may be stale: it loads again on
+        // the next get, but stays the fallback should that load fail (an outage).
+        else this.set(key, value, 0);
         return value;
       },
       (error: unknown) => {
@@ -42,7 +45,7 @@ export class TtlCache<V> {
     return settled;
   }
 
-  set(key: string, value: V, ttlMs = this.ttlMs): void {
+  private set(key: string, value: V, ttlMs: number): void {
     if (this.entries.size >= this.maxEntries && !this.entries.has(key)) {
       // Maps iterate in insertion order: drop the oldest entry.
       this.entries.delete(this.entries.keys().next().value as string);
@@ -50,19 +53,9 @@ export class TtlCache<V> {
     this.entries.set(key, { value, expiresAt: Date.now() + ttlMs });
   }
 
-  delete(key: string): void {
-    this.generation++;
-    this.entries.delete(key);
-  }
-
   /** Every entry must be loaded again, but stays the fallback should that load fail. */
   expireAll(): void {
     this.generation++;
     for (const entry of this.entries.values()) entry.expiresAt = 0;
-  }
-
-  clear(): void {
-    this.generation++;
-    this.entries.clear();
   }
 }

@@ -18,6 +18,8 @@ export function isDataError(error: unknown): boolean {
   return code !== undefined && /^(22|23|54)/.test(code);
 }
 
+const NETWORK_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
 /**
  * The database cannot be reached or is going away: a refused or reset connection, a
  * timeout, or SQLSTATE classes 08 (connection), 53 (resources) and 57 (shutdown).
@@ -26,6 +28,6 @@ export function isDataError(error: unknown): boolean {
 export function isDatabaseUnavailable(error: unknown): boolean {
   const code = sqlState(error);
   if (code && /^(08|53|57)/.test(code)) return true;
-  if (code && /^E[A-Z]+$/.test(code)) return true; // ECONNREFUSED, ECONNRESET, ETIMEDOUT, EPIPE, …
+  if (code && NETWORK_ERRORS.has(code)) return true;
   return /connection terminated|timeout exceeded when trying to connect|Connection terminated unexpectedly|not queryable/i.test((error as Error)?.message ?? '');
 }

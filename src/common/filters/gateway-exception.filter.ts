@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
-import { isDataException } from '../../database/database-errors';
+import { isDatabaseUnavailable, isDataException } from '../../database/database-errors';
 import type { Request, Response } from 'express';
 import { maybeContextOf } from '../context/request-context';
 import { anthropicErrorType } from '../errors/anthropic-error';
@@ -32,6 +32,8 @@ export function toGatewayError(error: unknown): GatewayError {
   if (error instanceof QueryFailedError && isDataException(error)) {
     return GatewayError.invalidRequest(`A value in the request cannot be stored: ${(error.driverError as Error)?.message ?? error.message}`, null, 'unstorable_value');
   }
+  // An admin call (or anything else that needs the database) during an outage: try again later.
+  if (isDatabaseUnavailable(error)) return GatewayError.unavailable("The gateway's database is unreachable; try again shortly");
   return new GatewayError(500, 'api_error', 'Internal gateway error', 'internal_error');
 }
 
