@@ -102,4 +102,23 @@ describe('analytics summary', () => {
     expect(response.status).toBe(400);
     expect(response.body.error.param).toBe(param);
   });
+
+  it('keeps a deleted virtual key apart from a new key given its slug, over a day and over a month', async () => {
+    const sendThrough = (virtualKey: string) =>
+      call(gateway, '/v1/chat/completions', { headers: { 'x-gateway-virtual-key': virtualKey }, body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] } });
+    const old = await createVirtualKey(gateway, { slug: 'rotated', key: 'sk-old', custom_host: `${mock.url}/v1` });
+    for (let i = 0; i < 2; i++) expect((await sendThrough('rotated')).status).toBe(200);
+    expect((await call(gateway, '/v1/virtual-keys/rotated', { method: 'DELETE' })).status).toBe(200);
+    const renewed = await createVirtualKey(gateway, { slug: 'rotated', key: 'sk-new', custom_host: `${mock.url}/v1` });
+    expect((await sendThrough('rotated')).status).toBe(200);
+    await gateway.flushLogs();
+
+    const monthAgo = new Date(Date.now() - 30 * 86_400_000).toISOString();
+    for (const query of ['group_by=virtual_key', `group_by=virtual_key&from=${monthAgo}`]) {
+      const rotated = (await summary(query)).data.filter((row: any) => row.key === 'rotated');
+      expect(rotated.map((row: any) => [row.virtual_key_id, row.requests]).sort()).toEqual([[old.id, 2], [renewed.id, 1]].sort());
+    }
+    // The id is what the dashboard links to: it finds exactly that group's rows in the log.
+    expect((await call(gateway, `/v1/logs?virtual_key=${old.id}`)).body.data).toHaveLength(2);
+  });
 });

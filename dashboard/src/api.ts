@@ -128,6 +128,8 @@ export interface LogRow {
 
 export interface SummaryRow {
   key: string | null;
+  /** Grouping by virtual key: the key's id (`key` is its slug, which a deleted key may share with a new one). */
+  virtual_key_id?: string | null;
   requests: number;
   errors: number;
   prompt_tokens: number;

@@ -34,6 +34,7 @@ describe('dashboard in a browser', () => {
   let browser: Browser;
   let page: Page;
   let userKey: { key: string };
+  let virtualKeyId: string;
 
   const send = async (user: string, team: string, model = 'gpt-4o-mini', extra: { stream?: boolean; headers?: Record<string, string> } = {}) => {
     const route: Record<string, string> = extra.headers?.['x-gateway-config'] ? {} : { 'x-gateway-virtual-key': 'openai-dash' };
@@ -63,7 +64,7 @@ describe('dashboard in a browser', () => {
     mkdirSync(SHOTS, { recursive: true });
     mock = await startMockUpstream();
     gateway = await startTestGateway();
-    await createVirtualKey(gateway, { slug: 'openai-dash', key: 'sk-dashboard', custom_host: `${mock.url}/v1`, budget_limit_usd: 5, budget_period: 'monthly' });
+    virtualKeyId = (await createVirtualKey(gateway, { slug: 'openai-dash', key: 'sk-dashboard', custom_host: `${mock.url}/v1`, budget_limit_usd: 5, budget_period: 'monthly' })).id;
     userKey = await createApiKey(gateway, { name: 'reader', role: 'user' });
     await send('alice', 'search');
     await send('alice', 'search', 'gpt-4o');
@@ -243,6 +244,12 @@ describe('dashboard in a browser', () => {
     await page.locator('table.summary-table thead abbr', { hasText: '≈ p95' }).waitFor();
     expect(await page.locator('.totals').innerText()).toMatch(/Requests\s+8/);
     await shot('analytics-30-days');
+
+    // Virtual keys are named by slug and linked by id (a deleted key's slug can be given to a new key).
+    await page.goto(url('/analytics?group_by=virtual_key&range=30d'));
+    const link = page.locator('table.summary-table tbody th a', { hasText: 'openai-dash' });
+    await link.waitFor();
+    expect(await link.getAttribute('href')).toContain(`virtual_key=${virtualKeyId}`);
   });
 
   it('creates an API key and shows its secret once, edits it, and explains an API error', async () => {

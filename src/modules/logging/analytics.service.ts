@@ -22,7 +22,7 @@ export const EXACT_RANGE_MAX_MS = 2 * DAY_MS;
 const METADATA_VALUE_CHARS = 512;
 
 /**
- * How a summary groups: the expression over a log row (`log`, with `vk` its virtual key) and,
+ * How a summary groups: the expression over a log row (`log`) and,
  * for the rollups (`r`), the rollup dimension and the expression giving the same key.
  * `absentIsNull`: rows without a value (metadata without the key) are rolled up nowhere,
  * their null group is worked out from the totals.
@@ -37,7 +37,7 @@ const GROUPINGS: Record<string, Grouping> = {
   provider: { row: 'log.provider', rollup: { dimension: 'provider', key: 'r.value' } },
   operation: { row: 'log.operation', rollup: { dimension: 'operation', key: 'r.value' } },
   api_key: { row: 'log.api_key_id::text', rollup: { dimension: 'total', key: 'r.api_key_id::text' } },
-  // Rolled up by id; the slug is looked up once the groups are summed.
+  // Grouped by id; the slug is looked up once the groups are summed.
   virtual_key: { row: 'log.virtual_key_id::text', rollup: { dimension: 'virtual_key', key: 'r.value' } },
 };
 
@@ -83,41 +83,33 @@ export class AnalyticsService {
     const grouping = GROUPINGS[query.group_by] ?? metadataGrouping(query.group_by.slice('metadata.'.length), sql);
     const scope = caller.role === 'admin' ? null : sql.add(caller.id);
     const exact = to.getTime() - from.getTime() <= EXACT_RANGE_MAX_MS;
-    const bySlug = query.group_by === 'virtual_key';
-    let rows: Record<string, unknown>[];
-    if (exact) {
-      rows = await this.aggregate(
-        `select ${bySlug ? 'coalesce(vk.slug, log.virtual_key_id::text)' : grouping.row} as key,
-                ${ROW_AGGREGATES}
+    const byVirtualKey = query.group_by === 'virtual_key';
+    const groups = exact
+      ? `select ${grouping.row} as key, ${ROW_AGGREGATES}
          from request_logs log
-         left join virtual_keys vk on vk.id = log.virtual_key_id
          where ${rowsIn([{ from, to }], sql)} ${scope ? `and log.api_key_id = ${scope}` : ''}
-         group by 1
-         order by cost_usd desc, requests desc
-         limit 1000`,
-        sql.values,
-      );
-    } else {
-      const groups = this.histogramAggregate(grouping.rollup, grouping.row, splitRange(from, to, ['week', 'day']), scope, sql);
-      const histogramRows: HistogramRow[] = await this.aggregate(
-        `with groups as (${groups})
-         select ${bySlug ? 'coalesce(vk.slug, groups.key)' : 'groups.key'} as key,
-                requests, errors, prompt_tokens, completion_tokens, cost_usd, latency_bins, latency_counts
-         from groups
-         ${bySlug ? 'left join virtual_keys vk on vk.id::text = groups.key' : ''}
-         order by cost_usd desc, requests desc
-         limit 1000`,
-        sql.values,
-      );
-      rows = histogramRows.map(withPercentiles);
-    }
+         group by 1`
+      : this.histogramAggregate(grouping.rollup, grouping.row, splitRange(from, to, ['week', 'day']), scope, sql);
+    // Virtual keys are grouped by id (a deleted key's slug may have been given to a new one)
+    // and named by slug, the id alongside.
+    const rows: Record<string, unknown>[] = await this.aggregate(
+      `with groups as (${groups})
+       select ${byVirtualKey ? 'coalesce(vk.slug, groups.key) as key, groups.key as virtual_key_id' : 'groups.key'},
+              requests, errors, prompt_tokens, completion_tokens, cost_usd,
+              ${exact ? 'latency_p50_ms, latency_p95_ms' : 'latency_bins, latency_counts'}
+       from groups
+       ${byVirtualKey ? 'left join virtual_keys vk on vk.id::text = groups.key' : ''}
+       order by cost_usd desc, requests desc
+       limit 1000`,
+      sql.values,
+    );
     return {
       object: 'analytics.summary',
       group_by: query.group_by,
       from: from.toISOString(),
       to: to.toISOString(),
       latency_percentiles: exact ? 'exact' : 'approximate',
-      data: rows,
+      data: exact ? rows : (rows as HistogramRow[]).map(withPercentiles),
     };
   }
 
