@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, Not, Repository } from 'typeorm';
@@ -73,7 +73,7 @@ const NEGATIVE_TTL_MS = 5_000;
  * every change; other instances see changes within KEY_CACHE_TTL_MS.
  */
 @Injectable()
-export class KeyLookupService {
+export class KeyLookupService implements OnApplicationBootstrap {
   private readonly logger = new Logger(KeyLookupService.name);
   private readonly apiKeys: TtlCache<ApiKeyPrincipal | null>;
   private readonly virtualKeys: TtlCache<ResolvedVirtualKey | null>;
@@ -100,6 +100,14 @@ export class KeyLookupService {
     this.endUsers = new TtlCache(this.ttlMs);
   }
 
+  /**
+   * End users' budgets are loaded at start-up rather than by the first request naming a
+   * user: should the database be down by then, that request would have nothing to fall back on.
+   */
+  async onApplicationBootstrap(): Promise<void> {
+    await Promise.resolve(this.endUserBudget('')).catch((error: Error) => this.logger.warn(`End users' budgets not loaded at start-up: ${error.message}`));
+  }
+
   apiKeyBySecret(secret: string): Promise<ApiKeyPrincipal | null> | ApiKeyPrincipal | null {
     const hash = sha256(secret);
     return this.apiKeys.get(hash, () => this.guard(this.loadApiKey(hash)), (key) => (key ? this.ttlMs : NEGATIVE_TTL_MS));
@@ -110,7 +118,7 @@ export class KeyLookupService {
   }
 
   endUserBudget(user: string): Promise<EndUserBudget | null> | EndUserBudget | null {
-    const budgets = this.endUsers.get('all', () => this.guard(this.loadEndUserBudgets()));
+    const budgets = this.endUsers.get('all', () => this.guard(this.loadEndUserBudgets(), "The gateway cannot check end users' budgets right now: its database is unreachable"));
     return budgets instanceof Map ? (budgets.get(user) ?? null) : budgets.then((map) => map.get(user) ?? null);
   }
 
@@ -188,7 +196,7 @@ export class KeyLookupService {
    * A database failure on a key never seen before is a 503, not a 401. So is a stored
    * credential this instance cannot decrypt, which says so: the operator has to fix it.
    */
-  private async guard<T>(load: Promise<T>): Promise<T> {
+  private async guard<T>(load: Promise<T>, unreachable = 'The gateway cannot verify this key right now: its database is unreachable'): Promise<T> {
     try {
       return await load;
     } catch (error) {
@@ -196,7 +204,7 @@ export class KeyLookupService {
         this.logger.error('A stored provider credential cannot be decrypted: is GATEWAY_ENCRYPTION_KEY the same on every instance?');
         throw GatewayError.unavailable('This virtual key or config holds a credential the gateway cannot decrypt (its GATEWAY_ENCRYPTION_KEY differs from the one that stored it)');
       }
-      throw GatewayError.unavailable('The gateway cannot verify this key right now: its database is unreachable');
+      throw GatewayError.unavailable(unreachable);
     }
   }
 }
