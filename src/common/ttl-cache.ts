@@ -19,8 +19,11 @@ export class TtlCache<V> {
     private readonly maxEntries = 10_000,
   ) {}
 
-  /** `ttlFor` lets a caller keep some values shorter, e.g. negative look-ups. */
-  get(key: string, load: () => Promise<V>, ttlFor?: (value: V) => number): V | Promise<V> {
+  /**
+   * `ttlFor` lets a caller keep some values shorter, or not at all (null: the entry is
+   * dropped, so it is no fallback either).
+   */
+  get(key: string, load: () => Promise<V>, ttlFor?: (value: V) => number | null): V | Promise<V> {
     const entry = this.entries.get(key);
     if (entry && entry.expiresAt > Date.now()) return entry.value;
     const pending = this.loading.get(key);
@@ -29,7 +32,9 @@ export class TtlCache<V> {
     const generation = this.generation;
     const promise = load().then(
       (value) => {
-        if (generation === this.generation) this.set(key, value, ttlFor ? ttlFor(value) : this.ttlMs);
+        const ttlMs = ttlFor ? ttlFor(value) : this.ttlMs;
+        if (ttlMs === null) this.entries.delete(key);
+        else if (generation === this.generation) this.set(key, value, ttlMs);
         // An invalidation overtook this load, so the value may be stale: it loads again on
         // the next get, but stays the fallback should that load fail (an outage).
         else this.set(key, value, 0);
@@ -45,7 +50,13 @@ export class TtlCache<V> {
     return settled;
   }
 
-  private set(key: string, value: V, ttlMs: number): void {
+  /** The value while it is fresh, without loading. */
+  peek(key: string): V | undefined {
+    const entry = this.entries.get(key);
+    return entry && entry.expiresAt > Date.now() ? entry.value : undefined;
+  }
+
+  set(key: string, value: V, ttlMs = this.ttlMs): void {
     if (this.entries.size >= this.maxEntries && !this.entries.has(key)) {
       // Maps iterate in insertion order: drop the oldest entry.
       this.entries.delete(this.entries.keys().next().value as string);

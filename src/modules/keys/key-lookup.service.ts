@@ -75,7 +75,15 @@ const NEGATIVE_TTL_MS = 5_000;
 @Injectable()
 export class KeyLookupService implements OnApplicationBootstrap {
   private readonly logger = new Logger(KeyLookupService.name);
+  /** Known keys only: an unknown one (null) is not kept here but in `unknownApiKeys`. */
   private readonly apiKeys: TtlCache<ApiKeyPrincipal | null>;
+  /**
+   * Secrets (their hashes) that matched no key, kept apart so that a flood of bad keys
+   * cannot push the known ones out of `apiKeys` (and so out of reach in an outage).
+   */
+  private readonly unknownApiKeys = new TtlCache<true>(NEGATIVE_TTL_MS);
+  /** Bumped by every API key change: a miss that a change overtook is not remembered (the key may be new). */
+  private apiKeyChanges = 0;
   private readonly virtualKeys: TtlCache<ResolvedVirtualKey | null>;
   private readonly configs: TtlCache<ResolvedConfig | null>;
   /**
@@ -110,7 +118,14 @@ export class KeyLookupService implements OnApplicationBootstrap {
 
   apiKeyBySecret(secret: string): Promise<ApiKeyPrincipal | null> | ApiKeyPrincipal | null {
     const hash = sha256(secret);
-    return this.apiKeys.get(hash, () => this.guard(this.loadApiKey(hash)), (key) => (key ? this.ttlMs : NEGATIVE_TTL_MS));
+    if (this.unknownApiKeys.peek(hash)) return null;
+    const changes = this.apiKeyChanges;
+    const load = async () => {
+      const key = await this.guard(this.loadApiKey(hash));
+      if (!key && changes === this.apiKeyChanges) this.unknownApiKeys.set(hash, true);
+      return key;
+    };
+    return this.apiKeys.get(hash, load, (key) => (key ? this.ttlMs : null));
   }
 
   virtualKey(slugOrId: string): Promise<ResolvedVirtualKey | null> | ResolvedVirtualKey | null {
@@ -128,7 +143,8 @@ export class KeyLookupService implements OnApplicationBootstrap {
 
   /** After missed change notifications: reload everything, keeping what is known for an outage. */
   expireAll(): void {
-    for (const cache of [this.apiKeys, this.virtualKeys, this.configs, this.endUsers]) cache.expireAll();
+    this.invalidateApiKeys();
+    for (const cache of [this.virtualKeys, this.configs, this.endUsers]) cache.expireAll();
   }
 
   /*
@@ -137,7 +153,9 @@ export class KeyLookupService implements OnApplicationBootstrap {
    * would turn every key into a 503 during an outage that follows any key change.
    */
   invalidateApiKeys(): void {
+    this.apiKeyChanges++;
     this.apiKeys.expireAll();
+    this.unknownApiKeys.expireAll();
   }
 
   invalidateVirtualKeys(): void {
