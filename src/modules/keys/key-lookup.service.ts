@@ -5,6 +5,7 @@ import { IsNull, Not, Repository } from 'typeorm';
 import { SecretBox, sha256, UndecryptableSecretError } from '../../common/crypto/secret-box';
 import { GatewayError } from '../../common/errors/gateway-error';
 import { isUuid } from '../../common/ids';
+import { LookupCache } from '../../common/lookup-cache';
 import { TtlCache } from '../../common/ttl-cache';
 import type { Environment } from '../../config/environment';
 import { ApiKeyEntity, ApiKeyRole } from './entities/api-key.entity';
@@ -64,8 +65,11 @@ export interface ResolvedConfig {
   config: Record<string, unknown>;
 }
 
-/** Unknown keys are remembered briefly so a flood of bad keys does not reach the database. */
-const NEGATIVE_TTL_MS = 5_000;
+/**
+ * Keys, virtual keys and configs found missing are remembered briefly (apart from those
+ * found), so that a flood of bad keys does not reach the database.
+ */
+const MISS_TTL_MS = 5_000;
 
 /**
  * Keys, virtual keys and configs for the request path, from an in-process cache
@@ -75,23 +79,14 @@ const NEGATIVE_TTL_MS = 5_000;
 @Injectable()
 export class KeyLookupService implements OnApplicationBootstrap {
   private readonly logger = new Logger(KeyLookupService.name);
-  /** Known keys only: an unknown one (null) is not kept here but in `unknownApiKeys`. */
-  private readonly apiKeys: TtlCache<ApiKeyPrincipal | null>;
-  /**
-   * Secrets (their hashes) that matched no key, kept apart so that a flood of bad keys
-   * cannot push the known ones out of `apiKeys` (and so out of reach in an outage).
-   */
-  private readonly unknownApiKeys = new TtlCache<true>(NEGATIVE_TTL_MS);
-  /** Bumped by every API key change: a miss that a change overtook is not remembered (the key may be new). */
-  private apiKeyChanges = 0;
-  private readonly virtualKeys: TtlCache<ResolvedVirtualKey | null>;
-  private readonly configs: TtlCache<ResolvedConfig | null>;
+  private readonly apiKeys: LookupCache<ApiKeyPrincipal>;
+  private readonly virtualKeys: LookupCache<ResolvedVirtualKey>;
+  private readonly configs: LookupCache<ResolvedConfig>;
   /**
    * Every end user with a budget, loaded whole: there are few (an admin creates each),
    * while requests carry any number of distinct users, most without one.
    */
   private readonly endUsers: TtlCache<Map<string, EndUserBudget>>;
-  private readonly ttlMs: number;
 
   constructor(
     @InjectRepository(ApiKeyEntity) private readonly apiKeyRepo: Repository<ApiKeyEntity>,
@@ -101,11 +96,11 @@ export class KeyLookupService implements OnApplicationBootstrap {
     private readonly secretBox: SecretBox,
     config: ConfigService<Environment, true>,
   ) {
-    this.ttlMs = config.get('KEY_CACHE_TTL_MS', { infer: true });
-    this.apiKeys = new TtlCache(this.ttlMs);
-    this.virtualKeys = new TtlCache(this.ttlMs);
-    this.configs = new TtlCache(this.ttlMs);
-    this.endUsers = new TtlCache(this.ttlMs);
+    const ttlMs = config.get('KEY_CACHE_TTL_MS', { infer: true });
+    this.apiKeys = new LookupCache(ttlMs, MISS_TTL_MS);
+    this.virtualKeys = new LookupCache(ttlMs, MISS_TTL_MS);
+    this.configs = new LookupCache(ttlMs, MISS_TTL_MS);
+    this.endUsers = new TtlCache(ttlMs);
   }
 
   /**
@@ -118,14 +113,7 @@ export class KeyLookupService implements OnApplicationBootstrap {
 
   apiKeyBySecret(secret: string): Promise<ApiKeyPrincipal | null> | ApiKeyPrincipal | null {
     const hash = sha256(secret);
-    if (this.unknownApiKeys.peek(hash)) return null;
-    const changes = this.apiKeyChanges;
-    const load = async () => {
-      const key = await this.guard(this.loadApiKey(hash));
-      if (!key && changes === this.apiKeyChanges) this.unknownApiKeys.set(hash, true);
-      return key;
-    };
-    return this.apiKeys.get(hash, load, (key) => (key ? this.ttlMs : null));
+    return this.apiKeys.get(hash, () => this.guard(this.loadApiKey(hash)));
   }
 
   virtualKey(slugOrId: string): Promise<ResolvedVirtualKey | null> | ResolvedVirtualKey | null {
@@ -143,8 +131,7 @@ export class KeyLookupService implements OnApplicationBootstrap {
 
   /** After missed change notifications: reload everything, keeping what is known for an outage. */
   expireAll(): void {
-    this.invalidateApiKeys();
-    for (const cache of [this.virtualKeys, this.configs, this.endUsers]) cache.expireAll();
+    for (const cache of [this.apiKeys, this.virtualKeys, this.configs, this.endUsers]) cache.expireAll();
   }
 
   /*
@@ -153,9 +140,7 @@ export class KeyLookupService implements OnApplicationBootstrap {
    * would turn every key into a 503 during an outage that follows any key change.
    */
   invalidateApiKeys(): void {
-    this.apiKeyChanges++;
     this.apiKeys.expireAll();
-    this.unknownApiKeys.expireAll();
   }
 
   invalidateVirtualKeys(): void {
