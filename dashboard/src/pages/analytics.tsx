@@ -317,13 +317,14 @@ function Charts({ series }: { series: Timeseries }) {
 function SummaryTable({ rows, estimated, groupBy, names }: { rows: SummaryRow[]; estimated: boolean; groupBy: string; names: Map<string, string> }) {
   const maxCost = Math.max(...rows.map((r) => r.cost_usd), 0);
   const maxRequests = Math.max(...rows.map((r) => r.requests), 0);
-  const filterOf = (row: SummaryRow, key: string): [string, string] | null => {
+  const filterOf = ({ key, virtual_key_id }: SummaryRow): [string, string] | null => {
+    if (key === null) return null;
     if (groupBy === 'user') return ['user', key];
     if (groupBy === 'model') return ['model', key];
     if (groupBy === 'provider') return ['provider', key];
     if (groupBy === 'operation') return ['operation', key];
     if (groupBy === 'api_key') return ['api_key_id', key];
-    if (groupBy === 'virtual_key') return ['virtual_key', row.virtual_key_id ?? key];
+    if (groupBy === 'virtual_key') return ['virtual_key', virtual_key_id ?? key];
     if (groupBy.startsWith('metadata.')) return [groupBy, key];
     return null;
   };
@@ -352,7 +353,7 @@ function SummaryTable({ rows, estimated, groupBy, names }: { rows: SummaryRow[];
         </thead>
         <tbody>
           {rows.map((row) => {
-            const filter = row.key === null ? null : filterOf(row, row.key);
+            const filter = filterOf(row);
             const name = row.key === null ? '(none)' : groupBy === 'api_key' ? names.get(row.key) ?? row.key : row.key;
             // A deleted virtual key and the new key given its slug: told apart by id.
             const shared = row.virtual_key_id && rows.some((other) => other !== row && other.key === row.key);

@@ -108,7 +108,7 @@ export class KeyLookupService implements OnApplicationBootstrap {
    * user: should the database be down by then, that request would have nothing to fall back on.
    */
   async onApplicationBootstrap(): Promise<void> {
-    await Promise.resolve(this.endUserBudget('')).catch((error: Error) => this.logger.warn(`End users' budgets not loaded at start-up: ${error.message}`));
+    await Promise.resolve(this.endUserBudgets()).catch((error: Error) => this.logger.warn(`End users' budgets not loaded at start-up: ${error.message}`));
   }
 
   apiKeyBySecret(secret: string): Promise<ApiKeyPrincipal | null> | ApiKeyPrincipal | null {
@@ -121,8 +121,12 @@ export class KeyLookupService implements OnApplicationBootstrap {
   }
 
   endUserBudget(user: string): Promise<EndUserBudget | null> | EndUserBudget | null {
-    const budgets = this.endUsers.get('all', () => this.guard(this.loadEndUserBudgets(), "The gateway cannot check end users' budgets right now: its database is unreachable"));
+    const budgets = this.endUserBudgets();
     return budgets instanceof Map ? (budgets.get(user) ?? null) : budgets.then((map) => map.get(user) ?? null);
+  }
+
+  private endUserBudgets(): Map<string, EndUserBudget> | Promise<Map<string, EndUserBudget>> {
+    return this.endUsers.get('all', () => this.guard(this.loadEndUserBudgets(), "The gateway cannot check end users' budgets right now: its database is unreachable"));
   }
 
   storedConfig(slugOrId: string): Promise<ResolvedConfig | null> | ResolvedConfig | null {

@@ -11,7 +11,7 @@ export function binRange(bin: number): [number, number] {
   return [2 ** ((bin - 1) / BINS_PER_DOUBLING), 2 ** (bin / BINS_PER_DOUBLING)];
 }
 
-/** The bin of a latency, as the database computes it (for tests and for reading). */
+/** The bin of a latency: the database's `request_log_latency_bin` in TypeScript, for the tests. */
 export function binOf(latencyMs: number): number {
   return latencyMs < 1 ? 0 : Math.min(255, Math.floor(BINS_PER_DOUBLING * Math.log2(latencyMs)) + 1);
 }
