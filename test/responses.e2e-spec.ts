@@ -115,6 +115,35 @@ describe('responses through the gateway with the OpenAI SDK', () => {
     expect(logs[0].cost_usd).toBeGreaterThan(0);
   });
 
+  it('logs a stream as a success when the client hangs up right after response.completed (as Codex does), and as client_closed_request before it', async () => {
+    /** Reads the stream until `until` has arrived, then drops the connection while the provider still holds it open. */
+    const readUntil = async (model: string, until: string) => {
+      const abort = new AbortController();
+      const response = await fetch(`${gateway.url}/v1/responses`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': 'openai-prod' },
+        body: JSON.stringify({ model, input: 'echo: one two three', stream: true }),
+        signal: abort.signal,
+      });
+      const reader = response.body!.getReader();
+      const decoder = new TextDecoder();
+      let seen = '';
+      while (!seen.includes(until)) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`the stream ended before ${until}`);
+        seen += decoder.decode(value, { stream: true });
+      }
+      abort.abort();
+      return response.headers.get('x-gateway-request-id');
+    };
+    // mock-slow-<ms>: events that far apart, and the provider ends the stream that long after its last one.
+    const whole = await readUntil('mock-slow-150', 'event: response.completed');
+    const early = await readUntil('mock-slow-150', 'event: response.output_text.delta');
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(await logOf(gateway, whole)).toMatchObject({ status_code: 200, error: null, completion_tokens: 3 });
+    expect(await logOf(gateway, early)).toMatchObject({ error: { code: 'client_closed_request' } });
+  });
+
   it('ends a stream whose event is malformed with an OpenAI error event', async () => {
     const response = await call(gateway, '/v1/responses', { headers: { 'x-gateway-virtual-key': 'openai-prod' }, body: { model: 'mock-malformed-chunk', input: 'hi', stream: true } });
     expect(response.status).toBe(200);

@@ -28,6 +28,12 @@ export interface RouteTarget {
   allowedModels: string[] | null;
   /** The model to send when routing rewrote it (`@slug/model` prefix stripped). */
   model: string | null;
+  /**
+   * An admin chose the host (a built-in provider's URL, a virtual key's or stored config's
+   * `custom_host`, or one an admin key named per request), so it may be on a private
+   * network; a host a non-admin key names per request follows UPSTREAM_ALLOW_PRIVATE_NETWORKS.
+   */
+  privateNetworkAllowed: boolean;
 }
 
 export interface RetryPolicy {
@@ -94,4 +100,6 @@ export interface RoutePlan {
   /** x-gateway-provider-organization / -project: win over the config's and the virtual key's. */
   organization: string | null;
   project: string | null;
+  /** The config's own `custom_host`s were chosen by an admin: a stored config, or an inline one an admin key sent. */
+  configHostsAdminChosen: boolean;
 }
