@@ -203,6 +203,23 @@ const ROUTES: RouteSpec[] = [
       }),
   },
   {
+    name: 'POST /v1/messages/count_tokens',
+    weight: 4,
+    method: 'POST',
+    shape: 'anthropic',
+    upstream: true,
+    path: () => '/v1/messages/count_tokens',
+    headers: (rng, fx) => modelRouting(rng, fx, rng.chance(0.5) ? VK_ANTHROPIC : VK),
+    body: (rng) =>
+      defined({
+        model: rng.pick(['claude-sonnet-4-5', 'gpt-4o-mini']),
+        messages: [{ role: 'user', content: rng.pick<unknown>(['Hello', [{ type: 'text', text: 'Hello' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } }]]) }],
+        system: maybe(rng, 0.5, () => rng.pick<unknown>(['Be brief', [{ type: 'text', text: 'Be brief' }]])),
+        tools: maybe(rng, 0.3, () => [{ name: 'get_weather', description: 'Weather', input_schema: { type: 'object', properties: {} } }]),
+        thinking: maybe(rng, 0.2, () => ({ type: 'enabled', budget_tokens: 1024 })),
+      }),
+  },
+  {
     name: 'POST /v1/embeddings',
     weight: 7,
     method: 'POST',

@@ -13,7 +13,7 @@ import { MetricsService } from '../metrics/metrics.service';
 import { UpstreamClient, UpstreamResponse } from './upstream-client';
 
 /** The capabilities that build a request from a body (all but the REST resources and the realtime socket). */
-export type BodyOperation = Exclude<ProviderOperation, ResourceOperation | 'realtime'>;
+export type BodyOperation = Exclude<ProviderOperation, ResourceOperation | 'anthropicModels' | 'realtime'>;
 
 /** What the shared attempt steps need to know of an operation. */
 export interface OperationSpec<K extends ProviderOperation = BodyOperation> {
