@@ -6,6 +6,8 @@
  * pass-through to OpenAI, which forwards what the gateway does not know unchanged.
  * The mocks' rules are in test/support/mock-anthropic.ts, mock-gemini.ts and mock-openai-responses.ts.
  */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import OpenAI from 'openai';
 import { call, createVirtualKey, expectError, logOf, openai } from './support/e2e-helpers';
 import { MockUpstream, startMockUpstream } from './support/mock-upstream';
@@ -18,6 +20,19 @@ const WEATHER: OpenAI.Responses.FunctionTool = {
   parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'], additionalProperties: false },
   strict: true,
 };
+
+/** A recorded client request (test/fixtures/clients/README.md of branch clients). */
+function recorded(file: string): { headers: Record<string, string>; body: Record<string, any> }[] {
+  return JSON.parse(fs.readFileSync(path.join(__dirname, 'fixtures/clients', file), 'utf8')).requests;
+}
+
+/** The events of an SSE body as the SDK would read them. */
+function sseEvents(text: string): Record<string, any>[] {
+  return text
+    .split('\n\n')
+    .filter((frame) => frame.includes('data: '))
+    .map((frame) => JSON.parse(frame.slice(frame.indexOf('data: ') + 6)));
+}
 
 describe('responses bridged through chat completions', () => {
   let gateway: TestGateway;
@@ -228,6 +243,57 @@ describe('responses bridged through chat completions', () => {
       expect(mock.requests).toHaveLength(0);
       const log = await logOf(gateway, response.headers.get('x-gateway-request-id'));
       expect(log).toMatchObject({ operation: 'responses', status_code: 400 });
+    });
+  });
+
+  describe('Codex, as recorded', () => {
+    it('runs its tool loop against Claude (web search disabled in Codex), every item translated', async () => {
+      const [first, second] = recorded('codex-claude-model-no-web-search-tool.json');
+      const headers = { 'x-gateway-virtual-key': 'anthropic-prod' };
+      const answer = await call(gateway, '/v1/responses', { headers, body: first.body });
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('content-type')).toContain('text/event-stream');
+      const events = sseEvents(answer.text);
+      expect(events[0].type).toBe('response.created');
+      expect(events.at(-1)).toMatchObject({ type: 'response.completed', response: { status: 'completed', output: [{ type: 'message' }] } });
+      const sent = upstream().body;
+      // Codex's developer messages are the system prompt; its namespace's functions are flattened and named after it.
+      expect(sent.system).toContain('You are a coding agent running in the Codex CLI');
+      expect(sent.messages.every((message: any) => message.role === 'user')).toBe(true);
+      const toolNames = sent.tools.map((tool: any) => tool.name);
+      expect(toolNames).toEqual(expect.arrayContaining(['exec_command', 'update_goal', 'multi_agent_v1__close_agent']));
+      expect(toolNames).toHaveLength(first.body.tools.filter((t: any) => t.type === 'function').length + first.body.tools.find((t: any) => t.type === 'namespace').tools.length);
+      expect(sent.tool_choice).toEqual({ type: 'auto' });
+
+      mock.reset();
+      const followUp = await call(gateway, '/v1/responses', { headers, body: second.body });
+      expect(followUp.status).toBe(200);
+      expect(sseEvents(followUp.text).at(-1)?.type).toBe('response.completed');
+      const messages = upstream().body.messages;
+      // The reasoning item (encrypted for OpenAI) is dropped; the call and its output are a tool_use / tool_result pair.
+      expect(messages.at(-2)).toEqual({ role: 'assistant', content: [{ type: 'tool_use', id: 'call_capture_1', name: 'exec_command', input: { cmd: 'echo fixture-ok' } }] });
+      expect(messages.at(-1).content[0]).toMatchObject({ type: 'tool_result', tool_use_id: 'call_capture_1', content: expect.stringContaining('fixture-ok') });
+
+      const log = await logOf(gateway, followUp.headers.get('x-gateway-request-id'));
+      expect(log).toMatchObject({ operation: 'responses', provider: 'anthropic', model: 'claude-sonnet-4-5', is_stream: true, status_code: 200 });
+      expect(log.response_body.status).toBe('completed');
+    });
+
+    it('refuses the web_search tool Codex sends by default, saying how to turn it off', async () => {
+      const [first] = recorded('codex-claude-model-tool.json');
+      const index = first.body.tools.findIndex((tool: any) => tool.type === 'web_search');
+      const response = await call(gateway, '/v1/responses', { headers: { 'x-gateway-virtual-key': 'anthropic-prod' }, body: first.body });
+      expectError(response, 400, { type: 'invalid_request_error', param: `tools[${index}].type`, message: /"web_search".*web_search = "disabled"/ });
+      expect(mock.requests).toHaveLength(0);
+    });
+
+    it('passes its body to OpenAI unchanged, an input item type the gateway does not know included', async () => {
+      const [, second] = recorded('codex-tool.json');
+      const body = structuredClone(second.body);
+      body.input.splice(4, 0, { type: 'additional_tools', id: 'at_1', tools: [{ type: 'function', name: 'late_tool', parameters: { type: 'object', properties: {} } }] });
+      await call(gateway, '/v1/responses', { headers: { 'x-gateway-virtual-key': 'openai-prod' }, body });
+      expect(upstream().path).toBe('/v1/responses');
+      expect(upstream().body).toEqual(body);
     });
   });
 });

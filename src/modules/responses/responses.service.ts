@@ -75,11 +75,11 @@ export class ResponsesService {
     const model = String(body.model);
     const answer = await this.chatUpstream.open(context, target, translated.chat);
     if (answer.kind === 'stream') {
-      const handler = new ChatToResponsesStreamHandler(context, answer.decoder, new ResponsesStreamEncoder(responseSettings(body), model));
+      const handler = new ChatToResponsesStreamHandler(context, answer.decoder, new ResponsesStreamEncoder(responseSettings(body), model, translated.namespaced));
       const frames = await relayUpstreamSse(answer.sent.response, context, answer.sent.timeoutMs, handler);
       return { kind: 'sse', status: answer.status, frames };
     }
-    const response = chatCompletionToResponse(answer.completion, body, model);
+    const response = chatCompletionToResponse(answer.completion, body, model, translated.namespaced);
     context.responseBody = response;
     context.usage = usageFromOpenAI(answer.completion.usage);
     context.servedModel = response.model;

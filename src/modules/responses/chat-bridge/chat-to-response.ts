@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ChatCompletion } from '../../../providers/chat-format';
+import type { NamespacedName } from './responses-to-chat';
 
 type Fields = Record<string, any>;
 
@@ -88,8 +89,11 @@ export function reasoningItem(id: string, text: string): Fields {
   return { id, type: 'reasoning', summary: [{ type: 'summary_text', text }] };
 }
 
-export function functionCallItem(id: string, callId: string, name: string, args: string, status = 'completed'): Fields {
-  return { id, type: 'function_call', status, arguments: args, call_id: callId, name };
+/** A function call item; a namespaced function's chat name (`<namespace>__<function>`) is named as the client declared it. */
+export function functionCallItem(id: string, callId: string, chatName: string, args: string, namespaced: Map<string, NamespacedName>, status = 'completed'): Fields {
+  const declared = namespaced.get(chatName);
+  const name = declared ? { name: declared.name, namespace: declared.namespace } : { name: chatName };
+  return { id, type: 'function_call', status, arguments: args, call_id: callId, ...name };
 }
 
 /**
@@ -97,7 +101,7 @@ export function functionCallItem(id: string, callId: string, name: string, args:
  * returned some) as a reasoning item, its text (or refusal) as a message item, its tool
  * calls as function_call items, in that order, as OpenAI's models answer.
  */
-export function chatCompletionToResponse(completion: ChatCompletion, request: Fields, model: string): Fields {
+export function chatCompletionToResponse(completion: ChatCompletion, request: Fields, model: string, namespaced: Map<string, NamespacedName> = new Map()): Fields {
   const choice = completion.choices?.[0] ?? {};
   const answer: Fields = choice.message ?? {};
   const { status, incomplete_details } = responseStatus(choice.finish_reason);
@@ -111,7 +115,7 @@ export function chatCompletionToResponse(completion: ChatCompletion, request: Fi
   for (const call of calls) {
     const args = call?.function?.arguments;
     const callId = typeof call?.id === 'string' && call.id ? call.id : newItemId('call_');
-    output.push(functionCallItem(newItemId('fc_'), callId, String(call?.function?.name ?? ''), typeof args === 'string' ? args : JSON.stringify(args ?? {})));
+    output.push(functionCallItem(newItemId('fc_'), callId, String(call?.function?.name ?? ''), typeof args === 'string' ? args : JSON.stringify(args ?? {}), namespaced));
   }
   const served = typeof completion.model === 'string' && completion.model ? completion.model : model;
   const createdAt = typeof completion.created === 'number' ? completion.created : Math.floor(Date.now() / 1000);

@@ -1,5 +1,6 @@
 import { sseFrame } from '../../../common/http/sse-frame';
 import type { ChatCompletionChunk } from '../../../providers/chat-format';
+import type { NamespacedName } from './responses-to-chat';
 import { functionCallItem, newItemId, reasoningText, responseObject, responseStatus, responseUsage } from './chat-to-response';
 
 type Fields = Record<string, any>;
@@ -40,6 +41,7 @@ export class ResponsesStreamEncoder {
   constructor(
     private readonly settings: Fields,
     private model: string,
+    private readonly namespaced: Map<string, NamespacedName> = new Map(),
   ) {}
 
   onChunk(chunk: ChatCompletionChunk): Frames {
@@ -142,7 +144,7 @@ export class ResponsesStreamEncoder {
     if (current && current.toolIndex === ordinal && (id === null || id === current.item.call_id)) open = current;
     else {
       const name = typeof call.function?.name === 'string' ? call.function.name : '';
-      const item = functionCallItem(newItemId('fc_'), id ?? newItemId('call_'), name, '', 'in_progress');
+      const item = functionCallItem(newItemId('fc_'), id ?? newItemId('call_'), name, '', this.namespaced, 'in_progress');
       open = this.openItem({ kind: 'function_call', index: this.output.length, item, toolIndex: ordinal }, frames);
     }
     const fragment = call.function?.arguments;

@@ -4,11 +4,28 @@ import type { ChatCompletionBody } from '../../../providers/chat-format';
 type Fields = Record<string, any>;
 type ChatMessage = Record<string, unknown>;
 
-/** A Responses request as a chat body, and the fields left out because they only tune delivery (CONTRACT section 12: "ignored"). */
+/** A function of a `namespace` tool, as the model calls it in the Responses API. */
+export interface NamespacedName {
+  namespace: string;
+  name: string;
+}
+
+/**
+ * A Responses request as a chat body; the fields left out because they only tune delivery
+ * (CONTRACT section 12: "ignored"); and the chat names of the functions of `namespace`
+ * tools, for the answer to name them as the client declared them.
+ */
 export interface BridgedRequest {
   chat: ChatCompletionBody;
   ignored: string[];
+  namespaced: Map<string, NamespacedName>;
 }
+
+/**
+ * Chat has no tool namespaces: a namespace's functions go as `<namespace>__<function>`,
+ * a name every chat provider accepts (letters, digits, `_`, `-`).
+ */
+export const namespacedChatName = (namespace: string, name: string) => `${namespace}__${name}`;
 
 const invalid = (message: string, param: string) => GatewayError.invalidRequest(message, param);
 /** A 400 for what the Responses API has and chat completions cannot carry; `what` names it, with its field. */
@@ -24,6 +41,7 @@ interface Translation {
   body: Fields;
   chat: ChatCompletionBody;
   ignored: string[];
+  namespaced: Map<string, NamespacedName>;
   provider: string;
 }
 
@@ -106,6 +124,8 @@ const FIELDS: Record<string, (value: any, t: Translation, field: string) => void
   truncation: ignoredUnless((value) => value === 'disabled'),
   // Padding of stream events (`include_obfuscation`): delivery only.
   stream_options: ignoredUnless(() => false),
+  // Codex's notes about its session (turn and thread ids) for OpenAI's backend; nothing the model reads.
+  client_metadata: ignoredUnless(() => false),
   // Caps calls to built-in tools, of which a bridged provider runs none: honoured as it is.
   max_tool_calls: () => undefined,
   background: refusedUnless((value) => value === false, 'background: true (a response run and stored by the provider)'),
@@ -123,7 +143,7 @@ const FIELDS: Record<string, (value: any, t: Translation, field: string) => void
  * 400 naming it and the provider.
  */
 export function responsesToChatBody(body: Record<string, unknown>, provider: string): BridgedRequest {
-  const t: Translation = { body, chat: {}, ignored: [], provider };
+  const t: Translation = { body, chat: {}, ignored: [], namespaced: new Map(), provider };
   for (const [field, value] of Object.entries(body)) {
     if (!present(value)) continue;
     const apply = Object.hasOwn(FIELDS, field) ? FIELDS[field] : undefined;
@@ -131,15 +151,16 @@ export function responsesToChatBody(body: Record<string, unknown>, provider: str
     apply(value, t, field);
   }
   if (!present(body.input)) throw invalid('input is required: a string or an array of input items', 'input');
-  t.chat.messages = [...instructions(body.instructions), ...chatMessages(body.input, provider)];
+  // Tools first: the history's calls of namespaced functions are named as the tools are.
+  const tools = present(body.tools) ? chatTools(body.tools, t) : [];
+  t.chat.messages = [...instructions(body.instructions), ...chatMessages(body.input, t)];
   // OpenAI refuses an empty `tools`, and `tool_choice` or `parallel_tool_calls` without tools: without tools they mean nothing.
-  const tools = present(body.tools) ? chatTools(body.tools, provider) : [];
   if (tools.length) {
     t.chat.tools = tools;
     if (present(body.tool_choice)) toolChoice(body.tool_choice, t);
     if (present(body.parallel_tool_calls)) t.chat.parallel_tool_calls = body.parallel_tool_calls;
   }
-  return { chat: t.chat, ignored: t.ignored };
+  return { chat: t.chat, ignored: t.ignored, namespaced: t.namespaced };
 }
 
 function instructions(value: unknown): ChatMessage[] {
@@ -189,24 +210,49 @@ function text(value: unknown, t: Translation): void {
 
 /**
  * Function tools as chat tools (Responses function tools are flat: name, description,
- * parameters and strict beside `type`). Built-in tools (web search, file search, computer
- * use, code interpreter, remote MCP, image generation, shell …) run at OpenAI: refused.
+ * parameters and strict beside `type`); the functions of a `namespace` tool likewise,
+ * named `<namespace>__<function>`. Built-in tools (web search, file search, computer use,
+ * code interpreter, remote MCP, image generation, shell …) run at OpenAI: refused.
  */
-function chatTools(tools: unknown, provider: string): Fields[] {
+function chatTools(tools: unknown, t: Translation): Fields[] {
   if (!Array.isArray(tools)) throw invalid('tools must be an array', 'tools');
-  return tools.map((tool, i) => {
+  return tools.flatMap((tool, i) => {
     const at = `tools[${i}]`;
     if (!isObject(tool)) throw invalid(`${at} must be an object`, at);
-    if (tool.type !== 'function') throw unsupported(provider, `${at}.type`, `the built-in tool ${JSON.stringify(tool.type)} (${at}.type)`);
-    if (typeof tool.name !== 'string' || !tool.name) throw invalid(`${at}.name must be a non-empty string`, `${at}.name`);
-    const fn: Fields = { name: tool.name };
-    if (present(tool.description)) fn.description = string(tool.description, `${at}.description`);
-    if (present(tool.parameters)) {
-      if (!isObject(tool.parameters)) throw invalid(`${at}.parameters must be a JSON schema object`, `${at}.parameters`);
-      fn.parameters = tool.parameters;
-    }
-    if (present(tool.strict)) fn.strict = boolean(tool.strict, `${at}.strict`);
-    return { type: 'function', function: fn };
+    if (tool.type === 'function') return [functionTool(tool, at)];
+    if (tool.type === 'namespace') return namespaceTools(tool, at, t);
+    throw unsupported(t.provider, `${at}.type`, `the built-in tool ${JSON.stringify(tool.type)} (${at}.type)${BUILT_IN_HINTS[tool.type] ?? ''}`);
+  });
+}
+
+/** How a client can leave out a built-in tool it sends by default. */
+const WEB_SEARCH_HINT = ' (Codex: web_search = "disabled" in config.toml)';
+const BUILT_IN_HINTS: Record<string, string> = { web_search: WEB_SEARCH_HINT, web_search_preview: WEB_SEARCH_HINT };
+
+function functionTool(tool: Fields, at: string, chatName?: string): Fields {
+  if (typeof tool.name !== 'string' || !tool.name) throw invalid(`${at}.name must be a non-empty string`, `${at}.name`);
+  const fn: Fields = { name: chatName ?? tool.name };
+  if (present(tool.description)) fn.description = string(tool.description, `${at}.description`);
+  if (present(tool.parameters)) {
+    if (!isObject(tool.parameters)) throw invalid(`${at}.parameters must be a JSON schema object`, `${at}.parameters`);
+    fn.parameters = tool.parameters;
+  }
+  if (present(tool.strict)) fn.strict = boolean(tool.strict, `${at}.strict`);
+  return { type: 'function', function: fn };
+}
+
+function namespaceTools(tool: Fields, at: string, t: Translation): Fields[] {
+  if (typeof tool.name !== 'string' || !/^[A-Za-z0-9_-]+$/.test(tool.name)) throw invalid(`${at}.name must be a name of letters, digits, _ and -`, `${at}.name`);
+  if (!Array.isArray(tool.tools)) throw invalid(`${at}.tools must be an array of function tools`, `${at}.tools`);
+  const namespace = tool.name;
+  return tool.tools.map((inner: unknown, j: number) => {
+    const innerAt = `${at}.tools[${j}]`;
+    if (!isObject(inner)) throw invalid(`${innerAt} must be an object`, innerAt);
+    if (inner.type !== 'function') throw unsupported(t.provider, `${innerAt}.type`, `the tool type ${JSON.stringify(inner.type)} in a namespace (${innerAt}.type)`);
+    if (typeof inner.name !== 'string' || !inner.name) throw invalid(`${innerAt}.name must be a non-empty string`, `${innerAt}.name`);
+    const chatName = namespacedChatName(namespace, inner.name);
+    t.namespaced.set(chatName, { namespace, name: inner.name });
+    return functionTool(inner, innerAt, chatName);
   });
 }
 
@@ -254,7 +300,8 @@ function toolChoice(choice: unknown, t: Translation): void {
  * are the model's own notes (encrypted for OpenAI), which no other provider can read.
  * Other item types (hosted tool calls, item references …) need OpenAI: refused.
  */
-function chatMessages(input: unknown, provider: string): ChatMessage[] {
+function chatMessages(input: unknown, t: Translation): ChatMessage[] {
+  const provider = t.provider;
   if (typeof input === 'string') return [{ role: 'user', content: input }];
   if (!Array.isArray(input)) throw invalid('input must be a string or an array of input items', 'input');
   const messages: ChatMessage[] = [];
@@ -268,6 +315,8 @@ function chatMessages(input: unknown, provider: string): ChatMessage[] {
         break;
       case 'function_call': {
         const call = functionCall(item, at);
+        // A call of a namespaced function goes under the name its tool has in the chat body.
+        if (present(item.namespace)) call.function.name = namespacedChatName(string(item.namespace, `${at}.namespace`), call.function.name);
         const last = messages[messages.length - 1];
         if (last?.role === 'assistant') last.tool_calls = [...((last.tool_calls as unknown[]) ?? []), call];
         else messages.push({ role: 'assistant', content: null, tool_calls: [call] });
