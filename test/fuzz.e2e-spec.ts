@@ -142,7 +142,8 @@ const ROUTES: RouteSpec[] = [
     shape: 'openai',
     upstream: true,
     path: () => '/v1/responses',
-    headers: modelRouting,
+    // A third to Anthropic: the Responses API bridged through chat completions gets the same hostile input.
+    headers: (rng, fx) => modelRouting(rng, fx, rng.chance(0.35) ? VK_ANTHROPIC : VK),
     body: (rng) =>
       defined({
         model: rng.pick(['gpt-4.1-mini', 'gpt-4o-mini', `@${VK}/gpt-4.1-mini`]),
