@@ -226,7 +226,7 @@ describe('responses bridged through chat completions', () => {
 
   describe('what the bridge cannot keep', () => {
     it.each([
-      ['a built-in tool', { tools: [{ type: 'web_search_preview' }] }, 'tools[0].type', /built-in tool "web_search_preview".*provider anthropic/],
+      ['a built-in tool forced by tool_choice', { tools: [{ type: 'web_search_preview' }], tool_choice: { type: 'web_search_preview' } }, 'tool_choice.type', /web_search_preview/],
       ['a remote MCP server', { tools: [{ type: 'mcp', server_label: 'x', server_url: 'https://mcp.example.com' }] }, 'tools[0].type', /"mcp"/],
       ['previous_response_id', { previous_response_id: 'resp_123' }, 'previous_response_id', /previous_response_id/],
       ['background: true', { background: true }, 'background', /background/],
@@ -279,12 +279,14 @@ describe('responses bridged through chat completions', () => {
       expect(log.response_body.status).toBe('completed');
     });
 
-    it('refuses the web_search tool Codex sends by default, saying how to turn it off', async () => {
+    it('leaves out the web_search tool Codex offers by default, so Codex works with Claude as it is', async () => {
       const [first] = recorded('codex-claude-model-tool.json');
-      const index = first.body.tools.findIndex((tool: any) => tool.type === 'web_search');
+      expect(first.body.tools.some((tool: any) => tool.type === 'web_search')).toBe(true);
       const response = await call(gateway, '/v1/responses', { headers: { 'x-gateway-virtual-key': 'anthropic-prod' }, body: first.body });
-      expectError(response, 400, { type: 'invalid_request_error', param: `tools[${index}].type`, message: /"web_search".*web_search = "disabled"/ });
-      expect(mock.requests).toHaveLength(0);
+      expect(response.status).toBe(200);
+      const sent = upstream().body;
+      expect(sent.tools.length).toBe(first.body.tools.filter((tool: any) => tool.type !== 'web_search').length + nestedTools(first.body) - namespaces(first.body));
+      expect(sent.tools.every((tool: any) => typeof tool.name === 'string' && tool.input_schema)).toBe(true);
     });
 
     it('passes its body to OpenAI unchanged, an input item type the gateway does not know included', async () => {
@@ -297,3 +299,11 @@ describe('responses bridged through chat completions', () => {
     });
   });
 });
+
+/** How many function tools the namespace tools of a Responses body hold, and how many namespaces there are. */
+function nestedTools(body: any): number {
+  return body.tools.filter((tool: any) => tool.type === 'namespace').reduce((sum: number, tool: any) => sum + tool.tools.length, 0);
+}
+function namespaces(body: any): number {
+  return body.tools.filter((tool: any) => tool.type === 'namespace').length;
+}

@@ -97,6 +97,16 @@ describe('responsesToChatBody', () => {
     expect(namespaced.get('agents__spawn')).toEqual({ namespace: 'agents', name: 'spawn' });
   });
 
+  it('leaves out the tools OpenAI hosts, naming them as ignored; only the function tools reach the provider', () => {
+    const { chat, ignored } = translate({
+      tools: [{ type: 'web_search', external_web_access: true }, { type: 'function', name: 'f' }, { type: 'file_search', vector_store_ids: ['vs_1'] }],
+    });
+    expect(chat.tools).toEqual([{ type: 'function', function: { name: 'f' } }]);
+    expect(ignored).toEqual(['tools.web_search', 'tools.file_search']);
+    // Nothing but hosted tools: the chat body has no tools at all (OpenAI refuses an empty list).
+    expect(translate({ tools: [{ type: 'web_search' }], tool_choice: 'auto' }).chat).not.toHaveProperty('tools');
+  });
+
   it('narrows the tools to allowed_tools', () => {
     const tools = [
       { type: 'function', name: 'a' },
@@ -142,8 +152,8 @@ describe('responsesToChatBody', () => {
   });
 
   it.each([
-    [{ tools: [{ type: 'file_search', vector_store_ids: ['vs_1'] }] }, 'tools[0].type', /built-in tool "file_search".*provider anthropic/],
-    [{ tools: [{ type: 'code_interpreter', container: { type: 'auto' } }] }, 'tools[0].type', /code_interpreter/],
+    [{ tools: [{ type: 'mcp', server_label: 'docs', server_url: 'https://mcp.example.com' }] }, 'tools[0].type', /built-in tool "mcp".*provider anthropic/],
+    [{ tools: [{ type: 'custom', name: 'apply_patch', format: { type: 'grammar' } }] }, 'tools[0].type', /"custom"/],
     [{ tools: [{ type: 'namespace', name: 'n', tools: [{ type: 'custom', name: 'x' }] }] }, 'tools[0].tools[0].type', /"custom" in a namespace/],
     [{ previous_response_id: 'resp_1' }, 'previous_response_id', /stored by the provider/],
     [{ conversation: 'conv_1' }, 'conversation', /conversation/],

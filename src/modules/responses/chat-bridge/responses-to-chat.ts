@@ -154,11 +154,14 @@ export function responsesToChatBody(body: Record<string, unknown>, provider: str
   // Tools first: the history's calls of namespaced functions are named as the tools are.
   const tools = present(body.tools) ? chatTools(body.tools, t) : [];
   t.chat.messages = [...instructions(body.instructions), ...chatMessages(body.input, t)];
+  t.chat.tools = tools;
+  if (present(body.tool_choice)) toolChoice(body.tool_choice, t);
+  if (present(body.parallel_tool_calls)) t.chat.parallel_tool_calls = body.parallel_tool_calls;
   // OpenAI refuses an empty `tools`, and `tool_choice` or `parallel_tool_calls` without tools: without tools they mean nothing.
-  if (tools.length) {
-    t.chat.tools = tools;
-    if (present(body.tool_choice)) toolChoice(body.tool_choice, t);
-    if (present(body.parallel_tool_calls)) t.chat.parallel_tool_calls = body.parallel_tool_calls;
+  if (!(t.chat.tools as Fields[]).length) {
+    delete t.chat.tools;
+    delete t.chat.tool_choice;
+    delete t.chat.parallel_tool_calls;
   }
   return { chat: t.chat, ignored: t.ignored, namespaced: t.namespaced };
 }
@@ -211,8 +214,12 @@ function text(value: unknown, t: Translation): void {
 /**
  * Function tools as chat tools (Responses function tools are flat: name, description,
  * parameters and strict beside `type`); the functions of a `namespace` tool likewise,
- * named `<namespace>__<function>`. Built-in tools (web search, file search, computer use,
- * code interpreter, remote MCP, image generation, shell …) run at OpenAI: refused.
+ * named `<namespace>__<function>`. Tools OpenAI hosts (web search, file search, code
+ * interpreter, image generation, computer use) are offers the model may take or leave:
+ * left out for a provider that cannot run them, and named as ignored (Codex offers web
+ * search on every request); forcing one with `tool_choice` is refused. A remote MCP server
+ * the caller named, and tools the client runs itself in shapes chat has no word for
+ * (custom grammars, shell, apply_patch, tool search), are refused.
  */
 function chatTools(tools: unknown, t: Translation): Fields[] {
   if (!Array.isArray(tools)) throw invalid('tools must be an array', 'tools');
@@ -221,13 +228,16 @@ function chatTools(tools: unknown, t: Translation): Fields[] {
     if (!isObject(tool)) throw invalid(`${at} must be an object`, at);
     if (tool.type === 'function') return [functionTool(tool, at)];
     if (tool.type === 'namespace') return namespaceTools(tool, at, t);
-    throw unsupported(t.provider, `${at}.type`, `the built-in tool ${JSON.stringify(tool.type)} (${at}.type)${BUILT_IN_HINTS[tool.type] ?? ''}`);
+    if (typeof tool.type === 'string' && HOSTED_TOOLS.has(tool.type)) {
+      t.ignored.push(`tools.${tool.type}`);
+      return [];
+    }
+    throw unsupported(t.provider, `${at}.type`, `the built-in tool ${JSON.stringify(tool.type)} (${at}.type)`);
   });
 }
 
-/** How a client can leave out a built-in tool it sends by default. */
-const WEB_SEARCH_HINT = ' (Codex: web_search = "disabled" in config.toml)';
-const BUILT_IN_HINTS: Record<string, string> = { web_search: WEB_SEARCH_HINT, web_search_preview: WEB_SEARCH_HINT };
+/** Tools that run at OpenAI and that the model may use or not: an offer a bridged provider leaves out. */
+const HOSTED_TOOLS: ReadonlySet<string> = new Set(['web_search', 'web_search_preview', 'web_search_preview_2025_03_11', 'file_search', 'code_interpreter', 'image_generation', 'computer_use_preview']);
 
 function functionTool(tool: Fields, at: string, chatName?: string): Fields {
   if (typeof tool.name !== 'string' || !tool.name) throw invalid(`${at}.name must be a non-empty string`, `${at}.name`);
