@@ -1,5 +1,6 @@
 import type { RouteTarget } from '../../modules/routing/route-plan';
 import type { ChatTranslation } from '../chat-format';
+import { IgnoredParams } from '../ignored-params';
 import type { ProviderAdapter, UpstreamRequest } from '../provider-adapter';
 import { toAnthropicRequest } from './chat-request';
 import { toChatCompletion, toOpenAIError } from './chat-response';
@@ -39,5 +40,11 @@ export const anthropicAdapter: ProviderAdapter = {
   credentialOptional: false,
   requiresCustomHost: false,
   messages: { buildRequest: messagesRequest },
-  chatCompletions: { buildRequest: (body, target, headers) => messagesRequest(toAnthropicRequest(body), target, headers), translation },
+  chatCompletions: {
+    buildRequest: (body, target, headers) => {
+      const ignored = new IgnoredParams(target.strictParams);
+      return { ...messagesRequest(toAnthropicRequest(body, ignored), target, headers), ignoredParams: ignored.list() };
+    },
+    translation,
+  },
 };
