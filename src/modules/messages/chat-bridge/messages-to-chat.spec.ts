@@ -154,6 +154,7 @@ describe('messagesToChatBody', () => {
       expect(wantsThinking({ thinking: { type: 'enabled', budget_tokens: 1024 } })).toBe(true);
       expect(wantsThinking({ thinking: { type: 'adaptive' } })).toBe(true);
       expect(wantsThinking({ thinking: { type: 'disabled' } })).toBe(false);
+      expect(wantsThinking({ thinking: { type: 'adaptive', display: 'omitted' } })).toBe(false);
       expect(wantsThinking({})).toBe(false);
     });
 
@@ -166,6 +167,20 @@ describe('messagesToChatBody', () => {
     ])('%j is a 400 naming %s', (fields, param) => {
       expect(refusal(fields)).toMatchObject({ status: 400, param });
     });
+  });
+
+  it('a deferred tool is left out and named; the end user past 64 characters goes as its SHA-256', () => {
+    const ignored = new IgnoredParams();
+    const userId = JSON.stringify({ device_id: 'd'.repeat(64), account_uuid: '', session_id: '1cadc7bc-15d0-40b9-bee3-541c535dba01' });
+    const chat = messagesToChatBody(
+      request({ metadata: { user_id: userId }, tools: [{ name: 'Bash', input_schema: { type: 'object' } }, { name: 'DeferredToolPlaceholder', input_schema: { type: 'object' }, defer_loading: true }] }),
+      'openai',
+      ignored,
+    );
+    expect(chat.tools).toEqual([{ type: 'function', function: { name: 'Bash', parameters: { type: 'object' } } }]);
+    expect(chat.user).toMatch(/^[0-9a-f]{64}$/);
+    expect(messagesToChatBody(request({ metadata: { user_id: userId } }), 'openai').user).toBe(chat.user);
+    expect(ignored.list()).toEqual(['tools[].defer_loading']);
   });
 
   describe('mid-conversation system messages', () => {
@@ -395,7 +410,7 @@ describe('messagesToChatBody', () => {
       ['the web search server tool', { tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 3 }] }, 'tools[0].type', 'the server tool "web_search_20250305" (tools[0].type)'],
       ['the bash server tool', { tools: [{ name: 'f', input_schema: {} }, { type: 'bash_20250124', name: 'bash' }] }, 'tools[1].type', 'the server tool "bash_20250124" (tools[1].type)'],
       ['the text editor server tool', { tools: [{ type: 'text_editor_20250728', name: 'str_replace_based_edit_tool' }] }, 'tools[0].type', 'text_editor_20250728'],
-      ['a tool field chat has no place for', { tools: [{ name: 'f', input_schema: {}, defer_loading: true }] }, 'tools[0].defer_loading', 'tools[0].defer_loading'],
+      ['a tool field chat has no place for', { tools: [{ name: 'f', input_schema: {}, input_examples: [{}] }] }, 'tools[0].input_examples', 'tools[0].input_examples'],
       [
         'a document block',
         { messages: [{ role: 'user', content: [{ type: 'text', text: 'Sum up' }, { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'x' } }] }] },

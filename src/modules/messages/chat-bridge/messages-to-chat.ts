@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { GatewayError } from '../../../common/errors/gateway-error';
 import type { ChatCompletionBody } from '../../../providers/chat-format';
 import { IgnoredParams } from '../../../providers/ignored-params';
@@ -24,6 +25,16 @@ const CACHE_HINT = "it marks Anthropic's prompt cache; the provider caches promp
 
 /** OpenAI's own models take only `max_completion_tokens` when they reason; other chat providers know `max_tokens`. */
 const MAX_COMPLETION_TOKENS_PROVIDERS = new Set(['openai', 'azure-openai']);
+
+/**
+ * The end user as chat's `user`. OpenAI refuses a `user` past 64 characters, and Claude
+ * Code's `user_id` is a JSON object of device, account and session ids (150 or so): a
+ * longer one goes as its SHA-256 (64 hex digits), as stable and as distinct per user.
+ * The log keeps the id as sent.
+ */
+function chatUser(userId: string): string {
+  return userId.length <= 64 ? userId : createHash('sha256').update(userId).digest('hex');
+}
 
 function number(value: unknown, param: string): number {
   if (typeof value !== 'number' || !Number.isFinite(value)) throw invalid(`${param} must be a number`, param);
@@ -60,7 +71,7 @@ const FIELDS: Record<string, (value: unknown, chat: ChatCompletionBody, bridge: 
     if (!isObject(value)) throw invalid('metadata must be an object', 'metadata');
     for (const [key, inner] of Object.entries(value)) {
       if (key === 'user_id') {
-        if (typeof inner === 'string' && inner) chat.user = inner;
+        if (typeof inner === 'string' && inner) chat.user = chatUser(inner);
       } else if (present(inner)) ignored.ignore(`metadata.${key}`, 'Anthropic request metadata other than user_id has no chat counterpart');
     }
   },
@@ -136,8 +147,9 @@ export function messagesToChatBody(body: Record<string, unknown>, provider: stri
   chat.messages = [...systemMessages(body.system, bridge), ...body.messages.flatMap((message, i) => chatMessages(message, `messages[${i}]`, bridge))];
   // OpenAI refuses an empty `tools`, and `tool_choice` or `parallel_tool_calls` without tools: without tools they mean nothing.
   if (present(body.tools) && !Array.isArray(body.tools)) throw invalid('tools must be an array', 'tools');
-  if (Array.isArray(body.tools) && body.tools.length) {
-    chat.tools = chatTools(body.tools, bridge);
+  const tools = Array.isArray(body.tools) ? chatTools(body.tools, bridge) : [];
+  if (tools.length) {
+    chat.tools = tools;
     if (present(body.tool_choice)) Object.assign(chat, toolChoice(body.tool_choice));
   }
   return chat;
@@ -167,15 +179,22 @@ function systemMessages(system: unknown, bridge: Bridge): ChatMessage[] {
 /**
  * Custom tools as function tools. Server tools (web search, code execution, bash, text
  * editor …) run at Anthropic, so a tool with a type other than `custom` is refused, as
- * is a tool field with no function counterpart (`defer_loading`, `input_examples` …).
+ * is a tool field with no function counterpart (`input_examples` …).
  * `eager_input_streaming` only changes how the arguments arrive (unbuffered), and chat
- * providers stream them as they come anyway.
+ * providers stream them as they come anyway. A tool with `defer_loading: true` is one
+ * Anthropic keeps out of the model's view until a tool search finds it (Claude Code
+ * sends a `DeferredToolPlaceholder` so): it is left out, which is what the model would
+ * have seen.
  */
 function chatTools(tools: unknown[], bridge: Bridge): Record<string, unknown>[] {
   const { provider, ignored } = bridge;
-  return tools.map((tool, i) => {
+  return tools.flatMap((tool, i) => {
     const at = `tools[${i}]`;
     if (!isObject(tool)) throw invalid(`${at} must be an object`, at);
+    if (tool.defer_loading === true) {
+      ignored.ignore(`${at}.defer_loading`, "the tool waits for Anthropic's tool search, which chat providers lack; it is left out, as the model would not see it");
+      return [];
+    }
     if (present(tool.type) && tool.type !== 'custom') throw unsupported(provider, `${at}.type`, `the server tool ${JSON.stringify(tool.type)} (${at}.type)`);
     if (typeof tool.name !== 'string' || !tool.name) throw invalid(`${at}.name must be a string`, `${at}.name`);
     if (!isObject(tool.input_schema)) throw invalid(`${at}.input_schema must be a JSON schema object`, `${at}.input_schema`);
@@ -190,9 +209,9 @@ function chatTools(tools: unknown[], bridge: Bridge): Record<string, unknown>[] 
       else if (key === 'strict') fn.strict = value;
       else if (key === 'cache_control') ignored.ignore(`${at}.cache_control`, CACHE_HINT);
       else if (key === 'eager_input_streaming') ignored.ignore(`${at}.eager_input_streaming`, 'it only streams tool arguments unbuffered; chat providers stream them as they come');
-      else throw unsupported(provider, `${at}.${key}`, `${at}.${key}`);
+      else if (key !== 'defer_loading') throw unsupported(provider, `${at}.${key}`, `${at}.${key}`);
     }
-    return { type: 'function', function: fn };
+    return [{ type: 'function', function: fn }];
   });
 }
 
@@ -357,8 +376,12 @@ function assistantMessages(content: unknown, at: string, bridge: Bridge): ChatMe
   return [message];
 }
 
-/** Whether the client asked for thinking: then reasoning text the provider sends back becomes thinking blocks. */
+/**
+ * Whether the client asked to see thinking: then reasoning text the provider sends back
+ * becomes thinking blocks. `display: "omitted"` (Claude Code's) asks for thinking
+ * without its text, which a provider's reasoning text has no other form for.
+ */
 export function wantsThinking(body: Record<string, unknown>): boolean {
-  const type = isObject(body.thinking) ? body.thinking.type : undefined;
-  return type === 'enabled' || type === 'adaptive';
+  if (!isObject(body.thinking) || body.thinking.display === 'omitted') return false;
+  return body.thinking.type === 'enabled' || body.thinking.type === 'adaptive';
 }
