@@ -32,9 +32,3 @@ export class IgnoredParams {
     return [...this.names];
   }
 }
-
-/** Both lists of one request (a Messages body bridged to chat, then the chat body translated), each name once. */
-export function mergeIgnored(first: readonly string[], second: readonly string[] | undefined): string[] {
-  if (!second?.length) return [...first];
-  return [...new Set([...first, ...second])];
-}
