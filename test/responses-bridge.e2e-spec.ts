@@ -224,6 +224,19 @@ describe('responses bridged through chat completions', () => {
     });
   });
 
+  it('names what it leaves out in x-gateway-ignored-params and the log; a config with strict_params refuses it instead', async () => {
+    const body = { model: 'claude-sonnet-4-5', input: 'hi', prompt_cache_key: 'session-1', tools: [{ type: 'web_search' }] };
+    const lenient = await call(gateway, '/v1/responses', { headers: { 'x-gateway-virtual-key': 'anthropic-prod' }, body });
+    expect(lenient.status).toBe(200);
+    expect(lenient.headers.get('x-gateway-ignored-params')).toBe('prompt_cache_key,tools.web_search');
+    mock.reset();
+
+    const strict = JSON.stringify({ virtual_key: 'anthropic-prod', strict_params: true });
+    const refused = await call(gateway, '/v1/responses', { headers: { 'x-gateway-config': strict }, body });
+    expectError(refused, 400, { type: 'invalid_request_error', code: 'strict_params', param: 'prompt_cache_key', message: /^prompt_cache_key would be ignored/ });
+    expect(mock.requests).toHaveLength(0);
+  });
+
   describe('what the bridge cannot keep', () => {
     it.each([
       ['a built-in tool forced by tool_choice', { tools: [{ type: 'web_search_preview' }], tool_choice: { type: 'web_search_preview' } }, 'tool_choice.type', /web_search_preview/],
@@ -284,6 +297,9 @@ describe('responses bridged through chat completions', () => {
       expect(first.body.tools.some((tool: any) => tool.type === 'web_search')).toBe(true);
       const response = await call(gateway, '/v1/responses', { headers: { 'x-gateway-virtual-key': 'anthropic-prod' }, body: first.body });
       expect(response.status).toBe(200);
+      expect(response.headers.get('x-gateway-ignored-params')?.split(',')).toEqual(expect.arrayContaining(['tools.web_search', 'prompt_cache_key', 'client_metadata']));
+      const log = await logOf(gateway, response.headers.get('x-gateway-request-id'));
+      expect(log.ignored_params).toEqual(expect.arrayContaining(['tools.web_search']));
       const sent = upstream().body;
       expect(sent.tools.length).toBe(first.body.tools.filter((tool: any) => tool.type !== 'web_search').length + nestedTools(first.body) - namespaces(first.body));
       expect(sent.tools.every((tool: any) => typeof tool.name === 'string' && tool.input_schema)).toBe(true);

@@ -9,6 +9,11 @@ export interface UpstreamRequest {
   headers: Record<string, string>;
   /** JSON text, or an upload streamed through (sent once: no retry can replay it). */
   body?: string | Readable;
+  /**
+   * Fields of the client's body a translation dropped because they only tune delivery or
+   * caching (see IgnoredParams); the request path names them in a header and the log.
+   */
+  ignoredParams?: readonly string[];
 }
 
 /**

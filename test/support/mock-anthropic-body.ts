@@ -28,8 +28,16 @@ export function anthropicId(prefix: string): string {
 const isObject = (value: unknown): value is Record<string, any> => value !== null && typeof value === 'object' && !Array.isArray(value);
 const isEmpty = (content: unknown) => content === '' || (Array.isArray(content) && content.length === 0);
 
+/**
+ * Betas under which a `system` message may stand among the turns: Claude Code 2.1.331
+ * sends one (test/fixtures/clients/) with these in its anthropic-beta header; which of
+ * them enables it is not documented, so either does here.
+ */
+const MID_CONVERSATION_SYSTEM_BETAS = ['per-turn-control-2026-07-01', 'mid-conversation-tool-changes-2026-07-01'];
+
 /** The first problem of a create body, as Anthropic words it ("<field>: …"), or null. */
-export function invalidBody(body: any): string | null {
+export function invalidBody(body: any, betaHeader: unknown = undefined): string | null {
+  const systemRole = MID_CONVERSATION_SYSTEM_BETAS.some((beta) => String(betaHeader ?? '').includes(beta));
   if (!isObject(body)) return 'body: Input should be a valid dictionary';
   const extra = Object.keys(body).find((field) => !KNOWN_FIELDS.has(field));
   if (extra) return `${extra}: Extra inputs are not permitted`;
@@ -39,7 +47,9 @@ export function invalidBody(body: any): string | null {
   }
   if (!Array.isArray(body.messages) || body.messages.length === 0) return 'messages: at least one message is required';
   for (const [i, message] of body.messages.entries()) {
-    if (message?.role !== 'user' && message?.role !== 'assistant') return `messages.${i}.role: Input should be 'user' or 'assistant'`;
+    if (systemRole && message?.role === 'system') {
+      if (i === 0) return 'messages: first message must use the "user" role';
+    } else if (message?.role !== 'user' && message?.role !== 'assistant') return `messages.${i}.role: Input should be 'user' or 'assistant'`;
     if (typeof message.content !== 'string' && !Array.isArray(message.content)) return `messages.${i}.content: Input should be a valid list`;
     if (Array.isArray(message.content)) {
       const j = message.content.findIndex((block: unknown) => !isObject(block) || typeof block.type !== 'string');

@@ -20,7 +20,9 @@
  *     answer carries a `request-id` header
  *   - body checks (400 invalid_request_error "<field>: …"): JSON, no unknown top-level field
  *     ("<field>: Extra inputs are not permitted"), model, max_tokens (positive integer), messages
- *     (non-empty, roles user | assistant, the first a user turn, consecutive same roles accepted as
+ *     (non-empty, roles user | assistant (and system, not first, under anthropic-beta
+ *     per-turn-control-2026-07-01 or mid-conversation-tool-changes-2026-07-01, as Claude Code
+ *     sends it), the first a user turn, consecutive same roles accepted as
  *     Anthropic merges them, content a string or typed blocks, non-empty but for a final assistant
  *     turn), system (string or text blocks), temperature and top_p 0…1, top_k, stop_sequences,
  *     tools (name, custom ones an input_schema), tool_choice (auto | any | tool | none; a forced
@@ -117,7 +119,7 @@ export function serveAnthropic(res: http.ServerResponse, call: MockCall): boolea
   if (headersRefused(res, call)) return true;
   if (call.badJson) sendAnthropicError(res, 400, BAD_JSON_MESSAGE);
   else {
-    const invalid = invalidBody(call.body) ?? mcpBetaMissing(call.body, call.headers['anthropic-beta']);
+    const invalid = invalidBody(call.body, call.headers['anthropic-beta']) ?? mcpBetaMissing(call.body, call.headers['anthropic-beta']);
     if (invalid) sendAnthropicError(res, 400, invalid);
     else answer(res, call);
   }

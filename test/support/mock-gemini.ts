@@ -39,7 +39,9 @@
  *   - generationConfig.candidateCount n > 1: n identical candidates (index 0…n-1)
  *   - usage: promptTokenCount = ceil(chars of systemInstruction + contents texts, function calls
  *     and responses / 4) (min 1), candidatesTokenCount = words of the text (function call: 5) × n,
- *     thinkingConfig.thinkingBudget > 0: thoughtsTokenCount 5, totalTokenCount the sum
+ *     thinkingConfig.thinkingBudget > 0: thoughtsTokenCount 5, totalTokenCount the sum; with
+ *     thinkingConfig.includeThoughts too, a first part {text: THOUGHT_SUMMARY, thought: true}
+ *     (streamed: in a chunk of its own)
  *   - stream: one chunk per word (parts [{text: word with its leading space}]), each a whole
  *     GenerateContentResponse with the running usageMetadata, finishReason only on the last; a
  *     function call comes whole in one chunk

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '../../common/context/request-context';
 import type { GatewayResult } from '../../common/http/gateway-result';
 import { usageFromOpenAI, usageFromOpenAIResponses } from '../../providers/openai-usage';
+import { IgnoredParams } from '../../providers/ignored-params';
 import { ProviderRegistry } from '../../providers/registry';
 import { ChatUpstream } from '../chat/chat-upstream.service';
 import { RouteExecutor } from '../routing/route-executor.service';
@@ -68,10 +69,11 @@ export class ResponsesService {
 
   /**
    * Through chat completions. Errors come back from `ChatUpstream` in OpenAI's shape,
-   * which is this operation's. `translated.ignored` names the delivery-only fields left out.
+   * which is this operation's. The delivery-only fields left out are named (header, log).
    */
   private async bridged(context: RequestContext, target: RouteTarget, body: Record<string, unknown>): Promise<GatewayResult> {
-    const translated = responsesToChatBody(body, target.provider);
+    const translated = responsesToChatBody(body, target.provider, new IgnoredParams(target.strictParams));
+    context.noteIgnoredParams(translated.ignored);
     const model = String(body.model);
     const answer = await this.chatUpstream.open(context, target, translated.chat);
     if (answer.kind === 'stream') {

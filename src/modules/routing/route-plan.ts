@@ -21,6 +21,8 @@ export interface RouteTarget {
   overrideParams: Record<string, unknown>;
   /** This attempt's timeout (a config's `request_timeout`); null: UPSTREAM_TIMEOUT_MS. */
   requestTimeoutMs: number | null;
+  /** A config's `strict_params`: what a translation would ignore is refused instead (see IgnoredParams). */
+  strictParams: boolean;
   virtualKeyId: string | null;
   /** The virtual key's budget, enforced per attempt (see BudgetLedger). */
   virtualKeyBudget: KeyBudget | null;
@@ -84,6 +86,7 @@ export interface RouteNode {
   overrideParams: Record<string, unknown>;
   retry: RetryPolicy | null;
   requestTimeoutMs: number | null;
+  strictParams: boolean;
   cache: CachePolicy | null;
   circuitBreaker: CircuitBreakerPolicy | null;
   /** Checks on the request before it is sent to this leaf, and on its answer (CONTRACT section 5). */

@@ -73,6 +73,7 @@ export class RouteResolver {
     target.project = plan.project ?? node.project ?? target.project;
     target.overrideParams = node.overrideParams;
     target.requestTimeoutMs = node.requestTimeoutMs;
+    target.strictParams = node.strictParams;
     return target;
   }
 
@@ -184,6 +185,7 @@ function blankTarget(provider: string, apiKey: string | null): RouteTarget {
     providerOptions: {},
     overrideParams: {},
     requestTimeoutMs: null,
+    strictParams: false,
     virtualKeyId: null,
     virtualKeyBudget: null,
     virtualKeyRateLimits: [],

@@ -75,7 +75,9 @@ export class UpstreamAttempt {
       throw GatewayError.permission(`Model '${model}' is not allowed for this virtual key`, 'model_not_allowed');
     }
     context.model = model;
-    return this.sendRequest(context, target, builder.buildRequest(body, target, headers));
+    const request = builder.buildRequest(body, target, headers);
+    context.noteIgnoredParams(request.ignoredParams);
+    return this.sendRequest(context, target, request);
   }
 
   /** The adapter's capability for an operation; 400 naming the provider when it lacks it. */

@@ -1,5 +1,6 @@
 import type { RouteTarget } from '../../modules/routing/route-plan';
 import type { ChatTranslation } from '../chat-format';
+import { IgnoredParams } from '../ignored-params';
 import type { ProviderAdapter, ResourceCapability, UpstreamRequest } from '../provider-adapter';
 import { toAnthropicRequest } from './chat-request';
 import { toChatCompletion, toOpenAIError } from './chat-response';
@@ -58,5 +59,11 @@ export const anthropicAdapter: ProviderAdapter = {
   messages: { buildRequest: messagesRequest },
   messagesCountTokens: { buildRequest: (payload, target, headers) => postRequest('/messages/count_tokens', payload, target, headers) },
   anthropicModels,
-  chatCompletions: { buildRequest: (body, target, headers) => messagesRequest(toAnthropicRequest(body), target, headers), translation },
+  chatCompletions: {
+    buildRequest: (body, target, headers) => {
+      const ignored = new IgnoredParams(target.strictParams);
+      return { ...messagesRequest(toAnthropicRequest(body, ignored), target, headers), ignoredParams: ignored.list() };
+    },
+    translation,
+  },
 };

@@ -1,6 +1,7 @@
 import { GatewayError } from '../../common/errors/gateway-error';
 import type { RouteTarget } from '../../modules/routing/route-plan';
 import type { ChatTranslation } from '../chat-format';
+import { IgnoredParams } from '../ignored-params';
 import type { ChatInputTokensCapability, ProviderAdapter, ResourceCapability, UpstreamRequest } from '../provider-adapter';
 import { toGeminiRequest } from './chat-request';
 import { toChatCompletion, toOpenAIError } from './chat-response';
@@ -30,11 +31,14 @@ function buildRequest(body: Record<string, unknown>, target: RouteTarget): Upstr
   if (typeof body.model !== 'string' || !body.model) throw GatewayError.invalidRequest('model must be a string naming a Gemini model', 'model');
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (target.apiKey) headers['x-goog-api-key'] = target.apiKey;
+  const ignored = new IgnoredParams(target.strictParams);
+  const request = toGeminiRequest(body, ignored);
   return {
     method: 'POST',
     url: generateContentUrl(target, body.model, body.stream === true),
     headers,
-    body: JSON.stringify(toGeminiRequest(body)),
+    body: JSON.stringify(request),
+    ignoredParams: ignored.list(),
   };
 }
 

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '../../../common/context/request-context';
 import { GatewayError, UpstreamHttpError } from '../../../common/errors/gateway-error';
 import type { GatewayResult } from '../../../common/http/gateway-result';
-import { checkBody } from '../../../common/pipes/body-rules';
 import type { ChatInputTokensCapability, ProviderAdapter } from '../../../providers/provider-adapter';
 import { ProviderRegistry } from '../../../providers/registry';
 import { RouteExecutor } from '../../routing/route-executor.service';
@@ -10,7 +9,6 @@ import type { RouteTarget } from '../../routing/route-plan';
 import { OperationSpec, UpstreamAttempt } from '../../upstream/upstream-attempt';
 import { openAIErrorToAnthropic } from '../chat-bridge/chat-to-messages';
 import { messagesToChatBody } from '../chat-bridge/messages-to-chat';
-import { MESSAGE_CREATE_SCHEMA } from '../dto/message-create.dto';
 import type { MessageCountTokensDto } from '../dto/message-count-tokens.dto';
 import { anthropicHeaders } from '../messages.service';
 import { estimateInputTokens } from './token-estimator';
@@ -20,12 +18,6 @@ const ANTHROPIC_COUNT: OperationSpec = { capability: 'messagesCountTokens', titl
 
 /** The fields of a Messages body that make its input tokens; the rest tunes generation and counts nothing. */
 const COUNTED_FIELDS = ['model', 'system', 'messages', 'tools', 'tool_choice'] as const;
-
-/** What the chat bridge needs of those fields, checked as `/v1/messages` checks them. */
-const BRIDGE_SCHEMA = {
-  required: { messages: MESSAGE_CREATE_SCHEMA.required.messages },
-  optional: { system: MESSAGE_CREATE_SCHEMA.optional.system, tools: MESSAGE_CREATE_SCHEMA.optional.tools, tool_choice: MESSAGE_CREATE_SCHEMA.optional.tool_choice },
-};
 
 /**
  * `POST /v1/messages/count_tokens`, answered `{input_tokens}` in Anthropic's shape:
@@ -84,7 +76,7 @@ export class CountTokensService {
     let request;
     try {
       const countable = Object.fromEntries(COUNTED_FIELDS.filter((field) => body[field] !== undefined).map((field) => [field, body[field]]));
-      checkBody(countable, BRIDGE_SCHEMA);
+      // The bridge checks what it reads (a 400 naming the field), as for /v1/messages.
       request = capability.buildRequest(messagesToChatBody(countable, target.provider), target);
     } catch (error) {
       // What the vendor cannot be asked (a document, a server tool …) can still be estimated.

@@ -1,3 +1,4 @@
+import { IgnoredParams } from '../../../providers/ignored-params';
 import { GatewayError } from '../../../common/errors/gateway-error';
 import type { ChatCompletionBody } from '../../../providers/chat-format';
 
@@ -40,7 +41,7 @@ const EFFORTS: Record<string, string> = { none: 'none', minimal: 'minimal', low:
 interface Translation {
   body: Fields;
   chat: ChatCompletionBody;
-  ignored: string[];
+  ignored: IgnoredParams;
   namespaced: Map<string, NamespacedName>;
   provider: string;
 }
@@ -60,11 +61,11 @@ function boolean(value: unknown, param: string): boolean {
   return value;
 }
 
-/** A field that only tunes delivery: named in the ignored list when it asks for anything but the default. */
+/** A field that only tunes delivery (`why`): named in the ignored list when it asks for anything but the default. */
 const ignoredUnless =
-  (isDefault: (value: any) => boolean) =>
+  (isDefault: (value: any) => boolean, why: string) =>
   (value: unknown, t: Translation, field: string): void => {
-    if (!isDefault(value)) t.ignored.push(field);
+    if (!isDefault(value)) t.ignored.ignore(field, why);
   };
 
 /** A field whose meaning needs state or a service the bridge does not have: refused unless it asks for nothing. */
@@ -112,20 +113,20 @@ const FIELDS: Record<string, (value: any, t: Translation, field: string) => void
     if (!isObject(value)) throw invalid('metadata must be an object', 'metadata');
   },
   // Nothing is stored for a bridged provider; `store: false` asks for exactly that, `true` is named ignored.
-  store: ignoredUnless((value) => boolean(value, 'store') === false),
+  store: ignoredUnless((value) => boolean(value, 'store') === false, 'nothing is stored for a provider reached through chat completions'),
   // Extra data for the answer (encrypted reasoning, logprobs, search sources): what the provider gives is in the answer anyway.
-  include: ignoredUnless((value) => Array.isArray(value) && value.length === 0),
+  include: ignoredUnless((value) => Array.isArray(value) && value.length === 0, 'extra data of OpenAI\'s answer; what the provider gives is in the answer'),
   // Routing hints for OpenAI's prompt cache; chat providers cache prompts on their own.
-  prompt_cache_key: ignoredUnless(() => false),
-  prompt_cache_retention: ignoredUnless(() => false),
+  prompt_cache_key: ignoredUnless(() => false, 'a routing hint for OpenAI\'s prompt cache'),
+  prompt_cache_retention: ignoredUnless(() => false, 'a setting of OpenAI\'s prompt cache'),
   // OpenAI's capacity tiers; another provider has only its own.
-  service_tier: ignoredUnless((value) => value === 'auto' || value === 'default'),
+  service_tier: ignoredUnless((value) => value === 'auto' || value === 'default', 'an OpenAI capacity tier'),
   // What OpenAI does when the context overflows; the provider answers with its own error instead.
-  truncation: ignoredUnless((value) => value === 'disabled'),
+  truncation: ignoredUnless((value) => value === 'disabled', 'what OpenAI does when the context overflows'),
   // Padding of stream events (`include_obfuscation`): delivery only.
-  stream_options: ignoredUnless(() => false),
+  stream_options: ignoredUnless(() => false, 'padding of stream events'),
   // Codex's notes about its session (turn and thread ids) for OpenAI's backend; nothing the model reads.
-  client_metadata: ignoredUnless(() => false),
+  client_metadata: ignoredUnless(() => false, 'notes for OpenAI\'s backend that the model never reads'),
   // Caps calls to built-in tools, of which a bridged provider runs none: honoured as it is.
   max_tool_calls: () => undefined,
   background: refusedUnless((value) => value === false, 'background: true (a response run and stored by the provider)'),
@@ -142,8 +143,8 @@ const FIELDS: Record<string, (value: any, t: Translation, field: string) => void
  * never a 500. What chat completions cannot carry (built-in tools, stored state) is a
  * 400 naming it and the provider.
  */
-export function responsesToChatBody(body: Record<string, unknown>, provider: string): BridgedRequest {
-  const t: Translation = { body, chat: {}, ignored: [], namespaced: new Map(), provider };
+export function responsesToChatBody(body: Record<string, unknown>, provider: string, ignored = new IgnoredParams()): BridgedRequest {
+  const t: Translation = { body, chat: {}, ignored, namespaced: new Map(), provider };
   for (const [field, value] of Object.entries(body)) {
     if (!present(value)) continue;
     const apply = Object.hasOwn(FIELDS, field) ? FIELDS[field] : undefined;
@@ -163,7 +164,7 @@ export function responsesToChatBody(body: Record<string, unknown>, provider: str
     delete t.chat.tool_choice;
     delete t.chat.parallel_tool_calls;
   }
-  return { chat: t.chat, ignored: t.ignored, namespaced: t.namespaced };
+  return { chat: t.chat, ignored: t.ignored.list(), namespaced: t.namespaced };
 }
 
 function instructions(value: unknown): ChatMessage[] {
@@ -181,13 +182,13 @@ function reasoning(value: unknown, t: Translation): void {
     t.chat.reasoning_effort = effort;
   }
   // Asks for a summary of the reasoning; the bridge returns whatever reasoning text the provider hands back.
-  for (const field of ['summary', 'generate_summary']) if (present(value[field])) t.ignored.push(`reasoning.${field}`);
+  for (const field of ['summary', 'generate_summary']) if (present(value[field])) t.ignored.ignore(`reasoning.${field}`, 'a summary of the reasoning; the provider\'s reasoning text comes back as it is');
 }
 
 /** `text.format` as `response_format`; `text.verbosity` is a style hint chat providers have no knob for. */
 function text(value: unknown, t: Translation): void {
   if (!isObject(value)) throw invalid('text must be an object', 'text');
-  if (present(value.verbosity) && value.verbosity !== 'medium') t.ignored.push('text.verbosity');
+  if (present(value.verbosity) && value.verbosity !== 'medium') t.ignored.ignore('text.verbosity', 'a style hint chat providers have no setting for');
   const format = value.format;
   if (!present(format)) return;
   if (!isObject(format)) throw invalid('text.format must be an object', 'text.format');
@@ -229,7 +230,7 @@ function chatTools(tools: unknown, t: Translation): Fields[] {
     if (tool.type === 'function') return [functionTool(tool, at)];
     if (tool.type === 'namespace') return namespaceTools(tool, at, t);
     if (typeof tool.type === 'string' && HOSTED_TOOLS.has(tool.type)) {
-      t.ignored.push(`tools.${tool.type}`);
+      t.ignored.ignore(`tools.${tool.type}`, 'a tool OpenAI hosts, which the model may use or not; the provider cannot run it');
       return [];
     }
     throw unsupported(t.provider, `${at}.type`, `the built-in tool ${JSON.stringify(tool.type)} (${at}.type)`);
