@@ -43,16 +43,16 @@ describe('request body reading', () => {
   });
 
   it('parses a chunked body under the limit, split inside a multi-byte character', async () => {
-    const body = Buffer.from(JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'robot', content: 'héllo' }] }));
+    const body = Buffer.from(JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], stream: 'héllo' }));
     const split = body.indexOf(Buffer.from('é')) + 1; // between the two bytes of é
     const response = await send(
       gateway,
       { ...ROUTED, 'content-type': 'application/json' },
       [body.subarray(0, split), body.subarray(split)],
     );
-    // The body was read whole and parsed: validation (not JSON parsing) rejects the role.
+    // The body was read whole and parsed: validation (not JSON parsing) rejects the stream flag.
     expect(response.status).toBe(400);
-    expect(response.body.error.param).toBe('messages[0].role');
+    expect(response.body.error.param).toBe('stream');
   });
 
   it('answers 415 for a charset other than UTF-8 and for compressed bodies', async () => {

@@ -113,7 +113,8 @@ export function toAnthropicMessages(messages: unknown): { system?: AnthropicSyst
 
   messages.forEach((message: any, i) => {
     const param = `messages[${i}]`;
-    const role = message?.role;
+    if (typeof message !== 'object' || message === null || Array.isArray(message)) throw invalid(`${param} must be an object`, param);
+    const role = message.role;
     if (role === 'function') throw unsupported(`${param}.role`, `the deprecated function role (${param}.role)`);
     const fields = typeof role === 'string' && Object.hasOwn(FIELDS, role) ? FIELDS[role] : undefined;
     if (!fields) throw invalid(`${param}.role must be system, developer, user, assistant or tool`, `${param}.role`);

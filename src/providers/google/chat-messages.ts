@@ -145,7 +145,8 @@ export function toGeminiContents(messages: unknown): { contents: GeminiContent[]
   };
 
   messages.forEach((message: any, i) => {
-    const role = message?.role;
+    if (typeof message !== 'object' || message === null || Array.isArray(message)) throw invalid(`messages[${i}] must be an object`, `messages[${i}]`);
+    const role = message.role;
     const fields = typeof role === 'string' && Object.hasOwn(FIELDS, role) ? FIELDS[role] : undefined;
     if (role === 'function') throw unsupported(`messages[${i}].role`, `the deprecated function role (messages[${i}].role)`);
     if (!fields) throw invalid(`messages[${i}].role must be system, developer, user, assistant or tool`, `messages[${i}].role`);
