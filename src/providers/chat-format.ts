@@ -44,3 +44,12 @@ export interface ChatTranslation {
   /** The vendor's error answer in OpenAI's error shape (the status is kept as it is). */
   toOpenAIError(status: number, body: unknown): OpenAIErrorBody;
 }
+
+/**
+ * The reasoning text of a chat message or delta: `reasoning_content` (DeepSeek, vLLM,
+ * Gemini through its translation), or `reasoning` (OpenRouter, newer vLLM); '' when none.
+ */
+export function reasoningText(message: Record<string, any> | null | undefined): string {
+  const text = message?.reasoning_content ?? message?.reasoning;
+  return typeof text === 'string' ? text : '';
+}

@@ -1,7 +1,7 @@
 import { sseFrame } from '../../../common/http/sse-frame';
-import type { ChatCompletionChunk } from '../../../providers/chat-format';
+import { type ChatCompletionChunk, reasoningText } from '../../../providers/chat-format';
 import { AnthropicMessageAssembler } from '../anthropic-message-assembler';
-import { anthropicUsageFromOpenAI, generatedId, messageId, reasoningText, stopReasonFromOpenAI, thinkingBlock } from './chat-to-messages';
+import { anthropicUsageFromOpenAI, generatedId, messageId, stopReasonFromOpenAI, thinkingBlock } from './chat-to-messages';
 
 type Frames = string[];
 /** The open content block: its kind; for a tool call also its OpenAI `index` and id, which its later deltas match. */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { anthropicErrorType } from '../../../common/errors/anthropic-error';
-import type { ChatCompletion } from '../../../providers/chat-format';
+import { type ChatCompletion, reasoningText } from '../../../providers/chat-format';
 
 /** An id in Anthropic's style for what the provider left unnamed. */
 export const generatedId = (prefix: 'msg_' | 'toolu_') => `${prefix}${randomBytes(12).toString('hex')}`;
@@ -64,15 +64,6 @@ export function toolInput(args: unknown): Record<string, unknown> {
     // kept as text below
   }
   return { _raw_arguments: args };
-}
-
-/**
- * The reasoning text of a chat message or delta: `reasoning_content` (DeepSeek, vLLM,
- * Gemini through its translation), or `reasoning` (OpenRouter, newer vLLM); '' when none.
- */
-export function reasoningText(message: Record<string, any> | null | undefined): string {
-  const text = message?.reasoning_content ?? message?.reasoning;
-  return typeof text === 'string' ? text : '';
 }
 
 /**

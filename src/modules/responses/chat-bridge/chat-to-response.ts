@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { ChatCompletion } from '../../../providers/chat-format';
+import { type ChatCompletion, reasoningText } from '../../../providers/chat-format';
 import type { NamespacedName } from './responses-to-chat';
 
 type Fields = Record<string, any>;
@@ -35,12 +35,6 @@ export function responseStatus(finishReason: unknown): { status: 'completed' | '
   if (finishReason === 'length') return { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } };
   if (finishReason === 'content_filter') return { status: 'incomplete', incomplete_details: { reason: 'content_filter' } };
   return { status: 'completed', incomplete_details: null };
-}
-
-/** The reasoning text some chat providers send beside the answer (`reasoning_content`, or `reasoning` as a string). */
-export function reasoningText(holder: Fields | null | undefined): string | null {
-  const text = holder?.reasoning_content ?? holder?.reasoning;
-  return typeof text === 'string' && text ? text : null;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { sseFrame } from '../../../common/http/sse-frame';
-import type { ChatCompletionChunk } from '../../../providers/chat-format';
+import { type ChatCompletionChunk, reasoningText } from '../../../providers/chat-format';
 import type { NamespacedName } from './responses-to-chat';
-import { functionCallItem, newItemId, reasoningText, responseObject, responseStatus, responseUsage } from './chat-to-response';
+import { functionCallItem, newItemId, responseObject, responseStatus, responseUsage } from './chat-to-response';
 
 type Fields = Record<string, any>;
 type Frames = string[];
