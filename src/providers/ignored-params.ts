@@ -32,3 +32,18 @@ export class IgnoredParams {
     return [...this.names];
   }
 }
+
+/**
+ * Chat parameters that tune delivery and caching at OpenAI only: a translated provider
+ * answers the same without them (it caches prompts its own way), so they are ignored.
+ */
+export const OPENAI_DELIVERY_PARAMS: Record<string, (value: unknown, _request: unknown, _body: unknown, ignored: IgnoredParams) => void> = {
+  prompt_cache_key: (_value, _request, _body, ignored) => ignored.ignore('prompt_cache_key', "it routes to OpenAI's prompt cache; the provider caches prompts its own way"),
+  prompt_cache_retention: (_value, _request, _body, ignored) => ignored.ignore('prompt_cache_retention', "it tunes OpenAI's prompt cache"),
+  service_tier: (_value, _request, _body, ignored) => ignored.ignore('service_tier', "it chooses OpenAI's processing tier"),
+  store: (value, _request, _body, ignored) => {
+    if (value !== false) ignored.ignore('store', 'it keeps the completion at OpenAI');
+  },
+  // OpenAI's tags for stored completions (the end user goes by `user`).
+  metadata: (_value, _request, _body, ignored) => ignored.ignore('metadata', 'it tags completions stored at OpenAI'),
+};

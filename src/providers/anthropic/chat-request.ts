@@ -1,6 +1,6 @@
 import { GatewayError } from '../../common/errors/gateway-error';
 import type { ChatCompletionBody } from '../chat-format';
-import { IgnoredParams } from '../ignored-params';
+import { IgnoredParams, OPENAI_DELIVERY_PARAMS } from '../ignored-params';
 import { ANTHROPIC_THINKING_BUDGETS } from '../reasoning-effort';
 import { type AnthropicMessage, type AnthropicSystem, toAnthropicMessages } from './chat-messages';
 
@@ -92,15 +92,7 @@ const PARAMETERS: Record<string, (value: unknown, request: AnthropicRequest, bod
     const type = (value as Record<string, unknown>)?.type;
     if (type !== 'text') throw unsupported('response_format.type', `response_format of type ${JSON.stringify(type)}`);
   },
-  // Delivery and caching at OpenAI: Anthropic answers the same without them.
-  prompt_cache_key: (_value, _request, _body, ignored) => ignored.ignore('prompt_cache_key', 'it routes to OpenAI\'s prompt cache; Anthropic caches by cache_control marks'),
-  prompt_cache_retention: (_value, _request, _body, ignored) => ignored.ignore('prompt_cache_retention', 'it tunes OpenAI\'s prompt cache'),
-  service_tier: (_value, _request, _body, ignored) => ignored.ignore('service_tier', 'it chooses OpenAI\'s processing tier'),
-  store: (value, _request, _body, ignored) => {
-    if (value !== false) ignored.ignore('store', 'it keeps the completion at OpenAI');
-  },
-  // OpenAI's tags for stored completions; Anthropic's `metadata` holds only the end user, which `user` sets.
-  metadata: (_value, _request, _body, ignored) => ignored.ignore('metadata', 'it tags completions stored at OpenAI'),
+  ...OPENAI_DELIVERY_PARAMS,
 };
 
 /**

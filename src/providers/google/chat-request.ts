@@ -1,6 +1,6 @@
 import { GatewayError } from '../../common/errors/gateway-error';
 import type { ChatCompletionBody } from '../chat-format';
-import { IgnoredParams } from '../ignored-params';
+import { IgnoredParams, OPENAI_DELIVERY_PARAMS } from '../ignored-params';
 import { GEMINI_THINKING_BUDGETS } from '../reasoning-effort';
 import { toGeminiContents } from './chat-messages';
 
@@ -74,14 +74,7 @@ const PARAMETERS: Record<string, (value: unknown, request: GeminiRequest, body: 
   parallel_tool_calls: (value) => {
     if (value !== true) throw unsupported('parallel_tool_calls', 'parallel_tool_calls: false');
   },
-  // Delivery and caching at OpenAI: Gemini answers the same without them (and caches prompts implicitly).
-  prompt_cache_key: (_value, _request, _body, ignored) => ignored.ignore('prompt_cache_key', "it routes to OpenAI's prompt cache; Gemini caches prompts by itself"),
-  prompt_cache_retention: (_value, _request, _body, ignored) => ignored.ignore('prompt_cache_retention', "it tunes OpenAI's prompt cache"),
-  service_tier: (_value, _request, _body, ignored) => ignored.ignore('service_tier', "it chooses OpenAI's processing tier"),
-  store: (value, _request, _body, ignored) => {
-    if (value !== false) ignored.ignore('store', 'it keeps the completion at OpenAI');
-  },
-  metadata: (_value, _request, _body, ignored) => ignored.ignore('metadata', 'it tags completions stored at OpenAI'),
+  ...OPENAI_DELIVERY_PARAMS,
 };
 
 function responseFormat(value: unknown, request: GeminiRequest): void {
