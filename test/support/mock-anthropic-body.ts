@@ -39,7 +39,10 @@ export function invalidBody(body: any): string | null {
   }
   if (!Array.isArray(body.messages) || body.messages.length === 0) return 'messages: at least one message is required';
   for (const [i, message] of body.messages.entries()) {
-    if (message?.role !== 'user' && message?.role !== 'assistant') return `messages.${i}.role: Input should be 'user' or 'assistant'`;
+    // A mid-conversation system message (Claude Code 2.1 sends one after the first user turn:
+    // test/fixtures/clients/claude-code-*.json) is accepted; the first message is never one.
+    const midConversationSystem = i > 0 && message?.role === 'system';
+    if (message?.role !== 'user' && message?.role !== 'assistant' && !midConversationSystem) return `messages.${i}.role: Input should be 'user' or 'assistant'`;
     if (typeof message.content !== 'string' && !Array.isArray(message.content)) return `messages.${i}.content: Input should be a valid list`;
     if (Array.isArray(message.content)) {
       const j = message.content.findIndex((block: unknown) => !isObject(block) || typeof block.type !== 'string');

@@ -10,7 +10,7 @@
  *     answer carries a `request-id` header
  *   - body checks (400 invalid_request_error "<field>: …"): JSON, no unknown top-level field
  *     ("<field>: Extra inputs are not permitted"), model, max_tokens (positive integer), messages
- *     (non-empty, roles user | assistant, the first a user turn, consecutive same roles accepted as
+ *     (non-empty, roles user | assistant (| system after the first, as Claude Code sends), the first a user turn, consecutive same roles accepted as
  *     Anthropic merges them, content a string or typed blocks, non-empty but for a final assistant
  *     turn), system (string or text blocks), temperature and top_p 0…1, top_k, stop_sequences,
  *     tools (name, custom ones an input_schema), tool_choice (auto | any | tool | none; a forced
