@@ -28,6 +28,8 @@ async function claude(baseUrl: string, key: GatewayKey, prompt: string, extraArg
     DISABLE_AUTOUPDATER: '1',
     DISABLE_TELEMETRY: '1',
     DISABLE_ERROR_REPORTING: '1',
+    // One try: a refusal shows at once instead of after Claude Code's retries with backoff.
+    CLAUDE_CODE_MAX_RETRIES: '0',
   });
   const args = ['-p', prompt, '--model', key.target.model, '--no-session-persistence', ...extraArgs];
   const run = await runProcess(CLAUDE, args, { env, cwd: home, timeoutMs: 45_000 });
