@@ -10,13 +10,16 @@
  * {"location":"Paris"}; Claude Code answers with a tool_result (an input validation error,
  * which is fine: it is the client's real result) and sends the history back.
  */
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeRun, GatewayKey, isolatedEnv, ROOT, runProcess, TOOL_PROMPT } from './client-harness';
 import { describeClient } from './client-matrix';
 
-const CLAUDE = join(ROOT, 'node_modules/.bin/claude');
+// The native binary of the platform package; `.bin/claude` is that binary only once the
+// wrapper's postinstall has copied it (allowScripts), a stub before.
+const PLATFORM_BINARY = join(ROOT, `node_modules/@anthropic-ai/claude-code-${process.platform}-${process.arch}/claude`);
+const CLAUDE = existsSync(PLATFORM_BINARY) ? PLATFORM_BINARY : join(ROOT, 'node_modules/.bin/claude');
 
 async function claude(baseUrl: string, key: GatewayKey, prompt: string, extraArgs: string[]) {
   const home = mkdtempSync(join(tmpdir(), 'claude-client-'));
