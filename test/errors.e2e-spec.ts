@@ -26,13 +26,13 @@ describe('gateway-made errors', () => {
     it('401 without x-gateway-api-key', async () => {
       for (const path of ['/v1/chat/completions', '/v1/logs', '/v1/api-keys']) {
         const response = await call(gateway, path, { apiKey: null, headers: VK, body: path.includes('chat') ? { model: 'gpt-4o-mini', messages: HELLO } : undefined });
-        expectError(response, 401, { type: 'authentication_error', code: 'invalid_api_key', param: null, message: 'Missing x-gateway-api-key header' });
+        expectError(response, 401, { type: 'authentication_error', code: 'invalid_api_key', param: null, message: /^Missing gateway API key: send x-gateway-api-key, or the gk-… key as Authorization: Bearer or x-api-key$/ });
       }
     });
 
     it('401 with an unknown x-gateway-api-key', async () => {
       const response = await chat(gateway, VK, {}, 'gk-not-a-real-key-000000000');
-      expectError(response, 401, { type: 'authentication_error', code: 'invalid_api_key', message: 'Invalid or revoked x-gateway-api-key' });
+      expectError(response, 401, { type: 'authentication_error', code: 'invalid_api_key', message: 'Invalid or revoked gateway API key' });
     });
 
     it('403 for a user-role key on the admin API', async () => {
@@ -105,6 +105,16 @@ describe('gateway-made errors', () => {
     ])('wrong type: %s', async (_, fields, param, message) => {
       const response = await chat(gateway, VK, fields as Record<string, unknown>);
       expectError(response, 400, { type: 'invalid_request_error', param, message });
+    });
+
+    it('logs a request refused by validation or routing with the model it named', async () => {
+      const invalid = await chat(gateway, VK, { model: 'gpt-4o-mini', stream: 'yes' });
+      const unrouted = await call(gateway, '/v1/chat/completions', { body: { model: '@no-such-key/gpt-4.1', messages: HELLO } });
+      expect([invalid.status, unrouted.status]).toEqual([400, 404]);
+      await gateway.flushLogs();
+      const model = async (id: string | null) => (await admin(gateway, 'GET', `/v1/logs/${id}`)).body.model;
+      expect(await model(invalid.headers.get('x-gateway-request-id'))).toBe('gpt-4o-mini');
+      expect(await model(unrouted.headers.get('x-gateway-request-id'))).toBe('@no-such-key/gpt-4.1');
     });
 
     it('unknown provider in x-gateway-provider lists the known ones', async () => {

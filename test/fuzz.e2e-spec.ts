@@ -142,7 +142,8 @@ const ROUTES: RouteSpec[] = [
     shape: 'openai',
     upstream: true,
     path: () => '/v1/responses',
-    headers: modelRouting,
+    // A third to Anthropic: the Responses API bridged through chat completions gets the same hostile input.
+    headers: (rng, fx) => modelRouting(rng, fx, rng.chance(0.35) ? VK_ANTHROPIC : VK),
     body: (rng) =>
       defined({
         model: rng.pick(['gpt-4.1-mini', 'gpt-4o-mini', `@${VK}/gpt-4.1-mini`]),
@@ -200,6 +201,23 @@ const ROUTES: RouteSpec[] = [
         mcp_servers: maybe(rng, 0.15, () => [
           { type: 'url', url: 'https://mcp.example.com/sse', name: 'docs', authorization_token: 'tok', tool_configuration: { enabled: true, allowed_tools: ['a'] } },
         ]),
+      }),
+  },
+  {
+    name: 'POST /v1/messages/count_tokens',
+    weight: 4,
+    method: 'POST',
+    shape: 'anthropic',
+    upstream: true,
+    path: () => '/v1/messages/count_tokens',
+    headers: (rng, fx) => modelRouting(rng, fx, rng.chance(0.5) ? VK_ANTHROPIC : VK),
+    body: (rng) =>
+      defined({
+        model: rng.pick(['claude-sonnet-4-5', 'gpt-4o-mini']),
+        messages: [{ role: 'user', content: rng.pick<unknown>(['Hello', [{ type: 'text', text: 'Hello' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } }]]) }],
+        system: maybe(rng, 0.5, () => rng.pick<unknown>(['Be brief', [{ type: 'text', text: 'Be brief' }]])),
+        tools: maybe(rng, 0.3, () => [{ name: 'get_weather', description: 'Weather', input_schema: { type: 'object', properties: {} } }]),
+        thinking: maybe(rng, 0.2, () => ({ type: 'enabled', budget_tokens: 1024 })),
       }),
   },
   {

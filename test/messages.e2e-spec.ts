@@ -175,14 +175,29 @@ describe('messages through the gateway with the Anthropic SDK', () => {
       ['an MCP server type other than url', { mcp_servers: [{ ...server, type: 'sse' }] }, /mcp_servers\[0\]\.type must be "url"/],
       ['two MCP servers with one name', { mcp_servers: [server, { ...server, url: 'https://b.example.com' }] }, /mcp_servers\[1\]\.name 'a' is used by another/],
       ['a bad tool_configuration', { mcp_servers: [{ ...server, tool_configuration: { allowed_tools: 'echo' } }] }, /mcp_servers\[0\]\.tool_configuration\.allowed_tools/],
-      ['no max_tokens', { max_tokens: undefined }, /max_tokens must be/],
-      ['a system role in messages', { messages: [{ role: 'system', content: 'x' }] }, /messages\[0\]\.role must be one of/],
+      ['a max_tokens that is not a number (budgets reserve by it)', { max_tokens: 'ten' }, /^max_tokens must be a number/],
+      ['a metadata.user_id that is not a string (the log records it)', { metadata: { user_id: 7 } }, /^metadata\.user_id must be a string/],
+      ['no messages', { messages: [] }, /^messages should not be empty/],
     ])('%s is a 400 naming the field', async (_name, change, message) => {
       const body = { model: 'claude-sonnet-4-5', max_tokens: 10, messages: HELLO, ...change };
       const response = await call(gateway, '/v1/messages', { headers: VK, body });
       expect(response.status).toBe(400);
       expect(response.body).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringMatching(message) } });
       expect(mock.requests).toHaveLength(0);
+    });
+
+    it('checks nothing else: a mid-conversation system message and fields the gateway does not know reach Anthropic untouched', async () => {
+      const body = {
+        model: 'claude-sonnet-4-5',
+        max_tokens: 10,
+        messages: [...HELLO, { role: 'system', content: [{ type: 'text', text: 'Plan mode is on.' }] }],
+        context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] },
+        output_config: { effort: 'medium' },
+        thinking: { type: 'adaptive', display: 'omitted' },
+      };
+      const response = await call(gateway, '/v1/messages', { headers: { ...VK, 'anthropic-beta': 'per-turn-control-2026-07-01' }, body });
+      expect(response.status).toBe(200);
+      expect(upstream().body).toEqual(body);
     });
 
     it('a gateway error (unknown virtual key) has the Anthropic shape too', async () => {
@@ -206,7 +221,7 @@ describe('messages through the gateway with the Anthropic SDK', () => {
       expect(sent.headers.authorization).toBe(`Bearer ${OPENAI_SECRET}`);
       expect(sent.body).toMatchObject({
         model: 'gpt-4o-mini',
-        max_tokens: 64,
+        max_completion_tokens: 64,
         user: 'bob',
         messages: [
           { role: 'system', content: 'Be brief.' },

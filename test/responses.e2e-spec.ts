@@ -115,6 +115,35 @@ describe('responses through the gateway with the OpenAI SDK', () => {
     expect(logs[0].cost_usd).toBeGreaterThan(0);
   });
 
+  it('logs a stream as a success when the client hangs up right after response.completed (as Codex does), and as client_closed_request before it', async () => {
+    /** Reads the stream until `until` has arrived, then drops the connection while the provider still holds it open. */
+    const readUntil = async (model: string, until: string) => {
+      const abort = new AbortController();
+      const response = await fetch(`${gateway.url}/v1/responses`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': 'openai-prod' },
+        body: JSON.stringify({ model, input: 'echo: one two three', stream: true }),
+        signal: abort.signal,
+      });
+      const reader = response.body!.getReader();
+      const decoder = new TextDecoder();
+      let seen = '';
+      while (!seen.includes(until)) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`the stream ended before ${until}`);
+        seen += decoder.decode(value, { stream: true });
+      }
+      abort.abort();
+      return response.headers.get('x-gateway-request-id');
+    };
+    // mock-slow-<ms>: events that far apart, and the provider ends the stream that long after its last one.
+    const whole = await readUntil('mock-slow-150', 'event: response.completed');
+    const early = await readUntil('mock-slow-150', 'event: response.output_text.delta');
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(await logOf(gateway, whole)).toMatchObject({ status_code: 200, error: null, completion_tokens: 3 });
+    expect(await logOf(gateway, early)).toMatchObject({ error: { code: 'client_closed_request' } });
+  });
+
   it('ends a stream whose event is malformed with an OpenAI error event', async () => {
     const response = await call(gateway, '/v1/responses', { headers: { 'x-gateway-virtual-key': 'openai-prod' }, body: { model: 'mock-malformed-chunk', input: 'hi', stream: true } });
     expect(response.status).toBe(200);
@@ -148,18 +177,27 @@ describe('responses through the gateway with the OpenAI SDK', () => {
   });
 
   it.each([
-    ['no input', { input: undefined }, 'input', /input must be a string or an array/],
-    ['a bad search_context_size', { tools: [{ type: 'web_search_preview', search_context_size: 'huge' }] }, 'tools[0].search_context_size', /search_context_size must be one of/],
-    ['a user_location of another type', { tools: [{ type: 'web_search_preview', user_location: { type: 'exact' } }] }, 'tools[0].user_location.type', /approximate/],
-    ['file_search without vector stores', { tools: [{ type: 'file_search' }] }, 'tools[0].vector_store_ids', /vector_store_ids/],
     ['an mcp tool without server_label', { tools: [{ type: 'mcp', server_url: 'https://x.example.com' }] }, 'tools[0].server_label', /server_label is required/],
     ['mcp headers that are not strings', { tools: [{ type: 'mcp', server_label: 'x', server_url: 'https://x.example.com', headers: { a: 1 } }] }, 'tools[0].headers.a', /must be a string/],
-    ['an unknown reasoning effort', { reasoning: { effort: 'extreme' } }, 'reasoning.effort', /reasoning\.effort must be one of/],
-    ['an input part without text', { input: [{ role: 'user', content: [{ type: 'input_text' }] }] }, 'input[0].content[0].text', /must be a string/],
-  ])('%s is a 400 naming the field, nothing sent', async (_name, change, param, message) => {
+    ['a model that is not a string', { model: 42 }, 'model', /model must be a string/],
+    ['a stream flag that is not a boolean', { stream: 'yes' }, 'stream', /stream must be a boolean/],
+  ])('%s (what the gateway acts on) is a 400 naming the field, nothing sent', async (_name, change, param, message) => {
     const response = await call(gateway, '/v1/responses', { headers: { 'x-gateway-virtual-key': 'openai-prod' }, body: { model: 'gpt-4.1-mini', input: 'hi', ...change } });
     expectError(response, 400, { type: 'invalid_request_error', param, message });
     expect(mock.requests).toHaveLength(0);
+  });
+
+  // CONTRACT section 12: to OpenAI the gateway is a pass-through; what it does not act on is the provider's to judge.
+  it.each([
+    ['no input', { input: undefined }, 'input'],
+    ['a bad search_context_size', { tools: [{ type: 'web_search_preview', search_context_size: 'huge' }] }, 'tools[0].search_context_size'],
+    ['an unknown reasoning effort', { reasoning: { effort: 'extreme' } }, 'reasoning.effort'],
+    ['an input part without text', { input: [{ role: 'user', content: [{ type: 'input_text' }] }] }, 'input[0].content[0].text'],
+  ])('%s goes to the provider unchanged, and its 400 comes back', async (_name, change, param) => {
+    const body = { model: 'gpt-4.1-mini', input: 'hi', ...change };
+    const response = await call(gateway, '/v1/responses', { headers: { 'x-gateway-virtual-key': 'openai-prod' }, body });
+    expect(upstream().body).toEqual(JSON.parse(JSON.stringify(body)));
+    expectError(response, 400, { type: 'invalid_request_error', param });
   });
 
   it('passes unknown fields and tool kinds through untouched', async () => {

@@ -9,6 +9,11 @@ export interface UpstreamRequest {
   headers: Record<string, string>;
   /** JSON text, or an upload streamed through (sent once: no retry can replay it). */
   body?: string | Readable;
+  /**
+   * Fields of the client's body a translation dropped because they only tune delivery or
+   * caching (see IgnoredParams); the request path names them in a header and the log.
+   */
+  ignoredParams?: readonly string[];
 }
 
 /**
@@ -48,6 +53,15 @@ export interface ResourceCapability {
   request(method: 'GET' | 'POST' | 'DELETE', path: string, query: string, target: RouteTarget, body?: Record<string, unknown>): UpstreamRequest;
 }
 
+/**
+ * A vendor's own count of a chat completions body's input tokens (Gemini's
+ * `countTokens`): `buildRequest` translates the OpenAI body as the vendor's chat would,
+ * `inputTokens` reads the count from the vendor's JSON answer (null when it has none).
+ */
+export interface ChatInputTokensCapability extends RequestBuilder {
+  inputTokens(answer: Record<string, unknown>): number | null;
+}
+
 /** Where and how to open a provider's realtime WebSocket for a model. */
 export interface RealtimeCapability {
   connection(target: RouteTarget, model: string): { url: string; headers: Record<string, string> };
@@ -68,10 +82,16 @@ export interface ProviderOperations {
   readonly responses?: ResponsesCapability;
   /** Anthropic's Messages API spoken natively; `/v1/messages` reaches other providers through chat completions. */
   readonly messages?: RequestBuilder;
+  /** Anthropic's `/messages/count_tokens`: a Messages body's input tokens, counted by the vendor (same headers as `messages`). */
+  readonly messagesCountTokens?: RequestBuilder;
+  /** The input tokens of a chat body counted by a vendor that has no Messages API but a counter of its own (Gemini). */
+  readonly chatInputTokens?: ChatInputTokensCapability;
   /** `/fine_tuning/jobs` and its sub-resources. */
   readonly fineTuning?: ResourceCapability;
-  /** `/models`: the provider's model list and one model. */
+  /** `/models`: the provider's model list and one model, in OpenAI's shape. */
   readonly models?: ResourceCapability;
+  /** `/models` in Anthropic's shape (`{data: [{type: "model", id, display_name, created_at}], has_more, first_id, last_id}`; `limit`, `before_id`, `after_id`). */
+  readonly anthropicModels?: ResourceCapability;
   /** `/files`: uploaded files (listing, metadata, content, deletion). */
   readonly files?: ResourceCapability;
   /** `/vector_stores` and their files, which the `file_search` tool searches. */
@@ -80,7 +100,7 @@ export interface ProviderOperations {
 
 export type ProviderOperation = keyof ProviderOperations;
 
-/** The capabilities that are REST resources rather than one request built from a body. */
+/** The capabilities that are REST resources in OpenAI's format rather than one request built from a body (`anthropicModels` is one in Anthropic's). */
 export const RESOURCE_OPERATIONS = ['fineTuning', 'models', 'files', 'vectorStores'] as const;
 export type ResourceOperation = (typeof RESOURCE_OPERATIONS)[number];
 

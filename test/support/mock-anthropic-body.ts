@@ -28,8 +28,16 @@ export function anthropicId(prefix: string): string {
 const isObject = (value: unknown): value is Record<string, any> => value !== null && typeof value === 'object' && !Array.isArray(value);
 const isEmpty = (content: unknown) => content === '' || (Array.isArray(content) && content.length === 0);
 
+/**
+ * Betas under which a `system` message may stand among the turns: Claude Code 2.1.331
+ * sends one (test/fixtures/clients/) with these in its anthropic-beta header; which of
+ * them enables it is not documented, so either does here.
+ */
+const MID_CONVERSATION_SYSTEM_BETAS = ['per-turn-control-2026-07-01', 'mid-conversation-tool-changes-2026-07-01'];
+
 /** The first problem of a create body, as Anthropic words it ("<field>: …"), or null. */
-export function invalidBody(body: any): string | null {
+export function invalidBody(body: any, betaHeader: unknown = undefined): string | null {
+  const systemRole = MID_CONVERSATION_SYSTEM_BETAS.some((beta) => String(betaHeader ?? '').includes(beta));
   if (!isObject(body)) return 'body: Input should be a valid dictionary';
   const extra = Object.keys(body).find((field) => !KNOWN_FIELDS.has(field));
   if (extra) return `${extra}: Extra inputs are not permitted`;
@@ -39,10 +47,9 @@ export function invalidBody(body: any): string | null {
   }
   if (!Array.isArray(body.messages) || body.messages.length === 0) return 'messages: at least one message is required';
   for (const [i, message] of body.messages.entries()) {
-    // A mid-conversation system message (Claude Code 2.1 sends one after the first user turn:
-    // test/fixtures/clients/claude-code-*.json) is accepted; the first message is never one.
-    const midConversationSystem = i > 0 && message?.role === 'system';
-    if (message?.role !== 'user' && message?.role !== 'assistant' && !midConversationSystem) return `messages.${i}.role: Input should be 'user' or 'assistant'`;
+    if (systemRole && message?.role === 'system') {
+      if (i === 0) return 'messages: first message must use the "user" role';
+    } else if (message?.role !== 'user' && message?.role !== 'assistant') return `messages.${i}.role: Input should be 'user' or 'assistant'`;
     if (typeof message.content !== 'string' && !Array.isArray(message.content)) return `messages.${i}.content: Input should be a valid list`;
     if (Array.isArray(message.content)) {
       const j = message.content.findIndex((block: unknown) => !isObject(block) || typeof block.type !== 'string');
@@ -269,4 +276,61 @@ export function messageEvents(message: Record<string, any>, plan: Plan): string[
     sseEvent({ type: 'message_delta', delta: { stop_reason: plan.stopReason, stop_sequence: plan.stopSequence }, usage: { output_tokens: plan.usage.output_tokens } }),
     sseEvent({ type: 'message_stop' }),
   ];
+}
+
+/** The body fields of `POST /v1/messages/count_tokens` (no max_tokens, stream or sampling settings). */
+const COUNT_TOKENS_FIELDS = new Set([
+  'model', 'messages', 'system', 'tools', 'tool_choice', 'thinking', 'mcp_servers', 'cache_control', 'context_management', 'output_config', 'output_format',
+]);
+
+/** The first problem of a count_tokens body, as Anthropic words it, or null. */
+export function invalidCountTokensBody(body: any): string | null {
+  if (!isObject(body)) return 'body: Input should be a valid dictionary';
+  const extra = Object.keys(body).find((field) => !COUNT_TOKENS_FIELDS.has(field));
+  if (extra) return `${extra}: Extra inputs are not permitted`;
+  // The create checks, with a max_tokens that lets any thinking budget pass.
+  return invalidBody({ ...body, max_tokens: Number.MAX_SAFE_INTEGER });
+}
+
+/** count_tokens' input_tokens: the create's input count (chars / 4) plus the tool definitions' JSON / 4. */
+export function countInputTokens(body: any): number {
+  const messages: any[] = body.messages;
+  const chars = contentChars(body.system) + messages.reduce((n, m) => n + contentChars(m.content), 0) + (body.tools ? JSON.stringify(body.tools).length : 0);
+  return Math.max(1, Math.ceil(chars / 4));
+}
+
+/** The models of the mock's Models API, newest first as Anthropic lists them. */
+export const ANTHROPIC_MODELS = [
+  { type: 'model', id: 'claude-haiku-4-5-20251001', display_name: 'Claude Haiku 4.5', created_at: '2025-10-15T00:00:00Z' },
+  { type: 'model', id: 'claude-sonnet-4-5-20250929', display_name: 'Claude Sonnet 4.5', created_at: '2025-09-29T00:00:00Z' },
+  { type: 'model', id: 'claude-opus-4-1-20250805', display_name: 'Claude Opus 4.1', created_at: '2025-08-05T00:00:00Z' },
+];
+
+/**
+ * A page of ANTHROPIC_MODELS for `limit` (default 20, 1…1000), `after_id` (the page after it)
+ * or `before_id` (the page right before it), or the problem with the query.
+ */
+export function modelsPage(query: URLSearchParams): { page: Record<string, unknown> } | { problem: string } {
+  const limitText = query.get('limit');
+  const limit = limitText === null ? 20 : Number(limitText);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) return { problem: 'limit: Input should be less than or equal to 1000 and greater than or equal to 1' };
+  const beforeId = query.get('before_id');
+  const afterId = query.get('after_id');
+  if (beforeId && afterId) return { problem: 'before_id and after_id cannot both be set' };
+  const index = (id: string) => ANTHROPIC_MODELS.findIndex((model) => model.id === id);
+  let data: typeof ANTHROPIC_MODELS;
+  let hasMore: boolean;
+  if (beforeId) {
+    const end = index(beforeId);
+    if (end === -1) return { problem: `before_id: no model ${beforeId}` };
+    const start = Math.max(0, end - limit);
+    data = ANTHROPIC_MODELS.slice(start, end);
+    hasMore = start > 0;
+  } else {
+    const start = afterId ? index(afterId) + 1 : 0;
+    if (afterId && start === 0) return { problem: `after_id: no model ${afterId}` };
+    data = ANTHROPIC_MODELS.slice(start, start + limit);
+    hasMore = start + limit < ANTHROPIC_MODELS.length;
+  }
+  return { page: { data, has_more: hasMore, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null } };
 }

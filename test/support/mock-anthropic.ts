@@ -3,14 +3,26 @@
  * first; `serveAnthropic` answers true when it served it). Bodies, checks and stream events are
  * built by mock-anthropic-body.ts.
  *
- * Route: POST /v1/messages (and /messages); anything else is left to the other routes.
+ * Routes (also without /v1); anything else is left to the other routes:
+ *   POST /v1/messages                 below
+ *   POST /v1/messages/count_tokens    {input_tokens}: the create's input count (chars / 4) plus the
+ *        JSON of `tools` / 4; the body checked as a create's, but max_tokens, stream, sampling
+ *        settings and other create-only fields are "<field>: Extra inputs are not permitted";
+ *        model switches mock-error-<status>, mock-slow-<ms>, mock-flaky-… as for messages
+ *   GET  /v1/models, /v1/models/{id}  Anthropic's Models API, when the request carries x-api-key or
+ *        anthropic-version (else it is OpenAI's, mock-openai-fine-tuning.ts): ANTHROPIC_MODELS of
+ *        mock-anthropic-body.ts, newest first, {data, has_more, first_id, last_id} paged by `limit`
+ *        (default 20, 1…1000), `after_id`, `before_id`; an unknown id is a 404 not_found_error
+ * Every route:
  *   - `x-api-key` required: 401 authentication_error "x-api-key header is required";
  *     `anthropic-version` required: 400 "anthropic-version: header is required"
  *   - errors in Anthropic's shape {type: "error", error: {type, message}, request_id}; every
  *     answer carries a `request-id` header
  *   - body checks (400 invalid_request_error "<field>: …"): JSON, no unknown top-level field
  *     ("<field>: Extra inputs are not permitted"), model, max_tokens (positive integer), messages
- *     (non-empty, roles user | assistant (| system after the first, as Claude Code sends), the first a user turn, consecutive same roles accepted as
+ *     (non-empty, roles user | assistant (and system, not first, under anthropic-beta
+ *     per-turn-control-2026-07-01 or mid-conversation-tool-changes-2026-07-01, as Claude Code
+ *     sends it), the first a user turn, consecutive same roles accepted as
  *     Anthropic merges them, content a string or typed blocks, non-empty but for a final assistant
  *     turn), system (string or text blocks), temperature and top_p 0…1, top_k, stop_sequences,
  *     tools (name, custom ones an input_schema), tool_choice (auto | any | tool | none; a forced
@@ -60,7 +72,7 @@
  */
 import type * as http from 'node:http';
 import type { MockCall } from './mock-call';
-import { anthropicId, invalidBody, lastUserText, mcpBetaMissing, messageEvents, plan, sseEvent } from './mock-anthropic-body';
+import { ANTHROPIC_MODELS, anthropicId, countInputTokens, invalidBody, invalidCountTokensBody, lastUserText, mcpBetaMissing, messageEvents, modelsPage, plan, sseEvent } from './mock-anthropic-body';
 import { dropAfterHeaders, streamEvents } from './mock-sse';
 // A cycle (mock-upstream.ts imports this file), harmless: both only call each other per request.
 import { answerFailureSwitch, behaviourOf, sendJson } from './mock-upstream';
@@ -85,17 +97,63 @@ function sendAnthropicError(res: http.ServerResponse, status: number, message?: 
   sendJson(res, status, body, { 'request-id': requestId, ...(status === 429 ? { 'retry-after': '1' } : {}), ...extra });
 }
 
-export function serveAnthropic(res: http.ServerResponse, call: MockCall): boolean {
-  if (call.method !== 'POST' || (call.path !== '/v1/messages' && call.path !== '/messages')) return false;
+const MODELS_ROUTE = /^(?:\/v1)?\/models(?:\/([^/]+))?$/;
+const BAD_JSON_MESSAGE = 'There was an error parsing the body of your request. Please check that it is valid JSON.';
+
+/** Every Anthropic endpoint wants both headers: 401 without a key, 400 without a version. */
+function headersRefused(res: http.ServerResponse, call: MockCall): boolean {
   const apiKey = call.headers['x-api-key'];
   if (typeof apiKey !== 'string' || !apiKey) sendAnthropicError(res, 401, 'x-api-key header is required');
   else if (!call.headers['anthropic-version']) sendAnthropicError(res, 400, 'anthropic-version: header is required');
-  else if (call.badJson) sendAnthropicError(res, 400, 'There was an error parsing the body of your request. Please check that it is valid JSON.');
+  else return false;
+  return true;
+}
+
+export function serveAnthropic(res: http.ServerResponse, call: MockCall): boolean {
+  const path = call.path.replace(/^\/v1/, '');
+  if (call.method === 'POST' && path === '/messages/count_tokens') return countTokens(res, call);
+  // GET /v1/models is OpenAI's too: it is Anthropic's when the caller speaks Anthropic's headers.
+  const models = call.method === 'GET' && (call.headers['x-api-key'] !== undefined || call.headers['anthropic-version'] !== undefined) ? MODELS_ROUTE.exec(call.path) : null;
+  if (models) return listModels(res, call, models[1]);
+  if (call.method !== 'POST' || path !== '/messages') return false;
+  if (headersRefused(res, call)) return true;
+  if (call.badJson) sendAnthropicError(res, 400, BAD_JSON_MESSAGE);
   else {
-    const invalid = invalidBody(call.body) ?? mcpBetaMissing(call.body, call.headers['anthropic-beta']);
+    const invalid = invalidBody(call.body, call.headers['anthropic-beta']) ?? mcpBetaMissing(call.body, call.headers['anthropic-beta']);
     if (invalid) sendAnthropicError(res, 400, invalid);
     else answer(res, call);
   }
+  return true;
+}
+
+/** `POST /v1/messages/count_tokens`: {input_tokens}, model switches for errors as for messages. */
+function countTokens(res: http.ServerResponse, call: MockCall): boolean {
+  if (headersRefused(res, call)) return true;
+  if (call.badJson) return sendAnthropicError(res, 400, BAD_JSON_MESSAGE), true;
+  const invalid = invalidCountTokensBody(call.body) ?? mcpBetaMissing(call.body, call.headers['anthropic-beta']);
+  if (invalid) return sendAnthropicError(res, 400, invalid), true;
+  const model: string = call.body.model;
+  const behaviour = behaviourOf(model.slice(model.lastIndexOf('/') + 1));
+  const flakyKey = () => 'count_tokens\u0000' + model;
+  const replies = { error: (status: number, headers?: Record<string, string>) => sendAnthropicError(res, status, undefined, headers), invalidJson: INVALID_JSON_REPLY };
+  if (answerFailureSwitch(res, behaviour, { stream: false, flakyCounters: call.flakyFailures, flakyKey }, replies)) return true;
+  sendJson(res, 200, JSON.stringify({ input_tokens: countInputTokens(call.body) }), { 'request-id': anthropicId('req_') });
+  return true;
+}
+
+/** `GET /v1/models` (paged by limit, after_id, before_id) and `GET /v1/models/{id}`. */
+function listModels(res: http.ServerResponse, call: MockCall, id: string | undefined): boolean {
+  if (headersRefused(res, call)) return true;
+  const headers = { 'request-id': anthropicId('req_') };
+  if (id !== undefined) {
+    const model = ANTHROPIC_MODELS.find((candidate) => candidate.id === decodeURIComponent(id));
+    if (!model) sendAnthropicError(res, 404, `model: ${decodeURIComponent(id)}`);
+    else sendJson(res, 200, JSON.stringify(model), headers);
+    return true;
+  }
+  const result = modelsPage(new URLSearchParams(call.rawQuery));
+  if ('problem' in result) sendAnthropicError(res, 400, result.problem);
+  else sendJson(res, 200, JSON.stringify(result.page), headers);
   return true;
 }
 

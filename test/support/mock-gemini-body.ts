@@ -79,8 +79,23 @@ export interface GeminiPlan {
   candidateCount: number;
 }
 
-/** What the "model" answers to a (valid) request; `stream` splits a text into one piece per word. */
+/**
+ * What the "model" answers to a (valid) request; `stream` splits a text into one piece per
+ * word. With thinkingConfig.includeThoughts and a budget above 0 the answer starts with a
+ * thought summary part (`thought: true`), in a chunk of its own when streamed, as Gemini does.
+ */
 export function planGemini(body: any, stream: boolean): GeminiPlan {
+  const plan = planAnswer(body, stream);
+  const thinking = field(field(body, 'generationConfig'), 'thinkingConfig');
+  if (!field(thinking, 'includeThoughts') || !plan.thoughts) return plan;
+  const thought = { text: THOUGHT_SUMMARY, thought: true };
+  if (!stream) return { ...plan, pieces: [[thought, ...plan.pieces[0]]] };
+  return { ...plan, pieces: [[thought], ...plan.pieces], counts: [0, ...plan.counts] };
+}
+
+export const THOUGHT_SUMMARY = '**Thinking it over**\n\nThe user wants a short answer.';
+
+function planAnswer(body: any, stream: boolean): GeminiPlan {
   const contents: any[] = body.contents;
   // A turn without a role is a user turn; function responses come in user turns.
   const userTurns = contents.filter((content) => content.role !== 'model');

@@ -7,6 +7,11 @@
  *   POST /v1beta/models/{model}:streamGenerateContent  with `?alt=sse`: `data: <json>\r\n\r\n` events,
  *        as Google sends them (no event names, no [DONE]); without it one JSON array of the same
  *        chunks, written piece by piece ("[" chunk ",\r\n" chunk … "]") with content-type JSON
+ *   POST /v1beta/models/{model}:countTokens  {totalTokens, promptTokensDetails}: `contents`, or a
+ *        `generateContentRequest` (with its `model`; checked as generateContent's body), never both;
+ *        totalTokens = the promptTokenCount generateContent would give, plus the JSON of `tools` / 4
+ *   GET  /v1beta/openai/models, …/models/{id}  the OpenAI-compatible model list (GEMINI_OPENAI_MODELS),
+ *        the key as `Authorization: Bearer` (403 PERMISSION_DENIED without)
  *   The model comes from the path (URL-decoded), never from the body.
  *   - `x-goog-api-key` header (or `?key=`) required: 403 PERMISSION_DENIED "Method doesn't allow
  *     unregistered callers …" otherwise
@@ -34,7 +39,9 @@
  *   - generationConfig.candidateCount n > 1: n identical candidates (index 0…n-1)
  *   - usage: promptTokenCount = ceil(chars of systemInstruction + contents texts, function calls
  *     and responses / 4) (min 1), candidatesTokenCount = words of the text (function call: 5) × n,
- *     thinkingConfig.thinkingBudget > 0: thoughtsTokenCount 5, totalTokenCount the sum
+ *     thinkingConfig.thinkingBudget > 0: thoughtsTokenCount 5, totalTokenCount the sum; with
+ *     thinkingConfig.includeThoughts too, a first part {text: THOUGHT_SUMMARY, thought: true}
+ *     (streamed: in a chunk of its own)
  *   - stream: one chunk per word (parts [{text: word with its leading space}]), each a whole
  *     GenerateContentResponse with the running usageMetadata, finishReason only on the last; a
  *     function call comes whole in one chunk
@@ -54,7 +61,13 @@ import { dropAfterHeaders, streamEvents } from './mock-sse';
 // A cycle (mock-upstream.ts imports this file), harmless: both only call each other per request.
 import { answerFailureSwitch, behaviourOf, sendJson } from './mock-upstream';
 
-const ROUTE = /^\/(?:v1beta|v1)\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
+const ROUTE = /^\/(?:v1beta|v1)\/models\/([^/:]+):(generateContent|streamGenerateContent|countTokens)$/;
+const OPENAI_MODELS_ROUTE = /^\/(?:v1beta|v1)\/openai\/models(?:\/([^/]+))?$/;
+/** The model list of the OpenAI-compatible endpoint; ids as Google's endpoint gives them, no `created`. */
+export const GEMINI_OPENAI_MODELS = [
+  { id: 'models/gemini-2.5-flash', object: 'model', owned_by: 'google' },
+  { id: 'models/gemini-2.5-pro', object: 'model', owned_by: 'google' },
+];
 const STATUS_NAMES: Record<number, string> = {
   400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 409: 'ABORTED', 429: 'RESOURCE_EXHAUSTED',
   499: 'CANCELLED', 500: 'INTERNAL', 501: 'NOT_IMPLEMENTED', 503: 'UNAVAILABLE', 504: 'DEADLINE_EXCEEDED',
@@ -85,6 +98,8 @@ function sendMockError(res: http.ServerResponse, code: number, model: string): v
 }
 
 export function serveGemini(res: http.ServerResponse, call: MockCall): boolean {
+  const models = call.method === 'GET' ? OPENAI_MODELS_ROUTE.exec(call.path) : null;
+  if (models) return openAIModels(res, call, models[1]);
   const route = ROUTE.exec(call.path);
   if (!route || call.method !== 'POST') return false;
   const model = decodeURIComponent(route[1]);
@@ -94,9 +109,47 @@ export function serveGemini(res: http.ServerResponse, call: MockCall): boolean {
   else if (call.badJson) sendGoogleError(res, 400, 'Invalid JSON payload received. Unexpected token.');
   else {
     const invalid = invalidRequest(call.body);
-    if (invalid) sendGoogleError(res, 400, invalid);
+    if (route[2] === 'countTokens') countTokens(res, call, model);
+    else if (invalid) sendGoogleError(res, 400, invalid);
     else answer(res, call, model, route[2] === 'streamGenerateContent', query.get('alt') === 'sse');
   }
+  return true;
+}
+
+/** `countTokens`: `contents`, or a whole `generateContentRequest` (checked as generateContent's body, its `model` required), never both. */
+function countTokens(res: http.ServerResponse, call: MockCall, model: string): void {
+  const body = call.body ?? {};
+  const extra = Object.keys(body).find((name) => !['contents', 'generateContentRequest', 'generate_content_request'].includes(name));
+  if (extra) return sendGoogleError(res, 400, `Invalid JSON payload received. Unknown name "${extra}": Cannot find field.`);
+  const request = body.generateContentRequest ?? body.generate_content_request;
+  if (request && body.contents) return sendGoogleError(res, 400, 'contents and generate_content_request are mutually exclusive.');
+  if (request && typeof request.model !== 'string') return sendGoogleError(res, 400, 'generate_content_request.model is required.');
+  const counted = request ?? { contents: body.contents };
+  const invalid = invalidRequest(counted);
+  if (invalid) return sendGoogleError(res, 400, invalid);
+  const behaviour = behaviourOf(model.slice(model.lastIndexOf('/') + 1));
+  const replies = { error: (status: number) => sendMockError(res, status, model), invalidJson: INVALID_JSON_REPLY };
+  if (answerFailureSwitch(res, behaviour, { stream: false, flakyCounters: call.flakyFailures, flakyKey: () => 'countTokens\u0000' + model }, replies)) return;
+  const tools = request?.tools ? Math.ceil(JSON.stringify(request.tools).length / 4) : 0;
+  const totalTokens = planGemini(counted, false).promptTokenCount + tools;
+  sendJson(res, 200, JSON.stringify({ totalTokens, promptTokensDetails: [{ modality: 'TEXT', tokenCount: totalTokens }] }));
+}
+
+/** `GET /v1beta/openai/models[/{id}]`: the OpenAI-compatible list, the key as a bearer token. */
+function openAIModels(res: http.ServerResponse, call: MockCall, id: string | undefined): boolean {
+  const bearer = /^Bearer (.+)$/.exec(String(call.headers.authorization ?? ''));
+  if (!bearer) {
+    sendGoogleError(res, 403, NO_KEY_MESSAGE);
+    return true;
+  }
+  if (id === undefined) {
+    sendJson(res, 200, JSON.stringify({ object: 'list', data: GEMINI_OPENAI_MODELS }));
+    return true;
+  }
+  const wanted = decodeURIComponent(id).replace(/^models\//, '');
+  const model = GEMINI_OPENAI_MODELS.find((candidate) => candidate.id === `models/${wanted}`);
+  if (model) sendJson(res, 200, JSON.stringify(model));
+  else sendMockError(res, 404, wanted);
   return true;
 }
 

@@ -83,7 +83,7 @@ export const API_KEYS: ResourceSpec = {
   path: '/v1/api-keys',
   intro: (
     <>
-      Keys for calling the gateway (<code>x-gateway-api-key</code>). Admin keys may also use this dashboard and the admin API. The secret is shown once, when the key is
+      Keys for calling the gateway (<code>x-gateway-api-key</code>, or as the client's own API key: <code>Authorization: Bearer gk-…</code> or <code>x-api-key</code>). Admin keys may also use this dashboard and the admin API. The secret is shown once, when the key is
       created.
     </>
   ),
@@ -108,6 +108,15 @@ export const API_KEYS: ResourceSpec = {
         { value: 'admin', label: 'admin: everything' },
       ],
     },
+    {
+      name: 'default_virtual_key',
+      label: 'Default virtual key (slug)',
+      kind: 'text',
+      nullable: true,
+      placeholder: 'openai-prod',
+      help: 'Routes requests that name no route, so clients that send only a base URL and this key (Codex, Claude Code, Cursor) need no x-gateway header.',
+    },
+    { name: 'default_config', label: 'Default config (slug)', kind: 'text', nullable: true, help: 'Like the default virtual key, and wins over it.' },
     ...limitFields,
     { name: 'metadata', label: 'Metadata (JSON)', kind: 'json', json: 'object', placeholder: '{"team": "search"}', help: 'Merged into the metadata of every request of this key.' },
   ],

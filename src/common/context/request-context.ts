@@ -61,6 +61,8 @@ export class RequestContext {
   /** Model name the provider reported, used for pricing (may carry a snapshot date). */
   servedModel: string | null = null;
   ttftMs: number | null = null;
+  /** Parameters this attempt's translation dropped (IgnoredParams): the x-gateway-ignored-params header and the log. */
+  ignoredParams: string[] = [];
   error: LoggedError | null = null;
   retryCount = 0;
   cacheStatus = 'DISABLED';
@@ -94,10 +96,17 @@ export class RequestContext {
     this.responseBody = null;
     this.servedModel = null;
     this.ttftMs = null;
+    this.ignoredParams = [];
     this.error = null;
     this.attemptStatus = null;
     this.attemptCreatedAt = new Date();
     this.attemptStartedAt = performance.now();
+  }
+
+  /** Adds what one translation step of this attempt ignored (a bridged request has two). */
+  noteIgnoredParams(names: readonly string[] | undefined): void {
+    if (!names?.length) return;
+    for (const name of names) if (!this.ignoredParams.includes(name)) this.ignoredParams.push(name);
   }
 
   /** Records a failed attempt's status, error and (for a provider's error) its body. */

@@ -4,6 +4,7 @@ import { isDatabaseUnavailable, isDataException } from '../../database/database-
 import type { Request, Response } from 'express';
 import { maybeContextOf } from '../context/request-context';
 import { anthropicErrorType } from '../errors/anthropic-error';
+import { speaksAnthropic } from '../http/anthropic-shape';
 import { GatewayError, UpstreamHttpError } from '../errors/gateway-error';
 import { setRoutingHeaders } from '../http/gateway-result';
 import { ClientClosedRequestError } from '../../modules/upstream/upstream-client';
@@ -39,7 +40,7 @@ export function toGatewayError(error: unknown): GatewayError {
 
 /**
  * The one exception filter (CONTRACT section 3): OpenAI's error shape, Anthropic's on
- * `/v1/messages`; upstream errors passed through as the provider sent them. Records
+ * `/v1/messages` and on `/v1/models` asked for in Anthropic's shape; upstream errors passed through as the provider sent them. Records
  * the error on the request context for the log.
  */
 @Catch()
@@ -77,7 +78,7 @@ export function writeError(req: Request, res: Response, exception: unknown, logg
   context?.noteError(error);
   if (res.headersSent) return void res.end();
   res.status(error.status).set(error.headers);
-  if (req.path.startsWith('/v1/messages')) {
+  if (speaksAnthropic(req.path, req.headers)) {
     res.json({ type: 'error', error: { type: anthropicErrorType(error.type, error.status), message: error.message, ...error.details } });
   } else {
     res.json({ error: { message: error.message, type: error.type, param: error.param, code: error.code, ...error.details } });

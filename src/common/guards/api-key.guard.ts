@@ -7,19 +7,21 @@ import { maybeContextOf, type RequestContext } from '../context/request-context'
 import { ADMIN_ONLY, OPERATION, PUBLIC } from '../context/request-context.decorator';
 import { GatewayError } from '../errors/gateway-error';
 import { TRACE_ID } from '../ids';
+import { gatewayKeyOf, MISSING_GATEWAY_KEY } from './gateway-key';
 import { parseMetadataHeader } from './metadata-header';
 
 
 /**
- * `x-gateway-api-key` to a live API key (401 otherwise), and the request-wide headers
+ * The gateway key (`x-gateway-api-key`, or a `gk-` key as the client's API key: see
+ * gatewayKeyOf) to a live API key (401 otherwise), and the request-wide headers
  * every operation shares (trace id, metadata) checked and noted on the context. Shared by
  * the HTTP guard below and the realtime WebSocket handshake.
  */
 export async function authenticate(keys: KeyLookupService, headers: IncomingHttpHeaders, context: RequestContext | undefined): Promise<ApiKeyPrincipal> {
-  const secret = headers['x-gateway-api-key'];
-  if (typeof secret !== 'string' || secret === '') throw GatewayError.authentication('Missing x-gateway-api-key header');
+  const secret = gatewayKeyOf(headers);
+  if (secret === null) throw GatewayError.authentication(MISSING_GATEWAY_KEY);
   const key = await keys.apiKeyBySecret(secret);
-  if (!key) throw GatewayError.authentication('Invalid or revoked x-gateway-api-key');
+  if (!key) throw GatewayError.authentication('Invalid or revoked gateway API key');
   if (key.expiresAt && key.expiresAt.getTime() <= Date.now()) {
     throw GatewayError.authentication(`The API key expired at ${key.expiresAt.toISOString()}`);
   }

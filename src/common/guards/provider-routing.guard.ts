@@ -6,7 +6,11 @@ import { contextOf, RequestContext } from '../context/request-context';
 
 /** Resolves the RoutePlan of a request onto its context (also for prompts, whose template names the route). */
 export async function routeRequest(resolver: RouteResolver, context: RequestContext, headers: IncomingHttpHeaders, model: unknown): Promise<void> {
-  context.route = await resolver.resolve(headers, model);
+  // The model as named, so that a request refused by routing or validation is logged with it.
+  if (typeof model === 'string' && model.length <= 256) context.model = model;
+  context.route = await resolver.resolve(headers, model, context.principal ?? null);
+  const routedModel = context.route.root.source?.kind === 'resolved' ? context.route.root.source.target.model : null;
+  if (routedModel) context.model = routedModel;
   // Known now for a request routed by header; a config's provider is known per attempt.
   const source = context.route.root.source;
   if (source?.kind === 'resolved') context.provider = source.target.provider;

@@ -22,6 +22,7 @@ export function routingHeaders(context: RequestContext): Record<string, string> 
   if (context.targetIndex !== null) headers['x-gateway-target-index'] = context.targetIndex;
   headers['x-gateway-cache-status'] = context.cacheStatus;
   if (context.guardrailsFailed) headers['x-gateway-guardrails'] = 'failed';
+  if (context.ignoredParams.length) headers['x-gateway-ignored-params'] = context.ignoredParams.join(',');
   return headers;
 }
 

@@ -6,29 +6,30 @@ import { Ctx, Operation } from '../../common/context/request-context.decorator';
 import { ProviderRoutingGuard } from '../../common/guards/provider-routing.guard';
 import { sendGatewayResult } from '../../common/http/gateway-result';
 import { rawQuery } from '../../common/http/raw-query';
-import { ResourceOperations, ResourceSpec } from '../routing/resource-operation.service';
+import { ModelListService } from './model-list.service';
 
-const MODELS: ResourceSpec = { capability: 'models', title: 'a model list', usage: () => null };
-
-/** `GET /v1/models`: the model list of the provider the routing headers name, as it sends it. */
+/**
+ * `GET /v1/models`: the model list of the provider the routing headers name, in OpenAI's
+ * shape, or Anthropic's when the request carries `anthropic-version` / `vendor-version`.
+ */
 @ApiTags('models')
 @ApiSecurity('gateway-api-key')
 @Controller('v1/models')
 @UseGuards(ProviderRoutingGuard)
 export class ModelsController {
-  constructor(private readonly resources: ResourceOperations) {}
+  constructor(private readonly models: ModelListService) {}
 
   @Get()
   @Operation('models.list')
-  @ApiOperation({ summary: "List the provider's models" })
+  @ApiOperation({ summary: "List the provider's models (Anthropic's shape with anthropic-version or vendor-version)" })
   async list(@Ctx() context: RequestContext, @Req() req: Request, @Res() res: Response): Promise<void> {
-    sendGatewayResult(res, context, await this.resources.run(context, MODELS, { method: 'GET', path: '', query: rawQuery(req) }));
+    sendGatewayResult(res, context, await this.models.run(context, rawQuery(req)));
   }
 
   @Get(':model')
   @Operation('models.retrieve')
   @ApiOperation({ summary: 'Retrieve one model of the provider' })
   async retrieve(@Ctx() context: RequestContext, @Param('model') model: string, @Res() res: Response): Promise<void> {
-    sendGatewayResult(res, context, await this.resources.run(context, MODELS, { method: 'GET', path: `/${encodeURIComponent(model)}`, query: '' }));
+    sendGatewayResult(res, context, await this.models.run(context, '', model));
   }
 }

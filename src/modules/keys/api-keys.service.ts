@@ -10,6 +10,7 @@ import { pageNewestFirst } from './admin-list';
 import { ApiKeyCreateDto, ApiKeyUpdateDto } from './dto/api-key.dto';
 import { ApiKeyEntity } from './entities/api-key.entity';
 import { KeyChangeNotifier } from './key-change-notifier.service';
+import { KeyLookupService } from './key-lookup.service';
 import { SpendService } from './spend.service';
 
 export function generateApiKeySecret(): string {
@@ -23,9 +24,11 @@ export class ApiKeysService {
     @InjectRepository(ApiKeyEntity) private readonly repo: Repository<ApiKeyEntity>,
     private readonly keyChanges: KeyChangeNotifier,
     private readonly spend: SpendService,
+    private readonly lookup: KeyLookupService,
   ) {}
 
   async create(dto: ApiKeyCreateDto): Promise<Record<string, unknown>> {
+    await this.checkDefaults(dto);
     const secret = generateApiKeySecret();
     const row = await this.repo.save(
       this.repo.create({
@@ -34,6 +37,8 @@ export class ApiKeysService {
         keyHash: sha256(secret),
         keyHint: maskSecret(secret),
         metadata: dto.metadata ?? {},
+        defaultVirtualKey: dto.default_virtual_key ?? null,
+        defaultConfig: dto.default_config ?? null,
         ...limitsOf(dto),
       }),
     );
@@ -51,11 +56,14 @@ export class ApiKeysService {
 
   async update(id: string, dto: ApiKeyUpdateDto): Promise<Record<string, unknown>> {
     const row = await this.find(id);
+    await this.checkDefaults(dto);
     if (row.isBootstrap && dto.role === 'user') throw GatewayError.invalidRequest('The bootstrap admin key keeps role admin', 'role');
     Object.assign(row, {
       ...(dto.name !== undefined && { name: dto.name }),
       ...(dto.role !== undefined && { role: dto.role }),
       ...(dto.metadata !== undefined && { metadata: dto.metadata }),
+      ...(dto.default_virtual_key !== undefined && { defaultVirtualKey: dto.default_virtual_key }),
+      ...(dto.default_config !== undefined && { defaultConfig: dto.default_config }),
       ...limitsOf(dto),
     });
     const saved = await this.repo.save(row);
@@ -70,6 +78,16 @@ export class ApiKeysService {
     await this.repo.save(row);
     await this.keyChanges.changed('api_keys');
     return { id: row.id, object: 'api_key', deleted: true };
+  }
+
+  /** A default route must name something that exists now (it is looked up again per request). */
+  private async checkDefaults(dto: ApiKeyUpdateDto): Promise<void> {
+    if (dto.default_virtual_key && !(await this.lookup.virtualKey(dto.default_virtual_key))) {
+      throw GatewayError.invalidRequest(`default_virtual_key: no virtual key '${dto.default_virtual_key}'`, 'default_virtual_key');
+    }
+    if (dto.default_config && !(await this.lookup.storedConfig(dto.default_config))) {
+      throw GatewayError.invalidRequest(`default_config: no config '${dto.default_config}'`, 'default_config');
+    }
   }
 
   private async find(id: string): Promise<ApiKeyEntity> {
@@ -90,6 +108,8 @@ export class ApiKeysService {
       rate_limits: row.rateLimits,
       expires_at: row.expiresAt?.toISOString() ?? null,
       metadata: row.metadata,
+      default_virtual_key: row.defaultVirtualKey,
+      default_config: row.defaultConfig,
       ...(await this.spend.budgetStatus('api_key_id', row)),
       created_at: row.createdAt.toISOString(),
       updated_at: row.updatedAt.toISOString(),

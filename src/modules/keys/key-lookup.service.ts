@@ -33,6 +33,9 @@ export interface ApiKeyPrincipal {
   metadata: Record<string, string>;
   budget: KeyBudget | null;
   rateLimits: RateLimit[];
+  /** The route of requests that name none (CONTRACT section 12): a stored config, else a virtual key. */
+  defaultConfig: string | null;
+  defaultVirtualKey: string | null;
 }
 
 /** A virtual key with its credential decrypted, ready to route with. */
@@ -168,7 +171,8 @@ export class KeyLookupService implements OnApplicationBootstrap {
   private async loadApiKey(hash: string): Promise<ApiKeyPrincipal | null> {
     const row = await this.apiKeyRepo.findOneBy({ keyHash: hash, revokedAt: IsNull() });
     if (!row) return null;
-    return { id: row.id, name: row.name, role: row.role, expiresAt: row.expiresAt, metadata: row.metadata, budget: budgetOf(row), rateLimits: row.rateLimits ?? [] };
+    return { id: row.id, name: row.name, role: row.role, expiresAt: row.expiresAt, metadata: row.metadata, budget: budgetOf(row), rateLimits: row.rateLimits ?? [],
+      defaultConfig: row.defaultConfig, defaultVirtualKey: row.defaultVirtualKey };
   }
 
   private async loadVirtualKey(slugOrId: string): Promise<ResolvedVirtualKey | null> {

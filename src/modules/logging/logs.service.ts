@@ -96,6 +96,7 @@ export function toLogResponse(log: RequestLogEntity): Record<string, unknown> {
     cache_status: log.cacheStatus,
     target_index: log.targetIndex,
     guardrails: log.guardrails,
+    ignored_params: log.ignoredParams ?? null,
     ...(log.requestHeaders !== undefined ? { request_headers: log.requestHeaders } : {}),
     ...(log.requestBody !== undefined ? { request_body: log.requestBody } : {}),
     ...(log.responseBody !== undefined ? { response_body: log.responseBody } : {}),

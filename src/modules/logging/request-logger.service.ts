@@ -155,6 +155,7 @@ export class RequestLogger {
       cacheStatus: context.cacheStatus,
       targetIndex: context.targetIndex,
       guardrails: context.guardrails,
+      ignoredParams: context.ignoredParams.length ? context.ignoredParams : null,
     };
   }
 }

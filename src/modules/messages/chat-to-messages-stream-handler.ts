@@ -21,8 +21,9 @@ export class ChatToMessagesStreamHandler implements SseStreamHandler {
     private readonly context: RequestContext,
     private readonly decoder: ChatStreamDecoder,
     model: string,
+    thinking = false,
   ) {
-    this.encoder = new AnthropicStreamEncoder(model);
+    this.encoder = new AnthropicStreamEncoder(model, thinking);
   }
 
   onEvent(event: EventSourceMessage): string[] {

@@ -1,12 +1,13 @@
 import { Module } from '@nestjs/common';
 import { ChatModule } from '../chat/chat.module';
 import { RoutingModule } from '../routing/routing.module';
+import { CountTokensService } from './count-tokens/count-tokens.service';
 import { MessagesController } from './messages.controller';
 import { MessagesService } from './messages.service';
 
 @Module({
   imports: [RoutingModule, ChatModule],
   controllers: [MessagesController],
-  providers: [MessagesService],
+  providers: [MessagesService, CountTokensService],
 })
 export class MessagesModule {}

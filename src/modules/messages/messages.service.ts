@@ -15,7 +15,8 @@ import { MESSAGES_TEXTS } from '../guardrails/operation-texts';
 import { AnthropicPassthroughStreamHandler } from './anthropic-passthrough-stream-handler';
 import { ChatToMessagesStreamHandler } from './chat-to-messages-stream-handler';
 import { chatCompletionToMessage, openAIErrorToAnthropic } from './chat-bridge/chat-to-messages';
-import { messagesToChatBody } from './chat-bridge/messages-to-chat';
+import { messagesToChatBody, wantsThinking } from './chat-bridge/messages-to-chat';
+import { IgnoredParams } from '../../providers/ignored-params';
 import type { MessageCreateDto } from './dto/message-create.dto';
 
 const MESSAGES: OperationSpec = { capability: 'messages', title: 'the Messages API', usage: usageFromAnthropic };
@@ -59,20 +60,24 @@ export class MessagesService {
 
   private async bridged(context: RequestContext, target: RouteTarget, body: Record<string, unknown>): Promise<GatewayResult> {
     const model = String(body.model);
+    const ignored = new IgnoredParams(target.strictParams);
+    const chatBody = messagesToChatBody(body, target.provider, ignored);
+    context.noteIgnoredParams(ignored.list());
+    const thinking = wantsThinking(body);
     let answer;
     try {
-      answer = await this.chatUpstream.open(context, target, messagesToChatBody(body, target.provider));
+      answer = await this.chatUpstream.open(context, target, chatBody);
     } catch (error) {
       if (!(error instanceof UpstreamHttpError)) throw error;
       const anthropicError = openAIErrorToAnthropic(error.parsedBody(), error.status);
       throw new UpstreamHttpError(error.status, Buffer.from(JSON.stringify(anthropicError)), 'application/json', error.headers);
     }
     if (answer.kind === 'stream') {
-      const handler = new ChatToMessagesStreamHandler(context, answer.decoder, model);
+      const handler = new ChatToMessagesStreamHandler(context, answer.decoder, model, thinking);
       const frames = await relayUpstreamSse(answer.sent.response, context, answer.sent.timeoutMs, handler);
       return { kind: 'sse', status: answer.status, frames };
     }
-    const message = chatCompletionToMessage(answer.completion, model);
+    const message = chatCompletionToMessage(answer.completion, model, thinking);
     context.responseBody = message;
     context.usage = usageFromOpenAI(answer.completion.usage);
     context.servedModel = typeof answer.completion.model === 'string' ? answer.completion.model : null;

@@ -1,7 +1,7 @@
 import Mustache from 'mustache';
 import { GatewayError } from '../../common/errors/gateway-error';
 import { checkBody } from '../../common/pipes/body-rules';
-import { CHAT_COMPLETION_SCHEMA } from '../chat/dto/chat-completion-create.dto';
+import { CHAT_PARAMETER_SCHEMA } from '../chat/dto/chat-completion-create.dto';
 
 /** What a prompt version holds: everything of a chat request but the variables' values. */
 export interface PromptTemplate {
@@ -66,12 +66,12 @@ function parse(text: string, path: string): Token[] {
  * template string parses.
  */
 export function validateTemplate(template: PromptTemplate): void {
-  checkBody({ model: template.model, messages: template.messages }, { required: CHAT_COMPLETION_SCHEMA.required, optional: {} });
+  checkBody({ model: template.model, messages: template.messages }, { required: CHAT_PARAMETER_SCHEMA.required, optional: {} });
   const hyperparameters = template.hyperparameters ?? {};
   const reserved = CALL_ONLY.find((field) => field in hyperparameters);
   if (reserved) throw GatewayError.invalidRequest(`hyperparameters.${reserved} cannot be part of a prompt template`, `hyperparameters.${reserved}`);
   try {
-    checkBody(hyperparameters, { required: {}, optional: CHAT_COMPLETION_SCHEMA.optional });
+    checkBody(hyperparameters, { required: {}, optional: CHAT_PARAMETER_SCHEMA.optional });
   } catch (error) {
     if (!(error instanceof GatewayError)) throw error;
     throw GatewayError.invalidRequest(error.message.replace(/(^|; )/g, '$1hyperparameters.'), error.param && `hyperparameters.${error.param}`);

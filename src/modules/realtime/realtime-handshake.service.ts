@@ -116,9 +116,9 @@ export class RealtimeHandshake {
     const { url, headers: upstreamHeaders } = capability.connection(target, model);
     const beta = headers['openai-beta'];
     if (typeof beta === 'string') upstreamHeaders['openai-beta'] = beta;
-    this.upstreamClient.checkHost(url);
+    this.upstreamClient.checkHost(url, target.privateNetworkAllowed);
     return new Promise((resolve, reject) => {
-      const socket = new WebSocket(url, { headers: upstreamHeaders, handshakeTimeout: this.timeoutMs, lookup: this.upstreamClient.lookup, maxPayload: 64 * 1024 * 1024 });
+      const socket = new WebSocket(url, { headers: upstreamHeaders, handshakeTimeout: this.timeoutMs, lookup: this.upstreamClient.lookupFor(target.privateNetworkAllowed), maxPayload: 64 * 1024 * 1024 });
       // The provider speaks first (`session.created`), before the session exists: held until it does.
       const early: EarlyMessage[] = [];
       const hold = (data: RawData, isBinary: boolean) => early.push({ data, isBinary });

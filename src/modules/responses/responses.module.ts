@@ -1,10 +1,11 @@
 import { Module } from '@nestjs/common';
+import { ChatModule } from '../chat/chat.module';
 import { RoutingModule } from '../routing/routing.module';
 import { ResponsesController } from './responses.controller';
 import { ResponsesService } from './responses.service';
 
 @Module({
-  imports: [RoutingModule],
+  imports: [RoutingModule, ChatModule],
   controllers: [ResponsesController],
   providers: [ResponsesService],
 })

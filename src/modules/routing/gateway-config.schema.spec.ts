@@ -34,6 +34,13 @@ describe('validateGatewayConfig', () => {
     expect(problems).toHaveLength(5);
   });
 
+  it('strict_params is a boolean at any level', () => {
+    expect(validateGatewayConfig({ provider: 'openai', strict_params: true }, providers)).toEqual([]);
+    expect(validateGatewayConfig({ strict_params: false, targets: [{ provider: 'openai', strict_params: 'yes' }] }, providers)).toEqual([
+      'config.targets[0].strict_params must be a boolean',
+    ]);
+  });
+
   it('checks strategies against their targets', () => {
     expect(validateGatewayConfig({ strategy: { mode: 'fallback' } }, providers)).toEqual(["config.strategy.mode 'fallback' needs targets"]);
     expect(validateGatewayConfig({ strategy: { mode: 'roundrobin' } }, providers)).toEqual([

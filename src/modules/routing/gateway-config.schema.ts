@@ -19,6 +19,8 @@ export interface GatewayConfig {
   override_params?: Record<string, unknown>;
   retry?: { attempts?: number; on_status_codes?: number[] };
   request_timeout?: number;
+  /** Refuse (400) what a translation would ignore, instead of naming it in x-gateway-ignored-params (CONTRACT section 12). */
+  strict_params?: boolean;
   cache?: { mode?: 'simple'; max_age?: number };
   circuit_breaker?: { failure_threshold?: number; window_ms?: number; cooldown_ms?: number; on_status_codes?: number[] };
   weight?: number;
@@ -33,7 +35,7 @@ export type StrategyMode = (typeof STRATEGY_MODES)[number];
 
 const FIELDS = new Set([
   'strategy', 'provider', 'api_key', 'virtual_key', 'provider_organization', 'provider_project', 'custom_host',
-  'override_params', 'retry', 'request_timeout', 'cache', 'circuit_breaker', 'weight', 'name', 'targets',
+  'override_params', 'retry', 'request_timeout', 'strict_params', 'cache', 'circuit_breaker', 'weight', 'name', 'targets',
   'input_guardrails', 'output_guardrails',
 ]);
 const STRING_FIELDS = ['provider', 'api_key', 'virtual_key', 'provider_organization', 'provider_project', 'name'] as const;
@@ -57,6 +59,7 @@ export function validateGatewayConfig(config: unknown, knownProviders: string[],
   if (config.request_timeout !== undefined && !isInt(config.request_timeout, 1, 3_600_000)) {
     problems.push(`${at('request_timeout')} must be an integer number of milliseconds from 1 to 3600000`);
   }
+  if (config.strict_params !== undefined && typeof config.strict_params !== 'boolean') problems.push(`${at('strict_params')} must be a boolean`);
   if (config.weight !== undefined && !(typeof config.weight === 'number' && config.weight >= 0 && Number.isFinite(config.weight))) {
     problems.push(`${at('weight')} must be a number >= 0`);
   }

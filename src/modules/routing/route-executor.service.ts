@@ -70,15 +70,17 @@ export class RouteExecutor {
    * `replayable: false` for a request body that streams through once (an upload): after
    * the first attempt has been sent, no retry and no fallback. `texts`: where the
    * operation's request and answer text is, for the config's guardrails (operations
-   * without it run none).
+   * without it run none). `budgeted: false` for an operation that costs nothing (token
+   * counting): nothing is reserved, so a spent budget does not refuse it.
    */
   execute(
     context: RequestContext,
     body: Record<string, unknown>,
     send: AttemptSender,
-    options: { cacheable?: boolean; replayable?: boolean; texts?: OperationTexts } = {},
+    options: { cacheable?: boolean; replayable?: boolean; texts?: OperationTexts; budgeted?: boolean } = {},
   ): Promise<GatewayResult> {
-    return new ExecutionRun(this.tools, context, body, send, options.cacheable ?? true, options.replayable ?? true, options.texts ?? null).node(context.route!.root);
+    const run = new ExecutionRun(this.tools, context, body, send, options.cacheable ?? true, options.replayable ?? true, options.texts ?? null, options.budgeted ?? true);
+    return run.node(context.route!.root);
   }
 }
 
@@ -108,6 +110,7 @@ class ExecutionRun {
     private readonly cacheable: boolean,
     private readonly replayable: boolean,
     private readonly texts: OperationTexts | null,
+    private readonly budgeted: boolean,
   ) {}
 
   /** No other attempt can follow: the body was not replayable and has gone out. */
@@ -207,10 +210,12 @@ class ExecutionRun {
     }
 
     // A cache hit costs nothing; anything sent upstream is reserved against the budgets first (402 when spent).
-    await this.tools.budgets.reserve(context, target, upstreamBody).catch((error: unknown) => {
-      breaker?.release();
-      throw error;
-    });
+    if (this.budgeted) {
+      await this.tools.budgets.reserve(context, target, upstreamBody).catch((error: unknown) => {
+        breaker?.release();
+        throw error;
+      });
+    }
 
     for (let retry = 0; ; retry++) {
       this.startAttempt(node, target, retry);

@@ -21,6 +21,8 @@ export interface RouteTarget {
   overrideParams: Record<string, unknown>;
   /** This attempt's timeout (a config's `request_timeout`); null: UPSTREAM_TIMEOUT_MS. */
   requestTimeoutMs: number | null;
+  /** A config's `strict_params`: what a translation would ignore is refused instead (see IgnoredParams). */
+  strictParams: boolean;
   virtualKeyId: string | null;
   /** The virtual key's budget, enforced per attempt (see BudgetLedger). */
   virtualKeyBudget: KeyBudget | null;
@@ -28,6 +30,12 @@ export interface RouteTarget {
   allowedModels: string[] | null;
   /** The model to send when routing rewrote it (`@slug/model` prefix stripped). */
   model: string | null;
+  /**
+   * An admin chose the host (a built-in provider's URL, a virtual key's or stored config's
+   * `custom_host`, or one an admin key named per request), so it may be on a private
+   * network; a host a non-admin key names per request follows UPSTREAM_ALLOW_PRIVATE_NETWORKS.
+   */
+  privateNetworkAllowed: boolean;
 }
 
 export interface RetryPolicy {
@@ -78,6 +86,7 @@ export interface RouteNode {
   overrideParams: Record<string, unknown>;
   retry: RetryPolicy | null;
   requestTimeoutMs: number | null;
+  strictParams: boolean;
   cache: CachePolicy | null;
   circuitBreaker: CircuitBreakerPolicy | null;
   /** Checks on the request before it is sent to this leaf, and on its answer (CONTRACT section 5). */
@@ -94,4 +103,6 @@ export interface RoutePlan {
   /** x-gateway-provider-organization / -project: win over the config's and the virtual key's. */
   organization: string | null;
   project: string | null;
+  /** The config's own `custom_host`s were chosen by an admin: a stored config, or an inline one an admin key sent. */
+  configHostsAdminChosen: boolean;
 }

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { IncomingHttpHeaders } from 'node:http';
 import { GatewayError } from '../../common/errors/gateway-error';
 import { ProviderRegistry } from '../../providers/registry';
-import { KeyLookupService, ResolvedVirtualKey } from '../keys/key-lookup.service';
+import { ApiKeyPrincipal, KeyLookupService, ResolvedVirtualKey } from '../keys/key-lookup.service';
+import { providerKeyOf } from '../../common/guards/gateway-key';
 import { isHttpUrl } from '../../common/http/http-url';
 import { GatewayConfig, validateGatewayConfig } from './gateway-config.schema';
 import { RouteNode, RoutePlan, RouteTarget } from './route-plan';
@@ -11,7 +12,8 @@ import { buildRouteTree, leavesOf, singleTargetTree } from './route-tree';
 
 const NO_ROUTE =
   'No provider selected. Send one of: x-gateway-config (a stored config or inline JSON), x-gateway-virtual-key, ' +
-  'x-gateway-provider with Authorization: Bearer <provider key>, or a model of the form @<virtual-key-slug>/<model>';
+  'x-gateway-provider with Authorization: Bearer <provider key>, or a model of the form @<virtual-key-slug>/<model>; ' +
+  'or give the API key a default_virtual_key or default_config';
 
 /** Config trees kept built; past this the oldest goes (inline configs can be many). */
 const MAX_CACHED_TREES = 500;
@@ -31,7 +33,8 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
 
 /**
  * Turns the routing headers and the model into one RoutePlan, in the order of
- * CONTRACT section 1: config, virtual key header, provider header, `@slug/model`.
+ * CONTRACT section 1: config, virtual key header, provider header, `@slug/model`;
+ * then the API key's own default config or virtual key (section 12).
  */
 @Injectable()
 export class RouteResolver {
@@ -44,8 +47,8 @@ export class RouteResolver {
     private readonly upstream: UpstreamClient,
   ) {}
 
-  async resolve(headers: IncomingHttpHeaders, model: unknown): Promise<RoutePlan> {
-    const plan = await this.choose(headers, model);
+  async resolve(headers: IncomingHttpHeaders, model: unknown, principal: ApiKeyPrincipal | null): Promise<RoutePlan> {
+    const plan = await this.choose(headers, model, principal);
     plan.organization = header(headers, 'x-gateway-provider-organization') ?? null;
     plan.project = header(headers, 'x-gateway-provider-project') ?? null;
     return plan;
@@ -62,23 +65,28 @@ export class RouteResolver {
     if (source.kind === 'resolved') target = { ...source.target };
     else if (source.kind === 'virtual_key') target = this.targetFromVirtualKey(await this.virtualKey(source.slug));
     else target = blankTarget(this.registry.get(source.provider).id, source.apiKey);
-    target.customHost = node.customHost ?? target.customHost;
+    if (node.customHost) {
+      target.customHost = node.customHost;
+      target.privateNetworkAllowed = plan.configHostsAdminChosen;
+    }
     target.organization = plan.organization ?? node.organization ?? target.organization;
     target.project = plan.project ?? node.project ?? target.project;
     target.overrideParams = node.overrideParams;
     target.requestTimeoutMs = node.requestTimeoutMs;
+    target.strictParams = node.strictParams;
     return target;
   }
 
-  private async choose(headers: IncomingHttpHeaders, model: unknown): Promise<RoutePlan> {
+  private async choose(headers: IncomingHttpHeaders, model: unknown, principal: ApiKeyPrincipal | null): Promise<RoutePlan> {
+    const isAdmin = principal?.role === 'admin';
     const config = header(headers, 'x-gateway-config');
-    if (config) return this.fromConfigHeader(config);
+    if (config) return this.fromConfigHeader(config, isAdmin);
 
     const virtualKey = header(headers, 'x-gateway-virtual-key');
     if (virtualKey) return plan(this.targetFromVirtualKey(await this.virtualKey(virtualKey)), 'virtual_key');
 
     const provider = header(headers, 'x-gateway-provider');
-    if (provider) return plan(this.targetFromProviderHeader(provider, headers), 'provider_header');
+    if (provider) return plan(this.targetFromProviderHeader(provider, headers, isAdmin), 'provider_header');
 
     if (typeof model === 'string' && model.startsWith('@')) {
       const slash = model.indexOf('/');
@@ -89,25 +97,32 @@ export class RouteResolver {
       target.model = model.slice(slash + 1);
       return plan(target, 'model_prefix');
     }
+    // Clients that send only a base URL and an API key (Codex, Cursor, Claude Code) route by the key.
+    if (principal?.defaultConfig) return this.fromStoredConfig(principal.defaultConfig);
+    if (principal?.defaultVirtualKey) return plan(this.targetFromVirtualKey(await this.virtualKey(principal.defaultVirtualKey)), 'virtual_key');
     throw GatewayError.invalidRequest(NO_ROUTE);
   }
 
-  private async fromConfigHeader(value: string): Promise<RoutePlan> {
-    if (value.trimStart().startsWith('{')) return this.planFromConfig(`inline:${value}`, () => parseInlineConfig(value), null, null);
-    const stored = await this.keys.storedConfig(value);
-    if (!stored) throw GatewayError.notFound(`Unknown config '${value}'`, 'config_not_found');
-    return this.planFromConfig(`stored:${stored.id}:${stored.version}`, () => stored.config, stored.id, stored.version);
+  private fromConfigHeader(value: string, isAdmin: boolean): Promise<RoutePlan> | RoutePlan {
+    if (!value.trimStart().startsWith('{')) return this.fromStoredConfig(value);
+    return this.planFromConfig(`inline:${value}`, () => parseInlineConfig(value), null, null, isAdmin);
+  }
+
+  private async fromStoredConfig(slugOrId: string): Promise<RoutePlan> {
+    const stored = await this.keys.storedConfig(slugOrId);
+    if (!stored) throw GatewayError.notFound(`Unknown config '${slugOrId}'`, 'config_not_found');
+    return this.planFromConfig(`stored:${stored.id}:${stored.version}`, () => stored.config, stored.id, stored.version, true);
   }
 
   /** A stored config's version, or an inline config's text, builds the same tree every time (guardrails compile regexes and schemas): built once. */
-  private planFromConfig(cacheKey: string, raw: () => unknown, configId: string | null, configVersion: number | null): RoutePlan {
+  private planFromConfig(cacheKey: string, raw: () => unknown, configId: string | null, configVersion: number | null, hostsAdminChosen: boolean): RoutePlan {
     let root = this.trees.get(cacheKey);
     if (!root) {
       root = this.buildTree(raw());
       if (this.trees.size >= MAX_CACHED_TREES) this.trees.delete(this.trees.keys().next().value!);
       this.trees.set(cacheKey, root);
     }
-    return { root, configId, configVersion, via: 'config', organization: null, project: null };
+    return { root, configId, configVersion, via: 'config', organization: null, project: null, configHostsAdminChosen: hostsAdminChosen };
   }
 
   private buildTree(raw: unknown): RouteNode {
@@ -146,10 +161,9 @@ export class RouteResolver {
     };
   }
 
-  private targetFromProviderHeader(provider: string, headers: IncomingHttpHeaders): RouteTarget {
+  private targetFromProviderHeader(provider: string, headers: IncomingHttpHeaders, isAdmin: boolean): RouteTarget {
     const adapter = this.registry.get(provider);
-    const authorization = header(headers, 'authorization');
-    const apiKey = authorization?.match(/^Bearer\s+(.+)$/i)?.[1]?.trim() ?? null;
+    const apiKey = providerKeyOf(headers);
     if (!apiKey && !adapter.credentialOptional) {
       throw GatewayError.invalidRequest(`x-gateway-provider '${provider}' needs the provider key in Authorization: Bearer <key>`, 'authorization');
     }
@@ -157,7 +171,7 @@ export class RouteResolver {
     if (customHost !== null && !isHttpUrl(customHost)) {
       throw GatewayError.invalidRequest('x-gateway-custom-host must be an http(s) URL', 'x-gateway-custom-host');
     }
-    return { ...blankTarget(adapter.id, apiKey), customHost };
+    return { ...blankTarget(adapter.id, apiKey), customHost, privateNetworkAllowed: customHost === null || isAdmin };
   }
 }
 
@@ -171,14 +185,16 @@ function blankTarget(provider: string, apiKey: string | null): RouteTarget {
     providerOptions: {},
     overrideParams: {},
     requestTimeoutMs: null,
+    strictParams: false,
     virtualKeyId: null,
     virtualKeyBudget: null,
     virtualKeyRateLimits: [],
     allowedModels: null,
     model: null,
+    privateNetworkAllowed: true,
   };
 }
 
 function plan(target: RouteTarget, via: RoutePlan['via']): RoutePlan {
-  return { root: singleTargetTree(target), configId: null, configVersion: null, via, organization: null, project: null };
+  return { root: singleTargetTree(target), configId: null, configVersion: null, via, organization: null, project: null, configHostsAdminChosen: false };
 }

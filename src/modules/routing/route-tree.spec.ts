@@ -36,6 +36,16 @@ describe('buildRouteTree', () => {
     expect(root.children[1].mode).toBe('loadbalance');
   });
 
+  it('strict_params is inherited like the other leaf settings, and a child may turn it off', () => {
+    const root = buildRouteTree({
+      strict_params: true,
+      strategy: { mode: 'fallback' },
+      targets: [{ provider: 'openai' }, { provider: 'groq', strict_params: false }, { strategy: { mode: 'single' }, targets: [{ provider: 'groq' }] }],
+    });
+    expect(leavesOf(root).map((leaf) => leaf.strictParams)).toEqual([true, false, true]);
+    expect(leavesOf(buildRouteTree({ provider: 'openai' }))[0].strictParams).toBe(false);
+  });
+
   it('a config without targets is one leaf at the root; cache and breaker get their defaults', () => {
     const root = buildRouteTree({ provider: 'openai', cache: { mode: 'simple' }, circuit_breaker: { failure_threshold: 2 } });
     expect(root.path).toBeNull();

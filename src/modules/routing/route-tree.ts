@@ -17,7 +17,7 @@ export const DEFAULT_CACHE_MAX_AGE_SECONDS = 3600;
 /** Fields a target takes from its parent when it does not set them (CONTRACT section 5). */
 const INHERITED = [
   'provider', 'api_key', 'virtual_key', 'provider_organization', 'provider_project', 'custom_host',
-  'retry', 'request_timeout', 'cache', 'circuit_breaker', 'input_guardrails', 'output_guardrails',
+  'retry', 'request_timeout', 'strict_params', 'cache', 'circuit_breaker', 'input_guardrails', 'output_guardrails',
 ] as const;
 
 /**
@@ -46,6 +46,7 @@ export function buildRouteTree(config: GatewayConfig, deps: GuardrailDeps = {}, 
     overrideParams: config.override_params ?? {},
     retry: config.retry ? { attempts: config.retry.attempts ?? 0, onStatusCodes: config.retry.on_status_codes ?? DEFAULT_RETRY_STATUS_CODES } : null,
     requestTimeoutMs: config.request_timeout ?? null,
+    strictParams: config.strict_params === true,
     cache: config.cache ? { maxAgeSeconds: config.cache.max_age ?? DEFAULT_CACHE_MAX_AGE_SECONDS } : null,
     circuitBreaker: config.circuit_breaker
       ? {
@@ -95,6 +96,7 @@ export function singleTargetTree(target: RouteTarget): RouteNode {
     overrideParams: {},
     retry: null,
     requestTimeoutMs: null,
+    strictParams: false,
     cache: null,
     circuitBreaker: null,
     inputGuardrails: [],

@@ -52,7 +52,9 @@ export function relayUpstreamSse(
         if (ended) return;
         ended = true;
         clearTimeout(idle);
-        context.error ??= { type: 'client_error', code: 'client_closed_request', message: 'The client closed the connection mid-stream' };
+        // A client may hang up as soon as it has the stream's last event (Codex does after
+        // `response.completed`, before the provider closes): it read to the end, a success.
+        if (!handler.isComplete()) context.error ??= { type: 'client_error', code: 'client_closed_request', message: 'The client closed the connection mid-stream' };
         body.destroy();
         handler.finish();
       };

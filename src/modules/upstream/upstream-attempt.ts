@@ -13,7 +13,7 @@ import { MetricsService } from '../metrics/metrics.service';
 import { UpstreamClient, UpstreamResponse } from './upstream-client';
 
 /** The capabilities that build a request from a body (all but the REST resources and the realtime socket). */
-export type BodyOperation = Exclude<ProviderOperation, ResourceOperation | 'realtime'>;
+export type BodyOperation = Exclude<ProviderOperation, ResourceOperation | 'anthropicModels' | 'realtime'>;
 
 /** What the shared attempt steps need to know of an operation. */
 export interface OperationSpec<K extends ProviderOperation = BodyOperation> {
@@ -75,7 +75,9 @@ export class UpstreamAttempt {
       throw GatewayError.permission(`Model '${model}' is not allowed for this virtual key`, 'model_not_allowed');
     }
     context.model = model;
-    return this.sendRequest(context, target, builder.buildRequest(body, target, headers));
+    const request = builder.buildRequest(body, target, headers);
+    context.noteIgnoredParams(request.ignoredParams);
+    return this.sendRequest(context, target, request);
   }
 
   /** The adapter's capability for an operation; 400 naming the provider when it lacks it. */
@@ -90,7 +92,7 @@ export class UpstreamAttempt {
     const timeoutMs = target.requestTimeoutMs ?? this.defaultTimeoutMs;
     const signal = context.abort.signal;
     const sentAt = performance.now();
-    const response = await this.upstream.send(request, { signal, timeoutMs }).catch((error: unknown) => {
+    const response = await this.upstream.send(request, { signal, timeoutMs, privateNetworkAllowed: target.privateNetworkAllowed }).catch((error: unknown) => {
       this.metrics.observeUpstream(target.provider, 'failed', (performance.now() - sentAt) / 1000);
       throw error;
     });

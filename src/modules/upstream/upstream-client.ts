@@ -19,6 +19,14 @@ export interface SendOptions {
   /** The client's signal: aborted when the client goes away. */
   signal: AbortSignal;
   timeoutMs: number;
+  /** An admin chose this host (RouteTarget.privateNetworkAllowed): private addresses are reachable. */
+  privateNetworkAllowed: boolean;
+}
+
+/** A host policy and the connection pool that resolves through it. */
+interface Route {
+  policy: UpstreamHostPolicy;
+  agent: Agent;
 }
 
 /** Thrown when the client disconnected before the provider answered. */
@@ -35,29 +43,40 @@ export class ClientClosedRequestError extends Error {
  */
 @Injectable()
 export class UpstreamClient implements OnApplicationShutdown {
-  private readonly policy: UpstreamHostPolicy;
-  private readonly agent: Agent;
+  /** For hosts named per request by a non-admin key (and the gateway's own calls out): the operator's policy. */
+  private readonly requested: Route;
+  /**
+   * For hosts an admin chose (built-in providers such as `ollama`, virtual keys, stored
+   * configs, an admin key's per-request host): private networks too (CONTRACT section 12).
+   * Link-local and metadata addresses stay refused.
+   */
+  private readonly adminChosen: Route;
   private readonly maxResponseBytes: number;
 
   constructor(config: ConfigService<Environment, true>) {
     this.maxResponseBytes = config.get('UPSTREAM_MAX_RESPONSE_BYTES', { infer: true });
     const allowed = config.get('UPSTREAM_ALLOWED_NETWORKS', { infer: true });
-    this.policy = new UpstreamHostPolicy(config.get('UPSTREAM_ALLOW_PRIVATE_NETWORKS', { infer: true }), allowed ? allowed.split(',').map((cidr) => cidr.trim()) : []);
-    // Every connection resolves through the host policy (see UpstreamHostPolicy).
-    this.agent = new Agent({ keepAliveTimeout: 30_000, connections: 512, connect: { timeout: 10_000, lookup: this.policy.lookup } });
+    const allowedNetworks = allowed ? allowed.split(',').map((cidr) => cidr.trim()) : [];
+    const allowPrivate = config.get('UPSTREAM_ALLOW_PRIVATE_NETWORKS', { infer: true });
+    this.requested = route(new UpstreamHostPolicy(allowPrivate, allowedNetworks));
+    this.adminChosen = allowPrivate ? this.requested : route(new UpstreamHostPolicy(true, allowedNetworks));
   }
 
-  /** The host policy for connections made outside undici (the realtime WebSocket): check the URL, then resolve with `lookup`. */
-  checkHost(url: string): void {
+  /** The host policy for connections made outside undici (the realtime WebSocket): check the URL, then resolve with `lookupFor`. */
+  checkHost(url: string, privateNetworkAllowed = false): void {
     try {
-      this.policy.checkUrl(url);
+      this.routeFor(privateNetworkAllowed).policy.checkUrl(url);
     } catch (error) {
       throw hostRefused(error as Error);
     }
   }
 
-  get lookup(): UpstreamHostPolicy['lookup'] {
-    return this.policy.lookup;
+  lookupFor(privateNetworkAllowed: boolean): UpstreamHostPolicy['lookup'] {
+    return this.routeFor(privateNetworkAllowed).policy.lookup;
+  }
+
+  private routeFor(privateNetworkAllowed: boolean): Route {
+    return privateNetworkAllowed ? this.adminChosen : this.requested;
   }
 
   /** A connection error of a socket opened with `lookup`, as the gateway reports it. */
@@ -75,7 +94,7 @@ export class UpstreamClient implements OnApplicationShutdown {
       method: 'POST',
       headers: { ...headers, 'content-type': 'application/json' },
       body: JSON.stringify(body),
-      dispatcher: this.agent,
+      dispatcher: this.requested.agent,
       signal: AbortSignal.timeout(timeoutMs),
     });
     const chunks: Buffer[] = [];
@@ -101,8 +120,9 @@ export class UpstreamClient implements OnApplicationShutdown {
   async send(upstream: UpstreamRequest, options: SendOptions): Promise<UpstreamResponse> {
     const { signal, timeoutMs } = options;
     if (signal.aborted) throw new ClientClosedRequestError();
+    const { policy, agent } = this.routeFor(options.privateNetworkAllowed);
     try {
-      this.policy.checkUrl(upstream.url);
+      policy.checkUrl(upstream.url);
     } catch (error) {
       throw hostRefused(error as Error);
     }
@@ -128,7 +148,7 @@ export class UpstreamClient implements OnApplicationShutdown {
         method: upstream.method,
         headers: upstream.headers,
         body: upstream.body,
-        dispatcher: this.agent,
+        dispatcher: agent,
         signal: abort.signal,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
@@ -179,8 +199,13 @@ export class UpstreamClient implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.agent.close();
+    await Promise.all([...new Set([this.requested.agent, this.adminChosen.agent])].map((agent) => agent.close()));
   }
+}
+
+/** Every connection resolves through its host policy (see UpstreamHostPolicy). */
+function route(policy: UpstreamHostPolicy): Route {
+  return { policy, agent: new Agent({ keepAliveTimeout: 30_000, connections: 512, connect: { timeout: 10_000, lookup: policy.lookup } }) };
 }
 
 /** A host outside the policy is the request's (or the key's) fault, not an outage: 400, and no retry. */

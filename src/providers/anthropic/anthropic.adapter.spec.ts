@@ -45,6 +45,7 @@ describe('anthropicAdapter', () => {
       url: 'https://api.anthropic.com/v1/messages',
       headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', 'x-api-key': 'sk-ant-secret' },
       body: JSON.stringify({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }], max_tokens: 4096 }),
+      ignoredParams: [],
     });
     const custom = chat.buildRequest(CHAT, target({ customHost: 'https://gw.test/v1/', providerOptions: { anthropic_version: '2024-01-01', anthropic_beta: 'b1' } }));
     expect(custom.url).toBe('https://gw.test/v1/messages');

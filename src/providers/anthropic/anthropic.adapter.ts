@@ -1,6 +1,7 @@
 import type { RouteTarget } from '../../modules/routing/route-plan';
 import type { ChatTranslation } from '../chat-format';
-import type { ProviderAdapter, UpstreamRequest } from '../provider-adapter';
+import { IgnoredParams } from '../ignored-params';
+import type { ProviderAdapter, ResourceCapability, UpstreamRequest } from '../provider-adapter';
 import { toAnthropicRequest } from './chat-request';
 import { toChatCompletion, toOpenAIError } from './chat-response';
 import { AnthropicChatStreamDecoder } from './chat-stream';
@@ -17,21 +18,38 @@ const translation: ChatTranslation = {
 };
 
 /**
- * A POST to `/messages`. `x-api-key` comes from the routing, never from the client; the
- * version and betas are the client's when it sent them (native messages), else the
+ * The headers of every call: `x-api-key` from the routing, never from the client; the
+ * version and betas are the client's when it sent them (native operations), else the
  * virtual key's `provider_options`, else the default version and no beta.
  */
-function messagesRequest(payload: Record<string, unknown>, target: RouteTarget, headers: Record<string, string> = {}): UpstreamRequest {
-  const base = (target.customHost ?? ANTHROPIC_BASE_URL).replace(/\/+$/, '');
+function anthropicRequestHeaders(target: RouteTarget, headers: Record<string, string>): Record<string, string> {
   const sent: Record<string, string> = {
-    'content-type': 'application/json',
     'anthropic-version': headers['anthropic-version'] || target.providerOptions.anthropic_version || DEFAULT_ANTHROPIC_VERSION,
   };
   const beta = headers['anthropic-beta'] || target.providerOptions.anthropic_beta;
   if (beta) sent['anthropic-beta'] = beta;
   if (target.apiKey) sent['x-api-key'] = target.apiKey;
-  return { method: 'POST', url: `${base}/messages`, headers: sent, body: JSON.stringify(payload) };
+  return sent;
 }
+
+const baseUrl = (target: RouteTarget) => (target.customHost ?? ANTHROPIC_BASE_URL).replace(/\/+$/, '');
+
+/** A JSON POST to a path of the API (`/messages`, `/messages/count_tokens`). */
+function postRequest(path: string, payload: Record<string, unknown>, target: RouteTarget, headers: Record<string, string> = {}): UpstreamRequest {
+  return {
+    method: 'POST',
+    url: `${baseUrl(target)}${path}`,
+    headers: { 'content-type': 'application/json', ...anthropicRequestHeaders(target, headers) },
+    body: JSON.stringify(payload),
+  };
+}
+
+const messagesRequest = (payload: Record<string, unknown>, target: RouteTarget, headers?: Record<string, string>) => postRequest('/messages', payload, target, headers);
+
+/** `GET /models`, `/models/{id}`: Anthropic's Models API (its query, `limit`, `before_id`, `after_id`, as the client sent it). */
+const anthropicModels: ResourceCapability = {
+  request: (method, path, query, target) => ({ method, url: `${baseUrl(target)}/models${path}${query ? `?${query}` : ''}`, headers: anthropicRequestHeaders(target, {}) }),
+};
 
 /** Anthropic: the Messages API natively, and chat completions translated to it. */
 export const anthropicAdapter: ProviderAdapter = {
@@ -39,5 +57,13 @@ export const anthropicAdapter: ProviderAdapter = {
   credentialOptional: false,
   requiresCustomHost: false,
   messages: { buildRequest: messagesRequest },
-  chatCompletions: { buildRequest: (body, target, headers) => messagesRequest(toAnthropicRequest(body), target, headers), translation },
+  messagesCountTokens: { buildRequest: (payload, target, headers) => postRequest('/messages/count_tokens', payload, target, headers) },
+  anthropicModels,
+  chatCompletions: {
+    buildRequest: (body, target, headers) => {
+      const ignored = new IgnoredParams(target.strictParams);
+      return { ...messagesRequest(toAnthropicRequest(body, ignored), target, headers), ignoredParams: ignored.list() };
+    },
+    translation,
+  },
 };

@@ -1,3 +1,4 @@
+import { IgnoredParams } from '../ignored-params';
 import { toAnthropicRequest } from './chat-request';
 
 const USER = { role: 'user', content: 'Hi' };
@@ -6,6 +7,20 @@ const PIXEL = 'data:image/png;base64,iVBORw0KGgo=';
 const WEATHER = { type: 'function', function: { name: 'get_weather', description: 'Weather by city', parameters: { type: 'object', properties: { location: { type: 'string' } } } } };
 
 describe('OpenAI chat bodies as Anthropic Messages requests', () => {
+  it("ignores what only tunes OpenAI's delivery or caching, and strict on a tool, naming each; strict_params refuses them", () => {
+    const ignored = new IgnoredParams();
+    const body = { model: 'claude-sonnet-4-5', messages: [USER], prompt_cache_key: 'session-1', service_tier: 'flex', store: true, metadata: { a: 'b' }, tools: [{ ...WEATHER, function: { ...WEATHER.function, strict: true } }] };
+    const request = toAnthropicRequest(body, ignored);
+    expect(request).toEqual({ model: 'claude-sonnet-4-5', messages: [HI], max_tokens: 4096, tools: [{ name: 'get_weather', description: 'Weather by city', input_schema: WEATHER.function.parameters }] });
+    expect(ignored.list()).toEqual(['prompt_cache_key', 'service_tier', 'store', 'metadata', 'tools[].function.strict']);
+    expect(() => toAnthropicRequest(body, new IgnoredParams(true))).toThrow(expect.objectContaining({ status: 400, param: 'prompt_cache_key', code: 'strict_params' }));
+  });
+
+  it('reasoning_effort as a thinking budget, max_tokens made room for it; xhigh too', () => {
+    expect(toAnthropicRequest({ model: 'c', messages: [USER], reasoning_effort: 'xhigh' })).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 32768 }, max_tokens: 32768 + 4096 });
+    expect(toAnthropicRequest({ model: 'c', messages: [USER], reasoning_effort: 'minimal' })).not.toHaveProperty('thinking');
+  });
+
   it('moves system messages to the top-level system, defaults max_tokens, maps user, stop, sampling and stream', () => {
     const request = toAnthropicRequest({
       model: 'claude-sonnet-4-5',

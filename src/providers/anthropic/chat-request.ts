@@ -1,5 +1,7 @@
 import { GatewayError } from '../../common/errors/gateway-error';
 import type { ChatCompletionBody } from '../chat-format';
+import { IgnoredParams } from '../ignored-params';
+import { ANTHROPIC_THINKING_BUDGETS } from '../reasoning-effort';
 import { type AnthropicMessage, type AnthropicSystem, toAnthropicMessages } from './chat-messages';
 
 /** A Messages API request (https://docs.anthropic.com/en/api/messages) being built. */
@@ -36,15 +38,15 @@ const onlyDefault =
     if (!isDefault(value)) throw unsupported(param, what);
   };
 
-/** Extended thinking budgets for OpenAI's efforts; `none` / `minimal` leave thinking off. */
-const THINKING_BUDGETS: Record<string, number | null> = { none: null, minimal: null, low: 1024, medium: 4096, high: 16384 };
+/** Extended thinking budgets for OpenAI's efforts (see reasoning-effort.ts); `none` / `minimal` leave thinking off. */
+const THINKING_BUDGETS: Record<string, number | null> = { none: null, minimal: null, ...ANTHROPIC_THINKING_BUDGETS };
 
 /**
  * Each OpenAI parameter Anthropic has, and where it goes. A parameter missing here is one
  * Anthropic cannot honour (logit_bias, seed, top_logprobs, audio...): a 400 naming it
  * rather than a silent drop.
  */
-const PARAMETERS: Record<string, (value: unknown, request: AnthropicRequest, body: ChatCompletionBody) => void> = {
+const PARAMETERS: Record<string, (value: unknown, request: AnthropicRequest, body: ChatCompletionBody, ignored: IgnoredParams) => void> = {
   // Set first by toAnthropicRequest; `stream_options` is the gateway's (Anthropic always streams usage).
   model: () => undefined,
   messages: () => undefined,
@@ -71,10 +73,10 @@ const PARAMETERS: Record<string, (value: unknown, request: AnthropicRequest, bod
   },
   reasoning_effort: (value, request) => {
     const budget = typeof value === 'string' && Object.hasOwn(THINKING_BUDGETS, value) ? THINKING_BUDGETS[value] : undefined;
-    if (budget === undefined) throw invalid('reasoning_effort must be none, minimal, low, medium or high', 'reasoning_effort');
+    if (budget === undefined) throw invalid('reasoning_effort must be none, minimal, low, medium, high or xhigh', 'reasoning_effort');
     if (budget !== null) request.thinking = { type: 'enabled', budget_tokens: budget };
   },
-  tools: (value, request) => tools(value, request),
+  tools: (value, request, _body, ignored) => tools(value, request, ignored),
   // Both make Anthropic's one tool_choice object: see toolChoice.
   tool_choice: () => undefined,
   parallel_tool_calls: (value) => {
@@ -90,22 +92,34 @@ const PARAMETERS: Record<string, (value: unknown, request: AnthropicRequest, bod
     const type = (value as Record<string, unknown>)?.type;
     if (type !== 'text') throw unsupported('response_format.type', `response_format of type ${JSON.stringify(type)}`);
   },
+  // Delivery and caching at OpenAI: Anthropic answers the same without them.
+  prompt_cache_key: (_value, _request, _body, ignored) => ignored.ignore('prompt_cache_key', 'it routes to OpenAI\'s prompt cache; Anthropic caches by cache_control marks'),
+  prompt_cache_retention: (_value, _request, _body, ignored) => ignored.ignore('prompt_cache_retention', 'it tunes OpenAI\'s prompt cache'),
+  service_tier: (_value, _request, _body, ignored) => ignored.ignore('service_tier', 'it chooses OpenAI\'s processing tier'),
+  store: (value, _request, _body, ignored) => {
+    if (value !== false) ignored.ignore('store', 'it keeps the completion at OpenAI');
+  },
+  // OpenAI's tags for stored completions; Anthropic's `metadata` holds only the end user, which `user` sets.
+  metadata: (_value, _request, _body, ignored) => ignored.ignore('metadata', 'it tags completions stored at OpenAI'),
 };
 
 /**
  * Function tools as Anthropic tools. Anthropic requires a schema where OpenAI lets a
- * function without parameters take none. `strict` has no Anthropic counterpart and is
- * left out: the schema still guides the model, and refusing it would shut out SDKs that
- * always send it.
+ * function without parameters take none. `strict` has no Anthropic counterpart: it is
+ * ignored (and named), since the schema still guides the model and refusing it would
+ * shut out SDKs that always send it.
  */
-function tools(value: unknown, request: AnthropicRequest): void {
+function tools(value: unknown, request: AnthropicRequest, ignored: IgnoredParams): void {
   if (!Array.isArray(value)) throw invalid('tools must be an array', 'tools');
   const declared = value.map((tool: any, i) => {
     if (tool?.type !== 'function') throw unsupported(`tools[${i}].type`, `tools of type ${JSON.stringify(tool?.type)} (tools[${i}].type)`);
     const fn = tool.function;
     if (typeof fn?.name !== 'string' || !fn.name) throw invalid(`tools[${i}].function.name must be a string`, `tools[${i}].function.name`);
-    const anthropicTool: Record<string, unknown> = { name: fn.name, input_schema: fn.parameters ?? { type: 'object', properties: {} } };
+    const parameters = fn.parameters ?? { type: 'object', properties: {} };
+    if (typeof parameters !== 'object' || Array.isArray(parameters)) throw invalid(`tools[${i}].function.parameters must be a JSON schema object`, `tools[${i}].function.parameters`);
+    const anthropicTool: Record<string, unknown> = { name: fn.name, input_schema: parameters };
     if (typeof fn.description === 'string') anthropicTool.description = fn.description;
+    if (fn.strict === true) ignored.ignore(`tools[${i}].function.strict`, 'Anthropic has no strict schema mode; the schema still guides the model');
     return anthropicTool;
   });
   if (declared.length) request.tools = declared;
@@ -134,7 +148,8 @@ function toolChoice(body: ChatCompletionBody, hasTools: boolean): Record<string,
  * An OpenAI chat body as an Anthropic Messages request. A null parameter is OpenAI's
  * "default" and is skipped; every other field must be one Anthropic can honour.
  */
-export function toAnthropicRequest(body: ChatCompletionBody): AnthropicRequest {
+export function toAnthropicRequest(body: ChatCompletionBody, ignored = new IgnoredParams()): AnthropicRequest {
+  if (typeof body !== 'object' || body === null) throw invalid('the body must be a JSON object', 'body');
   if (typeof body.model !== 'string' || !body.model) throw invalid('model must be a string naming a Claude model', 'model');
   const { system, messages } = toAnthropicMessages(body.messages);
   const request: AnthropicRequest = { model: body.model, ...(system !== undefined ? { system } : {}), messages, max_tokens: DEFAULT_MAX_TOKENS };
@@ -142,7 +157,7 @@ export function toAnthropicRequest(body: ChatCompletionBody): AnthropicRequest {
     if (value === null || value === undefined) continue;
     const apply = Object.hasOwn(PARAMETERS, field) ? PARAMETERS[field] : undefined;
     if (!apply) throw unsupported(field);
-    apply(value, request, body);
+    apply(value, request, body, ignored);
   }
   const choice = toolChoice(body, request.tools !== undefined);
   if (choice) request.tool_choice = choice;

@@ -13,6 +13,16 @@ export function answerText(parts: readonly GeminiPart[]): string | null {
 }
 
 /**
+ * Gemini's thought summaries (parts with `thought: true`, sent when the request set
+ * `includeThoughts`), as the `reasoning_content` OpenAI-compatible servers carry
+ * reasoning text in; null when there are none.
+ */
+export function thoughtText(parts: readonly GeminiPart[]): string | null {
+  const texts = parts.filter((part) => typeof part.text === 'string' && part.thought === true).map((part) => part.text as string);
+  return texts.length ? texts.join('') : null;
+}
+
+/**
  * Gemini's function calls as OpenAI tool calls. Gemini sends each call whole, with its
  * arguments as an object, and (in the Gemini API) usually without an id, so one is made
  * up: the client echoes it back as `tool_call_id`, and the request translation finds

@@ -112,8 +112,22 @@ const FIELDS: Record<string, Set<string>> = {
 };
 
 /**
+ * A system message in the middle of the conversation (Claude Code sends reminders and
+ * tool notices so) as a user turn's part, at its place, marked as the system's. Moved
+ * into the system instruction it would apply from the first turn on and lose its
+ * order against the turns around it ("plan mode is on" ... "plan mode is off" would
+ * both stand at the top, contradicting each other); left at its place it says what
+ * held from then on, and the mark keeps the model from taking it for the user's words.
+ */
+function midConversationSystemParts(parts: Part[]): Part[] {
+  return parts.map((part) => (typeof part.text === 'string' ? { text: `System message: ${part.text}` } : part));
+}
+
+/**
  * OpenAI messages as Gemini `contents` and `systemInstruction`. Gemini has one system
- * instruction, so every system and developer message joins it, in order. A tool
+ * instruction: the system and developer messages before the first turn join it, in
+ * order; a later one becomes part of a user turn at its place (see
+ * midConversationSystemParts). A tool
  * result names its call by id, Gemini by function name: the name comes from the
  * assistant message that made the call. Gemini wants turns to alternate, and the
  * results of parallel calls in one turn, so consecutive turns of one role merge.
@@ -139,8 +153,10 @@ export function toGeminiContents(messages: unknown): { contents: GeminiContent[]
       if (!fields.has(key) && value !== null && value !== undefined) throw unsupported(`messages[${i}].${key}`);
     }
     const param = `messages[${i}].content`;
-    if (role === 'system' || role === 'developer') {
+    if ((role === 'system' || role === 'developer') && !contents.length) {
       system.push(...contentParts(message.content, param, role));
+    } else if (role === 'system' || role === 'developer') {
+      push('user', midConversationSystemParts(contentParts(message.content, param, role)));
     } else if (role === 'user') {
       push('user', contentParts(message.content, param, role));
     } else if (role === 'assistant') {

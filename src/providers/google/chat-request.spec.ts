@@ -1,4 +1,5 @@
 import { GatewayError } from '../../common/errors/gateway-error';
+import { IgnoredParams } from '../ignored-params';
 import { toGeminiRequest } from './chat-request';
 
 const user = { role: 'user', content: 'Hi' };
@@ -18,6 +19,26 @@ function rejection(body: Record<string, unknown>): { status: number; message: st
 const rejected = (fields: Record<string, unknown>) => rejection({ messages: [user], ...fields });
 
 describe('toGeminiRequest: messages', () => {
+  it('a system message after the first turn is a marked part of a user turn at its place, not the system instruction', () => {
+    const request = toGeminiRequest({
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Hi' },
+        { role: 'assistant', content: 'Hello' },
+        { role: 'system', content: [{ type: 'text', text: 'Plan mode is on.' }] },
+        { role: 'user', content: 'Go on' },
+      ],
+    });
+    expect(request).toEqual({
+      systemInstruction: { parts: [{ text: 'Be brief.' }] },
+      contents: [
+        { role: 'user', parts: [{ text: 'Hi' }] },
+        { role: 'model', parts: [{ text: 'Hello' }] },
+        { role: 'user', parts: [{ text: 'System message: Plan mode is on.' }, { text: 'Go on' }] },
+      ],
+    });
+  });
+
   it('system and developer messages join the system instruction; assistant is model', () => {
     const request = toGeminiRequest({
       messages: [
@@ -168,9 +189,21 @@ describe('toGeminiRequest: parameters', () => {
     expect(config({ response_format: { type: 'text' } })).toBeUndefined();
   });
 
-  it('reasoning_effort as a thinking budget', () => {
+  it('reasoning_effort as a thinking budget, with the thought summaries asked for when thinking is on', () => {
     const budget = (effort: string) => (config({ reasoning_effort: effort }) as any).thinkingConfig.thinkingBudget;
-    expect(['minimal', 'low', 'medium', 'high'].map(budget)).toEqual([0, 1024, 8192, 24576]);
+    expect(['none', 'minimal', 'low', 'medium', 'high', 'xhigh'].map(budget)).toEqual([0, 0, 1024, 8192, 24576, 32768]);
+    expect(config({ reasoning_effort: 'medium' })).toEqual({ thinkingConfig: { thinkingBudget: 8192, includeThoughts: true } });
+    expect(config({ reasoning_effort: 'minimal' })).toEqual({ thinkingConfig: { thinkingBudget: 0 } });
+  });
+
+  it("ignores what only tunes OpenAI's delivery or caching, and names it; strict_params refuses it", () => {
+    const ignored = new IgnoredParams();
+    const tools = [{ type: 'function', function: { name: 'f', parameters: { type: 'object' }, strict: true } }];
+    const request = toGeminiRequest({ model: 'gemini-2.5-flash', messages: [user], prompt_cache_key: 'k', service_tier: 'auto', store: true, metadata: { a: 'b' }, tools }, ignored);
+    expect(request).toEqual({ contents: [{ role: 'user', parts: [{ text: 'Hi' }] }], tools: [{ functionDeclarations: [{ name: 'f', description: '', parametersJsonSchema: { type: 'object' } }] }] });
+    expect(ignored.list()).toEqual(['prompt_cache_key', 'service_tier', 'store', 'metadata', 'tools[].function.strict']);
+    expect(() => toGeminiRequest({ model: 'g', messages: [user], service_tier: 'auto' }, new IgnoredParams(true))).toThrow(expect.objectContaining({ status: 400, param: 'service_tier' }));
+    expect(toGeminiRequest({ model: 'g', messages: [user], store: false }, new IgnoredParams(true))).toEqual({ contents: [{ role: 'user', parts: [{ text: 'Hi' }] }] });
   });
 
   it('function tools and every tool_choice', () => {
@@ -197,14 +230,13 @@ describe('toGeminiRequest: parameters', () => {
 
   it.each([
     [{ logit_bias: { 50256: -100 } }, 'logit_bias', 'Provider google does not support logit_bias'],
-    [{ store: true }, 'store', 'Provider google does not support store'],
     [{ some_new_field: 1 }, 'some_new_field', 'Provider google does not support some_new_field'],
     [{ parallel_tool_calls: false }, 'parallel_tool_calls', 'Provider google does not support parallel_tool_calls: false'],
     [{ tools: [{ type: 'web_search' }] }, 'tools[0].type', 'Provider google does not support tools of type "web_search" (tools[0].type)'],
     [{ tool_choice: { type: 'allowed_tools' } }, 'tool_choice', 'Provider google does not support tool_choice {"type":"allowed_tools"}'],
     [{ response_format: { type: 'xml' } }, 'response_format.type', 'Provider google does not support response_format of type "xml"'],
     [{ response_format: { type: 'json_schema', json_schema: { name: 'x' } } }, 'response_format.json_schema.schema', 'response_format.json_schema.schema must be an object'],
-    [{ reasoning_effort: 'extreme' }, 'reasoning_effort', 'reasoning_effort must be none, minimal, low, medium or high'],
+    [{ reasoning_effort: 'extreme' }, 'reasoning_effort', 'reasoning_effort must be none, minimal, low, medium, high or xhigh'],
     [{ temperature: 'hot' }, 'temperature', 'temperature must be a number'],
     [{ max_tokens: 1.5 }, 'max_tokens', 'max_tokens must be an integer'],
     [{ stop: [1] }, 'stop', 'stop must be a string or an array of strings'],

@@ -1,5 +1,7 @@
 import { GatewayError } from '../../common/errors/gateway-error';
 import type { ChatCompletionBody } from '../chat-format';
+import { IgnoredParams } from '../ignored-params';
+import { GEMINI_THINKING_BUDGETS } from '../reasoning-effort';
 import { toGeminiContents } from './chat-messages';
 
 /** A GenerateContentRequest (https://ai.google.dev/api/generate-content#request-body) being built. */
@@ -24,21 +26,13 @@ function integer(value: unknown, param: string): number {
   return value as number;
 }
 
-/**
- * Thinking budgets in tokens for OpenAI's efforts. `minimal` (and GPT-5.1's `none`) is
- * 0, which turns thinking off where a model allows it (2.5 Flash and Flash-Lite); 2.5 Pro
- * cannot think less than 128 tokens and answers 400 itself, which is clearer than the
- * gateway quietly thinking anyway.
- */
-const THINKING_BUDGETS: Record<string, number> = { none: 0, minimal: 0, low: 1024, medium: 8192, high: 24576 };
-
 const config = (request: GeminiRequest) => (request.generationConfig ??= {});
 
 /**
  * Each OpenAI parameter Gemini has, and where it goes. A parameter missing here is one
  * Gemini cannot honour: a 400 naming it rather than a silent drop.
  */
-const PARAMETERS: Record<string, (value: unknown, request: GeminiRequest, body: ChatCompletionBody) => void> = {
+const PARAMETERS: Record<string, (value: unknown, request: GeminiRequest, body: ChatCompletionBody, ignored: IgnoredParams) => void> = {
   // Consumed by the gateway: the model and `stream` choose the URL, `user` is logged, and Gemini always streams usage.
   model: () => undefined,
   stream: () => undefined,
@@ -66,18 +60,28 @@ const PARAMETERS: Record<string, (value: unknown, request: GeminiRequest, body: 
     config(request).responseLogprobs = value;
   },
   top_logprobs: (value, request) => (config(request).logprobs = integer(value, 'top_logprobs')),
+  // The budget per level is in reasoning-effort.ts. Thinking that is on comes back as
+  // thought summaries (`includeThoughts`), which the answer carries as `reasoning_content`.
   reasoning_effort: (value, request) => {
-    const budget = typeof value === 'string' && Object.hasOwn(THINKING_BUDGETS, value) ? THINKING_BUDGETS[value] : undefined;
-    if (budget === undefined) throw invalid('reasoning_effort must be none, minimal, low, medium or high', 'reasoning_effort');
-    config(request).thinkingConfig = { thinkingBudget: budget };
+    const budget = typeof value === 'string' && Object.hasOwn(GEMINI_THINKING_BUDGETS, value) ? GEMINI_THINKING_BUDGETS[value] : undefined;
+    if (budget === undefined) throw invalid('reasoning_effort must be none, minimal, low, medium, high or xhigh', 'reasoning_effort');
+    config(request).thinkingConfig = budget > 0 ? { thinkingBudget: budget, includeThoughts: true } : { thinkingBudget: budget };
   },
   response_format: (value, request) => responseFormat(value, request),
-  tools: (value, request) => tools(value, request),
+  tools: (value, request, _body, ignored) => tools(value, request, ignored),
   tool_choice: (value, request) => (request.toolConfig = { functionCallingConfig: toolChoice(value) }),
   // Gemini may call several functions in one turn and cannot be told not to: only the default can be honoured.
   parallel_tool_calls: (value) => {
     if (value !== true) throw unsupported('parallel_tool_calls', 'parallel_tool_calls: false');
   },
+  // Delivery and caching at OpenAI: Gemini answers the same without them (and caches prompts implicitly).
+  prompt_cache_key: (_value, _request, _body, ignored) => ignored.ignore('prompt_cache_key', "it routes to OpenAI's prompt cache; Gemini caches prompts by itself"),
+  prompt_cache_retention: (_value, _request, _body, ignored) => ignored.ignore('prompt_cache_retention', "it tunes OpenAI's prompt cache"),
+  service_tier: (_value, _request, _body, ignored) => ignored.ignore('service_tier', "it chooses OpenAI's processing tier"),
+  store: (value, _request, _body, ignored) => {
+    if (value !== false) ignored.ignore('store', 'it keeps the completion at OpenAI');
+  },
+  metadata: (_value, _request, _body, ignored) => ignored.ignore('metadata', 'it tags completions stored at OpenAI'),
 };
 
 function responseFormat(value: unknown, request: GeminiRequest): void {
@@ -101,17 +105,21 @@ function responseFormat(value: unknown, request: GeminiRequest): void {
  * Function tools as one Gemini tool of function declarations. Parameters go in
  * `parametersJsonSchema`, which takes JSON Schema as OpenAI tools carry it
  * (`additionalProperties`, `$defs`, ...): `parameters` is an OpenAPI subset that rejects
- * those. `strict` has no Gemini counterpart and is left out: the declared schema still
- * guides the model, and refusing it would shut out SDKs that always send it.
+ * those. `strict` has no Gemini counterpart: it is ignored (and named), since the declared
+ * schema still guides the model and refusing it would shut out SDKs that always send it.
  */
-function tools(value: unknown, request: GeminiRequest): void {
+function tools(value: unknown, request: GeminiRequest, ignored: IgnoredParams): void {
   if (!Array.isArray(value)) throw invalid('tools must be an array', 'tools');
   const declarations = value.map((tool: any, i) => {
     if (tool?.type !== 'function') throw unsupported(`tools[${i}].type`, `tools of type ${JSON.stringify(tool?.type)} (tools[${i}].type)`);
     const fn = tool.function;
     if (typeof fn?.name !== 'string' || !fn.name) throw invalid(`tools[${i}].function.name must be a string`, `tools[${i}].function.name`);
     const declaration: Record<string, unknown> = { name: fn.name, description: typeof fn.description === 'string' ? fn.description : '' };
-    if (fn.parameters !== undefined && fn.parameters !== null) declaration.parametersJsonSchema = fn.parameters;
+    if (fn.parameters !== undefined && fn.parameters !== null) {
+      if (typeof fn.parameters !== 'object' || Array.isArray(fn.parameters)) throw invalid(`tools[${i}].function.parameters must be a JSON schema object`, `tools[${i}].function.parameters`);
+      declaration.parametersJsonSchema = fn.parameters;
+    }
+    if (fn.strict === true) ignored.ignore(`tools[${i}].function.strict`, 'Gemini has no strict schema mode; the schema still guides the model');
     return declaration;
   });
   if (declarations.length) request.tools = [{ functionDeclarations: declarations }];
@@ -130,13 +138,14 @@ function toolChoice(value: unknown): Record<string, unknown> {
  * An OpenAI chat body as a Gemini GenerateContentRequest. A null parameter is OpenAI's
  * "default" and is skipped; every other field must be one Gemini can honour.
  */
-export function toGeminiRequest(body: ChatCompletionBody): GeminiRequest {
+export function toGeminiRequest(body: ChatCompletionBody, ignored = new IgnoredParams()): GeminiRequest {
+  if (typeof body !== 'object' || body === null) throw invalid('the body must be a JSON object', 'body');
   const request: GeminiRequest = { ...toGeminiContents(body.messages) };
   for (const [field, value] of Object.entries(body)) {
     if (value === null || value === undefined) continue;
     const apply = Object.hasOwn(PARAMETERS, field) ? PARAMETERS[field] : undefined;
     if (!apply) throw unsupported(field);
-    apply(value, request, body);
+    apply(value, request, body, ignored);
   }
   return request;
 }

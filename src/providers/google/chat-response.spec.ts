@@ -5,7 +5,7 @@ import { toChatCompletion, toOpenAIError } from './chat-response';
 const fixture = (name: string) => JSON.parse(readFileSync(join(__dirname, '__fixtures__', name), 'utf8'));
 
 describe('toChatCompletion', () => {
-  it('a text answer: thought parts left out, usage with thinking and cache', () => {
+  it('a text answer: thought parts as reasoning_content, usage with thinking and cache', () => {
     const completion = toChatCompletion(fixture('generate-content.json'), 'gemini-2.5-flash-latest');
     expect(completion).toEqual({
       id: 'kZlAaOLPGNfTz7IP4v6e6Qs',
@@ -15,7 +15,7 @@ describe('toChatCompletion', () => {
       choices: [
         {
           index: 0,
-          message: { role: 'assistant', content: 'The capital of France is Paris.', refusal: null },
+          message: { role: 'assistant', content: 'The capital of France is Paris.', refusal: null, reasoning_content: '**Answering the question**\n\nThe user wants a capital city.' },
           logprobs: null,
           finish_reason: 'stop',
         },

@@ -1,5 +1,5 @@
 import type { ChatCompletion, OpenAIErrorBody } from '../chat-format';
-import { answerText, generatedId, logprobs, toolCalls } from './candidate';
+import { answerText, generatedId, logprobs, thoughtText, toolCalls } from './candidate';
 import { finishReasonFromGemini } from './finish-reason';
 import type { GeminiCandidate, GeminiResponse } from './gemini-types';
 import { usageFromGemini } from './gemini-usage';
@@ -9,6 +9,8 @@ function choice(candidate: GeminiCandidate, position: number): Record<string, un
   const parts = Array.isArray(candidate.content?.parts) ? candidate.content.parts : [];
   const calls = toolCalls(parts);
   const message: Record<string, unknown> = { role: 'assistant', content: answerText(parts), refusal: null };
+  const reasoning = thoughtText(parts);
+  if (reasoning) message.reasoning_content = reasoning;
   if (calls.length) message.tool_calls = calls;
   return {
     index: candidate.index ?? position,

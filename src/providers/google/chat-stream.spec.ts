@@ -33,6 +33,17 @@ describe('GeminiChatStreamDecoder', () => {
     expect(decoder.isComplete()).toBe(true);
   });
 
+  it('thought summaries (includeThoughts) stream as reasoning_content deltas before the answer', () => {
+    const { chunks } = replay('thoughts.chunks.txt');
+    expect(deltas(chunks).map((choice) => choice.delta)).toEqual([
+      { role: 'assistant', content: '' },
+      { reasoning_content: '**Considering the capital**\n\nThe user asks for the capital of France.' },
+      { content: 'The capital of France is Paris.' },
+      {},
+    ]);
+    expect(chunks.at(-1)!.usage.completion_tokens_details).toEqual({ reasoning_tokens: 111 });
+  });
+
   it('the last chunk carries the final usage totals, thinking counted as output', () => {
     const { chunks } = replay('text.chunks.txt');
     const last = chunks[chunks.length - 1];

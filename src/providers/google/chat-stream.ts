@@ -2,7 +2,7 @@ import type { EventSourceMessage } from 'eventsource-parser';
 import { GatewayError } from '../../common/errors/gateway-error';
 import { parseStreamEvent } from '../stream-event';
 import type { ChatCompletionChunk, ChatStreamDecoder } from '../chat-format';
-import { answerText, generatedId, logprobs, toolCalls } from './candidate';
+import { answerText, generatedId, logprobs, thoughtText, toolCalls } from './candidate';
 import { finishReasonFromGemini } from './finish-reason';
 import type { GeminiResponse, GeminiUsageMetadata } from './gemini-types';
 import { usageFromGemini } from './gemini-usage';
@@ -50,6 +50,8 @@ export class GeminiChatStreamDecoder implements ChatStreamDecoder {
       const index = candidate.index ?? position;
       this.start(index, chunks);
       const parts = Array.isArray(candidate.content?.parts) ? candidate.content.parts : [];
+      const reasoning = thoughtText(parts);
+      if (reasoning) chunks.push(this.chunk(index, { reasoning_content: reasoning }));
       const text = answerText(parts);
       if (text) chunks.push(this.chunk(index, { content: text }, null, logprobs(candidate)));
       const calls = toolCalls(parts);

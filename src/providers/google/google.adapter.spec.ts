@@ -19,6 +19,7 @@ describe('googleAdapter', () => {
       url: 'https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent',
       headers: { 'content-type': 'application/json', 'x-goog-api-key': 'AIza-key' },
       body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Hi' }] }], generationConfig: { temperature: 0.2 } }),
+      ignoredParams: [],
     });
   });
 

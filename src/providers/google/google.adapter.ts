@@ -1,7 +1,8 @@
 import { GatewayError } from '../../common/errors/gateway-error';
 import type { RouteTarget } from '../../modules/routing/route-plan';
 import type { ChatTranslation } from '../chat-format';
-import type { ProviderAdapter, UpstreamRequest } from '../provider-adapter';
+import { IgnoredParams } from '../ignored-params';
+import type { ChatInputTokensCapability, ProviderAdapter, ResourceCapability, UpstreamRequest } from '../provider-adapter';
 import { toGeminiRequest } from './chat-request';
 import { toChatCompletion, toOpenAIError } from './chat-response';
 import { GeminiChatStreamDecoder } from './chat-stream';
@@ -30,13 +31,57 @@ function buildRequest(body: Record<string, unknown>, target: RouteTarget): Upstr
   if (typeof body.model !== 'string' || !body.model) throw GatewayError.invalidRequest('model must be a string naming a Gemini model', 'model');
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (target.apiKey) headers['x-goog-api-key'] = target.apiKey;
+  const ignored = new IgnoredParams(target.strictParams);
+  const request = toGeminiRequest(body, ignored);
   return {
     method: 'POST',
     url: generateContentUrl(target, body.model, body.stream === true),
     headers,
-    body: JSON.stringify(toGeminiRequest(body)),
+    body: JSON.stringify(request),
+    ignoredParams: ignored.list(),
   };
 }
+
+const baseUrl = (target: RouteTarget) => (target.customHost ?? GOOGLE_BASE_URL).replace(/\/+$/, '');
+
+function authHeaders(target: RouteTarget): Record<string, string> {
+  return target.apiKey ? { 'x-goog-api-key': target.apiKey } : {};
+}
+
+/**
+ * `models/{model}:countTokens` (https://ai.google.dev/api/tokens) of a chat body: the
+ * GenerateContentRequest the chat would send (contents, system instruction, tools), so
+ * the count covers all of it. Generation settings change no input token and are left out.
+ */
+const chatInputTokens: ChatInputTokensCapability = {
+  buildRequest(body, target) {
+    if (typeof body.model !== 'string' || !body.model) throw GatewayError.invalidRequest('model must be a string naming a Gemini model', 'model');
+    const model = body.model.replace(/^models\//, '');
+    const { contents, systemInstruction, tools, toolConfig } = toGeminiRequest(body);
+    const generateContentRequest = { model: `models/${model}`, contents, systemInstruction, tools, toolConfig };
+    return {
+      method: 'POST',
+      url: `${baseUrl(target)}/models/${encodeURIComponent(model)}:countTokens`,
+      headers: { 'content-type': 'application/json', ...authHeaders(target) },
+      body: JSON.stringify({ generateContentRequest }),
+    };
+  },
+  inputTokens: (answer) => (typeof answer.totalTokens === 'number' ? answer.totalTokens : null),
+};
+
+/**
+ * The model list through Gemini's OpenAI-compatible endpoint (`/openai/models`, under
+ * the same base and key), so `/v1/models` answers in OpenAI's shape as for every other
+ * provider. Its ids are as Google sends them. The key goes as a bearer token, as the
+ * OpenAI libraries Google documents for that endpoint send it.
+ */
+const models: ResourceCapability = {
+  request: (method, path, query, target) => ({
+    method,
+    url: `${baseUrl(target)}/openai/models${path}${query ? `?${query}` : ''}`,
+    headers: target.apiKey ? { authorization: `Bearer ${target.apiKey}` } : ({} as Record<string, string>),
+  }),
+};
 
 /** Google's Gemini API: its own wire format, translated from and to OpenAI's chat completions. */
 export const googleAdapter: ProviderAdapter = {
@@ -44,4 +89,6 @@ export const googleAdapter: ProviderAdapter = {
   credentialOptional: false,
   requiresCustomHost: false,
   chatCompletions: { buildRequest, translation },
+  chatInputTokens,
+  models,
 };

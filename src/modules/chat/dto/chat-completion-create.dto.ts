@@ -3,7 +3,7 @@ import { all, checkBody, isArray, isBoolean, isInt, isNumber, isObject, isOneOf,
 
 export const CHAT_ROLES = ['system', 'developer', 'user', 'assistant', 'tool', 'function'] as const;
 const ROLES: ReadonlySet<string> = new Set(CHAT_ROLES);
-const REASONING_EFFORTS = ['minimal', 'low', 'medium', 'high'] as const;
+const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
 
 /** The first problem of a messages array, with its path. */
 const eachMessage: Rule = (messages) => {
@@ -29,11 +29,10 @@ const stopSequences: Rule = (v, f) =>
     : `${f} must be a string or an array of at most 4 strings`;
 
 /**
- * The fields of a chat completion request the gateway reads or can check. Any other
- * field passes through to the provider untouched (providers add fields faster than
- * gateways do). Checked by hand: this body is on every request's hot path.
+ * The chat parameters as OpenAI documents them, checked where the gateway stores them
+ * itself: prompt templates and the overrides of a prompt call (src/modules/prompts/).
  */
-export const CHAT_COMPLETION_SCHEMA = {
+export const CHAT_PARAMETER_SCHEMA = {
   required: {
     model: isString(256),
     messages: all(isArray(1, 100_000), eachMessage),
@@ -57,6 +56,29 @@ export const CHAT_COMPLETION_SCHEMA = {
     response_format: isObject,
     metadata: isObject,
     reasoning_effort: isOneOf(REASONING_EFFORTS),
+  },
+};
+
+/**
+ * What the gateway acts on in a chat completion request (CONTRACT section 12): the model
+ * it routes by, the message list it bounds, `stream` and `stream_options` (it asks for
+ * the usage it bills by), `user` (logged, budgeted) and the output limits (budgets
+ * reserve by them). Any other field and value (a new role, content part or
+ * reasoning_effort) passes to an OpenAI-format provider untouched, on the hot path with
+ * no further look; the translations (src/providers/anthropic/, google/) check what they
+ * translate and name what they cannot read.
+ */
+export const CHAT_COMPLETION_SCHEMA = {
+  required: {
+    model: isString(256),
+    messages: isArray(1, 100_000),
+  },
+  optional: {
+    stream: isBoolean,
+    stream_options: isObject,
+    user: isString(256),
+    max_tokens: isNumber(0),
+    max_completion_tokens: isNumber(0),
   },
 };
 

@@ -1,8 +1,9 @@
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
-import { IsIn, IsObject, IsString, Length } from 'class-validator';
+import { IsIn, IsObject, IsOptional, IsString, Length, Matches, ValidateIf } from 'class-validator';
 import { Omittable } from '../../../common/pipes/validators';
 import { IsStringRecord } from './string-record.validator';
 import { KeyLimitsDto } from './key-limits.dto';
+import { SLUG } from './virtual-key.dto';
 
 export class ApiKeyCreateDto extends KeyLimitsDto {
   @ApiProperty() @IsString() @Length(1, 200)
@@ -14,6 +15,14 @@ export class ApiKeyCreateDto extends KeyLimitsDto {
   @ApiPropertyOptional({ description: 'Merged into the metadata of every log of this key' })
   @Omittable() @IsObject() @IsStringRecord()
   metadata?: Record<string, string>;
+
+  @ApiPropertyOptional({ nullable: true, description: 'Slug of the virtual key used when a request names no route (no x-gateway-* routing header, no @slug/ model)' })
+  @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @Length(1, 64) @Matches(SLUG, { message: 'default_virtual_key must be a virtual key slug ([a-z0-9-]+)' })
+  default_virtual_key?: string | null;
+
+  @ApiPropertyOptional({ nullable: true, description: 'Slug of the stored config used when a request names no route; wins over default_virtual_key' })
+  @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @Length(1, 64) @Matches(SLUG, { message: 'default_config must be a config slug ([a-z0-9-]+)' })
+  default_config?: string | null;
 }
 
 export class ApiKeyUpdateDto extends PartialType(ApiKeyCreateDto, { skipNullProperties: false }) {}

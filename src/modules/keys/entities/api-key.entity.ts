@@ -38,6 +38,14 @@ export class ApiKeyEntity {
   @Column('jsonb', { default: () => "'{}'" })
   metadata: Record<string, string>;
 
+  /** Slug of the virtual key that routes this key's requests naming no route (CONTRACT section 12). */
+  @Column('text', { name: 'default_virtual_key', nullable: true })
+  defaultVirtualKey: string | null;
+
+  /** Slug or id of the stored config that routes this key's requests naming no route; wins over the virtual key. */
+  @Column('text', { name: 'default_config', nullable: true })
+  defaultConfig: string | null;
+
   /** The key created from GATEWAY_ADMIN_KEY (or generated at first start). */
   @Column('boolean', { name: 'is_bootstrap', default: false })
   isBootstrap: boolean;

@@ -101,4 +101,8 @@ export class RequestLogEntity {
   /** Guardrail results, input and output: `{input?: [...], output?: [...]}` (see GuardrailResult). */
   @Column('jsonb', { nullable: true })
   guardrails: Record<string, unknown> | null;
+
+  /** Request fields a translation dropped because they only tune delivery or caching (CONTRACT section 12); null when none. */
+  @Column('jsonb', { name: 'ignored_params', nullable: true })
+  ignoredParams: string[] | null;
 }

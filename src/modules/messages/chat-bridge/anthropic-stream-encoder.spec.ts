@@ -24,8 +24,8 @@ const args = (index: number, fragment: string) => chunk({ tool_calls: [{ index, 
  * cut in small pieces, through the OpenAI decoder; the encoder finishes when the decoder
  * is complete. Returns the frames' text and the encoder.
  */
-function stream(chunks: ChatCompletionChunk[], model = 'gpt-4o-mini'): { wire: string; encoder: AnthropicStreamEncoder } {
-  const encoder = new AnthropicStreamEncoder(model);
+function stream(chunks: ChatCompletionChunk[], model = 'gpt-4o-mini', thinking = false): { wire: string; encoder: AnthropicStreamEncoder } {
+  const encoder = new AnthropicStreamEncoder(model, thinking);
   const decoder = new OpenAIChatStreamDecoder();
   const frames: string[] = [];
   const parser = createParser({
@@ -258,7 +258,26 @@ describe('AnthropicStreamEncoder', () => {
     expect(assembled(wire)).toEqual(encoder.message());
   });
 
-  it('ignores reasoning text streamed apart and empty deltas: no block for them', () => {
+  it('with thinking asked for, reasoning text (reasoning_content or reasoning) streams as a thinking block of thinking_deltas before the text', () => {
+    const { wire, encoder } = stream([ROLE, chunk({ reasoning_content: 'Let me ' }), chunk({ reasoning: 'think.' }), chunk({ content: 'Hi' }), chunk({}, 'stop')], 'deepseek-reasoner', true);
+    const all = events(wire);
+    expect(all.filter((e) => e.type === 'content_block_start' || e.type === 'content_block_delta' || e.type === 'content_block_stop')).toEqual([
+      { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } },
+      { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'Let me ' } },
+      { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'think.' } },
+      { type: 'content_block_stop', index: 0 },
+      { type: 'content_block_start', index: 1, content_block: { type: 'text', text: '' } },
+      { type: 'content_block_delta', index: 1, delta: { type: 'text_delta', text: 'Hi' } },
+      { type: 'content_block_stop', index: 1 },
+    ]);
+    expect(encoder.message().content).toEqual([
+      { type: 'thinking', thinking: 'Let me think.', signature: '' },
+      { type: 'text', text: 'Hi' },
+    ]);
+    expect(assembled(wire)).toEqual(encoder.message());
+  });
+
+  it('without thinking asked for, ignores reasoning text streamed apart and empty deltas: no block for them', () => {
     const { wire } = stream([ROLE, chunk({ reasoning_content: 'Thinking…' }), chunk({ content: '' }), chunk({ content: 'Hi' }), chunk({}, 'stop')]);
     expect(events(wire).filter((e) => e.type === 'content_block_start')).toEqual([{ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }]);
   });

@@ -1,12 +1,13 @@
 import { sseFrame } from '../../../common/http/sse-frame';
 import type { ChatCompletionChunk } from '../../../providers/chat-format';
 import { AnthropicMessageAssembler } from '../anthropic-message-assembler';
-import { anthropicUsageFromOpenAI, generatedId, messageId, stopReasonFromOpenAI } from './chat-to-messages';
+import { anthropicUsageFromOpenAI, generatedId, messageId, reasoningText, stopReasonFromOpenAI, thinkingBlock } from './chat-to-messages';
 
 type Frames = string[];
-/** The open content block; for a tool call also its OpenAI `index` and id, which its later deltas match. */
+/** The open content block: its kind; for a tool call also its OpenAI `index` and id, which its later deltas match. */
 interface OpenBlock {
   index: number;
+  kind: 'text' | 'thinking' | 'tool_use';
   toolCall: { index: number; id: string } | null;
 }
 
@@ -18,8 +19,9 @@ interface OpenBlock {
  * `message_delta` (stop reason, usage) and `message_stop`. Chat has no usage before its
  * last chunk, so `message_start` counts zero and `message_delta` carries every count.
  * No `ping`: it carries nothing and clients skip it. Reasoning text that some providers
- * stream apart (`reasoning_content`) is left out: Anthropic's thinking blocks are signed,
- * and the client asked for no thinking. Every event also feeds an assembler, so
+ * stream apart (`reasoning_content`) becomes a thinking block with `thinking_delta`s
+ * when the client asked for thinking, and is left out otherwise (Anthropic sends no
+ * thinking unasked). Every event also feeds an assembler, so
  * `message()` is what an Anthropic SDK would make of the stream (for the log).
  */
 export class AnthropicStreamEncoder {
@@ -33,8 +35,11 @@ export class AnthropicStreamEncoder {
   private refused = false;
   private usage: Record<string, any> | null = null;
 
-  /** `model` is the model the request named, for a stream whose chunks do not say. */
-  constructor(private readonly model: string) {}
+  /** `model` is the model the request named, for a stream whose chunks do not say; `thinking`: the client asked for thinking. */
+  constructor(
+    private readonly model: string,
+    private readonly thinking = false,
+  ) {}
 
   onChunk(chunk: ChatCompletionChunk): Frames {
     if (this.finished) return [];
@@ -45,6 +50,11 @@ export class AnthropicStreamEncoder {
     const delta = choice.delta ?? {};
     // A refusal is what the model said: text, ending the message as a refusal.
     if (typeof delta.refusal === 'string' && delta.refusal) this.refused = true;
+    const reasoning = this.thinking ? reasoningText(delta) : '';
+    if (reasoning) {
+      const index = this.thinkingBlock(frames);
+      frames.push(this.emit({ type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: reasoning } }));
+    }
     for (const text of [delta.content, delta.refusal]) {
       if (typeof text !== 'string' || !text) continue;
       const index = this.textBlock(frames);
@@ -96,10 +106,16 @@ export class AnthropicStreamEncoder {
     return [this.emit({ type: 'message_start', message })];
   }
 
-  /** The index of the open text block, opening one after a tool call or at the start. */
+  /** The index of the open text block, opening one after another kind of block or at the start. */
   private textBlock(frames: Frames): number {
-    if (this.open && !this.open.toolCall) return this.open.index;
+    if (this.open?.kind === 'text') return this.open.index;
     return this.openBlock({ type: 'text', text: '' }, null, frames);
+  }
+
+  /** The index of the open thinking block, opening one when another kind is open. */
+  private thinkingBlock(frames: Frames): number {
+    if (this.open?.kind === 'thinking') return this.open.index;
+    return this.openBlock(thinkingBlock(''), null, frames);
   }
 
   /**
@@ -120,7 +136,7 @@ export class AnthropicStreamEncoder {
   private openBlock(block: Record<string, unknown>, toolCall: OpenBlock['toolCall'], frames: Frames): number {
     frames.push(...this.closeBlock());
     const index = this.blockCount++;
-    this.open = { index, toolCall };
+    this.open = { index, kind: block.type as OpenBlock['kind'], toolCall };
     frames.push(this.emit({ type: 'content_block_start', index, content_block: block }));
     return index;
   }

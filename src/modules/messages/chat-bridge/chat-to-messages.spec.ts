@@ -55,6 +55,16 @@ describe('chatCompletionToMessage', () => {
     expect(message.stop_reason).toBe('tool_use');
   });
 
+  it('reasoning text becomes a leading thinking block when the client asked for thinking, and nothing otherwise', () => {
+    const answer = completion({ content: 'Paris.', reasoning_content: 'The capital of France.' });
+    expect(chatCompletionToMessage(answer, 'deepseek-reasoner', true).content).toEqual([
+      { type: 'thinking', thinking: 'The capital of France.', signature: '' },
+      { type: 'text', text: 'Paris.' },
+    ]);
+    expect(chatCompletionToMessage(answer, 'deepseek-reasoner').content).toEqual([{ type: 'text', text: 'Paris.' }]);
+    expect(chatCompletionToMessage(completion({ content: 'Paris.', reasoning: 'Capital.' }), 'm', true).content[0]).toEqual({ type: 'thinking', thinking: 'Capital.', signature: '' });
+  });
+
   it('tool calls alone (content null) have no text block', () => {
     const message = chatCompletionToMessage(completion({ content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }] }, 'tool_calls'), 'm');
     expect(message.content).toEqual([{ type: 'tool_use', id: 'call_1', name: 'f', input: { a: 1 } }]);

@@ -67,13 +67,33 @@ export function toolInput(args: unknown): Record<string, unknown> {
 }
 
 /**
- * A `chat.completion` as an Anthropic message: the first choice's text as one text
- * block (its `refusal` text when it refused), then its tool calls as tool_use blocks.
+ * The reasoning text of a chat message or delta: `reasoning_content` (DeepSeek, vLLM,
+ * Gemini through its translation), or `reasoning` (OpenRouter, newer vLLM); '' when none.
  */
-export function chatCompletionToMessage(completion: ChatCompletion, model: string): Record<string, any> {
+export function reasoningText(message: Record<string, any> | null | undefined): string {
+  const text = message?.reasoning_content ?? message?.reasoning;
+  return typeof text === 'string' ? text : '';
+}
+
+/**
+ * A thinking block for reasoning text of a provider other than Anthropic. Its signature
+ * is empty: no one can sign it, and a client that sends it back reaches Anthropic only to
+ * have it refused, while the bridge drops it on the way to any other provider.
+ */
+export const thinkingBlock = (thinking: string) => ({ type: 'thinking', thinking, signature: '' });
+
+/**
+ * A `chat.completion` as an Anthropic message: with `thinking` (the client asked for
+ * it) the provider's reasoning text as a thinking block, then the first choice's text
+ * as one text block (its `refusal` text when it refused), then its tool calls as
+ * tool_use blocks.
+ */
+export function chatCompletionToMessage(completion: ChatCompletion, model: string, thinking = false): Record<string, any> {
   const choice = completion.choices?.[0] ?? {};
   const answer = choice.message ?? {};
   const content: Record<string, unknown>[] = [];
+  const reasoning = thinking ? reasoningText(answer) : '';
+  if (reasoning) content.push(thinkingBlock(reasoning));
   const refused = !answer.content && typeof answer.refusal === 'string' && answer.refusal !== '';
   const text = refused ? answer.refusal : answer.content;
   if (typeof text === 'string' && text) content.push({ type: 'text', text });

@@ -1,5 +1,6 @@
 import { GatewayError } from '../../../common/errors/gateway-error';
-import { messagesToChatBody } from './messages-to-chat';
+import { IgnoredParams } from '../../../providers/ignored-params';
+import { messagesToChatBody, wantsThinking } from './messages-to-chat';
 
 const HELLO = [{ role: 'user', content: 'Hi' }];
 const request = (fields: Record<string, unknown> = {}) => ({ model: 'gpt-4o-mini', max_tokens: 16, messages: HELLO, ...fields });
@@ -34,7 +35,7 @@ describe('messagesToChatBody', () => {
       );
       expect(chat).toEqual({
         model: 'gpt-4o-mini',
-        max_tokens: 64,
+        max_completion_tokens: 64,
         temperature: 0.5,
         top_p: 0.9,
         stop: ['END', '###'],
@@ -68,15 +69,39 @@ describe('messagesToChatBody', () => {
 
     it('sends no user without a user_id, and skips null fields as absent', () => {
       const chat = messagesToChatBody(request({ metadata: {}, temperature: null, top_k: null, system: null }), 'openai');
-      expect(chat).toEqual({ model: 'gpt-4o-mini', max_tokens: 16, messages: [{ role: 'user', content: 'Hi' }] });
+      expect(chat).toEqual({ model: 'gpt-4o-mini', max_completion_tokens: 16, messages: [{ role: 'user', content: 'Hi' }] });
     });
 
-    it('drops what changes nothing for a chat provider: cache_control, service_tier, thinking turned off, no MCP servers', () => {
-      const chat = messagesToChatBody(request({ cache_control: { type: 'ephemeral' }, service_tier: 'standard_only', thinking: { type: 'disabled' }, mcp_servers: [] }), 'openai');
-      expect(chat).toEqual({ model: 'gpt-4o-mini', max_tokens: 16, messages: [{ role: 'user', content: 'Hi' }] });
+    it("sends OpenAI's own models max_completion_tokens (their reasoning models refuse max_tokens), other providers max_tokens", () => {
+      expect(messagesToChatBody(request(), 'azure-openai')).toMatchObject({ max_completion_tokens: 16 });
+      expect(messagesToChatBody(request(), 'google')).toMatchObject({ max_tokens: 16 });
+      expect(messagesToChatBody(request(), 'groq')).not.toHaveProperty('max_completion_tokens');
     });
 
-    it('drops cache_control from every place it may be marked', () => {
+    it('drops what changes nothing for a chat provider and names it: cache_control, service_tier, context_management; thinking turned off and no MCP servers ask nothing', () => {
+      const ignored = new IgnoredParams();
+      const chat = messagesToChatBody(
+        request({ cache_control: { type: 'ephemeral' }, service_tier: 'standard_only', context_management: { edits: [{ type: 'clear_tool_uses_20250919' }] }, thinking: { type: 'disabled' }, mcp_servers: [] }),
+        'google',
+        ignored,
+      );
+      expect(chat).toEqual({ model: 'gpt-4o-mini', max_tokens: 16, messages: [{ role: 'user', content: 'Hi' }] });
+      expect(ignored.list()).toEqual(['cache_control', 'service_tier', 'context_management']);
+    });
+
+    it('with strict_params, an ignored field is a 400 naming it', () => {
+      const tool = { name: 'f', input_schema: { type: 'object' }, eager_input_streaming: true };
+      expect(() => messagesToChatBody(request({ tools: [tool, tool] }), 'openai', new IgnoredParams(true))).toThrow(
+        expect.objectContaining({ status: 400, param: 'tools[0].eager_input_streaming', code: 'strict_params', message: expect.stringContaining('strict_params') }),
+      );
+      const ignored = new IgnoredParams();
+      const chat = messagesToChatBody(request({ tools: [tool, tool] }), 'openai', ignored);
+      expect(chat.tools).toEqual([tool, tool].map(() => ({ type: 'function', function: { name: 'f', parameters: { type: 'object' } } })));
+      expect(ignored.list()).toEqual(['tools[].eager_input_streaming']);
+    });
+
+    it('drops cache_control from every place it may be marked, and names each place once', () => {
+      const ignored = new IgnoredParams();
       const chat = messagesToChatBody(
         {
           model: 'm',
@@ -97,9 +122,95 @@ describe('messagesToChatBody', () => {
           ],
         },
         'openai',
+        ignored,
       );
       expect(JSON.stringify(chat)).not.toContain('cache_control');
       expect(chat.messages).toHaveLength(5);
+      expect(ignored.list()).toEqual(['cache_control', 'system[].cache_control', 'messages[].content[].cache_control', 'tools[].cache_control']);
+    });
+  });
+
+  describe('thinking', () => {
+    it.each([
+      [1024, 'low'],
+      [4095, 'low'],
+      [4096, 'medium'],
+      [16383, 'medium'],
+      [16384, 'high'],
+      [31999, 'high'],
+      [128000, 'high'],
+    ])('a budget of %i tokens is reasoning_effort %s', (budget, effort) => {
+      expect(messagesToChatBody(request({ thinking: { type: 'enabled', budget_tokens: budget } }), 'openai').reasoning_effort).toBe(effort);
+    });
+
+    it('disabled and adaptive thinking send no level; output_config.effort is one, a budget wins over it', () => {
+      expect(messagesToChatBody(request({ thinking: { type: 'disabled' } }), 'openai')).not.toHaveProperty('reasoning_effort');
+      expect(messagesToChatBody(request({ thinking: { type: 'adaptive' } }), 'openai')).not.toHaveProperty('reasoning_effort');
+      expect(messagesToChatBody(request({ output_config: { effort: 'low' } }), 'openai').reasoning_effort).toBe('low');
+      expect(messagesToChatBody(request({ thinking: { type: 'enabled', budget_tokens: 20000 }, output_config: { effort: 'low' } }), 'openai').reasoning_effort).toBe('high');
+    });
+
+    it('the client wants thinking blocks back when thinking is enabled or adaptive', () => {
+      expect(wantsThinking({ thinking: { type: 'enabled', budget_tokens: 1024 } })).toBe(true);
+      expect(wantsThinking({ thinking: { type: 'adaptive' } })).toBe(true);
+      expect(wantsThinking({ thinking: { type: 'disabled' } })).toBe(false);
+      expect(wantsThinking({ thinking: { type: 'adaptive', display: 'omitted' } })).toBe(false);
+      expect(wantsThinking({})).toBe(false);
+    });
+
+    it.each([
+      [{ thinking: 'on' }, 'thinking'],
+      [{ thinking: { type: 'enabled' } }, 'thinking.budget_tokens'],
+      [{ thinking: { type: 'enabled', budget_tokens: '1024' } }, 'thinking.budget_tokens'],
+      [{ thinking: { type: 'sometimes' } }, 'thinking.type'],
+      [{ output_config: { effort: 'max' } }, 'output_config.effort'],
+    ])('%j is a 400 naming %s', (fields, param) => {
+      expect(refusal(fields)).toMatchObject({ status: 400, param });
+    });
+  });
+
+  it('a deferred tool is left out and named; the end user past 64 characters goes as its SHA-256', () => {
+    const ignored = new IgnoredParams();
+    const userId = JSON.stringify({ device_id: 'd'.repeat(64), account_uuid: '', session_id: '1cadc7bc-15d0-40b9-bee3-541c535dba01' });
+    const chat = messagesToChatBody(
+      request({ metadata: { user_id: userId }, tools: [{ name: 'Bash', input_schema: { type: 'object' } }, { name: 'DeferredToolPlaceholder', input_schema: { type: 'object' }, defer_loading: true }] }),
+      'openai',
+      ignored,
+    );
+    expect(chat.tools).toEqual([{ type: 'function', function: { name: 'Bash', parameters: { type: 'object' } } }]);
+    expect(chat.user).toMatch(/^[0-9a-f]{64}$/);
+    expect(messagesToChatBody(request({ metadata: { user_id: userId } }), 'openai').user).toBe(chat.user);
+    expect(ignored.list()).toEqual(['tools[].defer_loading']);
+  });
+
+  describe('mid-conversation system messages', () => {
+    it('stay system messages at their place, text blocks joined', () => {
+      const messages = messagesOf([
+        HELLO[0],
+        { role: 'assistant', content: 'Hello' },
+        { role: 'system', content: [{ type: 'text', text: '<system-reminder>Plan mode is on.</system-reminder>' }] },
+        { role: 'system', content: 'Second note.' },
+        { role: 'user', content: 'Go on' },
+      ]);
+      expect(messages).toEqual([
+        { role: 'user', content: 'Hi' },
+        { role: 'assistant', content: 'Hello' },
+        { role: 'system', content: '<system-reminder>Plan mode is on.</system-reminder>' },
+        { role: 'system', content: 'Second note.' },
+        { role: 'user', content: 'Go on' },
+      ]);
+    });
+
+    it.each([
+      [[{ role: 'system', content: [{ type: 'image', source: {} }] }], 'messages[0].content[0]'],
+      [[{ role: 'system', content: 5 }], 'messages[0].content'],
+      [[{ role: 'narrator', content: 'x' }], 'messages[0].role'],
+      [[null], 'messages[0]'],
+      [[{ role: 'user', content: [null] }], 'messages[0].content[0].type'],
+      [[{ role: 'user', content: 7 }], 'messages[0].content'],
+      [[{ role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'f', input: 'x' }] }], 'messages[0].content[0].input'],
+    ])('%j is a 400 naming %s', (messages, param) => {
+      expect(refusal({ messages })).toMatchObject({ status: 400, param });
     });
   });
 
@@ -276,7 +387,7 @@ describe('messagesToChatBody', () => {
 
     it('sends no tools, tool_choice or parallel_tool_calls without tools (OpenAI refuses them)', () => {
       const chat = messagesToChatBody(request({ tools: [], tool_choice: { type: 'auto', disable_parallel_tool_use: true } }), 'openai');
-      expect(chat).toEqual({ model: 'gpt-4o-mini', max_tokens: 16, messages: [{ role: 'user', content: 'Hi' }] });
+      expect(chat).toEqual({ model: 'gpt-4o-mini', max_completion_tokens: 16, messages: [{ role: 'user', content: 'Hi' }] });
     });
   });
 
@@ -293,15 +404,13 @@ describe('messagesToChatBody', () => {
 
     it.each([
       ['top_k', { top_k: 5 }, 'top_k', 'top_k'],
-      ['extended thinking', { thinking: { type: 'enabled', budget_tokens: 1024 } }, 'thinking', 'extended thinking (thinking)'],
-      ['adaptive thinking', { thinking: { type: 'adaptive' } }, 'thinking', 'extended thinking (thinking)'],
       ['a container', { container: 'container_abc' }, 'container', 'container'],
-      ['context management', { context_management: { edits: [] } }, 'context_management', 'context_management'],
+      ['structured output', { output_config: { format: { type: 'json_schema', schema: {} } } }, 'output_config.format', 'output_config.format'],
       ['an unknown field', { frequency_penalty: 1 }, 'frequency_penalty', 'frequency_penalty'],
       ['the web search server tool', { tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 3 }] }, 'tools[0].type', 'the server tool "web_search_20250305" (tools[0].type)'],
       ['the bash server tool', { tools: [{ name: 'f', input_schema: {} }, { type: 'bash_20250124', name: 'bash' }] }, 'tools[1].type', 'the server tool "bash_20250124" (tools[1].type)'],
       ['the text editor server tool', { tools: [{ type: 'text_editor_20250728', name: 'str_replace_based_edit_tool' }] }, 'tools[0].type', 'text_editor_20250728'],
-      ['a tool field chat has no place for', { tools: [{ name: 'f', input_schema: {}, defer_loading: true }] }, 'tools[0].defer_loading', 'tools[0].defer_loading'],
+      ['a tool field chat has no place for', { tools: [{ name: 'f', input_schema: {}, input_examples: [{}] }] }, 'tools[0].input_examples', 'tools[0].input_examples'],
       [
         'a document block',
         { messages: [{ role: 'user', content: [{ type: 'text', text: 'Sum up' }, { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'x' } }] }] },

@@ -1,48 +1,32 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { all, checkBody, isArray, isBoolean, isInt, isNumber, isObject, isString, Rule } from '../../../common/pipes/body-rules';
+import { all, checkBody, isArray, isBoolean, isNumber, isObject, isString, Rule } from '../../../common/pipes/body-rules';
 import { mcpServers } from './mcp-servers.rules';
 
-const ROLES = ['user', 'assistant'];
-
-const eachMessage: Rule = (messages) => {
-  const list = messages as unknown[];
-  for (let i = 0; i < list.length; i++) {
-    const m = list[i] as Record<string, unknown> | null;
-    if (typeof m !== 'object' || m === null || Array.isArray(m)) return `messages[${i}] must be an object`;
-    if (typeof m.role !== 'string' || !ROLES.includes(m.role)) return `messages[${i}].role must be one of the following values: ${ROLES.join(', ')}`;
-    if (typeof m.content !== 'string' && !Array.isArray(m.content)) return `messages[${i}].content must be a string or an array of content blocks`;
-    if (Array.isArray(m.content)) {
-      const j = m.content.findIndex((block) => typeof block !== 'object' || block === null || typeof (block as { type?: unknown }).type !== 'string');
-      if (j !== -1) return `messages[${i}].content[${j}] must be a content block with a type`;
-    }
-  }
-  return null;
+/** `metadata.user_id` is the end user the log records (and budgets count); Anthropic's other metadata passes untouched. */
+const metadata: Rule = (v, f) => {
+  const problem = isObject(v, f);
+  if (problem) return problem;
+  const userId = (v as Record<string, unknown>).user_id;
+  return userId === undefined || userId === null ? null : isString(256)(userId, `${f}.user_id`);
 };
 
-const system: Rule = (v, f) => (typeof v === 'string' || Array.isArray(v) ? null : `${f} must be a string or an array of text blocks`);
-
-const stringList: Rule = (v, f) => (Array.isArray(v) && v.every((s) => typeof s === 'string') ? null : `${f} must be an array of strings`);
-
 /**
- * The fields of a Messages request the gateway reads or can check (Anthropic's API);
- * any other field passes to an Anthropic provider untouched.
+ * What the gateway acts on in a Messages request (CONTRACT section 12): the model it
+ * routes by, the message list it bounds, `stream`, `max_tokens` (budgets reserve by it),
+ * `metadata.user_id` (logged) and its MCP rules. Every other field and value (a new
+ * role, a content block, a beta's field) goes to an Anthropic provider unchanged; the
+ * bridge to chat completions (chat-bridge/messages-to-chat.ts) checks what it
+ * translates and names what it cannot read.
  */
 export const MESSAGE_CREATE_SCHEMA = {
   required: {
     model: isString(256),
-    max_tokens: isInt(1),
-    messages: all(isArray(1, 100_000), eachMessage),
+    messages: isArray(1, 100_000),
   },
   optional: {
-    system,
+    max_tokens: isNumber(0),
     stream: isBoolean,
-    metadata: isObject,
-    temperature: isNumber(0, 1),
-    top_p: isNumber(0, 1),
-    top_k: isInt(0),
-    stop_sequences: stringList,
-    tools: isArray(),
-    tool_choice: isObject,
+    metadata,
     mcp_servers: all(isArray(), mcpServers),
   },
 };
@@ -61,7 +45,7 @@ export class MessageCreateDto {
   @ApiProperty({ minimum: 1 })
   max_tokens: number;
 
-  @ApiProperty({ description: 'Messages of role user or assistant; content a string or content blocks' })
+  @ApiProperty({ description: 'Messages (user, assistant, and mid-conversation system); content a string or content blocks' })
   messages: unknown[];
 
   @ApiPropertyOptional()

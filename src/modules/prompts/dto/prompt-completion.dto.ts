@@ -1,10 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { GatewayError } from '../../../common/errors/gateway-error';
 import { checkBody, isBoolean, isInt, isObject, Rule } from '../../../common/pipes/body-rules';
-import { CHAT_COMPLETION_SCHEMA } from '../../chat/dto/chat-completion-create.dto';
+import { CHAT_PARAMETER_SCHEMA } from '../../chat/dto/chat-completion-create.dto';
 import { MAX_VERSION } from '../../keys/admin-list';
 
-const chat = CHAT_COMPLETION_SCHEMA.optional;
+const chat = CHAT_PARAMETER_SCHEMA.optional;
 const stringValues: Rule = (v, f) =>
   isObject(v, f) ?? (Object.values(v as object).every((value) => typeof value === 'string') ? null : `${f} values must be strings`);
 

@@ -1,43 +1,24 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { all, checkBody, isArray, isBoolean, isInt, isNumber, isObject, isOneOf, isString, Rule } from '../../../common/pipes/body-rules';
-import { eachResponsesTool, responsesInput } from './response-tools.rules';
-
-const REASONING_EFFORTS = ['minimal', 'low', 'medium', 'high'] as const;
-
-const reasoning: Rule = (v, f) => {
-  const problem = isObject(v, f);
-  if (problem) return problem;
-  const effort = (v as Record<string, unknown>).effort;
-  return effort === undefined || effort === null ? null : isOneOf(REASONING_EFFORTS)(effort, `${f}.effort`);
-};
-
-const toolChoice: Rule = (v, f) => (typeof v === 'string' || (typeof v === 'object' && v !== null && !Array.isArray(v)) ? null : `${f} must be a string ("auto", "none", "required") or an object`);
+import { all, checkBody, isArray, isBoolean, isString } from '../../../common/pipes/body-rules';
+import { eachResponsesTool } from './response-tools.rules';
 
 /**
- * The fields of a Responses request the gateway reads or can check; any other field
- * passes to the provider untouched.
+ * What the gateway itself acts on in a Responses request, and so checks: the model it
+ * routes by, `stream` (which answer it relays), `user` (the end user of the log and the
+ * budgets), the MCP tools whose headers it redacts. CONTRACT section 12: to OpenAI this
+ * is a pass-through, so every other field and value (an input item type, a reasoning
+ * effort, a tool kind newer than the gateway) reaches the provider unchanged and the
+ * provider judges it. A provider reached through the chat bridge has every field it reads
+ * checked there (`chat-bridge/responses-to-chat.ts`), with a 400 naming the field.
  */
 export const RESPONSE_CREATE_SCHEMA = {
   required: {
     model: isString(256),
-    input: responsesInput,
   },
   optional: {
-    instructions: isString(),
-    tools: all(isArray(), eachResponsesTool),
-    tool_choice: toolChoice,
-    reasoning,
     stream: isBoolean,
-    store: isBoolean,
-    background: isBoolean,
     user: isString(256),
-    metadata: isObject,
-    max_output_tokens: isInt(1),
-    temperature: isNumber(0, 2),
-    top_p: isNumber(0, 1),
-    parallel_tool_calls: isBoolean,
-    previous_response_id: isString(),
-    text: isObject,
+    tools: all(isArray(), eachResponsesTool),
   },
 };
 
@@ -52,19 +33,19 @@ export class ResponseCreateDto {
   @ApiProperty({ example: 'gpt-4.1-mini', description: 'Model name, or @<virtual-key-slug>/<model>' })
   model: string;
 
-  @ApiProperty({ description: 'A string, or input items (messages with input_text / input_image parts, tool outputs …)' })
-  input: unknown;
+  @ApiPropertyOptional({ description: 'A string, or input items (messages with input_text / input_image parts, function calls and their outputs …)' })
+  input?: unknown;
 
   @ApiPropertyOptional()
   instructions?: string;
 
-  @ApiPropertyOptional({ description: 'function, web_search_preview, file_search, mcp (headers are forwarded, never stored) …' })
+  @ApiPropertyOptional({ description: 'function, web_search_preview, file_search, mcp (headers are forwarded, never stored) …; built-in tools need a provider with the Responses API' })
   tools?: unknown[];
 
   @ApiPropertyOptional()
   tool_choice?: unknown;
 
-  @ApiPropertyOptional({ description: '{effort: minimal | low | medium | high}' })
+  @ApiPropertyOptional({ description: '{effort: none | minimal | low | medium | high, summary}' })
   reasoning?: { effort?: string };
 
   @ApiPropertyOptional({ description: 'true: the typed event stream as SSE' })
