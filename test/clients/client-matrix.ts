@@ -59,6 +59,11 @@ export function describeClient(title: string, makeDriver: (world: ClientWorld) =
 
     beforeEach(() => world?.mock.reset());
 
+    // CONTRACT 12: the gateway key the client sent as its API key never reaches a provider.
+    afterEach(() => {
+      for (const request of world?.mock.requests ?? []) expect(JSON.stringify(request.headers)).not.toMatch(/gk-[A-Za-z0-9_-]{8,}/);
+    });
+
     describe.each(targets)('against the $name target', (target) => {
       const model = () => driver.loggedModel?.(target) ?? target.model;
       const perAnswer = () => driver.requestsPerAnswer ?? 1;
