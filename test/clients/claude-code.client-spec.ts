@@ -10,7 +10,7 @@
  * {"location":"Paris"}; Claude Code answers with a tool_result (an input validation error,
  * which is fine: it is the client's real result) and sends the history back.
  */
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeRun, GatewayKey, isolatedEnv, ROOT, runProcess, TOOL_PROMPT } from './client-harness';
@@ -35,7 +35,7 @@ async function claude(baseUrl: string, key: GatewayKey, prompt: string, extraArg
     CLAUDE_CODE_MAX_RETRIES: '0',
   });
   const args = ['-p', prompt, '--model', key.target.model, '--no-session-persistence', ...extraArgs];
-  const run = await runProcess(CLAUDE, args, { env, cwd: home, timeoutMs: 45_000 });
+  const run = await runProcess(CLAUDE, args, { env, cwd: home, timeoutMs: 45_000 }).finally(() => rmSync(home, { recursive: true, force: true }));
   if (run.code !== 0) throw new Error(`claude ${args.join(' ')}: ${describeRun(run)}`);
   return run;
 }

@@ -10,7 +10,7 @@
  * {"location":"Paris"}; Codex answers with a function_call_output (its argument error) and
  * sends the history back.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeRun, GatewayKey, isolatedEnv, ROOT, runProcess, TOOL_PROMPT, upstreamCalls } from './client-harness';
@@ -43,7 +43,7 @@ async function codex(baseUrl: string, key: GatewayKey, prompt: string, extraArgs
   );
   const env = isolatedEnv(home, { CODEX_HOME: codexHome, GATEWAY_API_KEY: key.key });
   const args = ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '--color', 'never', ...extraArgs, prompt];
-  const run = await runProcess(CODEX, args, { env, cwd: home, timeoutMs: 45_000 });
+  const run = await runProcess(CODEX, args, { env, cwd: home, timeoutMs: 45_000 }).finally(() => rmSync(home, { recursive: true, force: true }));
   if (run.code !== 0) throw new Error(`codex ${args.join(' ')}: ${describeRun(run)}`);
   return run;
 }

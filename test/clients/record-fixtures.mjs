@@ -232,6 +232,7 @@ async function recordClaude(base, version) {
     console.log(`${name}: exit ${result.code} out=${JSON.stringify(result.out.slice(0, 200))} err=${JSON.stringify(result.err.slice(0, 400))}`);
     save(name, `@anthropic-ai/claude-code ${version}`, `claude ${args.map((a) => JSON.stringify(a)).join(' ')}`, [...captured]);
   }
+  for (const dir of [home, work]) fs.rmSync(dir, { recursive: true, force: true });
 }
 
 async function recordCodex(base, version, model, prefix, withPlain) {
@@ -270,6 +271,7 @@ async function recordCodex(base, version, model, prefix, withPlain) {
     console.log(`${name}: exit ${result.code} out=${JSON.stringify(result.out.slice(0, 200))} err=${JSON.stringify(result.err.slice(-600))}`);
     save(name, `@openai/codex ${version}`, `codex (model ${model}) ${args.map((a) => JSON.stringify(a)).join(' ')}`, [...captured]);
   }
+  for (const dir of [home, work]) fs.rmSync(dir, { recursive: true, force: true });
 }
 
 const pkgVersion = (name) => JSON.parse(fs.readFileSync(path.join(root, 'node_modules', name, 'package.json'), 'utf8')).version;
