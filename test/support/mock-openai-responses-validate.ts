@@ -13,7 +13,7 @@ import { BAD_JSON_BODY, errorBody } from './mock-openai-chunks';
 
 /** Every field of OpenAI's ResponseCreateParams. */
 const KNOWN_FIELDS = new Set([
-  'background', 'context_management', 'conversation', 'include', 'input', 'instructions', 'max_output_tokens',
+  'background', 'client_metadata', 'context_management', 'conversation', 'include', 'input', 'instructions', 'max_output_tokens',
   'max_tool_calls', 'metadata', 'model', 'moderation', 'parallel_tool_calls', 'previous_response_id', 'prompt',
   'prompt_cache_key', 'prompt_cache_options', 'prompt_cache_retention', 'reasoning', 'safety_identifier',
   'service_tier', 'store', 'stream', 'stream_options', 'temperature', 'text', 'tool_choice', 'tools',
@@ -31,6 +31,8 @@ const TOOL_TYPES = [
   'function', 'file_search', 'web_search', 'web_search_2025_08_26', 'web_search_preview',
   'web_search_preview_2025_03_11', 'mcp', 'computer_use_preview', 'code_interpreter', 'image_generation',
   'local_shell', 'custom', 'shell', 'apply_patch',
+  // What Codex 0.169 offers too (test/fixtures/clients/codex-*.json).
+  'tool_search', 'namespace',
 ];
 const EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'];
 const TEXT_FORMATS = ['text', 'json_object', 'json_schema'];
