@@ -10,6 +10,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { call, createVirtualKey, expectError, logOf, openai } from './support/e2e-helpers';
+import { THINKING_TEXT } from './support/mock-anthropic-body';
 import { THOUGHT_SUMMARY } from './support/mock-gemini-body';
 import { MockUpstream, startMockUpstream } from './support/mock-upstream';
 import { startTestGateway, TestGateway } from './support/test-gateway';
@@ -220,6 +221,36 @@ describe('clients unchanged: Claude Code bodies, and parameters mapped, ignored 
     it('reasoning_effort becomes extended thinking with a budget', async () => {
       await client().chat.completions.create({ model: '@anthropic-prod/claude-sonnet-4-5', messages: [{ role: 'user', content: 'Hi' }], reasoning_effort: 'high', max_completion_tokens: 20000 });
       expect(upstream().body).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 16384 }, max_tokens: 20000 });
+    });
+
+    it("gives Claude's thinking back as reasoning_content, plain and streamed, without its signature", async () => {
+      const request = { model: '@anthropic-prod/claude-sonnet-4-5', messages: [{ role: 'user' as const, content: 'Hi' }], reasoning_effort: 'low' as const };
+      const answer = await client().chat.completions.create(request);
+      expect((answer.choices[0].message as any).reasoning_content).toBe(THINKING_TEXT);
+      let streamed = '';
+      for await (const chunk of await client().chat.completions.create({ ...request, stream: true })) streamed += (chunk.choices[0]?.delta as any)?.reasoning_content ?? '';
+      expect(streamed).toBe(THINKING_TEXT);
+    });
+
+    it('a tool loop with reasoning_effort goes on without thinking (a chat history has no signed thinking for the tool call), naming reasoning_effort as ignored', async () => {
+      const messages = [
+        { role: 'user' as const, content: 'What is the weather in Paris?' },
+        { role: 'assistant' as const, content: null, tool_calls: [{ id: 'call_1', type: 'function' as const, function: { name: 'get_weather', arguments: '{"location":"Paris"}' } }] },
+        { role: 'tool' as const, tool_call_id: 'call_1', content: 'Sunny' },
+      ];
+      const tools = [{ type: 'function' as const, function: { name: 'get_weather', parameters: WEATHER.input_schema } }];
+      const { data, response } = await client().chat.completions.create({ model: '@anthropic-prod/claude-sonnet-4-5', messages, tools, reasoning_effort: 'medium' }).withResponse();
+      expect(data.choices[0].message.content).toBeTruthy();
+      expect(upstream().body).not.toHaveProperty('thinking');
+      expect(response.headers.get('x-gateway-ignored-params')).toBe('reasoning_effort');
+    });
+
+    it('a temperature that extended thinking refuses is a 400 naming it, nothing sent', async () => {
+      const response = await call(gateway, '/v1/chat/completions', {
+        body: { model: '@anthropic-prod/claude-sonnet-4-5', messages: [{ role: 'user', content: 'Hi' }], reasoning_effort: 'low', temperature: 0.2 },
+      });
+      expectError(response, 400, { type: 'invalid_request_error', param: 'temperature', message: /reasoning_effort/ });
+      expect(mock.requests).toHaveLength(0);
     });
 
     it('n = 2 is refused: a 400 naming n, nothing sent', async () => {

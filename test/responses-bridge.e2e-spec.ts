@@ -10,6 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import OpenAI from 'openai';
 import { call, createVirtualKey, expectError, logOf, openai } from './support/e2e-helpers';
+import { THINKING_TEXT } from './support/mock-anthropic-body';
 import { MockUpstream, startMockUpstream } from './support/mock-upstream';
 import { startTestGateway, TestGateway } from './support/test-gateway';
 
@@ -154,6 +155,18 @@ describe('responses bridged through chat completions', () => {
       expect(logs[0].ttft_ms).toEqual(expect.any(Number));
       expect(logs[0].response_body).toMatchObject({ id: final.id, status: 'completed', usage: final.usage });
       expect(logs[0].cost_usd).toBeGreaterThan(0);
+    });
+
+    it("maps reasoning.effort to Claude's thinking and gives its thinking back as a reasoning item, plain and streamed", async () => {
+      const response = await claude().responses.create({ model: 'claude-sonnet-4-5', input: 'Hi', reasoning: { effort: 'low' } });
+      expect(upstream().body.thinking).toEqual({ type: 'enabled', budget_tokens: 1024 });
+      expect(response.output[0]).toMatchObject({ type: 'reasoning', summary: [{ type: 'summary_text', text: THINKING_TEXT }] });
+      mock.reset();
+      let summary = '';
+      for await (const event of await claude().responses.create({ model: 'claude-sonnet-4-5', input: 'Hi', reasoning: { effort: 'low' }, stream: true })) {
+        if (event.type === 'response.reasoning_summary_text.delta') summary += event.delta;
+      }
+      expect(summary).toBe(THINKING_TEXT);
     });
 
     it('ends incomplete at max_output_tokens, with the reason', async () => {

@@ -8,7 +8,7 @@ import { splitWords } from './mock-openai-chunks';
 export const MCP_BETA = 'mcp-client-2025-04-04';
 /** The tool input {"location":"Paris"}, streamed in token-like fragments as Anthropic does. */
 const TOOL_INPUT_FRAGMENTS = ['{"', 'location', '":"', 'Paris', '"}'];
-const THINKING_TEXT = 'Let me think about that.';
+export const THINKING_TEXT = 'Let me think about that.';
 
 /** Every body field of the Messages API (`betas` travels as the anthropic-beta header, not here). */
 const KNOWN_FIELDS = new Set([
@@ -108,6 +108,23 @@ function invalidThinking(body: any): string | null {
   if (thinking?.type !== 'enabled') return "thinking: Input tag does not match any of the expected tags: 'enabled', 'disabled', 'adaptive'";
   if (!Number.isInteger(thinking.budget_tokens) || thinking.budget_tokens < 1024) return 'thinking.enabled.budget_tokens: Input should be greater than or equal to 1024';
   if (thinking.budget_tokens >= body.max_tokens) return '`max_tokens` must be greater than `thinking.budget_tokens`';
+  return invalidWithThinking(body);
+}
+
+/** What Anthropic refuses beside enabled thinking, in its words. */
+function invalidWithThinking(body: any): string | null {
+  if (body.temperature !== undefined && body.temperature !== 1) return '`temperature` may only be set to 1 when thinking is enabled or in interleaved thinking mode.';
+  if (body.top_p !== undefined && body.top_p < 0.95) return '`top_p` must be greater than or equal to 0.95 or unset when thinking is enabled.';
+  if (body.top_k !== undefined) return '`top_k` must be unset when thinking is enabled.';
+  if (body.tool_choice?.type === 'any' || body.tool_choice?.type === 'tool') return 'Thinking may not be enabled when tool_choice forces tool use.';
+  const messages: any[] = body.messages;
+  const last = messages.map((message, i) => [message, i] as const).filter(([message]) => message.role === 'assistant').at(-1);
+  if (last && Array.isArray(last[0].content) && last[0].content.some((block: any) => block?.type === 'tool_use')) {
+    const first = last[0].content[0]?.type;
+    if (first !== 'thinking' && first !== 'redacted_thinking') {
+      return `messages.${last[1]}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${first}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable \`thinking\`.`;
+    }
+  }
   return null;
 }
 

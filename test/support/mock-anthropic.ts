@@ -26,7 +26,9 @@
  *     Anthropic merges them, content a string or typed blocks, non-empty but for a final assistant
  *     turn), system (string or text blocks), temperature and top_p 0…1, top_k, stop_sequences,
  *     tools (name, custom ones an input_schema), tool_choice (auto | any | tool | none; a forced
- *     tool must exist; only with tools), thinking (budget_tokens ≥ 1024 and < max_tokens)
+ *     tool must exist; only with tools), thinking (budget_tokens ≥ 1024 and < max_tokens; with
+ *     enabled thinking: temperature 1 or unset, top_p ≥ 0.95, no top_k, no forced
+ *     tool_choice, and a last assistant turn with tool_use must start with a thinking block)
  *   - `mcp_servers` needs `anthropic-beta` containing mcp-client-2025-04-04 (400 otherwise)
  *
  * Replies: {id: "msg_01…", type: "message", role: "assistant", model, content, stop_reason,

@@ -174,6 +174,31 @@ describe('OpenAI chat bodies as Anthropic Messages requests', () => {
     }
   });
 
+  it('reasoning_effort under the rules of extended thinking: off while a tool call is pending, a budget cut to fit the client\'s max_tokens, off below the smallest', () => {
+    const toolTurn = [USER, { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] }, { role: 'tool', tool_call_id: 'c1', content: 'ok' }];
+    const ignored = new IgnoredParams();
+    expect(toAnthropicRequest({ model: 'c', messages: toolTurn, reasoning_effort: 'high' }, ignored)).not.toHaveProperty('thinking');
+    expect(ignored.list()).toEqual(['reasoning_effort']);
+    expect(() => toAnthropicRequest({ model: 'c', messages: toolTurn, reasoning_effort: 'high' }, new IgnoredParams(true))).toThrow(/reasoning_effort would be ignored/);
+    // A finished tool round followed by a plain answer is no pending call.
+    const answered = [...toolTurn, { role: 'assistant', content: 'Done.' }, USER];
+    expect(toAnthropicRequest({ model: 'c', messages: answered, reasoning_effort: 'low' })).toMatchObject({ thinking: { budget_tokens: 1024 } });
+
+    expect(toAnthropicRequest({ model: 'c', messages: [USER], reasoning_effort: 'high', max_tokens: 4000 })).toMatchObject({ thinking: { budget_tokens: 2000 }, max_tokens: 4000 });
+    const small = new IgnoredParams();
+    expect(toAnthropicRequest({ model: 'c', messages: [USER], reasoning_effort: 'low', max_tokens: 1024 }, small)).not.toHaveProperty('thinking');
+    expect(small.list()).toEqual(['reasoning_effort']);
+  });
+
+  it.each([
+    [{ temperature: 0.2 }, 'temperature'],
+    [{ top_p: 0.5 }, 'top_p'],
+    [{ tool_choice: 'required', tools: [{ type: 'function', function: { name: 'f' } }] }, 'tool_choice'],
+  ])('refuses what extended thinking does not go with: %j', (fields, param) => {
+    expect(() => toAnthropicRequest({ model: 'c', messages: [USER], reasoning_effort: 'low', ...fields })).toThrow(expect.objectContaining({ param }));
+    expect(() => toAnthropicRequest({ model: 'c', messages: [USER], ...fields })).not.toThrow();
+  });
+
   it('skips null parameters (OpenAI defaults) and accepts the defaults SDKs send: n 1, zero penalties, logprobs false, text output', () => {
     const request = toAnthropicRequest({
       model: 'c',

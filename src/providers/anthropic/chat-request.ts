@@ -153,8 +153,47 @@ export function toAnthropicRequest(body: ChatCompletionBody, ignored = new Ignor
   }
   const choice = toolChoice(body, request.tools !== undefined);
   if (choice) request.tool_choice = choice;
-  // The thinking budget is part of max_tokens and must be below it: without a limit of the client's, leave room for the answer too.
-  const thinking = request.thinking as { budget_tokens: number } | undefined;
-  if (thinking && body.max_tokens == null && body.max_completion_tokens == null) request.max_tokens = thinking.budget_tokens + DEFAULT_MAX_TOKENS;
+  if (request.thinking) fitThinking(request, body, ignored);
   return request;
+}
+
+/** Anthropic's smallest thinking budget. */
+const MIN_THINKING_BUDGET = 1024;
+
+/**
+ * Extended thinking (mapped from `reasoning_effort`) under the rules Anthropic sets and
+ * OpenAI's effort does not know:
+ *  - a turn that calls tools must start with the signed thinking block that led to the
+ *    calls; a chat history carries none, so while a tool call is pending thinking stays
+ *    off (named as ignored: the answer comes, with less deliberation);
+ *  - the budget is part of `max_tokens` and below it: without a limit of the client's the
+ *    limit grows to leave room for the answer; a budget that does not fit the client's
+ *    limit is cut to half of it, and thinking stays off (ignored) when even the smallest
+ *    budget does not fit;
+ *  - a temperature other than 1, a top_p below 0.95 and a forced tool call do not go with
+ *    thinking: a 400 naming the field, as OpenAI answers for its reasoning models.
+ */
+function fitThinking(request: AnthropicRequest, body: ChatCompletionBody, ignored: IgnoredParams): void {
+  const thinking = request.thinking as { type: 'enabled'; budget_tokens: number };
+  const lastAssistant = request.messages.findLast((message) => message.role === 'assistant');
+  if (lastAssistant?.content.some((block) => block.type === 'tool_use')) {
+    delete request.thinking;
+    ignored.ignore('reasoning_effort', "a turn that calls tools must start with Anthropic's signed thinking, which a chat history does not carry");
+    return;
+  }
+  if (body.max_tokens == null && body.max_completion_tokens == null) {
+    request.max_tokens = thinking.budget_tokens + DEFAULT_MAX_TOKENS;
+  } else if (thinking.budget_tokens < request.max_tokens) {
+    // Fits as it is.
+  } else if (Math.floor(request.max_tokens / 2) >= MIN_THINKING_BUDGET) {
+    thinking.budget_tokens = Math.floor(request.max_tokens / 2);
+  } else {
+    delete request.thinking;
+    ignored.ignore('reasoning_effort', `max_tokens ${request.max_tokens} leaves no room for Anthropic's smallest thinking budget (${MIN_THINKING_BUDGET}) and an answer`);
+    return;
+  }
+  if (request.temperature !== undefined && request.temperature !== 1) throw invalid('temperature must be 1 or unset with reasoning_effort on Anthropic (extended thinking)', 'temperature');
+  if (typeof request.top_p === 'number' && request.top_p < 0.95) throw invalid('top_p must be at least 0.95 or unset with reasoning_effort on Anthropic (extended thinking)', 'top_p');
+  const forced = (request.tool_choice as { type?: string } | undefined)?.type;
+  if (forced === 'any' || forced === 'tool') throw invalid('tool_choice cannot force a tool call with reasoning_effort on Anthropic (extended thinking)', 'tool_choice');
 }

@@ -56,13 +56,18 @@ describe('Anthropic answers as OpenAI chat completions', () => {
     });
   });
 
-  it('a message without text has null content, thinking is left out, and the requested model stands in for a missing one', () => {
+  it('a message without text has null content, thinking is its reasoning_content (no signature, nothing of redacted thinking), and the requested model stands in for a missing one', () => {
     const completion = toChatCompletion(
-      { id: 'msg_2', content: [{ type: 'thinking', thinking: 'hmm', signature: 'x' }], stop_reason: 'end_turn', usage: { input_tokens: 1, output_tokens: 2 } },
+      {
+        id: 'msg_2',
+        content: [{ type: 'thinking', thinking: 'hmm', signature: 'x' }, { type: 'redacted_thinking', data: 'opaque' }, { type: 'thinking', thinking: 'so', signature: 'y' }],
+        stop_reason: 'end_turn',
+        usage: { input_tokens: 1, output_tokens: 2 },
+      },
       'claude-opus-4-5',
     );
     expect(completion.model).toBe('claude-opus-4-5');
-    expect(completion.choices[0].message).toEqual({ role: 'assistant', content: null, refusal: null });
+    expect(completion.choices[0].message).toEqual({ role: 'assistant', content: null, refusal: null, reasoning_content: 'hmm\n\nso' });
     expect(completion.choices[0].finish_reason).toBe('stop');
   });
 

@@ -5,8 +5,9 @@ import { finishReasonFromAnthropic } from './finish-reason';
 
 /**
  * An Anthropic message as a `chat.completion`. Text blocks join into the content,
- * `tool_use` blocks become tool calls; thinking blocks have no place in OpenAI's message
- * and are left out (their tokens are still counted in the usage).
+ * `tool_use` blocks become tool calls, and the text of thinking blocks becomes
+ * `reasoning_content` (the field OpenAI-compatible reasoning providers use; the signature
+ * stays behind, and redacted thinking has no text to give).
  */
 export function toChatCompletion(answer: Record<string, any>, model: string): ChatCompletion {
   if (typeof answer !== 'object' || answer === null || !Array.isArray(answer.content)) {
@@ -18,6 +19,8 @@ export function toChatCompletion(answer: Record<string, any>, model: string): Ch
     .filter((block) => block?.type === 'tool_use')
     .map((block) => ({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } }));
   const message: Record<string, unknown> = { role: 'assistant', content: text.length ? text.join('') : null, refusal: null };
+  const reasoning = blocks.filter((block) => block?.type === 'thinking' && typeof block.thinking === 'string').map((block) => block.thinking as string);
+  if (reasoning.length) message.reasoning_content = reasoning.join('\n\n');
   if (toolCalls.length) message.tool_calls = toolCalls;
   return {
     id: typeof answer.id === 'string' ? answer.id : `msg_${Date.now().toString(36)}`,

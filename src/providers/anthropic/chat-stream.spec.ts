@@ -66,9 +66,11 @@ describe('AnthropicChatStreamDecoder', () => {
     expect(chunks.at(-1)!.usage).toMatchObject({ prompt_tokens: 849, completion_tokens: 74 });
   });
 
-  it('leaves thinking out of the chunks, counts it as output, takes the final counts of message_delta, and maps max_tokens to length', () => {
+  it('streams thinking as reasoning_content apart from the text, counts it as output, takes the final counts of message_delta, and maps max_tokens to length', () => {
     const { chunks } = replay('thinking.chunks.txt');
     expect(choices(chunks).map((choice) => choice.delta.content).filter(Boolean)).toEqual(['27 * 453 = 12,231']);
+    expect(choices(chunks).map((choice) => choice.delta.reasoning_content).filter(Boolean)).toEqual(['27 * 453 = 12231']);
+    expect(JSON.stringify(chunks)).not.toContain('signature');
     expect(choices(chunks).at(-1)!.finish_reason).toBe('length');
     expect(chunks.at(-1)!.usage).toEqual({
       prompt_tokens: 1064,

@@ -74,7 +74,8 @@ export class AnthropicChatStreamDecoder implements ChatStreamDecoder {
       return [this.chunk({ tool_calls: [{ index: ordinal, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] })];
     }
     if (block?.type === 'text' && typeof block.text === 'string' && block.text) return [this.chunk({ content: block.text })];
-    return []; // thinking and redacted_thinking have no place in OpenAI's chunks
+    if (block?.type === 'thinking' && typeof block.thinking === 'string' && block.thinking) return [this.chunk({ reasoning_content: block.thinking })];
+    return []; // redacted_thinking has no text to give
   }
 
   private blockDelta(index: number, delta: Record<string, any> | undefined): ChatCompletionChunk[] {
@@ -84,7 +85,9 @@ export class AnthropicChatStreamDecoder implements ChatStreamDecoder {
       if (ordinal === undefined) throw GatewayError.upstreamMalformed(`Provider anthropic sent tool input for block ${index}, which is not a tool call`);
       return [this.chunk({ tool_calls: [{ index: ordinal, function: { arguments: delta.partial_json } }] })];
     }
-    return []; // thinking_delta, signature_delta, citations_delta
+    // Thinking text as OpenAI-compatible reasoning providers stream it; the signature stays behind.
+    if (delta?.type === 'thinking_delta' && typeof delta.thinking === 'string' && delta.thinking) return [this.chunk({ reasoning_content: delta.thinking })];
+    return []; // signature_delta, citations_delta
   }
 
   private envelope() {
