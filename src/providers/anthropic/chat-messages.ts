@@ -1,5 +1,5 @@
-import { GatewayError } from '../../common/errors/gateway-error';
 import { readToolCall } from '../openai-tool-calls';
+import { invalid, unsupportedBy } from '../translation-checks';
 
 type Block = Record<string, unknown>;
 export interface AnthropicMessage {
@@ -9,9 +9,7 @@ export interface AnthropicMessage {
 /** Anthropic's top-level `system`: a string, or text blocks when the client sent content parts. */
 export type AnthropicSystem = string | Block[];
 
-/** "Provider anthropic does not support <what>", naming the field. */
-const unsupported = (param: string, what = param) => GatewayError.invalidRequest(`Provider anthropic does not support ${what}`, param);
-const invalid = (message: string, param: string) => GatewayError.invalidRequest(message, param);
+const unsupported = unsupportedBy('anthropic');
 
 /**
  * A block with the part's `cache_control` kept: OpenAI's format has no prompt caching,

@@ -1,8 +1,8 @@
-import { GatewayError } from '../../common/errors/gateway-error';
 import type { ChatCompletionBody } from '../chat-format';
 import { IgnoredParams, OPENAI_DELIVERY_PARAMS } from '../ignored-params';
 import { ANTHROPIC_THINKING_BUDGETS } from '../reasoning-effort';
 import { type AnthropicMessage, type AnthropicSystem, toAnthropicMessages } from './chat-messages';
+import { finiteNumber, invalid, unsupportedBy } from '../translation-checks';
 
 /** A Messages API request (https://docs.anthropic.com/en/api/messages) being built. */
 export interface AnthropicRequest {
@@ -16,14 +16,13 @@ export interface AnthropicRequest {
 /** Anthropic requires an output limit; OpenAI clients rarely send one. */
 export const DEFAULT_MAX_TOKENS = 4096;
 
-const invalid = (message: string, param: string) => GatewayError.invalidRequest(message, param);
-const unsupported = (param: string, what = param) => GatewayError.invalidRequest(`Provider anthropic does not support ${what}`, param);
+const unsupported = unsupportedBy('anthropic');
 
 /** A number in Anthropic's range; OpenAI's wider one (temperature up to 2) is refused, not clamped. */
 function number(value: unknown, param: string, min: number, max: number): number {
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw invalid(`${param} must be a number`, param);
-  if (value < min || value > max) throw unsupported(param, `${param} ${value}: it takes ${min} to ${max}`);
-  return value;
+  const n = finiteNumber(value, param);
+  if (n < min || n > max) throw unsupported(param, `${param} ${n}: it takes ${min} to ${max}`);
+  return n;
 }
 
 function positiveInteger(value: unknown, param: string): number {

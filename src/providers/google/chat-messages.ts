@@ -1,5 +1,5 @@
-import { GatewayError } from '../../common/errors/gateway-error';
 import { readToolCall } from '../openai-tool-calls';
+import { invalid, unsupportedBy } from '../translation-checks';
 
 type Part = Record<string, unknown>;
 export interface GeminiContent {
@@ -7,9 +7,7 @@ export interface GeminiContent {
   parts: Part[];
 }
 
-/** "Provider google does not support <what>", naming the field. */
-const unsupported = (param: string, what = param) => GatewayError.invalidRequest(`Provider google does not support ${what}`, param);
-const invalid = (message: string, param: string) => GatewayError.invalidRequest(message, param);
+const unsupported = unsupportedBy('google');
 
 /** Image types Gemini reads from a URL, by the URL's file extension (Gemini needs the type). */
 const IMAGE_TYPES: Record<string, string> = {

@@ -1,8 +1,8 @@
-import { GatewayError } from '../../common/errors/gateway-error';
 import type { ChatCompletionBody } from '../chat-format';
 import { IgnoredParams, OPENAI_DELIVERY_PARAMS } from '../ignored-params';
 import { GEMINI_THINKING_BUDGETS } from '../reasoning-effort';
 import { toGeminiContents } from './chat-messages';
+import { finiteNumber, invalid, unsupportedBy } from '../translation-checks';
 
 /** A GenerateContentRequest (https://ai.google.dev/api/generate-content#request-body) being built. */
 export interface GeminiRequest {
@@ -13,13 +13,8 @@ export interface GeminiRequest {
   generationConfig?: Record<string, unknown>;
 }
 
-const invalid = (message: string, param: string) => GatewayError.invalidRequest(message, param);
-const unsupported = (param: string, what = param) => GatewayError.invalidRequest(`Provider google does not support ${what}`, param);
-
-function number(value: unknown, param: string): number {
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw invalid(`${param} must be a number`, param);
-  return value;
-}
+const unsupported = unsupportedBy('google');
+const number = finiteNumber;
 
 function integer(value: unknown, param: string): number {
   if (!Number.isInteger(value)) throw invalid(`${param} must be an integer`, param);

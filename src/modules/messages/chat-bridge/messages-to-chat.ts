@@ -3,6 +3,7 @@ import { GatewayError } from '../../../common/errors/gateway-error';
 import type { ChatCompletionBody } from '../../../providers/chat-format';
 import { IgnoredParams } from '../../../providers/ignored-params';
 import { effortForAnthropicBudget } from '../../../providers/reasoning-effort';
+import { finiteNumber, invalid, isObject, present } from '../../../providers/translation-checks';
 
 type Block = Record<string, unknown>;
 type ChatMessage = Record<string, unknown>;
@@ -13,12 +14,9 @@ interface Bridge {
   ignored: IgnoredParams;
 }
 
-const invalid = (message: string, param: string) => GatewayError.invalidRequest(message, param);
 /** A 400 for what Anthropic's API has and chat completions cannot carry; `what` names it, with its field. */
 const unsupported = (provider: string, param: string, what: string) =>
   GatewayError.invalidRequest(`${what} needs a provider that speaks Anthropic's Messages API; provider ${provider} is reached through chat completions, which cannot carry it`, param);
-const present = (value: unknown) => value !== undefined && value !== null;
-const isObject = (value: unknown): value is Block => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** `cache_control` marks (on a block, a tool, the system prompt, the body): hints to Anthropic's prompt cache. */
 const CACHE_HINT = "it marks Anthropic's prompt cache; the provider caches prompts by itself";
@@ -36,11 +34,6 @@ function chatUser(userId: string): string {
   return userId.length <= 64 ? userId : createHash('sha256').update(userId).digest('hex');
 }
 
-function number(value: unknown, param: string): number {
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw invalid(`${param} must be a number`, param);
-  return value;
-}
-
 /**
  * Each Messages API field a chat body can carry, and where it goes: mapped, ignored
  * (named through `bridge.ignored`) or refused (a 400). A field missing here (top_k,
@@ -54,10 +47,10 @@ const FIELDS: Record<string, (value: unknown, chat: ChatCompletionBody, bridge: 
   tools: () => undefined,
   tool_choice: () => undefined,
   max_tokens: (value, chat, { provider }) => {
-    chat[MAX_COMPLETION_TOKENS_PROVIDERS.has(provider) ? 'max_completion_tokens' : 'max_tokens'] = number(value, 'max_tokens');
+    chat[MAX_COMPLETION_TOKENS_PROVIDERS.has(provider) ? 'max_completion_tokens' : 'max_tokens'] = finiteNumber(value, 'max_tokens');
   },
-  temperature: (value, chat) => (chat.temperature = number(value, 'temperature')),
-  top_p: (value, chat) => (chat.top_p = number(value, 'top_p')),
+  temperature: (value, chat) => (chat.temperature = finiteNumber(value, 'temperature')),
+  top_p: (value, chat) => (chat.top_p = finiteNumber(value, 'top_p')),
   stop_sequences: (value, chat) => {
     if (!Array.isArray(value) || !value.every((stop) => typeof stop === 'string')) throw invalid('stop_sequences must be an array of strings', 'stop_sequences');
     if (value.length) chat.stop = value;

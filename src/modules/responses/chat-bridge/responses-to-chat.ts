@@ -1,8 +1,8 @@
-import { IgnoredParams } from '../../../providers/ignored-params';
 import { GatewayError } from '../../../common/errors/gateway-error';
+import { IgnoredParams } from '../../../providers/ignored-params';
 import type { ChatCompletionBody } from '../../../providers/chat-format';
+import { type Fields, finiteNumber, invalid, isObject, present } from '../../../providers/translation-checks';
 
-type Fields = Record<string, any>;
 type ChatMessage = Record<string, unknown>;
 
 /** A function of a `namespace` tool, as the model calls it in the Responses API. */
@@ -28,12 +28,9 @@ export interface BridgedRequest {
  */
 export const namespacedChatName = (namespace: string, name: string) => `${namespace}__${name}`;
 
-const invalid = (message: string, param: string) => GatewayError.invalidRequest(message, param);
 /** A 400 for what the Responses API has and chat completions cannot carry; `what` names it, with its field. */
 const unsupported = (provider: string, param: string, what: string) =>
   GatewayError.invalidRequest(`${what} needs a provider with the Responses API; provider ${provider} is reached through chat completions, which cannot carry it`, param);
-const present = (value: unknown) => value !== undefined && value !== null;
-const isObject = (value: unknown): value is Fields => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** OpenAI's efforts the chat builders know; `xhigh` asks for the most thinking, which is `high` there. */
 const EFFORTS: Record<string, string> = { none: 'none', minimal: 'minimal', low: 'low', medium: 'medium', high: 'high', xhigh: 'high' };
@@ -48,11 +45,6 @@ interface Translation {
 
 function string(value: unknown, param: string): string {
   if (typeof value !== 'string') throw invalid(`${param} must be a string`, param);
-  return value;
-}
-
-function number(value: unknown, param: string): number {
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw invalid(`${param} must be a number`, param);
   return value;
 }
 
@@ -99,8 +91,8 @@ const FIELDS: Record<string, (value: any, t: Translation, field: string) => void
     const id = string(value, 'safety_identifier');
     if (!present(t.body.user)) t.chat.user = id;
   },
-  temperature: (value, t) => (t.chat.temperature = number(value, 'temperature')),
-  top_p: (value, t) => (t.chat.top_p = number(value, 'top_p')),
+  temperature: (value, t) => (t.chat.temperature = finiteNumber(value, 'temperature')),
+  top_p: (value, t) => (t.chat.top_p = finiteNumber(value, 'top_p')),
   max_output_tokens: (value, t) => {
     if (!Number.isInteger(value) || value < 1) throw invalid('max_output_tokens must be a positive integer', 'max_output_tokens');
     // `max_tokens`: the name every chat provider takes (some OpenAI-compatible servers know no max_completion_tokens).

@@ -1,0 +1,29 @@
+import { GatewayError } from '../common/errors/gateway-error';
+
+/*
+ * The small checks every translation makes of the fields it reads: a translated body has
+ * passed only the gateway's own rules (the pass-through rule), so each field a
+ * translation reads is checked there, a 400 naming it, never a TypeError.
+ */
+
+export type Fields = Record<string, any>;
+
+/** A 400 naming the field. */
+export const invalid = (message: string, param: string) => GatewayError.invalidRequest(message, param);
+
+export const isObject = (value: unknown): value is Fields => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Set to something: OpenAI's and Anthropic's APIs read a null as "the default". */
+export const present = (value: unknown) => value !== undefined && value !== null;
+
+/** A finite number, or a 400 naming the field. */
+export function finiteNumber(value: unknown, param: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw invalid(`${param} must be a number`, param);
+  return value;
+}
+
+/** A 400 for what the provider reached through a translation cannot do: "Provider x does not support …". */
+export const unsupportedBy =
+  (provider: string) =>
+  (param: string, what = param): GatewayError =>
+    GatewayError.invalidRequest(`Provider ${provider} does not support ${what}`, param);
