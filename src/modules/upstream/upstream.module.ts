@@ -1,11 +1,13 @@
 import { Global, Module } from '@nestjs/common';
 import { ProviderRegistry } from '../../providers/registry';
+import { ProvidersController } from './providers.controller';
 import { UpstreamAttempt } from './upstream-attempt';
 import { UpstreamClient } from './upstream-client';
 
-/** The provider registry, the pooled HTTP client and the attempt steps every operation sends through. */
+/** The provider registry (and its public list, `GET /v1/providers`), the pooled HTTP client and the attempt steps every operation sends through. */
 @Global()
 @Module({
+  controllers: [ProvidersController],
   providers: [UpstreamClient, ProviderRegistry, UpstreamAttempt],
   exports: [UpstreamClient, ProviderRegistry, UpstreamAttempt],
 })

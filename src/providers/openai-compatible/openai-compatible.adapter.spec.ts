@@ -41,8 +41,43 @@ describe('operation capabilities of the OpenAI-format adapters', () => {
       'x-ai': [true, true],
       'perplexity-ai': [false, false],
       ollama: [true, true],
+      cerebras: [false, false],
+      sambanova: [true, false],
+      nebius: [true, true],
+      novita: [true, false],
+      deepinfra: [true, false],
+      hyperbolic: [false, false],
+      huggingface: [false, false],
+      'nvidia-nim': [true, false],
+      'github-models': [true, false],
+      moonshot: [false, false],
+      dashscope: [true, false],
+      zhipu: [true, true],
+      'z-ai': [true, true],
+      siliconflow: [true, false],
+      'lm-studio': [true, false],
+      vllm: [true, false],
+      'azure-ai-foundry': [true, false],
       'openai-compatible': [true, true],
     });
     expect(vendor('mistral-ai').embeddings!.buildRequest({}, target()).url).toBe('https://api.mistral.ai/v1/embeddings');
+  });
+
+  it('Azure AI Foundry: the key in `api-key` and the api-version on every URL, ahead of the client\'s query', () => {
+    const foundry = vendor('azure-ai-foundry');
+    const host = 'https://res.services.ai.azure.com/models';
+    const chat = foundry.chatCompletions.buildRequest({ model: 'Mistral-large' }, target({ customHost: host }));
+    expect(chat.url).toBe(`${host}/chat/completions?api-version=2024-05-01-preview`);
+    expect(chat.headers).toEqual({ 'content-type': 'application/json', 'api-key': 'sk-1' });
+    expect(foundry.embeddings!.buildRequest({}, target({ customHost: host })).url).toBe(`${host}/embeddings?api-version=2024-05-01-preview`);
+    expect(() => foundry.chatCompletions.buildRequest({}, target())).toThrow(/needs a custom host/);
+  });
+
+  it('GitHub Models and vLLM: the base path kept, the client\'s query appended', () => {
+    expect(vendor('github-models').chatCompletions.buildRequest({}, target()).url).toBe('https://models.github.ai/inference/chat/completions');
+    const vllm = vendor('vllm');
+    expect(vllm.credentialOptional && vllm.requiresCustomHost).toBe(true);
+    expect(vllm.models!.request('GET', '', 'limit=2', target({ customHost: 'http://gpu:8000/v1', apiKey: undefined })).url).toBe('http://gpu:8000/v1/models?limit=2');
+    expect(vllm.models!.request('GET', '', '', target({ customHost: 'http://gpu:8000/v1', apiKey: undefined })).headers).toEqual({ 'content-type': 'application/json' });
   });
 });

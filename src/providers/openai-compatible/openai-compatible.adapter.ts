@@ -30,6 +30,10 @@ export interface OpenAICompatibleOptions {
   sendsOrganizationHeaders?: boolean;
   /** What the vendor's public API offers besides chat completions (none unless listed). */
   offers?: readonly OptionalOperation[];
+  /** The header carrying the credential: `Authorization: Bearer …` (default) or Azure's `api-key`. */
+  apiKeyHeader?: 'authorization' | 'api-key';
+  /** A query every request carries (Azure AI Foundry's `api-version=…`), ahead of the client's own. */
+  fixedQuery?: string;
 }
 
 /**
@@ -71,7 +75,7 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
       buildRequest: (body, target) => this.post('/responses', body, target),
       resourceRequest: (method, path, query, target) => ({
         method,
-        url: `${this.baseUrl(target)}/responses${path}${query ? `?${query}` : ''}`,
+        url: this.url(target, `/responses${path}`, query),
         headers: this.headers(target),
       }),
     };
@@ -83,7 +87,7 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
       connection: (target, model) => {
         const headers = this.headers(target);
         delete headers['content-type'];
-        return { url: `${this.baseUrl(target).replace(/^http/i, 'ws')}/realtime?model=${encodeURIComponent(model)}`, headers };
+        return { url: this.url(target, '/realtime', `model=${encodeURIComponent(model)}`).replace(/^http/i, 'ws'), headers };
       },
     };
   }
@@ -92,7 +96,7 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
     return {
       request: (method, path, query, target, body) => ({
         method,
-        url: `${this.baseUrl(target)}${root}${path}${query ? `?${query}` : ''}`,
+        url: this.url(target, `${root}${path}`, query),
         headers: this.headers(target),
         ...(body ? { body: JSON.stringify(body) } : {}),
       }),
@@ -104,7 +108,13 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
   }
 
   protected post(path: string, body: Record<string, unknown>, target: RouteTarget): UpstreamRequest {
-    return { method: 'POST', url: `${this.baseUrl(target)}${path}`, headers: this.headers(target), body: JSON.stringify(body) };
+    return { method: 'POST', url: this.url(target, path, ''), headers: this.headers(target), body: JSON.stringify(body) };
+  }
+
+  /** `{base}{path}?{fixed query}&{query}`, either query part left out when empty. */
+  private url(target: RouteTarget, path: string, query: string): string {
+    const search = [this.options.fixedQuery, query].filter(Boolean).join('&');
+    return `${this.baseUrl(target)}${path}${search ? `?${search}` : ''}`;
   }
 
   protected baseUrl(target: RouteTarget): string {
@@ -115,7 +125,10 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
 
   protected headers(target: RouteTarget): Record<string, string> {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (target.apiKey) headers.authorization = `Bearer ${target.apiKey}`;
+    if (target.apiKey) {
+      if (this.options.apiKeyHeader === 'api-key') headers['api-key'] = target.apiKey;
+      else headers.authorization = `Bearer ${target.apiKey}`;
+    }
     if (this.options.sendsOrganizationHeaders) {
       if (target.organization) headers['openai-organization'] = target.organization;
       if (target.project) headers['openai-project'] = target.project;
