@@ -1,3 +1,4 @@
+import { calcPrice } from '@pydantic/genai-prices';
 /**
  * Multipart uploads through the gateway with the official `openai` SDK: files
  * (`files.create/list/retrieve/delete/content`) and audio transcription/translation. The
@@ -26,6 +27,9 @@ const pattern = (size: number, seed = 7) => {
 };
 /** whisper-1: $0.006 a minute. */
 const whisperCost = (seconds: number) => (seconds / 60) * 0.006;
+/** A token-priced transcription's cost by the price catalog itself (`@pydantic/genai-prices`). */
+const catalogCost = (model: string, usage: { input_tokens: number; output_tokens: number; input_token_details: { audio_tokens: number } }) =>
+  calcPrice({ input_tokens: usage.input_tokens, input_audio_tokens: usage.input_token_details.audio_tokens, output_tokens: usage.output_tokens }, model, { providerId: 'openai' })!.total_price;
 
 interface Part {
   name: string;
@@ -313,13 +317,14 @@ describe('files and audio uploads', () => {
       const log = await logOf(gateway, requestId(response));
       expect(log).toMatchObject({ operation: 'audio.transcriptions', model: 'gpt-4o-transcribe', prompt_tokens: usage.input_tokens, completion_tokens: usage.output_tokens });
       expect(log.request_body).toMatchObject({ model: 'gpt-4o-transcribe', prompt: 'Cats and dogs.', include: ['logprobs'] }); // one `include[]` value: still an array
-      expect(log.cost_usd).toBeCloseTo((usage.input_tokens * 6 + usage.output_tokens * 10) / 1e6, 12);
+      // The audio part of the input at the catalog's audio rate, the text part at its text rate.
+      expect(log.cost_usd).toBeCloseTo(catalogCost('gpt-4o-transcribe', usage), 12);
 
       const { data: mini, response: miniResponse } = await client().audio.transcriptions.create({ model: 'gpt-4o-mini-transcribe', file: await mp3() }).withResponse();
       const miniUsage = (mini as any).usage;
       const miniLog = await logOf(gateway, requestId(miniResponse));
       expect(miniLog).toMatchObject({ model: 'gpt-4o-mini-transcribe', prompt_tokens: miniUsage.input_tokens, completion_tokens: miniUsage.output_tokens });
-      expect(miniLog.cost_usd).toBeCloseTo((miniUsage.input_tokens * 3 + miniUsage.output_tokens * 5) / 1e6, 12);
+      expect(miniLog.cost_usd).toBeCloseTo(catalogCost('gpt-4o-mini-transcribe', miniUsage), 12);
     });
 
     it('translations: verbose_json priced from duration, json of a WAV from the file', async () => {

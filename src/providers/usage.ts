@@ -19,6 +19,10 @@ export interface NormalizedUsage {
   audioPromptTokens?: number;
   cachedAudioTokens?: number;
   audioCompletionTokens?: number;
+  /** Per-unit usage, priced by the model's per-unit prices: seconds of audio transcribed (whisper), characters spoken (tts), web searches run. */
+  audioSeconds?: number;
+  characters?: number;
+  webSearches?: number;
 }
 
 export function emptyUsage(): NormalizedUsage {

@@ -9,8 +9,8 @@ import type { SpeechCreateDto } from './dto/speech-create.dto';
 /**
  * `audio.speech`: text in, audio out. The provider's audio is streamed to the client as
  * it arrives (never held whole); the log keeps its content type and size, not the
- * bytes. Speech is priced per character of input (the price table's tts-1 rates), so
- * the characters are recorded as prompt tokens.
+ * bytes. Speech is priced per character of input (`per_character`), so the characters
+ * are recorded as `characters` (and as prompt tokens, the log's count).
  */
 @Injectable()
 export class SpeechService {
@@ -27,7 +27,7 @@ export class SpeechService {
       async (target, upstreamBody) => {
         const answer = await this.attempts.send(context, target, upstreamBody, { capability: 'audioSpeech', title: 'speech synthesis', usage: () => null });
         const characters = [...String(upstreamBody.input)].length;
-        context.usage = { ...emptyUsage(), promptTokens: characters, totalTokens: characters };
+        context.usage = { ...emptyUsage(), promptTokens: characters, totalTokens: characters, characters };
         return binaryResult(context, answer, 'audio');
       },
       { cacheable: false },

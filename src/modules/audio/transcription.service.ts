@@ -16,7 +16,7 @@ type Task = 'audioTranscriptions' | 'audioTranslations';
  * Priced as the providers bill: gpt-4o(-mini)-transcribe by tokens (`usage.type:
  * "tokens"`); whisper by the second, from `usage.seconds`, a verbose answer's `duration`,
  * or, for an answer that has neither (text formats), a WAV file's own header. Seconds are
- * recorded as prompt tokens and priced per million of them (see prices.json `_meta`).
+ * recorded as prompt tokens (the log's count) and as `audioSeconds`, priced per second.
  */
 @Injectable()
 export class TranscriptionService {
@@ -44,10 +44,12 @@ export function transcriptionUsage(json: Record<string, any> | null, upload: Mul
   if (usage?.type === 'tokens') {
     const promptTokens = Number(usage.input_tokens) || 0;
     const completionTokens = Number(usage.output_tokens) || 0;
-    return { ...emptyUsage(), promptTokens, completionTokens, totalTokens: Number(usage.total_tokens) || promptTokens + completionTokens };
+    // The audio part of the input has its own rate (gpt-4o-transcribe); clamped so a bad count cannot exceed the whole.
+    const audioPromptTokens = Math.min(promptTokens, Math.max(0, Number(usage.input_token_details?.audio_tokens) || 0));
+    return { ...emptyUsage(), promptTokens, completionTokens, totalTokens: Number(usage.total_tokens) || promptTokens + completionTokens, audioPromptTokens };
   }
   const seconds = usage?.type === 'duration' ? Number(usage.seconds) : typeof json?.duration === 'number' ? json.duration : upload.wavSeconds;
   if (seconds === null || !Number.isFinite(seconds)) return null;
   const billed = Math.ceil(seconds);
-  return { ...emptyUsage(), promptTokens: billed, totalTokens: billed };
+  return { ...emptyUsage(), promptTokens: billed, totalTokens: billed, audioSeconds: billed };
 }

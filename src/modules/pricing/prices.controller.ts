@@ -1,0 +1,33 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { AdminOnly } from '../../common/context/request-context.decorator';
+import { PriceQueryDto, PriceUpsertDto } from './dto/price.dto';
+import { PriceOverridesService } from './price-overrides.service';
+
+@ApiTags('admin: prices')
+@ApiSecurity('gateway-api-key')
+@AdminOnly()
+@Controller('v1/prices')
+export class PricesController {
+  constructor(private readonly overrides: PriceOverridesService) {}
+
+  @Post()
+  @ApiOperation({ summary: 'Set (or replace) the price of a provider’s model; it wins over the catalog on every instance' })
+  upsert(@Body() dto: PriceUpsertDto) {
+    return this.overrides.upsert(dto);
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'Prices of a provider or model: catalog entries and overrides, each with its source, and the catalog’s version' })
+  list(@Query() query: PriceQueryDto) {
+    return this.overrides.list(query.provider, query.model);
+  }
+
+  // `*model`: model ids may hold slashes (openai/gpt-4o on OpenRouter, meta-llama/… on Groq).
+  @Delete(':provider/*model')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Remove an override; the catalog’s price applies again' })
+  remove(@Param('provider') provider: string, @Param('model') model: string | string[]) {
+    return this.overrides.remove(provider, Array.isArray(model) ? model.join('/') : model);
+  }
+}
