@@ -25,6 +25,23 @@ export const CATALOG_PROVIDER_IDS: Readonly<Record<string, string | null>> = {
   novita: 'novita',
   ovhcloud: 'ovhcloud',
   moonshot: 'moonshotai',
+  zhipu: 'zhipuai',
+  'z-ai': 'zai',
+  // Azure AI Foundry serves Azure's catalog of models.
+  'azure-ai-foundry': 'azure',
+  // Not in the catalog (their prices differ from the same models elsewhere): priced by override.
+  sambanova: null,
+  nebius: null,
+  deepinfra: null,
+  hyperbolic: null,
+  huggingface: null,
+  'nvidia-nim': null,
+  'github-models': null,
+  dashscope: null,
+  siliconflow: null,
+  // Self-hosted servers: no list price.
   ollama: null,
+  'lm-studio': null,
+  vllm: null,
   'openai-compatible': null,
 };

@@ -1,4 +1,5 @@
 import { calcPrice } from '@pydantic/genai-prices';
+import { ProviderRegistry } from '../../providers/registry';
 import { emptyUsage, type NormalizedUsage } from '../../providers/usage';
 import { CATALOG_PROVIDER_IDS } from './catalog-providers';
 import { CATALOG_PACKAGE, catalogModels } from './price-catalog';
@@ -46,6 +47,11 @@ describe('PricingService', () => {
       for (const [provider, catalogId] of Object.entries(CATALOG_PROVIDER_IDS)) {
         if (catalogId) expect({ provider, models: catalogModels(provider).length > 0 }).toEqual({ provider, models: true });
       }
+    });
+
+    it('has a line for every provider the gateway routes to (a catalog id, or null for self-hosted and uncatalogued ones)', () => {
+      const missing = new ProviderRegistry().ids().filter((id) => !Object.hasOwn(CATALOG_PROVIDER_IDS, id));
+      expect(missing).toEqual([]);
     });
 
     it('names the catalog package and its version', () => {
