@@ -22,5 +22,5 @@ export const openAICompatibleVendors = [
   new OpenAICompatibleAdapter({ id: 'ollama', baseUrl: 'http://localhost:11434/v1', credentialOptional: true, offers: ['embeddings', 'imageGenerations', 'models'] }),
   // vLLM, LM Studio, a private deployment: any OpenAI-compatible server at custom_host;
   // the server answers for what it lacks.
-  new OpenAICompatibleAdapter({ id: 'openai-compatible', baseUrl: null, credentialOptional: true, offers: ['embeddings', 'imageGenerations', 'audioSpeech', 'audioTranscriptions', 'audioTranslations', 'responses', 'realtime', 'fineTuning', 'models', 'files', 'vectorStores'] }),
+  new OpenAICompatibleAdapter({ id: 'openai-compatible', baseUrl: null, credentialOptional: true, offers: ['embeddings', 'imageGenerations', 'audioSpeech', 'audioTranscriptions', 'audioTranslations', 'rerank', 'responses', 'realtime', 'fineTuning', 'models', 'files', 'vectorStores'] }),
 ];
