@@ -5,10 +5,11 @@ import { GatewayError } from '../../common/errors/gateway-error';
  * `/rerank`, which takes documents as strings and always answers without them: `{text}`
  * documents become their text, and `return_documents` stays with the gateway, which
  * puts the documents into the answer itself (the rerank operation's shape). Every other
- * field is Cohere's own (`max_tokens_per_doc`, …) and passes as sent.
+ * field but `user` (the gateway logs it) is Cohere's own (`max_tokens_per_doc`, …) and passes as sent.
  */
 export function toCohereRerankRequest(body: Record<string, unknown>): Record<string, unknown> {
-  const { return_documents: _kept, ...request } = body;
+  // `user` is the gateway's (logged), not a field of Cohere's rerank.
+  const { return_documents: _kept, user: _user, ...request } = body;
   if (!Array.isArray(body.documents)) throw GatewayError.invalidRequest('documents must be an array', 'documents');
   request.documents = body.documents.map((document: any, i) => {
     if (typeof document === 'string') return document;
