@@ -203,5 +203,17 @@ describe('cohere', () => {
       const failed = await call(gateway, '/v1/rerank', { headers: { 'x-gateway-virtual-key': 'cohere-prod' }, body: { model: 'mock-error-401', query: 'cats', documents: DOCUMENTS } });
       expectError(failed, 401, { type: 'authentication_error', message: 'Mock error (status 401)' });
     });
+
+    it('reaches an OpenAI-compatible server with a Jina-shaped /rerank (vLLM), answered in the same shape and priced by tokens', async () => {
+      const headers = { 'x-gateway-provider': 'openai-compatible', authorization: 'Bearer vllm-key', 'x-gateway-custom-host': `${mock.url}/v1` };
+      const response = await call(gateway, '/v1/rerank', { headers, body: { model: 'bge-reranker-v2-m3', query: 'cats', documents: DOCUMENTS, top_n: 1 } });
+      expect(response.status).toBe(200);
+      // The server sent each result's document; the client did not ask for them.
+      expect(response.body).toMatchObject({ object: 'list', model: 'bge-reranker-v2-m3', results: [{ index: 2, relevance_score: 1 }], usage: { total_tokens: 21 } });
+      expect(response.body.results[0].document).toBeUndefined();
+      expect(upstream()).toMatchObject({ path: '/v1/rerank', headers: { authorization: 'Bearer vllm-key' } });
+      const log = await logOf(gateway, response.headers.get('x-gateway-request-id'));
+      expect(log).toMatchObject({ operation: 'rerank', provider: 'openai-compatible', model: 'bge-reranker-v2-m3', prompt_tokens: 21, total_tokens: 21, cost_usd: null });
+    });
   });
 });

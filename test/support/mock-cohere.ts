@@ -15,6 +15,10 @@
  *                    meta: {api_version, billed_units: {search_units: ceil(documents / 100)}}};
  *                    the score of a document = the share of the query's words it contains (ties: index)
  *
+ *   POST /v1/rerank  the same ranking in Jina's shape, as vLLM and other OpenAI-compatible servers serve it:
+ *                    {id, model, usage: {total_tokens: ceil(chars of query + documents / 4)},
+ *                    results: [{index, document: {text}, relevance_score}]}; documents may be {text} objects
+ *
  * Checks, as Cohere answers them (errors are `{id, message}`):
  *   - `Authorization: Bearer <key>` required: 401 "no api key supplied"
  *   - a JSON object body: 400; top-level fields of the endpoint only: 400 "invalid request: unknown field:
@@ -45,6 +49,7 @@ const FIELDS: Record<string, Set<string>> = {
   '/v2/chat': new Set(['model', 'messages', 'stream', 'tools', 'strict_tools', 'documents', 'citation_options', 'response_format', 'safety_mode', 'max_tokens', 'stop_sequences', 'temperature', 'seed', 'frequency_penalty', 'presence_penalty', 'k', 'p', 'logprobs', 'tool_choice', 'thinking', 'priority']),
   '/v2/embed': new Set(['model', 'texts', 'images', 'inputs', 'input_type', 'embedding_types', 'output_dimension', 'max_tokens', 'truncate', 'priority']),
   '/v2/rerank': new Set(['model', 'query', 'documents', 'top_n', 'max_tokens_per_doc', 'priority']),
+  '/v1/rerank': new Set(['model', 'query', 'documents', 'top_n', 'return_documents', 'user']),
 };
 const TOOL_PLAN = 'I will look up the weather.';
 const TEMPLATE_TOKENS = 7;
@@ -76,9 +81,10 @@ function invalid(path: string, body: any): string | null {
     if (!Array.isArray(body.embedding_types) || !body.embedding_types.length) return 'invalid request: embedding_types is required for embed models v3 and higher.';
     return null;
   }
-  if (path === '/v2/rerank') {
+  if (path === '/v2/rerank' || path === '/v1/rerank') {
     if (typeof body.query !== 'string' || !body.query) return 'invalid request: query must be a non-empty string';
-    if (!Array.isArray(body.documents) || !body.documents.length || !body.documents.every((d: unknown) => typeof d === 'string')) return 'invalid request: documents must be a non-empty array of strings';
+    const text = (d: any) => (path === '/v1/rerank' && typeof d?.text === 'string' ? d.text : d);
+    if (!Array.isArray(body.documents) || !body.documents.length || !body.documents.every((d: unknown) => typeof text(d) === 'string')) return 'invalid request: documents must be a non-empty array of strings';
     if (body.top_n !== undefined && !(Number.isInteger(body.top_n) && body.top_n > 0)) return 'invalid request: top_n must be a positive integer';
     return null;
   }
@@ -114,13 +120,16 @@ function answer(res: http.ServerResponse, call: MockCall): void {
     const tokens = body.texts.reduce((sum: number, text: string) => sum + Math.max(1, Math.ceil(text.length / 4)), 0);
     return send({ id: randomUUID(), texts: body.texts, embeddings: { float: vectors }, meta: meta({ input_tokens: tokens }), response_type: 'embeddings_by_type' });
   }
-  if (call.path === '/v2/rerank') {
+  if (call.path === '/v2/rerank' || call.path === '/v1/rerank') {
+    const texts: string[] = body.documents.map((d: any) => (typeof d === 'string' ? d : d.text));
     const words = body.query.toLowerCase().match(/\w+/g) ?? [];
-    const results = body.documents
-      .map((document: string, index: number) => ({ index, relevance_score: words.length ? words.filter((w: string) => document.toLowerCase().includes(w)).length / words.length : 0 }))
-      .sort((a: any, b: any) => b.relevance_score - a.relevance_score || a.index - b.index)
-      .slice(0, body.top_n ?? body.documents.length);
-    return send({ id: randomUUID(), results, meta: meta({ search_units: Math.ceil(body.documents.length / 100) }) });
+    const results = texts
+      .map((document, index) => ({ index, relevance_score: words.length ? words.filter((w: string) => document.toLowerCase().includes(w)).length / words.length : 0 }))
+      .sort((a, b) => b.relevance_score - a.relevance_score || a.index - b.index)
+      .slice(0, body.top_n ?? texts.length);
+    if (call.path === '/v2/rerank') return send({ id: randomUUID(), results, meta: meta({ search_units: Math.ceil(texts.length / 100) }) });
+    const tokens = Math.ceil((body.query.length + texts.join('').length) / 4);
+    return send({ id: randomUUID(), model: body.model, usage: { total_tokens: tokens }, results: results.map((result) => ({ index: result.index, document: { text: texts[result.index] }, relevance_score: result.relevance_score })) });
   }
   chat(res, body, behaviour, stream, send);
 }
