@@ -127,6 +127,23 @@ describe('cohere', () => {
     });
   });
 
+  describe('through the bridges', () => {
+    it('/v1/messages (Anthropic shape) and /v1/responses reach Cohere through chat completions', async () => {
+      const messages = await call(gateway, '/v1/messages', {
+        headers: { 'x-gateway-virtual-key': 'cohere-prod', 'anthropic-version': '2023-06-01' },
+        body: { model: 'command-a-03-2025', max_tokens: 64, system: 'Be brief.', messages: [{ role: 'user', content: 'echo: bridged hello' }] },
+      });
+      expect(messages.status).toBe(200);
+      expect(messages.body).toMatchObject({ type: 'message', role: 'assistant', content: [{ type: 'text', text: 'bridged hello' }], stop_reason: 'end_turn' });
+      expect(upstream().body).toMatchObject({ model: 'command-a-03-2025', max_tokens: 64, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'echo: bridged hello' }] });
+
+      mock.reset();
+      const response = await client.responses.create({ model: 'command-a-03-2025', input: 'echo: via responses' });
+      expect(response.output_text).toBe('via responses');
+      expect(upstream().path).toBe('/v2/chat');
+    });
+  });
+
   describe('embeddings', () => {
     it('answers float vectors in OpenAI shape, logged with tokens and cost', async () => {
       const { data, response } = await client.embeddings.create({ model: 'embed-v4.0', input: ['hello world', 'second text'], encoding_format: 'float' }).withResponse();
