@@ -22,6 +22,7 @@ import { KeysModule } from './modules/keys/keys.module';
 import { LoggingModule } from './modules/logging/logging.module';
 import { MessagesModule } from './modules/messages/messages.module';
 import { RealtimeModule } from './modules/realtime/realtime.module';
+import { RerankModule } from './modules/rerank/rerank.module';
 import { PromptsModule } from './modules/prompts/prompts.module';
 import { ResponsesModule } from './modules/responses/responses.module';
 import { UpstreamModule } from './modules/upstream/upstream.module';
@@ -41,6 +42,7 @@ export class AppModule implements NestModule {
         // Express matches routes in registration order: model operations first, they are the hot path.
         ChatModule,
         EmbeddingsModule,
+        RerankModule,
         ImagesModule,
         FineTuningModule,
         FilesModule,

@@ -90,6 +90,7 @@ const defined = (fields: Record<string, unknown>) => Object.fromEntries(Object.e
 
 const VK = 'fuzz-openai';
 const VK_ANTHROPIC = 'fuzz-anthropic';
+const VK_COHERE = 'fuzz-cohere';
 
 /** How a model operation is routed: virtual key header (mostly), the @slug/model prefix, or a provider header. */
 function modelRouting(rng: Rng, fx: Fixtures, slug = VK): Record<string, string> {
@@ -109,7 +110,8 @@ const ROUTES: RouteSpec[] = [
     shape: 'openai',
     upstream: true,
     path: () => '/v1/chat/completions',
-    headers: modelRouting,
+    // A fifth to Cohere: its translation gets the same hostile input.
+    headers: (rng, fx) => modelRouting(rng, fx, rng.chance(0.2) ? VK_COHERE : VK),
     body: (rng) => {
       const stream = rng.chance(0.2);
       return defined({
@@ -234,6 +236,24 @@ const ROUTES: RouteSpec[] = [
         input: rng.pick<unknown>(['hello', ['a', 'b'], [1, 2, 3], [[1, 2], [3]]]),
         encoding_format: rng.pick(['float', 'base64']),
         dimensions: maybe(rng, 0.3, () => 8),
+        user: 'fuzz-user',
+      }),
+  },
+  {
+    name: 'POST /v1/rerank',
+    weight: 4,
+    method: 'POST',
+    shape: 'openai',
+    upstream: true,
+    path: () => '/v1/rerank',
+    headers: (rng, fx) => modelRouting(rng, fx, VK_COHERE),
+    body: (rng) =>
+      defined({
+        model: 'rerank-v3.5',
+        query: rng.pick(['weather in Paris', 'cats']),
+        documents: rng.pick<unknown>([['Paris is sunny', 'Cats sleep'], [{ text: 'Paris is sunny' }, 'Cats sleep', 'Berlin']]),
+        top_n: maybe(rng, 0.5, () => 1),
+        return_documents: maybe(rng, 0.5, () => rng.chance(0.5)),
         user: 'fuzz-user',
       }),
   },
@@ -1011,6 +1031,7 @@ describe('hostile input: thousands of generated requests to every operation and 
     });
     await createVirtualKey(gateway, { slug: VK, key: 'sk-fuzz-openai-0000', custom_host: `${mock.url}/v1` });
     await createVirtualKey(gateway, { slug: VK_ANTHROPIC, provider: 'anthropic', key: 'sk-ant-fuzz-0000', custom_host: `${mock.url}/v1` });
+    await createVirtualKey(gateway, { slug: VK_COHERE, provider: 'cohere', key: 'fuzz-cohere-0000', custom_host: `${mock.url}/v2` });
     await createVirtualKey(gateway, { slug: 'fuzz-patch-vk', key: 'sk-fuzz-patch-0000', custom_host: 'http://127.0.0.1:9/v1' });
     await createVirtualKey(gateway, { slug: 'fuzz-disabled', key: 'sk-fuzz-disabled-0000', custom_host: `${mock.url}/v1` });
     expect((await admin(gateway, 'PATCH', '/v1/virtual-keys/fuzz-disabled', { disabled: true })).status).toBe(200);

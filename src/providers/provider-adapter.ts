@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { RouteTarget } from '../modules/routing/route-plan';
-import type { ChatTranslation } from './chat-format';
+import type { ChatTranslation, OpenAIErrorBody } from './chat-format';
 
 /** An HTTP request to a provider, built by an adapter and sent by the upstream client. */
 export interface UpstreamRequest {
@@ -33,6 +33,22 @@ export interface RequestBuilder {
  */
 export interface ChatCompletionsCapability extends RequestBuilder {
   readonly translation?: ChatTranslation;
+}
+
+/**
+ * The answers of a JSON operation (embeddings, rerank) whose vendor speaks a format of its
+ * own (Cohere's `/embed`): `toAnswer` turns the vendor's JSON into the operation's, given
+ * the body as sent (model rewritten, overrides applied), e.g. for `encoding_format`;
+ * `toOpenAIError` its error answers into OpenAI's error shape (the status kept).
+ */
+export interface JsonAnswerTranslation {
+  toAnswer(answer: Record<string, any>, body: Record<string, unknown>): Record<string, unknown>;
+  toOpenAIError(status: number, body: unknown): OpenAIErrorBody;
+}
+
+/** A JSON operation; without `translation` the vendor's answer is the operation's format already. */
+export interface JsonOperationCapability extends RequestBuilder {
+  readonly translation?: JsonAnswerTranslation;
 }
 
 /**
@@ -70,7 +86,9 @@ export interface RealtimeCapability {
 /** The operations a provider may offer, one optional capability each. */
 export interface ProviderOperations {
   readonly chatCompletions?: ChatCompletionsCapability;
-  readonly embeddings?: RequestBuilder;
+  readonly embeddings?: JsonOperationCapability;
+  /** `/rerank` in Cohere's and Jina's shape (`{model, query, documents, top_n}` → `{results: [{index, relevance_score}]}`). */
+  readonly rerank?: JsonOperationCapability;
   readonly imageGenerations?: RequestBuilder;
   /** Text to speech: a JSON body in, audio bytes out. */
   readonly audioSpeech?: RequestBuilder;

@@ -15,6 +15,7 @@ const OPERATION_NAMES: Record<ProviderOperation, string> = {
   messagesCountTokens: 'messages.count_tokens',
   chatInputTokens: 'messages.count_tokens',
   embeddings: 'embeddings',
+  rerank: 'rerank',
   imageGenerations: 'images.generations',
   audioSpeech: 'audio.speech',
   audioTranscriptions: 'audio.transcriptions',

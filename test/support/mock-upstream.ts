@@ -14,6 +14,7 @@
  *   POST /v1/messages (and /messages)                  Anthropic's Messages API: see mock-anthropic.ts
  *   POST /v1beta/models/{model}:generateContent, …:streamGenerateContent (also under /v1)
  *                                                      Google's Gemini API: see mock-gemini.ts
+ *   POST /v2/chat, /v2/embed, /v2/rerank               Cohere's v2 API: see mock-cohere.ts
  *   anything else -> 404 with OpenAI's error envelope
  *
  * Replies (see mock-openai-chunks.ts for the exact bodies and SSE chunks)
@@ -62,6 +63,7 @@ import {
   type ChatPlan,
 } from './mock-openai-chunks';
 import { serveAnthropic } from './mock-anthropic';
+import { serveCohere } from './mock-cohere';
 import { serveGemini } from './mock-gemini';
 import { serveOpenAIAudio } from './mock-openai-audio';
 import { serveOpenAIFiles, serveOpenAIMultipart, type RecordedUpload } from './mock-openai-files';
@@ -309,7 +311,7 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
 
     // The other vendors' wire formats and OpenAI's Responses API, each in a file of its own.
     const call = { method, path, rawQuery, headers: req.headers, body, badJson, flakyFailures };
-    if (serveAnthropic(res, call) || serveGemini(res, call) || serveOpenAIResponses(res, call) || serveOpenAIFineTuning(res, call) || serveOpenAIVectorStores(res, call) || serveOpenAIAudio(res, call) || serveOpenAIFiles(res, call)) return;
+    if (serveAnthropic(res, call) || serveGemini(res, call) || serveCohere(res, call) || serveOpenAIResponses(res, call) || serveOpenAIFineTuning(res, call) || serveOpenAIVectorStores(res, call) || serveOpenAIAudio(res, call) || serveOpenAIFiles(res, call)) return;
 
     if (method === 'POST') {
       if (serveOpenAIOperation(res, path, rawQuery, body, badJson, flakyFailures)) return;

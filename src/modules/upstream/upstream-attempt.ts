@@ -5,7 +5,7 @@ import type { RequestContext } from '../../common/context/request-context';
 import { GatewayError, UpstreamHttpError } from '../../common/errors/gateway-error';
 import type { GatewayResult } from '../../common/http/gateway-result';
 import type { Environment } from '../../config/environment';
-import type { ProviderOperation, ProviderOperations, ResourceOperation, UpstreamRequest } from '../../providers/provider-adapter';
+import type { JsonOperationCapability, ProviderOperation, ProviderOperations, ResourceOperation, UpstreamRequest } from '../../providers/provider-adapter';
 import { ProviderRegistry } from '../../providers/registry';
 import type { NormalizedUsage } from '../../providers/usage';
 import type { RouteTarget } from '../routing/route-plan';
@@ -25,6 +25,11 @@ export interface OperationSpec<K extends ProviderOperation = BodyOperation> {
   usage(usage: Record<string, any> | undefined): NormalizedUsage | null;
   /** For an answer without usage that is priced otherwise (DALL·E: per image): its cost in USD, or null. */
   cost?(answer: Record<string, any>, context: RequestContext): number | null;
+  /**
+   * The answer in the operation's own shape, whatever the provider (rerank: sorted, `object: "list"`),
+   * from the provider's JSON (already translated by the capability's `translation`) and the body as sent.
+   */
+  answer?(answer: Record<string, any>, body: Record<string, unknown>): Record<string, unknown>;
 }
 
 /** A sent attempt whose provider answered 2xx; its body is still unread. */
@@ -54,7 +59,20 @@ export class UpstreamAttempt {
 
   /** The whole attempt of an operation whose answer is one JSON body. */
   async json(context: RequestContext, target: RouteTarget, body: Record<string, unknown>, operation: OperationSpec): Promise<GatewayResult> {
-    return this.readJson(context, await this.send(context, target, body, operation), operation);
+    const translation = (this.capability(target, operation) as JsonOperationCapability).translation;
+    let sent: SentAttempt;
+    try {
+      sent = await this.send(context, target, body, operation);
+    } catch (error) {
+      if (!(error instanceof UpstreamHttpError) || !translation) throw error;
+      const openAIError = translation.toOpenAIError(error.status, error.parsedBody());
+      throw new UpstreamHttpError(error.status, Buffer.from(JSON.stringify(openAIError)), 'application/json', error.headers);
+    }
+    if (!translation && !operation.answer) return this.readJson(context, sent, operation);
+    return this.readJson(context, sent, operation, (json) => {
+      const translated = translation ? translation.toAnswer(json, body) : json;
+      return operation.answer ? operation.answer(translated, body) : translated;
+    });
   }
 
   /**
@@ -123,9 +141,20 @@ export class UpstreamAttempt {
     return { raw, json };
   }
 
-  /** Reads a JSON answer and passes its bytes through, noting the object, usage and served model for the log. */
-  async readJson(context: RequestContext, answer: SentAttempt, operation: Pick<OperationSpec, 'usage' | 'cost'>): Promise<GatewayResult> {
-    const { raw, json } = await this.readJsonObject(context, answer);
+  /**
+   * Reads a JSON answer and passes its bytes through, noting the object, usage and served
+   * model for the log; with `reshape` (a translated vendor, an operation's own shape) the
+   * reshaped object is written instead.
+   */
+  async readJson(
+    context: RequestContext,
+    answer: SentAttempt,
+    operation: Pick<OperationSpec, 'usage' | 'cost'>,
+    reshape?: (json: Record<string, any>) => Record<string, any>,
+  ): Promise<GatewayResult> {
+    const read = await this.readJsonObject(context, answer);
+    const json = reshape ? reshape(read.json) : read.json;
+    const raw = reshape ? Buffer.from(JSON.stringify(json)) : read.raw;
     context.responseBody = json;
     context.usage = operation.usage(json?.usage);
     context.servedModel = typeof json?.model === 'string' ? json.model : null;

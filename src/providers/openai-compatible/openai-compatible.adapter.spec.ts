@@ -80,4 +80,15 @@ describe('operation capabilities of the OpenAI-format adapters', () => {
     expect(vllm.models!.request('GET', '', 'limit=2', target({ customHost: 'http://gpu:8000/v1', apiKey: undefined })).url).toBe('http://gpu:8000/v1/models?limit=2');
     expect(vllm.models!.request('GET', '', '', target({ customHost: 'http://gpu:8000/v1', apiKey: undefined })).headers).toEqual({ 'content-type': 'application/json' });
   });
+
+  it('rerank (Jina and Cohere shape) only for a custom OpenAI-compatible server such as vLLM, body as sent', () => {
+    expect(openAICompatibleVendors.filter((adapter) => adapter.rerank).map((adapter) => adapter.id)).toEqual(['openai-compatible']);
+    const body = { model: 'bge-reranker-v2-m3', query: 'q', documents: ['a'], top_n: 1 };
+    expect(vendor('openai-compatible').rerank!.buildRequest(body, target({ customHost: 'http://vllm.internal:8000/v1/' }))).toMatchObject({
+      method: 'POST',
+      url: 'http://vllm.internal:8000/v1/rerank',
+      headers: { authorization: 'Bearer sk-1' },
+      body: JSON.stringify(body),
+    });
+  });
 });

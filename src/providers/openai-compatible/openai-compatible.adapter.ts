@@ -9,6 +9,8 @@ const OPTIONAL_OPERATION_PATHS = {
   audioSpeech: '/audio/speech',
   audioTranscriptions: '/audio/transcriptions',
   audioTranslations: '/audio/translations',
+  // Jina's and Cohere's shape, which vLLM and other self-hosted rerankers serve under the OpenAI base.
+  rerank: '/rerank',
 } as const;
 
 /** REST resources a vendor may serve in OpenAI's format, and their roots. */
@@ -50,6 +52,7 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
   readonly audioSpeech?: RequestBuilder;
   readonly audioTranscriptions?: RequestBuilder;
   readonly audioTranslations?: RequestBuilder;
+  readonly rerank?: RequestBuilder;
   readonly responses?: ResponsesCapability;
   readonly realtime?: RealtimeCapability;
   readonly fineTuning?: ResourceCapability;

@@ -66,5 +66,5 @@ export const openAICompatibleVendors = [
   new OpenAICompatibleAdapter({ id: 'azure-ai-foundry', baseUrl: null, apiKeyHeader: 'api-key', fixedQuery: 'api-version=2024-05-01-preview', offers: ['embeddings'] }),
   // vLLM, LM Studio, a private deployment: any OpenAI-compatible server at custom_host;
   // the server answers for what it lacks.
-  new OpenAICompatibleAdapter({ id: 'openai-compatible', baseUrl: null, credentialOptional: true, offers: ['embeddings', 'imageGenerations', 'audioSpeech', 'audioTranscriptions', 'audioTranslations', 'responses', 'realtime', 'fineTuning', 'models', 'files', 'vectorStores'] }),
+  new OpenAICompatibleAdapter({ id: 'openai-compatible', baseUrl: null, credentialOptional: true, offers: ['embeddings', 'imageGenerations', 'audioSpeech', 'audioTranscriptions', 'audioTranslations', 'rerank', 'responses', 'realtime', 'fineTuning', 'models', 'files', 'vectorStores'] }),
 ];

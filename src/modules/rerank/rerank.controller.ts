@@ -1,0 +1,34 @@
+import { Body, Controller, HttpCode, Post, Res, UseGuards } from '@nestjs/common';
+import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import type { RequestContext } from '../../common/context/request-context';
+import { Ctx, Operation } from '../../common/context/request-context.decorator';
+import { ProviderRoutingGuard } from '../../common/guards/provider-routing.guard';
+import { sendGatewayResult } from '../../common/http/gateway-result';
+import { JsonOperations } from '../routing/json-operation.service';
+import type { OperationSpec } from '../upstream/upstream-attempt';
+import { RerankCreateDto } from './dto/rerank-create.dto';
+import { rerankUsage, toRerankAnswer } from './rerank-answer';
+
+/**
+ * Rerank answers are put in the gateway's shape whatever the provider. Priced by tokens
+ * where the provider counts them; Cohere's search units have no price in the table yet,
+ * so such a row has `cost_usd: null` (never a made-up 0).
+ */
+const RERANK: OperationSpec = { capability: 'rerank', title: 'rerank', usage: rerankUsage, answer: toRerankAnswer };
+
+@ApiTags('rerank')
+@ApiSecurity('gateway-api-key')
+@Controller('v1')
+export class RerankController {
+  constructor(private readonly operations: JsonOperations) {}
+
+  @Post('rerank')
+  @HttpCode(200)
+  @Operation('rerank')
+  @UseGuards(ProviderRoutingGuard)
+  @ApiOperation({ summary: 'Rank documents by relevance to a query (Cohere and Jina format)' })
+  async create(@Ctx() context: RequestContext, @Body() body: RerankCreateDto, @Res() res: Response): Promise<void> {
+    sendGatewayResult(res, context, await this.operations.run(context, body, RERANK));
+  }
+}

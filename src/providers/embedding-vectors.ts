@@ -1,0 +1,23 @@
+/**
+ * OpenAI's `encoding_format` for a vendor whose embeddings come back as float arrays
+ * (Cohere, and any other translated vendor): `base64` is the bytes of the vector as
+ * little-endian float32, which the OpenAI SDKs ask for by default and decode with a
+ * Float32Array; anything else (`float`, absent) keeps the numbers.
+ */
+export function encodeEmbedding(vector: readonly number[], encodingFormat: unknown): number[] | string {
+  if (encodingFormat !== 'base64') return vector as number[];
+  const bytes = Buffer.alloc(vector.length * 4);
+  vector.forEach((value, i) => bytes.writeFloatLE(value, i * 4));
+  return bytes.toString('base64');
+}
+
+/** Float vectors in OpenAI's embeddings list shape, encoded as the request asked. */
+export function openAIEmbeddingList(vectors: readonly (readonly number[])[], model: string, encodingFormat: unknown, promptTokens: number | null): Record<string, unknown> {
+  return {
+    object: 'list',
+    data: vectors.map((vector, index) => ({ object: 'embedding', index, embedding: encodeEmbedding(vector, encodingFormat) })),
+    model,
+    // No count is not a zero count: without one the log records no usage rather than a free call.
+    ...(promptTokens === null ? {} : { usage: { prompt_tokens: promptTokens, total_tokens: promptTokens } }),
+  };
+}
