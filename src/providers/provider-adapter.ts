@@ -109,6 +109,13 @@ export type ResourceOperation = (typeof RESOURCE_OPERATIONS)[number];
  * `registry.ts`; an operation a provider lacks is simply absent, and the gateway
  * answers 400 naming the provider and the operation.
  */
+/**
+ * Sends a credential request (an OAuth2 token exchange) through the gateway's HTTP
+ * client, under the host policy of the target it is for; the answer's status and body.
+ * Not tied to one client's request: a token it fetches is shared by concurrent requests.
+ */
+export type CredentialFetch = (request: UpstreamRequest) => Promise<{ status: number; body: Buffer }>;
+
 export interface ProviderAdapter extends ProviderOperations {
   /** The id used in virtual keys, configs and `x-gateway-provider`. */
   readonly id: string;
@@ -116,4 +123,11 @@ export interface ProviderAdapter extends ProviderOperations {
   readonly credentialOptional: boolean;
   /** Whether the provider has no public endpoint and needs `custom_host`. */
   readonly requiresCustomHost: boolean;
+  /**
+   * An asynchronous credential step run before each `buildRequest` (a cloud whose
+   * requests carry a short-lived token minted from the stored credential, Vertex AI):
+   * the target to build with, `accessToken` set. Providers whose key goes on the
+   * request as it is leave it out, so their attempts take no extra step.
+   */
+  authorize?(target: RouteTarget, fetch: CredentialFetch): Promise<RouteTarget>;
 }
