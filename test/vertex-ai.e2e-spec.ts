@@ -2,9 +2,12 @@
  * Vertex AI (`vertex-ai`) driven with the official `openai` SDK: a virtual key holding a
  * service-account JSON whose `token_uri` is the mock's token endpoint, which verifies the
  * signed JWT with the account's public key (mock-vertex.ts). Gemini through
- * generateContent / streamGenerateContent, the token minted once and shared.
+ * generateContent / streamGenerateContent, the token minted once and shared; Claude
+ * through rawPredict / streamRawPredict, natively for the official Anthropic SDK on
+ * `/v1/messages` and translated for chat completions.
  */
 import { generateKeyPairSync } from 'node:crypto';
+import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { call, createVirtualKey, expectError, logOf, openai } from './support/e2e-helpers';
 import { MockUpstream, startMockUpstream } from './support/mock-upstream';
@@ -155,5 +158,71 @@ describe('Vertex AI', () => {
     });
     expectError(response, 400, { type: 'invalid_request_error', param: 'provider_options.project_id', message: /project_id/ });
     expect(mock.requests).toHaveLength(0);
+  });
+  describe('Claude on Vertex', () => {
+    const anthropic = () =>
+      new Anthropic({ baseURL: gateway.url, apiKey: 'unused', maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': 'vertex' } });
+
+    it('answers /v1/messages natively through rawPredict: model in the URL, vertex-2023-10-16 in the body', async () => {
+      mock.reset();
+      const { data, response } = await anthropic()
+        .messages.create({ model: 'claude-sonnet-4-5', max_tokens: 100, system: 'Be brief.', messages: [{ role: 'user', content: 'echo: hello claude on vertex' }] })
+        .withResponse();
+      expect(data.content).toEqual([{ type: 'text', text: 'hello claude on vertex' }]);
+      expect(data.usage.input_tokens).toBeGreaterThan(0);
+      const [sent] = vertexCalls();
+      expect(sent.path).toBe('/v1/projects/vertex-test/locations/us-central1/publishers/anthropic/models/claude-sonnet-4-5:rawPredict');
+      expect(sent.body).toMatchObject({ anthropic_version: 'vertex-2023-10-16', max_tokens: 100, system: 'Be brief.' });
+      expect(sent.body.model).toBeUndefined();
+      expect(sent.headers.authorization).toMatch(/^Bearer ya29\.mock-/);
+      expect(sent.headers['x-api-key']).toBeUndefined();
+      const log = await logOf(gateway, response.headers.get('x-gateway-request-id'));
+      expect(log).toMatchObject({ provider: 'vertex-ai', model: 'claude-sonnet-4-5', status_code: 200, prompt_tokens: data.usage.input_tokens, completion_tokens: data.usage.output_tokens });
+    });
+
+    it('streams /v1/messages through streamRawPredict, Anthropic events relayed', async () => {
+      mock.reset();
+      const stream = anthropic().messages.stream({ model: 'claude-sonnet-4-5', max_tokens: 100, messages: [{ role: 'user', content: 'echo: streamed from vertex' }] });
+      let text = '';
+      stream.on('text', (delta) => (text += delta));
+      const final = await stream.finalMessage();
+      expect(text).toBe('streamed from vertex');
+      expect(final.stop_reason).toBe('end_turn');
+      const [sent] = vertexCalls();
+      expect(sent.path).toMatch(/\/publishers\/anthropic\/models\/claude-sonnet-4-5:streamRawPredict$/);
+      expect(sent.body.stream).toBe(true);
+    });
+
+    it('answers chat completions for Claude through the Anthropic translation, tool call included, and /v1/messages for Gemini through the chat bridge', async () => {
+      mock.reset();
+      const plain = await client.chat.completions.create({ model: 'claude-sonnet-4-5', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'echo: chat to claude' }] });
+      expect(plain.choices[0].message.content).toBe('chat to claude');
+      expect(vertexCalls()[0].body).toMatchObject({ anthropic_version: 'vertex-2023-10-16', system: 'Be brief.' });
+
+      const stream = await client.chat.completions.create({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'What is the weather?' }], tools: [WEATHER_TOOL], stream: true });
+      let args = '';
+      let finish: string | null = null;
+      for await (const chunk of stream) {
+        args += chunk.choices[0]?.delta?.tool_calls?.[0]?.function?.arguments ?? '';
+        finish = chunk.choices[0]?.finish_reason ?? finish;
+      }
+      expect(JSON.parse(args)).toEqual({ location: 'Paris' });
+      expect(finish).toBe('tool_calls');
+      expect(vertexCalls()[1].path).toMatch(/:streamRawPredict$/);
+
+      const viaBridge = await anthropic().messages.create({ model: 'gemini-2.5-flash', max_tokens: 50, messages: [{ role: 'user', content: 'echo: gemini via messages' }] });
+      expect(viaBridge.content).toEqual([{ type: 'text', text: 'gemini via messages' }]);
+      expect(vertexCalls()[2].path).toMatch(/\/publishers\/google\/models\/gemini-2\.5-flash:generateContent$/);
+    });
+
+    it("passes Vertex's refusal of a Claude request through with its status", async () => {
+      const response = await call(gateway, '/v1/messages', {
+        method: 'POST',
+        headers: { 'x-gateway-virtual-key': 'vertex-ready-token', 'anthropic-version': '2023-06-01' },
+        body: { model: 'claude-sonnet-4-5', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] },
+      });
+      expect(response.status).toBe(401);
+      expect(JSON.stringify(response.body)).toMatch(/invalid authentication credentials/);
+    });
   });
 });

@@ -67,6 +67,15 @@ export interface RealtimeCapability {
   connection(target: RouteTarget, model: string): { url: string; headers: Record<string, string> };
 }
 
+/**
+ * Anthropic's Messages API spoken natively. A cloud that hosts Claude beside models of
+ * its own (Vertex AI) says which models it serves natively; `/v1/messages` reaches the
+ * others through chat completions, as for any provider without this capability.
+ */
+export interface MessagesCapability extends RequestBuilder {
+  servesModel?(model: string): boolean;
+}
+
 /** The operations a provider may offer, one optional capability each. */
 export interface ProviderOperations {
   readonly chatCompletions?: ChatCompletionsCapability;
@@ -81,7 +90,7 @@ export interface ProviderOperations {
   readonly realtime?: RealtimeCapability;
   readonly responses?: ResponsesCapability;
   /** Anthropic's Messages API spoken natively; `/v1/messages` reaches other providers through chat completions. */
-  readonly messages?: RequestBuilder;
+  readonly messages?: MessagesCapability;
   /** Anthropic's `/messages/count_tokens`: a Messages body's input tokens, counted by the vendor (same headers as `messages`). */
   readonly messagesCountTokens?: RequestBuilder;
   /** The input tokens of a chat body counted by a vendor that has no Messages API but a counter of its own (Gemini). */

@@ -1,11 +1,14 @@
 import { GatewayError } from '../../common/errors/gateway-error';
 import type { RouteTarget } from '../../modules/routing/route-plan';
+import * as anthropicResponse from '../anthropic/chat-response';
+import { toAnthropicRequest } from '../anthropic/chat-request';
+import { AnthropicChatStreamDecoder } from '../anthropic/chat-stream';
 import type { ChatTranslation } from '../chat-format';
 import { toGeminiRequest } from '../google/chat-request';
 import * as geminiResponse from '../google/chat-response';
 import { GeminiChatStreamDecoder } from '../google/chat-stream';
 import { IgnoredParams } from '../ignored-params';
-import type { ProviderAdapter, UpstreamRequest } from '../provider-adapter';
+import type { MessagesCapability, ProviderAdapter, UpstreamRequest } from '../provider-adapter';
 import { GoogleCredentials } from './google-credentials';
 
 /**
@@ -16,8 +19,17 @@ import { GoogleCredentials } from './google-credentials';
  * `{host}/v1/projects/{project}/locations/{region}/publishers/{publisher}/models/{model}:{method}`,
  * the host `https://{region}-aiplatform.googleapis.com` (`https://aiplatform.googleapis.com`
  * for `global`) or `custom_host`. Gemini speaks the same GenerateContent format as the
- * Gemini API, so its translation is the Google adapter's.
+ * Gemini API, so its translation is the Google adapter's. Claude (publisher `anthropic`,
+ * every model id starting with `claude`) speaks Anthropic's Messages API through
+ * `:rawPredict` / `:streamRawPredict`, the model in the URL instead of the body and
+ * `anthropic_version: "vertex-2023-10-16"` in the body: natively for `/v1/messages`,
+ * through the Anthropic adapter's translation for chat completions.
  */
+
+/** The API version Vertex AI's Claude endpoints take, in the body. */
+export const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16';
+
+const isClaude = (model: string) => model.startsWith('claude');
 
 const credentials = new GoogleCredentials();
 
@@ -54,19 +66,39 @@ function modelOf(body: Record<string, unknown>): string {
   return body.model.replace(/^models\//, '');
 }
 
+/**
+ * A Messages API body for Claude on Vertex: the model moves to the URL, the version into
+ * the body; the client's `anthropic-beta` goes on as Anthropic's own API takes it.
+ */
+function claudeRequest(payload: Record<string, unknown>, model: string, target: RouteTarget, clientHeaders: Record<string, string> = {}): UpstreamRequest {
+  const { model: _inUrl, ...rest } = payload;
+  const method = rest.stream === true ? 'streamRawPredict' : 'rawPredict';
+  const sent: Record<string, string> = headers(target);
+  const beta = clientHeaders['anthropic-beta'] || target.providerOptions.anthropic_beta;
+  if (beta) sent['anthropic-beta'] = beta;
+  return { method: 'POST', url: vertexModelUrl(target, 'anthropic', model, method), headers: sent, body: JSON.stringify({ anthropic_version: VERTEX_ANTHROPIC_VERSION, ...rest }) };
+}
+
+const messages: MessagesCapability = {
+  servesModel: (model) => isClaude(model),
+  buildRequest: (body, target, clientHeaders) => claudeRequest(body, modelOf(body), target, clientHeaders),
+};
+
 function chatRequest(body: Record<string, unknown>, target: RouteTarget): UpstreamRequest {
   const model = modelOf(body);
   const ignored = new IgnoredParams(target.strictParams);
+  if (isClaude(model)) return { ...claudeRequest(toAnthropicRequest(body, ignored) as unknown as Record<string, unknown>, model, target), ignoredParams: ignored.list() };
   const request = toGeminiRequest(body, ignored);
   // alt=sse: without it the stream is one JSON array sent piece by piece, which no SSE parser reads.
   const method = body.stream === true ? 'streamGenerateContent?alt=sse' : 'generateContent';
   return { method: 'POST', url: vertexModelUrl(target, 'google', model, method), headers: headers(target), body: JSON.stringify(request), ignoredParams: ignored.list() };
 }
 
+/** The answers' translation follows the model's publisher; an error body tells by its shape (Anthropic's has `type: "error"`). */
 const translation: ChatTranslation = {
-  toChatCompletion: geminiResponse.toChatCompletion,
-  streamDecoder: (model) => new GeminiChatStreamDecoder(model),
-  toOpenAIError: geminiResponse.toOpenAIError,
+  toChatCompletion: (answer, model) => (isClaude(model) ? anthropicResponse : geminiResponse).toChatCompletion(answer, model),
+  streamDecoder: (model) => (isClaude(model) ? new AnthropicChatStreamDecoder(model) : new GeminiChatStreamDecoder(model)),
+  toOpenAIError: (status, body) => ((body as Record<string, unknown> | null)?.type === 'error' ? anthropicResponse : geminiResponse).toOpenAIError(status, body),
 };
 
 export const vertexAIAdapter: ProviderAdapter = {
@@ -79,4 +111,5 @@ export const vertexAIAdapter: ProviderAdapter = {
     return { ...target, accessToken: await credentials.accessToken(target, fetch) };
   },
   chatCompletions: { buildRequest: chatRequest, translation },
+  messages,
 };
