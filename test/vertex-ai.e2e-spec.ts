@@ -7,6 +7,9 @@
  * `/v1/messages` and translated for chat completions.
  */
 import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { call, createVirtualKey, expectError, logOf, openai } from './support/e2e-helpers';
@@ -159,6 +162,41 @@ describe('Vertex AI', () => {
     expectError(response, 400, { type: 'invalid_request_error', param: 'provider_options.project_id', message: /project_id/ });
     expect(mock.requests).toHaveLength(0);
   });
+  it("without a key, a virtual key uses the gateway's Application Default Credentials (GOOGLE_APPLICATION_CREDENTIALS, its token_uri honoured)", async () => {
+    const adcAccount = 'gateway-adc@vertex-test.iam.gserviceaccount.com';
+    const pair = rsaKeyPair();
+    mock.vertex.registerServiceAccount(adcAccount, pair.publicKey);
+    const file = join(mkdtempSync(join(tmpdir(), 'vertex-adc-')), 'service-account.json');
+    writeFileSync(file, serviceAccountJson(`${mock.url}/token`, pair.privateKeyPem, adcAccount));
+    const previous = process.env.GOOGLE_APPLICATION_CREDENTIALS;
+    process.env.GOOGLE_APPLICATION_CREDENTIALS = file;
+    try {
+      await createVirtualKey(gateway, { slug: 'vertex-adc', provider: 'vertex-ai', custom_host: mock.url, provider_options: { project_id: 'vertex-test', region: 'global' } });
+      mock.reset();
+      const adc = openai(gateway, { 'x-gateway-virtual-key': 'vertex-adc' });
+      for (const text of ['one', 'two']) {
+        const answer = await adc.chat.completions.create({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: `echo: ${text}` }] });
+        expect(answer.choices[0].message.content).toBe(text);
+      }
+      expect(mock.vertex.tokenRequests).toEqual([{ granted: true, clientEmail: adcAccount }]);
+      expect(vertexCalls()[0].path).toBe('/v1/projects/vertex-test/locations/global/publishers/google/models/gemini-2.5-flash:generateContent');
+
+      // A header route has no provider_options (so no project): refused before any credential; the
+      // rule that it may never borrow the gateway's identity is google-credentials.spec.ts's.
+      const header = await call(gateway, '/v1/chat/completions', {
+        method: 'POST',
+        headers: { 'x-gateway-provider': 'vertex-ai', 'x-gateway-custom-host': mock.url },
+        body: { model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'hi' }] },
+      });
+      expect(header.status).toBe(400);
+      expect(header.body.error.param).toBe('provider_options.project_id');
+      expect(mock.vertex.tokenRequests).toHaveLength(1);
+    } finally {
+      if (previous === undefined) delete process.env.GOOGLE_APPLICATION_CREDENTIALS;
+      else process.env.GOOGLE_APPLICATION_CREDENTIALS = previous;
+    }
+  });
+
   describe('Claude on Vertex', () => {
     const anthropic = () =>
       new Anthropic({ baseURL: gateway.url, apiKey: 'unused', maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': 'vertex' } });
