@@ -83,6 +83,15 @@ export interface RealtimeCapability {
   connection(target: RouteTarget, model: string): { url: string; headers: Record<string, string> };
 }
 
+/**
+ * Anthropic's Messages API spoken natively. A cloud that hosts Claude beside models of
+ * its own (Vertex AI) says which models it serves natively; `/v1/messages` reaches the
+ * others through chat completions, as for any provider without this capability.
+ */
+export interface MessagesCapability extends RequestBuilder {
+  servesModel?(model: string): boolean;
+}
+
 /** The operations a provider may offer, one optional capability each. */
 export interface ProviderOperations {
   readonly chatCompletions?: ChatCompletionsCapability;
@@ -99,7 +108,7 @@ export interface ProviderOperations {
   readonly realtime?: RealtimeCapability;
   readonly responses?: ResponsesCapability;
   /** Anthropic's Messages API spoken natively; `/v1/messages` reaches other providers through chat completions. */
-  readonly messages?: RequestBuilder;
+  readonly messages?: MessagesCapability;
   /** Anthropic's `/messages/count_tokens`: a Messages body's input tokens, counted by the vendor (same headers as `messages`). */
   readonly messagesCountTokens?: RequestBuilder;
   /** The input tokens of a chat body counted by a vendor that has no Messages API but a counter of its own (Gemini). */
@@ -127,6 +136,13 @@ export type ResourceOperation = (typeof RESOURCE_OPERATIONS)[number];
  * `registry.ts`; an operation a provider lacks is simply absent, and the gateway
  * answers 400 naming the provider and the operation.
  */
+/**
+ * Sends a credential request (an OAuth2 token exchange) through the gateway's HTTP
+ * client, under the host policy of the target it is for; the answer's status and body.
+ * Not tied to one client's request: a token it fetches is shared by concurrent requests.
+ */
+export type CredentialFetch = (request: UpstreamRequest) => Promise<{ status: number; body: Buffer }>;
+
 export interface ProviderAdapter extends ProviderOperations {
   /** The id used in virtual keys, configs and `x-gateway-provider`. */
   readonly id: string;
@@ -134,4 +150,11 @@ export interface ProviderAdapter extends ProviderOperations {
   readonly credentialOptional: boolean;
   /** Whether the provider has no public endpoint and needs `custom_host`. */
   readonly requiresCustomHost: boolean;
+  /**
+   * An asynchronous credential step run before each `buildRequest` (a cloud whose
+   * requests carry a short-lived token minted from the stored credential, Vertex AI):
+   * the target to build with, `accessToken` set. Providers whose key goes on the
+   * request as it is leave it out, so their attempts take no extra step.
+   */
+  authorize?(target: RouteTarget, fetch: CredentialFetch): Promise<RouteTarget>;
 }

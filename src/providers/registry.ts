@@ -6,10 +6,11 @@ import { cohereAdapter } from './cohere/cohere.adapter';
 import { googleAdapter } from './google/google.adapter';
 import { openAIAdapter } from './openai/openai.adapter';
 import { openAICompatibleVendors } from './openai-compatible/vendors';
+import { vertexAIAdapter } from './vertex-ai/vertex-ai.adapter';
 import type { ProviderAdapter } from './provider-adapter';
 
 /** Every provider the gateway can route to. Add a vendor here after writing its folder. */
-const ADAPTERS: ProviderAdapter[] = [openAIAdapter, new AzureOpenAIAdapter(), anthropicAdapter, googleAdapter, cohereAdapter, ...openAICompatibleVendors];
+const ADAPTERS: ProviderAdapter[] = [openAIAdapter, new AzureOpenAIAdapter(), anthropicAdapter, googleAdapter, vertexAIAdapter, cohereAdapter, ...openAICompatibleVendors];
 
 @Injectable()
 export class ProviderRegistry {

@@ -9,6 +9,8 @@ export interface MockCall {
   /** Parsed JSON body; undefined when there was none or it was not JSON (then badJson is true). */
   body: any;
   badJson: boolean;
+  /** The body as received (a form body, which `body` cannot hold). */
+  rawBody?: string;
   /** mock-flaky-* counters of this mock server (cleared by reset()). */
   flakyFailures: Map<string, number>;
 }

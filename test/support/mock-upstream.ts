@@ -15,6 +15,8 @@
  *   POST /v1beta/models/{model}:generateContent, …:streamGenerateContent (also under /v1)
  *                                                      Google's Gemini API: see mock-gemini.ts
  *   POST /v2/chat, /v2/embed, /v2/rerank               Cohere's v2 API: see mock-cohere.ts
+ *   POST /token, POST /v1/projects/{p}/locations/{r}/publishers/{google|anthropic}/models/{m}:{method}
+ *                                                      Vertex AI and its OAuth2 token endpoint: see mock-vertex.ts
  *   anything else -> 404 with OpenAI's error envelope
  *
  * Replies (see mock-openai-chunks.ts for the exact bodies and SSE chunks)
@@ -65,6 +67,7 @@ import {
 import { serveAnthropic } from './mock-anthropic';
 import { serveCohere } from './mock-cohere';
 import { serveGemini } from './mock-gemini';
+import { createVertexMock, type VertexMock } from './mock-vertex';
 import { serveOpenAIAudio } from './mock-openai-audio';
 import { serveOpenAIFiles, serveOpenAIMultipart, type RecordedUpload } from './mock-openai-files';
 import { serveOpenAIFineTuning } from './mock-openai-fine-tuning';
@@ -92,7 +95,9 @@ export interface MockUpstream {
   url: string;
   port: number;
   requests: RecordedRequest[];
-  /** Forget the recorded requests (the array is emptied in place) and the mock-flaky-* counters. */
+  /** Vertex AI's routes and token endpoint: register service accounts, count token requests (mock-vertex.ts). */
+  vertex: VertexMock;
+  /** Forget the recorded requests (the array is emptied in place), the mock-flaky-* counters and Vertex's counts. */
   reset(): void;
   close(): Promise<void>;
 }
@@ -255,6 +260,8 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
   const requests: RecordedRequest[] = [];
   /** mock-flaky-*: failures answered so far, per model + last user message. */
   const flakyFailures = new Map<string, number>();
+  const vertex = createVertexMock();
+  let selfUrl = '';
 
   /** Records a request, noting when the client goes away before the answer is complete. */
   const track = (rec: RecordedRequest, res: http.ServerResponse): void => {
@@ -310,8 +317,8 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
     }
 
     // The other vendors' wire formats and OpenAI's Responses API, each in a file of its own.
-    const call = { method, path, rawQuery, headers: req.headers, body, badJson, flakyFailures };
-    if (serveAnthropic(res, call) || serveGemini(res, call) || serveCohere(res, call) || serveOpenAIResponses(res, call) || serveOpenAIFineTuning(res, call) || serveOpenAIVectorStores(res, call) || serveOpenAIAudio(res, call) || serveOpenAIFiles(res, call)) return;
+    const call = { method, path, rawQuery, headers: req.headers, body, badJson, flakyFailures, rawBody: raw };
+    if (vertex.serve(res, call, selfUrl) || serveAnthropic(res, call) || serveGemini(res, call) || serveCohere(res, call) || serveOpenAIResponses(res, call) || serveOpenAIFineTuning(res, call) || serveOpenAIVectorStores(res, call) || serveOpenAIAudio(res, call) || serveOpenAIFiles(res, call)) return;
 
     if (method === 'POST') {
       if (serveOpenAIOperation(res, path, rawQuery, body, badJson, flakyFailures)) return;
@@ -415,15 +422,18 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
     });
   });
   const port = (server.address() as AddressInfo).port;
+  selfUrl = `http://127.0.0.1:${port}`;
 
   let closing: Promise<void> | undefined;
   return {
     url: `http://127.0.0.1:${port}`,
     port,
     requests,
+    vertex,
     reset: () => {
       requests.length = 0;
       flakyFailures.clear();
+      vertex.reset();
     },
     close: () =>
       (closing ??= new Promise<void>((resolve) => {

@@ -43,9 +43,15 @@ export class MessagesService {
     if (typeof endUser === 'string' && endUser) context.user = endUser;
     const vendorHeaders = anthropicHeaders(context.requestHeaders);
     return this.executor.execute(context, body as unknown as Record<string, unknown>, (target, upstreamBody) =>
-      this.registry.get(target.provider).messages ? this.native(context, target, upstreamBody, vendorHeaders) : this.bridged(context, target, upstreamBody),
+      this.speaksMessages(target, upstreamBody) ? this.native(context, target, upstreamBody, vendorHeaders) : this.bridged(context, target, upstreamBody),
       { texts: MESSAGES_TEXTS },
     );
+  }
+
+  /** Whether the target takes this body natively (Anthropic; Claude on a cloud that also hosts other models). */
+  private speaksMessages(target: RouteTarget, body: Record<string, unknown>): boolean {
+    const messages = this.registry.get(target.provider).messages;
+    return messages !== undefined && (messages.servesModel?.(String(body.model)) ?? true);
   }
 
   private async native(context: RequestContext, target: RouteTarget, body: Record<string, unknown>, headers: Record<string, string>): Promise<GatewayResult> {

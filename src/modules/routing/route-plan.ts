@@ -12,6 +12,11 @@ export interface RouteTarget {
   provider: string;
   /** Provider credential in clear; lives only in memory, never logged. */
   apiKey: string | null;
+  /**
+   * A short-lived bearer token the adapter's `authorize` minted from `apiKey` (or the
+   * gateway's own cloud credentials) for this attempt; absent for other providers.
+   */
+  accessToken?: string;
   /** Base URL replacing the provider's default (an OpenAI-compatible server, an Azure resource). */
   customHost: string | null;
   organization: string | null;

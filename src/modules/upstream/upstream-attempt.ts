@@ -15,6 +15,8 @@ import { UpstreamClient, UpstreamResponse } from './upstream-client';
 /** The capabilities that build a request from a body (all but the REST resources and the realtime socket). */
 export type BodyOperation = Exclude<ProviderOperation, ResourceOperation | 'anthropicModels' | 'realtime'>;
 
+const NEVER_ABORTED = new AbortController().signal;
+
 /** What the shared attempt steps need to know of an operation. */
 export interface OperationSpec<K extends ProviderOperation = BodyOperation> {
   /** The adapter capability that builds its request. */
@@ -87,15 +89,28 @@ export class UpstreamAttempt {
     operation: OperationSpec,
     headers?: Record<string, string>,
   ): Promise<SentAttempt> {
+    const adapter = this.registry.get(target.provider);
     const builder = this.capability(target, operation);
     const model = String(body.model);
     if (target.allowedModels && !target.allowedModels.includes(model)) {
       throw GatewayError.permission(`Model '${model}' is not allowed for this virtual key`, 'model_not_allowed');
     }
     context.model = model;
-    const request = builder.buildRequest(body, target, headers);
+    const sendTarget = adapter.authorize ? await adapter.authorize(target, (request) => this.fetchCredential(target, request)) : target;
+    const request = builder.buildRequest(body, sendTarget, headers);
     context.noteIgnoredParams(request.ignoredParams);
     return this.sendRequest(context, target, request);
+  }
+
+  /**
+   * A token request of an adapter's `authorize`, through the same client and host policy
+   * as the target's own requests. It is not aborted with the client that happened to
+   * start it: concurrent requests wait on the same refresh.
+   */
+  private async fetchCredential(target: RouteTarget, request: UpstreamRequest): Promise<{ status: number; body: Buffer }> {
+    const timeoutMs = target.requestTimeoutMs ?? this.defaultTimeoutMs;
+    const response = await this.upstream.send(request, { signal: NEVER_ABORTED, timeoutMs, privateNetworkAllowed: target.privateNetworkAllowed });
+    return { status: response.status, body: await this.upstream.readBody(response, timeoutMs, NEVER_ABORTED) };
   }
 
   /** The adapter's capability for an operation; 400 naming the provider when it lacks it. */
