@@ -116,4 +116,10 @@ export interface ProviderAdapter extends ProviderOperations {
   readonly credentialOptional: boolean;
   /** Whether the provider has no public endpoint and needs `custom_host`. */
   readonly requiresCustomHost: boolean;
+  /**
+   * Signs a built request just before it is sent (AWS SigV4 over the final URL, headers
+   * and body), for providers whose authentication is a signature rather than a header
+   * the builder can set; it may resolve credentials (cached), hence async.
+   */
+  authorize?(request: UpstreamRequest, target: RouteTarget): Promise<UpstreamRequest>;
 }

@@ -2,13 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { GatewayError } from '../common/errors/gateway-error';
 import { AzureOpenAIAdapter } from './azure-openai/azure-openai.adapter';
 import { anthropicAdapter } from './anthropic/anthropic.adapter';
+import { bedrockAdapter } from './bedrock/bedrock.adapter';
 import { googleAdapter } from './google/google.adapter';
 import { openAIAdapter } from './openai/openai.adapter';
 import { openAICompatibleVendors } from './openai-compatible/vendors';
 import type { ProviderAdapter } from './provider-adapter';
 
 /** Every provider the gateway can route to. Add a vendor here after writing its folder. */
-const ADAPTERS: ProviderAdapter[] = [openAIAdapter, new AzureOpenAIAdapter(), anthropicAdapter, googleAdapter, ...openAICompatibleVendors];
+const ADAPTERS: ProviderAdapter[] = [openAIAdapter, new AzureOpenAIAdapter(), anthropicAdapter, googleAdapter, bedrockAdapter, ...openAICompatibleVendors];
 
 @Injectable()
 export class ProviderRegistry {

@@ -9,6 +9,8 @@ export interface MockCall {
   /** Parsed JSON body; undefined when there was none or it was not JSON (then badJson is true). */
   body: any;
   badJson: boolean;
+  /** The body as received (what a signature covers, e.g. AWS SigV4 in mock-bedrock.ts). */
+  raw?: string;
   /** mock-flaky-* counters of this mock server (cleared by reset()). */
   flakyFailures: Map<string, number>;
 }

@@ -14,6 +14,7 @@
  *   POST /v1/messages (and /messages)                  Anthropic's Messages API: see mock-anthropic.ts
  *   POST /v1beta/models/{model}:generateContent, …:streamGenerateContent (also under /v1)
  *                                                      Google's Gemini API: see mock-gemini.ts
+ *   POST /model/{modelId}/converse[-stream]            AWS Bedrock Runtime (SigV4 verified): see mock-bedrock.ts
  *   anything else -> 404 with OpenAI's error envelope
  *
  * Replies (see mock-openai-chunks.ts for the exact bodies and SSE chunks)
@@ -62,6 +63,7 @@ import {
   type ChatPlan,
 } from './mock-openai-chunks';
 import { serveAnthropic } from './mock-anthropic';
+import { serveBedrock } from './mock-bedrock';
 import { serveGemini } from './mock-gemini';
 import { serveOpenAIAudio } from './mock-openai-audio';
 import { serveOpenAIFiles, serveOpenAIMultipart, type RecordedUpload } from './mock-openai-files';
@@ -308,8 +310,8 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
     }
 
     // The other vendors' wire formats and OpenAI's Responses API, each in a file of its own.
-    const call = { method, path, rawQuery, headers: req.headers, body, badJson, flakyFailures };
-    if (serveAnthropic(res, call) || serveGemini(res, call) || serveOpenAIResponses(res, call) || serveOpenAIFineTuning(res, call) || serveOpenAIVectorStores(res, call) || serveOpenAIAudio(res, call) || serveOpenAIFiles(res, call)) return;
+    const call = { method, path, rawQuery, headers: req.headers, body, badJson, raw, flakyFailures };
+    if (serveAnthropic(res, call) || serveBedrock(res, call) || serveGemini(res, call) || serveOpenAIResponses(res, call) || serveOpenAIFineTuning(res, call) || serveOpenAIVectorStores(res, call) || serveOpenAIAudio(res, call) || serveOpenAIFiles(res, call)) return;
 
     if (method === 'POST') {
       if (serveOpenAIOperation(res, path, rawQuery, body, badJson, flakyFailures)) return;
