@@ -3,7 +3,9 @@
  * ConverseStream calls, SigV4-signed; the mock (test/support/mock-bedrock.ts) recomputes
  * each signature from the test secret, so a wrong signature fails as at AWS.
  */
+import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
+import { clearAwsCredentialCaches } from '../src/providers/bedrock/aws-credentials';
 import { createVirtualKey, logOf, openai } from './support/e2e-helpers';
 import { BEDROCK_TEST_CREDENTIALS, BEDROCK_TEST_SESSION } from './support/mock-bedrock';
 import { MockUpstream, startMockUpstream } from './support/mock-upstream';
@@ -66,11 +68,16 @@ describe('AWS Bedrock through the OpenAI SDK', () => {
       custom_host: mock.url,
       provider_options: { aws_access_key_id: BEDROCK_TEST_CREDENTIALS.accessKeyId },
     });
+    // No key at all: the gateway's own environment signs (the AWS default chain; here its environment variables).
+    await createVirtualKey(gateway, { slug: 'bedrock-ambient', provider: 'bedrock', custom_host: mock.url, provider_options: region });
     await createVirtualKey(gateway, { slug: 'bedrock-no-key-id', provider: 'bedrock', key: BEDROCK_TEST_CREDENTIALS.secretAccessKey, custom_host: mock.url, provider_options: region });
     client = openai(gateway, {});
   });
 
   afterAll(async () => {
+    delete process.env.AWS_ACCESS_KEY_ID;
+    delete process.env.AWS_SECRET_ACCESS_KEY;
+    clearAwsCredentialCaches();
     await gateway?.close();
     await mock?.close();
   });
@@ -225,5 +232,36 @@ describe('AWS Bedrock through the OpenAI SDK', () => {
     await expectError(client.chat.completions.create({ model: `@bedrock-no-region/${CLAUDE}`, messages: [{ role: 'user', content: 'hi' }] }), 400, { param: 'provider_options.aws_region' });
     await expectError(client.chat.completions.create({ model: `@bedrock-no-key-id/${CLAUDE}`, messages: [{ role: 'user', content: 'hi' }] }), 400, { param: 'provider_options.aws_access_key_id' });
     expect(mock.requests).toHaveLength(0);
+  });
+
+  it("signs with the gateway's own AWS credentials (default chain) when the virtual key has no key, fetched once", async () => {
+    clearAwsCredentialCaches();
+    process.env.AWS_ACCESS_KEY_ID = BEDROCK_TEST_CREDENTIALS.accessKeyId;
+    process.env.AWS_SECRET_ACCESS_KEY = BEDROCK_TEST_CREDENTIALS.secretAccessKey;
+    const first = await client.chat.completions.create({ model: `@bedrock-ambient/${CLAUDE}`, messages: [{ role: 'user', content: 'echo: ambient' }] });
+    expect(first.choices[0].message.content).toBe('ambient');
+    expect(upstream().headers.authorization).toContain(`Credential=${BEDROCK_TEST_CREDENTIALS.accessKeyId}/`);
+    // Cached: a changed environment is not read again per request (static environment keys never expire).
+    process.env.AWS_SECRET_ACCESS_KEY = 'changed/secret';
+    mock.reset();
+    const second = await client.chat.completions.create({ model: `@bedrock-ambient/${CLAUDE}`, messages: [{ role: 'user', content: 'echo: cached' }] });
+    expect(second.choices[0].message.content).toBe('cached');
+  });
+
+  it('answers the Anthropic SDK on /v1/messages (through the chat bridge and Converse), streaming included', async () => {
+    const anthropic = new Anthropic({ baseURL: gateway.url, apiKey: 'dummy-key', maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': 'bedrock-prod' } });
+    const message = await anthropic.messages.create({ model: CLAUDE, max_tokens: 100, system: 'Be brief.', messages: [{ role: 'user', content: 'echo: hi claude' }] });
+    expect(message.content).toEqual([expect.objectContaining({ type: 'text', text: 'hi claude' })]);
+    expect(message.usage.output_tokens).toBe(2);
+    expect(upstream().body.system).toEqual([{ text: 'Be brief.' }]);
+
+    mock.reset();
+    const stream = anthropic.messages.stream({ model: CLAUDE, max_tokens: 100, messages: [{ role: 'user', content: 'echo: one two three' }] });
+    let text = '';
+    stream.on('text', (delta) => (text += delta));
+    const final = await stream.finalMessage();
+    expect(text).toBe('one two three');
+    expect(final.stop_reason).toBe('end_turn');
+    expect(upstream().path).toContain('/converse-stream');
   });
 });
