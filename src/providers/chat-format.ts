@@ -41,8 +41,12 @@ export interface ChatTranslation {
   toChatCompletion(answer: Record<string, any>, model: string): ChatCompletion;
   /** A decoder for one streamed answer. */
   streamDecoder(model: string): ChatStreamDecoder;
-  /** The vendor's error answer in OpenAI's error shape (the status is kept as it is). */
-  toOpenAIError(status: number, body: unknown): OpenAIErrorBody;
+  /**
+   * The vendor's error answer in OpenAI's error shape (the status is kept as it is).
+   * `headers` are the answer's headers the gateway keeps (`x-amzn-errortype`: AWS names
+   * the error there, not in the body).
+   */
+  toOpenAIError(status: number, body: unknown, headers?: Record<string, string>): OpenAIErrorBody;
 }
 
 /**

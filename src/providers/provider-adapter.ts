@@ -157,4 +157,10 @@ export interface ProviderAdapter extends ProviderOperations {
    * request as it is leave it out, so their attempts take no extra step.
    */
   authorize?(target: RouteTarget, fetch: CredentialFetch): Promise<RouteTarget>;
+  /**
+   * Signs a built request just before it is sent (AWS SigV4 over the final URL, headers
+   * and body), for providers whose authentication is a signature rather than a header
+   * the builder can set; it may resolve credentials (cached), hence async.
+   */
+  signRequest?(request: UpstreamRequest, target: RouteTarget): Promise<UpstreamRequest>;
 }

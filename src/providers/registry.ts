@@ -3,6 +3,7 @@ import { GatewayError } from '../common/errors/gateway-error';
 import { AzureOpenAIAdapter } from './azure-openai/azure-openai.adapter';
 import { anthropicAdapter } from './anthropic/anthropic.adapter';
 import { cohereAdapter } from './cohere/cohere.adapter';
+import { bedrockAdapter } from './bedrock/bedrock.adapter';
 import { googleAdapter } from './google/google.adapter';
 import { openAIAdapter } from './openai/openai.adapter';
 import { openAICompatibleVendors } from './openai-compatible/vendors';
@@ -10,7 +11,7 @@ import { vertexAIAdapter } from './vertex-ai/vertex-ai.adapter';
 import type { ProviderAdapter } from './provider-adapter';
 
 /** Every provider the gateway can route to. Add a vendor here after writing its folder. */
-const ADAPTERS: ProviderAdapter[] = [openAIAdapter, new AzureOpenAIAdapter(), anthropicAdapter, googleAdapter, vertexAIAdapter, cohereAdapter, ...openAICompatibleVendors];
+const ADAPTERS: ProviderAdapter[] = [openAIAdapter, new AzureOpenAIAdapter(), anthropicAdapter, googleAdapter, vertexAIAdapter, bedrockAdapter, cohereAdapter, ...openAICompatibleVendors];
 
 @Injectable()
 export class ProviderRegistry {

@@ -17,6 +17,7 @@
  *   POST /v2/chat, /v2/embed, /v2/rerank               Cohere's v2 API: see mock-cohere.ts
  *   POST /token, POST /v1/projects/{p}/locations/{r}/publishers/{google|anthropic}/models/{m}:{method}
  *                                                      Vertex AI and its OAuth2 token endpoint: see mock-vertex.ts
+ *   POST /model/{modelId}/converse[-stream]            AWS Bedrock Runtime (SigV4 verified): see mock-bedrock.ts
  *   anything else -> 404 with OpenAI's error envelope
  *
  * Replies (see mock-openai-chunks.ts for the exact bodies and SSE chunks)
@@ -66,6 +67,7 @@ import {
 } from './mock-openai-chunks';
 import { serveAnthropic } from './mock-anthropic';
 import { serveCohere } from './mock-cohere';
+import { serveBedrock } from './mock-bedrock';
 import { serveGemini } from './mock-gemini';
 import { createVertexMock, type VertexMock } from './mock-vertex';
 import { serveOpenAIAudio } from './mock-openai-audio';
@@ -318,7 +320,7 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
 
     // The other vendors' wire formats and OpenAI's Responses API, each in a file of its own.
     const call = { method, path, rawQuery, headers: req.headers, body, badJson, flakyFailures, rawBody: raw };
-    if (vertex.serve(res, call, selfUrl) || serveAnthropic(res, call) || serveGemini(res, call) || serveCohere(res, call) || serveOpenAIResponses(res, call) || serveOpenAIFineTuning(res, call) || serveOpenAIVectorStores(res, call) || serveOpenAIAudio(res, call) || serveOpenAIFiles(res, call)) return;
+    if (vertex.serve(res, call, selfUrl) || serveAnthropic(res, call) || serveBedrock(res, call) || serveGemini(res, call) || serveCohere(res, call) || serveOpenAIResponses(res, call) || serveOpenAIFineTuning(res, call) || serveOpenAIVectorStores(res, call) || serveOpenAIAudio(res, call) || serveOpenAIFiles(res, call)) return;
 
     if (method === 'POST') {
       if (serveOpenAIOperation(res, path, rawQuery, body, badJson, flakyFailures)) return;

@@ -5,6 +5,7 @@ import type { ChatCompletion, ChatCompletionBody, ChatStreamDecoder } from '../.
 import { usageFromOpenAI } from '../../providers/openai-usage';
 import type { ChatCompletionsCapability } from '../../providers/provider-adapter';
 import type { RouteTarget } from '../routing/route-plan';
+import { isEventStream } from '../upstream/aws-event-stream';
 import { OperationSpec, SentAttempt, UpstreamAttempt } from '../upstream/upstream-attempt';
 import { OpenAIChatStreamDecoder } from './openai-chat-stream-decoder';
 
@@ -42,12 +43,12 @@ export class ChatUpstream {
       answer = await this.attempts.send(context, target, sent, CHAT_COMPLETIONS);
     } catch (error) {
       if (!(error instanceof UpstreamHttpError) || !translation) throw error;
-      const openAIError = translation.toOpenAIError(error.status, error.parsedBody());
+      const openAIError = translation.toOpenAIError(error.status, error.parsedBody(), error.headers);
       throw new UpstreamHttpError(error.status, Buffer.from(JSON.stringify(openAIError)), 'application/json', error.headers);
     }
 
     const contentType = String(answer.response.headers['content-type'] ?? '');
-    if (stream && contentType.includes('text/event-stream')) {
+    if (stream && isEventStream(contentType)) {
       const decoder = translation ? translation.streamDecoder(model) : new OpenAIChatStreamDecoder();
       return { kind: 'stream', status: answer.response.status, sent: answer, decoder };
     }

@@ -3,6 +3,7 @@ import { createParser, EventSourceMessage } from 'eventsource-parser';
 import { Observable, Subscriber } from 'rxjs';
 import type { LoggedError, RequestContext } from '../../common/context/request-context';
 import { GatewayError } from '../../common/errors/gateway-error';
+import { AWS_EVENT_STREAM, AwsEventStreamReader } from './aws-event-stream';
 import { ClientClosedRequestError, UpstreamResponse } from './upstream-client';
 
 /** What an operation does with a provider's event stream (chat, responses, messages …). */
@@ -21,7 +22,9 @@ export interface SseStreamHandler {
 }
 
 /**
- * Relays a provider's SSE body event by event. Resolves once the first event has
+ * Relays a provider's SSE body event by event (or AWS's binary event stream, frame by
+ * frame, when the answer is `application/vnd.amazon.eventstream`: see aws-event-stream.ts;
+ * the handler sees the same events either way). Resolves once the first event has
  * arrived, and rejects if the stream ends, breaks or stays silent before it: until
  * then nothing has reached the client, so a retry or a fallback can still take over.
  * After that, failures end the stream with an error event and are noted on the context.
@@ -78,26 +81,25 @@ export function relayUpstreamSse(
       subscriber?.complete();
     };
 
-    const parser = createParser({
-      onEvent: (event) => {
-        if (ended) return;
-        let eventFrames: string[];
-        try {
-          eventFrames = handler.onEvent(event);
-        } catch (error) {
-          // A malformed or error event: the stream cannot go on, so it ends (or, before it
-          // started, fails so that a retry or a fallback can take over).
-          const failure = asGatewayError(error);
-          settle({ type: failure.type, code: failure.code, message: failure.message }, () => failure);
-          return;
-        }
-        for (const frame of eventFrames) emit(frame);
-        if (!started) {
-          started = true;
-          resolve(frames);
-        }
-      },
-    });
+    const onEvent = (event: EventSourceMessage) => {
+      if (ended) return;
+      let eventFrames: string[];
+      try {
+        eventFrames = handler.onEvent(event);
+      } catch (error) {
+        // A malformed or error event: the stream cannot go on, so it ends (or, before it
+        // started, fails so that a retry or a fallback can take over).
+        const failure = asGatewayError(error);
+        settle({ type: failure.type, code: failure.code, message: failure.message }, () => failure);
+        return;
+      }
+      for (const frame of eventFrames) emit(frame);
+      if (!started) {
+        started = true;
+        resolve(frames);
+      }
+    };
+    const feed = bytesReader(String(response.headers['content-type'] ?? ''), onEvent);
 
     const armIdleTimer = () => {
       clearTimeout(idle);
@@ -108,10 +110,14 @@ export function relayUpstreamSse(
     };
     armIdleTimer();
 
-    const decoder = new StringDecoder('utf8'); // a character may span two network chunks
     body.on('data', (bytes: Buffer) => {
       armIdleTimer();
-      parser.feed(decoder.write(bytes));
+      try {
+        feed(bytes);
+      } catch (error) {
+        const failure = GatewayError.upstreamMalformed(`The provider stream could not be read (${error instanceof Error ? error.message : String(error)})`);
+        settle({ type: failure.type, code: failure.code, message: failure.message }, () => failure);
+      }
     });
     body.on('close', () => clearTimeout(idle));
     body.on('end', () => {
@@ -134,6 +140,19 @@ export function relayUpstreamSse(
       settle(failure, () => GatewayError.upstreamUnreachable(`The provider stream broke off before its first event (${error.code ?? error.message})`));
     });
   });
+}
+
+/** What turns the body's bytes into events: AWS's binary frames, else SSE text. Throws on bytes that cannot be frames. */
+function bytesReader(contentType: string, onEvent: (event: EventSourceMessage) => void): (bytes: Buffer) => void {
+  if (contentType.includes(AWS_EVENT_STREAM)) {
+    const reader = new AwsEventStreamReader();
+    return (bytes) => {
+      for (const event of reader.feed(bytes)) onEvent(event);
+    };
+  }
+  const parser = createParser({ onEvent });
+  const decoder = new StringDecoder('utf8'); // a character may span two network chunks
+  return (bytes) => parser.feed(decoder.write(bytes));
 }
 
 function asGatewayError(error: unknown): GatewayError {

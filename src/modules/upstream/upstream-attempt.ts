@@ -121,7 +121,9 @@ export class UpstreamAttempt {
   }
 
   /** Sends a request an adapter built; a provider's error answer becomes UpstreamHttpError. */
-  async sendRequest(context: RequestContext, target: RouteTarget, request: UpstreamRequest): Promise<SentAttempt> {
+  async sendRequest(context: RequestContext, target: RouteTarget, unsigned: UpstreamRequest): Promise<SentAttempt> {
+    const sign = this.registry.get(target.provider).signRequest;
+    const request = sign ? await sign(unsigned, target) : unsigned;
     const timeoutMs = target.requestTimeoutMs ?? this.defaultTimeoutMs;
     const signal = context.abort.signal;
     const sentAt = performance.now();
@@ -198,10 +200,10 @@ export function binaryResult(context: RequestContext, { response }: SentAttempt,
   return { kind: 'binary', status: response.status, contentType, body: pipeline(response.body, counted, () => undefined) };
 }
 
-/** A provider's rate-limit hints go back to the client with its error. */
+/** A provider's rate-limit hints go back to the client with its error, and AWS's name of the error (`x-amzn-errortype`). */
 function passThroughHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const kept: Record<string, string> = {};
-  for (const name of ['retry-after', 'retry-after-ms']) {
+  for (const name of ['retry-after', 'retry-after-ms', 'x-amzn-errortype']) {
     const value = headers[name];
     if (value !== undefined) kept[name] = String(value);
   }

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GatewayError } from '../../../common/errors/gateway-error';
 import { toAnthropicRequest } from '../../../providers/anthropic/chat-request';
+import { toConverseRequest } from '../../../providers/bedrock/converse-request';
 import { toGeminiRequest } from '../../../providers/google/chat-request';
 import { messagesToChatBody } from './messages-to-chat';
 
@@ -61,6 +62,7 @@ describe('hostile variations of a real Claude Code body', () => {
         const what = `${path.join('.')} = ${JSON.stringify(replacement)}`;
         expectTranslatedOr400(() => toGeminiRequest(body), `gemini: ${what}`);
         expectTranslatedOr400(() => toAnthropicRequest(body), `anthropic: ${what}`);
+        expectTranslatedOr400(() => toConverseRequest(body), `bedrock: ${what}`);
       }
     }
   });
@@ -79,6 +81,7 @@ describe('hostile variations of a real Claude Code body', () => {
         }
         expectTranslatedOr400(() => toGeminiRequest(chat), `gemini after ${what}`);
         expectTranslatedOr400(() => toAnthropicRequest(chat), `anthropic after ${what}`);
+        expectTranslatedOr400(() => toConverseRequest(chat), `bedrock after ${what}`);
       }
     }
     expect(refused).toBeGreaterThan(0);

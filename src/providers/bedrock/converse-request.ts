@@ -1,0 +1,117 @@
+import { GatewayError } from '../../common/errors/gateway-error';
+import type { ChatCompletionBody } from '../chat-format';
+import { IgnoredParams, OPENAI_DELIVERY_PARAMS } from '../ignored-params';
+import { ContentBlock, ConverseMessage, toConverseMessages } from './converse-messages';
+
+/** A Converse request body (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html), the model being in the path. */
+export interface ConverseRequest {
+  messages: ConverseMessage[];
+  system?: ContentBlock[];
+  inferenceConfig?: Record<string, unknown>;
+  toolConfig?: { tools: unknown[]; toolChoice?: Record<string, unknown> };
+}
+
+const invalid = (message: string, param: string) => GatewayError.invalidRequest(message, param);
+const unsupported = (param: string, what = param) => GatewayError.invalidRequest(`Provider bedrock does not support ${what}`, param);
+
+function number(value: unknown, param: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw invalid(`${param} must be a number`, param);
+  return value;
+}
+
+function integer(value: unknown, param: string): number {
+  if (!Number.isInteger(value)) throw invalid(`${param} must be an integer`, param);
+  return value as number;
+}
+
+const inference = (request: ConverseRequest) => (request.inferenceConfig ??= {});
+
+/**
+ * Each OpenAI parameter Converse has, and where it goes. Converse is the same for every
+ * model family (Claude, Llama, Mistral, Nova …); a parameter missing here is one it
+ * cannot honour: a 400 naming it rather than a silent drop.
+ */
+const PARAMETERS: Record<string, (value: unknown, request: ConverseRequest, body: ChatCompletionBody, ignored: IgnoredParams) => void> = {
+  // Consumed by the gateway: the model and `stream` choose the URL, `user` is logged, and ConverseStream always sends usage.
+  model: () => undefined,
+  stream: () => undefined,
+  stream_options: () => undefined,
+  user: () => undefined,
+  messages: () => undefined,
+  temperature: (value, request) => (inference(request).temperature = number(value, 'temperature')),
+  top_p: (value, request) => (inference(request).topP = number(value, 'top_p')),
+  // Both name the output limit (max_tokens is the older name); the newer one wins when both come.
+  max_tokens: (value, request, body) => {
+    if (body.max_completion_tokens === undefined || body.max_completion_tokens === null) inference(request).maxTokens = integer(value, 'max_tokens');
+  },
+  max_completion_tokens: (value, request) => (inference(request).maxTokens = integer(value, 'max_completion_tokens')),
+  stop: (value, request) => {
+    const stops = typeof value === 'string' ? [value] : value;
+    if (!Array.isArray(stops) || !stops.every((stop) => typeof stop === 'string')) throw invalid('stop must be a string or an array of strings', 'stop');
+    if (stops.length) inference(request).stopSequences = stops;
+  },
+  // One answer per request: only n = 1 keeps the meaning.
+  n: (value) => {
+    if (integer(value, 'n') !== 1) throw unsupported('n', 'n other than 1');
+  },
+  logprobs: (value) => {
+    if (value !== false) throw unsupported('logprobs');
+  },
+  tools: (value, request, _body, ignored) => tools(value, request, ignored),
+  tool_choice: (value, request) => toolChoice(value, request),
+  // Converse models may call several tools in one turn and cannot be told not to: only the default can be honoured.
+  parallel_tool_calls: (value) => {
+    if (value !== true) throw unsupported('parallel_tool_calls', 'parallel_tool_calls: false');
+  },
+  response_format: (value) => {
+    if ((value as Record<string, unknown>)?.type !== 'text') throw unsupported('response_format.type', `response_format of type ${JSON.stringify((value as Record<string, unknown>)?.type)}`);
+  },
+  ...OPENAI_DELIVERY_PARAMS,
+};
+
+/**
+ * Function tools as Converse tool specs; the JSON schema goes as it is (`inputSchema.json`).
+ * `strict` has no Converse counterpart: it is ignored (and named), the schema still guides the model.
+ */
+function tools(value: unknown, request: ConverseRequest, ignored: IgnoredParams): void {
+  if (!Array.isArray(value)) throw invalid('tools must be an array', 'tools');
+  const specs = value.map((tool: any, i) => {
+    if (tool?.type !== 'function') throw unsupported(`tools[${i}].type`, `tools of type ${JSON.stringify(tool?.type)} (tools[${i}].type)`);
+    const fn = tool.function;
+    if (typeof fn?.name !== 'string' || !fn.name) throw invalid(`tools[${i}].function.name must be a string`, `tools[${i}].function.name`);
+    const parameters = fn.parameters ?? { type: 'object', properties: {} };
+    if (typeof parameters !== 'object' || Array.isArray(parameters)) throw invalid(`tools[${i}].function.parameters must be a JSON schema object`, `tools[${i}].function.parameters`);
+    const spec: Record<string, unknown> = { name: fn.name, inputSchema: { json: parameters } };
+    if (typeof fn.description === 'string' && fn.description) spec.description = fn.description;
+    if (fn.strict === true) ignored.ignore(`tools[${i}].function.strict`, 'Converse has no strict schema mode; the schema still guides the model');
+    return { toolSpec: spec };
+  });
+  if (specs.length) request.toolConfig = { ...request.toolConfig, tools: specs };
+}
+
+/** `auto`, `required` (Converse `any`) or one function (`tool`); Converse has no way to forbid tools it was given. */
+function toolChoice(value: unknown, request: ConverseRequest): void {
+  let choice: Record<string, unknown>;
+  if (value === 'auto') choice = { auto: {} };
+  else if (value === 'required') choice = { any: {} };
+  else if ((value as any)?.type === 'function' && typeof (value as any).function?.name === 'string') choice = { tool: { name: (value as any).function.name } };
+  else throw unsupported('tool_choice', `tool_choice ${JSON.stringify(value)}`);
+  request.toolConfig = { tools: request.toolConfig?.tools ?? [], toolChoice: choice };
+}
+
+/**
+ * An OpenAI chat body as a Converse request. A null parameter is OpenAI's "default" and
+ * is skipped; every other field must be one Converse can honour.
+ */
+export function toConverseRequest(body: ChatCompletionBody, ignored = new IgnoredParams()): ConverseRequest {
+  if (typeof body !== 'object' || body === null) throw invalid('the body must be a JSON object', 'body');
+  const request: ConverseRequest = { ...toConverseMessages(body.messages) };
+  for (const [field, value] of Object.entries(body)) {
+    if (value === null || value === undefined) continue;
+    const apply = Object.hasOwn(PARAMETERS, field) ? PARAMETERS[field] : undefined;
+    if (!apply) throw unsupported(field);
+    apply(value, request, body, ignored);
+  }
+  if (request.toolConfig && !request.toolConfig.tools.length) throw invalid('tool_choice needs tools', 'tool_choice');
+  return request;
+}

@@ -1,0 +1,274 @@
+/**
+ * AWS Bedrock Runtime in the mock upstream (mock-upstream.ts hands every request here first;
+ * `serveBedrock` answers true when it served it).
+ *
+ * Routes:
+ *   POST /model/{modelId}/converse         one Converse answer {output: {message}, stopReason, usage, metrics}
+ *   POST /model/{modelId}/converse-stream  AWS's binary event stream (application/vnd.amazon.eventstream),
+ *        frames encoded with @smithy/eventstream-codec: messageStart, contentBlockStart (tool use),
+ *        contentBlockDelta (text word by word, tool input JSON in two pieces), contentBlockStop,
+ *        messageStop {stopReason}, metadata {usage, metrics}
+ *   The model id comes from the path, URL-decoded (inference profiles `us.…`, ARNs).
+ *
+ * What a real endpoint verifies, verified here:
+ *   - SigV4: the Authorization header's credential scope (service `bedrock`, a region), the
+ *     signature recomputed with smithy's signer from the test secret of its access key id
+ *     (BEDROCK_TEST_CREDENTIALS) over the method, path, query, signed headers and the body
+ *     (x-amz-content-sha256 must be the body's SHA-256): 403 InvalidSignatureException "The
+ *     request signature we calculated does not match the signature you provided. …" otherwise;
+ *     no Authorization: 403 MissingAuthenticationTokenException; an unknown access key id: 403
+ *     UnrecognizedClientException "The security token included in the request is invalid.";
+ *     x-amz-date more than 5 minutes off: 403 InvalidSignatureException "Signature expired".
+ *     A temporary key id (BEDROCK_TEST_SESSION) also needs its x-amz-security-token, signed.
+ *   - errors as AWS sends them: `{"message": …}` with the name in `x-amzn-errortype`.
+ *   - body checks, 400 ValidationException: `messages` non-empty, roles alternating from user,
+ *     content blocks text | image {format png|jpeg|gif|webp, source.bytes base64} | document |
+ *     toolUse | toolResult (matching an earlier toolUse id), toolUse/toolResult need toolConfig;
+ *     top-level fields of ConverseRequest only.
+ *   - models: anthropic., meta., mistral., amazon., cohere. ids (optionally with a us./eu./apac./global.
+ *     profile prefix) and the mock-* behaviour models; anything else 400 ValidationException
+ *     "The provided model identifier is invalid." as Bedrock answers.
+ *
+ * Replies: text "Hello from mock"; the rest of the last user text when it starts with "echo:";
+ * the system blocks' text when it is "system?"; "Image <format> <bytes> bytes" for a last user
+ * turn holding an image; with tools and a last user text mentioning "weather": one toolUse
+ * {name: the first tool (or toolChoice.tool.name), input {location: "Paris"}}, stopReason tool_use.
+ * usage: inputTokens = ceil(chars of system + message texts / 4) (min 1), outputTokens = words of
+ * the text (tool use: 5), totalTokens.
+ *
+ * Behaviour switches by model name (see mock-upstream.ts), errors in AWS's shape (mock-error-429 is a
+ * ThrottlingException), and mock-stream-exception: a stream that sends a word, then an exception
+ * frame (modelStreamErrorException).
+ */
+import { Sha256 } from '@aws-crypto/sha256-js';
+import { EventStreamCodec, type MessageHeaders } from '@smithy/eventstream-codec';
+import { SignatureV4 } from '@smithy/signature-v4';
+import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
+import { createHash } from 'node:crypto';
+import type * as http from 'node:http';
+import type { MockCall } from './mock-call';
+// A cycle (mock-upstream.ts imports this file), harmless: both only call each other per request.
+import { answerFailureSwitch, behaviourOf, sendJson } from './mock-upstream';
+
+/** The AWS identities the mock knows: access key id → secret (and the session token a temporary one needs). */
+export const BEDROCK_TEST_CREDENTIALS = { accessKeyId: 'AKIAMOCKBEDROCK00001', secretAccessKey: 'mock/Bedrock+Secret0000000000000000000001' };
+export const BEDROCK_TEST_SESSION = { accessKeyId: 'ASIAMOCKBEDROCK00002', secretAccessKey: 'mock/Bedrock+Secret0000000000000000000002', sessionToken: 'mock-session-token-2' };
+const IDENTITIES = new Map<string, { secretAccessKey: string; sessionToken?: string }>([
+  [BEDROCK_TEST_CREDENTIALS.accessKeyId, BEDROCK_TEST_CREDENTIALS],
+  [BEDROCK_TEST_SESSION.accessKeyId, BEDROCK_TEST_SESSION],
+]);
+
+const ROUTE = /^\/model\/([^/]+)\/(converse|converse-stream)$/;
+const KNOWN_MODEL = /^((us|eu|apac|global|us-gov)\.)?(anthropic|meta|mistral|amazon|cohere|deepseek|ai21)\.[A-Za-z0-9.:_-]+$/;
+const ERROR_NAMES: Record<number, string> = {
+  400: 'ValidationException',
+  403: 'AccessDeniedException',
+  404: 'ResourceNotFoundException',
+  408: 'ModelTimeoutException',
+  424: 'ModelErrorException',
+  429: 'ThrottlingException',
+  500: 'InternalServerException',
+  503: 'ServiceUnavailableException',
+};
+const ERROR_MESSAGES: Record<number, string> = {
+  403: "You don't have access to the model with the specified model ID.",
+  404: 'Could not resolve the foundation model from the provided model identifier.',
+  429: 'Too many requests, please wait before trying again.',
+  500: 'The server encountered an internal error while processing the request.',
+  503: 'Bedrock is unable to process your request.',
+};
+const CONVERSE_FIELDS = new Set(['messages', 'system', 'inferenceConfig', 'toolConfig', 'guardrailConfig', 'additionalModelRequestFields', 'additionalModelResponseFieldPaths', 'promptVariables', 'requestMetadata', 'performanceConfig']);
+const IMAGE_FORMATS = new Set(['png', 'jpeg', 'gif', 'webp']);
+const codec = new EventStreamCodec(toUtf8, fromUtf8);
+
+export function sendAwsError(res: http.ServerResponse, status: number, name: string, message: string, extra?: Record<string, string>): void {
+  sendJson(res, status, JSON.stringify({ message }), { 'x-amzn-errortype': `${name}:http://internal.amazon.com/coral/com.amazon.bedrock/`, 'x-amzn-requestid': 'mock-request-id', ...extra });
+}
+
+export function serveBedrock(res: http.ServerResponse, call: MockCall): boolean {
+  const route = call.method === 'POST' ? ROUTE.exec(call.path) : null;
+  if (!route) return false;
+  verifySignature(call).then(
+    (refusal) => {
+      if (refusal) return sendAwsError(res, 403, refusal.name, refusal.message);
+      answer(res, call, decodeURIComponent(route[1]), route[2] === 'converse-stream');
+    },
+    (error: unknown) => sendAwsError(res, 500, 'InternalServerException', `Mock failure: ${String(error)}`),
+  );
+  return true;
+}
+
+/** What AWS checks of a SigV4 request; null when it holds. */
+export async function verifySignature(call: MockCall, service = 'bedrock'): Promise<{ name: string; message: string } | null> {
+  const authorization = String(call.headers.authorization ?? '');
+  const parsed = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([^,]+), ?Signature=([0-9a-f]{64})$/.exec(authorization);
+  if (!parsed) return { name: 'MissingAuthenticationTokenException', message: 'Missing Authentication Token' };
+  const [, accessKeyId, day, region, signedService, signedHeaders, signature] = parsed;
+  const identity = IDENTITIES.get(accessKeyId);
+  if (!identity) return { name: 'UnrecognizedClientException', message: 'The security token included in the request is invalid.' };
+  if (signedService !== service) return { name: 'InvalidSignatureException', message: `Credential should be scoped to correct service: '${service}'.` };
+  const amzDate = String(call.headers['x-amz-date'] ?? '');
+  const date = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(amzDate);
+  if (!date || !amzDate.startsWith(day)) return { name: 'IncompleteSignatureException', message: 'Date must be in ISO-8601 basic format and match the credential scope.' };
+  const signingDate = new Date(Date.UTC(+date[1], +date[2] - 1, +date[3], +date[4], +date[5], +date[6]));
+  if (Math.abs(Date.now() - signingDate.getTime()) > 5 * 60_000) return { name: 'InvalidSignatureException', message: `Signature expired: ${amzDate} is now earlier or later than the allowed window.` };
+  const names = signedHeaders.split(';');
+  if (!names.includes('host')) return { name: 'IncompleteSignatureException', message: "'Host' must be a signed header." };
+  if (identity.sessionToken && (call.headers['x-amz-security-token'] !== identity.sessionToken || !names.includes('x-amz-security-token'))) {
+    return { name: 'UnrecognizedClientException', message: 'The security token included in the request is invalid.' };
+  }
+  const raw = call.rawBody ?? '';
+  const bodyHash = createHash('sha256').update(raw).digest('hex');
+  const claimedHash = call.headers['x-amz-content-sha256'];
+  if (claimedHash !== undefined && claimedHash !== bodyHash) return { name: 'InvalidSignatureException', message: 'The provided x-amz-content-sha256 header does not match what was computed.' };
+  const headers: Record<string, string> = {};
+  for (const name of names) {
+    const value = call.headers[name];
+    if (value === undefined) return { name: 'InvalidSignatureException', message: `Signed header ${name} is missing.` };
+    headers[name] = Array.isArray(value) ? value.join(',') : value;
+  }
+  const query: Record<string, string> = {};
+  new URLSearchParams(call.rawQuery).forEach((value, name) => (query[name] = value));
+  const signer = new SignatureV4({ service, region, credentials: { accessKeyId, ...identity }, sha256: Sha256 });
+  const expected = await signer.sign(
+    { method: call.method, protocol: 'http:', hostname: headers.host.split(':')[0], path: call.path, query, headers, body: raw },
+    { signingDate, signableHeaders: new Set(names) },
+  );
+  const expectedSignature = /Signature=([0-9a-f]{64})/.exec(String(expected.headers.authorization))?.[1];
+  if (expectedSignature !== signature) {
+    return {
+      name: 'InvalidSignatureException',
+      message: 'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.',
+    };
+  }
+  return null;
+}
+
+/** The Converse body's first problem, as Bedrock's ValidationException words it; null when valid. */
+function invalidConverse(body: any): string | null {
+  if (!body || typeof body !== 'object') return 'Malformed input request, please reformat your input and try again.';
+  const extra = Object.keys(body).find((field) => !CONVERSE_FIELDS.has(field));
+  if (extra) return `Malformed input request: extraneous key [${extra}] is not permitted, please reformat your input and try again.`;
+  if (!Array.isArray(body.messages) || !body.messages.length) return 'A conversation must start with a user message. Try again with a conversation that starts with a user message.';
+  const toolUses = new Set<string>();
+  let usesTools = false;
+  for (const [i, message] of body.messages.entries()) {
+    const expected = i % 2 === 0 ? 'user' : 'assistant';
+    if (message?.role !== expected) return i === 0 ? 'A conversation must start with a user message. Try again with a conversation that starts with a user message.' : 'A conversation must alternate between user and assistant roles. Make sure the conversation alternates between user and assistant roles and try again.';
+    if (!Array.isArray(message.content) || !message.content.length) return `The content field in the Message object at messages.${i} is empty. Add a ContentBlock object to the content field and try again.`;
+    for (const block of message.content) {
+      const kinds = Object.keys(block ?? {});
+      if (kinds.length !== 1) return `messages.${i}.content: a ContentBlock must have exactly one member.`;
+      const kind = kinds[0];
+      if (kind === 'text' && typeof block.text === 'string') continue;
+      if (kind === 'image') {
+        if (!IMAGE_FORMATS.has(block.image?.format)) return `messages.${i}.content.image.format: must be one of png, jpeg, gif, webp.`;
+        if (typeof block.image.source?.bytes !== 'string' || !block.image.source.bytes) return `messages.${i}.content.image.source.bytes: must be base64 bytes.`;
+        continue;
+      }
+      if (kind === 'document' && typeof block.document?.name === 'string' && typeof block.document.source?.bytes === 'string') continue;
+      if (kind === 'toolUse' && expected === 'assistant' && typeof block.toolUse.toolUseId === 'string' && typeof block.toolUse.name === 'string' && typeof block.toolUse.input === 'object') {
+        toolUses.add(block.toolUse.toolUseId);
+        usesTools = true;
+        continue;
+      }
+      if (kind === 'toolResult' && expected === 'user') {
+        usesTools = true;
+        if (!toolUses.has(block.toolResult?.toolUseId)) return 'The toolResult blocks at messages.' + i + ' must match toolUse blocks of the previous turn.';
+        if (!Array.isArray(block.toolResult.content)) return `messages.${i}.content.toolResult.content: must be an array.`;
+        continue;
+      }
+      return `messages.${i}.content: unknown or malformed ContentBlock member ${kind}.`;
+    }
+  }
+  if (body.messages[body.messages.length - 1].role !== 'user') return 'A conversation must end with a user message. Try again with a conversation that ends with a user message.';
+  if (usesTools && !body.toolConfig) return 'The toolConfig field must be defined when using toolUse and toolResult content blocks.';
+  if (body.system !== undefined && (!Array.isArray(body.system) || !body.system.every((block: any) => typeof block?.text === 'string'))) return 'system: must be an array of SystemContentBlock.';
+  if (body.toolConfig && (!Array.isArray(body.toolConfig.tools) || !body.toolConfig.tools.length)) return 'The value at toolConfig.tools failed to satisfy constraint: Member must have length greater than or equal to 1.';
+  return null;
+}
+
+interface Plan {
+  text: string | null;
+  toolUse: { toolUseId: string; name: string; input: Record<string, unknown> } | null;
+  usage: { inputTokens: number; outputTokens: number; totalTokens: number };
+}
+
+function plan(body: any): Plan {
+  const last = body.messages[body.messages.length - 1];
+  const lastText = last.content.filter((block: any) => typeof block.text === 'string').map((block: any) => block.text).join(' ').trim();
+  const image = last.content.find((block: any) => block.image)?.image;
+  const texts: string[] = [...(body.system ?? []).map((block: any) => block.text)];
+  for (const message of body.messages) for (const block of message.content) if (typeof block.text === 'string') texts.push(block.text);
+  const inputTokens = Math.max(1, Math.ceil(texts.join('').length / 4));
+  const tools = body.toolConfig?.tools ?? [];
+  const answersTool = last.content.some((block: any) => block.toolResult);
+  if (tools.length && !answersTool && /weather/i.test(lastText)) {
+    const name = body.toolConfig.toolChoice?.tool?.name ?? tools[0].toolSpec.name;
+    return { text: null, toolUse: { toolUseId: `tooluse_mock${body.messages.length}`, name, input: { location: 'Paris' } }, usage: { inputTokens, outputTokens: 5, totalTokens: inputTokens + 5 } };
+  }
+  let text = 'Hello from mock';
+  if (lastText.startsWith('echo:')) text = lastText.slice(5).trim();
+  else if (lastText === 'system?') text = (body.system ?? []).map((block: any) => block.text).join(' | ') || 'no system';
+  else if (image) text = `Image ${image.format} ${Buffer.from(image.source.bytes, 'base64').length} bytes`;
+  const outputTokens = text.split(/\s+/).filter(Boolean).length;
+  return { text, toolUse: null, usage: { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens } };
+}
+
+function answer(res: http.ServerResponse, call: MockCall, model: string, stream: boolean): void {
+  const behaviour = behaviourOf(model);
+  const replies = {
+    error: (status: number, headers?: Record<string, string>) =>
+      sendAwsError(res, status, ERROR_NAMES[status] ?? 'InternalServerException', ERROR_MESSAGES[status] ?? `Mock error (status ${status})`, headers),
+    invalidJson: '{"output": this is not JSON',
+  };
+  if (call.badJson) return sendAwsError(res, 400, 'SerializationException', 'Unexpected character in the request body.');
+  if (!model.startsWith('mock-') && !KNOWN_MODEL.test(model)) return sendAwsError(res, 400, 'ValidationException', 'The provided model identifier is invalid.');
+  const invalid = invalidConverse(call.body);
+  if (invalid) return sendAwsError(res, 400, 'ValidationException', invalid);
+  const flakyKey = () => 'bedrock\u0000' + model + '\u0000' + JSON.stringify(call.body.messages.at(-1));
+  if (answerFailureSwitch(res, behaviour, { stream, flakyCounters: call.flakyFailures, flakyKey }, replies)) return;
+  const planned = plan(call.body);
+  const stopReason = planned.toolUse ? 'tool_use' : 'end_turn';
+  if (!stream) {
+    const content = planned.toolUse ? [{ toolUse: planned.toolUse }] : [{ text: planned.text }];
+    return sendJson(res, 200, JSON.stringify({ output: { message: { role: 'assistant', content } }, stopReason, usage: planned.usage, metrics: { latencyMs: 12 } }), { 'x-amzn-requestid': 'mock-request-id' });
+  }
+  res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': 'mock-request-id' });
+  const frames: Buffer[] = [event('messageStart', { role: 'assistant' })];
+  if (planned.toolUse) {
+    const { toolUseId, name, input } = planned.toolUse;
+    const json = JSON.stringify(input);
+    frames.push(event('contentBlockStart', { contentBlockIndex: 0, start: { toolUse: { toolUseId, name } } }));
+    frames.push(event('contentBlockDelta', { contentBlockIndex: 0, delta: { toolUse: { input: json.slice(0, 5) } } }));
+    frames.push(event('contentBlockDelta', { contentBlockIndex: 0, delta: { toolUse: { input: json.slice(5) } } }));
+  } else {
+    const words = planned.text!.split(/(?=\s)/);
+    for (const word of model === 'mock-stream-exception' ? words.slice(0, 1) : words) frames.push(event('contentBlockDelta', { contentBlockIndex: 0, delta: { text: word } }));
+  }
+  if (model === 'mock-stream-exception') {
+    frames.push(frame({ ':message-type': 'exception', ':exception-type': 'modelStreamErrorException', ':content-type': 'application/json' }, { message: 'The model stopped mid-answer (mock).', originalStatusCode: 500 }));
+    for (const bytes of frames) res.write(bytes);
+    return void res.end();
+  }
+  frames.push(event('contentBlockStop', { contentBlockIndex: 0 }));
+  frames.push(event('messageStop', { stopReason }));
+  frames.push(event('metadata', { usage: planned.usage, metrics: { latencyMs: 12 } }));
+  // Written in pieces that split frames, as the network does.
+  const all = Buffer.concat(frames);
+  const cut = Math.floor(all.length / 3);
+  res.write(all.subarray(0, cut));
+  res.write(all.subarray(cut));
+  res.end();
+}
+
+function frame(headers: Record<string, string>, payload: unknown): Buffer {
+  const encoded: MessageHeaders = {};
+  for (const [name, value] of Object.entries(headers)) encoded[name] = { type: 'string', value };
+  return Buffer.from(codec.encode({ headers: encoded, body: fromUtf8(JSON.stringify(payload)) }));
+}
+
+/** An event frame; Bedrock pads each payload with a `p` field (its length varies, to hide the content's). */
+function event(type: string, payload: Record<string, unknown>): Buffer {
+  return frame({ ':message-type': 'event', ':event-type': type, ':content-type': 'application/json' }, { ...payload, p: 'abcdefgh' });
+}
