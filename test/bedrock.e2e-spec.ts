@@ -248,20 +248,120 @@ describe('AWS Bedrock through the OpenAI SDK', () => {
     expect(second.choices[0].message.content).toBe('cached');
   });
 
-  it('answers the Anthropic SDK on /v1/messages (through the chat bridge and Converse), streaming included', async () => {
-    const anthropic = new Anthropic({ baseURL: gateway.url, apiKey: 'dummy-key', maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': 'bedrock-prod' } });
-    const message = await anthropic.messages.create({ model: CLAUDE, max_tokens: 100, system: 'Be brief.', messages: [{ role: 'user', content: 'echo: hi claude' }] });
-    expect(message.content).toEqual([expect.objectContaining({ type: 'text', text: 'hi claude' })]);
+  function anthropicClient(virtualKey = 'bedrock-prod', headers: Record<string, string> = {}): Anthropic {
+    return new Anthropic({ baseURL: gateway.url, apiKey: 'dummy-key', maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': virtualKey, ...headers } });
+  }
+
+  it('answers the Anthropic SDK on /v1/messages for a model other than Claude through the chat bridge and Converse, streaming included', async () => {
+    const anthropic = anthropicClient();
+    const model = 'meta.llama3-1-70b-instruct-v1:0';
+    const message = await anthropic.messages.create({ model, max_tokens: 100, system: 'Be brief.', messages: [{ role: 'user', content: 'echo: hi llama' }] });
+    expect(message.content).toEqual([expect.objectContaining({ type: 'text', text: 'hi llama' })]);
     expect(message.usage.output_tokens).toBe(2);
     expect(upstream().body.system).toEqual([{ text: 'Be brief.' }]);
 
     mock.reset();
-    const stream = anthropic.messages.stream({ model: CLAUDE, max_tokens: 100, messages: [{ role: 'user', content: 'echo: one two three' }] });
+    const stream = anthropic.messages.stream({ model, max_tokens: 100, messages: [{ role: 'user', content: 'echo: one two three' }] });
     let text = '';
     stream.on('text', (delta) => (text += delta));
     const final = await stream.finalMessage();
     expect(text).toBe('one two three');
     expect(final.stop_reason).toBe('end_turn');
     expect(upstream().path).toContain('/converse-stream');
+  });
+
+  it('sends /v1/messages for Claude natively through InvokeModel, signed, betas in the body, usage in the log', async () => {
+    const { data: message, response } = await anthropicClient()
+      .messages.create(
+        { model: CLAUDE, max_tokens: 100, system: 'Be brief.', messages: [{ role: 'user', content: 'echo: hi claude' }], metadata: { user_id: 'erin' } },
+        { headers: { 'anthropic-beta': 'token-efficient-tools-2025-02-19, interleaved-thinking-2025-05-14' } },
+      )
+      .withResponse();
+    expect(message).toMatchObject({ type: 'message', role: 'assistant', content: [{ type: 'text', text: 'hi claude' }], stop_reason: 'end_turn', usage: { output_tokens: 2 } });
+    const sent = upstream();
+    expect(sent.path).toBe(`/model/${encodeURIComponent(CLAUDE)}/invoke`);
+    expect(sent.headers.authorization).toMatch(new RegExp(`^AWS4-HMAC-SHA256 Credential=${BEDROCK_TEST_CREDENTIALS.accessKeyId}/\\d{8}/us-east-1/bedrock/aws4_request`));
+    expect(sent.body).toEqual({
+      anthropic_version: 'bedrock-2023-05-31',
+      anthropic_beta: ['token-efficient-tools-2025-02-19', 'interleaved-thinking-2025-05-14'],
+      max_tokens: 100,
+      system: 'Be brief.',
+      messages: [{ role: 'user', content: 'echo: hi claude' }],
+      metadata: { user_id: 'erin' },
+    });
+    expect(sent.headers['anthropic-beta']).toBeUndefined();
+
+    const log = await logOf(gateway, response.headers.get('x-gateway-request-id'));
+    expect(log).toMatchObject({ provider: 'bedrock', model: CLAUDE, user: 'erin', prompt_tokens: message.usage.input_tokens, completion_tokens: 2 });
+    expect(log.response_body.content[0].text).toBe('hi claude');
+  });
+
+  it('streams Claude through InvokeModelWithResponseStream: each chunk becomes the Anthropic event it carries', async () => {
+    const stream = anthropicClient().messages.stream({ model: CLAUDE, max_tokens: 100, messages: [{ role: 'user', content: 'echo: one two three' }] });
+    const types: string[] = [];
+    let text = '';
+    stream.on('streamEvent', (event) => types.push(event.type));
+    stream.on('text', (delta) => (text += delta));
+    const final = await stream.finalMessage();
+    expect(text).toBe('one two three');
+    expect(final).toMatchObject({ stop_reason: 'end_turn', usage: { output_tokens: 3 } });
+    expect(types[0]).toBe('message_start');
+    expect(types.at(-1)).toBe('message_stop');
+    const sent = upstream();
+    expect(sent.path).toBe(`/model/${encodeURIComponent(CLAUDE)}/invoke-with-response-stream`);
+    expect(sent.body.stream).toBeUndefined();
+    const { response } = await stream.withResponse();
+    const log = await logOf(gateway, response.headers.get('x-gateway-request-id'));
+    expect(log).toMatchObject({ provider: 'bedrock', completion_tokens: 3, prompt_tokens: final.usage.input_tokens });
+    expect(log.response_body.content[0].text).toBe('one two three');
+  });
+
+  it('calls tools natively for Claude, JSON and streamed', async () => {
+    const anthropic = anthropicClient();
+    const tools: Anthropic.Tool[] = [{ name: 'get_weather', description: 'Weather by city', input_schema: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] } }];
+    const first = await anthropic.messages.create({ model: CLAUDE, max_tokens: 200, tools, messages: [{ role: 'user', content: 'What is the weather in Paris?' }] });
+    expect(first.stop_reason).toBe('tool_use');
+    const toolUse = first.content.find((block) => block.type === 'tool_use') as Anthropic.ToolUseBlock;
+    expect(toolUse).toMatchObject({ name: 'get_weather', input: { location: 'Paris' } });
+    expect(upstream().body.tools).toEqual(tools);
+
+    mock.reset();
+    const second = await anthropic.messages.create({
+      model: CLAUDE,
+      max_tokens: 200,
+      tools,
+      messages: [
+        { role: 'user', content: 'What is the weather in Paris?' },
+        { role: 'assistant', content: first.content },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUse.id, content: '18°C and sunny' }] },
+      ],
+    });
+    expect(second.content).toEqual([expect.objectContaining({ type: 'text', text: 'Hello from mock' })]);
+
+    mock.reset();
+    const streamed = await anthropic.messages.stream({ model: CLAUDE, max_tokens: 200, tools, messages: [{ role: 'user', content: 'What is the weather in Paris?' }] }).finalMessage();
+    expect(streamed.stop_reason).toBe('tool_use');
+    expect(streamed.content.find((block) => block.type === 'tool_use')).toMatchObject({ name: 'get_weather', input: { location: 'Paris' } });
+  });
+
+  it("answers Bedrock's errors on /v1/messages in Anthropic's shape, and an exception frame mid-stream as an error event", async () => {
+    const anthropic = anthropicClient();
+    const failure = await anthropic.messages.create({ model: 'us.anthropic.claude-mock-error-429', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(Anthropic.RateLimitError);
+    expect((failure as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ type: 'error', error: { type: 'rate_limit_error', message: expect.stringContaining('ThrottlingException') } });
+
+    mock.reset();
+    const invalid = await anthropic.messages.create({ model: CLAUDE, max_tokens: 10, messages: [{ role: 'assistant', content: 'hi' }] }).catch((error: unknown) => error);
+    expect(invalid).toBeInstanceOf(Anthropic.BadRequestError);
+    expect((invalid as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('first message must use the "user" role') } });
+
+    mock.reset();
+    const stream = anthropic.messages.stream({ model: 'us.anthropic.claude-mock-stream-exception', max_tokens: 100, messages: [{ role: 'user', content: 'echo: one two three' }] });
+    let text = '';
+    stream.on('text', (delta) => (text += delta));
+    const broken = await stream.finalMessage().catch((error: unknown) => error);
+    expect(broken).toBeInstanceOf(Error);
+    expect(String((broken as Error).message)).toContain('The model stopped mid-answer');
+    expect(text).toBe('one');
   });
 });

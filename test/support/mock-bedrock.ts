@@ -36,6 +36,17 @@
  * usage: inputTokens = ceil(chars of system + message texts / 4) (min 1), outputTokens = words of
  * the text (tool use: 5), totalTokens.
  *
+ * InvokeModel for Claude (anthropic.claude… ids, profile prefixes allowed):
+ *   POST /model/{modelId}/invoke                       Anthropic's message as JSON
+ *   POST /model/{modelId}/invoke-with-response-stream  the binary event stream; each `chunk` event is
+ *        {"bytes": "<base64 of one Anthropic stream event>"}, message_stop carrying
+ *        `amazon-bedrock-invocationMetrics` as Bedrock adds it
+ *   The body is Anthropic's Messages body (checked and answered as mock-anthropic-body.ts does) with
+ *   `anthropic_version: "bedrock-2023-05-31"` required, `model` and `stream` refused as extraneous keys,
+ *   betas as `anthropic_beta: [...]`; every refusal is AWS's 400 ValidationException. A model that is not
+ *   Claude: 400 ValidationException (the mock's InvokeModel knows no other body). Behaviour switches
+ *   follow the Claude prefix: `us.anthropic.claude-mock-error-429`.
+ *
  * Behaviour switches by model name (see mock-upstream.ts), errors in AWS's shape (mock-error-429 is a
  * ThrottlingException), and mock-stream-exception: a stream that sends a word, then an exception
  * frame (modelStreamErrorException).
@@ -46,6 +57,7 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import { createHash } from 'node:crypto';
 import type * as http from 'node:http';
+import { anthropicId, invalidBody, mcpBetaMissing, messageEvents, plan as anthropicPlan } from './mock-anthropic-body';
 import type { MockCall } from './mock-call';
 // A cycle (mock-upstream.ts imports this file), harmless: both only call each other per request.
 import { answerFailureSwitch, behaviourOf, sendJson } from './mock-upstream';
@@ -58,7 +70,7 @@ const IDENTITIES = new Map<string, { secretAccessKey: string; sessionToken?: str
   [BEDROCK_TEST_SESSION.accessKeyId, BEDROCK_TEST_SESSION],
 ]);
 
-const ROUTE = /^\/model\/([^/]+)\/(converse|converse-stream)$/;
+const ROUTE = /^\/model\/([^/]+)\/(converse|converse-stream|invoke|invoke-with-response-stream)$/;
 const KNOWN_MODEL = /^((us|eu|apac|global|us-gov)\.)?(anthropic|meta|mistral|amazon|cohere|deepseek|ai21)\.[A-Za-z0-9.:_-]+$/;
 const ERROR_NAMES: Record<number, string> = {
   400: 'ValidationException',
@@ -91,7 +103,9 @@ export function serveBedrock(res: http.ServerResponse, call: MockCall): boolean 
   verifySignature(call).then(
     (refusal) => {
       if (refusal) return sendAwsError(res, 403, refusal.name, refusal.message);
-      answer(res, call, decodeURIComponent(route[1]), route[2] === 'converse-stream');
+      const model = decodeURIComponent(route[1]);
+      if (route[2].startsWith('invoke')) invoke(res, call, model, route[2] === 'invoke-with-response-stream');
+      else answer(res, call, model, route[2] === 'converse-stream');
     },
     (error: unknown) => sendAwsError(res, 500, 'InternalServerException', `Mock failure: ${String(error)}`),
   );
@@ -271,4 +285,47 @@ function frame(headers: Record<string, string>, payload: unknown): Buffer {
 /** An event frame; Bedrock pads each payload with a `p` field (its length varies, to hide the content's). */
 function event(type: string, payload: Record<string, unknown>): Buffer {
   return frame({ ':message-type': 'event', ':event-type': type, ':content-type': 'application/json' }, { ...payload, p: 'abcdefgh' });
+}
+
+const INVOKE_CLAUDE = /^([a-z-]+\.)?anthropic\.claude/;
+
+/** InvokeModel / InvokeModelWithResponseStream of a Claude model: the Messages API in Bedrock's envelope. */
+function invoke(res: http.ServerResponse, call: MockCall, model: string, stream: boolean): void {
+  if (call.badJson) return sendAwsError(res, 400, 'SerializationException', 'Unexpected character in the request body.');
+  if (!INVOKE_CLAUDE.test(model) && !model.startsWith('mock-')) return sendAwsError(res, 400, 'ValidationException', 'The provided model identifier is invalid.');
+  const { anthropic_version: version, anthropic_beta: betas, ...messages } = call.body ?? {};
+  const refuse = (message: string) => sendAwsError(res, 400, 'ValidationException', message);
+  if (version !== 'bedrock-2023-05-31') return refuse(`Malformed input request: anthropic_version: ${JSON.stringify(version ?? null)} is not a supported version, please reformat your input and try again.`);
+  for (const field of ['model', 'stream']) if (field in messages) return refuse(`Malformed input request: #: extraneous key [${field}] is not permitted, please reformat your input and try again.`);
+  if (betas !== undefined && !(Array.isArray(betas) && betas.every((beta) => typeof beta === 'string'))) return refuse('Malformed input request: #/anthropic_beta: expected type: JSONArray, please reformat your input and try again.');
+  const betaHeader = (betas ?? []).join(',');
+  const invalid = invalidBody({ ...messages, model }, betaHeader) ?? mcpBetaMissing(messages, betaHeader);
+  if (invalid) return refuse(invalid);
+  // `us.anthropic.claude-mock-error-429` behaves as mock-error-429 (see mock-upstream.ts).
+  const behaviourModel = model.replace(/^([a-z-]+\.)?anthropic\.claude-/, '');
+  const behaviour = behaviourOf(behaviourModel);
+  const replies = {
+    error: (status: number, headers?: Record<string, string>) =>
+      sendAwsError(res, status, ERROR_NAMES[status] ?? 'InternalServerException', ERROR_MESSAGES[status] ?? `Mock error (status ${status})`, headers),
+    invalidJson: '{"id": this is not JSON',
+  };
+  const flakyKey = () => 'bedrock-invoke\u0000' + model + '\u0000' + JSON.stringify(messages.messages.at(-1));
+  if (answerFailureSwitch(res, behaviour, { stream, flakyCounters: call.flakyFailures, flakyKey }, replies)) return;
+  const reply = anthropicPlan(messages, behaviourModel);
+  const message = { id: anthropicId('msg_bdrk_'), type: 'message', role: 'assistant', model: model.replace(/^([a-z-]+\.)?anthropic\./, '').replace(/-v\d+:\d+$/, ''), content: reply.blocks, stop_reason: reply.stopReason, stop_sequence: reply.stopSequence, usage: reply.usage };
+  if (!stream) return sendJson(res, 200, JSON.stringify(message), { 'x-amzn-requestid': 'mock-request-id', 'x-amzn-bedrock-input-token-count': String(reply.usage.input_tokens), 'x-amzn-bedrock-output-token-count': String(reply.usage.output_tokens) });
+  res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': 'mock-request-id' });
+  const events = messageEvents(message, reply).map((sse) => JSON.parse(sse.slice(sse.indexOf('data: ') + 6).trim()) as Record<string, unknown>);
+  const last = events[events.length - 1];
+  last['amazon-bedrock-invocationMetrics'] = { inputTokenCount: reply.usage.input_tokens, outputTokenCount: reply.usage.output_tokens, invocationLatency: 120, firstByteLatency: 40 };
+  const frames = events.map((data) => event('chunk', { bytes: Buffer.from(JSON.stringify(data)).toString('base64') }));
+  if (behaviourModel === 'mock-stream-exception') {
+    frames.splice(4);
+    frames.push(frame({ ':message-type': 'exception', ':exception-type': 'modelStreamErrorException', ':content-type': 'application/json' }, { message: 'The model stopped mid-answer (mock).', originalStatusCode: 500 }));
+  }
+  const all = Buffer.concat(frames);
+  const cut = Math.floor(all.length / 2);
+  res.write(all.subarray(0, cut));
+  res.write(all.subarray(cut));
+  res.end();
 }
