@@ -248,6 +248,51 @@ describe('AWS Bedrock through the OpenAI SDK', () => {
     expect(second.choices[0].message.content).toBe('cached');
   });
 
+  it('takes per-request AWS credentials with x-gateway-provider: bedrock, and never logs the secret or the session token', async () => {
+    const awsHeaders = {
+      'x-gateway-provider': 'bedrock',
+      'x-gateway-custom-host': mock.url,
+      'x-gateway-aws-access-key-id': BEDROCK_TEST_SESSION.accessKeyId,
+      'x-gateway-aws-secret-access-key': BEDROCK_TEST_SESSION.secretAccessKey,
+      'x-gateway-aws-session-token': BEDROCK_TEST_SESSION.sessionToken,
+      'x-gateway-aws-region': 'eu-west-3',
+    };
+    const { data, response } = await openai(gateway, awsHeaders)
+      .chat.completions.create({ model: CLAUDE, messages: [{ role: 'user', content: 'echo: per request' }] })
+      .withResponse();
+    expect(data.choices[0].message.content).toBe('per request');
+    const sent = upstream();
+    expect(sent.headers.authorization).toMatch(new RegExp(`^AWS4-HMAC-SHA256 Credential=${BEDROCK_TEST_SESSION.accessKeyId}/\\d{8}/eu-west-3/bedrock/aws4_request`));
+    expect(sent.headers['x-amz-security-token']).toBe(BEDROCK_TEST_SESSION.sessionToken);
+    // None of the gateway's own headers reaches AWS.
+    expect(Object.keys(sent.headers).filter((name) => name.startsWith('x-gateway-'))).toEqual([]);
+
+    const log = await logOf(gateway, response.headers.get('x-gateway-request-id'));
+    expect(log.request_headers).toMatchObject({
+      'x-gateway-aws-access-key-id': BEDROCK_TEST_SESSION.accessKeyId,
+      'x-gateway-aws-secret-access-key': '[REDACTED]',
+      'x-gateway-aws-session-token': '[REDACTED]',
+      'x-gateway-aws-region': 'eu-west-3',
+    });
+    const logged = JSON.stringify(log);
+    expect(logged).not.toContain(BEDROCK_TEST_SESSION.secretAccessKey);
+    expect(logged).not.toContain(BEDROCK_TEST_SESSION.sessionToken);
+  });
+
+  it("refuses a header route without AWS keys (400 naming the header) instead of lending it the gateway's own identity", async () => {
+    clearAwsCredentialCaches();
+    process.env.AWS_ACCESS_KEY_ID = BEDROCK_TEST_CREDENTIALS.accessKeyId;
+    process.env.AWS_SECRET_ACCESS_KEY = BEDROCK_TEST_CREDENTIALS.secretAccessKey;
+    const headerRoute = openai(gateway, { 'x-gateway-provider': 'bedrock', 'x-gateway-custom-host': mock.url, 'x-gateway-aws-region': 'us-east-1' });
+    const error = await expectError(headerRoute.chat.completions.create({ model: CLAUDE, messages: [{ role: 'user', content: 'hi' }] }), 400, { param: 'x-gateway-aws-secret-access-key' });
+    expect(error.message).toContain('x-gateway-aws-access-key-id');
+    // The secret without its key id is named too.
+    const withSecretOnly = openai(gateway, { 'x-gateway-provider': 'bedrock', 'x-gateway-custom-host': mock.url, 'x-gateway-aws-region': 'us-east-1', 'x-gateway-aws-secret-access-key': 'secret' });
+    const missingId = await expectError(withSecretOnly.chat.completions.create({ model: CLAUDE, messages: [{ role: 'user', content: 'hi' }] }), 400, { param: 'provider_options.aws_access_key_id' });
+    expect(missingId.message).toContain('x-gateway-aws-access-key-id');
+    expect(mock.requests).toHaveLength(0);
+  });
+
   function anthropicClient(virtualKey = 'bedrock-prod', headers: Record<string, string> = {}): Anthropic {
     return new Anthropic({ baseURL: gateway.url, apiKey: 'dummy-key', maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': virtualKey, ...headers } });
   }

@@ -172,4 +172,12 @@ export interface ProviderAdapter extends ProviderOperations {
    * the builder can set; it may resolve credentials (cached), hence async.
    */
   signRequest?(request: UpstreamRequest, target: RouteTarget): Promise<UpstreamRequest>;
+  /**
+   * The request headers that carry this provider's credential on an `x-gateway-provider`
+   * route when one bearer key is not enough (AWS's key pair, session token and region):
+   * `key` is the header whose value becomes the target's key (instead of Authorization),
+   * `options` maps headers to the provider options they set. Every one of them is a
+   * secret or close to one: see logging/redaction.ts.
+   */
+  readonly credentialHeaders?: { readonly key?: string; readonly options?: Readonly<Record<string, string>> };
 }

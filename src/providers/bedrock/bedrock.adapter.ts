@@ -44,4 +44,13 @@ export const bedrockAdapter: ProviderAdapter = {
   // Claude natively (InvokeModel); other models reach /v1/messages through the chat bridge and Converse.
   messages: bedrockMessages,
   signRequest: (request, target) => signAwsRequest(request, target, 'bedrock'),
+  // Per request (CONTRACT section 9); without them a header route has no AWS identity at all (see aws-credentials.ts).
+  credentialHeaders: {
+    key: 'x-gateway-aws-secret-access-key',
+    options: {
+      'x-gateway-aws-access-key-id': 'aws_access_key_id',
+      'x-gateway-aws-session-token': 'aws_session_token',
+      'x-gateway-aws-region': 'aws_region',
+    },
+  },
 };
