@@ -7,6 +7,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { clearAwsCredentialCaches } from '../src/providers/bedrock/aws-credentials';
 import { createVirtualKey, logOf, openai } from './support/e2e-helpers';
+import { THINKING_TEXT } from './support/mock-anthropic-body';
 import { BEDROCK_TEST_CREDENTIALS, BEDROCK_TEST_SESSION } from './support/mock-bedrock';
 import { MockUpstream, startMockUpstream } from './support/mock-upstream';
 import { startTestGateway, TestGateway } from './support/test-gateway';
@@ -290,6 +291,32 @@ describe('AWS Bedrock through the OpenAI SDK', () => {
     const withSecretOnly = openai(gateway, { 'x-gateway-provider': 'bedrock', 'x-gateway-custom-host': mock.url, 'x-gateway-aws-region': 'us-east-1', 'x-gateway-aws-secret-access-key': 'secret' });
     const missingId = await expectError(withSecretOnly.chat.completions.create({ model: CLAUDE, messages: [{ role: 'user', content: 'hi' }] }), 400, { param: 'provider_options.aws_access_key_id' });
     expect(missingId.message).toContain('x-gateway-aws-access-key-id');
+    expect(mock.requests).toHaveLength(0);
+  });
+
+  it("maps reasoning_effort to Claude's thinking budget on Converse and returns the reasoning as reasoning_content", async () => {
+    const data = await client.chat.completions.create({ model: `@bedrock-prod/${CLAUDE}`, messages: [{ role: 'user', content: 'echo: thought through' }], reasoning_effort: 'medium' });
+    expect(data.choices[0].message.content).toBe('thought through');
+    expect((data.choices[0].message as unknown as { reasoning_content: string }).reasoning_content).toBe(THINKING_TEXT);
+    // No limit of the client's: room for the budget and an answer.
+    expect(upstream().body).toMatchObject({ additionalModelRequestFields: { thinking: { type: 'enabled', budget_tokens: 4096 } }, inferenceConfig: { maxTokens: 4096 + 4096 } });
+
+    mock.reset();
+    // A limit below the budget: the budget is cut to half of it.
+    const stream = await client.chat.completions.create({ model: `@bedrock-prod/${CLAUDE}`, messages: [{ role: 'user', content: 'echo: one two' }], reasoning_effort: 'high', max_tokens: 4000, stream: true });
+    let reasoning = '';
+    let text = '';
+    for await (const chunk of stream) {
+      reasoning += (chunk.choices[0]?.delta as { reasoning_content?: string } | undefined)?.reasoning_content ?? '';
+      text += chunk.choices[0]?.delta?.content ?? '';
+    }
+    expect(reasoning).toBe(THINKING_TEXT);
+    expect(text).toBe('one two');
+    expect(upstream().body).toMatchObject({ additionalModelRequestFields: { thinking: { budget_tokens: 2000 } }, inferenceConfig: { maxTokens: 4000 } });
+
+    mock.reset();
+    await expectError(client.chat.completions.create({ model: `@bedrock-prod/${CLAUDE}`, messages: [{ role: 'user', content: 'hi' }], reasoning_effort: 'low', temperature: 0.2 }), 400, { param: 'temperature' });
+    await expectError(client.chat.completions.create({ model: '@bedrock-prod/amazon.nova-pro-v1:0', messages: [{ role: 'user', content: 'hi' }], reasoning_effort: 'low' }), 400, { param: 'reasoning_effort' });
     expect(mock.requests).toHaveLength(0);
   });
 

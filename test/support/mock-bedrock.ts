@@ -29,6 +29,11 @@
  *     profile prefix) and the mock-* behaviour models; anything else 400 ValidationException
  *     "The provided model identifier is invalid." as Bedrock answers.
  *
+ * Claude's thinking (additionalModelRequestFields.thinking {type: enabled, budget_tokens >= 1024, below
+ * inferenceConfig.maxTokens, temperature 1 or unset; other models refuse the field): a reasoningContent
+ * block {reasoningText: {text, signature}} before the text; streamed as reasoningContent text deltas and a
+ * signature delta in block 0, the text in block 1.
+ *
  * Replies: text "Hello from mock"; the rest of the last user text when it starts with "echo:";
  * the system blocks' text when it is "system?"; "Image <format> <bytes> bytes" for a last user
  * turn holding an image; with tools and a last user text mentioning "weather": one toolUse
@@ -57,7 +62,7 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import { createHash } from 'node:crypto';
 import type * as http from 'node:http';
-import { anthropicId, invalidBody, mcpBetaMissing, messageEvents, plan as anthropicPlan } from './mock-anthropic-body';
+import { THINKING_TEXT, anthropicId, invalidBody, mcpBetaMissing, messageEvents, plan as anthropicPlan } from './mock-anthropic-body';
 import type { MockCall } from './mock-call';
 // A cycle (mock-upstream.ts imports this file), harmless: both only call each other per request.
 import { answerFailureSwitch, behaviourOf, sendJson } from './mock-upstream';
@@ -202,7 +207,25 @@ function invalidConverse(body: any): string | null {
   return null;
 }
 
+/**
+ * Claude's thinking passed through additionalModelRequestFields, as the model checks it
+ * (Bedrock forwards the model's complaint in a ValidationException); other models refuse the field.
+ */
+function invalidThinking(body: any, model: string): string | null {
+  const thinking = body.additionalModelRequestFields?.thinking;
+  if (thinking === undefined) return null;
+  if (!/anthropic\.claude/.test(model)) return 'The model returned the following errors: Malformed input request: extraneous key [thinking] is not permitted, please reformat your input and try again.';
+  if (thinking?.type !== 'enabled' || !Number.isInteger(thinking.budget_tokens) || thinking.budget_tokens < 1024) return 'The model returned the following errors: thinking.enabled.budget_tokens: Input should be greater than or equal to 1024';
+  const maxTokens = body.inferenceConfig?.maxTokens;
+  if (typeof maxTokens !== 'number' || maxTokens <= thinking.budget_tokens) return 'The model returned the following errors: `max_tokens` must be greater than `thinking.budget_tokens`.';
+  const temperature = body.inferenceConfig?.temperature;
+  if (temperature !== undefined && temperature !== 1) return 'The model returned the following errors: `temperature` may only be set to 1 when thinking is enabled.';
+  return null;
+}
+
 interface Plan {
+  /** Claude's thinking, when additionalModelRequestFields.thinking asked for it. */
+  reasoning: string | null;
   text: string | null;
   toolUse: { toolUseId: string; name: string; input: Record<string, unknown> } | null;
   usage: { inputTokens: number; outputTokens: number; totalTokens: number };
@@ -219,14 +242,15 @@ function plan(body: any): Plan {
   const answersTool = last.content.some((block: any) => block.toolResult);
   if (tools.length && !answersTool && /weather/i.test(lastText)) {
     const name = body.toolConfig.toolChoice?.tool?.name ?? tools[0].toolSpec.name;
-    return { text: null, toolUse: { toolUseId: `tooluse_mock${body.messages.length}`, name, input: { location: 'Paris' } }, usage: { inputTokens, outputTokens: 5, totalTokens: inputTokens + 5 } };
+    return { reasoning: null, text: null, toolUse: { toolUseId: `tooluse_mock${body.messages.length}`, name, input: { location: 'Paris' } }, usage: { inputTokens, outputTokens: 5, totalTokens: inputTokens + 5 } };
   }
   let text = 'Hello from mock';
   if (lastText.startsWith('echo:')) text = lastText.slice(5).trim();
   else if (lastText === 'system?') text = (body.system ?? []).map((block: any) => block.text).join(' | ') || 'no system';
   else if (image) text = `Image ${image.format} ${Buffer.from(image.source.bytes, 'base64').length} bytes`;
-  const outputTokens = text.split(/\s+/).filter(Boolean).length;
-  return { text, toolUse: null, usage: { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens } };
+  const reasoning = body.additionalModelRequestFields?.thinking ? THINKING_TEXT : null;
+  const outputTokens = `${reasoning ?? ''} ${text}`.split(/\s+/).filter(Boolean).length;
+  return { reasoning, text, toolUse: null, usage: { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens } };
 }
 
 function answer(res: http.ServerResponse, call: MockCall, model: string, stream: boolean): void {
@@ -238,14 +262,15 @@ function answer(res: http.ServerResponse, call: MockCall, model: string, stream:
   };
   if (call.badJson) return sendAwsError(res, 400, 'SerializationException', 'Unexpected character in the request body.');
   if (!model.startsWith('mock-') && !KNOWN_MODEL.test(model)) return sendAwsError(res, 400, 'ValidationException', 'The provided model identifier is invalid.');
-  const invalid = invalidConverse(call.body);
+  const invalid = invalidConverse(call.body) ?? invalidThinking(call.body, model);
   if (invalid) return sendAwsError(res, 400, 'ValidationException', invalid);
   const flakyKey = () => 'bedrock\u0000' + model + '\u0000' + JSON.stringify(call.body.messages.at(-1));
   if (answerFailureSwitch(res, behaviour, { stream, flakyCounters: call.flakyFailures, flakyKey }, replies)) return;
   const planned = plan(call.body);
   const stopReason = planned.toolUse ? 'tool_use' : 'end_turn';
   if (!stream) {
-    const content = planned.toolUse ? [{ toolUse: planned.toolUse }] : [{ text: planned.text }];
+    const content: Record<string, unknown>[] = planned.toolUse ? [{ toolUse: planned.toolUse }] : [{ text: planned.text }];
+    if (planned.reasoning) content.unshift({ reasoningContent: { reasoningText: { text: planned.reasoning, signature: 'mock-signature' } } });
     return sendJson(res, 200, JSON.stringify({ output: { message: { role: 'assistant', content } }, stopReason, usage: planned.usage, metrics: { latencyMs: 12 } }), { 'x-amzn-requestid': 'mock-request-id' });
   }
   res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': 'mock-request-id' });
@@ -257,8 +282,15 @@ function answer(res: http.ServerResponse, call: MockCall, model: string, stream:
     frames.push(event('contentBlockDelta', { contentBlockIndex: 0, delta: { toolUse: { input: json.slice(0, 5) } } }));
     frames.push(event('contentBlockDelta', { contentBlockIndex: 0, delta: { toolUse: { input: json.slice(5) } } }));
   } else {
+    let index = 0;
+    if (planned.reasoning) {
+      for (const word of planned.reasoning.split(/(?=\s)/)) frames.push(event('contentBlockDelta', { contentBlockIndex: 0, delta: { reasoningContent: { text: word } } }));
+      frames.push(event('contentBlockDelta', { contentBlockIndex: 0, delta: { reasoningContent: { signature: 'mock-signature' } } }));
+      frames.push(event('contentBlockStop', { contentBlockIndex: 0 }));
+      index = 1;
+    }
     const words = planned.text!.split(/(?=\s)/);
-    for (const word of model === 'mock-stream-exception' ? words.slice(0, 1) : words) frames.push(event('contentBlockDelta', { contentBlockIndex: 0, delta: { text: word } }));
+    for (const word of model === 'mock-stream-exception' ? words.slice(0, 1) : words) frames.push(event('contentBlockDelta', { contentBlockIndex: index, delta: { text: word } }));
   }
   if (model === 'mock-stream-exception') {
     frames.push(frame({ ':message-type': 'exception', ':exception-type': 'modelStreamErrorException', ':content-type': 'application/json' }, { message: 'The model stopped mid-answer (mock).', originalStatusCode: 500 }));
