@@ -8,7 +8,7 @@ import OpenAI from 'openai';
 import { clearAwsCredentialCaches } from '../src/providers/bedrock/aws-credentials';
 import { createVirtualKey, logOf, openai } from './support/e2e-helpers';
 import { THINKING_TEXT } from './support/mock-anthropic-body';
-import { BEDROCK_TEST_CREDENTIALS, BEDROCK_TEST_SESSION } from './support/mock-bedrock';
+import { BEDROCK_TEST_ASSUMED, BEDROCK_TEST_CREDENTIALS, BEDROCK_TEST_ROLE, BEDROCK_TEST_SESSION, stsAssumeRoleCalls } from './support/mock-bedrock';
 import { MockUpstream, startMockUpstream } from './support/mock-upstream';
 import { startTestGateway, TestGateway } from './support/test-gateway';
 
@@ -78,6 +78,7 @@ describe('AWS Bedrock through the OpenAI SDK', () => {
   afterAll(async () => {
     delete process.env.AWS_ACCESS_KEY_ID;
     delete process.env.AWS_SECRET_ACCESS_KEY;
+    delete process.env.AWS_ENDPOINT_URL_STS;
     clearAwsCredentialCaches();
     await gateway?.close();
     await mock?.close();
@@ -318,6 +319,36 @@ describe('AWS Bedrock through the OpenAI SDK', () => {
     await expectError(client.chat.completions.create({ model: `@bedrock-prod/${CLAUDE}`, messages: [{ role: 'user', content: 'hi' }], reasoning_effort: 'low', temperature: 0.2 }), 400, { param: 'temperature' });
     await expectError(client.chat.completions.create({ model: '@bedrock-prod/amazon.nova-pro-v1:0', messages: [{ role: 'user', content: 'hi' }], reasoning_effort: 'low' }), 400, { param: 'reasoning_effort' });
     expect(mock.requests).toHaveLength(0);
+  });
+
+  it('assumes aws_role_arn through STS (external id passed on) once, and signs Bedrock requests with the assumed credentials', async () => {
+    clearAwsCredentialCaches();
+    stsAssumeRoleCalls.length = 0;
+    // The SDK's STS client reads its endpoint from the environment, as it would for a VPC endpoint.
+    process.env.AWS_ENDPOINT_URL_STS = mock.url;
+    const role = { aws_region: 'us-east-1', aws_access_key_id: BEDROCK_TEST_CREDENTIALS.accessKeyId, aws_role_arn: BEDROCK_TEST_ROLE.arn };
+    await createVirtualKey(gateway, { slug: 'bedrock-role', provider: 'bedrock', key: BEDROCK_TEST_CREDENTIALS.secretAccessKey, custom_host: mock.url, provider_options: { ...role, aws_external_id: BEDROCK_TEST_ROLE.externalId } });
+    await createVirtualKey(gateway, { slug: 'bedrock-role-no-external-id', provider: 'bedrock', key: BEDROCK_TEST_CREDENTIALS.secretAccessKey, custom_host: mock.url, provider_options: role });
+    const bedrockCalls = () => mock.requests.filter((request) => request.path.startsWith('/model/'));
+
+    for (const word of ['first', 'second', 'third']) {
+      const data = await client.chat.completions.create({ model: `@bedrock-role/${CLAUDE}`, messages: [{ role: 'user', content: `echo: ${word}` }] });
+      expect(data.choices[0].message.content).toBe(word);
+    }
+    // The mock checked each Bedrock signature with the assumed secret and its session token.
+    const calls = bedrockCalls();
+    expect(calls).toHaveLength(3);
+    for (const call of calls) {
+      expect(call.headers.authorization).toContain(`Credential=${BEDROCK_TEST_ASSUMED.accessKeyId}/`);
+      expect(call.headers['x-amz-security-token']).toBe(BEDROCK_TEST_ASSUMED.sessionToken);
+    }
+    expect(stsAssumeRoleCalls).toEqual([{ roleArn: BEDROCK_TEST_ROLE.arn, externalId: BEDROCK_TEST_ROLE.externalId, signedBy: BEDROCK_TEST_CREDENTIALS.accessKeyId, granted: true }]);
+
+    // STS's refusal (the role wants its external id) is a 403 that names the role, and nothing reaches Bedrock.
+    mock.reset();
+    const refused = await expectError(client.chat.completions.create({ model: `@bedrock-role-no-external-id/${CLAUDE}`, messages: [{ role: 'user', content: 'hi' }] }), 403, { param: 'provider_options.aws_role_arn' });
+    expect(refused.message).toContain('not authorized to perform: sts:AssumeRole');
+    expect(bedrockCalls()).toHaveLength(0);
   });
 
   function anthropicClient(virtualKey = 'bedrock-prod', headers: Record<string, string> = {}): Anthropic {

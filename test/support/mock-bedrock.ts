@@ -52,6 +52,12 @@
  *   Claude: 400 ValidationException (the mock's InvokeModel knows no other body). Behaviour switches
  *   follow the Claude prefix: `us.anthropic.claude-mock-error-429`.
  *
+ * STS (reached through AWS_ENDPOINT_URL_STS = this mock's URL): POST / with the query-protocol form
+ *   body Action=AssumeRole&Version=2011-06-15&RoleArn=…&RoleSessionName=…[&ExternalId=…], SigV4-signed for
+ *   service `sts` (checked as above); BEDROCK_TEST_CREDENTIALS may assume BEDROCK_TEST_ROLE with its external
+ *   id and gets BEDROCK_TEST_ASSUMED in STS's XML (AssumeRoleResponse, expiring in an hour); anything else is
+ *   STS's XML ErrorResponse (403 AccessDenied). Calls are noted in stsAssumeRoleCalls.
+ *
  * Behaviour switches by model name (see mock-upstream.ts), errors in AWS's shape (mock-error-429 is a
  * ThrottlingException), and mock-stream-exception: a stream that sends a word, then an exception
  * frame (modelStreamErrorException).
@@ -70,10 +76,17 @@ import { answerFailureSwitch, behaviourOf, sendJson } from './mock-upstream';
 /** The AWS identities the mock knows: access key id → secret (and the session token a temporary one needs). */
 export const BEDROCK_TEST_CREDENTIALS = { accessKeyId: 'AKIAMOCKBEDROCK00001', secretAccessKey: 'mock/Bedrock+Secret0000000000000000000001' };
 export const BEDROCK_TEST_SESSION = { accessKeyId: 'ASIAMOCKBEDROCK00002', secretAccessKey: 'mock/Bedrock+Secret0000000000000000000002', sessionToken: 'mock-session-token-2' };
+/** What STS hands out for BEDROCK_TEST_ROLE: signs Bedrock requests like any temporary key. */
+export const BEDROCK_TEST_ASSUMED = { accessKeyId: 'ASIAMOCKASSUMED00003', secretAccessKey: 'mock/Assumed+Secret0000000000000000000003', sessionToken: 'mock-assumed-session-token-3' };
+/** The role the mock's STS lets BEDROCK_TEST_CREDENTIALS assume, given its external id. */
+export const BEDROCK_TEST_ROLE = { arn: 'arn:aws:iam::123456789012:role/bedrock-invoker', externalId: 'mock-external-id' };
 const IDENTITIES = new Map<string, { secretAccessKey: string; sessionToken?: string }>([
   [BEDROCK_TEST_CREDENTIALS.accessKeyId, BEDROCK_TEST_CREDENTIALS],
   [BEDROCK_TEST_SESSION.accessKeyId, BEDROCK_TEST_SESSION],
+  [BEDROCK_TEST_ASSUMED.accessKeyId, BEDROCK_TEST_ASSUMED],
 ]);
+/** Every AssumeRole the mock's STS granted or refused, for tests that count them. */
+export const stsAssumeRoleCalls: { roleArn: string | null; externalId: string | null; signedBy: string | null; granted: boolean }[] = [];
 
 const ROUTE = /^\/model\/([^/]+)\/(converse|converse-stream|invoke|invoke-with-response-stream)$/;
 const KNOWN_MODEL = /^((us|eu|apac|global|us-gov)\.)?(anthropic|meta|mistral|amazon|cohere|deepseek|ai21)\.[A-Za-z0-9.:_-]+$/;
@@ -103,6 +116,7 @@ export function sendAwsError(res: http.ServerResponse, status: number, name: str
 }
 
 export function serveBedrock(res: http.ServerResponse, call: MockCall): boolean {
+  if (isAssumeRole(call)) return serveAssumeRole(res, call), true;
   const route = call.method === 'POST' ? ROUTE.exec(call.path) : null;
   if (!route) return false;
   verifySignature(call).then(
@@ -360,4 +374,53 @@ function invoke(res: http.ServerResponse, call: MockCall, model: string, stream:
   res.write(all.subarray(0, cut));
   res.write(all.subarray(cut));
   res.end();
+}
+
+function isAssumeRole(call: MockCall): boolean {
+  return call.method === 'POST' && String(call.headers['content-type'] ?? '').includes('application/x-www-form-urlencoded') && /(^|&)Action=AssumeRole(&|$)/.test(call.rawBody ?? '');
+}
+
+function sendStsError(res: http.ServerResponse, status: number, code: string, message: string): void {
+  const xml = `<ErrorResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/">\n  <Error>\n    <Type>Sender</Type>\n    <Code>${code}</Code>\n    <Message>${message}</Message>\n  </Error>\n  <RequestId>mock-sts-request-id</RequestId>\n</ErrorResponse>\n`;
+  res.writeHead(status, { 'content-type': 'text/xml', 'x-amzn-requestid': 'mock-sts-request-id' });
+  res.end(xml);
+}
+
+/** STS AssumeRole (query protocol in, XML out), as sts.amazonaws.com answers it. */
+function serveAssumeRole(res: http.ServerResponse, call: MockCall): void {
+  const form = new URLSearchParams(call.rawBody ?? '');
+  const roleArn = form.get('RoleArn');
+  const externalId = form.get('ExternalId');
+  const signedBy = /Credential=([^/]+)\//.exec(String(call.headers.authorization ?? ''))?.[1] ?? null;
+  verifySignature(call, 'sts').then(
+    (refusal) => {
+      const granted = !refusal && signedBy === BEDROCK_TEST_CREDENTIALS.accessKeyId && roleArn === BEDROCK_TEST_ROLE.arn && externalId === BEDROCK_TEST_ROLE.externalId && form.get('Version') === '2011-06-15' && !!form.get('RoleSessionName');
+      stsAssumeRoleCalls.push({ roleArn, externalId, signedBy, granted });
+      if (refusal) return sendStsError(res, 403, refusal.name, refusal.message);
+      if (!granted) return sendStsError(res, 403, 'AccessDenied', `User: arn:aws:iam::123456789012:user/${signedBy} is not authorized to perform: sts:AssumeRole on resource: ${roleArn}`);
+      const expiration = new Date(Date.now() + 3600_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      const session = form.get('RoleSessionName');
+      const xml = `<AssumeRoleResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/">
+  <AssumeRoleResult>
+    <AssumedRoleUser>
+      <AssumedRoleId>AROAMOCKROLE000000001:${session}</AssumedRoleId>
+      <Arn>arn:aws:sts::123456789012:assumed-role/bedrock-invoker/${session}</Arn>
+    </AssumedRoleUser>
+    <Credentials>
+      <AccessKeyId>${BEDROCK_TEST_ASSUMED.accessKeyId}</AccessKeyId>
+      <SecretAccessKey>${BEDROCK_TEST_ASSUMED.secretAccessKey}</SecretAccessKey>
+      <SessionToken>${BEDROCK_TEST_ASSUMED.sessionToken}</SessionToken>
+      <Expiration>${expiration}</Expiration>
+    </Credentials>
+  </AssumeRoleResult>
+  <ResponseMetadata>
+    <RequestId>mock-sts-request-id</RequestId>
+  </ResponseMetadata>
+</AssumeRoleResponse>
+`;
+      res.writeHead(200, { 'content-type': 'text/xml', 'x-amzn-requestid': 'mock-sts-request-id' });
+      res.end(xml);
+    },
+    (error: unknown) => sendStsError(res, 500, 'InternalFailure', `Mock failure: ${String(error)}`),
+  );
 }
