@@ -7,7 +7,8 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { clearAwsCredentialCaches } from '../src/providers/bedrock/aws-credentials';
 import { createVirtualKey, logOf, openai } from './support/e2e-helpers';
-import { BEDROCK_TEST_CREDENTIALS, BEDROCK_TEST_SESSION } from './support/mock-bedrock';
+import { THINKING_TEXT } from './support/mock-anthropic-body';
+import { BEDROCK_TEST_ASSUMED, BEDROCK_TEST_CREDENTIALS, BEDROCK_TEST_ROLE, BEDROCK_TEST_SESSION, stsAssumeRoleCalls } from './support/mock-bedrock';
 import { MockUpstream, startMockUpstream } from './support/mock-upstream';
 import { startTestGateway, TestGateway } from './support/test-gateway';
 
@@ -77,6 +78,7 @@ describe('AWS Bedrock through the OpenAI SDK', () => {
   afterAll(async () => {
     delete process.env.AWS_ACCESS_KEY_ID;
     delete process.env.AWS_SECRET_ACCESS_KEY;
+    delete process.env.AWS_ENDPOINT_URL_STS;
     clearAwsCredentialCaches();
     await gateway?.close();
     await mock?.close();
@@ -248,20 +250,221 @@ describe('AWS Bedrock through the OpenAI SDK', () => {
     expect(second.choices[0].message.content).toBe('cached');
   });
 
-  it('answers the Anthropic SDK on /v1/messages (through the chat bridge and Converse), streaming included', async () => {
-    const anthropic = new Anthropic({ baseURL: gateway.url, apiKey: 'dummy-key', maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': 'bedrock-prod' } });
-    const message = await anthropic.messages.create({ model: CLAUDE, max_tokens: 100, system: 'Be brief.', messages: [{ role: 'user', content: 'echo: hi claude' }] });
-    expect(message.content).toEqual([expect.objectContaining({ type: 'text', text: 'hi claude' })]);
+  it('takes per-request AWS credentials with x-gateway-provider: bedrock, and never logs the secret or the session token', async () => {
+    const awsHeaders = {
+      'x-gateway-provider': 'bedrock',
+      'x-gateway-custom-host': mock.url,
+      'x-gateway-aws-access-key-id': BEDROCK_TEST_SESSION.accessKeyId,
+      'x-gateway-aws-secret-access-key': BEDROCK_TEST_SESSION.secretAccessKey,
+      'x-gateway-aws-session-token': BEDROCK_TEST_SESSION.sessionToken,
+      'x-gateway-aws-region': 'eu-west-3',
+    };
+    const { data, response } = await openai(gateway, awsHeaders)
+      .chat.completions.create({ model: CLAUDE, messages: [{ role: 'user', content: 'echo: per request' }] })
+      .withResponse();
+    expect(data.choices[0].message.content).toBe('per request');
+    const sent = upstream();
+    expect(sent.headers.authorization).toMatch(new RegExp(`^AWS4-HMAC-SHA256 Credential=${BEDROCK_TEST_SESSION.accessKeyId}/\\d{8}/eu-west-3/bedrock/aws4_request`));
+    expect(sent.headers['x-amz-security-token']).toBe(BEDROCK_TEST_SESSION.sessionToken);
+    // None of the gateway's own headers reaches AWS.
+    expect(Object.keys(sent.headers).filter((name) => name.startsWith('x-gateway-'))).toEqual([]);
+
+    const log = await logOf(gateway, response.headers.get('x-gateway-request-id'));
+    expect(log.request_headers).toMatchObject({
+      'x-gateway-aws-access-key-id': BEDROCK_TEST_SESSION.accessKeyId,
+      'x-gateway-aws-secret-access-key': '[REDACTED]',
+      'x-gateway-aws-session-token': '[REDACTED]',
+      'x-gateway-aws-region': 'eu-west-3',
+    });
+    const logged = JSON.stringify(log);
+    expect(logged).not.toContain(BEDROCK_TEST_SESSION.secretAccessKey);
+    expect(logged).not.toContain(BEDROCK_TEST_SESSION.sessionToken);
+  });
+
+  it("refuses a header route without AWS keys (400 naming the header) instead of lending it the gateway's own identity", async () => {
+    clearAwsCredentialCaches();
+    process.env.AWS_ACCESS_KEY_ID = BEDROCK_TEST_CREDENTIALS.accessKeyId;
+    process.env.AWS_SECRET_ACCESS_KEY = BEDROCK_TEST_CREDENTIALS.secretAccessKey;
+    const headerRoute = openai(gateway, { 'x-gateway-provider': 'bedrock', 'x-gateway-custom-host': mock.url, 'x-gateway-aws-region': 'us-east-1' });
+    const error = await expectError(headerRoute.chat.completions.create({ model: CLAUDE, messages: [{ role: 'user', content: 'hi' }] }), 400, { param: 'x-gateway-aws-secret-access-key' });
+    expect(error.message).toContain('x-gateway-aws-access-key-id');
+    // The secret without its key id is named too.
+    const withSecretOnly = openai(gateway, { 'x-gateway-provider': 'bedrock', 'x-gateway-custom-host': mock.url, 'x-gateway-aws-region': 'us-east-1', 'x-gateway-aws-secret-access-key': 'secret' });
+    const missingId = await expectError(withSecretOnly.chat.completions.create({ model: CLAUDE, messages: [{ role: 'user', content: 'hi' }] }), 400, { param: 'provider_options.aws_access_key_id' });
+    expect(missingId.message).toContain('x-gateway-aws-access-key-id');
+    expect(mock.requests).toHaveLength(0);
+  });
+
+  it("maps reasoning_effort to Claude's thinking budget on Converse and returns the reasoning as reasoning_content", async () => {
+    const data = await client.chat.completions.create({ model: `@bedrock-prod/${CLAUDE}`, messages: [{ role: 'user', content: 'echo: thought through' }], reasoning_effort: 'medium' });
+    expect(data.choices[0].message.content).toBe('thought through');
+    expect((data.choices[0].message as unknown as { reasoning_content: string }).reasoning_content).toBe(THINKING_TEXT);
+    // No limit of the client's: room for the budget and an answer.
+    expect(upstream().body).toMatchObject({ additionalModelRequestFields: { thinking: { type: 'enabled', budget_tokens: 4096 } }, inferenceConfig: { maxTokens: 4096 + 4096 } });
+
+    mock.reset();
+    // A limit below the budget: the budget is cut to half of it.
+    const stream = await client.chat.completions.create({ model: `@bedrock-prod/${CLAUDE}`, messages: [{ role: 'user', content: 'echo: one two' }], reasoning_effort: 'high', max_tokens: 4000, stream: true });
+    let reasoning = '';
+    let text = '';
+    for await (const chunk of stream) {
+      reasoning += (chunk.choices[0]?.delta as { reasoning_content?: string } | undefined)?.reasoning_content ?? '';
+      text += chunk.choices[0]?.delta?.content ?? '';
+    }
+    expect(reasoning).toBe(THINKING_TEXT);
+    expect(text).toBe('one two');
+    expect(upstream().body).toMatchObject({ additionalModelRequestFields: { thinking: { budget_tokens: 2000 } }, inferenceConfig: { maxTokens: 4000 } });
+
+    mock.reset();
+    await expectError(client.chat.completions.create({ model: `@bedrock-prod/${CLAUDE}`, messages: [{ role: 'user', content: 'hi' }], reasoning_effort: 'low', temperature: 0.2 }), 400, { param: 'temperature' });
+    await expectError(client.chat.completions.create({ model: '@bedrock-prod/amazon.nova-pro-v1:0', messages: [{ role: 'user', content: 'hi' }], reasoning_effort: 'low' }), 400, { param: 'reasoning_effort' });
+    expect(mock.requests).toHaveLength(0);
+  });
+
+  it('assumes aws_role_arn through STS (external id passed on) once, and signs Bedrock requests with the assumed credentials', async () => {
+    clearAwsCredentialCaches();
+    stsAssumeRoleCalls.length = 0;
+    // The SDK's STS client reads its endpoint from the environment, as it would for a VPC endpoint.
+    process.env.AWS_ENDPOINT_URL_STS = mock.url;
+    const role = { aws_region: 'us-east-1', aws_access_key_id: BEDROCK_TEST_CREDENTIALS.accessKeyId, aws_role_arn: BEDROCK_TEST_ROLE.arn };
+    await createVirtualKey(gateway, { slug: 'bedrock-role', provider: 'bedrock', key: BEDROCK_TEST_CREDENTIALS.secretAccessKey, custom_host: mock.url, provider_options: { ...role, aws_external_id: BEDROCK_TEST_ROLE.externalId } });
+    await createVirtualKey(gateway, { slug: 'bedrock-role-no-external-id', provider: 'bedrock', key: BEDROCK_TEST_CREDENTIALS.secretAccessKey, custom_host: mock.url, provider_options: role });
+    const bedrockCalls = () => mock.requests.filter((request) => request.path.startsWith('/model/'));
+
+    for (const word of ['first', 'second', 'third']) {
+      const data = await client.chat.completions.create({ model: `@bedrock-role/${CLAUDE}`, messages: [{ role: 'user', content: `echo: ${word}` }] });
+      expect(data.choices[0].message.content).toBe(word);
+    }
+    // The mock checked each Bedrock signature with the assumed secret and its session token.
+    const calls = bedrockCalls();
+    expect(calls).toHaveLength(3);
+    for (const call of calls) {
+      expect(call.headers.authorization).toContain(`Credential=${BEDROCK_TEST_ASSUMED.accessKeyId}/`);
+      expect(call.headers['x-amz-security-token']).toBe(BEDROCK_TEST_ASSUMED.sessionToken);
+    }
+    expect(stsAssumeRoleCalls).toEqual([{ roleArn: BEDROCK_TEST_ROLE.arn, externalId: BEDROCK_TEST_ROLE.externalId, signedBy: BEDROCK_TEST_CREDENTIALS.accessKeyId, granted: true }]);
+
+    // STS's refusal (the role wants its external id) is a 403 that names the role, and nothing reaches Bedrock.
+    mock.reset();
+    const refused = await expectError(client.chat.completions.create({ model: `@bedrock-role-no-external-id/${CLAUDE}`, messages: [{ role: 'user', content: 'hi' }] }), 403, { param: 'provider_options.aws_role_arn' });
+    expect(refused.message).toContain('not authorized to perform: sts:AssumeRole');
+    expect(bedrockCalls()).toHaveLength(0);
+  });
+
+  function anthropicClient(virtualKey = 'bedrock-prod', headers: Record<string, string> = {}): Anthropic {
+    return new Anthropic({ baseURL: gateway.url, apiKey: 'dummy-key', maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': virtualKey, ...headers } });
+  }
+
+  it('answers the Anthropic SDK on /v1/messages for a model other than Claude through the chat bridge and Converse, streaming included', async () => {
+    const anthropic = anthropicClient();
+    const model = 'meta.llama3-1-70b-instruct-v1:0';
+    const message = await anthropic.messages.create({ model, max_tokens: 100, system: 'Be brief.', messages: [{ role: 'user', content: 'echo: hi llama' }] });
+    expect(message.content).toEqual([expect.objectContaining({ type: 'text', text: 'hi llama' })]);
     expect(message.usage.output_tokens).toBe(2);
     expect(upstream().body.system).toEqual([{ text: 'Be brief.' }]);
 
     mock.reset();
-    const stream = anthropic.messages.stream({ model: CLAUDE, max_tokens: 100, messages: [{ role: 'user', content: 'echo: one two three' }] });
+    const stream = anthropic.messages.stream({ model, max_tokens: 100, messages: [{ role: 'user', content: 'echo: one two three' }] });
     let text = '';
     stream.on('text', (delta) => (text += delta));
     const final = await stream.finalMessage();
     expect(text).toBe('one two three');
     expect(final.stop_reason).toBe('end_turn');
     expect(upstream().path).toContain('/converse-stream');
+  });
+
+  it('sends /v1/messages for Claude natively through InvokeModel, signed, betas in the body, usage in the log', async () => {
+    const { data: message, response } = await anthropicClient()
+      .messages.create(
+        { model: CLAUDE, max_tokens: 100, system: 'Be brief.', messages: [{ role: 'user', content: 'echo: hi claude' }], metadata: { user_id: 'erin' } },
+        { headers: { 'anthropic-beta': 'token-efficient-tools-2025-02-19, interleaved-thinking-2025-05-14' } },
+      )
+      .withResponse();
+    expect(message).toMatchObject({ type: 'message', role: 'assistant', content: [{ type: 'text', text: 'hi claude' }], stop_reason: 'end_turn', usage: { output_tokens: 2 } });
+    const sent = upstream();
+    expect(sent.path).toBe(`/model/${encodeURIComponent(CLAUDE)}/invoke`);
+    expect(sent.headers.authorization).toMatch(new RegExp(`^AWS4-HMAC-SHA256 Credential=${BEDROCK_TEST_CREDENTIALS.accessKeyId}/\\d{8}/us-east-1/bedrock/aws4_request`));
+    expect(sent.body).toEqual({
+      anthropic_version: 'bedrock-2023-05-31',
+      anthropic_beta: ['token-efficient-tools-2025-02-19', 'interleaved-thinking-2025-05-14'],
+      max_tokens: 100,
+      system: 'Be brief.',
+      messages: [{ role: 'user', content: 'echo: hi claude' }],
+      metadata: { user_id: 'erin' },
+    });
+    expect(sent.headers['anthropic-beta']).toBeUndefined();
+
+    const log = await logOf(gateway, response.headers.get('x-gateway-request-id'));
+    expect(log).toMatchObject({ provider: 'bedrock', model: CLAUDE, user: 'erin', prompt_tokens: message.usage.input_tokens, completion_tokens: 2 });
+    expect(log.response_body.content[0].text).toBe('hi claude');
+  });
+
+  it('streams Claude through InvokeModelWithResponseStream: each chunk becomes the Anthropic event it carries', async () => {
+    const stream = anthropicClient().messages.stream({ model: CLAUDE, max_tokens: 100, messages: [{ role: 'user', content: 'echo: one two three' }] });
+    const types: string[] = [];
+    let text = '';
+    stream.on('streamEvent', (event) => types.push(event.type));
+    stream.on('text', (delta) => (text += delta));
+    const final = await stream.finalMessage();
+    expect(text).toBe('one two three');
+    expect(final).toMatchObject({ stop_reason: 'end_turn', usage: { output_tokens: 3 } });
+    expect(types[0]).toBe('message_start');
+    expect(types.at(-1)).toBe('message_stop');
+    const sent = upstream();
+    expect(sent.path).toBe(`/model/${encodeURIComponent(CLAUDE)}/invoke-with-response-stream`);
+    expect(sent.body.stream).toBeUndefined();
+    const { response } = await stream.withResponse();
+    const log = await logOf(gateway, response.headers.get('x-gateway-request-id'));
+    expect(log).toMatchObject({ provider: 'bedrock', completion_tokens: 3, prompt_tokens: final.usage.input_tokens });
+    expect(log.response_body.content[0].text).toBe('one two three');
+  });
+
+  it('calls tools natively for Claude, JSON and streamed', async () => {
+    const anthropic = anthropicClient();
+    const tools: Anthropic.Tool[] = [{ name: 'get_weather', description: 'Weather by city', input_schema: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] } }];
+    const first = await anthropic.messages.create({ model: CLAUDE, max_tokens: 200, tools, messages: [{ role: 'user', content: 'What is the weather in Paris?' }] });
+    expect(first.stop_reason).toBe('tool_use');
+    const toolUse = first.content.find((block) => block.type === 'tool_use') as Anthropic.ToolUseBlock;
+    expect(toolUse).toMatchObject({ name: 'get_weather', input: { location: 'Paris' } });
+    expect(upstream().body.tools).toEqual(tools);
+
+    mock.reset();
+    const second = await anthropic.messages.create({
+      model: CLAUDE,
+      max_tokens: 200,
+      tools,
+      messages: [
+        { role: 'user', content: 'What is the weather in Paris?' },
+        { role: 'assistant', content: first.content },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUse.id, content: '18°C and sunny' }] },
+      ],
+    });
+    expect(second.content).toEqual([expect.objectContaining({ type: 'text', text: 'Hello from mock' })]);
+
+    mock.reset();
+    const streamed = await anthropic.messages.stream({ model: CLAUDE, max_tokens: 200, tools, messages: [{ role: 'user', content: 'What is the weather in Paris?' }] }).finalMessage();
+    expect(streamed.stop_reason).toBe('tool_use');
+    expect(streamed.content.find((block) => block.type === 'tool_use')).toMatchObject({ name: 'get_weather', input: { location: 'Paris' } });
+  });
+
+  it("answers Bedrock's errors on /v1/messages in Anthropic's shape, and an exception frame mid-stream as an error event", async () => {
+    const anthropic = anthropicClient();
+    const failure = await anthropic.messages.create({ model: 'us.anthropic.claude-mock-error-429', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(Anthropic.RateLimitError);
+    expect((failure as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ type: 'error', error: { type: 'rate_limit_error', message: expect.stringContaining('ThrottlingException') } });
+
+    mock.reset();
+    const invalid = await anthropic.messages.create({ model: CLAUDE, max_tokens: 10, messages: [{ role: 'assistant', content: 'hi' }] }).catch((error: unknown) => error);
+    expect(invalid).toBeInstanceOf(Anthropic.BadRequestError);
+    expect((invalid as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('first message must use the "user" role') } });
+
+    mock.reset();
+    const stream = anthropic.messages.stream({ model: 'us.anthropic.claude-mock-stream-exception', max_tokens: 100, messages: [{ role: 'user', content: 'echo: one two three' }] });
+    let text = '';
+    stream.on('text', (delta) => (text += delta));
+    const broken = await stream.finalMessage().catch((error: unknown) => error);
+    expect(broken).toBeInstanceOf(Error);
+    expect(String((broken as Error).message)).toContain('The model stopped mid-answer');
+    expect(text).toBe('one');
   });
 });

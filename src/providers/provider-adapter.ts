@@ -1,3 +1,4 @@
+import type { EventSourceMessage } from 'eventsource-parser';
 import type { Readable } from 'node:stream';
 import type { RouteTarget } from '../modules/routing/route-plan';
 import type { ChatTranslation, OpenAIErrorBody } from './chat-format';
@@ -90,6 +91,14 @@ export interface RealtimeCapability {
  */
 export interface MessagesCapability extends RequestBuilder {
   servesModel?(model: string): boolean;
+  /**
+   * For a vendor that wraps Anthropic's stream events in frames of its own (Bedrock's
+   * `chunk` events, base64 inside its binary event stream): the Anthropic event a frame
+   * carries, null to drop it; throws for a frame that ends the stream with an error.
+   */
+  streamEvent?(event: EventSourceMessage): EventSourceMessage | null;
+  /** For a vendor whose error answers are not Anthropic's (AWS's `{message}`): the error in Anthropic's shape, status kept. */
+  toAnthropicError?(status: number, body: unknown, headers?: Record<string, string>): Record<string, unknown>;
 }
 
 /** The operations a provider may offer, one optional capability each. */
@@ -163,4 +172,12 @@ export interface ProviderAdapter extends ProviderOperations {
    * the builder can set; it may resolve credentials (cached), hence async.
    */
   signRequest?(request: UpstreamRequest, target: RouteTarget): Promise<UpstreamRequest>;
+  /**
+   * The request headers that carry this provider's credential on an `x-gateway-provider`
+   * route when one bearer key is not enough (AWS's key pair, session token and region):
+   * `key` is the header whose value becomes the target's key (instead of Authorization),
+   * `options` maps headers to the provider options they set. Every one of them is a
+   * secret or close to one: see logging/redaction.ts.
+   */
+  readonly credentialHeaders?: { readonly key?: string; readonly options?: Readonly<Record<string, string>> };
 }

@@ -29,12 +29,34 @@
  *     profile prefix) and the mock-* behaviour models; anything else 400 ValidationException
  *     "The provided model identifier is invalid." as Bedrock answers.
  *
+ * Claude's thinking (additionalModelRequestFields.thinking {type: enabled, budget_tokens >= 1024, below
+ * inferenceConfig.maxTokens, temperature 1 or unset; other models refuse the field): a reasoningContent
+ * block {reasoningText: {text, signature}} before the text; streamed as reasoningContent text deltas and a
+ * signature delta in block 0, the text in block 1.
+ *
  * Replies: text "Hello from mock"; the rest of the last user text when it starts with "echo:";
  * the system blocks' text when it is "system?"; "Image <format> <bytes> bytes" for a last user
  * turn holding an image; with tools and a last user text mentioning "weather": one toolUse
  * {name: the first tool (or toolChoice.tool.name), input {location: "Paris"}}, stopReason tool_use.
  * usage: inputTokens = ceil(chars of system + message texts / 4) (min 1), outputTokens = words of
  * the text (tool use: 5), totalTokens.
+ *
+ * InvokeModel for Claude (anthropic.claude… ids, profile prefixes allowed):
+ *   POST /model/{modelId}/invoke                       Anthropic's message as JSON
+ *   POST /model/{modelId}/invoke-with-response-stream  the binary event stream; each `chunk` event is
+ *        {"bytes": "<base64 of one Anthropic stream event>"}, message_stop carrying
+ *        `amazon-bedrock-invocationMetrics` as Bedrock adds it
+ *   The body is Anthropic's Messages body (checked and answered as mock-anthropic-body.ts does) with
+ *   `anthropic_version: "bedrock-2023-05-31"` required, `model` and `stream` refused as extraneous keys,
+ *   betas as `anthropic_beta: [...]`; every refusal is AWS's 400 ValidationException. A model that is not
+ *   Claude: 400 ValidationException (the mock's InvokeModel knows no other body). Behaviour switches
+ *   follow the Claude prefix: `us.anthropic.claude-mock-error-429`.
+ *
+ * STS (reached through AWS_ENDPOINT_URL_STS = this mock's URL): POST / with the query-protocol form
+ *   body Action=AssumeRole&Version=2011-06-15&RoleArn=…&RoleSessionName=…[&ExternalId=…], SigV4-signed for
+ *   service `sts` (checked as above); BEDROCK_TEST_CREDENTIALS may assume BEDROCK_TEST_ROLE with its external
+ *   id and gets BEDROCK_TEST_ASSUMED in STS's XML (AssumeRoleResponse, expiring in an hour); anything else is
+ *   STS's XML ErrorResponse (403 AccessDenied). Calls are noted in stsAssumeRoleCalls.
  *
  * Behaviour switches by model name (see mock-upstream.ts), errors in AWS's shape (mock-error-429 is a
  * ThrottlingException), and mock-stream-exception: a stream that sends a word, then an exception
@@ -46,6 +68,7 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import { createHash } from 'node:crypto';
 import type * as http from 'node:http';
+import { THINKING_TEXT, anthropicId, invalidBody, mcpBetaMissing, messageEvents, plan as anthropicPlan } from './mock-anthropic-body';
 import type { MockCall } from './mock-call';
 // A cycle (mock-upstream.ts imports this file), harmless: both only call each other per request.
 import { answerFailureSwitch, behaviourOf, sendJson } from './mock-upstream';
@@ -53,12 +76,19 @@ import { answerFailureSwitch, behaviourOf, sendJson } from './mock-upstream';
 /** The AWS identities the mock knows: access key id → secret (and the session token a temporary one needs). */
 export const BEDROCK_TEST_CREDENTIALS = { accessKeyId: 'AKIAMOCKBEDROCK00001', secretAccessKey: 'mock/Bedrock+Secret0000000000000000000001' };
 export const BEDROCK_TEST_SESSION = { accessKeyId: 'ASIAMOCKBEDROCK00002', secretAccessKey: 'mock/Bedrock+Secret0000000000000000000002', sessionToken: 'mock-session-token-2' };
+/** What STS hands out for BEDROCK_TEST_ROLE: signs Bedrock requests like any temporary key. */
+export const BEDROCK_TEST_ASSUMED = { accessKeyId: 'ASIAMOCKASSUMED00003', secretAccessKey: 'mock/Assumed+Secret0000000000000000000003', sessionToken: 'mock-assumed-session-token-3' };
+/** The role the mock's STS lets BEDROCK_TEST_CREDENTIALS assume, given its external id. */
+export const BEDROCK_TEST_ROLE = { arn: 'arn:aws:iam::123456789012:role/bedrock-invoker', externalId: 'mock-external-id' };
 const IDENTITIES = new Map<string, { secretAccessKey: string; sessionToken?: string }>([
   [BEDROCK_TEST_CREDENTIALS.accessKeyId, BEDROCK_TEST_CREDENTIALS],
   [BEDROCK_TEST_SESSION.accessKeyId, BEDROCK_TEST_SESSION],
+  [BEDROCK_TEST_ASSUMED.accessKeyId, BEDROCK_TEST_ASSUMED],
 ]);
+/** Every AssumeRole the mock's STS granted or refused, for tests that count them. */
+export const stsAssumeRoleCalls: { roleArn: string | null; externalId: string | null; signedBy: string | null; granted: boolean }[] = [];
 
-const ROUTE = /^\/model\/([^/]+)\/(converse|converse-stream)$/;
+const ROUTE = /^\/model\/([^/]+)\/(converse|converse-stream|invoke|invoke-with-response-stream)$/;
 const KNOWN_MODEL = /^((us|eu|apac|global|us-gov)\.)?(anthropic|meta|mistral|amazon|cohere|deepseek|ai21)\.[A-Za-z0-9.:_-]+$/;
 const ERROR_NAMES: Record<number, string> = {
   400: 'ValidationException',
@@ -86,12 +116,15 @@ export function sendAwsError(res: http.ServerResponse, status: number, name: str
 }
 
 export function serveBedrock(res: http.ServerResponse, call: MockCall): boolean {
+  if (isAssumeRole(call)) return serveAssumeRole(res, call), true;
   const route = call.method === 'POST' ? ROUTE.exec(call.path) : null;
   if (!route) return false;
   verifySignature(call).then(
     (refusal) => {
       if (refusal) return sendAwsError(res, 403, refusal.name, refusal.message);
-      answer(res, call, decodeURIComponent(route[1]), route[2] === 'converse-stream');
+      const model = decodeURIComponent(route[1]);
+      if (route[2].startsWith('invoke')) invoke(res, call, model, route[2] === 'invoke-with-response-stream');
+      else answer(res, call, model, route[2] === 'converse-stream');
     },
     (error: unknown) => sendAwsError(res, 500, 'InternalServerException', `Mock failure: ${String(error)}`),
   );
@@ -188,7 +221,25 @@ function invalidConverse(body: any): string | null {
   return null;
 }
 
+/**
+ * Claude's thinking passed through additionalModelRequestFields, as the model checks it
+ * (Bedrock forwards the model's complaint in a ValidationException); other models refuse the field.
+ */
+function invalidThinking(body: any, model: string): string | null {
+  const thinking = body.additionalModelRequestFields?.thinking;
+  if (thinking === undefined) return null;
+  if (!/anthropic\.claude/.test(model)) return 'The model returned the following errors: Malformed input request: extraneous key [thinking] is not permitted, please reformat your input and try again.';
+  if (thinking?.type !== 'enabled' || !Number.isInteger(thinking.budget_tokens) || thinking.budget_tokens < 1024) return 'The model returned the following errors: thinking.enabled.budget_tokens: Input should be greater than or equal to 1024';
+  const maxTokens = body.inferenceConfig?.maxTokens;
+  if (typeof maxTokens !== 'number' || maxTokens <= thinking.budget_tokens) return 'The model returned the following errors: `max_tokens` must be greater than `thinking.budget_tokens`.';
+  const temperature = body.inferenceConfig?.temperature;
+  if (temperature !== undefined && temperature !== 1) return 'The model returned the following errors: `temperature` may only be set to 1 when thinking is enabled.';
+  return null;
+}
+
 interface Plan {
+  /** Claude's thinking, when additionalModelRequestFields.thinking asked for it. */
+  reasoning: string | null;
   text: string | null;
   toolUse: { toolUseId: string; name: string; input: Record<string, unknown> } | null;
   usage: { inputTokens: number; outputTokens: number; totalTokens: number };
@@ -205,14 +256,15 @@ function plan(body: any): Plan {
   const answersTool = last.content.some((block: any) => block.toolResult);
   if (tools.length && !answersTool && /weather/i.test(lastText)) {
     const name = body.toolConfig.toolChoice?.tool?.name ?? tools[0].toolSpec.name;
-    return { text: null, toolUse: { toolUseId: `tooluse_mock${body.messages.length}`, name, input: { location: 'Paris' } }, usage: { inputTokens, outputTokens: 5, totalTokens: inputTokens + 5 } };
+    return { reasoning: null, text: null, toolUse: { toolUseId: `tooluse_mock${body.messages.length}`, name, input: { location: 'Paris' } }, usage: { inputTokens, outputTokens: 5, totalTokens: inputTokens + 5 } };
   }
   let text = 'Hello from mock';
   if (lastText.startsWith('echo:')) text = lastText.slice(5).trim();
   else if (lastText === 'system?') text = (body.system ?? []).map((block: any) => block.text).join(' | ') || 'no system';
   else if (image) text = `Image ${image.format} ${Buffer.from(image.source.bytes, 'base64').length} bytes`;
-  const outputTokens = text.split(/\s+/).filter(Boolean).length;
-  return { text, toolUse: null, usage: { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens } };
+  const reasoning = body.additionalModelRequestFields?.thinking ? THINKING_TEXT : null;
+  const outputTokens = `${reasoning ?? ''} ${text}`.split(/\s+/).filter(Boolean).length;
+  return { reasoning, text, toolUse: null, usage: { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens } };
 }
 
 function answer(res: http.ServerResponse, call: MockCall, model: string, stream: boolean): void {
@@ -224,14 +276,15 @@ function answer(res: http.ServerResponse, call: MockCall, model: string, stream:
   };
   if (call.badJson) return sendAwsError(res, 400, 'SerializationException', 'Unexpected character in the request body.');
   if (!model.startsWith('mock-') && !KNOWN_MODEL.test(model)) return sendAwsError(res, 400, 'ValidationException', 'The provided model identifier is invalid.');
-  const invalid = invalidConverse(call.body);
+  const invalid = invalidConverse(call.body) ?? invalidThinking(call.body, model);
   if (invalid) return sendAwsError(res, 400, 'ValidationException', invalid);
   const flakyKey = () => 'bedrock\u0000' + model + '\u0000' + JSON.stringify(call.body.messages.at(-1));
   if (answerFailureSwitch(res, behaviour, { stream, flakyCounters: call.flakyFailures, flakyKey }, replies)) return;
   const planned = plan(call.body);
   const stopReason = planned.toolUse ? 'tool_use' : 'end_turn';
   if (!stream) {
-    const content = planned.toolUse ? [{ toolUse: planned.toolUse }] : [{ text: planned.text }];
+    const content: Record<string, unknown>[] = planned.toolUse ? [{ toolUse: planned.toolUse }] : [{ text: planned.text }];
+    if (planned.reasoning) content.unshift({ reasoningContent: { reasoningText: { text: planned.reasoning, signature: 'mock-signature' } } });
     return sendJson(res, 200, JSON.stringify({ output: { message: { role: 'assistant', content } }, stopReason, usage: planned.usage, metrics: { latencyMs: 12 } }), { 'x-amzn-requestid': 'mock-request-id' });
   }
   res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': 'mock-request-id' });
@@ -243,8 +296,15 @@ function answer(res: http.ServerResponse, call: MockCall, model: string, stream:
     frames.push(event('contentBlockDelta', { contentBlockIndex: 0, delta: { toolUse: { input: json.slice(0, 5) } } }));
     frames.push(event('contentBlockDelta', { contentBlockIndex: 0, delta: { toolUse: { input: json.slice(5) } } }));
   } else {
+    let index = 0;
+    if (planned.reasoning) {
+      for (const word of planned.reasoning.split(/(?=\s)/)) frames.push(event('contentBlockDelta', { contentBlockIndex: 0, delta: { reasoningContent: { text: word } } }));
+      frames.push(event('contentBlockDelta', { contentBlockIndex: 0, delta: { reasoningContent: { signature: 'mock-signature' } } }));
+      frames.push(event('contentBlockStop', { contentBlockIndex: 0 }));
+      index = 1;
+    }
     const words = planned.text!.split(/(?=\s)/);
-    for (const word of model === 'mock-stream-exception' ? words.slice(0, 1) : words) frames.push(event('contentBlockDelta', { contentBlockIndex: 0, delta: { text: word } }));
+    for (const word of model === 'mock-stream-exception' ? words.slice(0, 1) : words) frames.push(event('contentBlockDelta', { contentBlockIndex: index, delta: { text: word } }));
   }
   if (model === 'mock-stream-exception') {
     frames.push(frame({ ':message-type': 'exception', ':exception-type': 'modelStreamErrorException', ':content-type': 'application/json' }, { message: 'The model stopped mid-answer (mock).', originalStatusCode: 500 }));
@@ -271,4 +331,96 @@ function frame(headers: Record<string, string>, payload: unknown): Buffer {
 /** An event frame; Bedrock pads each payload with a `p` field (its length varies, to hide the content's). */
 function event(type: string, payload: Record<string, unknown>): Buffer {
   return frame({ ':message-type': 'event', ':event-type': type, ':content-type': 'application/json' }, { ...payload, p: 'abcdefgh' });
+}
+
+const INVOKE_CLAUDE = /^([a-z-]+\.)?anthropic\.claude/;
+
+/** InvokeModel / InvokeModelWithResponseStream of a Claude model: the Messages API in Bedrock's envelope. */
+function invoke(res: http.ServerResponse, call: MockCall, model: string, stream: boolean): void {
+  if (call.badJson) return sendAwsError(res, 400, 'SerializationException', 'Unexpected character in the request body.');
+  if (!INVOKE_CLAUDE.test(model) && !model.startsWith('mock-')) return sendAwsError(res, 400, 'ValidationException', 'The provided model identifier is invalid.');
+  const { anthropic_version: version, anthropic_beta: betas, ...messages } = call.body ?? {};
+  const refuse = (message: string) => sendAwsError(res, 400, 'ValidationException', message);
+  if (version !== 'bedrock-2023-05-31') return refuse(`Malformed input request: anthropic_version: ${JSON.stringify(version ?? null)} is not a supported version, please reformat your input and try again.`);
+  for (const field of ['model', 'stream']) if (field in messages) return refuse(`Malformed input request: #: extraneous key [${field}] is not permitted, please reformat your input and try again.`);
+  if (betas !== undefined && !(Array.isArray(betas) && betas.every((beta) => typeof beta === 'string'))) return refuse('Malformed input request: #/anthropic_beta: expected type: JSONArray, please reformat your input and try again.');
+  const betaHeader = (betas ?? []).join(',');
+  const invalid = invalidBody({ ...messages, model }, betaHeader) ?? mcpBetaMissing(messages, betaHeader);
+  if (invalid) return refuse(invalid);
+  // `us.anthropic.claude-mock-error-429` behaves as mock-error-429 (see mock-upstream.ts).
+  const behaviourModel = model.replace(/^([a-z-]+\.)?anthropic\.claude-/, '');
+  const behaviour = behaviourOf(behaviourModel);
+  const replies = {
+    error: (status: number, headers?: Record<string, string>) =>
+      sendAwsError(res, status, ERROR_NAMES[status] ?? 'InternalServerException', ERROR_MESSAGES[status] ?? `Mock error (status ${status})`, headers),
+    invalidJson: '{"id": this is not JSON',
+  };
+  const flakyKey = () => 'bedrock-invoke\u0000' + model + '\u0000' + JSON.stringify(messages.messages.at(-1));
+  if (answerFailureSwitch(res, behaviour, { stream, flakyCounters: call.flakyFailures, flakyKey }, replies)) return;
+  const reply = anthropicPlan(messages, behaviourModel);
+  const message = { id: anthropicId('msg_bdrk_'), type: 'message', role: 'assistant', model: model.replace(/^([a-z-]+\.)?anthropic\./, '').replace(/-v\d+:\d+$/, ''), content: reply.blocks, stop_reason: reply.stopReason, stop_sequence: reply.stopSequence, usage: reply.usage };
+  if (!stream) return sendJson(res, 200, JSON.stringify(message), { 'x-amzn-requestid': 'mock-request-id', 'x-amzn-bedrock-input-token-count': String(reply.usage.input_tokens), 'x-amzn-bedrock-output-token-count': String(reply.usage.output_tokens) });
+  res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': 'mock-request-id' });
+  const events = messageEvents(message, reply).map((sse) => JSON.parse(sse.slice(sse.indexOf('data: ') + 6).trim()) as Record<string, unknown>);
+  const last = events[events.length - 1];
+  last['amazon-bedrock-invocationMetrics'] = { inputTokenCount: reply.usage.input_tokens, outputTokenCount: reply.usage.output_tokens, invocationLatency: 120, firstByteLatency: 40 };
+  const frames = events.map((data) => event('chunk', { bytes: Buffer.from(JSON.stringify(data)).toString('base64') }));
+  if (behaviourModel === 'mock-stream-exception') {
+    frames.splice(4);
+    frames.push(frame({ ':message-type': 'exception', ':exception-type': 'modelStreamErrorException', ':content-type': 'application/json' }, { message: 'The model stopped mid-answer (mock).', originalStatusCode: 500 }));
+  }
+  const all = Buffer.concat(frames);
+  const cut = Math.floor(all.length / 2);
+  res.write(all.subarray(0, cut));
+  res.write(all.subarray(cut));
+  res.end();
+}
+
+function isAssumeRole(call: MockCall): boolean {
+  return call.method === 'POST' && String(call.headers['content-type'] ?? '').includes('application/x-www-form-urlencoded') && /(^|&)Action=AssumeRole(&|$)/.test(call.rawBody ?? '');
+}
+
+function sendStsError(res: http.ServerResponse, status: number, code: string, message: string): void {
+  const xml = `<ErrorResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/">\n  <Error>\n    <Type>Sender</Type>\n    <Code>${code}</Code>\n    <Message>${message}</Message>\n  </Error>\n  <RequestId>mock-sts-request-id</RequestId>\n</ErrorResponse>\n`;
+  res.writeHead(status, { 'content-type': 'text/xml', 'x-amzn-requestid': 'mock-sts-request-id' });
+  res.end(xml);
+}
+
+/** STS AssumeRole (query protocol in, XML out), as sts.amazonaws.com answers it. */
+function serveAssumeRole(res: http.ServerResponse, call: MockCall): void {
+  const form = new URLSearchParams(call.rawBody ?? '');
+  const roleArn = form.get('RoleArn');
+  const externalId = form.get('ExternalId');
+  const signedBy = /Credential=([^/]+)\//.exec(String(call.headers.authorization ?? ''))?.[1] ?? null;
+  verifySignature(call, 'sts').then(
+    (refusal) => {
+      const granted = !refusal && signedBy === BEDROCK_TEST_CREDENTIALS.accessKeyId && roleArn === BEDROCK_TEST_ROLE.arn && externalId === BEDROCK_TEST_ROLE.externalId && form.get('Version') === '2011-06-15' && !!form.get('RoleSessionName');
+      stsAssumeRoleCalls.push({ roleArn, externalId, signedBy, granted });
+      if (refusal) return sendStsError(res, 403, refusal.name, refusal.message);
+      if (!granted) return sendStsError(res, 403, 'AccessDenied', `User: arn:aws:iam::123456789012:user/${signedBy} is not authorized to perform: sts:AssumeRole on resource: ${roleArn}`);
+      const expiration = new Date(Date.now() + 3600_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      const session = form.get('RoleSessionName');
+      const xml = `<AssumeRoleResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/">
+  <AssumeRoleResult>
+    <AssumedRoleUser>
+      <AssumedRoleId>AROAMOCKROLE000000001:${session}</AssumedRoleId>
+      <Arn>arn:aws:sts::123456789012:assumed-role/bedrock-invoker/${session}</Arn>
+    </AssumedRoleUser>
+    <Credentials>
+      <AccessKeyId>${BEDROCK_TEST_ASSUMED.accessKeyId}</AccessKeyId>
+      <SecretAccessKey>${BEDROCK_TEST_ASSUMED.secretAccessKey}</SecretAccessKey>
+      <SessionToken>${BEDROCK_TEST_ASSUMED.sessionToken}</SessionToken>
+      <Expiration>${expiration}</Expiration>
+    </Credentials>
+  </AssumeRoleResult>
+  <ResponseMetadata>
+    <RequestId>mock-sts-request-id</RequestId>
+  </ResponseMetadata>
+</AssumeRoleResponse>
+`;
+      res.writeHead(200, { 'content-type': 'text/xml', 'x-amzn-requestid': 'mock-sts-request-id' });
+      res.end(xml);
+    },
+    (error: unknown) => sendStsError(res, 500, 'InternalFailure', `Mock failure: ${String(error)}`),
+  );
 }

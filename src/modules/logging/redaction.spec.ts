@@ -7,6 +7,17 @@ describe('redaction', () => {
     ).toEqual({ authorization: REDACTED, 'x-gateway-api-key': REDACTED, 'X-Api-Key': REDACTED, 'content-type': 'application/json', accept: 'a, b' });
   });
 
+  it("redacts AWS's per-request secret access key and session token, keeps the access key id and region", () => {
+    expect(
+      redactHeaders({
+        'x-gateway-aws-access-key-id': 'AKIAEXAMPLE',
+        'x-gateway-aws-secret-access-key': 'secret/key',
+        'X-Gateway-Aws-Session-Token': 'token',
+        'x-gateway-aws-region': 'us-east-1',
+      }),
+    ).toEqual({ 'x-gateway-aws-access-key-id': 'AKIAEXAMPLE', 'x-gateway-aws-secret-access-key': REDACTED, 'X-Gateway-Aws-Session-Token': REDACTED, 'x-gateway-aws-region': 'us-east-1' });
+  });
+
   it('hides the credentials of an inline config header but keeps a stored config slug', () => {
     const inline = redactHeaders({ 'x-gateway-config': '{"provider":"openai","api_key":"sk-inline-secret","retry":{"attempts":2}}' });
     expect(JSON.parse(inline['x-gateway-config'])).toEqual({ provider: 'openai', api_key: REDACTED, retry: { attempts: 2 } });

@@ -13,14 +13,21 @@ import { AnthropicMessageAssembler } from './anthropic-message-assembler';
  * came; the gateway reads them to assemble the message for the log (MCP blocks
  * included), its usage (input and cache counts from `message_start`, output from
  * `message_delta`) and time to first token. A malformed event ends the stream.
+ * `unwrap` reads the Anthropic event out of a vendor's own frame (Bedrock's `chunk`s);
+ * the client gets it as Anthropic's SSE event.
  */
 export class AnthropicPassthroughStreamHandler implements SseStreamHandler {
   private readonly assembler = new AnthropicMessageAssembler();
   private complete = false;
 
-  constructor(private readonly context: RequestContext) {}
+  constructor(
+    private readonly context: RequestContext,
+    private readonly unwrap?: (event: EventSourceMessage) => EventSourceMessage | null,
+  ) {}
 
-  onEvent(event: EventSourceMessage): string[] {
+  onEvent(received: EventSourceMessage): string[] {
+    const event = this.unwrap ? this.unwrap(received) : received;
+    if (!event) return [];
     const data = parseStreamEvent(event.data);
     if (typeof data.type !== 'string') throw GatewayError.upstreamMalformed(`The provider sent a stream event without a type: ${event.data.slice(0, 200)}`);
     if (data.type === 'message_stop') this.complete = true;

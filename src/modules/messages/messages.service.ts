@@ -9,6 +9,7 @@ import { ProviderRegistry } from '../../providers/registry';
 import { ChatUpstream } from '../chat/chat-upstream.service';
 import { RouteExecutor } from '../routing/route-executor.service';
 import type { RouteTarget } from '../routing/route-plan';
+import { isEventStream } from '../upstream/aws-event-stream';
 import { relayUpstreamSse } from '../upstream/sse-relay';
 import { OperationSpec, UpstreamAttempt } from '../upstream/upstream-attempt';
 import { MESSAGES_TEXTS } from '../guardrails/operation-texts';
@@ -55,10 +56,20 @@ export class MessagesService {
   }
 
   private async native(context: RequestContext, target: RouteTarget, body: Record<string, unknown>, headers: Record<string, string>): Promise<GatewayResult> {
-    const answer = await this.attempts.send(context, target, body, MESSAGES, headers);
+    const capability = this.registry.get(target.provider).messages!;
+    let answer;
+    try {
+      answer = await this.attempts.send(context, target, body, MESSAGES, headers);
+    } catch (error) {
+      // A vendor that hosts Claude but answers errors its own way (Bedrock): Anthropic's shape on this route.
+      if (!(error instanceof UpstreamHttpError) || !capability.toAnthropicError) throw error;
+      const anthropicError = capability.toAnthropicError(error.status, error.parsedBody(), error.headers);
+      throw new UpstreamHttpError(error.status, Buffer.from(JSON.stringify(anthropicError)), 'application/json', error.headers);
+    }
     const contentType = String(answer.response.headers['content-type'] ?? '');
-    if (context.isStream && contentType.includes('text/event-stream')) {
-      const frames = await relayUpstreamSse(answer.response, context, answer.timeoutMs, new AnthropicPassthroughStreamHandler(context));
+    if (context.isStream && isEventStream(contentType)) {
+      const handler = new AnthropicPassthroughStreamHandler(context, capability.streamEvent?.bind(capability));
+      const frames = await relayUpstreamSse(answer.response, context, answer.timeoutMs, handler);
       return { kind: 'sse', status: answer.response.status, frames };
     }
     return this.attempts.readJson(context, answer, MESSAGES);

@@ -163,15 +163,22 @@ export class RouteResolver {
 
   private targetFromProviderHeader(provider: string, headers: IncomingHttpHeaders, isAdmin: boolean): RouteTarget {
     const adapter = this.registry.get(provider);
-    const apiKey = providerKeyOf(headers);
+    const credentialHeaders = adapter.credentialHeaders;
+    // A provider with credential headers of its own takes its key from there, never from Authorization.
+    const apiKey = credentialHeaders?.key ? (header(headers, credentialHeaders.key) ?? null) : providerKeyOf(headers);
     if (!apiKey && !adapter.credentialOptional) {
       throw GatewayError.invalidRequest(`x-gateway-provider '${provider}' needs the provider key in Authorization: Bearer <key>`, 'authorization');
+    }
+    const providerOptions: Record<string, string> = {};
+    for (const [name, option] of Object.entries(credentialHeaders?.options ?? {})) {
+      const value = header(headers, name);
+      if (value) providerOptions[option] = value;
     }
     const customHost = header(headers, 'x-gateway-custom-host') ?? null;
     if (customHost !== null && !isHttpUrl(customHost)) {
       throw GatewayError.invalidRequest('x-gateway-custom-host must be an http(s) URL', 'x-gateway-custom-host');
     }
-    return { ...blankTarget(adapter.id, apiKey), customHost, privateNetworkAllowed: customHost === null || isAdmin };
+    return { ...blankTarget(adapter.id, apiKey), providerOptions, customHost, privateNetworkAllowed: customHost === null || isAdmin };
   }
 }
 

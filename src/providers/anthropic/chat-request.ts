@@ -38,7 +38,7 @@ const onlyDefault =
   };
 
 /** Extended thinking budgets for OpenAI's efforts (see reasoning-effort.ts); `none` / `minimal` leave thinking off. */
-const THINKING_BUDGETS: Record<string, number | null> = { none: null, minimal: null, ...ANTHROPIC_THINKING_BUDGETS };
+export const THINKING_BUDGETS: Record<string, number | null> = { none: null, minimal: null, ...ANTHROPIC_THINKING_BUDGETS };
 
 /**
  * Each OpenAI parameter Anthropic has, and where it goes. A parameter missing here is one
@@ -160,6 +160,21 @@ export function toAnthropicRequest(body: ChatCompletionBody, ignored = new Ignor
 const MIN_THINKING_BUDGET = 1024;
 
 /**
+ * A thinking budget and the output limit it fits in (the budget is part of `max_tokens` and
+ * below it): without a limit of the client's (`clientMaxTokens` null) the limit grows to
+ * leave room for the answer; a budget that does not fit the client's limit is cut to half
+ * of it; null (named as ignored) when even the smallest budget does not fit. Shared by
+ * every route to Claude (Anthropic, Bedrock's Converse).
+ */
+export function thinkingWithin(budget: number, clientMaxTokens: number | null, ignored: IgnoredParams): { budget: number; maxTokens: number } | null {
+  if (clientMaxTokens === null) return { budget, maxTokens: budget + DEFAULT_MAX_TOKENS };
+  if (budget < clientMaxTokens) return { budget, maxTokens: clientMaxTokens };
+  if (Math.floor(clientMaxTokens / 2) >= MIN_THINKING_BUDGET) return { budget: Math.floor(clientMaxTokens / 2), maxTokens: clientMaxTokens };
+  ignored.ignore('reasoning_effort', `max_tokens ${clientMaxTokens} leaves no room for Anthropic's smallest thinking budget (${MIN_THINKING_BUDGET}) and an answer`);
+  return null;
+}
+
+/**
  * Extended thinking (mapped from `reasoning_effort`) under the rules Anthropic sets and
  * OpenAI's effort does not know:
  *  - a turn that calls tools must start with the signed thinking block that led to the
@@ -180,17 +195,14 @@ function fitThinking(request: AnthropicRequest, body: ChatCompletionBody, ignore
     ignored.ignore('reasoning_effort', "a turn that calls tools must start with Anthropic's signed thinking, which a chat history does not carry");
     return;
   }
-  if (body.max_tokens == null && body.max_completion_tokens == null) {
-    request.max_tokens = thinking.budget_tokens + DEFAULT_MAX_TOKENS;
-  } else if (thinking.budget_tokens < request.max_tokens) {
-    // Fits as it is.
-  } else if (Math.floor(request.max_tokens / 2) >= MIN_THINKING_BUDGET) {
-    thinking.budget_tokens = Math.floor(request.max_tokens / 2);
-  } else {
+  const clientLimit = body.max_tokens == null && body.max_completion_tokens == null ? null : request.max_tokens;
+  const fit = thinkingWithin(thinking.budget_tokens, clientLimit, ignored);
+  if (!fit) {
     delete request.thinking;
-    ignored.ignore('reasoning_effort', `max_tokens ${request.max_tokens} leaves no room for Anthropic's smallest thinking budget (${MIN_THINKING_BUDGET}) and an answer`);
     return;
   }
+  thinking.budget_tokens = fit.budget;
+  request.max_tokens = fit.maxTokens;
   if (request.temperature !== undefined && request.temperature !== 1) throw invalid('temperature must be 1 or unset with reasoning_effort on Anthropic (extended thinking)', 'temperature');
   if (typeof request.top_p === 'number' && request.top_p < 0.95) throw invalid('top_p must be at least 0.95 or unset with reasoning_effort on Anthropic (extended thinking)', 'top_p');
   const forced = (request.tool_choice as { type?: string } | undefined)?.type;

@@ -44,8 +44,10 @@ const assumedRoles = new Map<string, CachedCredentials>();
  * The credentials a Bedrock target signs with:
  * - the virtual key's `key` as the secret access key with `provider_options.aws_access_key_id`
  *   (and `aws_session_token` when temporary);
- * - with no key and no access key id, the AWS default credential chain of the gateway's
- *   own environment;
+ * - per request, `x-gateway-aws-secret-access-key` as the key with the access key id,
+ *   session token and region headers as those options (see the adapter's credentialHeaders);
+ * - with no key and no access key id, on a virtual key only, the AWS default credential
+ *   chain of the gateway's own environment (a header route without keys is a 400);
  * - then, with `provider_options.aws_role_arn`, that role assumed through STS by the
  *   identity above (`aws_external_id` passed on), e.g. a Bedrock account other than the gateway's.
  */
@@ -89,6 +91,14 @@ async function baseCredentials(target: RouteTarget): Promise<AwsCredentialIdenti
   }
   if (accessKeyId) {
     throw GatewayError.invalidRequest(`Provider bedrock has the access key id ${accessKeyId.slice(0, 4)}… but no secret access key: set it as the virtual key's key (or x-gateway-aws-secret-access-key)`, 'key');
+  }
+  // The gateway's own identity is an operator's to hand out: through a virtual key only,
+  // never to whoever names the provider in a header (or an inline config).
+  if (target.virtualKeyId === null) {
+    throw GatewayError.invalidRequest(
+      "Provider bedrock needs AWS credentials: x-gateway-aws-access-key-id and x-gateway-aws-secret-access-key (with x-gateway-provider: bedrock), or a virtual key; the gateway's own AWS identity serves virtual keys only",
+      'x-gateway-aws-secret-access-key',
+    );
   }
   environmentCredentials ??= new CachedCredentials(fromNodeProviderChain());
   try {

@@ -3,25 +3,12 @@ import type { RouteTarget } from '../../modules/routing/route-plan';
 import type { ChatTranslation } from '../chat-format';
 import { IgnoredParams } from '../ignored-params';
 import type { ProviderAdapter, UpstreamRequest } from '../provider-adapter';
-import { awsRegion, signAwsRequest } from './aws-signing';
+import { signAwsRequest } from './aws-signing';
+import { AWS_EVENT_STREAM_TYPE, modelUrl } from './bedrock-urls';
+import { bedrockMessages } from './invoke-messages';
 import { toConverseRequest } from './converse-request';
 import { toChatCompletion, toOpenAIError } from './converse-response';
 import { ConverseChatStreamDecoder } from './converse-stream';
-
-/** The Bedrock Runtime endpoint of a target: its `custom_host` (a VPC endpoint, a proxy), else the region's. */
-export function bedrockBaseUrl(target: RouteTarget): string {
-  const region = awsRegion(target);
-  return (target.customHost ?? `https://bedrock-runtime.${region}.amazonaws.com`).replace(/\/+$/, '');
-}
-
-/**
- * The path of a model's method. Model ids are Bedrock's own, inference profiles
- * (`us.`/`eu.`/`global.` …) and ARNs included; the id is one path segment, so its `:`
- * and `/` (an ARN's) are escaped.
- */
-export function modelUrl(target: RouteTarget, model: string, method: string): string {
-  return `${bedrockBaseUrl(target)}/model/${encodeURIComponent(model)}/${method}`;
-}
 
 const translation: ChatTranslation = {
   toChatCompletion,
@@ -38,7 +25,7 @@ function buildChatRequest(body: Record<string, unknown>, target: RouteTarget): U
   return {
     method: 'POST',
     url: modelUrl(target, body.model, stream ? 'converse-stream' : 'converse'),
-    headers: { 'content-type': 'application/json', accept: stream ? 'application/vnd.amazon.eventstream' : 'application/json' },
+    headers: { 'content-type': 'application/json', accept: stream ? AWS_EVENT_STREAM_TYPE : 'application/json' },
     body: JSON.stringify(request),
     ignoredParams: ignored.list(),
   };
@@ -54,5 +41,16 @@ export const bedrockAdapter: ProviderAdapter = {
   credentialOptional: true,
   requiresCustomHost: false,
   chatCompletions: { buildRequest: buildChatRequest, translation },
+  // Claude natively (InvokeModel); other models reach /v1/messages through the chat bridge and Converse.
+  messages: bedrockMessages,
   signRequest: (request, target) => signAwsRequest(request, target, 'bedrock'),
+  // Per request (CONTRACT section 9); without them a header route has no AWS identity at all (see aws-credentials.ts).
+  credentialHeaders: {
+    key: 'x-gateway-aws-secret-access-key',
+    options: {
+      'x-gateway-aws-access-key-id': 'aws_access_key_id',
+      'x-gateway-aws-session-token': 'aws_session_token',
+      'x-gateway-aws-region': 'aws_region',
+    },
+  },
 };

@@ -1,7 +1,9 @@
 import { GatewayError } from '../../common/errors/gateway-error';
 import type { ChatCompletionBody } from '../chat-format';
 import { IgnoredParams, OPENAI_DELIVERY_PARAMS } from '../ignored-params';
+import { THINKING_BUDGETS, thinkingWithin } from '../anthropic/chat-request';
 import { ContentBlock, ConverseMessage, toConverseMessages } from './converse-messages';
+import { isBedrockClaude } from './invoke-messages';
 
 /** A Converse request body (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html), the model being in the path. */
 export interface ConverseRequest {
@@ -9,6 +11,8 @@ export interface ConverseRequest {
   system?: ContentBlock[];
   inferenceConfig?: Record<string, unknown>;
   toolConfig?: { tools: unknown[]; toolChoice?: Record<string, unknown> };
+  /** Fields the model itself takes beyond Converse's (Claude's `thinking`). */
+  additionalModelRequestFields?: Record<string, unknown>;
 }
 
 const invalid = (message: string, param: string) => GatewayError.invalidRequest(message, param);
@@ -63,6 +67,13 @@ const PARAMETERS: Record<string, (value: unknown, request: ConverseRequest, body
   parallel_tool_calls: (value) => {
     if (value !== true) throw unsupported('parallel_tool_calls', 'parallel_tool_calls: false');
   },
+  // Claude's extended thinking, passed to the model as its own field; other Converse models have no budget to set.
+  reasoning_effort: (value, request, body) => {
+    if (typeof body.model !== 'string' || !isBedrockClaude(body.model)) throw unsupported('reasoning_effort', 'reasoning_effort for models other than Claude');
+    const budget = typeof value === 'string' && Object.hasOwn(THINKING_BUDGETS, value) ? THINKING_BUDGETS[value] : undefined;
+    if (budget === undefined) throw invalid('reasoning_effort must be none, minimal, low, medium, high or xhigh', 'reasoning_effort');
+    if (budget !== null) request.additionalModelRequestFields = { ...request.additionalModelRequestFields, thinking: { type: 'enabled', budget_tokens: budget } };
+  },
   response_format: (value) => {
     if ((value as Record<string, unknown>)?.type !== 'text') throw unsupported('response_format.type', `response_format of type ${JSON.stringify((value as Record<string, unknown>)?.type)}`);
   },
@@ -113,5 +124,40 @@ export function toConverseRequest(body: ChatCompletionBody, ignored = new Ignore
     apply(value, request, body, ignored);
   }
   if (request.toolConfig && !request.toolConfig.tools.length) throw invalid('tool_choice needs tools', 'tool_choice');
+  if (request.additionalModelRequestFields?.thinking) fitThinking(request, ignored);
   return request;
+}
+
+/**
+ * Claude's extended thinking on Converse under Anthropic's rules (as the Anthropic adapter
+ * applies them): no thinking while a tool call is pending (the history has no signed
+ * thinking block to start the turn with), the budget fitted below `maxTokens`, and
+ * temperature, top_p and a forced tool call that do not go with thinking refused.
+ */
+function fitThinking(request: ConverseRequest, ignored: IgnoredParams): void {
+  const thinking = request.additionalModelRequestFields!.thinking as { type: 'enabled'; budget_tokens: number };
+  const dropThinking = () => {
+    const { thinking: _dropped, ...rest } = request.additionalModelRequestFields!;
+    if (Object.keys(rest).length) request.additionalModelRequestFields = rest;
+    else delete request.additionalModelRequestFields;
+  };
+  const lastAssistant = request.messages.findLast((message) => message.role === 'assistant');
+  if (lastAssistant?.content.some((block) => 'toolUse' in block)) {
+    dropThinking();
+    ignored.ignore('reasoning_effort', "a turn that calls tools must start with Claude's signed thinking, which a chat history does not carry");
+    return;
+  }
+  const config = inference(request);
+  const fit = thinkingWithin(thinking.budget_tokens, typeof config.maxTokens === 'number' ? config.maxTokens : null, ignored);
+  if (!fit) {
+    dropThinking();
+    if (!Object.keys(config).length) delete request.inferenceConfig;
+    return;
+  }
+  thinking.budget_tokens = fit.budget;
+  config.maxTokens = fit.maxTokens;
+  if (config.temperature !== undefined && config.temperature !== 1) throw invalid('temperature must be 1 or unset with reasoning_effort on Claude (extended thinking)', 'temperature');
+  if (typeof config.topP === 'number' && config.topP < 0.95) throw invalid('top_p must be at least 0.95 or unset with reasoning_effort on Claude (extended thinking)', 'top_p');
+  const choice = request.toolConfig?.toolChoice;
+  if (choice && ('any' in choice || 'tool' in choice)) throw invalid('tool_choice cannot force a tool call with reasoning_effort on Claude (extended thinking)', 'tool_choice');
 }

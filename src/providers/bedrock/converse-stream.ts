@@ -26,7 +26,7 @@ export class ConverseChatStreamDecoder implements ChatStreamDecoder {
 
   onEvent(event: EventSourceMessage): ChatCompletionChunk[] {
     const type = event.event ?? '';
-    if (type.startsWith('exception:') || type.startsWith('error:')) throw streamError(type, event.data);
+    if (type.startsWith('exception:') || type.startsWith('error:')) throw converseStreamError(type, event.data);
     const payload = parseStreamEvent(event.data, 'bedrock');
     if (this.complete) return [];
     const chunks: ChatCompletionChunk[] = [];
@@ -93,10 +93,10 @@ export class ConverseChatStreamDecoder implements ChatStreamDecoder {
 }
 
 /**
- * An exception frame as the error that ends the stream: the status AWS gives the same
+ * An exception frame (ConverseStream's, InvokeModelWithResponseStream's) as the error that ends the stream: the status AWS gives the same
  * error as an HTTP answer (a throttle is a 429), the message as toOpenAIError words it.
  */
-function streamError(type: string, data: string): GatewayError {
+export function converseStreamError(type: string, data: string): GatewayError {
   const name = awsErrorName(type.slice(type.indexOf(':') + 1));
   let body: unknown = data;
   try {

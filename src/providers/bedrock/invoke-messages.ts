@@ -1,0 +1,75 @@
+import type { EventSourceMessage } from 'eventsource-parser';
+import { GatewayError } from '../../common/errors/gateway-error';
+import type { RouteTarget } from '../../modules/routing/route-plan';
+import { anthropicErrorType } from '../../common/errors/anthropic-error';
+import type { MessagesCapability, UpstreamRequest } from '../provider-adapter';
+import { parseStreamEvent } from '../stream-event';
+import { toOpenAIError } from './converse-response';
+import { converseStreamError } from './converse-stream';
+import { AWS_EVENT_STREAM_TYPE, modelUrl } from './bedrock-urls';
+
+/**
+ * Claude on Bedrock speaks Anthropic's Messages API through InvokeModel
+ * (`POST /model/{id}/invoke`) and InvokeModelWithResponseStream
+ * (`/invoke-with-response-stream`): the body is the Messages body without `model` (in the
+ * URL) and `stream` (in the method), with `anthropic_version: "bedrock-2023-05-31"`; betas
+ * go in the body as `anthropic_beta: [...]`, not as a header. The JSON answer is Anthropic's
+ * message; the stream is AWS's binary event stream whose `chunk` events carry
+ * `{"bytes": "<base64 of one Anthropic stream event>"}`.
+ */
+
+/** The API version Bedrock's Claude models take, in the body. */
+export const BEDROCK_ANTHROPIC_VERSION = 'bedrock-2023-05-31';
+
+/**
+ * Claude model ids on Bedrock: `anthropic.claude-…`, also behind a cross-region inference
+ * profile (`us.`, `eu.`, `apac.`, `global.`, … prefixes).
+ */
+export function isBedrockClaude(model: string): boolean {
+  return /^([a-z]{2,6}(-[a-z]+)?\.)?anthropic\.claude/.test(model);
+}
+
+function invokeRequest(body: Record<string, unknown>, target: RouteTarget, clientHeaders: Record<string, string> = {}): UpstreamRequest {
+  const { model, stream, ...rest } = body;
+  if (typeof model !== 'string' || !model) throw GatewayError.invalidRequest('model must be a string naming a Bedrock model id or inference profile', 'model');
+  const beta = clientHeaders['anthropic-beta'] || target.providerOptions.anthropic_beta;
+  const betas = beta ? beta.split(',').map((value) => value.trim()).filter(Boolean) : [];
+  const payload: Record<string, unknown> = { anthropic_version: BEDROCK_ANTHROPIC_VERSION, ...rest };
+  if (betas.length) payload.anthropic_beta = betas;
+  const streamed = stream === true;
+  return {
+    method: 'POST',
+    url: modelUrl(target, model, streamed ? 'invoke-with-response-stream' : 'invoke'),
+    headers: { 'content-type': 'application/json', accept: streamed ? AWS_EVENT_STREAM_TYPE : 'application/json' },
+    body: JSON.stringify(payload),
+  };
+}
+
+/**
+ * One frame of InvokeModelWithResponseStream as the Anthropic SSE event it carries; an
+ * exception frame (a throttle, a model error mid-stream) throws, so the stream ends with an
+ * Anthropic error event. Other event types (none today) are dropped.
+ */
+function unwrapChunk(event: EventSourceMessage): EventSourceMessage | null {
+  const type = event.event ?? '';
+  if (type.startsWith('exception:') || type.startsWith('error:')) throw converseStreamError(type, event.data);
+  if (type !== 'chunk') return null;
+  const payload = parseStreamEvent(event.data, 'bedrock');
+  if (typeof payload.bytes !== 'string') throw GatewayError.upstreamMalformed('Provider bedrock sent a chunk event without bytes');
+  const data = Buffer.from(payload.bytes, 'base64').toString('utf8');
+  const inner = parseStreamEvent(data, 'bedrock');
+  return { event: typeof inner.type === 'string' ? inner.type : undefined, data, id: undefined };
+}
+
+/** An AWS error answer (`{"message": …}`, its name in `x-amzn-errortype`) in Anthropic's error shape, worded as for chat. */
+function toAnthropicError(status: number, body: unknown, headers?: Record<string, string>): Record<string, unknown> {
+  const { error } = toOpenAIError(status, body, headers);
+  return { type: 'error', error: { type: anthropicErrorType(error.type, status), message: error.message } };
+}
+
+export const bedrockMessages: MessagesCapability = {
+  servesModel: isBedrockClaude,
+  buildRequest: invokeRequest,
+  streamEvent: unwrapChunk,
+  toAnthropicError,
+};
