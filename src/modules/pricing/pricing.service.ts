@@ -123,6 +123,23 @@ export class PricingService {
     return typeof perMillion === 'number' ? Math.round(perMillion * trainedTokens * 1e4) / 1e10 : null;
   }
 
+  /**
+   * The local table's prices a provider uses (its own or, for an alias, its owner's): the
+   * `providers` section, and DALL·E's per-image prices (`per_image` at OpenAI's defaults,
+   * standard 1024x1024, the whole table by quality and size alongside).
+   */
+  localEntries(provider: string): { model: string; price: ModelPrice; imagePrices?: Record<string, Record<string, number>> }[] {
+    const models = this.localSection(this.table.providers, provider) ?? {};
+    const entries: { model: string; price: ModelPrice; imagePrices?: Record<string, Record<string, number>> }[] = Object.entries(models).map(([model, fields]) => ({
+      model,
+      price: priceFromFields(fields),
+    }));
+    for (const [model, byQuality] of Object.entries(this.localSection(this.table.images, provider) ?? {})) {
+      entries.push({ model, price: priceFromFields({ per_image: byQuality.standard?.['1024x1024'] ?? null }), imagePrices: byQuality });
+    }
+    return entries;
+  }
+
   private localPrice(provider: string, model: string): ModelPrice | undefined {
     const p = provider.toLowerCase();
     const owner = this.table.aliases[p] ?? p;
