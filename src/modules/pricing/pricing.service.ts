@@ -94,8 +94,10 @@ export class PricingService {
         audio.cached * rate(price.cachedAudioInput ?? price.audioInput!) +
         audio.output * rate(price.audioOutput ?? price.output);
     }
-    const perUnit =
-      (usage.audioSeconds ?? 0) * (price.perSecond ?? 0) + (usage.characters ?? 0) * (price.perCharacter ?? 0) + (usage.webSearches ?? 0) * (price.perSearch ?? 0);
+    const searches = (usage.webSearches ?? 0) + (usage.searchUnits ?? 0);
+    // A rerank billed only by search units is unpriced without a per-search price (never a made-up 0).
+    if (usage.searchUnits && price.perSearch === null) return null;
+    const perUnit = (usage.audioSeconds ?? 0) * (price.perSecond ?? 0) + (usage.characters ?? 0) * (price.perCharacter ?? 0) + searches * (price.perSearch ?? 0);
     // USD rounded to 1e-10 to drop float noise.
     return Math.round((perMillion / 1e6 + perUnit) * 1e10) / 1e10;
   }
