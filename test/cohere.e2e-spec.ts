@@ -8,7 +8,7 @@
 import OpenAI from 'openai';
 import { call, createVirtualKey, expectError, logOf, openai } from './support/e2e-helpers';
 import { MockUpstream, startMockUpstream } from './support/mock-upstream';
-import { startTestGateway, TestGateway } from './support/test-gateway';
+import { admin, startTestGateway, TestGateway } from './support/test-gateway';
 
 const COHERE_SECRET = 'cohere-secret-key-424242';
 const WEATHER_TOOL = {
@@ -178,7 +178,7 @@ describe('cohere', () => {
   });
 
   describe('POST /v1/rerank', () => {
-    it('ranks the documents best first with their texts, logged as rerank with search units and no cost', async () => {
+    it('ranks the documents best first with their texts, logged as rerank with its search units at $2 per 1,000 searches', async () => {
       const response = await call(gateway, '/v1/rerank', {
         headers: { 'x-gateway-virtual-key': 'cohere-prod' },
         body: { model: 'rerank-v3.5', query: 'weather in Berlin', documents: [DOCUMENTS[0], { text: DOCUMENTS[1] }, DOCUMENTS[2]], top_n: 2, return_documents: true, user: 'erin' },
@@ -199,8 +199,24 @@ describe('cohere', () => {
       expect(sent.body).toEqual({ model: 'rerank-v3.5', query: 'weather in Berlin', documents: DOCUMENTS, top_n: 2 });
 
       const log = await logOf(gateway, response.headers.get('x-gateway-request-id'));
-      expect(log).toMatchObject({ operation: 'rerank', provider: 'cohere', model: 'rerank-v3.5', user: 'erin', status_code: 200, prompt_tokens: null, cost_usd: null });
+      expect(log).toMatchObject({ operation: 'rerank', provider: 'cohere', model: 'rerank-v3.5', user: 'erin', status_code: 200, prompt_tokens: 0, billed_units: { search_units: 1 } });
+      expect(log.cost_usd).toBeCloseTo(0.002, 12);
       expect(log.response_body.usage).toEqual({ search_units: 1 });
+    });
+
+    it('an override sets the per-search price; 150 documents are two search units', async () => {
+      expect((await admin(gateway, 'POST', '/v1/prices', { provider: 'cohere', model: 'rerank-english-v3.0', input: 0, output: 0, per_search: 0.005 })).status).toBe(201);
+      const documents = Array.from({ length: 150 }, (_, i) => `document ${i}`);
+      const response = await call(gateway, '/v1/rerank', { headers: { 'x-gateway-virtual-key': 'cohere-prod' }, body: { model: 'rerank-english-v3.0', query: 'cats', documents } });
+      expect(response.status).toBe(200);
+      const log = await logOf(gateway, response.headers.get('x-gateway-request-id'));
+      expect(log.billed_units).toEqual({ search_units: 2 });
+      expect(log.cost_usd).toBeCloseTo(0.01, 12);
+      expect((await call(gateway, '/v1/prices/cohere/rerank-english-v3.0', { method: 'DELETE' })).status).toBe(204);
+
+      // A rerank model nothing prices per search: no cost rather than a made-up 0.
+      const unpriced = await call(gateway, '/v1/rerank', { headers: { 'x-gateway-virtual-key': 'cohere-prod' }, body: { model: 'rerank-unknown-v9', query: 'cats', documents: DOCUMENTS } });
+      expect((await logOf(gateway, unpriced.headers.get('x-gateway-request-id'))).cost_usd).toBeNull();
     });
 
     it('leaves documents out unless asked, and checks what the gateway reads', async () => {
@@ -230,7 +246,13 @@ describe('cohere', () => {
       expect(response.body.results[0].document).toBeUndefined();
       expect(upstream()).toMatchObject({ path: '/v1/rerank', headers: { authorization: 'Bearer vllm-key' } });
       const log = await logOf(gateway, response.headers.get('x-gateway-request-id'));
-      expect(log).toMatchObject({ operation: 'rerank', provider: 'openai-compatible', model: 'bge-reranker-v2-m3', prompt_tokens: 21, total_tokens: 21, cost_usd: null });
+      expect(log).toMatchObject({ operation: 'rerank', provider: 'openai-compatible', model: 'bge-reranker-v2-m3', prompt_tokens: 21, total_tokens: 21, billed_units: null, cost_usd: null });
+
+      // With a token price (an override for the self-hosted model), the tokens are priced at the input rate.
+      expect((await admin(gateway, 'POST', '/v1/prices', { provider: 'openai-compatible', model: 'bge-reranker-v2-m3', input: 0.5, output: 0 })).status).toBe(201);
+      const priced = await call(gateway, '/v1/rerank', { headers, body: { model: 'bge-reranker-v2-m3', query: 'cats', documents: DOCUMENTS, top_n: 1 } });
+      expect((await logOf(gateway, priced.headers.get('x-gateway-request-id'))).cost_usd).toBeCloseTo((21 * 0.5) / 1e6, 12);
+      expect((await call(gateway, '/v1/prices/openai-compatible/bge-reranker-v2-m3', { method: 'DELETE' })).status).toBe(204);
     });
   });
 });

@@ -5,10 +5,11 @@
  * but never stored, validation, Azure, and the routing engine (fallback).
  * The mock's rules are in test/support/mock-openai-responses.ts.
  */
+import { calcPrice } from '@pydantic/genai-prices';
 import OpenAI from 'openai';
 import { call, createVirtualKey, expectError, logOf, openai } from './support/e2e-helpers';
 import { MockUpstream, startMockUpstream } from './support/mock-upstream';
-import { startTestGateway, TestGateway } from './support/test-gateway';
+import { admin, startTestGateway, TestGateway } from './support/test-gateway';
 
 const OPENAI_SECRET = 'sk-responses-secret-999999';
 const MCP_BEARER = 'Bearer mcp-secret-token-121212';
@@ -76,13 +77,30 @@ describe('responses through the gateway with the OpenAI SDK', () => {
       reasoning_tokens: 5,
       status_code: 200,
     });
-    expect(log.cost_usd).toBeCloseTo((usage.input_tokens * 1.1 + usage.output_tokens * 4.4) / 1e6, 12);
+    // The web_search_call item is one search, at the catalog's per-search price for o4-mini.
+    expect(kinds.filter((kind) => kind === 'web_search_call')).toHaveLength(1);
+    expect(log.billed_units).toEqual({ web_searches: 1 });
+    const perSearch = (calcPrice({}, 'o4-mini', { providerId: 'openai' })!.model_price.web_searches_kcount as number) / 1000;
+    expect(perSearch).toBeGreaterThan(0);
+    expect(log.cost_usd).toBeCloseTo((usage.input_tokens * 1.1 + usage.output_tokens * 4.4) / 1e6 + perSearch, 12);
     expect(log.response_body.id).toBe(data.id);
     // MCP headers reach the provider but are never stored.
     expect(sent.body.tools[3].headers.Authorization).toBe(MCP_BEARER);
     expect(log.request_body.tools[3].headers).toEqual({ Authorization: '[REDACTED]' });
     const stored = await gateway.dataSource.query('select request_body::text || response_body::text as text from request_logs where id = $1', [log.id]);
     expect(stored[0].text).not.toContain('mcp-secret-token');
+  });
+
+  it('prices the web searches of a streamed answer at an override’s per-search price', async () => {
+    expect((await admin(gateway, 'POST', '/v1/prices', { provider: 'openai', model: 'gpt-4o-mini', input: 1, output: 2, per_search: 0.05 })).status).toBe(201);
+    const { data, response } = await client.responses.create({ model: 'gpt-4o-mini', input: 'news of today', tools: [{ type: 'web_search' }], stream: true }).withResponse();
+    let completed: OpenAI.Responses.Response | undefined;
+    for await (const event of data) if (event.type === 'response.completed') completed = event.response;
+    expect(completed!.output.some((item) => item.type === 'web_search_call')).toBe(true);
+    const log = await logOf(gateway, response.headers.get('x-gateway-request-id'));
+    expect(log.billed_units).toEqual({ web_searches: 1 });
+    expect(log.cost_usd).toBeCloseTo((completed!.usage!.input_tokens * 1 + completed!.usage!.output_tokens * 2) / 1e6 + 0.05, 12);
+    expect((await call(gateway, '/v1/prices/openai/gpt-4o-mini', { method: 'DELETE' })).status).toBe(204);
   });
 
   it('relays the typed event stream event by event, in the provider order, and logs the final response', async () => {

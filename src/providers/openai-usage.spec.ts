@@ -1,4 +1,4 @@
-import { usageFromOpenAI, usageFromOpenAIImages, usageFromOpenAIResponses } from './openai-usage';
+import { usageFromOpenAI, usageFromOpenAIImages, usageFromOpenAIResponse, usageFromOpenAIResponses } from './openai-usage';
 
 describe('OpenAI usage mapping', () => {
   it('embeddings: prompt tokens only', () => {
@@ -44,5 +44,18 @@ describe('OpenAI usage mapping', () => {
     const usage = { input_tokens: 36, input_tokens_details: { cached_tokens: 18 }, output_tokens: 9, output_tokens_details: { reasoning_tokens: 5 }, total_tokens: 45 };
     expect(usageFromOpenAIResponses(usage)).toEqual({ promptTokens: 36, completionTokens: 9, totalTokens: 45, cachedTokens: 18, cacheWriteTokens: 0, reasoningTokens: 5 });
     expect(usageFromOpenAIResponses(null)).toBeNull();
+  });
+
+  it('a Responses answer: one web search per web_search_call item', () => {
+    const usage = { input_tokens: 30, output_tokens: 9, total_tokens: 39 };
+    const output = [
+      { type: 'web_search_call', status: 'completed', action: { type: 'search', query: 'a' } },
+      { type: 'message', content: [] },
+      { type: 'web_search_call', status: 'completed', action: { type: 'open_page', url: 'https://example.com' } },
+    ];
+    expect(usageFromOpenAIResponse({ usage, output })).toMatchObject({ promptTokens: 30, completionTokens: 9, webSearches: 2 });
+    expect(usageFromOpenAIResponse({ usage, output: [{ type: 'message' }] })?.webSearches).toBeUndefined();
+    expect(usageFromOpenAIResponse({ output })).toBeNull();
+    expect(usageFromOpenAIResponse({ usage, output: 'junk' })).toMatchObject({ promptTokens: 30 });
   });
 });

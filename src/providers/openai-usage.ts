@@ -20,11 +20,13 @@ function tokenUsage(prompt: unknown, completion: unknown, total: unknown, cached
  * OpenAI's `usage` object of chat completions and embeddings in normalised form
  * (embeddings report only `prompt_tokens` and `total_tokens`: no completion tokens).
  * `prompt_tokens_details.cache_write_tokens` is the gateway's own addition, set when
- * it translated a vendor that bills prompt-cache writes apart (Anthropic).
+ * it translated a vendor that bills prompt-cache writes apart (Anthropic), and so is
+ * `server_tool_use.web_search_requests` (the searches Anthropic's web search tool ran).
  */
 export function usageFromOpenAI(usage: Record<string, any> | null | undefined): NormalizedUsage | null {
   if (!usage || typeof usage !== 'object') return null;
-  return tokenUsage(
+  const webSearches = count(usage.server_tool_use?.web_search_requests);
+  const tokens = tokenUsage(
     usage.prompt_tokens,
     usage.completion_tokens,
     usage.total_tokens,
@@ -32,6 +34,7 @@ export function usageFromOpenAI(usage: Record<string, any> | null | undefined): 
     usage.completion_tokens_details?.reasoning_tokens,
     usage.prompt_tokens_details?.cache_write_tokens,
   );
+  return webSearches ? { ...tokens, webSearches } : tokens;
 }
 
 /**
@@ -47,6 +50,18 @@ export function usageFromOpenAIResponses(usage: Record<string, any> | null | und
     usage.input_tokens_details?.cached_tokens,
     usage.output_tokens_details?.reasoning_tokens,
   );
+}
+
+/**
+ * A whole Responses API answer's usage: its `usage`, and the web searches it ran, one per
+ * `web_search_call` output item (OpenAI bills web search per tool call; the usage object
+ * does not count them).
+ */
+export function usageFromOpenAIResponse(response: Record<string, any> | null | undefined): NormalizedUsage | null {
+  const usage = usageFromOpenAIResponses(response?.usage);
+  if (!usage || !Array.isArray(response?.output)) return usage;
+  const webSearches = response.output.filter((item: unknown) => (item as { type?: unknown } | null)?.type === 'web_search_call').length;
+  return webSearches ? { ...usage, webSearches } : usage;
 }
 
 /**

@@ -23,6 +23,8 @@ export interface NormalizedUsage {
   audioSeconds?: number;
   characters?: number;
   webSearches?: number;
+  /** Searches a reranker bills (Cohere's search units: one per query and up to 100 documents), priced per search like web searches. */
+  searchUnits?: number;
 }
 
 export function emptyUsage(): NormalizedUsage {

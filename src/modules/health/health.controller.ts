@@ -4,6 +4,7 @@ import type { Response } from 'express';
 import { DataSource } from 'typeorm';
 import { Public } from '../../common/context/request-context.decorator';
 import { LogWriter } from '../logging/log-writer.service';
+import { CATALOG_PACKAGE } from '../pricing/price-catalog';
 
 @ApiTags('health')
 @Controller('health')
@@ -15,12 +16,12 @@ export class HealthController {
 
   @Get()
   @Public()
-  @ApiOperation({ summary: 'Liveness and database reachability; 503 while the database is down' })
+  @ApiOperation({ summary: 'Liveness and database reachability (503 while the database is down), and the price catalog’s package and version' })
   async health(@Res() res: Response): Promise<void> {
     const database = await Promise.race([
       this.dataSource.query('select 1').then(() => 'up', () => 'down'),
       new Promise<string>((done) => setTimeout(() => done('down'), 2000).unref()),
     ]);
-    res.status(database === 'up' ? 200 : 503).json({ status: database === 'up' ? 'ok' : 'degraded', database, pending_logs: this.logWriter.pending() });
+    res.status(database === 'up' ? 200 : 503).json({ status: database === 'up' ? 'ok' : 'degraded', database, pending_logs: this.logWriter.pending(), price_catalog: CATALOG_PACKAGE });
   }
 }

@@ -86,6 +86,7 @@ export function toLogResponse(log: RequestLogEntity): Record<string, unknown> {
     total_tokens: log.totalTokens,
     cached_tokens: log.cachedTokens,
     reasoning_tokens: log.reasoningTokens,
+    billed_units: log.billedUnits ?? null,
     cost_usd: log.costUsd,
     latency_ms: log.latencyMs,
     ttft_ms: log.ttftMs,

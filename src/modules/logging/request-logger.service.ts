@@ -7,6 +7,7 @@ import type { Environment } from '../../config/environment';
 import { BudgetSettlement, settlementsOf } from '../budgets/budget-ledger.service';
 import { TokenSettlement, tokenSettlementsOf } from '../budgets/rate-limiter.service';
 import { MetricsService } from '../metrics/metrics.service';
+import type { NormalizedUsage } from '../../providers/usage';
 import { PricingService } from '../pricing/pricing.service';
 import { LogWriter } from './log-writer.service';
 import { redactBody, redactHeaders } from './redaction';
@@ -145,6 +146,7 @@ export class RequestLogger {
       totalTokens: usage?.totalTokens ?? null,
       cachedTokens: usage?.cachedTokens ?? null,
       reasoningTokens: usage?.reasoningTokens ?? null,
+      billedUnits: usage ? billedUnits(usage) : null,
       costUsd: cost,
       latencyMs: context.elapsedMs(),
       ttftMs: context.ttftMs,
@@ -158,4 +160,14 @@ export class RequestLogger {
       ignoredParams: context.ignoredParams.length ? context.ignoredParams : null,
     };
   }
+}
+
+/** The non-token quantities a request was billed for, in the log's names; null when there are none. */
+export function billedUnits(usage: NormalizedUsage): Record<string, number> | null {
+  const units: Record<string, number> = {};
+  if (usage.searchUnits) units.search_units = usage.searchUnits;
+  if (usage.webSearches) units.web_searches = usage.webSearches;
+  if (usage.audioSeconds) units.audio_seconds = usage.audioSeconds;
+  if (usage.characters) units.characters = usage.characters;
+  return Object.keys(units).length ? units : null;
 }

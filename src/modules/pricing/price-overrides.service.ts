@@ -1,12 +1,13 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { GatewayError } from '../../common/errors/gateway-error';
+import { listPage } from '../../common/http/list.dto';
 import { ProviderRegistry } from '../../providers/registry';
 import { KeyChangeNotifier } from '../keys/key-change-notifier.service';
 import type { PriceUpsertDto } from './dto/price.dto';
 import { CATALOG_PACKAGE, catalogModels } from './price-catalog';
 import { PRICE_FIELDS, priceToFields, type PriceFields } from './price-fields';
-import { PricingService } from './pricing.service';
+import { PricingService, type PriceSource } from './pricing.service';
 
 interface OverrideRow extends PriceFields {
   provider: string;
@@ -59,30 +60,45 @@ export class PriceOverridesService implements OnModuleInit {
     await this.changes.changed('prices');
   }
 
-  /** The catalog's entries for the provider (or the one that prices `model`) and the overrides, each with its source. */
-  async list(provider?: string, model?: string): Promise<Record<string, unknown>> {
+  /**
+   * `GET /v1/prices`: the prices of every provider the gateway routes to (or the one asked
+   * for), each with its source: the operator's overrides, the local table's, and the
+   * catalog's own list for the provider. With `model`, the price that applies to that name
+   * (matched as requests are: dated snapshots, fallbacks) and, where an override hides it,
+   * the one underneath, so both can be compared. Ordered by provider, model, then source in
+   * the order they win (override, local, catalog), and paged with an opaque cursor on that key.
+   */
+  async list(query: { provider?: string; model?: string; limit?: number; cursor?: string }): Promise<Record<string, unknown>> {
+    const { provider, model } = query;
+    const limit = query.limit ?? 50;
+    const after = query.cursor === undefined ? null : parseCursor(query.cursor);
     const conditions: string[] = [];
     const params: string[] = [];
     if (provider) conditions.push(`provider = $${params.push(provider)}`);
     if (model) conditions.push(`model = $${params.push(model)}`);
     const rows = (await this.dataSource.query(
-      `select * from price_overrides ${conditions.length ? `where ${conditions.join(' and ')}` : ''} order by provider, model`,
+      `select * from price_overrides ${conditions.length ? `where ${conditions.join(' and ')}` : ''}`,
       params,
     )) as OverrideRow[];
-    const data: Record<string, unknown>[] = rows.map(overrideEntry);
-    const providers = provider ? [provider] : model ? this.registry.ids() : [];
-    for (const p of providers) {
+    const entries: PriceEntry[] = rows.map(overrideEntry);
+    const now = new Date();
+    for (const p of provider ? [provider] : this.registry.ids()) {
       if (model) {
-        const priced = this.pricing.pricedBy(p, model, new Date());
-        // The catalog's (or local table's) price even when an override hides it, so both can be compared.
-        const underneath = priced?.source === 'override' ? this.pricing.pricedBelowOverrides(p, model, new Date()) : priced;
-        if (underneath) data.push({ provider: p, model, source: underneath.source, catalog_model: underneath.catalogModel, ...priceToFields(underneath.price) });
-      } else {
-        const now = new Date();
-        for (const entry of catalogModels(p)) data.push({ provider: p, model: entry.catalogModel, source: 'catalog', ...priceToFields(entry.priceAt(now)) });
+        const priced = this.pricing.pricedBy(p, model, now);
+        const underneath = priced?.source === 'override' ? this.pricing.pricedBelowOverrides(p, model, now) : priced;
+        if (underneath) entries.push({ provider: p, model, source: underneath.source, ...catalogNames(underneath.catalogModel), ...priceToFields(underneath.price) });
+        continue;
+      }
+      for (const local of this.pricing.localEntries(p)) {
+        entries.push({ provider: p, model: local.model, source: 'local', ...priceToFields(local.price), ...(local.imagePrices ? { per_image_by_quality_and_size: local.imagePrices } : {}) });
+      }
+      for (const entry of catalogModels(p)) {
+        entries.push({ provider: p, model: entry.catalogModel, source: 'catalog', catalog_provider: entry.catalogProvider, ...priceToFields(entry.priceAt(now)) });
       }
     }
-    return { object: 'list', catalog: CATALOG_PACKAGE, data };
+    const ordered = uniqueSorted(entries).filter((entry) => after === null || compareKeys(keyOf(entry), after) > 0);
+    const page = listPage(ordered.slice(0, limit + 1), limit, (entry) => Buffer.from(JSON.stringify(keyOf(entry))).toString('base64url'));
+    return { object: 'list', catalog: CATALOG_PACKAGE, data: page.data, next_cursor: page.next_cursor };
   }
 
   private async reload(): Promise<void> {
@@ -96,8 +112,42 @@ export class PriceOverridesService implements OnModuleInit {
   }
 }
 
-function overrideEntry(row: OverrideRow): Record<string, unknown> {
-  const entry: Record<string, unknown> = { provider: row.provider, model: row.model, source: 'override' };
+type PriceEntry = Record<string, unknown> & { provider: string; model: string; source: PriceSource };
+type EntryKey = [provider: string, model: string, sourceRank: number];
+
+/** Sources in the order they win, which is also their order in the list. */
+const SOURCE_RANK: Record<PriceSource, number> = { override: 0, local: 1, catalog: 2 };
+
+const keyOf = (entry: PriceEntry): EntryKey => [entry.provider, entry.model, SOURCE_RANK[entry.source]];
+
+function compareKeys(a: EntryKey, b: EntryKey): number {
+  for (let i = 0; i < 3; i++) if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
+  return 0;
+}
+
+/** Sorted by key, one entry per key (the paging cursor is a key, so keys must be unique). */
+function uniqueSorted(entries: PriceEntry[]): PriceEntry[] {
+  const sorted = entries.map((entry) => ({ entry, key: keyOf(entry) })).sort((a, b) => compareKeys(a.key, b.key));
+  return sorted.filter((item, i) => i === 0 || compareKeys(sorted[i - 1].key, item.key) !== 0).map((item) => item.entry);
+}
+
+function parseCursor(cursor: string): EntryKey {
+  let key: unknown;
+  try {
+    key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    key = null;
+  }
+  if (!Array.isArray(key) || key.length !== 3 || typeof key[0] !== 'string' || typeof key[1] !== 'string' || typeof key[2] !== 'number') {
+    throw GatewayError.invalidRequest('cursor is not a cursor this endpoint returned', 'cursor');
+  }
+  return key as EntryKey;
+}
+
+const catalogNames = (catalogModel: string | undefined) => (catalogModel === undefined ? {} : { catalog_model: catalogModel });
+
+function overrideEntry(row: OverrideRow): PriceEntry {
+  const entry: PriceEntry = { provider: row.provider, model: row.model, source: 'override' };
   for (const field of PRICE_FIELDS) entry[field] = row[field] ?? null;
   return { ...entry, created_at: row.created_at, updated_at: row.updated_at };
 }

@@ -18,9 +18,9 @@ export class PricesController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'Prices of a provider or model: catalog entries and overrides, each with its source, and the catalog’s version' })
+  @ApiOperation({ summary: 'Prices of every routed provider’s models (catalog, local table, overrides, each with its source), paged, filterable by provider and model; names the catalog and its version' })
   list(@Query() query: PriceQueryDto) {
-    return this.overrides.list(query.provider, query.model);
+    return this.overrides.list(query);
   }
 
   // `*model`: model ids may hold slashes (openai/gpt-4o on OpenRouter, meta-llama/… on Groq).

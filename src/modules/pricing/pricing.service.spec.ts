@@ -112,6 +112,14 @@ describe('PricingService', () => {
       expect(local.cost('openai', 'gpt-4o', usage({ promptTokens: 1000, completionTokens: 100 }))).toBe(catalogCost);
     });
 
+    it('price search units per search, and leave them unpriced without a per-search price', () => {
+      const local = new PricingService();
+      expect(local.cost('cohere', 'rerank-v3.5', usage({ searchUnits: 3 }))).toBeCloseTo(0.006, 12);
+      expect(local.cost('cohere', 'rerank-v9-unknown', usage({ searchUnits: 3 }))).toBeNull();
+      local.setOverrides([{ provider: 'cohere', model: 'rerank-v3.5', fields: { input: 0, output: 0, per_search: 0.01 } }]);
+      expect(local.cost('cohere', 'rerank-v3.5', usage({ searchUnits: 3 }))).toBeCloseTo(0.03, 12);
+    });
+
     it('price a self-hosted model, and images per image', () => {
       const local = new PricingService();
       local.setOverrides([{ provider: 'ollama', model: 'llama3', fields: { input: 0.1, output: 0.2, per_image: 0.5 } }]);

@@ -94,8 +94,10 @@ export class PricingService {
         audio.cached * rate(price.cachedAudioInput ?? price.audioInput!) +
         audio.output * rate(price.audioOutput ?? price.output);
     }
-    const perUnit =
-      (usage.audioSeconds ?? 0) * (price.perSecond ?? 0) + (usage.characters ?? 0) * (price.perCharacter ?? 0) + (usage.webSearches ?? 0) * (price.perSearch ?? 0);
+    const searches = (usage.webSearches ?? 0) + (usage.searchUnits ?? 0);
+    // A rerank billed only by search units is unpriced without a per-search price (never a made-up 0).
+    if (usage.searchUnits && price.perSearch === null) return null;
+    const perUnit = (usage.audioSeconds ?? 0) * (price.perSecond ?? 0) + (usage.characters ?? 0) * (price.perCharacter ?? 0) + searches * (price.perSearch ?? 0);
     // USD rounded to 1e-10 to drop float noise.
     return Math.round((perMillion / 1e6 + perUnit) * 1e10) / 1e10;
   }
@@ -121,6 +123,23 @@ export class PricingService {
     const m = model.toLowerCase();
     const perMillion = byModel[m] ?? byModel[m.replace(SNAPSHOT_SUFFIX, '')];
     return typeof perMillion === 'number' ? Math.round(perMillion * trainedTokens * 1e4) / 1e10 : null;
+  }
+
+  /**
+   * The local table's prices a provider uses (its own or, for an alias, its owner's): the
+   * `providers` section, and DALL·E's per-image prices (`per_image` at OpenAI's defaults,
+   * standard 1024x1024, the whole table by quality and size alongside).
+   */
+  localEntries(provider: string): { model: string; price: ModelPrice; imagePrices?: Record<string, Record<string, number>> }[] {
+    const models = this.localSection(this.table.providers, provider) ?? {};
+    const entries: { model: string; price: ModelPrice; imagePrices?: Record<string, Record<string, number>> }[] = Object.entries(models).map(([model, fields]) => ({
+      model,
+      price: priceFromFields(fields),
+    }));
+    for (const [model, byQuality] of Object.entries(this.localSection(this.table.images, provider) ?? {})) {
+      entries.push({ model, price: priceFromFields({ per_image: byQuality.standard?.['1024x1024'] ?? null }), imagePrices: byQuality });
+    }
+    return entries;
   }
 
   private localPrice(provider: string, model: string): ModelPrice | undefined {

@@ -33,9 +33,11 @@ describe('toRerankAnswer', () => {
     }
   });
 
-  it('token usage where the provider counts tokens, none for search units', () => {
+  it('token usage where the provider counts tokens, search units where it bills searches', () => {
     expect(rerankUsage({ total_tokens: 12 })).toMatchObject({ promptTokens: 12, totalTokens: 12, completionTokens: 0 });
-    expect(rerankUsage({ search_units: 1 })).toBeNull();
+    expect(rerankUsage({ total_tokens: 12 })?.searchUnits).toBeUndefined();
+    expect(rerankUsage({ search_units: 3 })).toMatchObject({ promptTokens: 0, totalTokens: 0, searchUnits: 3 });
+    expect(rerankUsage({ search_units: -1 })).toBeNull();
     expect(rerankUsage(undefined)).toBeNull();
   });
 });

@@ -33,14 +33,20 @@ export function toRerankAnswer(answer: Record<string, any>, body: Record<string,
   return { ...shaped, results, model: typeof answer.model === 'string' ? answer.model : body.model, usage: answer.usage ?? null };
 }
 
+const count = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null);
+
 /**
- * Token usage of a rerank, where the provider counts tokens (Jina, vLLM: `total_tokens`,
- * `prompt_tokens`). Cohere bills searches (`usage.search_units`), which are no tokens:
- * no token usage then, and the units stay in the logged answer.
+ * Usage of a rerank: tokens where the provider counts them (Jina, vLLM: `total_tokens`,
+ * `prompt_tokens`), priced at the model's input rate; Cohere's search units
+ * (`usage.search_units`, no tokens) as `searchUnits`, priced per search. Null when the
+ * answer reports neither.
  */
 export function rerankUsage(usage: Record<string, any> | null | undefined): NormalizedUsage | null {
   if (!usage || typeof usage !== 'object') return null;
-  const prompt = typeof usage.prompt_tokens === 'number' ? usage.prompt_tokens : usage.total_tokens;
-  if (typeof prompt !== 'number' || !Number.isFinite(prompt) || prompt < 0) return null;
-  return { promptTokens: prompt, completionTokens: 0, totalTokens: prompt, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
+  const prompt = count(usage.prompt_tokens) ?? count(usage.total_tokens);
+  const searchUnits = count(usage.search_units);
+  if (prompt === null && searchUnits === null) return null;
+  const tokens = prompt ?? 0;
+  const rerank: NormalizedUsage = { promptTokens: tokens, completionTokens: 0, totalTokens: tokens, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
+  return searchUnits === null ? rerank : { ...rerank, searchUnits };
 }

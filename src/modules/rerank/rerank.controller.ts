@@ -11,9 +11,10 @@ import { RerankCreateDto } from './dto/rerank-create.dto';
 import { rerankUsage, toRerankAnswer } from './rerank-answer';
 
 /**
- * Rerank answers are put in the gateway's shape whatever the provider. Priced by tokens
- * where the provider counts them; Cohere's search units have no price in the table yet,
- * so such a row has `cost_usd: null` (never a made-up 0).
+ * Rerank answers are put in the gateway's shape whatever the provider. Priced like every
+ * operation, from the usage: tokens at the model's input rate where the provider counts
+ * them, Cohere's search units at the model's per-search price (local-prices.json, or an
+ * override's `per_search`); a model with neither price is logged with `cost_usd: null`.
  */
 const RERANK: OperationSpec = { capability: 'rerank', title: 'rerank', usage: rerankUsage, answer: toRerankAnswer };
 

@@ -1,7 +1,7 @@
 import type { EventSourceMessage } from 'eventsource-parser';
 import type { LoggedError, RequestContext } from '../../common/context/request-context';
 import { sseFrame } from '../../common/http/sse-frame';
-import { usageFromOpenAIResponses } from '../../providers/openai-usage';
+import { usageFromOpenAIResponse } from '../../providers/openai-usage';
 import { parseStreamEvent } from '../../providers/stream-event';
 import type { SseStreamHandler } from '../upstream/sse-relay';
 
@@ -54,7 +54,7 @@ export class ResponsesStreamHandler implements SseStreamHandler {
   finish(): void {
     const context = this.context;
     context.responseBody = this.response;
-    context.usage = usageFromOpenAIResponses(this.response?.usage);
+    context.usage = usageFromOpenAIResponse(this.response);
     context.servedModel = typeof this.response?.model === 'string' ? this.response.model : null;
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '../../common/context/request-context';
 import type { GatewayResult } from '../../common/http/gateway-result';
-import { usageFromOpenAI, usageFromOpenAIResponses } from '../../providers/openai-usage';
+import { usageFromOpenAI, usageFromOpenAIResponse, usageFromOpenAIResponses } from '../../providers/openai-usage';
 import { IgnoredParams } from '../../providers/ignored-params';
 import { ProviderRegistry } from '../../providers/registry';
 import { ChatUpstream } from '../chat/chat-upstream.service';
@@ -17,7 +17,7 @@ import { ChatToResponsesStreamHandler } from './chat-to-responses-stream-handler
 import type { ResponseCreateDto } from './dto/response-create.dto';
 import { ResponsesStreamHandler } from './responses-stream-handler';
 
-const RESPONSES: OperationSpec & { capability: 'responses' } = { capability: 'responses', title: 'the Responses API', usage: usageFromOpenAIResponses };
+const RESPONSES: OperationSpec & { capability: 'responses' } = { capability: 'responses', title: 'the Responses API', usage: usageFromOpenAIResponses, answerUsage: usageFromOpenAIResponse };
 
 /** What can be done with a stored response, by method and the path after its id. */
 export type ResponseResourceAction = { method: 'GET' | 'POST' | 'DELETE'; id: string; suffix: '' | '/input_items' | '/cancel'; query: string };

@@ -25,6 +25,8 @@ export interface OperationSpec<K extends ProviderOperation = BodyOperation> {
   title: string;
   /** The provider's `usage` object in normalised form. */
   usage(usage: Record<string, any> | undefined): NormalizedUsage | null;
+  /** Where the answer outside `usage` counts billed units too (Responses: its web_search_call items): the usage of the whole answer, used instead of `usage`. */
+  answerUsage?(answer: Record<string, any>): NormalizedUsage | null;
   /** For an answer without usage that is priced otherwise (DALL·E: per image): its cost in USD, or null. */
   cost?(answer: Record<string, any>, context: RequestContext): number | null;
   /**
@@ -166,14 +168,14 @@ export class UpstreamAttempt {
   async readJson(
     context: RequestContext,
     answer: SentAttempt,
-    operation: Pick<OperationSpec, 'usage' | 'cost'>,
+    operation: Pick<OperationSpec, 'usage' | 'answerUsage' | 'cost'>,
     reshape?: (json: Record<string, any>) => Record<string, any>,
   ): Promise<GatewayResult> {
     const read = await this.readJsonObject(context, answer);
     const json = reshape ? reshape(read.json) : read.json;
     const raw = reshape ? Buffer.from(JSON.stringify(json)) : read.raw;
     context.responseBody = json;
-    context.usage = operation.usage(json?.usage);
+    context.usage = operation.answerUsage && json ? operation.answerUsage(json) : operation.usage(json?.usage);
     context.servedModel = typeof json?.model === 'string' ? json.model : null;
     if (!context.usage && operation.cost) context.costUsd = operation.cost(json, context);
     return { kind: 'json', status: answer.response.status, body: raw };

@@ -1,3 +1,4 @@
+import { usageFromOpenAI } from '../openai-usage';
 import { anthropicUsageAsOpenAI, usageFromAnthropic } from './anthropic-usage';
 
 describe('Anthropic usage', () => {
@@ -24,5 +25,15 @@ describe('Anthropic usage', () => {
       total_tokens: 267,
       prompt_tokens_details: { cached_tokens: 200, cache_write_tokens: 50 },
     });
+  });
+
+  it('web searches from server_tool_use, carried through the OpenAI shape and back', () => {
+    const anthropic = { input_tokens: 100, output_tokens: 20, server_tool_use: { web_search_requests: 3 } };
+    expect(usageFromAnthropic(anthropic)).toMatchObject({ promptTokens: 100, completionTokens: 20, webSearches: 3 });
+    const openai = anthropicUsageAsOpenAI(anthropic);
+    expect(openai.server_tool_use).toEqual({ web_search_requests: 3 });
+    expect(usageFromOpenAI(openai)).toMatchObject({ promptTokens: 100, completionTokens: 20, webSearches: 3 });
+    expect(usageFromAnthropic({ input_tokens: 1, output_tokens: 1, server_tool_use: { web_search_requests: 0 } })?.webSearches).toBeUndefined();
+    expect(anthropicUsageAsOpenAI({ input_tokens: 1, output_tokens: 1 }).server_tool_use).toBeUndefined();
   });
 });

@@ -70,6 +70,10 @@ export class RequestLogEntity {
   @Column('integer', { name: 'reasoning_tokens', nullable: true })
   reasoningTokens: number | null;
 
+  /** Non-token quantities billed (search units, web searches, audio seconds, characters); null when none. */
+  @Column('jsonb', { name: 'billed_units', nullable: true })
+  billedUnits: Record<string, number> | null;
+
   @Column('numeric', { name: 'cost_usd', precision: 20, scale: 10, nullable: true, transformer: numericColumn })
   costUsd: number | null;
 

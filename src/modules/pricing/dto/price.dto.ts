@@ -1,5 +1,6 @@
 import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { GatewayError } from '../../../common/errors/gateway-error';
+import { ListQueryDto } from '../../../common/http/list.dto';
 import { invalidPriceField, PRICE_FIELDS, type PriceFields } from '../price-fields';
 
 /** `POST /v1/prices`: token rates in USD per million tokens, per-unit prices in USD per unit. */
@@ -39,7 +40,8 @@ export class PriceUpsertDto implements PriceFields {
   }
 }
 
-export class PriceQueryDto {
+/** `GET /v1/prices`: paged like every admin list (`limit`, `cursor`), filtered by exact provider id and model name. */
+export class PriceQueryDto extends ListQueryDto {
   @IsOptional()
   @IsString()
   @MaxLength(256)
