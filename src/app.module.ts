@@ -38,7 +38,7 @@ export class AppModule implements NestModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, skipProcessEnv: true, load: [() => ({ ...env })] }),
-        TypeOrmModule.forRoot({ ...dataSourceOptions(env.DATABASE_URL!), migrationsRun: true }),
+        TypeOrmModule.forRoot({ ...dataSourceOptions(env.DATABASE_URL!, env.GATEWAY_ENCRYPTION_KEY), migrationsRun: true }),
         // Express matches routes in registration order: model operations first, they are the hot path.
         ChatModule,
         EmbeddingsModule,

@@ -22,17 +22,26 @@ import { LogIgnoredParams1764000810000 } from './migrations/1764000810000-LogIgn
 import { ApiKeyDefaults1764000900000 } from './migrations/1764000900000-ApiKeyDefaults';
 import { PriceOverrides1764001000000 } from './migrations/1764001000000-PriceOverrides';
 import { LogBilledUnits1764001100000 } from './migrations/1764001100000-LogBilledUnits';
+import { encryptProviderOptionSecretsMigration } from './migrations/1764001200000-EncryptProviderOptionSecrets';
 
 export const ENTITIES = [ApiKeyEntity, VirtualKeyEntity, StoredConfigEntity, ConfigVersionEntity, EndUserEntity, PromptEntity, PromptVersionEntity, RequestLogEntity];
 export const MIGRATIONS = [InitialSchema1763773200000, ResponseCache1763900000000, ConfigVersions1763900100000, Prompts1764000000000, BudgetCounters1764000100000, RateCounters1764000200000, EndUsers1764000300000, LogIndexes1764000400000, FineTuningCharges1764000500000, LogGuardrails1764000600000, LogRollups1764000700000, LogIgnoredParams1764000810000, ApiKeyDefaults1764000900000, PriceOverrides1764001000000, LogBilledUnits1764001100000];
 
-/** The one place the database connection is described: used by the app and by `ormconfig.ts`. */
-export function dataSourceOptions(url: string): DataSourceOptions {
+/** Migrations, with those that re-encode stored secrets made with the gateway's encryption key. */
+export function migrations(encryptionKey: string | undefined): DataSourceOptions['migrations'] {
+  return [...MIGRATIONS, encryptProviderOptionSecretsMigration(encryptionKey)];
+}
+
+/**
+ * The one place the database connection is described: used by the app and by `ormconfig.ts`.
+ * `encryptionKey` (GATEWAY_ENCRYPTION_KEY) lets migrations encrypt secrets stored in clear before.
+ */
+export function dataSourceOptions(url: string, encryptionKey?: string): DataSourceOptions {
   return {
     type: 'postgres',
     url,
     entities: ENTITIES,
-    migrations: MIGRATIONS,
+    migrations: migrations(encryptionKey),
     migrationsTableName: 'migrations',
     synchronize: false,
     extra: { max: 20, application_name: 'ai-gateway' },

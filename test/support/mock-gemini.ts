@@ -10,6 +10,8 @@
  *   POST /v1beta/models/{model}:countTokens  {totalTokens, promptTokensDetails}: `contents`, or a
  *        `generateContentRequest` (with its `model`; checked as generateContent's body), never both;
  *        totalTokens = the promptTokenCount generateContent would give, plus the JSON of `tools` / 4
+ *   POST /v1beta/models/{model}:batchEmbedContents  {requests: [{model, content: {parts: [{text}]},
+ *        outputDimensionality?, taskType?}]} → {embeddings: [{values: mockEmbeddingValues(text)}]}, no usage
  *   GET  /v1beta/openai/models, …/models/{id}  the OpenAI-compatible model list (GEMINI_OPENAI_MODELS),
  *        the key as `Authorization: Bearer` (403 PERMISSION_DENIED without)
  *   The model comes from the path (URL-decoded), never from the body.
@@ -61,7 +63,44 @@ import { dropAfterHeaders, streamEvents } from './mock-sse';
 // A cycle (mock-upstream.ts imports this file), harmless: both only call each other per request.
 import { answerFailureSwitch, behaviourOf, sendJson } from './mock-upstream';
 
-const ROUTE = /^\/(?:v1beta|v1)\/models\/([^/:]+):(generateContent|streamGenerateContent|countTokens)$/;
+const ROUTE = /^\/(?:v1beta|v1)\/models\/([^/:]+):(generateContent|streamGenerateContent|countTokens|batchEmbedContents)$/;
+
+/**
+ * The mock's embedding of a text: `dimensions` (default 8) numbers that depend on the text and
+ * are exact in float32 (multiples of 1/64), so a base64 answer decodes to the same numbers.
+ */
+export function mockEmbeddingValues(text: string, dimensions = 8): number[] {
+  let sum = 0;
+  for (const char of text) sum += char.codePointAt(0)!;
+  return Array.from({ length: dimensions }, (_, i) => (((sum + i * 37) % 129) - 64) / 64);
+}
+
+const EMBED_REQUEST_FIELDS = new Set(['model', 'content', 'taskType', 'task_type', 'title', 'outputDimensionality', 'output_dimensionality']);
+
+/**
+ * `batchEmbedContents`: `{requests: [{model: "models/{model}", content: {parts: [{text}]}, taskType?, outputDimensionality?}]}`
+ * → `{embeddings: [{values}]}` (no usage, as Google answers); each request's model must be the path's.
+ */
+function batchEmbed(res: http.ServerResponse, call: MockCall, model: string): void {
+  const body = call.body ?? {};
+  const extra = Object.keys(body).find((name) => name !== 'requests');
+  if (extra) return sendGoogleError(res, 400, `Invalid JSON payload received. Unknown name "${extra}": Cannot find field.`);
+  if (!Array.isArray(body.requests) || body.requests.length === 0) return sendGoogleError(res, 400, '* BatchEmbedContentsRequest.requests: contents is not specified');
+  const values: number[][] = [];
+  for (const [i, request] of body.requests.entries()) {
+    const unknown = Object.keys(request ?? {}).find((name) => !EMBED_REQUEST_FIELDS.has(name));
+    if (unknown) return sendGoogleError(res, 400, `Invalid JSON payload received. Unknown name "${unknown}" at 'requests[${i}]': Cannot find field.`);
+    if (request.model !== `models/${model}`) return sendGoogleError(res, 400, `* BatchEmbedContentsRequest.requests[${i}].model: unexpected model name format`);
+    const parts = request.content?.parts;
+    if (!Array.isArray(parts) || parts.length === 0 || !parts.every((part: any) => typeof part?.text === 'string')) {
+      return sendGoogleError(res, 400, `* BatchEmbedContentsRequest.requests[${i}].content.parts: contents is not specified`);
+    }
+    const dimensions = request.outputDimensionality ?? request.output_dimensionality;
+    if (dimensions !== undefined && (!Number.isInteger(dimensions) || dimensions < 1)) return sendGoogleError(res, 400, `* requests[${i}].output_dimensionality: must be positive`);
+    values.push(mockEmbeddingValues(parts.map((part: any) => part.text).join(''), dimensions));
+  }
+  sendJson(res, 200, JSON.stringify({ embeddings: values.map((vector) => ({ values: vector })) }));
+}
 const OPENAI_MODELS_ROUTE = /^\/(?:v1beta|v1)\/openai\/models(?:\/([^/]+))?$/;
 /** The model list of the OpenAI-compatible endpoint; ids as Google's endpoint gives them, no `created`. */
 export const GEMINI_OPENAI_MODELS = [
@@ -110,6 +149,7 @@ export function serveGemini(res: http.ServerResponse, call: MockCall): boolean {
   else {
     const invalid = invalidRequest(call.body);
     if (route[2] === 'countTokens') countTokens(res, call, model);
+    else if (route[2] === 'batchEmbedContents') batchEmbed(res, call, model);
     else if (invalid) sendGoogleError(res, 400, invalid);
     else answer(res, call, model, route[2] === 'streamGenerateContent', query.get('alt') === 'sse');
   }

@@ -15,6 +15,8 @@
  *   POST /v1/projects/{project}/locations/{region}/publishers/google/models/{model}:generateContent
  *        and :streamGenerateContent (?alt=sse): Gemini's GenerateContent, answered exactly as the
  *        Gemini mock does (mock-gemini.ts: same checks, replies, streams and model switches)
+ *   POST …/publishers/google/models/{model}:predict  a text embedding model: {instances: [{content}],
+ *        parameters?: {outputDimensionality}} → {predictions: [{embeddings: {values, statistics: {token_count}}}]}
  *   POST …/publishers/anthropic/models/{model}:rawPredict and :streamRawPredict: Anthropic's
  *        Messages API as Vertex takes it: `anthropic_version: "vertex-2023-10-16"` in the body
  *        (400 otherwise), no `model` in the body (the URL names it: 400 "model: Extra inputs are
@@ -28,7 +30,7 @@ import { createPublicKey, randomBytes, verify, type KeyObject } from 'node:crypt
 import type * as http from 'node:http';
 import type { MockCall } from './mock-call';
 import { serveAnthropic } from './mock-anthropic';
-import { serveGemini } from './mock-gemini';
+import { mockEmbeddingValues, serveGemini } from './mock-gemini';
 import { sendJson } from './mock-upstream';
 
 export const TOKEN_LIFETIME_S = 3599;
@@ -127,9 +129,37 @@ export function createVertexMock(now: () => number = Date.now): VertexMock {
 
 /** Gemini on Vertex: the Gemini mock's answer for the same model and method (its key check satisfied by the token). */
 function gemini(res: http.ServerResponse, call: MockCall, model: string, method: string): boolean {
+  if (method === 'predict') return predictEmbeddings(res, call);
   if (method !== 'generateContent' && method !== 'streamGenerateContent') return false;
   const headers = { ...call.headers, 'x-goog-api-key': 'vertex-oauth' };
   return serveGemini(res, { ...call, path: `/v1beta/models/${encodeURIComponent(model)}:${method}`, headers });
+}
+
+/**
+ * A text embedding model's `:predict`: `{instances: [{content, task_type?, title?}], parameters?: {outputDimensionality?, autoTruncate?}}`
+ * → `{predictions: [{embeddings: {values: mockEmbeddingValues(content), statistics: {token_count, truncated}}}], metadata: {billableCharacterCount}}`.
+ */
+function predictEmbeddings(res: http.ServerResponse, call: MockCall): boolean {
+  const invalid = (message: string) => {
+    sendJson(res, 400, JSON.stringify({ error: { code: 400, message, status: 'INVALID_ARGUMENT' } }));
+    return true;
+  };
+  const body = call.body ?? {};
+  const extra = Object.keys(body).find((name) => name !== 'instances' && name !== 'parameters');
+  if (extra) return invalid(`Invalid JSON payload received. Unknown name "${extra}": Cannot find field.`);
+  if (!Array.isArray(body.instances) || body.instances.length === 0) return invalid('instances must be a non-empty list');
+  const parameters = body.parameters ?? {};
+  const unknown = Object.keys(parameters).find((name) => name !== 'outputDimensionality' && name !== 'autoTruncate');
+  if (unknown) return invalid(`Unknown parameter ${unknown}`);
+  const instances = body.instances as any[];
+  const bad = instances.findIndex((instance) => typeof instance?.content !== 'string' || Object.keys(instance).some((name) => !['content', 'task_type', 'title'].includes(name)));
+  if (bad >= 0) return invalid(`instances[${bad}] must be {content: string, task_type?, title?}`);
+  const predictions = instances.map((instance) => ({
+    embeddings: { values: mockEmbeddingValues(instance.content, parameters.outputDimensionality), statistics: { token_count: Math.ceil(instance.content.length / 4), truncated: false } },
+  }));
+  const characters = instances.reduce((sum, instance) => sum + instance.content.length, 0);
+  sendJson(res, 200, JSON.stringify({ predictions, metadata: { billableCharacterCount: characters } }));
+  return true;
 }
 
 /** Claude on Vertex: the Anthropic mock's answer once Vertex's own rules are checked. */

@@ -13,6 +13,7 @@ import { EndUserEntity } from './entities/end-user.entity';
 import { StoredConfigEntity } from './entities/stored-config.entity';
 import { VirtualKeyEntity } from './entities/virtual-key.entity';
 import { decryptConfigSecrets } from './config-secrets';
+import { openProviderOptions } from './provider-option-secrets';
 import type { BudgetPeriod, RateLimit } from './key-limits';
 
 /** A key's spending limit: USD per period (null period: for the key's lifetime). */
@@ -187,7 +188,7 @@ export class KeyLookupService implements OnApplicationBootstrap {
       providerOrganization: row.providerOrganization,
       providerProject: row.providerProject,
       customHost: row.customHost,
-      providerOptions: row.providerOptions,
+      providerOptions: openProviderOptions(row.providerOptions, this.secretBox),
       allowedModels: row.allowedModels,
       expiresAt: row.expiresAt,
       disabled: row.disabled,

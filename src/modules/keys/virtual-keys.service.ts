@@ -11,9 +11,10 @@ import { limitsOf } from './api-keys.service';
 import { VirtualKeyCreateDto, VirtualKeyUpdateDto } from './dto/virtual-key.dto';
 import { VirtualKeyEntity } from './entities/virtual-key.entity';
 import { KeyChangeNotifier } from './key-change-notifier.service';
+import { maskProviderOptions, sealProviderOptions } from './provider-option-secrets';
 import { SpendService } from './spend.service';
 
-/** Admin CRUD of virtual keys: provider credentials encrypted at rest, shown as a hint only. */
+/** Admin CRUD of virtual keys: provider credentials (`key`, secret `provider_options`) encrypted at rest, shown as a hint only. */
 @Injectable()
 export class VirtualKeysService {
   constructor(
@@ -32,7 +33,7 @@ export class VirtualKeysService {
       name: dto.name,
       slug: dto.slug,
       provider: dto.provider,
-      providerOptions: dto.provider_options ?? {},
+      providerOptions: sealProviderOptions(dto.provider_options ?? {}, this.secretBox),
       ...this.fieldsOf(dto),
     });
     try {
@@ -58,7 +59,7 @@ export class VirtualKeysService {
     if (dto.provider !== undefined) row.provider = this.registry.get(dto.provider).id;
     if (dto.name !== undefined) row.name = dto.name;
     if (dto.disabled !== undefined) row.disabled = dto.disabled;
-    if (dto.provider_options !== undefined) row.providerOptions = dto.provider_options;
+    if (dto.provider_options !== undefined) row.providerOptions = sealProviderOptions(dto.provider_options, this.secretBox, row.providerOptions);
     Object.assign(row, this.fieldsOf(dto));
     const saved = await this.repo.save(row);
     await this.keyChanges.changed('virtual_keys');
@@ -102,7 +103,7 @@ export class VirtualKeysService {
       provider_organization: row.providerOrganization,
       provider_project: row.providerProject,
       custom_host: row.customHost,
-      provider_options: row.providerOptions,
+      provider_options: maskProviderOptions(row.providerOptions, this.secretBox),
       budget_limit_usd: row.budgetLimitUsd,
       budget_period: row.budgetPeriod,
       rate_limits: row.rateLimits,

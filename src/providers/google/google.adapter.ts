@@ -2,10 +2,11 @@ import { GatewayError } from '../../common/errors/gateway-error';
 import type { RouteTarget } from '../../modules/routing/route-plan';
 import type { ChatTranslation } from '../chat-format';
 import { IgnoredParams } from '../ignored-params';
-import type { ChatInputTokensCapability, ProviderAdapter, ResourceCapability, UpstreamRequest } from '../provider-adapter';
+import type { ChatInputTokensCapability, JsonOperationCapability, ProviderAdapter, ResourceCapability, UpstreamRequest } from '../provider-adapter';
 import { toGeminiRequest } from './chat-request';
 import { toChatCompletion, toOpenAIError } from './chat-response';
 import { GeminiChatStreamDecoder } from './chat-stream';
+import { fromGeminiEmbeddings, googleEmbedInput, toGeminiBatchEmbedRequest } from './embed';
 
 /** The Gemini API (AI Studio keys). The version is part of the base, so a custom host can pin another. */
 export const GOOGLE_BASE_URL = 'https://generativelanguage.googleapis.com/v1beta';
@@ -83,6 +84,21 @@ const models: ResourceCapability = {
   }),
 };
 
+/** `models/{model}:batchEmbedContents`, answered in OpenAI's embeddings shape (`encoding_format` honoured, usage estimated). */
+const embeddings: JsonOperationCapability = {
+  buildRequest(body, target) {
+    if (typeof body.model !== 'string' || !body.model) throw GatewayError.invalidRequest('model must be a string naming a Gemini embedding model', 'model');
+    const model = body.model.replace(/^models\//, '');
+    return {
+      method: 'POST',
+      url: `${baseUrl(target)}/models/${encodeURIComponent(model)}:batchEmbedContents`,
+      headers: { 'content-type': 'application/json', ...authHeaders(target) },
+      body: JSON.stringify(toGeminiBatchEmbedRequest(googleEmbedInput(body, 'google'), model)),
+    };
+  },
+  translation: { toAnswer: fromGeminiEmbeddings, toOpenAIError },
+};
+
 /** Google's Gemini API: its own wire format, translated from and to OpenAI's chat completions. */
 export const googleAdapter: ProviderAdapter = {
   id: 'google',
@@ -90,5 +106,6 @@ export const googleAdapter: ProviderAdapter = {
   requiresCustomHost: false,
   chatCompletions: { buildRequest, translation },
   chatInputTokens,
+  embeddings,
   models,
 };

@@ -7,8 +7,9 @@ import type { ChatTranslation } from '../chat-format';
 import { toGeminiRequest } from '../google/chat-request';
 import * as geminiResponse from '../google/chat-response';
 import { GeminiChatStreamDecoder } from '../google/chat-stream';
+import { fromVertexPredictions, googleEmbedInput, toVertexPredictRequest } from '../google/embed';
 import { IgnoredParams } from '../ignored-params';
-import type { MessagesCapability, ProviderAdapter, UpstreamRequest } from '../provider-adapter';
+import type { JsonOperationCapability, MessagesCapability, ProviderAdapter, UpstreamRequest } from '../provider-adapter';
 import { GoogleCredentials } from './google-credentials';
 
 /**
@@ -101,6 +102,15 @@ const translation: ChatTranslation = {
   toOpenAIError: (status, body) => ((body as Record<string, unknown> | null)?.type === 'error' ? anthropicResponse : geminiResponse).toOpenAIError(status, body),
 };
 
+/** Google's text embedding models through `:predict`, answered in OpenAI's embeddings shape (`encoding_format` honoured). */
+const embeddings: JsonOperationCapability = {
+  buildRequest(body, target) {
+    const model = modelOf(body);
+    return { method: 'POST', url: vertexModelUrl(target, 'google', model, 'predict'), headers: headers(target), body: JSON.stringify(toVertexPredictRequest(googleEmbedInput(body, 'vertex-ai'))) };
+  },
+  translation: { toAnswer: fromVertexPredictions, toOpenAIError: geminiResponse.toOpenAIError },
+};
+
 export const vertexAIAdapter: ProviderAdapter = {
   id: 'vertex-ai',
   // No key: the gateway's Application Default Credentials (virtual keys only, see google-credentials.ts).
@@ -112,4 +122,5 @@ export const vertexAIAdapter: ProviderAdapter = {
   },
   chatCompletions: { buildRequest: chatRequest, translation },
   messages,
+  embeddings,
 };
