@@ -32,6 +32,8 @@ export class ResponsesStreamEncoder {
   private sequence = 0;
   private started = false;
   private finished = false;
+  /** When `finish()` closed the response: the log's copy says the same time as the client's. */
+  private completedAt: number | null = null;
   private readonly output: Fields[] = [];
   private open: OpenItem | null = null;
   private finishReason: unknown = null;
@@ -65,6 +67,7 @@ export class ResponsesStreamEncoder {
     if (this.finished) return [];
     const frames = [...this.start(null), ...this.closeItem()];
     this.finished = true;
+    this.completedAt = Math.floor(Date.now() / 1000);
     const response = this.response();
     frames.push(this.emit(response.status === 'incomplete' ? 'response.incomplete' : 'response.completed', { response }));
     return frames;
@@ -77,7 +80,7 @@ export class ResponsesStreamEncoder {
     return responseObject(this.id, this.createdAt, this.model, this.settings, {
       status,
       incomplete_details,
-      completed_at: status === 'completed' ? Math.floor(Date.now() / 1000) : null,
+      completed_at: status === 'completed' ? this.completedAt : null,
       output: this.output,
       usage: responseUsage(this.usage),
     });
