@@ -137,6 +137,14 @@ describe('admin API and secrets at rest', () => {
       expect(routed.status).toBe(200);
       expect(routed.headers.get('x-gateway-target-index')).toBe('0'); // the new version serves at once
 
+      // The config read (credentials masked), edited and saved whole keeps its credential.
+      const read = (await admin(gateway, 'GET', '/v1/configs/crud-config')).body.config;
+      const resaved = await admin(gateway, 'PATCH', '/v1/configs/crud-config', { config: { ...read, request_timeout: 20000 } });
+      expect(resaved.body).toMatchObject({ version: 3, config: { request_timeout: 20000 } });
+      mock.reset();
+      expect((await chat(gateway, { 'x-gateway-config': 'crud-config' })).status).toBe(200);
+      expect(mock.requests[0].headers.authorization).toBe(`Bearer ${CONFIG_SECRET}`);
+
       const invalid = await call(gateway, '/v1/configs/crud-config', { method: 'PATCH', body: { config: { retry: { attempts: 99 } } } });
       expectError(invalid, 400, { type: 'invalid_request_error', code: 'invalid_config', message: /config\.retry\.attempts/ });
       expect((await admin(gateway, 'DELETE', '/v1/configs/crud-config')).status).toBe(200);

@@ -86,7 +86,7 @@ export class ConfigsService {
       const row = await this.find(slugOrId, tx);
       if (dto.name !== undefined) row.name = dto.name;
       if (dto.config !== undefined) {
-        row.config = encryptConfigSecrets(dto.config, this.secretBox);
+        row.config = encryptConfigSecrets(dto.config, this.secretBox, row.config);
         row.version += 1;
         await insertVersion(tx, row);
       }
