@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { openAICompatibleVendors } from './openai-compatible/vendors';
+import { operationsOf } from './provider-operations';
 import { ProviderRegistry } from './registry';
 
 /** Vendors whose default base URL is a local server, on purpose (the operator runs it next to the gateway). */
@@ -34,5 +37,14 @@ describe('ProviderRegistry', () => {
       }
     }
     expect(new URL(registry.get('lm-studio').chatCompletions!.buildRequest({}, { providerOptions: {} } as never).url).port).toBe('1234');
+  });
+});
+
+describe("the README's provider table", () => {
+  it('lists every provider the registry routes to, with the operations GET /v1/providers gives', () => {
+    const readme = readFileSync(join(__dirname, '../../README.md'), 'utf8');
+    const rows = [...readme.matchAll(/^\| `([a-z0-9-]+)` \| ([a-z_., ]+) \|$/gm)].map(([, id, operations]) => [id, operations]);
+    const registry = new ProviderRegistry();
+    expect(rows).toEqual(registry.ids().sort().map((id) => [id, operationsOf(registry.get(id)).join(', ')]));
   });
 });
