@@ -9,7 +9,7 @@ describe('googleAdapter', () => {
   it('is the google provider, needing a key and no custom host, with translated chat', () => {
     expect(googleAdapter).toMatchObject({ id: 'google', credentialOptional: false, requiresCustomHost: false });
     expect(chat.translation).toBeDefined();
-    expect(googleAdapter.embeddings).toBeUndefined();
+    expect(googleAdapter.embeddings?.translation).toBeDefined(); // batchEmbedContents, answered in OpenAI's shape
   });
 
   it('non-streaming: generateContent with the key header and the translated body', () => {
