@@ -21,3 +21,15 @@ export function openAIEmbeddingList(vectors: readonly (readonly number[])[], mod
     ...(promptTokens === null ? {} : { usage: { prompt_tokens: promptTokens, total_tokens: promptTokens } }),
   };
 }
+
+/**
+ * OpenAI embeddings lists (the translated answers of one request's parts, in order) as one:
+ * the vectors renumbered in order, usage summed, or left out when any part has none (an
+ * unknown count is not a smaller one).
+ */
+export function mergeEmbeddingLists(lists: readonly Record<string, any>[], model: string): Record<string, unknown> {
+  const data = lists.flatMap((list) => list.data as Record<string, unknown>[]).map((item, index) => ({ ...item, index }));
+  const counts = lists.map((list) => list.usage?.prompt_tokens);
+  const promptTokens = counts.every((count) => typeof count === 'number') ? counts.reduce((sum: number, count: number) => sum + count, 0) : null;
+  return { object: 'list', data, model, ...(promptTokens === null ? {} : { usage: { prompt_tokens: promptTokens, total_tokens: promptTokens } }) };
+}

@@ -39,17 +39,35 @@ export interface ChatCompletionsCapability extends RequestBuilder {
 /**
  * The answers of a JSON operation (embeddings, rerank) whose vendor speaks a format of its
  * own (Cohere's `/embed`): `toAnswer` turns the vendor's JSON into the operation's, given
- * the body as sent (model rewritten, overrides applied), e.g. for `encoding_format`;
- * `toOpenAIError` its error answers into OpenAI's error shape (the status kept).
+ * the body as sent (model rewritten, overrides applied), e.g. for `encoding_format`, and the
+ * answer's headers (Bedrock counts tokens in `x-amzn-bedrock-input-token-count`, not the body);
+ * `toOpenAIError` its error answers into OpenAI's error shape (the status kept; the headers
+ * carry AWS's error name).
  */
 export interface JsonAnswerTranslation {
-  toAnswer(answer: Record<string, any>, body: Record<string, unknown>): Record<string, unknown>;
-  toOpenAIError(status: number, body: unknown): OpenAIErrorBody;
+  toAnswer(answer: Record<string, any>, body: Record<string, unknown>, headers: UpstreamHeaders): Record<string, unknown>;
+  toOpenAIError(status: number, body: unknown, headers?: Record<string, string>): OpenAIErrorBody;
+}
+
+/** A provider's answer headers as the HTTP client hands them over. */
+export type UpstreamHeaders = Readonly<Record<string, string | string[] | undefined>>;
+
+/**
+ * For a vendor that takes fewer inputs in one request than a client may send (Titan embeds
+ * one text per InvokeModel, Cohere on Bedrock 96): `split` turns the body as sent into the
+ * bodies of several requests (null: one request, the body as it is); each is built, signed
+ * and sent on its own and its answer translated; `merge` makes the one answer of the
+ * translated answers, in the order of the parts. Any part's failure fails the whole.
+ */
+export interface JsonFanOut {
+  split(body: Record<string, unknown>): Record<string, unknown>[] | null;
+  merge(answers: Record<string, any>[], body: Record<string, unknown>): Record<string, unknown>;
 }
 
 /** A JSON operation; without `translation` the vendor's answer is the operation's format already. */
 export interface JsonOperationCapability extends RequestBuilder {
   readonly translation?: JsonAnswerTranslation;
+  readonly fanOut?: JsonFanOut;
 }
 
 /**

@@ -52,6 +52,22 @@
  *   Claude: 400 ValidationException (the mock's InvokeModel knows no other body). Behaviour switches
  *   follow the Claude prefix: `us.anthropic.claude-mock-error-429`.
  *
+ * InvokeModel for embedding models (cohere.embed-… and amazon.titan-embed-text-… / -g1-text-… ids, profile
+ * prefixes allowed), signature checked as above, the input token count in `x-amzn-bedrock-input-token-count`
+ * (ceil(chars / 4), at least 1, per text, summed) as Bedrock sends it:
+ *   Cohere Embed: `{texts (1..96 strings of at most 2048 characters), input_type (search_document |
+ *        search_query | classification | clustering, required), truncate? (NONE | START | END),
+ *        embedding_types? (["float"] only here), output_dimension? (v4 only: 256 | 512 | 1024 | 1536)}`
+ *        → `{id, texts, embeddings: [[…]], response_type: "embeddings_floats"}`, or with embedding_types
+ *        `{…, embeddings: {float: [[…]]}, response_type: "embeddings_by_type"}`; v3 vectors have 1024 numbers,
+ *        v4 1536 (or output_dimension).
+ *   Titan Text Embeddings: `{inputText (non-empty), dimensions? (v2 only: 256 | 512 | 1024), normalize? (v2
+ *        only, boolean)}` → `{embedding, inputTextTokenCount}` (v2 adds embeddingsByType {float}); v2 vectors
+ *        have 1024 numbers (or dimensions), v1 and G1 1536.
+ *   Any other key: 400 ValidationException "extraneous key [x] is not permitted". A text that contains
+ *   "mock-throttle" answers 429 ThrottlingException (one part of a fanned-out request failing).
+ *   Vectors are mockEmbeddingVector(text, size): deterministic, exact in float32.
+ *
  * STS (reached through AWS_ENDPOINT_URL_STS = this mock's URL): POST / with the query-protocol form
  *   body Action=AssumeRole&Version=2011-06-15&RoleArn=…&RoleSessionName=…[&ExternalId=…], SigV4-signed for
  *   service `sts` (checked as above); BEDROCK_TEST_CREDENTIALS may assume BEDROCK_TEST_ROLE with its external
@@ -66,7 +82,7 @@ import { Sha256 } from '@aws-crypto/sha256-js';
 import { EventStreamCodec, type MessageHeaders } from '@smithy/eventstream-codec';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type * as http from 'node:http';
 import { THINKING_TEXT, anthropicId, invalidBody, mcpBetaMissing, messageEvents, plan as anthropicPlan } from './mock-anthropic-body';
 import type { MockCall } from './mock-call';
@@ -123,7 +139,8 @@ export function serveBedrock(res: http.ServerResponse, call: MockCall): boolean 
     (refusal) => {
       if (refusal) return sendAwsError(res, 403, refusal.name, refusal.message);
       const model = decodeURIComponent(route[1]);
-      if (route[2].startsWith('invoke')) invoke(res, call, model, route[2] === 'invoke-with-response-stream');
+      if (route[2] === 'invoke' && EMBED_MODEL.test(model)) invokeEmbeddings(res, call, model);
+      else if (route[2].startsWith('invoke')) invoke(res, call, model, route[2] === 'invoke-with-response-stream');
       else answer(res, call, model, route[2] === 'converse-stream');
     },
     (error: unknown) => sendAwsError(res, 500, 'InternalServerException', `Mock failure: ${String(error)}`),
@@ -374,6 +391,64 @@ function invoke(res: http.ServerResponse, call: MockCall, model: string, stream:
   res.write(all.subarray(0, cut));
   res.write(all.subarray(cut));
   res.end();
+}
+
+const EMBED_MODEL = /^([a-z-]+\.)?(cohere\.embed-|amazon\.titan-embed-(text|g1-text)-)/;
+const COHERE_INPUT_TYPES = new Set(['search_document', 'search_query', 'classification', 'clustering']);
+
+/** The mock's vector for a text: numbers k/128 (exact in float32, so base64 round-trips), different per text. */
+export function mockEmbeddingVector(text: string, size: number): number[] {
+  const seed = [...text].reduce((sum, char) => (sum * 31 + char.charCodeAt(0)) % 9973, 7);
+  return Array.from({ length: size }, (_, i) => (((seed + i * 37) % 201) - 100) / 128);
+}
+
+/** Tokens of a text as the mock counts them (about four characters a token, at least one). */
+export const mockEmbeddingTokens = (text: string): number => Math.max(1, Math.ceil(text.length / 4));
+
+/** InvokeModel of a Cohere Embed or Titan Text Embeddings model, as Bedrock checks and answers it. */
+function invokeEmbeddings(res: http.ServerResponse, call: MockCall, model: string): void {
+  const refuse = (message: string) => sendAwsError(res, 400, 'ValidationException', message);
+  if (call.badJson || !call.body || typeof call.body !== 'object') return sendAwsError(res, 400, 'SerializationException', 'Unexpected character in the request body.');
+  const body = call.body as Record<string, any>;
+  const cohere = /cohere\.embed-/.test(model);
+  const v4 = /embed-v4/.test(model);
+  const titanV2 = /titan-embed-text-v2/.test(model);
+  const allowed = cohere
+    ? ['texts', 'input_type', 'truncate', 'embedding_types', ...(v4 ? ['output_dimension'] : [])]
+    : ['inputText', ...(titanV2 ? ['dimensions', 'normalize', 'embeddingTypes'] : [])];
+  const extra = Object.keys(body).find((key) => !allowed.includes(key));
+  if (extra) return refuse(`Malformed input request: #: extraneous key [${extra}] is not permitted, please reformat your input and try again.`);
+  let texts: string[];
+  let size: number;
+  if (cohere) {
+    if (!Array.isArray(body.texts) || !body.texts.every((text: unknown) => typeof text === 'string')) return refuse('Malformed input request: #/texts: expected type: JSONArray, please reformat your input and try again.');
+    if (body.texts.length < 1 || body.texts.length > 96) return refuse(`Malformed input request: #/texts: expected maximum item count: 96, found: ${body.texts.length}, please reformat your input and try again.`);
+    if (body.texts.some((text: string) => text.length > 2048)) return refuse('Malformed input request: #/texts: expected maxLength: 2048, please reformat your input and try again.');
+    if (!COHERE_INPUT_TYPES.has(body.input_type)) return refuse(`Malformed input request: #/input_type: ${JSON.stringify(body.input_type ?? null)} is not a valid enum value, please reformat your input and try again.`);
+    if (body.truncate !== undefined && !['NONE', 'START', 'END'].includes(body.truncate)) return refuse('Malformed input request: #/truncate: is not a valid enum value, please reformat your input and try again.');
+    if (body.embedding_types !== undefined && JSON.stringify(body.embedding_types) !== '["float"]') return refuse('Malformed input request: #/embedding_types: only ["float"] in this mock, please reformat your input and try again.');
+    if (body.output_dimension !== undefined && ![256, 512, 1024, 1536].includes(body.output_dimension)) return refuse('Malformed input request: #/output_dimension: is not a valid enum value, please reformat your input and try again.');
+    texts = body.texts;
+    size = body.output_dimension ?? (v4 ? 1536 : 1024);
+  } else {
+    if (typeof body.inputText !== 'string' || !body.inputText) return refuse('Malformed input request: #/inputText: expected minLength: 1, please reformat your input and try again.');
+    if (body.dimensions !== undefined && ![256, 512, 1024].includes(body.dimensions)) return refuse('Malformed input request: #/dimensions: 256, 512 or 1024, please reformat your input and try again.');
+    if (body.normalize !== undefined && typeof body.normalize !== 'boolean') return refuse('Malformed input request: #/normalize: expected type: Boolean, please reformat your input and try again.');
+    texts = [body.inputText];
+    size = body.dimensions ?? (titanV2 ? 1024 : 1536);
+  }
+  if (texts.some((text) => text.includes('mock-throttle'))) return sendAwsError(res, 429, 'ThrottlingException', ERROR_MESSAGES[429]);
+  const tokens = texts.reduce((sum, text) => sum + mockEmbeddingTokens(text), 0);
+  const vectors = texts.map((text) => mockEmbeddingVector(text, size));
+  const headers = { 'x-amzn-requestid': 'mock-request-id', 'x-amzn-bedrock-invocation-latency': '21', 'x-amzn-bedrock-input-token-count': String(tokens) };
+  if (!cohere) {
+    const answer: Record<string, unknown> = { embedding: vectors[0], inputTextTokenCount: tokens };
+    if (titanV2) answer.embeddingsByType = { float: vectors[0] };
+    return sendJson(res, 200, JSON.stringify(answer), headers);
+  }
+  const byType = body.embedding_types !== undefined;
+  const answer = { id: randomUUID(), texts, embeddings: byType ? { float: vectors } : vectors, response_type: byType ? 'embeddings_by_type' : 'embeddings_floats' };
+  sendJson(res, 200, JSON.stringify(answer), headers);
 }
 
 function isAssumeRole(call: MockCall): boolean {

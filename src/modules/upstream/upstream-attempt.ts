@@ -17,6 +17,13 @@ export type BodyOperation = Exclude<ProviderOperation, ResourceOperation | 'anth
 
 const NEVER_ABORTED = new AbortController().signal;
 
+/**
+ * Upstream requests of one fanned-out client request in flight at once (Titan: one per
+ * input): enough to answer a batch of dozens in a few round trips, few enough not to trip
+ * the account's request-rate quota on one client's behalf.
+ */
+const FAN_OUT_CONCURRENCY = 8;
+
 /** What the shared attempt steps need to know of an operation. */
 export interface OperationSpec<K extends ProviderOperation = BodyOperation> {
   /** The adapter capability that builds its request. */
@@ -61,22 +68,74 @@ export class UpstreamAttempt {
     this.defaultTimeoutMs = config.get('UPSTREAM_TIMEOUT_MS', { infer: true });
   }
 
-  /** The whole attempt of an operation whose answer is one JSON body. */
+  /** The whole attempt of an operation whose answer is one JSON body (several requests when the capability fans out). */
   async json(context: RequestContext, target: RouteTarget, body: Record<string, unknown>, operation: OperationSpec): Promise<GatewayResult> {
-    const translation = (this.capability(target, operation) as JsonOperationCapability).translation;
-    let sent: SentAttempt;
-    try {
-      sent = await this.send(context, target, body, operation);
-    } catch (error) {
-      if (!(error instanceof UpstreamHttpError) || !translation) throw error;
-      const openAIError = translation.toOpenAIError(error.status, error.parsedBody());
-      throw new UpstreamHttpError(error.status, Buffer.from(JSON.stringify(openAIError)), 'application/json', error.headers);
-    }
+    const capability = this.capability(target, operation) as JsonOperationCapability;
+    const translation = capability.translation;
+    const parts = capability.fanOut?.split(body) ?? null;
+    if (parts && capability.fanOut) return this.jsonFanOut(context, target, body, parts, capability, operation);
+    const sent = await this.sendJsonOperation(context, target, body, operation, translation);
     if (!translation && !operation.answer) return this.readJson(context, sent, operation);
     return this.readJson(context, sent, operation, (json) => {
-      const translated = translation ? translation.toAnswer(json, body) : json;
+      const translated = translation ? translation.toAnswer(json, body, sent.response.headers) : json;
       return operation.answer ? operation.answer(translated, body) : translated;
     });
+  }
+
+  /** `send`, a translated vendor's error answer in OpenAI's shape (status and headers kept). */
+  private async sendJsonOperation(
+    context: RequestContext,
+    target: RouteTarget,
+    body: Record<string, unknown>,
+    operation: OperationSpec,
+    translation: JsonOperationCapability['translation'],
+  ): Promise<SentAttempt> {
+    try {
+      return await this.send(context, target, body, operation);
+    } catch (error) {
+      if (!(error instanceof UpstreamHttpError) || !translation) throw error;
+      const openAIError = translation.toOpenAIError(error.status, error.parsedBody(), error.headers);
+      throw new UpstreamHttpError(error.status, Buffer.from(JSON.stringify(openAIError)), 'application/json', error.headers);
+    }
+  }
+
+  /**
+   * One client request as several upstream requests (see JsonFanOut), at most
+   * FAN_OUT_CONCURRENCY in flight: each part is built, signed, sent and read whole. The
+   * first failure fails the attempt with its error (as a single request's would, so retries
+   * and fallbacks apply to the whole) and no further part is sent; parts already in flight
+   * finish and are dropped. The merged answer is logged once, its usage summed by `merge`.
+   */
+  private async jsonFanOut(
+    context: RequestContext,
+    target: RouteTarget,
+    body: Record<string, unknown>,
+    parts: Record<string, unknown>[],
+    capability: JsonOperationCapability,
+    operation: OperationSpec,
+  ): Promise<GatewayResult> {
+    const translation = capability.translation;
+    const answers: Record<string, any>[] = new Array(parts.length);
+    let next = 0;
+    let failed = false;
+    const worker = async (): Promise<void> => {
+      while (!failed && next < parts.length) {
+        const index = next++;
+        try {
+          const sent = await this.sendJsonOperation(context, target, parts[index], operation, translation);
+          const { json } = await this.readJsonObject(context, sent);
+          answers[index] = translation ? translation.toAnswer(json, parts[index], sent.response.headers) : json;
+        } catch (error) {
+          failed = true;
+          throw error;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(FAN_OUT_CONCURRENCY, parts.length) }, worker));
+    const merged = capability.fanOut!.merge(answers, body);
+    const json = operation.answer ? operation.answer(merged, body) : merged;
+    this.noteJsonAnswer(context, json, operation);
+    return { kind: 'json', status: 200, body: Buffer.from(JSON.stringify(json)) };
   }
 
   /**
@@ -174,11 +233,16 @@ export class UpstreamAttempt {
     const read = await this.readJsonObject(context, answer);
     const json = reshape ? reshape(read.json) : read.json;
     const raw = reshape ? Buffer.from(JSON.stringify(json)) : read.raw;
+    this.noteJsonAnswer(context, json, operation);
+    return { kind: 'json', status: answer.response.status, body: raw };
+  }
+
+  /** The answer, its usage (or cost) and served model on the context, for the log. */
+  private noteJsonAnswer(context: RequestContext, json: Record<string, any>, operation: Pick<OperationSpec, 'usage' | 'answerUsage' | 'cost'>): void {
     context.responseBody = json;
     context.usage = operation.answerUsage && json ? operation.answerUsage(json) : operation.usage(json?.usage);
     context.servedModel = typeof json?.model === 'string' ? json.model : null;
     if (!context.usage && operation.cost) context.costUsd = operation.cost(json, context);
-    return { kind: 'json', status: answer.response.status, body: raw };
   }
 }
 

@@ -5,6 +5,7 @@ import { IgnoredParams } from '../ignored-params';
 import type { ProviderAdapter, UpstreamRequest } from '../provider-adapter';
 import { signAwsRequest } from './aws-signing';
 import { AWS_EVENT_STREAM_TYPE, modelUrl } from './bedrock-urls';
+import { bedrockEmbeddings } from './invoke-embeddings';
 import { bedrockMessages } from './invoke-messages';
 import { toConverseRequest } from './converse-request';
 import { toChatCompletion, toOpenAIError } from './converse-response';
@@ -43,6 +44,8 @@ export const bedrockAdapter: ProviderAdapter = {
   chatCompletions: { buildRequest: buildChatRequest, translation },
   // Claude natively (InvokeModel); other models reach /v1/messages through the chat bridge and Converse.
   messages: bedrockMessages,
+  // Cohere Embed and Titan Text Embeddings through InvokeModel, a Titan batch fanned out one text a request.
+  embeddings: bedrockEmbeddings,
   signRequest: (request, target) => signAwsRequest(request, target, 'bedrock'),
   // Per request (CONTRACT section 9); without them a header route has no AWS identity at all (see aws-credentials.ts).
   credentialHeaders: {
