@@ -119,6 +119,19 @@ export interface MessagesCapability extends RequestBuilder {
   toAnthropicError?(status: number, body: unknown, headers?: Record<string, string>): Record<string, unknown>;
 }
 
+/**
+ * Anthropic's `/messages/count_tokens`, or a cloud's own counter of a Messages body (Claude on
+ * Bedrock's CountTokens, on Vertex AI's `count-tokens:rawPredict`). A cloud that hosts Claude
+ * beside other models says which models it counts (`servesModel`); the others get the estimate.
+ */
+export interface MessagesCountTokensCapability extends RequestBuilder {
+  servesModel?(model: string): boolean;
+  /** For a vendor whose answer is not Anthropic's `{input_tokens}` (Bedrock's `{inputTokens}`): the count, null when it has none. */
+  inputTokens?(answer: Record<string, unknown>): number | null;
+  /** For a vendor whose error answers are not Anthropic's (AWS's `{message}`): the error in Anthropic's shape, status kept. */
+  toAnthropicError?(status: number, body: unknown, headers?: Record<string, string>): Record<string, unknown>;
+}
+
 /** The operations a provider may offer, one optional capability each. */
 export interface ProviderOperations {
   readonly chatCompletions?: ChatCompletionsCapability;
@@ -137,7 +150,7 @@ export interface ProviderOperations {
   /** Anthropic's Messages API spoken natively; `/v1/messages` reaches other providers through chat completions. */
   readonly messages?: MessagesCapability;
   /** Anthropic's `/messages/count_tokens`: a Messages body's input tokens, counted by the vendor (same headers as `messages`). */
-  readonly messagesCountTokens?: RequestBuilder;
+  readonly messagesCountTokens?: MessagesCountTokensCapability;
   /** The input tokens of a chat body counted by a vendor that has no Messages API but a counter of its own (Gemini). */
   readonly chatInputTokens?: ChatInputTokensCapability;
   /** `/fine_tuning/jobs` and its sub-resources. */

@@ -52,6 +52,14 @@
  *   Claude: 400 ValidationException (the mock's InvokeModel knows no other body). Behaviour switches
  *   follow the Claude prefix: `us.anthropic.claude-mock-error-429`.
  *
+ * CountTokens for Claude: POST /model/{modelId}/count-tokens, signature checked as above, body exactly
+ *   `{"input": {"invokeModel": {"body": "<base64 of an InvokeModel body>"}}}` (a `converse` input is not
+ *   served here: 400), the decoded body checked as InvokeModel checks it (version, no model / stream,
+ *   max_tokens and the rest of the create's rules) → `{"inputTokens": N}`, N counted as Anthropic's
+ *   count_tokens is (countInputTokens in mock-anthropic-body.ts). A model that is not Claude: 400
+ *   ValidationException "The provided model doesn't support counting tokens."; error switches as for
+ *   InvokeModel (`anthropic.claude-mock-error-429`).
+ *
  * InvokeModel for embedding models (cohere.embed-… and amazon.titan-embed-text-… / -g1-text-… ids, profile
  * prefixes allowed), signature checked as above, the input token count in `x-amzn-bedrock-input-token-count`
  * (ceil(chars / 4), at least 1, per text, summed) as Bedrock sends it:
@@ -84,7 +92,7 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import { createHash, randomUUID } from 'node:crypto';
 import type * as http from 'node:http';
-import { THINKING_TEXT, anthropicId, invalidBody, mcpBetaMissing, messageEvents, plan as anthropicPlan } from './mock-anthropic-body';
+import { THINKING_TEXT, anthropicId, countInputTokens, invalidBody, mcpBetaMissing, messageEvents, plan as anthropicPlan } from './mock-anthropic-body';
 import type { MockCall } from './mock-call';
 // A cycle (mock-upstream.ts imports this file), harmless: both only call each other per request.
 import { answerFailureSwitch, behaviourOf, sendJson } from './mock-upstream';
@@ -104,7 +112,7 @@ const IDENTITIES = new Map<string, { secretAccessKey: string; sessionToken?: str
 /** Every AssumeRole the mock's STS granted or refused, for tests that count them. */
 export const stsAssumeRoleCalls: { roleArn: string | null; externalId: string | null; signedBy: string | null; granted: boolean }[] = [];
 
-const ROUTE = /^\/model\/([^/]+)\/(converse|converse-stream|invoke|invoke-with-response-stream)$/;
+const ROUTE = /^\/model\/([^/]+)\/(converse|converse-stream|invoke|invoke-with-response-stream|count-tokens)$/;
 const KNOWN_MODEL = /^((us|eu|apac|global|us-gov)\.)?(anthropic|meta|mistral|amazon|cohere|deepseek|ai21)\.[A-Za-z0-9.:_-]+$/;
 const ERROR_NAMES: Record<number, string> = {
   400: 'ValidationException',
@@ -139,7 +147,8 @@ export function serveBedrock(res: http.ServerResponse, call: MockCall): boolean 
     (refusal) => {
       if (refusal) return sendAwsError(res, 403, refusal.name, refusal.message);
       const model = decodeURIComponent(route[1]);
-      if (route[2] === 'invoke' && EMBED_MODEL.test(model)) invokeEmbeddings(res, call, model);
+      if (route[2] === 'count-tokens') countTokens(res, call, model);
+      else if (route[2] === 'invoke' && EMBED_MODEL.test(model)) invokeEmbeddings(res, call, model);
       else if (route[2].startsWith('invoke')) invoke(res, call, model, route[2] === 'invoke-with-response-stream');
       else answer(res, call, model, route[2] === 'converse-stream');
     },
@@ -391,6 +400,43 @@ function invoke(res: http.ServerResponse, call: MockCall, model: string, stream:
   res.write(all.subarray(0, cut));
   res.write(all.subarray(cut));
   res.end();
+}
+
+/** CountTokens with an InvokeModel body for Claude: `{inputTokens}`, the body checked as InvokeModel checks it. */
+function countTokens(res: http.ServerResponse, call: MockCall, model: string): void {
+  const refuse = (message: string) => sendAwsError(res, 400, 'ValidationException', message);
+  if (call.badJson) return sendAwsError(res, 400, 'SerializationException', 'Unexpected character in the request body.');
+  const body = call.body ?? {};
+  const extra = Object.keys(body).find((key) => key !== 'input');
+  if (extra) return refuse(`Malformed input request: #: extraneous key [${extra}] is not permitted, please reformat your input and try again.`);
+  const input = body.input;
+  if (!input || typeof input !== 'object' || Object.keys(input).length !== 1) return refuse('1 validation error detected: input must hold exactly one of invokeModel, converse');
+  if (!('invokeModel' in input)) return refuse('The mock serves CountTokens for InvokeModel bodies only');
+  const encoded = input.invokeModel?.body;
+  if (typeof encoded !== 'string' || Object.keys(input.invokeModel).length !== 1) return refuse('1 validation error detected: Value at \'input.invokeModel.body\' failed to satisfy constraint: Member must not be null');
+  if (!INVOKE_CLAUDE.test(model) && !model.startsWith('mock-')) return refuse("The provided model doesn't support counting tokens.");
+  let invokeBody: any;
+  try {
+    invokeBody = JSON.parse(Buffer.from(encoded, 'base64').toString('utf8'));
+  } catch {
+    return refuse('Malformed input request: the invokeModel body is not JSON, please reformat your input and try again.');
+  }
+  const { anthropic_version: version, anthropic_beta: betas, ...messages } = invokeBody ?? {};
+  if (version !== 'bedrock-2023-05-31') return refuse(`Malformed input request: anthropic_version: ${JSON.stringify(version ?? null)} is not a supported version, please reformat your input and try again.`);
+  for (const field of ['model', 'stream']) if (field in messages) return refuse(`Malformed input request: #: extraneous key [${field}] is not permitted, please reformat your input and try again.`);
+  if (betas !== undefined && !(Array.isArray(betas) && betas.every((beta) => typeof beta === 'string'))) return refuse('Malformed input request: #/anthropic_beta: expected type: JSONArray, please reformat your input and try again.');
+  const betaHeader = (betas ?? []).join(',');
+  const invalid = invalidBody({ ...messages, model }, betaHeader) ?? mcpBetaMissing(messages, betaHeader);
+  if (invalid) return refuse(invalid);
+  const behaviour = behaviourOf(model.replace(/^([a-z-]+\.)?anthropic\.claude-/, ''));
+  const replies = {
+    error: (status: number, headers?: Record<string, string>) =>
+      sendAwsError(res, status, ERROR_NAMES[status] ?? 'InternalServerException', ERROR_MESSAGES[status] ?? `Mock error (status ${status})`, headers),
+    invalidJson: '{"inputTokens": this is not JSON',
+  };
+  const flakyKey = () => 'bedrock-count-tokens\u0000' + model;
+  if (answerFailureSwitch(res, behaviour, { stream: false, flakyCounters: call.flakyFailures, flakyKey }, replies)) return;
+  sendJson(res, 200, JSON.stringify({ inputTokens: countInputTokens(messages) }), { 'x-amzn-requestid': 'mock-request-id' });
 }
 
 const EMBED_MODEL = /^([a-z-]+\.)?(cohere\.embed-|amazon\.titan-embed-(text|g1-text)-)/;

@@ -22,6 +22,10 @@
  *        (400 otherwise), no `model` in the body (the URL names it: 400 "model: Extra inputs are
  *        not permitted"), answered as the Anthropic mock does (mock-anthropic.ts); :rawPredict
  *        with `stream: true` is refused (400), as Vertex wants :streamRawPredict for a stream
+ *   POST …/publishers/anthropic/models/count-tokens:rawPredict  Claude's token count: Anthropic's
+ *        count_tokens body with `model` in it (400 without), `anthropic_version` optional but
+ *        `vertex-2023-10-16` when given, answered as the Anthropic mock's count_tokens does
+ *        ({input_tokens}, same checks and error switches)
  * Every model route wants `Authorization: Bearer <a token this mock issued and that has not
  * expired>`: 401 UNAUTHENTICATED in Google's shape otherwise. Each call's project and region are
  * recorded in `calls`.
@@ -165,6 +169,7 @@ function predictEmbeddings(res: http.ServerResponse, call: MockCall): boolean {
 /** Claude on Vertex: the Anthropic mock's answer once Vertex's own rules are checked. */
 function claude(res: http.ServerResponse, call: MockCall, model: string, method: string): boolean {
   if (method !== 'rawPredict' && method !== 'streamRawPredict') return false;
+  if (model === 'count-tokens') return claudeCountTokens(res, call, method);
   const invalid = (message: string) => {
     sendJson(res, 400, JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message } }));
     return true;
@@ -178,4 +183,21 @@ function claude(res: http.ServerResponse, call: MockCall, model: string, method:
   const { anthropic_version: _version, ...messages } = body ?? {};
   const headers = { ...call.headers, 'x-api-key': 'vertex-oauth', 'anthropic-version': '2023-06-01' };
   return serveAnthropic(res, { ...call, path: '/v1/messages', headers, body: call.badJson ? body : { ...messages, model } });
+}
+
+/** Claude's count-tokens on Vertex: the model in the body (not the URL), answered by the Anthropic mock's count_tokens. */
+function claudeCountTokens(res: http.ServerResponse, call: MockCall, method: string): boolean {
+  const invalid = (message: string) => {
+    sendJson(res, 400, JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message } }));
+    return true;
+  };
+  if (method !== 'rawPredict') return invalid('count-tokens is served by rawPredict only');
+  const body = call.body;
+  if (!call.badJson && body && typeof body === 'object') {
+    if (body.anthropic_version !== undefined && body.anthropic_version !== 'vertex-2023-10-16') return invalid('anthropic_version: Input should be \'vertex-2023-10-16\'');
+    if (typeof body.model !== 'string' || !body.model) return invalid('model: Field required');
+  }
+  const { anthropic_version: _version, ...counted } = body ?? {};
+  const headers = { ...call.headers, 'x-api-key': 'vertex-oauth', 'anthropic-version': '2023-06-01' };
+  return serveAnthropic(res, { ...call, path: '/v1/messages/count_tokens', headers, body: call.badJson ? body : counted });
 }

@@ -6,7 +6,7 @@ import type { ProviderAdapter, UpstreamRequest } from '../provider-adapter';
 import { signAwsRequest } from './aws-signing';
 import { AWS_EVENT_STREAM_TYPE, modelUrl } from './bedrock-urls';
 import { bedrockEmbeddings } from './invoke-embeddings';
-import { bedrockMessages } from './invoke-messages';
+import { bedrockCountTokens, bedrockMessages } from './invoke-messages';
 import { toConverseRequest } from './converse-request';
 import { toChatCompletion, toOpenAIError } from './converse-response';
 import { ConverseChatStreamDecoder } from './converse-stream';
@@ -44,6 +44,8 @@ export const bedrockAdapter: ProviderAdapter = {
   chatCompletions: { buildRequest: buildChatRequest, translation },
   // Claude natively (InvokeModel); other models reach /v1/messages through the chat bridge and Converse.
   messages: bedrockMessages,
+  // Claude's count_tokens through CountTokens (an InvokeModel body, base64); other models are estimated.
+  messagesCountTokens: bedrockCountTokens,
   // Cohere Embed and Titan Text Embeddings through InvokeModel, a Titan batch fanned out one text a request.
   embeddings: bedrockEmbeddings,
   signRequest: (request, target) => signAwsRequest(request, target, 'bedrock'),

@@ -2,7 +2,7 @@ import type { EventSourceMessage } from 'eventsource-parser';
 import { GatewayError } from '../../common/errors/gateway-error';
 import type { RouteTarget } from '../../modules/routing/route-plan';
 import { anthropicErrorType } from '../../common/errors/anthropic-error';
-import type { MessagesCapability, UpstreamRequest } from '../provider-adapter';
+import type { MessagesCapability, MessagesCountTokensCapability, UpstreamRequest } from '../provider-adapter';
 import { parseStreamEvent } from '../stream-event';
 import { toOpenAIError } from './converse-response';
 import { converseStreamError } from './converse-stream';
@@ -29,19 +29,45 @@ export function isBedrockClaude(model: string): boolean {
   return /^([a-z]{2,6}(-[a-z]+)?\.)?anthropic\.claude/.test(model);
 }
 
-function invokeRequest(body: Record<string, unknown>, target: RouteTarget, clientHeaders: Record<string, string> = {}): UpstreamRequest {
+/** The InvokeModel body of a Messages body (model and stream left out, version and betas added) and the model it names. */
+function invokePayload(body: Record<string, unknown>, target: RouteTarget, clientHeaders: Record<string, string>): { model: string; stream: unknown; payload: Record<string, unknown> } {
   const { model, stream, ...rest } = body;
   if (typeof model !== 'string' || !model) throw GatewayError.invalidRequest('model must be a string naming a Bedrock model id or inference profile', 'model');
   const beta = clientHeaders['anthropic-beta'] || target.providerOptions.anthropic_beta;
   const betas = beta ? beta.split(',').map((value) => value.trim()).filter(Boolean) : [];
   const payload: Record<string, unknown> = { anthropic_version: BEDROCK_ANTHROPIC_VERSION, ...rest };
   if (betas.length) payload.anthropic_beta = betas;
+  return { model, stream, payload };
+}
+
+function invokeRequest(body: Record<string, unknown>, target: RouteTarget, clientHeaders: Record<string, string> = {}): UpstreamRequest {
+  const { model, stream, payload } = invokePayload(body, target, clientHeaders);
   const streamed = stream === true;
   return {
     method: 'POST',
     url: modelUrl(target, model, streamed ? 'invoke-with-response-stream' : 'invoke'),
     headers: { 'content-type': 'application/json', accept: streamed ? AWS_EVENT_STREAM_TYPE : 'application/json' },
     body: JSON.stringify(payload),
+  };
+}
+
+/**
+ * Bedrock's CountTokens (`POST /model/{id}/count-tokens`) for a count_tokens body:
+ * `{"input": {"invokeModel": {"body": "<base64 of the InvokeModel body>"}}}`, answered
+ * `{"inputTokens": N}`. The InvokeModel body needs `max_tokens`, which a count_tokens body
+ * has not and which counts no input token: 1, or just above a thinking budget (which
+ * must stay below it).
+ */
+function countTokensRequest(body: Record<string, unknown>, target: RouteTarget, clientHeaders: Record<string, string> = {}): UpstreamRequest {
+  const { model, payload } = invokePayload(body, target, clientHeaders);
+  const thinking = payload.thinking as { budget_tokens?: unknown } | undefined;
+  const budget = typeof thinking?.budget_tokens === 'number' && Number.isFinite(thinking.budget_tokens) ? thinking.budget_tokens : 0;
+  const invokeBody = { ...payload, max_tokens: Math.max(1, Math.floor(budget) + 1) };
+  return {
+    method: 'POST',
+    url: modelUrl(target, model, 'count-tokens'),
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({ input: { invokeModel: { body: Buffer.from(JSON.stringify(invokeBody)).toString('base64') } } }),
   };
 }
 
@@ -71,5 +97,13 @@ export const bedrockMessages: MessagesCapability = {
   servesModel: isBedrockClaude,
   buildRequest: invokeRequest,
   streamEvent: unwrapChunk,
+  toAnthropicError,
+};
+
+/** Claude's token counts through CountTokens; other models (Converse only) keep the gateway's estimate. */
+export const bedrockCountTokens: MessagesCountTokensCapability = {
+  servesModel: isBedrockClaude,
+  buildRequest: countTokensRequest,
+  inputTokens: (answer) => (typeof answer.inputTokens === 'number' && Number.isInteger(answer.inputTokens) && answer.inputTokens >= 0 ? answer.inputTokens : null),
   toAnthropicError,
 };

@@ -9,7 +9,7 @@ import * as geminiResponse from '../google/chat-response';
 import { GeminiChatStreamDecoder } from '../google/chat-stream';
 import { fromVertexPredictions, googleEmbedInput, toVertexPredictRequest } from '../google/embed';
 import { IgnoredParams } from '../ignored-params';
-import type { JsonOperationCapability, MessagesCapability, ProviderAdapter, UpstreamRequest } from '../provider-adapter';
+import type { JsonOperationCapability, MessagesCapability, MessagesCountTokensCapability, ProviderAdapter, UpstreamRequest } from '../provider-adapter';
 import { GoogleCredentials } from './google-credentials';
 
 /**
@@ -85,6 +85,22 @@ const messages: MessagesCapability = {
   buildRequest: (body, target, clientHeaders) => claudeRequest(body, modelOf(body), target, clientHeaders),
 };
 
+/**
+ * Claude's count_tokens on Vertex: one endpoint for every model,
+ * `…/publishers/anthropic/models/count-tokens:rawPredict`, the model staying in the body
+ * (unlike rawPredict's), the version added as for messages; answered `{input_tokens}`.
+ */
+const countTokens: MessagesCountTokensCapability = {
+  servesModel: (model) => isClaude(model),
+  buildRequest(body, target, clientHeaders = {}) {
+    const model = modelOf(body);
+    const sent: Record<string, string> = headers(target);
+    const beta = clientHeaders['anthropic-beta'] || target.providerOptions.anthropic_beta;
+    if (beta) sent['anthropic-beta'] = beta;
+    return { method: 'POST', url: vertexModelUrl(target, 'anthropic', 'count-tokens', 'rawPredict'), headers: sent, body: JSON.stringify({ anthropic_version: VERTEX_ANTHROPIC_VERSION, ...body, model }) };
+  },
+};
+
 function chatRequest(body: Record<string, unknown>, target: RouteTarget): UpstreamRequest {
   const model = modelOf(body);
   const ignored = new IgnoredParams(target.strictParams);
@@ -122,5 +138,7 @@ export const vertexAIAdapter: ProviderAdapter = {
   },
   chatCompletions: { buildRequest: chatRequest, translation },
   messages,
+  // Claude only (Gemini's countTokens is not wired here: other models are estimated).
+  messagesCountTokens: countTokens,
   embeddings,
 };

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '../../../common/context/request-context';
 import { GatewayError, UpstreamHttpError } from '../../../common/errors/gateway-error';
 import type { GatewayResult } from '../../../common/http/gateway-result';
-import type { ChatInputTokensCapability, ProviderAdapter } from '../../../providers/provider-adapter';
+import type { ChatInputTokensCapability, MessagesCountTokensCapability, ProviderAdapter } from '../../../providers/provider-adapter';
 import { ProviderRegistry } from '../../../providers/registry';
 import { RouteExecutor } from '../../routing/route-executor.service';
 import type { RouteTarget } from '../../routing/route-plan';
@@ -22,7 +22,9 @@ const COUNTED_FIELDS = ['model', 'system', 'messages', 'tools', 'tool_choice'] a
 /**
  * `POST /v1/messages/count_tokens`, answered `{input_tokens}` in Anthropic's shape:
  *   - a provider that speaks the Messages API (Anthropic) counts it natively: the body
- *     passes through with the client's `anthropic-*` / `vendor-*` headers;
+ *     passes through with the client's `anthropic-*` / `vendor-*` headers; so does a cloud
+ *     for the Claude models it hosts (Bedrock's CountTokens, Vertex AI's count-tokens),
+ *     its answer and errors put in Anthropic's shape;
  *   - a provider with a counter of its own (Gemini's countTokens) counts the body as its
  *     chat would send it (Messages → chat bridge → the vendor's request);
  *   - any other provider, or a body the bridge cannot carry, gets a tokenizer estimate
@@ -53,7 +55,8 @@ export class CountTokensService {
         context.model = model;
         const countBody = { ...(body as Record<string, unknown>), model };
         const adapter = this.registry.get(target.provider);
-        if (adapter.messagesCountTokens) return this.native(context, target, countBody, vendorHeaders);
+        const counter = adapter.messagesCountTokens;
+        if (counter && (counter.servesModel?.(model) ?? true)) return this.native(context, target, counter, countBody, vendorHeaders);
         if (adapter.chatInputTokens) return this.vendorCounted(context, target, adapter, adapter.chatInputTokens, countBody);
         return Promise.resolve(this.estimated(context, countBody));
       },
@@ -61,8 +64,29 @@ export class CountTokensService {
     );
   }
 
-  private async native(context: RequestContext, target: RouteTarget, body: Record<string, unknown>, headers: Record<string, string>): Promise<GatewayResult> {
-    return this.attempts.readJson(context, await this.attempts.send(context, target, body, ANTHROPIC_COUNT, headers), ANTHROPIC_COUNT);
+  private async native(
+    context: RequestContext,
+    target: RouteTarget,
+    counter: MessagesCountTokensCapability,
+    body: Record<string, unknown>,
+    headers: Record<string, string>,
+  ): Promise<GatewayResult> {
+    let sent;
+    try {
+      sent = await this.attempts.send(context, target, body, ANTHROPIC_COUNT, headers);
+    } catch (error) {
+      // A cloud that counts Claude's tokens but answers errors its own way (Bedrock): Anthropic's shape on this route.
+      if (!(error instanceof UpstreamHttpError) || !counter.toAnthropicError) throw error;
+      const anthropicError = counter.toAnthropicError(error.status, error.parsedBody(), error.headers);
+      throw new UpstreamHttpError(error.status, Buffer.from(JSON.stringify(anthropicError)), 'application/json', error.headers);
+    }
+    const inputTokens = counter.inputTokens;
+    if (!inputTokens) return this.attempts.readJson(context, sent, ANTHROPIC_COUNT);
+    return this.attempts.readJson(context, sent, ANTHROPIC_COUNT, (json) => {
+      const count = inputTokens(json);
+      if (count === null) throw GatewayError.upstreamMalformed(`Provider ${target.provider} answered its token count without a number of tokens`);
+      return { input_tokens: count };
+    });
   }
 
   /** Counted by the vendor from the request its chat would send; estimated when the bridge cannot carry the body. */
