@@ -80,7 +80,8 @@ describe('messages.count_tokens for Claude on Bedrock and Vertex AI', () => {
         .withResponse();
       expect(modelCalls()).toHaveLength(1);
       const sent = modelCalls()[0];
-      expect(sent.path).toBe(`/model/${encodeURIComponent(BEDROCK_CLAUDE)}/count-tokens`);
+      // CountTokens refuses inference profiles: the profile's foundation model is counted (the mock refuses `us.…`).
+      expect(sent.path).toBe(`/model/${encodeURIComponent(BEDROCK_CLAUDE.replace(/^us\./, ''))}/count-tokens`);
       expect(String(sent.headers.authorization)).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIAMOCKBEDROCK00001\/\d{8}\/us-east-1\/bedrock\/aws4_request/);
       expect(Object.keys(sent.body)).toEqual(['input']);
       const invokeBody = JSON.parse(Buffer.from(sent.body.input.invokeModel.body, 'base64').toString('utf8'));
@@ -123,6 +124,15 @@ describe('messages.count_tokens for Claude on Bedrock and Vertex AI', () => {
       const data = await anthropic('bedrock-count').messages.countTokens(body);
       expect(data).toEqual({ input_tokens: estimateInputTokens(body), estimated: true });
       expect(modelCalls()).toHaveLength(0);
+    });
+
+    it('estimates a Claude model CountTokens refuses to count, rather than failing', async () => {
+      const body = { model: 'anthropic.claude-mock-no-count-v1:0', system: SYSTEM, messages: MESSAGES };
+      const { data, response } = await anthropic('bedrock-count').messages.countTokens(body).withResponse();
+      expect(modelCalls()).toHaveLength(1);
+      expect(data).toEqual({ input_tokens: estimateInputTokens(body), estimated: true });
+      const log = await logOf(gateway, response.headers.get('x-gateway-request-id'));
+      expect(log).toMatchObject({ operation: 'messages.count_tokens', provider: 'bedrock', status_code: 200, cost_usd: 0, response_body: { estimated: true } });
     });
 
     it("puts AWS's errors in Anthropic's shape, status kept", async () => {

@@ -130,6 +130,8 @@ export interface MessagesCountTokensCapability extends RequestBuilder {
   inputTokens?(answer: Record<string, unknown>): number | null;
   /** For a vendor whose error answers are not Anthropic's (AWS's `{message}`): the error in Anthropic's shape, status kept. */
   toAnthropicError?(status: number, body: unknown, headers?: Record<string, string>): Record<string, unknown>;
+  /** Whether an error answer says the vendor cannot count this model at all (not that the body is wrong): then the gateway estimates. */
+  cannotCount?(status: number, body: unknown): boolean;
 }
 
 /** The operations a provider may offer, one optional capability each. */

@@ -56,9 +56,10 @@
  *   `{"input": {"invokeModel": {"body": "<base64 of an InvokeModel body>"}}}` (a `converse` input is not
  *   served here: 400), the decoded body checked as InvokeModel checks it (version, no model / stream,
  *   max_tokens and the rest of the create's rules) → `{"inputTokens": N}`, N counted as Anthropic's
- *   count_tokens is (countInputTokens in mock-anthropic-body.ts). A model that is not Claude: 400
- *   ValidationException "The provided model doesn't support counting tokens."; error switches as for
- *   InvokeModel (`anthropic.claude-mock-error-429`).
+ *   count_tokens is (countInputTokens in mock-anthropic-body.ts). A model that is not Claude, an inference
+ *   profile (`us.anthropic.claude-…`: AWS counts foundation model ids only) or a Claude id containing
+ *   `mock-no-count` (a model CountTokens does not cover): 400 ValidationException "The provided model
+ *   doesn't support counting tokens."; error switches as for InvokeModel (`anthropic.claude-mock-error-429`).
  *
  * InvokeModel for embedding models (cohere.embed-… and amazon.titan-embed-text-… / -g1-text-… ids, profile
  * prefixes allowed), signature checked as above, the input token count in `x-amzn-bedrock-input-token-count`
@@ -414,7 +415,8 @@ function countTokens(res: http.ServerResponse, call: MockCall, model: string): v
   if (!('invokeModel' in input)) return refuse('The mock serves CountTokens for InvokeModel bodies only');
   const encoded = input.invokeModel?.body;
   if (typeof encoded !== 'string' || Object.keys(input.invokeModel).length !== 1) return refuse('1 validation error detected: Value at \'input.invokeModel.body\' failed to satisfy constraint: Member must not be null');
-  if (!INVOKE_CLAUDE.test(model) && !model.startsWith('mock-')) return refuse("The provided model doesn't support counting tokens.");
+  // AWS counts for foundation model ids only (an inference profile is refused), and not for every Claude model.
+  if (!/^anthropic\.claude/.test(model) || model.includes('mock-no-count')) return refuse("The provided model doesn't support counting tokens.");
   let invokeBody: any;
   try {
     invokeBody = JSON.parse(Buffer.from(encoded, 'base64').toString('utf8'));

@@ -40,6 +40,9 @@ function invokePayload(body: Record<string, unknown>, target: RouteTarget, clien
   return { model, stream, payload };
 }
 
+/** The cross-region inference profile prefix of a Claude model id (`us.`, `global.` …). */
+const PROFILE_PREFIX = /^[a-z]{2,6}(-[a-z]+)?\.(?=anthropic\.claude)/;
+
 function invokeRequest(body: Record<string, unknown>, target: RouteTarget, clientHeaders: Record<string, string> = {}): UpstreamRequest {
   const { model, stream, payload } = invokePayload(body, target, clientHeaders);
   const streamed = stream === true;
@@ -54,12 +57,16 @@ function invokeRequest(body: Record<string, unknown>, target: RouteTarget, clien
 /**
  * Bedrock's CountTokens (`POST /model/{id}/count-tokens`) for a count_tokens body:
  * `{"input": {"invokeModel": {"body": "<base64 of the InvokeModel body>"}}}`, answered
- * `{"inputTokens": N}`. The InvokeModel body needs `max_tokens`, which a count_tokens body
+ * `{"inputTokens": N}`. A Claude model CountTokens does not cover (AWS: some are only served
+ * through cross-region inference) is refused with a 400 ValidationException; that one is
+ * estimated by the gateway. The InvokeModel body needs `max_tokens`, which a count_tokens body
  * has not and which counts no input token: 1, or just above a thinking budget (which
  * must stay below it).
  */
 function countTokensRequest(body: Record<string, unknown>, target: RouteTarget, clientHeaders: Record<string, string> = {}): UpstreamRequest {
-  const { model, payload } = invokePayload(body, target, clientHeaders);
+  const { model: invoked, payload } = invokePayload(body, target, clientHeaders);
+  // CountTokens takes foundation model ids only and refuses inference profiles; the profile's model has the same tokenizer.
+  const model = invoked.replace(PROFILE_PREFIX, '');
   const thinking = payload.thinking as { budget_tokens?: unknown } | undefined;
   const budget = typeof thinking?.budget_tokens === 'number' && Number.isFinite(thinking.budget_tokens) ? thinking.budget_tokens : 0;
   const invokeBody = { ...payload, max_tokens: Math.max(1, Math.floor(budget) + 1) };
@@ -106,4 +113,5 @@ export const bedrockCountTokens: MessagesCountTokensCapability = {
   buildRequest: countTokensRequest,
   inputTokens: (answer) => (typeof answer.inputTokens === 'number' && Number.isInteger(answer.inputTokens) && answer.inputTokens >= 0 ? answer.inputTokens : null),
   toAnthropicError,
+  cannotCount: (status, body) => status === 400 && /doesn.t support counting tokens/i.test(String((body as { message?: unknown } | null)?.message ?? '')),
 };

@@ -24,7 +24,8 @@ const COUNTED_FIELDS = ['model', 'system', 'messages', 'tools', 'tool_choice'] a
  *   - a provider that speaks the Messages API (Anthropic) counts it natively: the body
  *     passes through with the client's `anthropic-*` / `vendor-*` headers; so does a cloud
  *     for the Claude models it hosts (Bedrock's CountTokens, Vertex AI's count-tokens),
- *     its answer and errors put in Anthropic's shape;
+ *     its answer and errors put in Anthropic's shape (a model its counter refuses to
+ *     count is estimated instead);
  *   - a provider with a counter of its own (Gemini's countTokens) counts the body as its
  *     chat would send it (Messages → chat bridge → the vendor's request);
  *   - any other provider, or a body the bridge cannot carry, gets a tokenizer estimate
@@ -75,8 +76,11 @@ export class CountTokensService {
     try {
       sent = await this.attempts.send(context, target, body, ANTHROPIC_COUNT, headers);
     } catch (error) {
+      if (!(error instanceof UpstreamHttpError)) throw error;
+      // A Claude model the cloud's counter does not cover (Bedrock's CRIS-only models): estimated, as before the counter.
+      if (counter.cannotCount?.(error.status, error.parsedBody())) return this.estimated(context, body);
       // A cloud that counts Claude's tokens but answers errors its own way (Bedrock): Anthropic's shape on this route.
-      if (!(error instanceof UpstreamHttpError) || !counter.toAnthropicError) throw error;
+      if (!counter.toAnthropicError) throw error;
       const anthropicError = counter.toAnthropicError(error.status, error.parsedBody(), error.headers);
       throw new UpstreamHttpError(error.status, Buffer.from(JSON.stringify(anthropicError)), 'application/json', error.headers);
     }
