@@ -22,6 +22,12 @@ export function finiteNumber(value: unknown, param: string): number {
   return value;
 }
 
+/** An integer, or a 400 naming the field. */
+export function integer(value: unknown, param: string): number {
+  if (!Number.isInteger(value)) throw invalid(`${param} must be an integer`, param);
+  return value as number;
+}
+
 /** A 400 for what the provider reached through a translation cannot do: "Provider x does not support …". */
 export const unsupportedBy =
   (provider: string) =>

@@ -1,5 +1,5 @@
-import { GatewayError } from '../../common/errors/gateway-error';
 import { readToolCall } from '../openai-tool-calls';
+import { invalid, unsupportedBy } from '../translation-checks';
 
 /** One Converse ContentBlock (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ContentBlock.html). */
 export type ContentBlock = Record<string, unknown>;
@@ -8,8 +8,7 @@ export interface ConverseMessage {
   content: ContentBlock[];
 }
 
-const unsupported = (param: string, what = param) => GatewayError.invalidRequest(`Provider bedrock does not support ${what}`, param);
-const invalid = (message: string, param: string) => GatewayError.invalidRequest(message, param);
+const unsupported = unsupportedBy('bedrock');
 
 /** The image formats Converse reads (ImageBlock.format), by data URL media type. */
 const IMAGE_FORMATS: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpeg', 'image/jpg': 'jpeg', 'image/gif': 'gif', 'image/webp': 'webp' };

@@ -1,9 +1,9 @@
-import { GatewayError } from '../../common/errors/gateway-error';
 import type { ChatCompletionBody } from '../chat-format';
 import { IgnoredParams, OPENAI_DELIVERY_PARAMS } from '../ignored-params';
 import { THINKING_BUDGETS, thinkingWithin } from '../anthropic/chat-request';
 import { ContentBlock, ConverseMessage, toConverseMessages } from './converse-messages';
 import { isBedrockClaude } from './invoke-messages';
+import { finiteNumber, integer, invalid, unsupportedBy } from '../translation-checks';
 
 /** A Converse request body (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html), the model being in the path. */
 export interface ConverseRequest {
@@ -15,18 +15,9 @@ export interface ConverseRequest {
   additionalModelRequestFields?: Record<string, unknown>;
 }
 
-const invalid = (message: string, param: string) => GatewayError.invalidRequest(message, param);
-const unsupported = (param: string, what = param) => GatewayError.invalidRequest(`Provider bedrock does not support ${what}`, param);
+const unsupported = unsupportedBy('bedrock');
 
-function number(value: unknown, param: string): number {
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw invalid(`${param} must be a number`, param);
-  return value;
-}
-
-function integer(value: unknown, param: string): number {
-  if (!Number.isInteger(value)) throw invalid(`${param} must be an integer`, param);
-  return value as number;
-}
+const number = finiteNumber;
 
 const inference = (request: ConverseRequest) => (request.inferenceConfig ??= {});
 

@@ -1,11 +1,10 @@
-import { GatewayError } from '../../common/errors/gateway-error';
 import { readToolCall } from '../openai-tool-calls';
+import { invalid, unsupportedBy } from '../translation-checks';
 
 type CohereMessage = Record<string, unknown>;
 
 /** "Provider cohere does not support <what>", naming the field. */
-const unsupported = (param: string, what = param) => GatewayError.invalidRequest(`Provider cohere does not support ${what}`, param);
-const invalid = (message: string, param: string) => GatewayError.invalidRequest(message, param);
+const unsupported = unsupportedBy('cohere');
 
 /** Message fields each role may carry; any other with a value is something Cohere cannot do. */
 const FIELDS: Record<string, Set<string>> = {

@@ -1,24 +1,15 @@
-import { GatewayError } from '../../common/errors/gateway-error';
 import type { ChatCompletionBody } from '../chat-format';
 import { IgnoredParams, OPENAI_DELIVERY_PARAMS } from '../ignored-params';
 import { ANTHROPIC_THINKING_BUDGETS } from '../reasoning-effort';
 import { toCohereMessages } from './chat-messages';
+import { finiteNumber, integer, invalid, unsupportedBy } from '../translation-checks';
 
 /** A v2 chat request (https://docs.cohere.com/reference/chat) being built. */
 export type CohereChatRequest = Record<string, unknown> & { model: string; messages: unknown[] };
 
-const invalid = (message: string, param: string) => GatewayError.invalidRequest(message, param);
-const unsupported = (param: string, what = param) => GatewayError.invalidRequest(`Provider cohere does not support ${what}`, param);
+const unsupported = unsupportedBy('cohere');
 
-function number(value: unknown, param: string): number {
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw invalid(`${param} must be a number`, param);
-  return value;
-}
-
-function integer(value: unknown, param: string): number {
-  if (!Number.isInteger(value)) throw invalid(`${param} must be an integer`, param);
-  return value as number;
-}
+const number = finiteNumber;
 
 /**
  * Each OpenAI parameter Cohere has, and where it goes. A parameter missing here is one

@@ -1,8 +1,8 @@
 import { GatewayError } from '../../common/errors/gateway-error';
 import { openAIEmbeddingList } from '../embedding-vectors';
+import { invalid, unsupportedBy } from '../translation-checks';
 
-const invalid = (message: string, param: string) => GatewayError.invalidRequest(message, param);
-const unsupported = (param: string, what = param) => GatewayError.invalidRequest(`Provider cohere does not support ${what}`, param);
+const unsupported = unsupportedBy('cohere');
 
 /**
  * OpenAI embeddings fields and what becomes of them at Cohere's v2 `/embed`. The gateway

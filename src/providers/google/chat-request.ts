@@ -2,7 +2,7 @@ import type { ChatCompletionBody } from '../chat-format';
 import { IgnoredParams, OPENAI_DELIVERY_PARAMS } from '../ignored-params';
 import { GEMINI_THINKING_BUDGETS } from '../reasoning-effort';
 import { toGeminiContents } from './chat-messages';
-import { finiteNumber, invalid, unsupportedBy } from '../translation-checks';
+import { finiteNumber, integer, invalid, unsupportedBy } from '../translation-checks';
 
 /** A GenerateContentRequest (https://ai.google.dev/api/generate-content#request-body) being built. */
 export interface GeminiRequest {
@@ -15,11 +15,6 @@ export interface GeminiRequest {
 
 const unsupported = unsupportedBy('google');
 const number = finiteNumber;
-
-function integer(value: unknown, param: string): number {
-  if (!Number.isInteger(value)) throw invalid(`${param} must be an integer`, param);
-  return value as number;
-}
 
 const config = (request: GeminiRequest) => (request.generationConfig ??= {});
 
