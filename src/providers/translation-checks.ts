@@ -33,3 +33,21 @@ export const unsupportedBy =
   (provider: string) =>
   (param: string, what = param): GatewayError =>
     GatewayError.invalidRequest(`Provider ${provider} does not support ${what}`, param);
+
+/**
+ * The role of chat message `i`, checked as a translation reads it: an object, a role it
+ * knows (the deprecated `function` role is refused), and no field the role's entry in
+ * `fields` does not name (a field the vendor cannot carry is a 400, never a silent drop).
+ */
+export function chatMessageRole(message: unknown, i: number, fields: Readonly<Record<string, ReadonlySet<string>>>, unsupported: ReturnType<typeof unsupportedBy>): string {
+  const param = `messages[${i}]`;
+  if (!isObject(message)) throw invalid(`${param} must be an object`, param);
+  const role = message.role;
+  if (role === 'function') throw unsupported(`${param}.role`, `the deprecated function role (${param}.role)`);
+  const known = typeof role === 'string' && Object.hasOwn(fields, role) ? fields[role] : undefined;
+  if (!known) throw invalid(`${param}.role must be system, developer, user, assistant or tool`, `${param}.role`);
+  for (const [key, value] of Object.entries(message)) {
+    if (!known.has(key) && value !== null && value !== undefined) throw unsupported(`${param}.${key}`);
+  }
+  return role as string;
+}

@@ -1,5 +1,5 @@
 import { readToolCall } from '../openai-tool-calls';
-import { invalid, unsupportedBy } from '../translation-checks';
+import { chatMessageRole, invalid, unsupportedBy } from '../translation-checks';
 
 type Block = Record<string, unknown>;
 export interface AnthropicMessage {
@@ -111,14 +111,7 @@ export function toAnthropicMessages(messages: unknown): { system?: AnthropicSyst
 
   messages.forEach((message: any, i) => {
     const param = `messages[${i}]`;
-    if (typeof message !== 'object' || message === null || Array.isArray(message)) throw invalid(`${param} must be an object`, param);
-    const role = message.role;
-    if (role === 'function') throw unsupported(`${param}.role`, `the deprecated function role (${param}.role)`);
-    const fields = typeof role === 'string' && Object.hasOwn(FIELDS, role) ? FIELDS[role] : undefined;
-    if (!fields) throw invalid(`${param}.role must be system, developer, user, assistant or tool`, `${param}.role`);
-    for (const [key, value] of Object.entries(message)) {
-      if (!fields.has(key) && value !== null && value !== undefined) throw unsupported(`${param}.${key}`);
-    }
+    const role = chatMessageRole(message, i, FIELDS, unsupported);
     if (role === 'system' || role === 'developer') {
       system.push({ content: message.content ?? '', param: `${param}.content` });
     } else if (role === 'user') {

@@ -1,5 +1,5 @@
 import { readToolCall } from '../openai-tool-calls';
-import { invalid, unsupportedBy } from '../translation-checks';
+import { chatMessageRole, invalid, unsupportedBy } from '../translation-checks';
 
 /** One Converse ContentBlock (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ContentBlock.html). */
 export type ContentBlock = Record<string, unknown>;
@@ -100,14 +100,7 @@ export function toConverseMessages(messages: unknown): { messages: ConverseMessa
   };
 
   messages.forEach((message: any, i) => {
-    if (typeof message !== 'object' || message === null || Array.isArray(message)) throw invalid(`messages[${i}] must be an object`, `messages[${i}]`);
-    const role = message.role;
-    if (role === 'function') throw unsupported(`messages[${i}].role`, `the deprecated function role (messages[${i}].role)`);
-    const fields = typeof role === 'string' && Object.hasOwn(FIELDS, role) ? FIELDS[role] : undefined;
-    if (!fields) throw invalid(`messages[${i}].role must be system, developer, user, assistant or tool`, `messages[${i}].role`);
-    for (const [key, value] of Object.entries(message)) {
-      if (!fields.has(key) && value !== null && value !== undefined) throw unsupported(`messages[${i}].${key}`);
-    }
+    const role = chatMessageRole(message, i, FIELDS, unsupported);
     const param = `messages[${i}].content`;
     if (role === 'system' || role === 'developer') {
       const blocks = contentBlocks(message.content, param, role);

@@ -1,5 +1,5 @@
 import { readToolCall } from '../openai-tool-calls';
-import { invalid, unsupportedBy } from '../translation-checks';
+import { chatMessageRole, invalid, unsupportedBy } from '../translation-checks';
 
 type CohereMessage = Record<string, unknown>;
 
@@ -55,14 +55,7 @@ function text(value: string | Record<string, unknown>[]): string {
 export function toCohereMessages(messages: unknown): CohereMessage[] {
   if (!Array.isArray(messages) || messages.length === 0) throw invalid('messages must be a non-empty array', 'messages');
   return messages.map((message: any, i) => {
-    if (typeof message !== 'object' || message === null || Array.isArray(message)) throw invalid(`messages[${i}] must be an object`, `messages[${i}]`);
-    const role = message.role;
-    if (role === 'function') throw unsupported(`messages[${i}].role`, `the deprecated function role (messages[${i}].role)`);
-    const fields = typeof role === 'string' && Object.hasOwn(FIELDS, role) ? FIELDS[role] : undefined;
-    if (!fields) throw invalid(`messages[${i}].role must be system, developer, user, assistant or tool`, `messages[${i}].role`);
-    for (const [key, value] of Object.entries(message)) {
-      if (!fields.has(key) && value !== null && value !== undefined) throw unsupported(`messages[${i}].${key}`);
-    }
+    const role = chatMessageRole(message, i, FIELDS, unsupported);
     const param = `messages[${i}].content`;
     if (role === 'system' || role === 'developer') return { role: 'system', content: content(message.content, param, role) };
     if (role === 'user') return { role: 'user', content: content(message.content, param, role) };

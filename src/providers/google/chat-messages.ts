@@ -1,5 +1,5 @@
 import { readToolCall } from '../openai-tool-calls';
-import { invalid, unsupportedBy } from '../translation-checks';
+import { chatMessageRole, invalid, unsupportedBy } from '../translation-checks';
 
 type Part = Record<string, unknown>;
 export interface GeminiContent {
@@ -143,14 +143,7 @@ export function toGeminiContents(messages: unknown): { contents: GeminiContent[]
   };
 
   messages.forEach((message: any, i) => {
-    if (typeof message !== 'object' || message === null || Array.isArray(message)) throw invalid(`messages[${i}] must be an object`, `messages[${i}]`);
-    const role = message.role;
-    const fields = typeof role === 'string' && Object.hasOwn(FIELDS, role) ? FIELDS[role] : undefined;
-    if (role === 'function') throw unsupported(`messages[${i}].role`, `the deprecated function role (messages[${i}].role)`);
-    if (!fields) throw invalid(`messages[${i}].role must be system, developer, user, assistant or tool`, `messages[${i}].role`);
-    for (const [key, value] of Object.entries(message)) {
-      if (!fields.has(key) && value !== null && value !== undefined) throw unsupported(`messages[${i}].${key}`);
-    }
+    const role = chatMessageRole(message, i, FIELDS, unsupported);
     const param = `messages[${i}].content`;
     if ((role === 'system' || role === 'developer') && !contents.length) {
       system.push(...contentParts(message.content, param, role));
