@@ -81,6 +81,30 @@ describe('providers of the long tail', () => {
     expect(log).toMatchObject({ operation: 'chat.completions', provider: 'cerebras', model: 'llama-3.3-70b', status_code: 200, prompt_tokens: data.usage!.prompt_tokens });
   });
 
+  it("prices a vendor the catalog lacks from its price list, and Hugging Face's router at the rate of the provider the model's suffix names, streams included", async () => {
+    const priced = async (provider: string, model: string, perMillion: { input: number; output: number }) => {
+      const client = openai(gateway, { 'x-gateway-provider': provider, 'x-gateway-custom-host': `${mock.url}/v1` }, 'vendor-test-secret');
+      const { data, response } = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Say hello' }] }).withResponse();
+      const plain = await logOf(gateway, response.headers.get('x-gateway-request-id'));
+      const expected = (data.usage!.prompt_tokens * perMillion.input + data.usage!.completion_tokens * perMillion.output) / 1e6;
+      expect(plain).toMatchObject({ provider, model, status_code: 200 });
+      expect(Number(plain.cost_usd)).toBeCloseTo(expected, 10);
+
+      const { data: stream, response: streamed } = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Say hello' }], stream: true, stream_options: { include_usage: true } }).withResponse();
+      for await (const chunk of stream) void chunk;
+      const log = await logOf(gateway, streamed.headers.get('x-gateway-request-id'));
+      expect(log.completion_tokens).toBeGreaterThan(0);
+      expect(Number(log.cost_usd)).toBeCloseTo((log.prompt_tokens * perMillion.input + log.completion_tokens * perMillion.output) / 1e6, 10);
+    };
+    await priced('sambanova', 'Meta-Llama-3.3-70B-Instruct', { input: 0.6, output: 1.2 });
+    await priced('huggingface', 'meta-llama/Llama-3.3-70B-Instruct:nebius', { input: 0.13, output: 0.4 });
+
+    // The router's own choice of provider: unknown, never 0.
+    const client = openai(gateway, { 'x-gateway-provider': 'huggingface', 'x-gateway-custom-host': `${mock.url}/v1` }, 'hf-test-secret');
+    const { response } = await client.chat.completions.create({ model: 'meta-llama/Llama-3.3-70B-Instruct', messages: [{ role: 'user', content: 'Say hello' }] }).withResponse();
+    expect((await logOf(gateway, response.headers.get('x-gateway-request-id'))).cost_usd).toBeNull();
+  });
+
   it('sends Azure AI Foundry requests with its api-key header and api-version', async () => {
     const client = openai(gateway, { 'x-gateway-provider': 'azure-ai-foundry', 'x-gateway-custom-host': `${mock.url}/v1` }, 'foundry-test-secret');
     const embedding = await client.embeddings.create({ model: 'text-embedding-3-small', input: 'hi', encoding_format: 'float' });

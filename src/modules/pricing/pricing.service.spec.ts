@@ -66,6 +66,27 @@ describe('PricingService', () => {
       expect(pricing.imageCost('openai', 'dall-e-3', { count: 2, quality: 'hd', size: '1024x1792' })).toBeCloseTo(0.24, 12);
       expect(pricing.trainingCost('openai', 'gpt-4o-mini-2024-07-18', 1_000_000)).toBeCloseTo(3, 12);
     });
+
+    it('prices the hosted vendors the catalog lacks from their price lists, case as the vendor writes it or not', () => {
+      for (const provider of ['sambanova', 'nebius', 'deepinfra', 'hyperbolic', 'dashscope', 'siliconflow']) {
+        expect(pricing.localEntries(provider).length).toBeGreaterThan(0);
+      }
+      expect(pricing.pricedBy('sambanova', 'meta-llama-3.3-70b-instruct')?.source).toBe('local');
+      expect(pricing.cost('sambanova', 'Meta-Llama-3.3-70B-Instruct', usage({ promptTokens: 1000, completionTokens: 500 }))).toBeCloseTo((1000 * 0.6 + 500 * 1.2) / 1e6, 12);
+      expect(pricing.cost('nebius', 'BAAI/bge-en-icl', usage({ promptTokens: 2000 }))).toBeCloseTo((2000 * 0.01) / 1e6, 12);
+      // No per-token list price: unknown, never 0.
+      expect(pricing.cost('github-models', 'openai/gpt-4.1', usage({ promptTokens: 1000, completionTokens: 10 }))).toBeNull();
+    });
+
+    it("prices Hugging Face's router by the provider the model's suffix picks, and leaves the router's own choice unpriced", () => {
+      const direct = pricing.cost('sambanova', 'Meta-Llama-3.3-70B-Instruct', usage({ promptTokens: 1000, completionTokens: 500 }));
+      expect(direct).not.toBeNull();
+      expect(pricing.cost('huggingface', 'Meta-Llama-3.3-70B-Instruct:sambanova', usage({ promptTokens: 1000, completionTokens: 500 }))).toBe(direct);
+      expect(pricing.pricedBy('huggingface', 'meta-llama/Llama-3.3-70B-Instruct:nebius')?.source).toBe('local');
+      expect(pricing.pricedBy('huggingface', 'meta-llama/Llama-3.3-70B-Instruct')).toBeNull();
+      expect(pricing.pricedBy('huggingface', 'meta-llama/Llama-3.3-70B-Instruct:nowhere')).toBeNull();
+      expect(pricing.pricedBy('nebius', 'meta-llama/Llama-3.3-70B-Instruct:sambanova')).toBeNull();
+    });
   });
 
   describe('cost matches the catalog’s own calculation', () => {

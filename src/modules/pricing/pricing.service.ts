@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { NormalizedUsage } from '../../providers/usage';
 import localTable from './local-prices.json';
 import { rateAt, type ModelPrice } from './model-price';
+import { routedProvider } from './catalog-providers';
 import { catalogModel, type CatalogModel } from './price-catalog';
 import { priceFromFields, type PriceFields } from './price-fields';
 
@@ -66,7 +67,10 @@ export class PricingService {
     const local = this.localPrice(provider, model);
     if (local) return { price: local, source: 'local' };
     const found = this.catalogModel(k, provider, model);
-    return found ? { price: found.priceAt(at), source: 'catalog', catalogModel: found.catalogModel } : null;
+    if (found) return { price: found.priceAt(at), source: 'catalog', catalogModel: found.catalogModel };
+    // A router's model name that picks a provider (`…:sambanova`) costs that provider's list price.
+    const routed = routedProvider(provider, model);
+    return routed ? this.pricedBelowOverrides(routed.provider, routed.model, at) : null;
   }
 
   /** USD for one call, or null when the model has no known price (never a made-up 0). */
