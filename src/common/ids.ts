@@ -1,12 +1,16 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 
 /**
- * UUIDv7 (RFC 9562): 48-bit millisecond timestamp then random bits, so ids sort by
- * creation time and the log table can page by primary key.
+ * UUIDv7 (RFC 9562): 48-bit millisecond timestamp, a 12-bit sequence, then random bits,
+ * so ids sort by creation time and the log table can page by primary key. Ids made in
+ * the same millisecond count up the sequence (RFC 9562 method 1), so they sort in the
+ * order they were made (a request's attempt rows, written together).
  */
 const POOL_SIZE = 16 * 256;
 let pool = randomBytes(POOL_SIZE);
 let offset = 0;
+let lastMs = -1;
+let sequence = 0;
 
 export function uuidv7(now = Date.now()): string {
   // Random bytes drawn from a pool: one system call per 256 ids, not one per id.
@@ -15,8 +19,15 @@ export function uuidv7(now = Date.now()): string {
     offset = 0;
   }
   const bytes = Buffer.from(pool.subarray(offset, (offset += 16)));
+  if (now > lastMs) {
+    lastMs = now;
+    sequence = bytes[7] & 0x7f; // a random start, leaving room to count up
+  } else if (now === lastMs && sequence < 0xfff) {
+    sequence++;
+  }
   bytes.writeUIntBE(now, 0, 6);
-  bytes[6] = (bytes[6] & 0x0f) | 0x70;
+  bytes[6] = 0x70 | (sequence >> 8);
+  bytes[7] = sequence & 0xff;
   bytes[8] = (bytes[8] & 0x3f) | 0x80;
   const hex = bytes.toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;

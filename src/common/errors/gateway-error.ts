@@ -78,7 +78,22 @@ export class UpstreamHttpError extends Error {
 }
 
 /** What the log records of a failure: its status, the error, and a provider's error body. */
-export function describeFailure(exception: unknown): { status: number; error: { type: string; code: string | null; message: string }; responseBody?: unknown } {
+/** An error as the log keeps it. */
+export interface LoggedError {
+  type: string;
+  code: string | null;
+  message: string;
+}
+
+/** Thrown when the client disconnected before the provider answered (logged as 499). */
+export class ClientClosedRequestError extends Error {
+  constructor() {
+    super('The client closed the connection');
+  }
+}
+
+export function describeFailure(exception: unknown): { status: number; error: LoggedError; responseBody?: unknown } {
+  if (exception instanceof ClientClosedRequestError) return { status: 499, error: { type: 'client_error', code: 'client_closed_request', message: exception.message } };
   if (exception instanceof UpstreamHttpError) {
     return {
       status: exception.status,

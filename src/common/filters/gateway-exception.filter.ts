@@ -5,9 +5,8 @@ import type { Request, Response } from 'express';
 import { maybeContextOf } from '../context/request-context';
 import { anthropicErrorType } from '../errors/anthropic-error';
 import { speaksAnthropic } from '../http/anthropic-shape';
-import { GatewayError, UpstreamHttpError } from '../errors/gateway-error';
+import { ClientClosedRequestError, GatewayError, UpstreamHttpError } from '../errors/gateway-error';
 import { setRoutingHeaders } from '../http/gateway-result';
-import { ClientClosedRequestError } from '../../modules/upstream/upstream-client';
 
 const NEST_STATUS_TYPES: Record<number, string> = {
   400: 'invalid_request_error',
@@ -56,7 +55,7 @@ export class GatewayExceptionFilter implements ExceptionFilter {
 export function writeError(req: Request, res: Response, exception: unknown, logger: Logger): void {
   const context = maybeContextOf(req);
   if (exception instanceof ClientClosedRequestError) {
-    if (context) context.error = { type: 'client_error', code: 'client_closed_request', message: exception.message };
+    context?.noteFailure(exception);
     if (!res.headersSent) res.status(499);
     res.end();
     return;
@@ -64,7 +63,7 @@ export function writeError(req: Request, res: Response, exception: unknown, logg
   // Errors say what routing did too: the provider tried, retries, target (CONTRACT section 2).
   if (context && !res.headersSent) setRoutingHeaders(res, context);
   if (exception instanceof UpstreamHttpError) {
-    context?.noteError(exception);
+    context?.noteFailure(exception);
     if (res.headersSent) return void res.end();
     res.status(exception.status).set(exception.headers).type(exception.contentType).end(exception.body);
     return;
@@ -74,8 +73,8 @@ export function writeError(req: Request, res: Response, exception: unknown, logg
   // Failures of the gateway or an upstream are what operators search for, by trace id.
   const traceId = context?.traceId;
   if (error.status >= 500 && error.code === 'internal_error') logger.error({ msg: 'Unexpected error', trace_id: traceId, stack: exception instanceof Error ? exception.stack : String(exception) });
-  else if (error.status >= 500) logger.warn({ msg: error.message, trace_id: traceId, status: error.status, code: error.code, provider: context?.provider ?? undefined });
-  context?.noteError(error);
+  else if (error.status >= 500) logger.warn({ msg: error.message, trace_id: traceId, status: error.status, code: error.code, provider: context?.lastAttempt?.provider ?? context?.provider ?? undefined });
+  context?.noteFailure(error);
   if (res.headersSent) return void res.end();
   res.status(error.status).set(error.headers);
   if (speaksAnthropic(req.path, req.headers)) {

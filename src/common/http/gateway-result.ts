@@ -3,26 +3,30 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream';
 import type { Observable } from 'rxjs';
 import type { RequestContext } from '../context/request-context';
+import type { AnswerOutcome } from '../../modules/routing/attempt';
 
 /**
  * What an operation service hands back to its controller: a JSON body (the provider's
  * bytes, passed through), a stream of ready-made SSE frames, or a binary body (audio)
- * streamed from the provider to the client as it comes.
+ * streamed from the provider to the client as it comes; each with what the answer taught
+ * the gateway (a stream's and a binary body's once they have ended).
  */
 export type GatewayResult =
-  | { kind: 'json'; status: number; body: Buffer }
-  | { kind: 'sse'; status: number; frames: Observable<string> }
-  | { kind: 'binary'; status: number; contentType: string; body: Readable };
+  | { kind: 'json'; status: number; body: Buffer; outcome: AnswerOutcome }
+  | { kind: 'sse'; status: number; frames: Observable<string>; outcome: Promise<AnswerOutcome> }
+  | { kind: 'binary'; status: number; contentType: string; body: Readable; outcome: Promise<AnswerOutcome> };
 
-/** The response headers of CONTRACT section 2 that depend on how the request was served. */
+/** The response headers of CONTRACT section 2 that depend on how the request was served: by its last attempt. */
 export function routingHeaders(context: RequestContext): Record<string, string> {
+  const attempt = context.lastAttempt;
   const headers: Record<string, string> = {};
-  if (context.provider) headers['x-gateway-provider'] = context.provider;
-  headers['x-gateway-retry-count'] = String(context.retryCount);
-  if (context.targetIndex !== null) headers['x-gateway-target-index'] = context.targetIndex;
-  headers['x-gateway-cache-status'] = context.cacheStatus;
-  if (context.guardrailsFailed) headers['x-gateway-guardrails'] = 'failed';
-  if (context.ignoredParams.length) headers['x-gateway-ignored-params'] = context.ignoredParams.join(',');
+  const provider = attempt?.provider ?? context.provider;
+  if (provider) headers['x-gateway-provider'] = provider;
+  headers['x-gateway-retry-count'] = String(attempt?.retry ?? 0);
+  if (attempt?.targetIndex != null) headers['x-gateway-target-index'] = attempt.targetIndex;
+  headers['x-gateway-cache-status'] = attempt?.cacheStatus ?? 'DISABLED';
+  if (attempt?.guardrailsFailed) headers['x-gateway-guardrails'] = 'failed';
+  if (attempt?.ignoredParams.length) headers['x-gateway-ignored-params'] = attempt.ignoredParams.join(',');
   return headers;
 }
 
@@ -55,6 +59,7 @@ export function sendGatewayResult(res: Response, context: RequestContext, result
     error: () => res.end(),
     complete: () => res.end(),
   });
-  // A client that leaves unsubscribes, which aborts the upstream request.
-  res.once('close', () => subscription.unsubscribe());
+  // A client that leaves unsubscribes, which aborts the upstream request (and ends the stream's outcome).
+  if (res.destroyed) subscription.unsubscribe();
+  else res.once('close', () => subscription.unsubscribe());
 }

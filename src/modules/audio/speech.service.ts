@@ -24,11 +24,11 @@ export class SpeechService {
     return this.executor.execute(
       context,
       body,
-      async (target, upstreamBody) => {
-        const answer = await this.attempts.send(context, target, upstreamBody, { capability: 'audioSpeech', title: 'speech synthesis', usage: () => null });
+      async (target, upstreamBody, attempt) => {
+        const answer = await this.attempts.send(context, attempt, target, upstreamBody, { capability: 'audioSpeech', title: 'speech synthesis', usage: () => null });
+        // Speech is billed by the characters of its input.
         const characters = [...String(upstreamBody.input)].length;
-        context.usage = { ...emptyUsage(), promptTokens: characters, totalTokens: characters, characters };
-        return binaryResult(context, answer, 'audio');
+        return binaryResult(answer, 'audio', { ...emptyUsage(), promptTokens: characters, totalTokens: characters, characters });
       },
       { cacheable: false },
     );

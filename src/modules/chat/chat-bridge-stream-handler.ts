@@ -1,5 +1,7 @@
 import type { EventSourceMessage } from 'eventsource-parser';
-import type { LoggedError, RequestContext } from '../../common/context/request-context';
+import type { RequestContext } from '../../common/context/request-context';
+import type { LoggedError } from '../../common/errors/gateway-error';
+import type { AnswerOutcome } from '../routing/attempt';
 import { type ChatCompletionChunk, type ChatStreamDecoder, reasoningText } from '../../providers/chat-format';
 import { usageFromOpenAI } from '../../providers/openai-usage';
 import type { NormalizedUsage } from '../../providers/usage';
@@ -16,12 +18,13 @@ export interface ChatChunkEncoder {
  * A chat completion stream (any provider, decoded into OpenAI chunks) written to a client
  * of another format (Anthropic's events, the typed Responses events) by `encoder`. Notes
  * the time to first token (text, tool calls or reasoning), closes the answer when the
- * provider's stream is complete, and at the end puts the assembled answer and its usage
- * on the context for the log and the output guardrails.
+ * provider's stream is complete, and at the end gives the assembled answer and its usage
+ * as the stream's outcome (for the log and the output guardrails).
  */
 export abstract class ChatBridgeStreamHandler implements SseStreamHandler {
   private usage: NormalizedUsage | null = null;
   private done = false;
+  private ttftMs: number | null = null;
 
   constructor(
     protected readonly context: RequestContext,
@@ -41,7 +44,7 @@ export abstract class ChatBridgeStreamHandler implements SseStreamHandler {
       // Usage as chat reports it: it keeps the cache writes a translated Anthropic answer counts apart.
       if (chunk.usage) this.usage = usageFromOpenAI(chunk.usage);
       const delta = chunk.choices?.[0]?.delta;
-      if (delta && ((typeof delta.content === 'string' && delta.content) || delta.tool_calls || reasoningText(delta))) this.context.markFirstToken();
+      if (delta && ((typeof delta.content === 'string' && delta.content) || delta.tool_calls || reasoningText(delta))) this.ttftMs ??= this.context.elapsedMs();
       frames.push(...this.encoder.onChunk(chunk));
     }
     if (!this.done && this.decoder.isComplete()) {
@@ -55,10 +58,8 @@ export abstract class ChatBridgeStreamHandler implements SseStreamHandler {
     return this.done;
   }
 
-  finish(): void {
+  finish(): AnswerOutcome {
     const answer = this.assembled();
-    this.context.responseBody = answer;
-    this.context.usage = this.usage;
-    this.context.servedModel = typeof answer.model === 'string' ? answer.model : null;
+    return { responseBody: answer, usage: this.usage, servedModel: typeof answer.model === 'string' ? answer.model : null, ttftMs: this.ttftMs };
   }
 }

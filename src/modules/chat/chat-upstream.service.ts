@@ -4,6 +4,7 @@ import { UpstreamHttpError } from '../../common/errors/gateway-error';
 import type { ChatCompletion, ChatCompletionBody, ChatStreamDecoder } from '../../providers/chat-format';
 import { usageFromOpenAI } from '../../providers/openai-usage';
 import type { ChatCompletionsCapability } from '../../providers/provider-adapter';
+import type { Attempt } from '../routing/attempt';
 import type { RouteTarget } from '../routing/route-plan';
 import { isEventStream } from '../upstream/aws-event-stream';
 import { OperationSpec, SentAttempt, UpstreamAttempt } from '../upstream/upstream-attempt';
@@ -31,7 +32,7 @@ export class ChatUpstream {
   }
 
   /** One attempt; streams always ask for usage (a translated vendor sends it anyway). */
-  async open(context: RequestContext, target: RouteTarget, body: ChatCompletionBody): Promise<ChatAnswer> {
+  async open(context: RequestContext, attempt: Attempt, target: RouteTarget, body: ChatCompletionBody): Promise<ChatAnswer> {
     const capability = this.capability(target);
     const translation = capability.translation;
     const stream = body.stream === true;
@@ -40,7 +41,7 @@ export class ChatUpstream {
 
     let answer: SentAttempt;
     try {
-      answer = await this.attempts.send(context, target, sent, CHAT_COMPLETIONS);
+      answer = await this.attempts.send(context, attempt, target, sent, CHAT_COMPLETIONS);
     } catch (error) {
       if (!(error instanceof UpstreamHttpError) || !translation) throw error;
       const openAIError = translation.toOpenAIError(error.status, error.parsedBody(), error.headers);

@@ -1,14 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import type { EventSourceMessage } from 'eventsource-parser';
-import type { LoggedError, RequestContext } from '../../common/context/request-context';
+import type { RequestContext } from '../../common/context/request-context';
+import type { LoggedError } from '../../common/errors/gateway-error';
 import { sseFrame } from '../../common/http/sse-frame';
 import type { GatewayResult } from '../../common/http/gateway-result';
 import type { ChatCompletionChunk, ChatStreamDecoder } from '../../providers/chat-format';
 import { usageFromOpenAI } from '../../providers/openai-usage';
 import { estimatedStreamUsage } from '../../providers/usage';
+import type { AnswerOutcome, Attempt } from '../routing/attempt';
 import { RouteExecutor } from '../routing/route-executor.service';
 import type { RouteTarget } from '../routing/route-plan';
-import { relayUpstreamSse, SseStreamHandler } from '../upstream/sse-relay';
+import type { SseStreamHandler } from '../upstream/sse-relay';
 import { UpstreamAttempt } from '../upstream/upstream-attempt';
 import { CHAT_TEXTS } from '../guardrails/operation-texts';
 import { ChatStreamAssembler } from './chat-stream-assembler';
@@ -18,8 +20,8 @@ import { parseStreamEvent } from '../../providers/stream-event';
 
 /**
  * `chat.completions`: the route executor picks targets; each attempt prepares the body
- * for the target's provider, sends it, and turns the answer into a GatewayResult,
- * noting usage, the assembled response and time to first token on the context.
+ * for the target's provider, sends it, and turns the answer into a GatewayResult whose
+ * outcome carries the usage, the assembled response and time to first token.
  * Providers in OpenAI's format are passed through byte for byte (the hot path); the
  * others (Anthropic, Gemini) are translated by their adapter through ChatUpstream.
  */
@@ -35,40 +37,30 @@ export class ChatService {
     context.isStream = body.stream === true;
     context.requestBody ??= body; // a prompt call has logged its own
     context.user = body.user ?? context.user;
-    return this.executor.execute(context, body as unknown as Record<string, unknown>, (target, upstreamBody) =>
-      this.chatUpstream.capability(target).translation ? this.translatedAttempt(context, target, upstreamBody) : this.attempt(context, target, upstreamBody),
+    return this.executor.execute(context, body as unknown as Record<string, unknown>, (target, upstreamBody, attempt) =>
+      this.chatUpstream.capability(target).translation ? this.translatedAttempt(context, attempt, target, upstreamBody) : this.attempt(context, attempt, target, upstreamBody),
       { texts: CHAT_TEXTS },
     );
   }
 
   /** One attempt at an OpenAI-format target (the executor retries and falls back). */
-  private async attempt(context: RequestContext, target: RouteTarget, upstreamBody: Record<string, unknown>): Promise<GatewayResult> {
+  private async attempt(context: RequestContext, attempt: Attempt, target: RouteTarget, upstreamBody: Record<string, unknown>): Promise<GatewayResult> {
     // Usage in streams comes only on request; ask for it and hide it if the client did not.
     const clientWantsUsage = wantsUsage(upstreamBody);
     const streamOptions = upstreamBody.stream_options as ChatCompletionCreateDto['stream_options'];
     const sent = context.isStream && !clientWantsUsage ? { ...upstreamBody, stream_options: { ...streamOptions, include_usage: true } } : upstreamBody;
 
-    const answer = await this.attempts.send(context, target, sent, CHAT_COMPLETIONS);
-    const contentType = String(answer.response.headers['content-type'] ?? '');
-    if (context.isStream && contentType.includes('text/event-stream')) {
-      const frames = await relayUpstreamSse(answer.response, context, answer.timeoutMs, new ChatStreamHandler(context, !clientWantsUsage, null));
-      return { kind: 'sse', status: answer.response.status, frames };
-    }
-    return this.attempts.readJson(context, answer, CHAT_COMPLETIONS);
+    const answer = await this.attempts.send(context, attempt, target, sent, CHAT_COMPLETIONS);
+    return this.attempts.answer(context, attempt, answer, CHAT_COMPLETIONS, () => new ChatStreamHandler(context, !clientWantsUsage, null));
   }
 
   /** One attempt at a target whose adapter translates to and from its own format. */
-  private async translatedAttempt(context: RequestContext, target: RouteTarget, upstreamBody: Record<string, unknown>): Promise<GatewayResult> {
-    const answer = await this.chatUpstream.open(context, target, upstreamBody);
-    if (answer.kind === 'stream') {
-      const handler = new ChatStreamHandler(context, !wantsUsage(upstreamBody), answer.decoder);
-      const frames = await relayUpstreamSse(answer.sent.response, context, answer.sent.timeoutMs, handler);
-      return { kind: 'sse', status: answer.status, frames };
-    }
-    context.responseBody = answer.completion;
-    context.usage = usageFromOpenAI(answer.completion.usage);
-    context.servedModel = typeof answer.completion.model === 'string' ? answer.completion.model : null;
-    return { kind: 'json', status: answer.status, body: Buffer.from(JSON.stringify(answer.completion)) };
+  private async translatedAttempt(context: RequestContext, attempt: Attempt, target: RouteTarget, upstreamBody: Record<string, unknown>): Promise<GatewayResult> {
+    const answer = await this.chatUpstream.open(context, attempt, target, upstreamBody);
+    if (answer.kind === 'stream') return this.attempts.stream(context, answer.sent, new ChatStreamHandler(context, !wantsUsage(upstreamBody), answer.decoder));
+    const { completion } = answer;
+    const outcome = { responseBody: completion, usage: usageFromOpenAI(completion.usage), servedModel: typeof completion.model === 'string' ? completion.model : null };
+    return { kind: 'json', status: answer.status, body: Buffer.from(JSON.stringify(completion)), outcome };
   }
 }
 
@@ -85,6 +77,9 @@ function wantsUsage(body: Record<string, unknown>): boolean {
 export class ChatStreamHandler implements SseStreamHandler {
   private readonly assembler = new ChatStreamAssembler();
   private sawDone = false;
+  private ttftMs: number | null = null;
+  /** An error chunk's error (a provider reporting a failure inside the stream). */
+  private error: LoggedError | null = null;
 
   constructor(
     private readonly context: RequestContext,
@@ -115,8 +110,8 @@ export class ChatStreamHandler implements SseStreamHandler {
 
   /** The frame for one chunk: UNCHANGED to send it as it is, null to drop it. */
   private onChunk(chunk: ChatCompletionChunk): string | typeof UNCHANGED | null {
-    if (chunk.error) this.context.error ??= { type: 'upstream_error', code: chunk.error.code ?? null, message: String(chunk.error.message) };
-    if (this.assembler.add(chunk)) this.context.markFirstToken();
+    if (chunk.error) this.error ??= { type: 'upstream_error', code: chunk.error.code ?? null, message: String(chunk.error.message) };
+    if (this.assembler.add(chunk)) this.ttftMs ??= this.context.elapsedMs();
     if (this.hideUsage && chunk.usage) {
       if (!Array.isArray(chunk.choices) || chunk.choices.length === 0) return null; // the extra usage-only chunk
       const { usage: _hidden, ...rest } = chunk;
@@ -133,17 +128,13 @@ export class ChatStreamHandler implements SseStreamHandler {
     return sseFrame(JSON.stringify({ error: { message: error.message, type: error.type, param: null, code: error.code } }));
   }
 
-  finish(): void {
-    const context = this.context;
-    context.usage = this.assembler.usage;
+  finish(): AnswerOutcome {
+    const responseBody = this.assembler.result();
+    const servedModel = typeof responseBody.model === 'string' ? responseBody.model : null;
+    const outcome = { responseBody, usage: this.assembler.usage, servedModel, ttftMs: this.ttftMs, error: this.error };
     // A stream that ended before the usage chunk (client gone, stream broken) still cost something.
-    if (!context.usage && this.assembler.contentChunks) {
-      context.usage = estimatedStreamUsage(context.requestBody, this.assembler.contentChunks);
-      context.usageEstimated = true;
-    }
-    context.responseBody = this.assembler.result();
-    const served = context.responseBody as { model?: unknown };
-    context.servedModel = typeof served.model === 'string' ? served.model : null;
+    if (outcome.usage || !this.assembler.contentChunks) return outcome;
+    return { ...outcome, usage: estimatedStreamUsage(this.context.requestBody, this.assembler.contentChunks), usageEstimated: true };
   }
 }
 

@@ -7,6 +7,7 @@ import type { ResourceCapability } from '../../providers/provider-adapter';
 import { ProviderRegistry } from '../../providers/registry';
 import { openAIErrorToAnthropic } from '../messages/chat-bridge/chat-to-messages';
 import { RouteExecutor } from '../routing/route-executor.service';
+import type { Attempt } from '../routing/attempt';
 import type { RouteTarget } from '../routing/route-plan';
 import { UpstreamAttempt } from '../upstream/upstream-attempt';
 import { toAnthropicModel, toAnthropicPage, toOpenAIList, toOpenAIModel } from './model-list-shapes';
@@ -39,21 +40,21 @@ export class ModelListService {
     return this.executor.execute(
       context,
       {},
-      (target) => (anthropicShape ? this.anthropicShaped(context, target, path, query, id) : this.openAIShaped(context, target, path, query, id)),
+      (target, _body, attempt) => (anthropicShape ? this.anthropicShaped(context, attempt, target, path, query, id) : this.openAIShaped(context, attempt, target, path, query, id)),
       { cacheable: false, budgeted: false },
     );
   }
 
-  private async openAIShaped(context: RequestContext, target: RouteTarget, path: string, query: string, id?: string): Promise<GatewayResult> {
+  private async openAIShaped(context: RequestContext, attempt: Attempt, target: RouteTarget, path: string, query: string, id?: string): Promise<GatewayResult> {
     const adapter = this.registry.get(target.provider);
-    if (adapter.models || !adapter.anthropicModels) return this.passThrough(context, target, this.attempts.capability(target, MODELS), path, query);
+    if (adapter.models || !adapter.anthropicModels) return this.passThrough(context, attempt, target, this.attempts.capability(target, MODELS), path, query);
     const json = await this.fetch(context, target, adapter.anthropicModels, path, id === undefined ? WHOLE_ANTHROPIC_LIST : '');
-    return this.answer(context, id === undefined ? toOpenAIList(json, target.provider) : toOpenAIModel(json, target.provider));
+    return answered(id === undefined ? toOpenAIList(json, target.provider) : toOpenAIModel(json, target.provider));
   }
 
-  private async anthropicShaped(context: RequestContext, target: RouteTarget, path: string, query: string, id?: string): Promise<GatewayResult> {
+  private async anthropicShaped(context: RequestContext, attempt: Attempt, target: RouteTarget, path: string, query: string, id?: string): Promise<GatewayResult> {
     const adapter = this.registry.get(target.provider);
-    if (adapter.anthropicModels) return this.passThrough(context, target, adapter.anthropicModels, path, query);
+    if (adapter.anthropicModels) return this.passThrough(context, attempt, target, adapter.anthropicModels, path, query);
     const capability = this.attempts.capability(target, MODELS);
     let json;
     try {
@@ -64,21 +65,21 @@ export class ModelListService {
       const anthropicError = openAIErrorToAnthropic(error.parsedBody(), error.status);
       throw new UpstreamHttpError(error.status, Buffer.from(JSON.stringify(anthropicError)), 'application/json', error.headers);
     }
-    return this.answer(context, id === undefined ? toAnthropicPage(json, new URLSearchParams(query)) : toAnthropicModel(json));
+    return answered(id === undefined ? toAnthropicPage(json, new URLSearchParams(query)) : toAnthropicModel(json));
   }
 
-  private async passThrough(context: RequestContext, target: RouteTarget, capability: ResourceCapability, path: string, query: string): Promise<GatewayResult> {
+  private async passThrough(context: RequestContext, attempt: Attempt, target: RouteTarget, capability: ResourceCapability, path: string, query: string): Promise<GatewayResult> {
     const answer = await this.attempts.sendRequest(context, target, capability.request('GET', path, query, target));
-    return this.attempts.readJson(context, answer, MODELS);
+    return this.attempts.readJson(context, attempt, answer, MODELS);
   }
 
   private async fetch(context: RequestContext, target: RouteTarget, capability: ResourceCapability, path: string, query: string): Promise<Record<string, any>> {
     const answer = await this.attempts.sendRequest(context, target, capability.request('GET', path, query, target));
     return (await this.attempts.readJsonObject(context, answer)).json;
   }
+}
 
-  private answer(context: RequestContext, body: object): GatewayResult {
-    context.responseBody = body;
-    return { kind: 'json', status: 200, body: Buffer.from(JSON.stringify(body)) };
-  }
+/** A list or model the gateway reshaped, logged as sent. */
+function answered(body: object): GatewayResult {
+  return { kind: 'json', status: 200, body: Buffer.from(JSON.stringify(body)), outcome: { responseBody: body, usage: null, servedModel: null } };
 }

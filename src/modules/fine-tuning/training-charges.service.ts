@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import type { RequestContext } from '../../common/context/request-context';
 import { emptyUsage } from '../../providers/usage';
 import { PricingService } from '../pricing/pricing.service';
+import type { AnswerOutcome } from '../routing/attempt';
 import type { RouteTarget } from '../routing/route-plan';
 
 /**
@@ -21,11 +22,12 @@ export class TrainingCharges {
     private readonly pricing: PricingService,
   ) {}
 
-  async charge(context: RequestContext, answer: Record<string, any>, target: RouteTarget): Promise<void> {
+  /** The usage (trained tokens) and cost of the jobs charged now, or null when none is. */
+  async charge(context: RequestContext, answer: Record<string, any>, target: RouteTarget): Promise<Pick<AnswerOutcome, 'usage' | 'costUsd'> | null> {
     const jobs = (answer?.object === 'list' && Array.isArray(answer.data) ? answer.data : [answer]).filter(
       (job: any) => job?.object === 'fine_tuning.job' && job.status === 'succeeded' && typeof job.id === 'string' && Number.isInteger(job.trained_tokens) && job.trained_tokens > 0,
     );
-    if (!jobs.length) return;
+    if (!jobs.length) return null;
     try {
       const rows: { trained: number; cost: number | null }[] = await this.dataSource.query(
         `insert into fine_tuning_charges (provider, job_id, model, trained_tokens, cost_usd, log_id)
@@ -35,14 +37,15 @@ export class TrainingCharges {
          returning job_id, trained_tokens::float8 as trained, cost_usd::float8 as cost`,
         [target.provider, context.requestId, JSON.stringify(jobs.map((job: any) => ({ ...job, cost: this.pricing.trainingCost(target.provider, String(job.model ?? ''), job.trained_tokens) })))],
       );
-      if (!rows.length) return;
+      if (!rows.length) return null;
       const trained = rows.reduce((sum, row) => sum + row.trained, 0);
-      context.usage = { ...emptyUsage(), promptTokens: trained, totalTokens: trained };
       const costs = rows.map((row) => row.cost);
-      context.costUsd = costs.every((cost) => cost !== null) ? Math.round(costs.reduce<number>((sum, cost) => sum + cost!, 0) * 1e10) / 1e10 : null;
+      const costUsd = costs.every((cost) => cost !== null) ? Math.round(costs.reduce<number>((sum, cost) => sum + cost!, 0) * 1e10) / 1e10 : null;
+      return { usage: { ...emptyUsage(), promptTokens: trained, totalTokens: trained }, costUsd };
     } catch (error) {
       // The answer still goes back; the charge is tried again on the next read of the job.
       this.logger.warn(`Fine-tuning charge not recorded: ${(error as Error).message}`);
+      return null;
     }
   }
 }

@@ -1,4 +1,3 @@
-import type { RequestContext } from '../../common/context/request-context';
 import { GatewayError } from '../../common/errors/gateway-error';
 import type { Guardrail } from './guardrail-registry';
 import { runGuardrails, type GuardrailResult } from './guardrail-runner';
@@ -10,23 +9,30 @@ export const GUARDRAIL_DENIED_STATUS = 446;
 /**
  * Runs one stage's guardrails (`input` on the request before it is sent, `output` on the
  * answer) over the operation's text slots: redactions are written back into the slots,
- * the results go on the context for the log, a failed check marks the response
+ * the results go on the attempt's record for the log, a failed check marks the response
  * (`x-gateway-guardrails: failed`), and a failed guardrail with `deny: true` throws the 446.
  */
-export async function enforceGuardrails(stage: 'input' | 'output', guardrails: Guardrail[], slots: TextSlot[], context: RequestContext): Promise<GuardrailResult[]> {
-  const outcome = await runGuardrails(guardrails, { stage, texts: slots.map((slot) => slot.text), model: context.model, metadata: context.metadata });
+export async function enforceGuardrails(
+  stage: 'input' | 'output',
+  guardrails: Guardrail[],
+  slots: TextSlot[],
+  request: { model: string | null; metadata: Record<string, string> },
+  record: GuardrailRecord,
+): Promise<GuardrailResult[]> {
+  const outcome = await runGuardrails(guardrails, { stage, texts: slots.map((slot) => slot.text), model: request.model, metadata: request.metadata });
   outcome.redactedTexts?.forEach((text, i) => {
     if (text !== slots[i].text) slots[i].set(text);
   });
-  noteResults(context, stage, outcome.results);
-  if (outcome.failed) context.guardrailsFailed = true;
+  record.guardrails = { ...record.guardrails, [stage]: outcome.results };
+  if (outcome.failed) record.guardrailsFailed = true;
   if (outcome.denied) throw guardrailDenied(stage, outcome.results);
   return outcome.results;
 }
 
-/** Keeps a stage's results on the context (a new attempt starts without them; see RequestContext.beginAttempt). */
-export function noteResults(context: RequestContext, stage: 'input' | 'output', results: GuardrailResult[]): void {
-  context.guardrails = { ...context.guardrails, [stage]: results };
+/** Where a stage's results are kept for the log and the response header (an attempt's record). */
+export interface GuardrailRecord {
+  guardrails: { input?: GuardrailResult[]; output?: GuardrailResult[] } | null;
+  guardrailsFailed: boolean;
 }
 
 /** The 446: which guardrails failed, each with every check's verdict and reason. */

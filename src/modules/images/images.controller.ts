@@ -27,11 +27,10 @@ export class ImagesController {
       capability: 'imageGenerations',
       title: 'image generations',
       usage: usageFromOpenAIImages,
-      cost: (answer, context) => {
+      cost: (answer, { provider, model, requestBody }) => {
         const count = Array.isArray(answer.data) ? answer.data.length : 0;
-        const request = (context.requestBody ?? {}) as Record<string, unknown>;
-        const model = context.servedModel ?? context.model;
-        return count && context.provider && model ? pricing.imageCost(context.provider, model, { count, size: request.size, quality: request.quality }) : null;
+        const request = (requestBody ?? {}) as Record<string, unknown>;
+        return count && model ? pricing.imageCost(provider, model, { count, size: request.size, quality: request.quality }) : null;
       },
     };
   }

@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigService } from '@nestjs/config';
 import type { Request, Response } from 'express';
 import type { RequestContext } from '../../common/context/request-context';
@@ -9,19 +10,26 @@ import { TokenSettlement, tokenSettlementsOf } from '../budgets/rate-limiter.ser
 import { MetricsService } from '../metrics/metrics.service';
 import type { NormalizedUsage } from '../../providers/usage';
 import { PricingService } from '../pricing/pricing.service';
+import type { Attempt } from '../routing/attempt';
 import { LogWriter } from './log-writer.service';
 import { redactBody, redactHeaders } from './redaction';
+
+/** How long a closed response's row waits for its attempts to end. */
+const ATTEMPTS_END_CAP_MS = 10_000;
 
 type QueuedRow = ReturnType<RequestLogger['toRow']> & { statusCode: number; budgetSettlements: BudgetSettlement[]; tokenSettlements: TokenSettlement[] };
 
 /**
- * Last step of the request path: when the response has closed, however it ended,
- * prices the usage, redacts secrets and queues one log row.
+ * Last step of the request path: when the response has closed, however it ended, and
+ * its attempts' outcomes are in (a stream's when it ended), makes one row of each attempt
+ * (see Attempt): the request's own row of the last, a row under the request's trace id
+ * of each earlier one that was sent. Prices the usage, redacts secrets, queues the rows.
  */
 @Injectable()
 export class RequestLogger {
+  private readonly logger = new Logger(RequestLogger.name);
   private readonly logBodies: boolean;
-  /** Requests begun whose response has not closed (and row not queued) yet. */
+  /** Requests begun whose rows have not been queued yet. */
   private open = 0;
   private idleWaiters: (() => void)[] = [];
 
@@ -34,37 +42,42 @@ export class RequestLogger {
     this.logBodies = config.get('LOG_BODIES', { infer: true });
   }
 
-  /** A request began: shutdown waits for its row (see whenIdle). */
+  /** A request began: shutdown waits for its rows (see whenIdle). */
   opened(): void {
     this.open++;
   }
 
-  /** The response closed, however it ended: its row is queued (when it had an operation). */
+  /** The response closed, however it ended: its rows are queued (when it had an operation). */
   closed(context: RequestContext, req: Request, res: Response): void {
-    this.ended(context, req.body, () => res.statusCode);
+    this.ended(context, req.body, res.statusCode);
   }
 
   /**
-   * A session that is not one HTTP response (a realtime WebSocket) ended: its one row is
+   * A session that is not one HTTP response (a realtime WebSocket) ended: its row is
    * queued with `statusCode` (101 for a session that was switched to WebSocket). Pair
    * with `opened()`.
    */
   sessionClosed(context: RequestContext, statusCode: number): void {
-    this.ended(context, null, () => statusCode);
+    this.ended(context, null, statusCode);
   }
 
-  private ended(context: RequestContext, parsedBody: unknown, statusCode: () => number): void {
-    // Let the other `close` listeners (stream teardown) finish the context first.
-    setImmediate(() => {
-      try {
-        if (context.operation) this.recordFinal(context, parsedBody, statusCode());
-      } finally {
-        if (--this.open === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());
-      }
-    });
+  private ended(context: RequestContext, parsedBody: unknown, statusCode: number): void {
+    const open = context.attempts.filter((attempt) => !attempt.ended);
+    if (!open.length) return this.rowsQueued(context, parsedBody, statusCode);
+    // The response is over, so its attempts end at once (the client's leaving aborts them); the cap guards against a bug losing the rows.
+    const cap = sleep(ATTEMPTS_END_CAP_MS, undefined, { ref: false }).then(() => this.logger.warn({ msg: 'Attempts still open after the response closed; logged as they are', request_id: context.requestId }));
+    void Promise.race([Promise.all(open.map((attempt) => attempt.settled)), cap]).then(() => this.rowsQueued(context, parsedBody, statusCode));
   }
 
-  /** Resolves once every request that began has its row queued, or after `timeoutMs`. */
+  private rowsQueued(context: RequestContext, parsedBody: unknown, statusCode: number): void {
+    try {
+      if (context.operation) this.record(context, parsedBody, statusCode);
+    } finally {
+      if (--this.open === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());
+    }
+  }
+
+  /** Resolves once every request that began has its rows queued, or after `timeoutMs`. */
   whenIdle(timeoutMs: number): Promise<void> {
     if (this.open === 0) return Promise.resolve();
     return new Promise((resolve) => {
@@ -76,29 +89,27 @@ export class RequestLogger {
     });
   }
 
-  private recordFinal(context: RequestContext, parsedBody: unknown, statusCode: number): void {
-    const row = this.toRow(context, parsedBody);
+  private record(context: RequestContext, parsedBody: unknown, statusCode: number): void {
+    const last = context.lastAttempt;
+    for (const attempt of context.attempts) {
+      // An attempt another one followed: its own row, when it reached the provider.
+      if (attempt === last || !attempt.sent) continue;
+      const row = this.toRow(context, attempt, null, attempt.failure);
+      this.queue({
+        ...row,
+        id: uuidv7(),
+        createdAt: attempt.createdAt,
+        latencyMs: attempt.latencyMs ?? 0,
+        statusCode: attempt.failure?.status ?? 0,
+        budgetSettlements: settlementsOf(context.budgetHolds, row, false),
+        tokenSettlements: tokenSettlementsOf(context.tokenWindows, row),
+      });
+    }
+    const row = this.toRow(context, last, parsedBody, context.failure ?? last?.failure ?? null);
     this.queue({
       ...row,
       statusCode,
       budgetSettlements: settlementsOf(context.budgetHolds, row, true),
-      tokenSettlements: tokenSettlementsOf(context.tokenWindows, row),
-    });
-  }
-
-  /**
-   * A failed attempt that another attempt (retry or fallback) followed: its own row
-   * under the request's trace id, written now because the context moves on.
-   */
-  recordAttempt(context: RequestContext): void {
-    const row = this.toRow(context, null);
-    this.queue({
-      ...row,
-      id: uuidv7(),
-      createdAt: context.attemptCreatedAt,
-      latencyMs: context.attemptElapsedMs(),
-      statusCode: context.attemptStatus ?? 0,
-      budgetSettlements: settlementsOf(context.budgetHolds, row, false),
       tokenSettlements: tokenSettlementsOf(context.tokenWindows, row),
     });
   }
@@ -110,54 +121,57 @@ export class RequestLogger {
 
   /**
    * A cache hit costs nothing (the provider was not asked); an operation that priced its
-   * answer itself (DALL·E per image, fine-tuning by trained tokens) set `costUsd`; else the
+   * answer itself (DALL·E per image, fine-tuning by trained tokens) gave `costUsd`; else the
    * usage at the model's prices; null when the model has no price.
    */
-  private costOf(context: RequestContext, pricedModel: string | null): number | null {
-    if (!context.provider || !pricedModel) return null;
-    if (context.cacheStatus === 'HIT') return 0;
-    if (context.costUsd !== null) return context.costUsd;
-    return context.usage ? this.pricing.cost(context.provider, pricedModel, context.usage) : null;
+  private costOf(attempt: Attempt, pricedModel: string | null): number | null {
+    const outcome = attempt.outcome;
+    if (!pricedModel) return null;
+    if (attempt.cacheStatus === 'HIT') return 0;
+    if (outcome?.costUsd != null) return outcome.costUsd;
+    return outcome?.usage ? this.pricing.cost(attempt.provider, pricedModel, outcome.usage) : null;
   }
 
-  private toRow(context: RequestContext, parsedBody: unknown) {
-    const usage = context.usage;
-    const target = context.target;
-    const pricedModel = context.servedModel ?? context.model;
-    const cost = this.costOf(context, pricedModel);
+  /** The row of one attempt (null: the request was refused before any), with the failure it ended with. */
+  private toRow(context: RequestContext, attempt: Attempt | null, parsedBody: unknown, failure: Attempt['failure']) {
+    const outcome = attempt?.outcome ?? null;
+    const usage = outcome?.usage ?? null;
+    const model = attempt ? attempt.model : context.model;
+    const error = failure?.error ?? outcome?.error ?? null;
+    const responseBody = failure?.responseBody !== undefined ? failure.responseBody : (outcome?.responseBody ?? null);
     return {
       id: context.requestId,
       traceId: context.traceId,
       createdAt: context.createdAt,
       operation: context.operation!,
       apiKeyId: context.principal?.id ?? null,
-      virtualKeyId: target?.virtualKeyId ?? null,
+      virtualKeyId: attempt?.target.virtualKeyId ?? null,
       configId: context.route?.configId ?? null,
       promptId: context.promptId,
       promptVersion: context.promptVersion,
-      provider: context.provider,
-      model: context.model,
+      provider: attempt?.provider ?? context.provider,
+      model,
       isStream: context.isStream,
       requestHeaders: redactHeaders(context.requestHeaders),
       requestBody: this.logBodies ? redactBody(context.requestBody ?? parsedBody ?? null) : null,
-      responseBody: this.logBodies ? redactBody(context.responseBody) : null,
+      responseBody: this.logBodies ? redactBody(responseBody) : null,
       promptTokens: usage?.promptTokens ?? null,
       completionTokens: usage?.completionTokens ?? null,
       totalTokens: usage?.totalTokens ?? null,
       cachedTokens: usage?.cachedTokens ?? null,
       reasoningTokens: usage?.reasoningTokens ?? null,
       billedUnits: usage ? billedUnits(usage) : null,
-      costUsd: cost,
+      costUsd: attempt ? this.costOf(attempt, outcome?.servedModel ?? model) : null,
       latencyMs: context.elapsedMs(),
-      ttftMs: context.ttftMs,
+      ttftMs: outcome?.ttftMs ?? null,
       user: context.user,
       metadata: context.metadata,
-      error: context.error && context.usageEstimated ? { ...context.error, usage_estimated: true } : context.error,
-      retryCount: context.retryCount,
-      cacheStatus: context.cacheStatus,
-      targetIndex: context.targetIndex,
-      guardrails: context.guardrails,
-      ignoredParams: context.ignoredParams.length ? context.ignoredParams : null,
+      error: error && outcome?.usageEstimated ? { ...error, usage_estimated: true } : error,
+      retryCount: attempt?.retry ?? 0,
+      cacheStatus: attempt?.cacheStatus ?? 'DISABLED',
+      targetIndex: attempt?.targetIndex ?? null,
+      guardrails: attempt?.guardrails ?? null,
+      ignoredParams: attempt?.ignoredParams.length ? attempt.ignoredParams : null,
     };
   }
 }

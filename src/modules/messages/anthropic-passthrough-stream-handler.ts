@@ -1,6 +1,7 @@
 import type { EventSourceMessage } from 'eventsource-parser';
-import type { LoggedError, RequestContext } from '../../common/context/request-context';
-import { GatewayError } from '../../common/errors/gateway-error';
+import type { RequestContext } from '../../common/context/request-context';
+import { GatewayError, type LoggedError } from '../../common/errors/gateway-error';
+import type { AnswerOutcome } from '../routing/attempt';
 import { sseFrame } from '../../common/http/sse-frame';
 import { usageFromAnthropic } from '../../providers/anthropic/anthropic-usage';
 import { parseStreamEvent } from '../../providers/stream-event';
@@ -19,6 +20,8 @@ import { AnthropicMessageAssembler } from './anthropic-message-assembler';
 export class AnthropicPassthroughStreamHandler implements SseStreamHandler {
   private readonly assembler = new AnthropicMessageAssembler();
   private complete = false;
+  private ttftMs: number | null = null;
+  private error: LoggedError | null = null;
 
   constructor(
     private readonly context: RequestContext,
@@ -34,9 +37,9 @@ export class AnthropicPassthroughStreamHandler implements SseStreamHandler {
     if (data.type === 'error') {
       // Anthropic's own error event (e.g. overloaded) is its way to end a stream: forward it.
       this.complete = true;
-      this.context.error ??= { type: 'upstream_error', code: data.error?.type ?? null, message: String(data.error?.message ?? 'The provider reported an error') };
+      this.error ??= { type: 'upstream_error', code: data.error?.type ?? null, message: String(data.error?.message ?? 'The provider reported an error') };
     }
-    if (this.assembler.add(data)) this.context.markFirstToken();
+    if (this.assembler.add(data)) this.ttftMs ??= this.context.elapsedMs();
     return [sseFrame(event.data, event.event)];
   }
 
@@ -48,10 +51,9 @@ export class AnthropicPassthroughStreamHandler implements SseStreamHandler {
     return anthropicErrorFrame(error);
   }
 
-  finish(): void {
+  finish(): AnswerOutcome {
     const message = this.assembler.message();
-    this.context.responseBody = message;
-    this.context.usage = usageFromAnthropic(message.usage as Record<string, unknown> | undefined);
-    this.context.servedModel = typeof message.model === 'string' ? message.model : null;
+    const usage = usageFromAnthropic(message.usage as Record<string, unknown> | undefined);
+    return { responseBody: message, usage, servedModel: typeof message.model === 'string' ? message.model : null, ttftMs: this.ttftMs, error: this.error };
   }
 }

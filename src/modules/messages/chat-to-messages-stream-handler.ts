@@ -1,4 +1,5 @@
-import type { LoggedError, RequestContext } from '../../common/context/request-context';
+import type { RequestContext } from '../../common/context/request-context';
+import type { LoggedError } from '../../common/errors/gateway-error';
 import { anthropicErrorFrame } from '../../common/errors/anthropic-error';
 import type { ChatStreamDecoder } from '../../providers/chat-format';
 import { ChatBridgeStreamHandler } from '../chat/chat-bridge-stream-handler';

@@ -7,10 +7,9 @@ import { usageFromAnthropic } from '../../providers/anthropic/anthropic-usage';
 import { usageFromOpenAI } from '../../providers/openai-usage';
 import { ProviderRegistry } from '../../providers/registry';
 import { ChatUpstream } from '../chat/chat-upstream.service';
+import type { Attempt } from '../routing/attempt';
 import { RouteExecutor } from '../routing/route-executor.service';
 import type { RouteTarget } from '../routing/route-plan';
-import { isEventStream } from '../upstream/aws-event-stream';
-import { relayUpstreamSse } from '../upstream/sse-relay';
 import { OperationSpec, UpstreamAttempt } from '../upstream/upstream-attempt';
 import { MESSAGES_TEXTS } from '../guardrails/operation-texts';
 import { AnthropicPassthroughStreamHandler } from './anthropic-passthrough-stream-handler';
@@ -43,8 +42,8 @@ export class MessagesService {
     const endUser = body.metadata?.user_id;
     if (typeof endUser === 'string' && endUser) context.user = endUser;
     const vendorHeaders = anthropicHeaders(context.requestHeaders);
-    return this.executor.execute(context, body as unknown as Record<string, unknown>, (target, upstreamBody) =>
-      this.speaksMessages(target, upstreamBody) ? this.native(context, target, upstreamBody, vendorHeaders) : this.bridged(context, target, upstreamBody),
+    return this.executor.execute(context, body as unknown as Record<string, unknown>, (target, upstreamBody, attempt) =>
+      this.speaksMessages(target, upstreamBody) ? this.native(context, attempt, target, upstreamBody, vendorHeaders) : this.bridged(context, attempt, target, upstreamBody),
       { texts: MESSAGES_TEXTS },
     );
   }
@@ -55,50 +54,38 @@ export class MessagesService {
     return messages !== undefined && (messages.servesModel?.(String(body.model)) ?? true);
   }
 
-  private async native(context: RequestContext, target: RouteTarget, body: Record<string, unknown>, headers: Record<string, string>): Promise<GatewayResult> {
+  private async native(context: RequestContext, attempt: Attempt, target: RouteTarget, body: Record<string, unknown>, headers: Record<string, string>): Promise<GatewayResult> {
     const capability = this.registry.get(target.provider).messages!;
     let answer;
     try {
-      answer = await this.attempts.send(context, target, body, MESSAGES, headers);
+      answer = await this.attempts.send(context, attempt, target, body, MESSAGES, headers);
     } catch (error) {
       // A vendor that hosts Claude but answers errors its own way (Bedrock): Anthropic's shape on this route.
       if (!(error instanceof UpstreamHttpError) || !capability.toAnthropicError) throw error;
       const anthropicError = capability.toAnthropicError(error.status, error.parsedBody(), error.headers);
       throw new UpstreamHttpError(error.status, Buffer.from(JSON.stringify(anthropicError)), 'application/json', error.headers);
     }
-    const contentType = String(answer.response.headers['content-type'] ?? '');
-    if (context.isStream && isEventStream(contentType)) {
-      const handler = new AnthropicPassthroughStreamHandler(context, capability.streamEvent?.bind(capability));
-      const frames = await relayUpstreamSse(answer.response, context, answer.timeoutMs, handler);
-      return { kind: 'sse', status: answer.response.status, frames };
-    }
-    return this.attempts.readJson(context, answer, MESSAGES);
+    return this.attempts.answer(context, attempt, answer, MESSAGES, () => new AnthropicPassthroughStreamHandler(context, capability.streamEvent?.bind(capability)));
   }
 
-  private async bridged(context: RequestContext, target: RouteTarget, body: Record<string, unknown>): Promise<GatewayResult> {
+  private async bridged(context: RequestContext, attempt: Attempt, target: RouteTarget, body: Record<string, unknown>): Promise<GatewayResult> {
     const model = String(body.model);
     const ignored = new IgnoredParams(target.strictParams);
     const chatBody = messagesToChatBody(body, target.provider, ignored);
-    context.noteIgnoredParams(ignored.list());
+    attempt.noteIgnoredParams(ignored.list());
     const thinking = wantsThinking(body);
     let answer;
     try {
-      answer = await this.chatUpstream.open(context, target, chatBody);
+      answer = await this.chatUpstream.open(context, attempt, target, chatBody);
     } catch (error) {
       if (!(error instanceof UpstreamHttpError)) throw error;
       const anthropicError = openAIErrorToAnthropic(error.parsedBody(), error.status);
       throw new UpstreamHttpError(error.status, Buffer.from(JSON.stringify(anthropicError)), 'application/json', error.headers);
     }
-    if (answer.kind === 'stream') {
-      const handler = new ChatToMessagesStreamHandler(context, answer.decoder, model, thinking);
-      const frames = await relayUpstreamSse(answer.sent.response, context, answer.sent.timeoutMs, handler);
-      return { kind: 'sse', status: answer.status, frames };
-    }
+    if (answer.kind === 'stream') return this.attempts.stream(context, answer.sent, new ChatToMessagesStreamHandler(context, answer.decoder, model, thinking));
     const message = chatCompletionToMessage(answer.completion, model, thinking);
-    context.responseBody = message;
-    context.usage = usageFromOpenAI(answer.completion.usage);
-    context.servedModel = typeof answer.completion.model === 'string' ? answer.completion.model : null;
-    return { kind: 'json', status: answer.status, body: Buffer.from(JSON.stringify(message)) };
+    const outcome = { responseBody: message, usage: usageFromOpenAI(answer.completion.usage), servedModel: typeof answer.completion.model === 'string' ? answer.completion.model : null };
+    return { kind: 'json', status: answer.status, body: Buffer.from(JSON.stringify(message)), outcome };
   }
 }
 

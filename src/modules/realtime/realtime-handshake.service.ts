@@ -17,6 +17,7 @@ import { KeyLookupService } from '../keys/key-lookup.service';
 import { RequestLogger } from '../logging/request-logger.service';
 import { RouteExecutor } from '../routing/route-executor.service';
 import { RouteResolver } from '../routing/route-resolver.service';
+import { EMPTY_OUTCOME, type Attempt } from '../routing/attempt';
 import type { RouteTarget } from '../routing/route-plan';
 import { leavesOf } from '../routing/route-tree';
 import { UpstreamClient } from '../upstream/upstream-client';
@@ -83,24 +84,27 @@ export class RealtimeHandshake {
         { model },
         async (target) => {
           upstream = await this.connect(context, target, target.model ?? model, headers);
-          return { kind: 'json', status: 101, body: Buffer.alloc(0) };
+          // The handshake's answer; the session's own outcome is known when it ends (RealtimeSession).
+          return { kind: 'json', status: 101, body: Buffer.alloc(0), outcome: EMPTY_OUTCOME };
         },
         { cacheable: false },
       );
     } catch (error) {
-      context.noteError(error);
-      this.requestLogger.sessionClosed(context, context.attemptStatus ?? 500);
+      context.noteFailure(error);
+      this.requestLogger.sessionClosed(context, context.failure!.status);
       throw refusalOf(error, sessionHeaders(context));
     }
-    const leaf = leavesOf(context.route!.root).find((node) => node.path === context.targetIndex) ?? context.route!.root;
+    const attempt = context.lastAttempt!;
+    const leaf = leavesOf(context.route!.root).find((node) => node.path === attempt.targetIndex) ?? context.route!.root;
     const session: RealtimeSession = new RealtimeSession(
       context,
+      attempt,
       upstream!,
       () => {
         sessionEnded(session);
         this.requestLogger.sessionClosed(context, 101);
       },
-      leaf.inputGuardrails.length ? (event) => checkRealtimeEvent(leaf.inputGuardrails, event, context) : null,
+      leaf.inputGuardrails.length ? (event) => checkRealtimeEvent(leaf.inputGuardrails, event, context, attempt) : null,
     );
     return session;
   }
@@ -112,7 +116,6 @@ export class RealtimeHandshake {
     if (target.allowedModels && !target.allowedModels.includes(model)) {
       throw GatewayError.permission(`Model '${model}' is not allowed for this virtual key`, 'model_not_allowed');
     }
-    context.model = model;
     const { url, headers: upstreamHeaders } = capability.connection(target, model);
     const beta = headers['openai-beta'];
     if (typeof beta === 'string') upstreamHeaders['openai-beta'] = beta;
@@ -144,12 +147,12 @@ export class RealtimeHandshake {
  * forwarded in place of the event, a denial answered with an `error` event (the 446's
  * body as its `error`), other events pass as sent.
  */
-async function checkRealtimeEvent(guardrails: Guardrail[], event: Record<string, unknown>, context: RequestContext): ReturnType<ClientEventCheck> {
+async function checkRealtimeEvent(guardrails: Guardrail[], event: Record<string, unknown>, context: RequestContext, attempt: Attempt): ReturnType<ClientEventCheck> {
   const slots = realtimeEventSlots(event);
   if (!slots.length) return null;
   const before = slots.map((slot) => slot.text);
   try {
-    await enforceGuardrails('input', guardrails, slots, context);
+    await enforceGuardrails('input', guardrails, slots, { model: attempt.model, metadata: context.metadata }, attempt);
   } catch (error) {
     if (!(error instanceof GatewayError)) throw error;
     const refusal = { type: 'error', event_id: `event_gateway_${context.requestId}`, error: { type: error.type, code: error.code, message: error.message, event_id: event.event_id ?? null, ...error.details } };

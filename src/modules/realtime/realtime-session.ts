@@ -1,5 +1,8 @@
 import type { RawData, WebSocket } from 'ws';
 import type { RequestContext } from '../../common/context/request-context';
+import type { LoggedError } from '../../common/errors/gateway-error';
+import type { NormalizedUsage } from '../../providers/usage';
+import type { Attempt } from '../routing/attempt';
 import { addUsage, MAX_LOGGED_EVENTS, summariseEvent, usageOfResponseDone } from './realtime-events';
 
 /** Above this many bytes waiting to be sent on one side, the other side is paused. */
@@ -49,18 +52,22 @@ export class RealtimeSession {
   private readonly sent: EventLog = { events: [], omitted: 0 };
   private readonly received: EventLog = { events: [], omitted: 0 };
   private ended = false;
+  private usage: NormalizedUsage | null = null;
+  private ttftMs: number | null = null;
+  private error: LoggedError | null = null;
   /** Client events are checked one at a time, in order, when a check is set. */
   private checking: Promise<void> = Promise.resolve();
 
   constructor(
     readonly context: RequestContext,
+    /** The attempt that opened the session: the session's outcome goes on it when it ends. */
+    private readonly attempt: Attempt,
     provider: UpstreamSocket,
     private readonly onEnd: (context: RequestContext) => void,
     private readonly checkClientEvent: ClientEventCheck | null,
   ) {
     context.isStream = true;
-    context.requestBody = { model: context.model, events: this.sent.events };
-    context.responseBody = { events: this.received.events };
+    context.requestBody = { model: attempt.model, events: this.sent.events };
     const upstream = (this.upstream = provider.socket);
     this.early = provider.early;
     provider.stopHolding();
@@ -115,10 +122,10 @@ export class RealtimeSession {
     const event = isBinary ? null : parse(data);
     if (event) {
       note(this.received, event);
-      if (this.context.ttftMs === null && typeof event.type === 'string' && event.type.endsWith('.delta')) this.context.ttftMs = this.context.elapsedMs();
+      if (this.ttftMs === null && typeof event.type === 'string' && event.type.endsWith('.delta')) this.ttftMs = this.context.elapsedMs();
       if (event.type === 'response.done') {
         const usage = usageOfResponseDone(event);
-        if (usage) this.context.usage = addUsage(this.context.usage, usage);
+        if (usage) this.usage = addUsage(this.usage, usage);
       }
     }
     this.forward(this.client!, this.upstream, data, isBinary);
@@ -140,7 +147,7 @@ export class RealtimeSession {
 
   private upstreamClosed(code: number, reason: string): void {
     if (code !== 1000 && code !== 1001) {
-      this.context.error = { type: 'upstream_error', code: 'realtime_closed', message: `The provider closed the session (${code}${reason ? ` ${reason}` : ''})` };
+      this.error = { type: 'upstream_error', code: 'realtime_closed', message: `The provider closed the session (${code}${reason ? ` ${reason}` : ''})` };
     }
     if (this.client) closeWithin(this.client, sendableCode(code, 1011), reason);
     this.end();
@@ -149,9 +156,10 @@ export class RealtimeSession {
   private end(): void {
     if (this.ended || !this.client) return;
     this.ended = true;
-    const counts = { omitted_client_events: this.sent.omitted, omitted_server_events: this.received.omitted };
-    if (counts.omitted_client_events) (this.context.requestBody as Record<string, unknown>).omitted_events = counts.omitted_client_events;
-    if (counts.omitted_server_events) (this.context.responseBody as Record<string, unknown>).omitted_events = counts.omitted_server_events;
+    if (this.sent.omitted) (this.context.requestBody as Record<string, unknown>).omitted_events = this.sent.omitted;
+    const responseBody = this.received.omitted ? { events: this.received.events, omitted_events: this.received.omitted } : { events: this.received.events };
+    // The session is the attempt's answer: known only now.
+    this.attempt.outcome = { responseBody, usage: this.usage, servedModel: null, ttftMs: this.ttftMs, error: this.error };
     this.onEnd(this.context);
   }
 }

@@ -1,5 +1,7 @@
 import type { EventSourceMessage } from 'eventsource-parser';
-import type { LoggedError, RequestContext } from '../../common/context/request-context';
+import type { RequestContext } from '../../common/context/request-context';
+import type { LoggedError } from '../../common/errors/gateway-error';
+import type { AnswerOutcome } from '../routing/attempt';
 import { sseFrame } from '../../common/http/sse-frame';
 import { usageFromOpenAIResponse } from '../../providers/openai-usage';
 import { parseStreamEvent } from '../../providers/stream-event';
@@ -18,6 +20,8 @@ export class ResponsesStreamHandler implements SseStreamHandler {
   private response: Record<string, any> | null = null;
   private complete = false;
   private lastSequence = -1;
+  private ttftMs: number | null = null;
+  private error: LoggedError | null = null;
 
   constructor(private readonly context: RequestContext) {}
 
@@ -25,18 +29,18 @@ export class ResponsesStreamHandler implements SseStreamHandler {
     const data = parseStreamEvent(event.data);
     const type = typeof data.type === 'string' ? data.type : event.event;
     if (typeof data.sequence_number === 'number') this.lastSequence = data.sequence_number;
-    if (type?.endsWith('.delta')) this.context.markFirstToken();
+    if (type?.endsWith('.delta')) this.ttftMs ??= this.context.elapsedMs();
     if (data.response && typeof data.response === 'object') this.response = data.response;
     if (type && FINAL_EVENTS.has(type)) {
       this.complete = true;
       const error = this.response?.error;
       if (type === 'response.failed') {
-        this.context.error ??= { type: 'upstream_error', code: error?.code ?? 'response_failed', message: String(error?.message ?? 'The response failed') };
+        this.error ??= { type: 'upstream_error', code: error?.code ?? 'response_failed', message: String(error?.message ?? 'The response failed') };
       }
     } else if (type === 'error') {
       // The provider's own error event ends the stream: forward it, and the log says why.
       this.complete = true;
-      this.context.error ??= { type: 'upstream_error', code: data.code ?? null, message: String(data.message ?? 'The provider reported an error') };
+      this.error ??= { type: 'upstream_error', code: data.code ?? null, message: String(data.message ?? 'The provider reported an error') };
     }
     return [sseFrame(event.data, event.event)];
   }
@@ -51,10 +55,8 @@ export class ResponsesStreamHandler implements SseStreamHandler {
     return sseFrame(JSON.stringify(body), 'error');
   }
 
-  finish(): void {
-    const context = this.context;
-    context.responseBody = this.response;
-    context.usage = usageFromOpenAIResponse(this.response);
-    context.servedModel = typeof this.response?.model === 'string' ? this.response.model : null;
+  finish(): AnswerOutcome {
+    const response = this.response;
+    return { responseBody: response, usage: usageFromOpenAIResponse(response), servedModel: typeof response?.model === 'string' ? response.model : null, ttftMs: this.ttftMs, error: this.error };
   }
 }

@@ -5,9 +5,9 @@ import { usageFromOpenAI, usageFromOpenAIResponse, usageFromOpenAIResponses } fr
 import { IgnoredParams } from '../../providers/ignored-params';
 import { ProviderRegistry } from '../../providers/registry';
 import { ChatUpstream } from '../chat/chat-upstream.service';
+import type { Attempt } from '../routing/attempt';
 import { RouteExecutor } from '../routing/route-executor.service';
 import type { RouteTarget } from '../routing/route-plan';
-import { relayUpstreamSse } from '../upstream/sse-relay';
 import { OperationSpec, UpstreamAttempt } from '../upstream/upstream-attempt';
 import { RESPONSES_TEXTS } from '../guardrails/operation-texts';
 import { chatCompletionToResponse, responseSettings } from './chat-bridge/chat-to-response';
@@ -46,7 +46,7 @@ export class ResponsesService {
     return this.executor.execute(
       context,
       body as unknown as Record<string, unknown>,
-      (target, upstreamBody) => (this.bridges(target) ? this.bridged(context, target, upstreamBody) : this.native(context, target, upstreamBody)),
+      (target, upstreamBody, attempt) => (this.bridges(target) ? this.bridged(context, attempt, target, upstreamBody) : this.native(context, attempt, target, upstreamBody)),
       { texts: RESPONSES_TEXTS },
     );
   }
@@ -57,45 +57,37 @@ export class ResponsesService {
     return !adapter.responses && !!adapter.chatCompletions;
   }
 
-  private async native(context: RequestContext, target: RouteTarget, upstreamBody: Record<string, unknown>): Promise<GatewayResult> {
-    const answer = await this.attempts.send(context, target, upstreamBody, RESPONSES);
-    const contentType = String(answer.response.headers['content-type'] ?? '');
-    if (context.isStream && contentType.includes('text/event-stream')) {
-      const frames = await relayUpstreamSse(answer.response, context, answer.timeoutMs, new ResponsesStreamHandler(context));
-      return { kind: 'sse', status: answer.response.status, frames };
-    }
-    return this.attempts.readJson(context, answer, RESPONSES);
+  private async native(context: RequestContext, attempt: Attempt, target: RouteTarget, upstreamBody: Record<string, unknown>): Promise<GatewayResult> {
+    const answer = await this.attempts.send(context, attempt, target, upstreamBody, RESPONSES);
+    return this.attempts.answer(context, attempt, answer, RESPONSES, () => new ResponsesStreamHandler(context));
   }
 
   /**
    * Through chat completions. Errors come back from `ChatUpstream` in OpenAI's shape,
    * which is this operation's. The delivery-only fields left out are named (header, log).
    */
-  private async bridged(context: RequestContext, target: RouteTarget, body: Record<string, unknown>): Promise<GatewayResult> {
+  private async bridged(context: RequestContext, attempt: Attempt, target: RouteTarget, body: Record<string, unknown>): Promise<GatewayResult> {
     const translated = responsesToChatBody(body, target.provider, new IgnoredParams(target.strictParams));
-    context.noteIgnoredParams(translated.ignored);
+    attempt.noteIgnoredParams(translated.ignored);
     const model = String(body.model);
-    const answer = await this.chatUpstream.open(context, target, translated.chat);
+    const answer = await this.chatUpstream.open(context, attempt, target, translated.chat);
     if (answer.kind === 'stream') {
       const handler = new ChatToResponsesStreamHandler(context, answer.decoder, new ResponsesStreamEncoder(responseSettings(body), model, translated.namespaced));
-      const frames = await relayUpstreamSse(answer.sent.response, context, answer.sent.timeoutMs, handler);
-      return { kind: 'sse', status: answer.status, frames };
+      return this.attempts.stream(context, answer.sent, handler);
     }
     const response = chatCompletionToResponse(answer.completion, body, model, translated.namespaced);
-    context.responseBody = response;
-    context.usage = usageFromOpenAI(answer.completion.usage);
-    context.servedModel = response.model;
-    return { kind: 'json', status: answer.status, body: Buffer.from(JSON.stringify(response)) };
+    const outcome = { responseBody: response, usage: usageFromOpenAI(answer.completion.usage), servedModel: response.model };
+    return { kind: 'json', status: answer.status, body: Buffer.from(JSON.stringify(response)), outcome };
   }
 
   /** Retrieve, delete, list input items or cancel a stored response; never served from the cache. */
   resource(context: RequestContext, action: ResponseResourceAction): Promise<GatewayResult> {
     const path = `/${encodeURIComponent(action.id)}${action.suffix}`;
-    const send = async (target: RouteTarget): Promise<GatewayResult> => {
+    const send = async (target: RouteTarget, _body: Record<string, unknown>, attempt: Attempt): Promise<GatewayResult> => {
       const capability = this.attempts.capability(target, RESPONSES);
       const request = capability.resourceRequest(action.method, path, action.query, target);
       const answer = await this.attempts.sendRequest(context, target, request);
-      return this.attempts.readJson(context, answer, RESPONSES);
+      return this.attempts.readJson(context, attempt, answer, RESPONSES);
     };
     return this.executor.execute(context, {}, send, { cacheable: false });
   }

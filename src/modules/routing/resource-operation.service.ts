@@ -4,6 +4,7 @@ import type { GatewayResult } from '../../common/http/gateway-result';
 import type { ResourceOperation } from '../../providers/provider-adapter';
 import type { NormalizedUsage } from '../../providers/usage';
 import { binaryResult, UpstreamAttempt } from '../upstream/upstream-attempt';
+import type { AnswerOutcome } from './attempt';
 import type { RouteTarget } from './route-plan';
 import { RouteExecutor } from './route-executor.service';
 
@@ -12,8 +13,8 @@ export interface ResourceSpec {
   capability: ResourceOperation;
   title: string;
   usage(usage: Record<string, any> | undefined): NormalizedUsage | null;
-  /** Runs on a JSON answer before it goes back (e.g. a fine-tuning job's training charged once it has succeeded). */
-  onAnswer?(context: RequestContext, json: Record<string, any>, target: RouteTarget): Promise<void>;
+  /** Runs on a JSON answer before it goes back; what it returns is added to the outcome (a fine-tuning job's training charged once it has succeeded). */
+  onAnswer?(context: RequestContext, json: Record<string, any>, target: RouteTarget): Promise<Partial<AnswerOutcome> | null>;
 }
 
 /** One call on a resource: method, path below the resource's root (URL-encoded), raw query, JSON body for POSTs, or a binary answer. */
@@ -43,16 +44,17 @@ export class ResourceOperations {
     return this.executor.execute(
       context,
       action.body ?? {},
-      async (target, upstreamBody) => {
+      async (target, upstreamBody, attempt) => {
         const capability = this.attempts.capability(target, spec);
-        if (action.body && typeof upstreamBody.model === 'string') context.model = upstreamBody.model;
         const request = capability.request(action.method, action.path, action.query, target, action.body ? upstreamBody : undefined);
         const answer = await this.attempts.sendRequest(context, target, request);
-        if (action.binary) return binaryResult(context, answer, 'file');
-        const result = await this.attempts.readJson(context, answer, spec);
-        context.model ??= context.servedModel;
-        await spec.onAnswer?.(context, context.responseBody as Record<string, any>, target);
-        return result;
+        if (action.binary) return binaryResult(answer, 'file');
+        const result = await this.attempts.readJson(context, attempt, answer, spec);
+        if (result.kind !== 'json') return result;
+        // A call without a model in its body is logged with the one the answer names (a job's).
+        attempt.model ??= result.outcome.servedModel;
+        const charged = await spec.onAnswer?.(context, result.outcome.responseBody as Record<string, any>, target);
+        return charged ? { ...result, outcome: { ...result.outcome, ...charged } } : result;
       },
       { cacheable: false },
     );

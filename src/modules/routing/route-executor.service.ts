@@ -4,29 +4,29 @@ import { from, Observable } from 'rxjs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createHash } from 'node:crypto';
 import type { RequestContext } from '../../common/context/request-context';
-import { GatewayError, UpstreamHttpError } from '../../common/errors/gateway-error';
+import { ClientClosedRequestError, describeFailure, GatewayError, UpstreamHttpError } from '../../common/errors/gateway-error';
 import type { GatewayResult } from '../../common/http/gateway-result';
 import type { Environment } from '../../config/environment';
 import { BudgetLedger } from '../budgets/budget-ledger.service';
 import { RateLimiter } from '../budgets/rate-limiter.service';
 import { CachedResponse, ResponseCache, responseCacheKey } from '../cache/response-cache';
-import { enforceGuardrails, noteResults } from '../guardrails/guardrail-stage';
+import { enforceGuardrails } from '../guardrails/guardrail-stage';
 import type { OperationTexts } from '../guardrails/operation-texts';
-import { RequestLogger } from '../logging/request-logger.service';
-import { ClientClosedRequestError } from '../upstream/upstream-client';
-import { CircuitBreakerRegistry } from './circuit-breaker';
+import { Attempt, type AnswerOutcome } from './attempt';
+import { CircuitBreaker, CircuitBreakerRegistry } from './circuit-breaker';
 import { AttemptFailure, chooseConditional, fallsBack, parseRetryAfter, pickWeighted, retryDelayMs } from './route-planner';
 import type { RouteNode, RouteTarget } from './route-plan';
 import { RouteResolver } from './route-resolver.service';
 
 /**
  * One attempt of an operation: send `body` to `target` and turn the answer into a
- * GatewayResult, noting usage and the response on the context. Throws
- * UpstreamHttpError for a provider's error answer and GatewayError for the gateway's
- * own (unreachable, timeout, malformed). For a stream it must resolve only once the
- * first bytes have arrived, so that a stream failing before them can fall back.
+ * GatewayResult carrying its outcome (usage, answer, served model; a stream's when it
+ * ends). What it learns while sending (the model sent, ignored parameters) goes on
+ * `attempt`. Throws UpstreamHttpError for a provider's error answer and GatewayError for
+ * the gateway's own (unreachable, timeout, malformed). For a stream it must resolve only
+ * once the first bytes have arrived, so that a stream failing before them can fall back.
  */
-export type AttemptSender = (target: RouteTarget, body: Record<string, unknown>) => Promise<GatewayResult>;
+export type AttemptSender = (target: RouteTarget, body: Record<string, unknown>, attempt: Attempt) => Promise<GatewayResult>;
 
 /** How long an answer waits for its cache write before it is sent anyway. */
 const CACHE_WRITE_WAIT_MS = 250;
@@ -45,9 +45,9 @@ function upstreamIdentity(target: RouteTarget): string {
 /**
  * Runs a request along its routing tree (see route-plan.ts): strategies choose among
  * children (route-planner.ts decides, this class does the I/O), leaves send with
- * retries, the circuit breaker and the response cache. Every failed attempt followed
- * by another one is logged as its own row under the request's trace id; the request's
- * own row (written when the response closes) describes the attempt that answered.
+ * retries, the circuit breaker and the response cache. Each attempt gets a record on the
+ * context (see Attempt) with its outcome; the logger makes the request's row of the last
+ * and a row of each earlier one that was sent, under the request's trace id.
  */
 @Injectable()
 export class RouteExecutor {
@@ -56,13 +56,12 @@ export class RouteExecutor {
   constructor(
     resolver: RouteResolver,
     cache: ResponseCache,
-    requestLogger: RequestLogger,
     budgets: BudgetLedger,
     rateLimiter: RateLimiter,
     config: ConfigService<Environment, true>,
   ) {
     const timing = { baseDelayMs: config.get('RETRY_BASE_DELAY_MS', { infer: true }), maxDelayMs: config.get('RETRY_MAX_DELAY_MS', { infer: true }) };
-    this.tools = { resolver, cache, requestLogger, budgets, rateLimiter, breakers: new CircuitBreakerRegistry(), timing };
+    this.tools = { resolver, cache, budgets, rateLimiter, breakers: new CircuitBreakerRegistry(), timing };
   }
 
   /**
@@ -87,7 +86,6 @@ export class RouteExecutor {
 interface ExecutionTools {
   resolver: RouteResolver;
   cache: ResponseCache;
-  requestLogger: RequestLogger;
   budgets: BudgetLedger;
   rateLimiter: RateLimiter;
   /** Process-wide: breaker state outlives requests. */
@@ -97,8 +95,6 @@ interface ExecutionTools {
 
 /** The state of one request's walk through its tree. */
 class ExecutionRun {
-  /** A failed attempt, logged as its own row once another attempt follows it. */
-  private pendingFailure = false;
   /** Whether an attempt has been sent (a body that is not replayable then allows no other). */
   private sent = false;
 
@@ -171,136 +167,163 @@ class ExecutionRun {
     }
   }
 
+  /**
+   * A leaf: its stages in order. Each refusal on the way (a guardrail's denial, an open
+   * circuit, a rate limit, a spent budget) fails the attempt it opened and ends the leaf.
+   */
   private async leaf(node: RouteNode): Promise<GatewayResult> {
-    const { resolver, breakers } = this.tools;
-    const context = this.context;
-    const target = await resolver.resolveLeaf(node, context.route!);
-    // Known from here, so a refusal below (open circuit, rate limit, budget) is logged with its provider.
-    context.provider ??= target.provider;
-    const upstreamBody = upstreamBodyFor(this.body, target);
-    // Input guardrails before anything is spent or sent (redactions land in upstreamBody); a denial is a 446.
-    const inputResults = node.inputGuardrails.length && this.texts ? await this.checkInput(node, upstreamBody) : null;
-    const cache = this.cacheable ? node.cache : null;
-    const identity = node.circuitBreaker || cache ? upstreamIdentity(target) : '';
-    const breaker = node.circuitBreaker ? breakers.get(`${identity}|${String(upstreamBody.model)}`, node.circuitBreaker) : null;
-    if (breaker && !breaker.tryAcquire(Date.now())) {
-      const seconds = Math.max(1, Math.ceil(breaker.retryAfterMs(Date.now()) / 1000));
-      const error = new GatewayError(503, 'service_unavailable', `The circuit breaker of target ${node.path ?? '(root)'} (${target.provider}) is open after repeated failures`, 'circuit_open', null, {
-        'retry-after': String(seconds),
-      });
-      throw error;
-    }
-
-    // Rate limits count every request, cache hits included (429 when over).
-    await this.tools.rateLimiter.admit(context, target).catch((error: unknown) => {
-      breaker?.release();
-      throw error;
-    });
-
-    const cacheKey = cache ? responseCacheKey(context.operation ?? '', identity, upstreamBody) : null;
-    context.cacheStatus = 'DISABLED';
-    if (cacheKey) {
-      const refresh = context.cacheForceRefresh;
-      context.cacheStatus = refresh ? 'REFRESH' : 'MISS';
-      const hit = refresh ? null : await this.tools.cache.get(cacheKey);
-      if (hit) {
-        breaker?.release();
-        return this.replay(node, target, hit);
-      }
-    }
-
-    // A cache hit costs nothing; anything sent upstream is reserved against the budgets first (402 when spent).
-    if (this.budgeted) {
-      await this.tools.budgets.reserve(context, target, upstreamBody).catch((error: unknown) => {
+    const target = await this.tools.resolver.resolveLeaf(node, this.context.route!);
+    const body = upstreamBodyFor(this.body, target);
+    const attempt = this.open(node, target, 0, body);
+    try {
+      await this.checkInput(node, attempt, body);
+      const breaker = this.admitThroughBreaker(node, target, body);
+      try {
+        await this.tools.rateLimiter.admit(this.context, target);
+        const cache = this.cacheable && node.cache ? { key: responseCacheKey(this.context.operation ?? '', upstreamIdentity(target), body), maxAgeSeconds: node.cache.maxAgeSeconds } : null;
+        const hit = cache ? await this.lookUpCache(attempt, cache.key) : null;
+        if (hit) {
+          breaker?.release();
+          return hit;
+        }
+        if (this.budgeted) await this.tools.budgets.reserve(this.context, target, body);
+        const result = await this.sendWithRetries(node, target, body, attempt, breaker);
+        return cache ? this.storeInCache(cache.key, cache.maxAgeSeconds, result) : result;
+      } catch (error) {
         breaker?.release();
         throw error;
-      });
+      }
+    } catch (error) {
+      // The leaf's last attempt failed, or a stage refused it before it was sent.
+      const last = this.context.lastAttempt!;
+      if (!last.failure && !last.outcome) last.fail(error);
+      throw error;
     }
+  }
 
+  /** Opens the record of one attempt (the logger makes a row of each). */
+  private open(node: RouteNode, target: RouteTarget, retry: number, body: Record<string, unknown>): Attempt {
+    const attempt = new Attempt(target, node.path, retry);
+    attempt.model = typeof body.model === 'string' ? body.model : null;
+    this.context.attempts.push(attempt);
+    return attempt;
+  }
+
+  /** Input guardrails before anything is spent or sent; redactions land in `body`, a denial is a 446. */
+  private async checkInput(node: RouteNode, attempt: Attempt, body: Record<string, unknown>): Promise<void> {
+    if (!node.inputGuardrails.length || !this.texts) return;
+    await enforceGuardrails('input', node.inputGuardrails, this.texts.request(body), { model: attempt.model, metadata: this.context.metadata }, attempt);
+  }
+
+  /** The target's circuit breaker, if it has one, taking this request; a 503 when it is open. */
+  private admitThroughBreaker(node: RouteNode, target: RouteTarget, body: Record<string, unknown>): CircuitBreaker | null {
+    if (!node.circuitBreaker) return null;
+    const breaker = this.tools.breakers.get(`${upstreamIdentity(target)}|${String(body.model)}`, node.circuitBreaker);
+    if (breaker.tryAcquire(Date.now())) return breaker;
+    const seconds = Math.max(1, Math.ceil(breaker.retryAfterMs(Date.now()) / 1000));
+    throw new GatewayError(503, 'service_unavailable', `The circuit breaker of target ${node.path ?? '(root)'} (${target.provider}) is open after repeated failures`, 'circuit_open', null, {
+      'retry-after': String(seconds),
+    });
+  }
+
+  /** A cached answer replayed (a hit costs nothing), or null: the attempt goes to the provider. */
+  private async lookUpCache(attempt: Attempt, key: string): Promise<GatewayResult | null> {
+    const refresh = this.context.cacheForceRefresh;
+    attempt.cacheStatus = refresh ? 'REFRESH' : 'MISS';
+    const hit = refresh ? null : await this.tools.cache.get(key);
+    if (!hit) return null;
+    attempt.cacheStatus = 'HIT';
+    attempt.model = hit.model;
+    const outcome: AnswerOutcome = { usage: hit.usage, responseBody: hit.responseBody, servedModel: hit.servedModel, ttftMs: this.context.elapsedMs() };
+    attempt.answered(outcome);
+    if (hit.kind === 'sse') return { kind: 'sse', status: hit.status, frames: from(hit.frames ?? []), outcome: Promise.resolve(outcome) };
+    return { kind: 'json', status: hit.status, body: Buffer.from(hit.body ?? '', 'utf8'), outcome };
+  }
+
+  /** Sends, retrying as the leaf's policy says; each retry is an attempt of its own. */
+  private async sendWithRetries(node: RouteNode, target: RouteTarget, body: Record<string, unknown>, first: Attempt, breaker: CircuitBreaker | null): Promise<GatewayResult> {
+    let attempt = first;
     for (let retry = 0; ; retry++) {
-      this.startAttempt(node, target, retry);
-      if (inputResults) noteResults(context, 'input', inputResults);
-      this.sent = true;
+      if (retry > 0) attempt = this.retryOf(node, target, retry, body, first);
+      attempt.sent = this.sent = true;
       try {
-        const sent = await this.send(target, upstreamBody);
-        const result = node.outputGuardrails.length && this.texts ? await this.checkOutput(node, sent) : sent;
+        const sent = await this.send(target, body, attempt);
+        // Kept before the output check: an answer denied there is logged with the usage it cost.
+        if (sent.kind === 'json') attempt.outcome = sent.outcome;
+        const result = await this.checkOutput(node, attempt, sent);
+        attempt.answered(result.outcome);
         breaker?.onSuccess();
-        return cacheKey ? this.storeInCache(cacheKey, cache!.maxAgeSeconds, result) : result;
+        return result;
       } catch (error) {
         const failure = this.failureOf(error);
-        if (!failure) {
-          breaker?.release();
-          throw error;
-        }
+        if (!failure) throw error;
+        attempt.fail(error);
         breaker?.onFailure(failure.status, failure.unreachable, Date.now());
-        this.noteFailure(error);
         const delay = this.spent || (breaker && !breaker.tryAcquire(Date.now())) ? null : retryDelayMs(node.retry, retry, failure, this.tools.timing, Math.random);
         if (delay === null) throw error;
-        await sleep(delay, undefined, { signal: context.abort.signal }).catch(() => {
+        await sleep(delay, undefined, { signal: this.context.abort.signal }).catch(() => {
           throw new ClientClosedRequestError();
         });
       }
     }
   }
 
-  private checkInput(node: RouteNode, upstreamBody: Record<string, unknown>) {
-    this.context.model ??= typeof upstreamBody.model === 'string' ? upstreamBody.model : null;
-    return enforceGuardrails('input', node.inputGuardrails, this.texts!.request(upstreamBody), this.context);
+  /** A retry's record: the same target and body, the input guardrails' results carried over. */
+  private retryOf(node: RouteNode, target: RouteTarget, retry: number, body: Record<string, unknown>, first: Attempt): Attempt {
+    const attempt = this.open(node, target, retry, body);
+    attempt.cacheStatus = first.cacheStatus;
+    if (first.guardrails?.input) attempt.guardrails = { input: first.guardrails.input };
+    attempt.guardrailsFailed = first.guardrailsFailed;
+    return attempt;
   }
 
   /**
-   * Output guardrails on the answer: a JSON answer is checked whole, on the object the
-   * operation parsed (`context.responseBody`), and re-encoded when a check redacted it; a stream is checked on its assembled answer at the end, where a
-   * denial becomes the operation's error event before the stream's final frame (the text
-   * has been sent by then: a stream cannot be taken back).
+   * Output guardrails on the answer: a JSON answer is checked whole, on its outcome's
+   * object, and re-encoded when a check redacted it; a stream is checked on its assembled
+   * answer at the end, where a denial becomes the operation's error event before the
+   * stream's final frame (the text has been sent by then: a stream cannot be taken back)
+   * and the outcome's error.
    */
-  private async checkOutput(node: RouteNode, result: GatewayResult): Promise<GatewayResult> {
-    const context = this.context;
-    const texts = this.texts!;
+  private async checkOutput(node: RouteNode, attempt: Attempt, result: GatewayResult): Promise<GatewayResult> {
+    if (!node.outputGuardrails.length || !this.texts) return result;
+    const texts = this.texts;
+    const request = { model: attempt.model, metadata: this.context.metadata };
     if (result.kind === 'json') {
-      // The answer as the operation parsed it for the log: redactions land there, then in a re-encoded body.
-      const slots = texts.answer(context.responseBody);
+      const slots = texts.answer(result.outcome.responseBody);
       const before = slots.map((slot) => slot.text);
-      await enforceGuardrails('output', node.outputGuardrails, slots, context);
+      await enforceGuardrails('output', node.outputGuardrails, slots, request, attempt);
       if (slots.every((slot, i) => slot.text === before[i])) return result;
-      return { ...result, body: Buffer.from(JSON.stringify(context.responseBody)) };
+      return { ...result, body: Buffer.from(JSON.stringify(result.outcome.responseBody)) };
     }
     if (result.kind !== 'sse') return result;
+    let settle!: (outcome: AnswerOutcome) => void;
+    const outcome = new Promise<AnswerOutcome>((resolve) => (settle = resolve));
     const frames = new Observable<string>((subscriber) => {
       const held: string[] = [];
       const inner = result.frames.subscribe({
         next: (frame) => (texts.isFinalFrame?.(frame) ? held.push(frame) : subscriber.next(frame)),
         error: (error) => subscriber.error(error),
         complete: () => {
-          enforceGuardrails('output', node.outputGuardrails, texts.answer(context.responseBody), context)
-            .catch((error: unknown) => {
-              if (!(error instanceof GatewayError)) throw error;
-              context.noteError(error); // the stream's 200 stands; the denial is in the stream and the log
-              subscriber.next(texts.streamError!(error));
-            })
-            .catch(() => undefined)
-            .finally(() => {
-              held.forEach((frame) => subscriber.next(frame));
-              subscriber.complete();
+          void result.outcome.then(async (answered) => {
+            let denial: GatewayError | null = null;
+            await enforceGuardrails('output', node.outputGuardrails, texts.answer(answered.responseBody), request, attempt).catch((error: unknown) => {
+              if (error instanceof GatewayError) denial = error;
             });
+            // The stream's 200 stands; a denial is in the stream and the log.
+            if (denial) subscriber.next(texts.streamError!(denial));
+            settle(denial ? { ...answered, error: answered.error ?? describeFailure(denial).error } : answered);
+            held.forEach((frame) => subscriber.next(frame));
+            subscriber.complete();
+          });
         },
       });
-      return () => inner.unsubscribe();
+      return () => {
+        inner.unsubscribe();
+        // A client gone before the end: the stream's own outcome, unchecked.
+        void result.outcome.then(settle);
+      };
     });
-    return { ...result, frames };
-  }
-
-  /** Logs the previous failed attempt (now that another follows) and resets the context. */
-  private startAttempt(node: RouteNode, target: RouteTarget, retry: number): void {
-    if (this.pendingFailure) this.tools.requestLogger.recordAttempt(this.context);
-    this.pendingFailure = false;
-    this.context.beginAttempt(target, node.path, retry);
-  }
-
-  /** The failed attempt's outcome stays on the context: the final row or an attempt row. */
-  private noteFailure(error: unknown): void {
-    this.context.noteError(error);
-    this.pendingFailure = true;
+    return { ...result, frames, outcome };
   }
 
   /** Null for what no other target or retry can fix: the client left, a bug. */
@@ -313,50 +336,27 @@ class ExecutionRun {
     return null;
   }
 
-  private replay(node: RouteNode, target: RouteTarget, hit: CachedResponse): GatewayResult {
-    const context = this.context;
-    this.startAttempt(node, target, 0);
-    context.cacheStatus = 'HIT';
-    context.provider = hit.provider;
-    context.model = hit.model;
-    context.servedModel = hit.servedModel;
-    context.usage = hit.usage;
-    context.responseBody = hit.responseBody;
-    context.markFirstToken();
-    if (hit.kind === 'sse') return { kind: 'sse', status: hit.status, frames: from(hit.frames ?? []) };
-    return { kind: 'json', status: hit.status, body: Buffer.from(hit.body ?? '', 'utf8') };
-  }
-
   /**
    * Stores a 2xx answer once complete: JSON before it is returned, a stream before its
    * last frame is flushed, so a client repeating the request right after gets the hit.
-   * A store slower than CACHE_WRITE_WAIT_MS is not waited for.
+   * A store slower than CACHE_WRITE_WAIT_MS is not waited for. A stream that ended with an error is not stored.
    */
   private async storeInCache(key: string, maxAgeSeconds: number, result: GatewayResult): Promise<GatewayResult> {
-    const context = this.context;
     // Binary answers (audio) are never cached: the operations that make them are not cacheable.
     if (result.status < 200 || result.status >= 300 || result.kind === 'binary') return result;
+    const attempt = this.context.lastAttempt!;
     const kind = result.kind;
-    const store = (value: Partial<CachedResponse>) =>
+    const store = (outcome: AnswerOutcome, value: Pick<CachedResponse, 'body' | 'frames'>) =>
       Promise.race([
         this.tools.cache.set(
           key,
-          {
-            kind,
-            status: result.status,
-            provider: context.provider!,
-            model: context.model,
-            servedModel: context.servedModel,
-            usage: context.usage,
-            responseBody: context.responseBody,
-            ...value,
-          },
+          { kind, status: result.status, provider: attempt.provider, model: attempt.model, servedModel: outcome.servedModel, usage: outcome.usage, responseBody: outcome.responseBody, ...value },
           maxAgeSeconds,
         ),
         sleep(CACHE_WRITE_WAIT_MS, undefined, { ref: false }),
       ]);
     if (result.kind === 'json') {
-      await store({ body: result.body.toString('utf8') });
+      await store(result.outcome, { body: result.body.toString('utf8') });
       return result;
     }
     const frames: string[] = [];
@@ -368,11 +368,12 @@ class ExecutionRun {
         },
         error: (error) => subscriber.error(error),
         complete: () => {
-          if (context.error) return subscriber.complete();
-          void store({ frames }).finally(() => subscriber.complete());
+          void result.outcome
+            .then((outcome) => (outcome.error ? undefined : store(outcome, { frames })))
+            .finally(() => subscriber.complete());
         },
       }),
     );
-    return { kind: 'sse', status: result.status, frames: teed };
+    return { ...result, frames: teed };
   }
 }

@@ -53,7 +53,7 @@ export class UploadOperations {
     return this.executor.execute(
       context,
       { ...form.fields },
-      async (target) => {
+      async (target, _body, attempt) => {
         const request = spec.request(target, form.fields);
         request.headers = { ...request.headers, 'content-type': upload.contentType };
         if (upload.contentLength !== null) request.headers['content-length'] = String(upload.contentLength);
@@ -66,20 +66,18 @@ export class UploadOperations {
           throw upload.error() ?? error;
         } finally {
           logForm();
-          if (typeof upload.summary.fields.model === 'string') context.model = upload.summary.fields.model;
+          if (typeof upload.summary.fields.model === 'string') attempt.model = upload.summary.fields.model;
         }
         const contentType = String(answer.response.headers['content-type'] ?? '');
         if (/json/i.test(contentType)) {
           const { raw, json } = await this.attempts.readJsonObject(context, answer);
-          context.responseBody = json;
-          context.usage = spec.usage(json, upload);
-          return { kind: 'json', status: answer.response.status, body: raw };
+          return { kind: 'json', status: answer.response.status, body: raw, outcome: { responseBody: json, usage: spec.usage(json, upload), servedModel: null } };
         }
         const raw = await this.upstream.readBody(answer.response, answer.timeoutMs, context.abort.signal);
         const text = raw.toString('utf8');
-        context.responseBody = { type: 'text', content_type: contentType, text: text.length > LOGGED_TEXT_CHARS ? `${text.slice(0, LOGGED_TEXT_CHARS)}…` : text };
-        context.usage = spec.usage(null, upload);
-        return { kind: 'binary', status: answer.response.status, contentType: contentType || 'text/plain', body: Readable.from([raw]) };
+        const logged = { type: 'text', content_type: contentType, text: text.length > LOGGED_TEXT_CHARS ? `${text.slice(0, LOGGED_TEXT_CHARS)}…` : text };
+        const outcome = Promise.resolve({ responseBody: logged, usage: spec.usage(null, upload), servedModel: null });
+        return { kind: 'binary', status: answer.response.status, contentType: contentType || 'text/plain', body: Readable.from([raw]), outcome };
       },
       { cacheable: false, replayable: false },
     );

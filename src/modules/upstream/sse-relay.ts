@@ -1,10 +1,11 @@
 import { StringDecoder } from 'node:string_decoder';
 import { createParser, EventSourceMessage } from 'eventsource-parser';
 import { Observable, Subscriber } from 'rxjs';
-import type { LoggedError, RequestContext } from '../../common/context/request-context';
-import { GatewayError } from '../../common/errors/gateway-error';
+import type { RequestContext } from '../../common/context/request-context';
+import { ClientClosedRequestError, GatewayError, type LoggedError } from '../../common/errors/gateway-error';
+import type { AnswerOutcome } from '../routing/attempt';
 import { AWS_EVENT_STREAM, AwsEventStreamReader } from './aws-event-stream';
-import { ClientClosedRequestError, UpstreamResponse } from './upstream-client';
+import type { UpstreamResponse } from './upstream-client';
 
 /** What an operation does with a provider's event stream (chat, responses, messages …). */
 export interface SseStreamHandler {
@@ -17,8 +18,17 @@ export interface SseStreamHandler {
   isComplete(): boolean;
   /** An error event in the operation's format, sent when the stream fails after it started. */
   errorFrame(error: LoggedError): string;
-  /** Called once however the stream ends, to put usage and the assembled response on the context. */
-  finish(): void;
+  /**
+   * Called once however the stream ends: the assembled answer, its usage, the time to
+   * first token, and an error an event carried (the provider's error event).
+   */
+  finish(): AnswerOutcome;
+}
+
+/** A relayed stream: the frames for the client, and its outcome once it has ended. */
+export interface RelayedStream {
+  frames: Observable<string>;
+  outcome: Promise<AnswerOutcome>;
 }
 
 /**
@@ -27,17 +37,25 @@ export interface SseStreamHandler {
  * the handler sees the same events either way). Resolves once the first event has
  * arrived, and rejects if the stream ends, breaks or stays silent before it: until
  * then nothing has reached the client, so a retry or a fallback can still take over.
- * After that, failures end the stream with an error event and are noted on the context.
- * Unsubscribing (the client left) destroys the upstream body, aborting the request.
+ * After that, failures end the stream with an error event. However it ends, the stream's
+ * outcome (the handler's, with the first error: an event's, else the stream's own) is
+ * settled once. Unsubscribing (the client left) destroys the upstream body, aborting the request.
  */
 export function relayUpstreamSse(
   response: UpstreamResponse,
-  context: RequestContext,
+  context: Pick<RequestContext, 'abort'>,
   idleTimeoutMs: number,
   handler: SseStreamHandler,
-): Promise<Observable<string>> {
+): Promise<RelayedStream> {
   response.clearTimeout(); // from here the idle timeout between events applies
   const body = response.body;
+  let settleOutcome!: (outcome: AnswerOutcome) => void;
+  const outcome = new Promise<AnswerOutcome>((resolve) => (settleOutcome = resolve));
+  /** The outcome, once: the handler's answer, the first error (an event's before the stream's). */
+  const finish = (streamError: LoggedError | null) => {
+    const answer = handler.finish();
+    settleOutcome({ ...answer, error: answer.error ?? streamError });
+  };
 
   return new Promise((resolve, reject) => {
     let subscriber: Subscriber<string> | null = null;
@@ -57,9 +75,9 @@ export function relayUpstreamSse(
         clearTimeout(idle);
         // A client may hang up as soon as it has the stream's last event (Codex does after
         // `response.completed`, before the provider closes): it read to the end, a success.
-        if (!handler.isComplete()) context.error ??= { type: 'client_error', code: 'client_closed_request', message: 'The client closed the connection mid-stream' };
+        const clientLeft: LoggedError | null = handler.isComplete() ? null : { type: 'client_error', code: 'client_closed_request', message: 'The client closed the connection mid-stream' };
         body.destroy();
-        handler.finish();
+        finish(clientLeft);
       };
     });
 
@@ -73,11 +91,8 @@ export function relayUpstreamSse(
         reject(beforeStart());
         return;
       }
-      if (failure) {
-        context.error ??= failure;
-        emit(handler.errorFrame(failure));
-      }
-      handler.finish();
+      if (failure) emit(handler.errorFrame(failure));
+      finish(failure);
       subscriber?.complete();
     };
 
@@ -96,7 +111,7 @@ export function relayUpstreamSse(
       for (const frame of eventFrames) emit(frame);
       if (!started) {
         started = true;
-        resolve(frames);
+        resolve({ frames, outcome });
       }
     };
     const feed = bytesReader(String(response.headers['content-type'] ?? ''), onEvent);

@@ -8,8 +8,11 @@ import type { Environment } from '../../config/environment';
 import type { JsonOperationCapability, ProviderOperation, ProviderOperations, ResourceOperation, UpstreamRequest } from '../../providers/provider-adapter';
 import { ProviderRegistry } from '../../providers/registry';
 import type { NormalizedUsage } from '../../providers/usage';
+import type { AnswerOutcome, Attempt } from '../routing/attempt';
 import type { RouteTarget } from '../routing/route-plan';
 import { MetricsService } from '../metrics/metrics.service';
+import { isEventStream } from './aws-event-stream';
+import { relayUpstreamSse, type SseStreamHandler } from './sse-relay';
 import { UpstreamClient, UpstreamResponse } from './upstream-client';
 
 /** The capabilities that build a request from a body (all but the REST resources and the realtime socket). */
@@ -35,7 +38,7 @@ export interface OperationSpec<K extends ProviderOperation = BodyOperation> {
   /** Where the answer outside `usage` counts billed units too (Responses: its web_search_call items): the usage of the whole answer, used instead of `usage`. */
   answerUsage?(answer: Record<string, any>): NormalizedUsage | null;
   /** For an answer without usage that is priced otherwise (DALL·E: per image): its cost in USD, or null. */
-  cost?(answer: Record<string, any>, context: RequestContext): number | null;
+  cost?(answer: Record<string, any>, priced: { provider: string; model: string | null; requestBody: unknown }): number | null;
   /**
    * The answer in the operation's own shape, whatever the provider (rerank: sorted, `object: "list"`),
    * from the provider's JSON (already translated by the capability's `translation`) and the body as sent.
@@ -52,8 +55,8 @@ export interface SentAttempt {
 /**
  * The steps every operation's attempt shares (the executor calls the attempt once per
  * target and retry): pick the adapter's capability, send, turn an error answer into
- * UpstreamHttpError, and for JSON answers pass the provider's bytes through while the
- * parsed object, usage and served model go on the context for the log.
+ * UpstreamHttpError, and for JSON answers pass the provider's bytes through with the
+ * parsed object, usage and served model as the result's outcome; relay a stream.
  */
 @Injectable()
 export class UpstreamAttempt {
@@ -69,14 +72,14 @@ export class UpstreamAttempt {
   }
 
   /** The whole attempt of an operation whose answer is one JSON body (several requests when the capability fans out). */
-  async json(context: RequestContext, target: RouteTarget, body: Record<string, unknown>, operation: OperationSpec): Promise<GatewayResult> {
+  async json(context: RequestContext, attempt: Attempt, target: RouteTarget, body: Record<string, unknown>, operation: OperationSpec): Promise<GatewayResult> {
     const capability = this.capability(target, operation) as JsonOperationCapability;
     const translation = capability.translation;
     const parts = capability.fanOut?.split(body) ?? null;
-    if (parts && capability.fanOut) return this.jsonFanOut(context, target, body, parts, capability, operation);
-    const sent = await this.sendJsonOperation(context, target, body, operation, translation);
-    if (!translation && !operation.answer) return this.readJson(context, sent, operation);
-    return this.readJson(context, sent, operation, (json) => {
+    if (parts && capability.fanOut) return this.jsonFanOut(context, attempt, target, body, parts, capability, operation);
+    const sent = await this.sendJsonOperation(context, attempt, target, body, operation, translation);
+    if (!translation && !operation.answer) return this.readJson(context, attempt, sent, operation);
+    return this.readJson(context, attempt, sent, operation, (json) => {
       const translated = translation ? translation.toAnswer(json, body, sent.response.headers) : json;
       return operation.answer ? operation.answer(translated, body) : translated;
     });
@@ -85,13 +88,14 @@ export class UpstreamAttempt {
   /** `send`, a translated vendor's error answer in OpenAI's shape (status and headers kept). */
   private async sendJsonOperation(
     context: RequestContext,
+    attempt: Attempt,
     target: RouteTarget,
     body: Record<string, unknown>,
     operation: OperationSpec,
     translation: JsonOperationCapability['translation'],
   ): Promise<SentAttempt> {
     try {
-      return await this.send(context, target, body, operation);
+      return await this.send(context, attempt, target, body, operation);
     } catch (error) {
       if (!(error instanceof UpstreamHttpError) || !translation) throw error;
       const openAIError = translation.toOpenAIError(error.status, error.parsedBody(), error.headers);
@@ -108,6 +112,7 @@ export class UpstreamAttempt {
    */
   private async jsonFanOut(
     context: RequestContext,
+    attempt: Attempt,
     target: RouteTarget,
     body: Record<string, unknown>,
     parts: Record<string, unknown>[],
@@ -122,7 +127,7 @@ export class UpstreamAttempt {
       while (!failed && next < parts.length) {
         const index = next++;
         try {
-          const sent = await this.sendJsonOperation(context, target, parts[index], operation, translation);
+          const sent = await this.sendJsonOperation(context, attempt, target, parts[index], operation, translation);
           const { json } = await this.readJsonObject(context, sent);
           answers[index] = translation ? translation.toAnswer(json, parts[index], sent.response.headers) : json;
         } catch (error) {
@@ -134,8 +139,7 @@ export class UpstreamAttempt {
     await Promise.all(Array.from({ length: Math.min(FAN_OUT_CONCURRENCY, parts.length) }, worker));
     const merged = capability.fanOut!.merge(answers, body);
     const json = operation.answer ? operation.answer(merged, body) : merged;
-    this.noteJsonAnswer(context, json, operation);
-    return { kind: 'json', status: 200, body: Buffer.from(JSON.stringify(json)) };
+    return { kind: 'json', status: 200, body: Buffer.from(JSON.stringify(json)), outcome: this.jsonOutcome(context, attempt, json, operation) };
   }
 
   /**
@@ -145,6 +149,7 @@ export class UpstreamAttempt {
    */
   async send(
     context: RequestContext,
+    attempt: Attempt,
     target: RouteTarget,
     body: Record<string, unknown>,
     operation: OperationSpec,
@@ -156,10 +161,10 @@ export class UpstreamAttempt {
     if (target.allowedModels && !target.allowedModels.includes(model)) {
       throw GatewayError.permission(`Model '${model}' is not allowed for this virtual key`, 'model_not_allowed');
     }
-    context.model = model;
+    attempt.model = model;
     const sendTarget = adapter.authorize ? await adapter.authorize(target, (request) => this.fetchCredential(target, request)) : target;
     const request = builder.buildRequest(body, sendTarget, headers);
-    context.noteIgnoredParams(request.ignoredParams);
+    attempt.noteIgnoredParams(request.ignoredParams);
     return this.sendRequest(context, target, request);
   }
 
@@ -220,12 +225,13 @@ export class UpstreamAttempt {
   }
 
   /**
-   * Reads a JSON answer and passes its bytes through, noting the object, usage and served
-   * model for the log; with `reshape` (a translated vendor, an operation's own shape) the
-   * reshaped object is written instead.
+   * Reads a JSON answer and passes its bytes through, with the object, usage and served
+   * model as its outcome; with `reshape` (a translated vendor, an operation's own shape)
+   * the reshaped object is written instead.
    */
   async readJson(
     context: RequestContext,
+    attempt: Attempt,
     answer: SentAttempt,
     operation: Pick<OperationSpec, 'usage' | 'answerUsage' | 'cost'>,
     reshape?: (json: Record<string, any>) => Record<string, any>,
@@ -233,16 +239,37 @@ export class UpstreamAttempt {
     const read = await this.readJsonObject(context, answer);
     const json = reshape ? reshape(read.json) : read.json;
     const raw = reshape ? Buffer.from(JSON.stringify(json)) : read.raw;
-    this.noteJsonAnswer(context, json, operation);
-    return { kind: 'json', status: answer.response.status, body: raw };
+    return { kind: 'json', status: answer.response.status, body: raw, outcome: this.jsonOutcome(context, attempt, json, operation) };
   }
 
-  /** The answer, its usage (or cost) and served model on the context, for the log. */
-  private noteJsonAnswer(context: RequestContext, json: Record<string, any>, operation: Pick<OperationSpec, 'usage' | 'answerUsage' | 'cost'>): void {
-    context.responseBody = json;
-    context.usage = operation.answerUsage && json ? operation.answerUsage(json) : operation.usage(json?.usage);
-    context.servedModel = typeof json?.model === 'string' ? json.model : null;
-    if (!context.usage && operation.cost) context.costUsd = operation.cost(json, context);
+  /**
+   * A sent attempt's answer: relayed event by event through `handler` when the client
+   * asked for a stream and the provider answered with events (SSE or AWS's event stream),
+   * else read as JSON (a provider may answer a stream request with one JSON error-free body).
+   */
+  async answer(
+    context: RequestContext,
+    attempt: Attempt,
+    answer: SentAttempt,
+    operation: Pick<OperationSpec, 'usage' | 'answerUsage' | 'cost'>,
+    handler: () => SseStreamHandler,
+  ): Promise<GatewayResult> {
+    if (context.isStream && isEventStream(String(answer.response.headers['content-type'] ?? ''))) return this.stream(context, answer, handler());
+    return this.readJson(context, attempt, answer, operation);
+  }
+
+  /** A provider's event stream relayed to the client through `handler` (see relayUpstreamSse). */
+  async stream(context: RequestContext, answer: SentAttempt, handler: SseStreamHandler): Promise<GatewayResult> {
+    const { frames, outcome } = await relayUpstreamSse(answer.response, context, answer.timeoutMs, handler);
+    return { kind: 'sse', status: answer.response.status, frames, outcome };
+  }
+
+  /** A JSON answer's outcome: the object, its usage (or the cost the operation prices itself) and served model. */
+  private jsonOutcome(context: RequestContext, attempt: Attempt, json: Record<string, any>, operation: Pick<OperationSpec, 'usage' | 'answerUsage' | 'cost'>): AnswerOutcome {
+    const usage = operation.answerUsage && json ? operation.answerUsage(json) : operation.usage(json?.usage);
+    const servedModel = typeof json?.model === 'string' ? json.model : null;
+    const costUsd = !usage && operation.cost ? operation.cost(json, { provider: attempt.provider, model: servedModel ?? attempt.model, requestBody: context.requestBody }) : null;
+    return { responseBody: json, usage, servedModel, costUsd };
   }
 }
 
@@ -250,10 +277,11 @@ export class UpstreamAttempt {
  * A binary answer (audio, a file's content) streamed to the client as it arrives, never
  * held whole; the log keeps `{type, content_type, bytes}`, counted on the way through.
  */
-export function binaryResult(context: RequestContext, { response }: SentAttempt, type: 'audio' | 'file'): GatewayResult {
+export function binaryResult({ response }: SentAttempt, type: 'audio' | 'file', usage: NormalizedUsage | null = null): GatewayResult {
   const contentType = String(response.headers['content-type'] ?? 'application/octet-stream');
   const logged = { type, content_type: contentType, bytes: 0 };
-  context.responseBody = logged;
+  let settle!: (outcome: AnswerOutcome) => void;
+  const outcome = new Promise<AnswerOutcome>((resolve) => (settle = resolve));
   // The body timer covers a stall between chunks; the headers are in.
   response.clearTimeout();
   // Counted in a transform (a 'data' listener would start the flow before the client's pipe is there).
@@ -263,7 +291,9 @@ export function binaryResult(context: RequestContext, { response }: SentAttempt,
       done(null, chunk);
     },
   });
-  return { kind: 'binary', status: response.status, contentType, body: pipeline(response.body, counted, () => undefined) };
+  // Settled however the body ends (done, broken, the client gone): the bytes that went through.
+  const body = pipeline(response.body, counted, () => settle({ responseBody: logged, usage, servedModel: null }));
+  return { kind: 'binary', status: response.status, contentType, body, outcome };
 }
 
 /** A provider's rate-limit hints go back to the client with its error, and AWS's name of the error (`x-amzn-errortype`). */

@@ -1,7 +1,7 @@
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { Agent, Dispatcher, errors, request } from 'undici';
-import { GatewayError } from '../../common/errors/gateway-error';
+import { ClientClosedRequestError, GatewayError } from '../../common/errors/gateway-error';
 import type { Environment } from '../../config/environment';
 import { UpstreamHostPolicy, UpstreamHostRefusedError } from './upstream-host-policy';
 import type { UpstreamRequest } from '../../providers/provider-adapter';
@@ -27,13 +27,6 @@ export interface SendOptions {
 interface Route {
   policy: UpstreamHostPolicy;
   agent: Agent;
-}
-
-/** Thrown when the client disconnected before the provider answered. */
-export class ClientClosedRequestError extends Error {
-  constructor() {
-    super('The client closed the connection');
-  }
 }
 
 /**

@@ -5,6 +5,7 @@ import type { GatewayResult } from '../../../common/http/gateway-result';
 import type { ChatInputTokensCapability, MessagesCountTokensCapability, ProviderAdapter } from '../../../providers/provider-adapter';
 import { ProviderRegistry } from '../../../providers/registry';
 import { RouteExecutor } from '../../routing/route-executor.service';
+import type { Attempt } from '../../routing/attempt';
 import type { RouteTarget } from '../../routing/route-plan';
 import { OperationSpec, UpstreamAttempt } from '../../upstream/upstream-attempt';
 import { openAIErrorToAnthropic } from '../chat-bridge/chat-to-messages';
@@ -48,18 +49,17 @@ export class CountTokensService {
     return this.executor.execute(
       context,
       body as Record<string, unknown>,
-      (target, upstreamBody) => {
+      (target, upstreamBody, attempt) => {
         const model = String(upstreamBody.model);
         if (target.allowedModels && !target.allowedModels.includes(model)) {
           throw GatewayError.permission(`Model '${model}' is not allowed for this virtual key`, 'model_not_allowed');
         }
-        context.model = model;
         const countBody = { ...(body as Record<string, unknown>), model };
         const adapter = this.registry.get(target.provider);
         const counter = adapter.messagesCountTokens;
-        if (counter && (counter.servesModel?.(model) ?? true)) return this.native(context, target, counter, countBody, vendorHeaders);
+        if (counter && (counter.servesModel?.(model) ?? true)) return this.native(context, attempt, target, counter, countBody, vendorHeaders);
         if (adapter.chatInputTokens) return this.vendorCounted(context, target, adapter, adapter.chatInputTokens, countBody);
-        return Promise.resolve(this.estimated(context, countBody));
+        return Promise.resolve(estimated(countBody));
       },
       { cacheable: false, budgeted: false },
     );
@@ -67,6 +67,7 @@ export class CountTokensService {
 
   private async native(
     context: RequestContext,
+    attempt: Attempt,
     target: RouteTarget,
     counter: MessagesCountTokensCapability,
     body: Record<string, unknown>,
@@ -74,19 +75,19 @@ export class CountTokensService {
   ): Promise<GatewayResult> {
     let sent;
     try {
-      sent = await this.attempts.send(context, target, body, ANTHROPIC_COUNT, headers);
+      sent = await this.attempts.send(context, attempt, target, body, ANTHROPIC_COUNT, headers);
     } catch (error) {
       if (!(error instanceof UpstreamHttpError)) throw error;
       // A Claude model the cloud's counter does not cover (Bedrock's CRIS-only models): estimated, as before the counter.
-      if (counter.cannotCount?.(error.status, error.parsedBody())) return this.estimated(context, body);
+      if (counter.cannotCount?.(error.status, error.parsedBody())) return estimated(body);
       // A cloud that counts Claude's tokens but answers errors its own way (Bedrock): Anthropic's shape on this route.
       if (!counter.toAnthropicError) throw error;
       const anthropicError = counter.toAnthropicError(error.status, error.parsedBody(), error.headers);
       throw new UpstreamHttpError(error.status, Buffer.from(JSON.stringify(anthropicError)), 'application/json', error.headers);
     }
     const inputTokens = counter.inputTokens;
-    if (!inputTokens) return this.attempts.readJson(context, sent, ANTHROPIC_COUNT);
-    return this.attempts.readJson(context, sent, ANTHROPIC_COUNT, (json) => {
+    if (!inputTokens) return this.attempts.readJson(context, attempt, sent, ANTHROPIC_COUNT);
+    return this.attempts.readJson(context, attempt, sent, ANTHROPIC_COUNT, (json) => {
       const count = inputTokens(json);
       if (count === null) throw GatewayError.upstreamMalformed(`Provider ${target.provider} answered its token count without a number of tokens`);
       return { input_tokens: count };
@@ -108,7 +109,7 @@ export class CountTokensService {
       request = capability.buildRequest(messagesToChatBody(countable, target.provider), target);
     } catch (error) {
       // What the vendor cannot be asked (a document, a server tool …) can still be estimated.
-      if (error instanceof GatewayError && error.status === 400) return this.estimated(context, body);
+      if (error instanceof GatewayError && error.status === 400) return estimated(body);
       throw error;
     }
     let sent;
@@ -123,17 +124,15 @@ export class CountTokensService {
     const { json } = await this.attempts.readJsonObject(context, sent);
     const inputTokens = capability.inputTokens(json);
     if (inputTokens === null) throw GatewayError.upstreamMalformed(`Provider ${target.provider} answered its token count without a number of tokens`);
-    return this.answer(context, { input_tokens: inputTokens });
+    return counted({ input_tokens: inputTokens });
   }
+}
 
-  /** Nothing is sent, so nothing can be charged: the cost is 0. */
-  private estimated(context: RequestContext, body: Record<string, unknown>): GatewayResult {
-    context.costUsd = 0;
-    return this.answer(context, { input_tokens: estimateInputTokens(body), estimated: true });
-  }
+/** Nothing is sent, so nothing can be charged: the cost is 0. */
+function estimated(body: Record<string, unknown>): GatewayResult {
+  return counted({ input_tokens: estimateInputTokens(body), estimated: true }, 0);
+}
 
-  private answer(context: RequestContext, answer: { input_tokens: number; estimated?: true }): GatewayResult {
-    context.responseBody = answer;
-    return { kind: 'json', status: 200, body: Buffer.from(JSON.stringify(answer)) };
-  }
+function counted(answer: { input_tokens: number; estimated?: true }, costUsd: number | null = null): GatewayResult {
+  return { kind: 'json', status: 200, body: Buffer.from(JSON.stringify(answer)), outcome: { responseBody: answer, usage: null, servedModel: null, costUsd } };
 }
