@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { RequestContext } from '../../common/context/request-context';
+import type { RequestContext } from '../../gateway/request-context';
 import { GatewayError } from '../../common/errors/gateway-error';
 import { budgetPeriodStart } from '../keys/key-limits';
 import { KeyBudget, KeyLookupService } from '../keys/key-lookup.service';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { RequestContext } from '../../common/context/request-context';
+import type { RequestContext } from '../../gateway/request-context';
 import { GatewayError } from '../../common/errors/gateway-error';
 import { RATE_WINDOW_MS, RateLimit } from '../keys/key-limits';
 import type { RouteTarget } from '../routing/route-plan';

@@ -1,5 +1,5 @@
 import type { EventSourceMessage } from 'eventsource-parser';
-import type { LoggedError, RequestContext } from '../../common/context/request-context';
+import type { LoggedError, RequestContext } from '../../gateway/request-context';
 import { type ChatCompletionChunk, type ChatStreamDecoder, reasoningText } from '../../providers/chat-format';
 import { usageFromOpenAI } from '../../providers/openai-usage';
 import type { NormalizedUsage } from '../../providers/usage';

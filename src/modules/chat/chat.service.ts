@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EventSourceMessage } from 'eventsource-parser';
-import type { LoggedError, RequestContext } from '../../common/context/request-context';
+import type { LoggedError, RequestContext } from '../../gateway/request-context';
 import { sseFrame } from '../../common/http/sse-frame';
 import type { GatewayResult } from '../../common/http/gateway-result';
 import type { ChatCompletionChunk, ChatStreamDecoder } from '../../providers/chat-format';

@@ -1,4 +1,4 @@
-import type { RequestContext } from '../../common/context/request-context';
+import type { RequestContext } from '../../gateway/request-context';
 import { GatewayError } from '../../common/errors/gateway-error';
 import type { Guardrail } from './guardrail-registry';
 import { runGuardrails, type GuardrailResult } from './guardrail-runner';

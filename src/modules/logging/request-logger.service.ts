@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Request, Response } from 'express';
-import type { RequestContext } from '../../common/context/request-context';
+import type { RequestContext } from '../../gateway/request-context';
 import { uuidv7 } from '../../common/ids';
 import type { Environment } from '../../config/environment';
 import { BudgetSettlement, settlementsOf } from '../budgets/budget-ledger.service';

@@ -1,5 +1,5 @@
 import type { EventSourceMessage } from 'eventsource-parser';
-import type { LoggedError, RequestContext } from '../../common/context/request-context';
+import type { LoggedError, RequestContext } from '../../gateway/request-context';
 import { GatewayError } from '../../common/errors/gateway-error';
 import { sseFrame } from '../../common/http/sse-frame';
 import { usageFromAnthropic } from '../../providers/anthropic/anthropic-usage';

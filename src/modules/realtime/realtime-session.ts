@@ -1,5 +1,5 @@
 import type { RawData, WebSocket } from 'ws';
-import type { RequestContext } from '../../common/context/request-context';
+import type { RequestContext } from '../../gateway/request-context';
 import { addUsage, MAX_LOGGED_EVENTS, summariseEvent, usageOfResponseDone } from './realtime-events';
 
 /** Above this many bytes waiting to be sent on one side, the other side is paused. */

@@ -1,4 +1,4 @@
-import type { LoggedError, RequestContext } from '../../common/context/request-context';
+import type { LoggedError, RequestContext } from '../../gateway/request-context';
 import { sseFrame } from '../../common/http/sse-frame';
 import type { ChatStreamDecoder } from '../../providers/chat-format';
 import { ChatBridgeStreamHandler } from '../chat/chat-bridge-stream-handler';

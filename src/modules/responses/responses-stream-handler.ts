@@ -1,5 +1,5 @@
 import type { EventSourceMessage } from 'eventsource-parser';
-import type { LoggedError, RequestContext } from '../../common/context/request-context';
+import type { LoggedError, RequestContext } from '../../gateway/request-context';
 import { sseFrame } from '../../common/http/sse-frame';
 import { usageFromOpenAIResponse } from '../../providers/openai-usage';
 import { parseStreamEvent } from '../../providers/stream-event';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { RequestContext } from '../../common/context/request-context';
+import type { RequestContext } from '../../gateway/request-context';
 import type { GatewayResult } from '../../common/http/gateway-result';
 import type { ResourceOperation } from '../../providers/provider-adapter';
 import type { NormalizedUsage } from '../../providers/usage';

@@ -3,7 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { from, Observable } from 'rxjs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createHash } from 'node:crypto';
-import type { RequestContext } from '../../common/context/request-context';
+import type { RequestContext } from '../../gateway/request-context';
 import { GatewayError, UpstreamHttpError } from '../../common/errors/gateway-error';
 import type { GatewayResult } from '../../common/http/gateway-result';
 import type { Environment } from '../../config/environment';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Request } from 'express';
 import { Readable } from 'node:stream';
-import type { RequestContext } from '../../common/context/request-context';
+import type { RequestContext } from '../../gateway/request-context';
 import type { GatewayResult } from '../../common/http/gateway-result';
 import { FormSummary, MultipartUpload } from '../../common/http/multipart-upload';
 import type { Environment } from '../../config/environment';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { pipeline, Transform } from 'node:stream';
 import { ConfigService } from '@nestjs/config';
-import type { RequestContext } from '../../common/context/request-context';
+import type { RequestContext } from '../../gateway/request-context';
 import { GatewayError, UpstreamHttpError } from '../../common/errors/gateway-error';
 import type { GatewayResult } from '../../common/http/gateway-result';
 import type { Environment } from '../../config/environment';

@@ -2,13 +2,13 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import type { IncomingHttpHeaders } from 'node:http';
-import { ApiKeyPrincipal, KeyLookupService } from '../../modules/keys/key-lookup.service';
-import { maybeContextOf, type RequestContext } from '../context/request-context';
-import { ADMIN_ONLY, OPERATION, PUBLIC } from '../context/request-context.decorator';
-import { GatewayError } from '../errors/gateway-error';
-import { TRACE_ID } from '../ids';
-import { gatewayKeyOf, MISSING_GATEWAY_KEY } from './gateway-key';
-import { parseMetadataHeader } from './metadata-header';
+import { ApiKeyPrincipal, KeyLookupService } from '../modules/keys/key-lookup.service';
+import { maybeContextOf, type RequestContext } from './request-context';
+import { ADMIN_ONLY, OPERATION, PUBLIC } from './request-context.decorator';
+import { GatewayError } from '../common/errors/gateway-error';
+import { TRACE_ID } from '../common/ids';
+import { gatewayKeyOf, MISSING_GATEWAY_KEY } from '../common/guards/gateway-key';
+import { parseMetadataHeader } from '../common/guards/metadata-header';
 
 
 /**

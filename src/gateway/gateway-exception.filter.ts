@@ -1,13 +1,13 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
-import { isDatabaseUnavailable, isDataException } from '../../database/database-errors';
+import { isDatabaseUnavailable, isDataException } from '../database/database-errors';
 import type { Request, Response } from 'express';
-import { maybeContextOf } from '../context/request-context';
-import { anthropicErrorType } from '../errors/anthropic-error';
-import { speaksAnthropic } from '../http/anthropic-shape';
-import { GatewayError, UpstreamHttpError } from '../errors/gateway-error';
-import { setRoutingHeaders } from '../http/gateway-result';
-import { ClientClosedRequestError } from '../../modules/upstream/upstream-client';
+import { maybeContextOf } from './request-context';
+import { anthropicErrorType } from '../common/errors/anthropic-error';
+import { speaksAnthropic } from '../common/http/anthropic-shape';
+import { GatewayError, UpstreamHttpError } from '../common/errors/gateway-error';
+import { setRoutingHeaders } from '../common/http/gateway-result';
+import { ClientClosedRequestError } from '../modules/upstream/upstream-client';
 
 const NEST_STATUS_TYPES: Record<number, string> = {
   400: 'invalid_request_error',
