@@ -1,19 +1,13 @@
 import { performance } from 'node:perf_hooks';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Request } from 'express';
-import { describeFailure } from '../common/errors/gateway-error';
+import { describeFailure, type LoggedError } from '../common/errors/gateway-error';
 import { uuidv7 } from '../common/ids';
 import type { NormalizedUsage } from '../providers/usage';
 import type { RoutePlan, RouteTarget } from '../modules/routing/route-plan';
 import type { ApiKeyPrincipal } from '../modules/keys/key-lookup.service';
 import type { BudgetHold } from '../modules/budgets/budget-ledger.service';
 import type { RateWindow } from '../modules/budgets/counter-store';
-
-export interface LoggedError {
-  type: string;
-  code: string | null;
-  message: string;
-}
 
 /**
  * Everything the gateway learns about one request, from the first middleware to the

@@ -1,4 +1,4 @@
-import type { LoggedError } from '../../gateway/request-context';
+import type { LoggedError } from './gateway-error';
 import { sseFrame } from '../http/sse-frame';
 
 /** The error types of Anthropic's API; a gateway error of another type is named by its status. */

@@ -78,7 +78,14 @@ export class UpstreamHttpError extends Error {
 }
 
 /** What the log records of a failure: its status, the error, and a provider's error body. */
-export function describeFailure(exception: unknown): { status: number; error: { type: string; code: string | null; message: string }; responseBody?: unknown } {
+/** An error as the log stores it and a stream's error frame reports it. */
+export interface LoggedError {
+  type: string;
+  code: string | null;
+  message: string;
+}
+
+export function describeFailure(exception: unknown): { status: number; error: LoggedError; responseBody?: unknown } {
   if (exception instanceof UpstreamHttpError) {
     return {
       status: exception.status,

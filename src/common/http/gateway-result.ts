@@ -2,7 +2,6 @@ import type { Response } from 'express';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream';
 import type { Observable } from 'rxjs';
-import type { RequestContext } from '../../gateway/request-context';
 
 /**
  * What an operation service hands back to its controller: a JSON body (the provider's
@@ -14,8 +13,18 @@ export type GatewayResult =
   | { kind: 'sse'; status: number; frames: Observable<string> }
   | { kind: 'binary'; status: number; contentType: string; body: Readable };
 
+/** How a request was served: the part of the request context the routing headers report. */
+export interface ServedBy {
+  provider: string | null;
+  retryCount: number;
+  targetIndex: string | null;
+  cacheStatus: string;
+  guardrailsFailed: boolean;
+  ignoredParams: string[];
+}
+
 /** The response headers of CONTRACT section 2 that depend on how the request was served. */
-export function routingHeaders(context: RequestContext): Record<string, string> {
+export function routingHeaders(context: ServedBy): Record<string, string> {
   const headers: Record<string, string> = {};
   if (context.provider) headers['x-gateway-provider'] = context.provider;
   headers['x-gateway-retry-count'] = String(context.retryCount);
@@ -26,12 +35,12 @@ export function routingHeaders(context: RequestContext): Record<string, string> 
   return headers;
 }
 
-export function setRoutingHeaders(res: Response, context: RequestContext): void {
+export function setRoutingHeaders(res: Response, context: ServedBy): void {
   for (const [name, value] of Object.entries(routingHeaders(context))) res.setHeader(name, value);
 }
 
 /** The edge: writes a GatewayResult to the client, frame by frame for streams. */
-export function sendGatewayResult(res: Response, context: RequestContext, result: GatewayResult): void {
+export function sendGatewayResult(res: Response, context: ServedBy, result: GatewayResult): void {
   setRoutingHeaders(res, context);
   res.statusCode = result.status;
   if (result.kind === 'json') {

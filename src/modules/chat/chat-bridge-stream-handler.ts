@@ -1,5 +1,6 @@
 import type { EventSourceMessage } from 'eventsource-parser';
-import type { LoggedError, RequestContext } from '../../gateway/request-context';
+import type { LoggedError } from '../../common/errors/gateway-error';
+import type { RequestContext } from '../../gateway/request-context';
 import { type ChatCompletionChunk, type ChatStreamDecoder, reasoningText } from '../../providers/chat-format';
 import { usageFromOpenAI } from '../../providers/openai-usage';
 import type { NormalizedUsage } from '../../providers/usage';

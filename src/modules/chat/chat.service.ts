@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EventSourceMessage } from 'eventsource-parser';
-import type { LoggedError, RequestContext } from '../../gateway/request-context';
+import type { LoggedError } from '../../common/errors/gateway-error';
+import type { RequestContext } from '../../gateway/request-context';
 import { sseFrame } from '../../common/http/sse-frame';
 import type { GatewayResult } from '../../common/http/gateway-result';
 import type { ChatCompletionChunk, ChatStreamDecoder } from '../../providers/chat-format';

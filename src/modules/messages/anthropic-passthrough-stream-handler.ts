@@ -1,6 +1,6 @@
 import type { EventSourceMessage } from 'eventsource-parser';
-import type { LoggedError, RequestContext } from '../../gateway/request-context';
-import { GatewayError } from '../../common/errors/gateway-error';
+import type { RequestContext } from '../../gateway/request-context';
+import { GatewayError, type LoggedError } from '../../common/errors/gateway-error';
 import { sseFrame } from '../../common/http/sse-frame';
 import { usageFromAnthropic } from '../../providers/anthropic/anthropic-usage';
 import { parseStreamEvent } from '../../providers/stream-event';

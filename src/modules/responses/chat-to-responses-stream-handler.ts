@@ -1,4 +1,5 @@
-import type { LoggedError, RequestContext } from '../../gateway/request-context';
+import type { LoggedError } from '../../common/errors/gateway-error';
+import type { RequestContext } from '../../gateway/request-context';
 import { sseFrame } from '../../common/http/sse-frame';
 import type { ChatStreamDecoder } from '../../providers/chat-format';
 import { ChatBridgeStreamHandler } from '../chat/chat-bridge-stream-handler';

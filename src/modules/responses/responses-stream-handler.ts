@@ -1,5 +1,6 @@
 import type { EventSourceMessage } from 'eventsource-parser';
-import type { LoggedError, RequestContext } from '../../gateway/request-context';
+import type { LoggedError } from '../../common/errors/gateway-error';
+import type { RequestContext } from '../../gateway/request-context';
 import { sseFrame } from '../../common/http/sse-frame';
 import { usageFromOpenAIResponse } from '../../providers/openai-usage';
 import { parseStreamEvent } from '../../providers/stream-event';

@@ -1,8 +1,8 @@
 import { StringDecoder } from 'node:string_decoder';
 import { createParser, EventSourceMessage } from 'eventsource-parser';
 import { Observable, Subscriber } from 'rxjs';
-import type { LoggedError, RequestContext } from '../../gateway/request-context';
-import { GatewayError } from '../../common/errors/gateway-error';
+import type { RequestContext } from '../../gateway/request-context';
+import { GatewayError, type LoggedError } from '../../common/errors/gateway-error';
 import { AWS_EVENT_STREAM, AwsEventStreamReader } from './aws-event-stream';
 import { ClientClosedRequestError, UpstreamResponse } from './upstream-client';
 
