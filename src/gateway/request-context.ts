@@ -6,8 +6,7 @@ import { uuidv7 } from '../common/ids';
 import type { NormalizedUsage } from '../providers/usage';
 import type { RoutePlan, RouteTarget } from '../modules/routing/route-plan';
 import type { ApiKeyPrincipal } from '../modules/keys/key-lookup.service';
-import type { BudgetHold } from '../modules/budgets/budget-ledger.service';
-import type { RateWindow } from '../modules/budgets/counter-store';
+import type { BudgetHold, RateWindow } from '../modules/budgets/budget-types';
 
 /**
  * Everything the gateway learns about one request, from the first middleware to the

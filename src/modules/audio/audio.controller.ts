@@ -3,7 +3,7 @@ import { ApiConsumes, ApiOperation, ApiProduces, ApiSecurity, ApiTags } from '@n
 import type { Request, Response } from 'express';
 import type { RequestContext } from '../../gateway/request-context';
 import { Ctx, Operation } from '../../gateway/request-context.decorator';
-import { ProviderRoutingGuard } from '../../gateway/provider-routing.guard';
+import { ProviderRoutingGuard } from '../routing/provider-routing.guard';
 import { sendGatewayResult } from '../../common/http/gateway-result';
 import { SpeechService } from './speech.service';
 import { SpeechCreateDto } from './dto/speech-create.dto';

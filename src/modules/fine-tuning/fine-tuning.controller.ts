@@ -4,7 +4,7 @@ import type { Request, Response } from 'express';
 import type { RequestContext } from '../../gateway/request-context';
 import { Ctx, Operation } from '../../gateway/request-context.decorator';
 import { GatewayError } from '../../common/errors/gateway-error';
-import { ProviderRoutingGuard } from '../../gateway/provider-routing.guard';
+import { ProviderRoutingGuard } from '../routing/provider-routing.guard';
 import { rawQuery } from '../../common/http/raw-query';
 import { sendGatewayResult } from '../../common/http/gateway-result';
 import { ResourceAction, ResourceOperations, ResourceSpec } from '../routing/resource-operation.service';

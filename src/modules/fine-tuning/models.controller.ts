@@ -3,7 +3,7 @@ import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { RequestContext } from '../../gateway/request-context';
 import { Ctx, Operation } from '../../gateway/request-context.decorator';
-import { ProviderRoutingGuard } from '../../gateway/provider-routing.guard';
+import { ProviderRoutingGuard } from '../routing/provider-routing.guard';
 import { sendGatewayResult } from '../../common/http/gateway-result';
 import { rawQuery } from '../../common/http/raw-query';
 import { ModelListService } from './model-list.service';

@@ -3,7 +3,7 @@ import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import type { RequestContext } from '../../gateway/request-context';
 import { Ctx, Operation } from '../../gateway/request-context.decorator';
-import { ProviderRoutingGuard } from '../../gateway/provider-routing.guard';
+import { ProviderRoutingGuard } from '../routing/provider-routing.guard';
 import { sendGatewayResult } from '../../common/http/gateway-result';
 import { usageFromOpenAIImages } from '../../providers/openai-usage';
 import { PricingService } from '../pricing/pricing.service';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { RequestContext } from '../../gateway/request-context';
-import { routeRequest } from '../../gateway/provider-routing.guard';
+import { routeRequest } from '../routing/provider-routing.guard';
 import type { GatewayResult } from '../../common/http/gateway-result';
 import { ChatService } from '../chat/chat.service';
 import { ChatCompletionCreateDto } from '../chat/dto/chat-completion-create.dto';
