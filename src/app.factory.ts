@@ -7,7 +7,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { answerParserErrors } from './common/http/client-error.handler';
 import { jsonBody } from './common/http/json-body.middleware';
 import { AppModule } from './app.module';
-import { writeError } from './common/filters/gateway-exception.filter';
+import { writeError } from './gateway/gateway-exception.filter';
 import type { Environment } from './config/environment';
 import { PinoLogger } from './common/logging/pino-logger';
 

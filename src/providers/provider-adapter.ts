@@ -1,6 +1,6 @@
 import type { EventSourceMessage } from 'eventsource-parser';
 import type { Readable } from 'node:stream';
-import type { RouteTarget } from '../modules/routing/route-plan';
+import type { ProviderTarget } from './provider-target';
 import type { ChatTranslation, OpenAIErrorBody } from './chat-format';
 
 /** An HTTP request to a provider, built by an adapter and sent by the upstream client. */
@@ -24,7 +24,7 @@ export interface UpstreamRequest {
  * messages); the adapter never forwards anything else of the client's.
  */
 export interface RequestBuilder {
-  buildRequest(body: Record<string, unknown>, target: RouteTarget, headers?: Record<string, string>): UpstreamRequest;
+  buildRequest(body: Record<string, unknown>, target: ProviderTarget, headers?: Record<string, string>): UpstreamRequest;
 }
 
 /**
@@ -76,7 +76,7 @@ export interface JsonOperationCapability extends RequestBuilder {
  * `POST /{id}/cancel`). `path` starts with `/` and is already URL-encoded.
  */
 export interface ResponsesCapability extends RequestBuilder {
-  resourceRequest(method: 'GET' | 'POST' | 'DELETE', path: string, query: string, target: RouteTarget): UpstreamRequest;
+  resourceRequest(method: 'GET' | 'POST' | 'DELETE', path: string, query: string, target: ProviderTarget): UpstreamRequest;
 }
 
 /**
@@ -85,7 +85,7 @@ export interface ResponsesCapability extends RequestBuilder {
  * already URL-encoded), `query` the raw query string, `body` for POSTs.
  */
 export interface ResourceCapability {
-  request(method: 'GET' | 'POST' | 'DELETE', path: string, query: string, target: RouteTarget, body?: Record<string, unknown>): UpstreamRequest;
+  request(method: 'GET' | 'POST' | 'DELETE', path: string, query: string, target: ProviderTarget, body?: Record<string, unknown>): UpstreamRequest;
 }
 
 /**
@@ -99,7 +99,7 @@ export interface ChatInputTokensCapability extends RequestBuilder {
 
 /** Where and how to open a provider's realtime WebSocket for a model. */
 export interface RealtimeCapability {
-  connection(target: RouteTarget, model: string): { url: string; headers: Record<string, string> };
+  connection(target: ProviderTarget, model: string): { url: string; headers: Record<string, string> };
 }
 
 /**
@@ -198,13 +198,13 @@ export interface ProviderAdapter extends ProviderOperations {
    * the target to build with, `accessToken` set. Providers whose key goes on the
    * request as it is leave it out, so their attempts take no extra step.
    */
-  authorize?(target: RouteTarget, fetch: CredentialFetch): Promise<RouteTarget>;
+  authorize?<T extends ProviderTarget>(target: T, fetch: CredentialFetch): Promise<T>;
   /**
    * Signs a built request just before it is sent (AWS SigV4 over the final URL, headers
    * and body), for providers whose authentication is a signature rather than a header
    * the builder can set; it may resolve credentials (cached), hence async.
    */
-  signRequest?(request: UpstreamRequest, target: RouteTarget): Promise<UpstreamRequest>;
+  signRequest?(request: UpstreamRequest, target: ProviderTarget): Promise<UpstreamRequest>;
   /**
    * The request headers that carry this provider's credential on an `x-gateway-provider`
    * route when one bearer key is not enough (AWS's key pair, session token and region):

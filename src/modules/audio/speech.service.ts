@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { RequestContext } from '../../common/context/request-context';
-import type { GatewayResult } from '../../common/http/gateway-result';
+import type { RequestContext } from '../../gateway/request-context';
+import type { GatewayResult } from '../routing/gateway-result';
 import { emptyUsage } from '../../providers/usage';
 import { RouteExecutor } from '../routing/route-executor.service';
 import { binaryResult, UpstreamAttempt } from '../upstream/upstream-attempt';

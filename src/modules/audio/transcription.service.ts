@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Request } from 'express';
-import type { RequestContext } from '../../common/context/request-context';
-import type { GatewayResult } from '../../common/http/gateway-result';
+import type { RequestContext } from '../../gateway/request-context';
+import type { GatewayResult } from '../routing/gateway-result';
 import type { MultipartUpload } from '../../common/http/multipart-upload';
 import { emptyUsage, type NormalizedUsage } from '../../providers/usage';
 import { UploadOperations } from '../routing/upload-operation.service';

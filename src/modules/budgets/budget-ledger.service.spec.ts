@@ -1,4 +1,5 @@
-import { settlementsOf, type BudgetHold } from './budget-ledger.service';
+import { settlementsOf } from './budget-ledger.service';
+import type { BudgetHold } from './budget-types';
 
 const PERIOD = new Date('2026-11-01T00:00:00Z');
 const holds: BudgetHold[] = [

@@ -1,34 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { RequestContext } from '../../common/context/request-context';
+import type { RequestContext } from '../../gateway/request-context';
 import { GatewayError } from '../../common/errors/gateway-error';
 import { budgetPeriodStart } from '../keys/key-limits';
 import { KeyBudget, KeyLookupService } from '../keys/key-lookup.service';
 import { PricingService } from '../pricing/pricing.service';
 import { estimatePromptTokens } from '../../providers/usage';
 import type { RouteTarget } from '../routing/route-plan';
+import type { BudgetHold, BudgetScope, BudgetSettlement } from './budget-types';
 import { CounterStore } from './counter-store';
-
-export type BudgetScope = 'api_key' | 'virtual_key' | 'end_user';
-
-/** An estimate reserved against one key's budget for a request in flight. */
-export interface BudgetHold {
-  scope: BudgetScope;
-  scopeId: string;
-  /** What the log rows of this scope carry: the API key id, the virtual key id or the user. */
-  owner: string;
-  periodStart: Date;
-  amountUsd: number;
-}
-
-/** What a log row does to a budget counter when it is written (see LogWriter). */
-export interface BudgetSettlement {
-  scope: BudgetScope;
-  scope_id: string;
-  period_start: string;
-  spend_usd: number;
-  release_usd: number;
-}
 
 /** A lifetime budget (no period) counts from here. */
 const LIFETIME = new Date(0);

@@ -1,5 +1,4 @@
-import type { BudgetScope, BudgetSettlement } from './budget-ledger.service';
-import type { TokenSettlement } from './rate-limiter.service';
+import type { BudgetScope, BudgetSettlement, RateWindow, TokenSettlement } from './budget-types';
 
 /** One budget counter: a key's spend (and reservations in flight) in one budget period. */
 export interface BudgetCounter {
@@ -9,15 +8,6 @@ export interface BudgetCounter {
 }
 
 export type BudgetReservation = 'held' | 'refused' | 'held_locally';
-
-/** One rate-limit window of a key: `limitKey` is `<type>:<unit>`, e.g. `requests:rpm`. */
-export interface RateWindow {
-  scope: BudgetScope;
-  scopeId: string;
-  limitKey: string;
-  windowStart: Date;
-  windowMs: number;
-}
 
 /** What one log row does to the counters once it is stored. */
 export interface RowSettlements {

@@ -3,7 +3,8 @@ import { DataSource } from 'typeorm';
 import { GatewayError } from '../../common/errors/gateway-error';
 import { ThrottledWarning } from '../../common/logging/throttled-warning';
 import { isDatabaseUnavailable } from '../../database/database-errors';
-import { BudgetCounter, BudgetReservation, CounterStore, RateWindow, RowSettlements } from './counter-store';
+import type { RateWindow } from './budget-types';
+import { BudgetCounter, BudgetReservation, CounterStore, RowSettlements } from './counter-store';
 
 const LAST_KNOWN_MAX = 100_000;
 

@@ -1,4 +1,4 @@
-import type { RateWindow } from './counter-store';
+import type { RateWindow } from './budget-types';
 import { tokenSettlementsOf } from './rate-limiter.service';
 
 const MINUTE = new Date('2026-11-23T00:05:00Z');

@@ -1,21 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import type { RequestContext } from '../../common/context/request-context';
+import type { RequestContext } from '../../gateway/request-context';
 import { GatewayError } from '../../common/errors/gateway-error';
 import { RATE_WINDOW_MS, RateLimit } from '../keys/key-limits';
 import type { RouteTarget } from '../routing/route-plan';
-import type { BudgetScope } from './budget-ledger.service';
-import { CounterStore, RateWindow } from './counter-store';
+import type { BudgetScope, RateWindow, TokenSettlement } from './budget-types';
+import { CounterStore } from './counter-store';
 
 const UNIT_NAMES: Record<RateLimit['unit'], string> = { rpm: 'minute', rph: 'hour', rpd: 'day' };
-
-/** What a log row adds to a token window. */
-export interface TokenSettlement {
-  scope: BudgetScope;
-  scope_id: string;
-  limit_key: string;
-  window_start: string;
-  tokens: number;
-}
 
 /**
  * Request and token rate limits of API keys and virtual keys, in fixed windows (a

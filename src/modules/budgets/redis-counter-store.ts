@@ -4,7 +4,8 @@ import { GatewayError } from '../../common/errors/gateway-error';
 import { ThrottledWarning } from '../../common/logging/throttled-warning';
 import { closeRedis, connectRedis } from '../../common/redis/redis-client';
 import { RATE_WINDOW_MS, RateLimit } from '../keys/key-limits';
-import { BudgetCounter, BudgetReservation, CounterStore, RateWindow, RowSettlements } from './counter-store';
+import type { RateWindow } from './budget-types';
+import { BudgetCounter, BudgetReservation, CounterStore, RowSettlements } from './counter-store';
 
 const PREFIX = 'gateway:';
 /** Amounts are kept as integer nano-dollars: HINCRBY is exact where floats would drift. */

@@ -1,5 +1,5 @@
 import type { EventSourceMessage } from 'eventsource-parser';
-import type { RequestContext } from '../../common/context/request-context';
+import type { RequestContext } from '../../gateway/request-context';
 import type { LoggedError } from '../../common/errors/gateway-error';
 import type { AnswerOutcome } from '../routing/attempt';
 import { type ChatCompletionChunk, type ChatStreamDecoder, reasoningText } from '../../providers/chat-format';

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { EventSourceMessage } from 'eventsource-parser';
-import type { RequestContext } from '../../common/context/request-context';
+import type { RequestContext } from '../../gateway/request-context';
 import type { LoggedError } from '../../common/errors/gateway-error';
 import { sseFrame } from '../../common/http/sse-frame';
-import type { GatewayResult } from '../../common/http/gateway-result';
+import type { GatewayResult } from '../routing/gateway-result';
 import type { ChatCompletionChunk, ChatStreamDecoder } from '../../providers/chat-format';
 import { usageFromOpenAI } from '../../providers/openai-usage';
 import { estimatedStreamUsage } from '../../providers/usage';

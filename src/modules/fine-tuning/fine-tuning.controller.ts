@@ -1,12 +1,12 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiHeader, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import type { RequestContext } from '../../common/context/request-context';
-import { Ctx, Operation } from '../../common/context/request-context.decorator';
+import type { RequestContext } from '../../gateway/request-context';
+import { Ctx, Operation } from '../../gateway/request-context.decorator';
 import { GatewayError } from '../../common/errors/gateway-error';
-import { ProviderRoutingGuard } from '../../common/guards/provider-routing.guard';
+import { ProviderRoutingGuard } from '../routing/provider-routing.guard';
 import { rawQuery } from '../../common/http/raw-query';
-import { sendGatewayResult } from '../../common/http/gateway-result';
+import { sendGatewayResult } from '../routing/gateway-result';
 import { ResourceAction, ResourceOperations, ResourceSpec } from '../routing/resource-operation.service';
 import { FineTuningJobCreateDto } from './dto/fine-tuning-job-create.dto';
 import { TrainingCharges } from './training-charges.service';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import type { RequestContext } from '../../common/context/request-context';
+import type { RequestContext } from '../../gateway/request-context';
 import { UpstreamHttpError } from '../../common/errors/gateway-error';
-import type { GatewayResult } from '../../common/http/gateway-result';
+import type { GatewayResult } from '../routing/gateway-result';
 import { wantsAnthropicModels } from '../../common/http/anthropic-shape';
 import type { ResourceCapability } from '../../providers/provider-adapter';
 import { ProviderRegistry } from '../../providers/registry';

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { RequestContext } from '../../common/context/request-context';
+import type { RequestContext } from '../../gateway/request-context';
 import { emptyUsage } from '../../providers/usage';
 import { PricingService } from '../pricing/pricing.service';
 import type { AnswerOutcome } from '../routing/attempt';

@@ -2,7 +2,7 @@ import { Controller, Get, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { DataSource } from 'typeorm';
-import { Public } from '../../common/context/request-context.decorator';
+import { Public } from '../../gateway/request-context.decorator';
 import { LogWriter } from '../logging/log-writer.service';
 import { CATALOG_PACKAGE } from '../pricing/price-catalog';
 

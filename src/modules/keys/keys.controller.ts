@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { AdminOnly } from '../../common/context/request-context.decorator';
+import { AdminOnly } from '../../gateway/request-context.decorator';
 import { ListQueryDto } from '../../common/http/list.dto';
 import { ApiKeysService } from './api-keys.service';
 import { ConfigsService } from './configs.service';

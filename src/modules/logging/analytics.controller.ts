@@ -1,7 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import type { RequestContext } from '../../common/context/request-context';
-import { Ctx } from '../../common/context/request-context.decorator';
+import type { RequestContext } from '../../gateway/request-context';
+import { Ctx } from '../../gateway/request-context.decorator';
 import { AnalyticsService } from './analytics.service';
 import { AnalyticsQueryDto } from './dto/analytics-query.dto';
 import { AnalyticsTimeseriesQueryDto } from './dto/analytics-timeseries-query.dto';

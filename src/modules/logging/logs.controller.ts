@@ -1,8 +1,8 @@
 import { Controller, Get, Param, Query, Req } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
-import type { RequestContext } from '../../common/context/request-context';
-import { Ctx } from '../../common/context/request-context.decorator';
+import type { RequestContext } from '../../gateway/request-context';
+import { Ctx } from '../../gateway/request-context.decorator';
 import { LogQueryDto } from './dto/log-query.dto';
 import { LogsService } from './logs.service';
 

@@ -1,5 +1,5 @@
 import type { EventSourceMessage } from 'eventsource-parser';
-import type { RequestContext } from '../../common/context/request-context';
+import type { RequestContext } from '../../gateway/request-context';
 import { GatewayError, type LoggedError } from '../../common/errors/gateway-error';
 import type { AnswerOutcome } from '../routing/attempt';
 import { sseFrame } from '../../common/http/sse-frame';

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { RequestContext } from '../../common/context/request-context';
+import type { RequestContext } from '../../gateway/request-context';
 import { UpstreamHttpError } from '../../common/errors/gateway-error';
-import type { GatewayResult } from '../../common/http/gateway-result';
+import type { GatewayResult } from '../routing/gateway-result';
 import { usageFromAnthropic } from '../../providers/anthropic/anthropic-usage';
 import { usageFromOpenAI } from '../../providers/openai-usage';
 import { ProviderRegistry } from '../../providers/registry';

@@ -1,7 +1,7 @@
 import { Controller, Get, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Public } from '../../common/context/request-context.decorator';
+import { Public } from '../../gateway/request-context.decorator';
 import { MetricsService } from './metrics.service';
 
 @ApiExcludeController()

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { AdminOnly } from '../../common/context/request-context.decorator';
+import { AdminOnly } from '../../gateway/request-context.decorator';
 import { PriceQueryDto, PriceUpsertDto } from './dto/price.dto';
 import { PriceOverridesService } from './price-overrides.service';
 

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { RequestContext } from '../../common/context/request-context';
-import { routeRequest } from '../../common/guards/provider-routing.guard';
-import type { GatewayResult } from '../../common/http/gateway-result';
+import type { RequestContext } from '../../gateway/request-context';
+import { routeRequest } from '../routing/provider-routing.guard';
+import type { GatewayResult } from '../routing/gateway-result';
 import { ChatService } from '../chat/chat.service';
 import { ChatCompletionCreateDto } from '../chat/dto/chat-completion-create.dto';
 import { RouteResolver } from '../routing/route-resolver.service';

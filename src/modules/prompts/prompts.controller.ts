@@ -1,9 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import type { RequestContext } from '../../common/context/request-context';
-import { AdminOnly, Ctx, Operation } from '../../common/context/request-context.decorator';
-import { sendGatewayResult } from '../../common/http/gateway-result';
+import type { RequestContext } from '../../gateway/request-context';
+import { AdminOnly, Ctx, Operation } from '../../gateway/request-context.decorator';
+import { sendGatewayResult } from '../routing/gateway-result';
 import { ListQueryDto } from '../../common/http/list.dto';
 import { PromptCreateDto, PromptUpdateDto, PromptVersionQueryDto } from './dto/prompt.dto';
 import { PromptCallDto } from './dto/prompt-completion.dto';

@@ -1,5 +1,5 @@
 import type { RawData, WebSocket } from 'ws';
-import type { RequestContext } from '../../common/context/request-context';
+import type { RequestContext } from '../../gateway/request-context';
 import type { LoggedError } from '../../common/errors/gateway-error';
 import type { NormalizedUsage } from '../../providers/usage';
 import type { Attempt } from '../routing/attempt';

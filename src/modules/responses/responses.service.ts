@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { RequestContext } from '../../common/context/request-context';
-import type { GatewayResult } from '../../common/http/gateway-result';
+import type { RequestContext } from '../../gateway/request-context';
+import type { GatewayResult } from '../routing/gateway-result';
 import { usageFromOpenAI, usageFromOpenAIResponse, usageFromOpenAIResponses } from '../../providers/openai-usage';
 import { IgnoredParams } from '../../providers/ignored-params';
 import { ProviderRegistry } from '../../providers/registry';

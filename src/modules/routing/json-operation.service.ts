@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { RequestContext } from '../../common/context/request-context';
-import type { GatewayResult } from '../../common/http/gateway-result';
+import type { RequestContext } from '../../gateway/request-context';
+import type { GatewayResult } from './gateway-result';
 import { OperationSpec, UpstreamAttempt } from '../upstream/upstream-attempt';
 import { RouteExecutor } from './route-executor.service';
 

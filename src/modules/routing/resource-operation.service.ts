@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { RequestContext } from '../../common/context/request-context';
-import type { GatewayResult } from '../../common/http/gateway-result';
+import type { RequestContext } from '../../gateway/request-context';
+import type { GatewayResult } from './gateway-result';
 import type { ResourceOperation } from '../../providers/provider-adapter';
 import type { NormalizedUsage } from '../../providers/usage';
 import { binaryResult, UpstreamAttempt } from '../upstream/upstream-attempt';

@@ -1,34 +1,19 @@
 import type { Guardrail } from '../guardrails/guardrail-registry';
 import type { RateLimit } from '../keys/key-limits';
 import type { KeyBudget } from '../keys/key-lookup.service';
+import type { ProviderTarget } from '../../providers/provider-target';
 import type { StrategyMode } from './gateway-config.schema';
 
 /**
- * Where one attempt goes: the provider, its credential and how to reach it. Built from
- * a virtual key, a provider header or a config target; lives only in memory (the
- * credential is in clear) and is never logged.
+ * Where one attempt goes: what the adapter reads (ProviderTarget) plus what the gateway
+ * enforces around the attempt. Built from a virtual key, a provider header or a config
+ * target; lives only in memory (the credential is in clear) and is never logged.
  */
-export interface RouteTarget {
-  provider: string;
-  /** Provider credential in clear; lives only in memory, never logged. */
-  apiKey: string | null;
-  /**
-   * A short-lived bearer token the adapter's `authorize` minted from `apiKey` (or the
-   * gateway's own cloud credentials) for this attempt; absent for other providers.
-   */
-  accessToken?: string;
-  /** Base URL replacing the provider's default (an OpenAI-compatible server, an Azure resource). */
-  customHost: string | null;
-  organization: string | null;
-  project: string | null;
-  providerOptions: Record<string, string>;
+export interface RouteTarget extends ProviderTarget {
   /** Merged into the request body before it is sent (a config's `override_params`). */
   overrideParams: Record<string, unknown>;
   /** This attempt's timeout (a config's `request_timeout`); null: UPSTREAM_TIMEOUT_MS. */
   requestTimeoutMs: number | null;
-  /** A config's `strict_params`: what a translation would ignore is refused instead (see IgnoredParams). */
-  strictParams: boolean;
-  virtualKeyId: string | null;
   /** The virtual key's budget, enforced per attempt (see BudgetLedger). */
   virtualKeyBudget: KeyBudget | null;
   virtualKeyRateLimits: RateLimit[];

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { ProviderRoutingGuard } from '../../common/guards/provider-routing.guard';
+import { ProviderRoutingGuard } from './provider-routing.guard';
 import { ResponseCacheModule } from '../cache/cache.module';
 import { KeysModule } from '../keys/keys.module';
 import { JsonOperations } from './json-operation.service';

@@ -1,7 +1,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import { createParser, EventSourceMessage } from 'eventsource-parser';
 import { Observable, Subscriber } from 'rxjs';
-import type { RequestContext } from '../../common/context/request-context';
+import type { RequestContext } from '../../gateway/request-context';
 import { ClientClosedRequestError, GatewayError, type LoggedError } from '../../common/errors/gateway-error';
 import type { AnswerOutcome } from '../routing/attempt';
 import { AWS_EVENT_STREAM, AwsEventStreamReader } from './aws-event-stream';

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { pipeline, Transform } from 'node:stream';
 import { ConfigService } from '@nestjs/config';
-import type { RequestContext } from '../../common/context/request-context';
+import type { RequestContext } from '../../gateway/request-context';
 import { GatewayError, UpstreamHttpError } from '../../common/errors/gateway-error';
-import type { GatewayResult } from '../../common/http/gateway-result';
+import type { GatewayResult } from '../routing/gateway-result';
 import type { Environment } from '../../config/environment';
 import type { JsonOperationCapability, ProviderOperation, ProviderOperations, ResourceOperation, UpstreamRequest } from '../../providers/provider-adapter';
 import { ProviderRegistry } from '../../providers/registry';

@@ -1,7 +1,7 @@
-import type { RouteTarget } from '../../modules/routing/route-plan';
+import type { ProviderTarget } from '../provider-target';
 import { anthropicAdapter } from './anthropic.adapter';
 
-const target = (fields: Partial<RouteTarget> = {}) => ({ provider: 'anthropic', apiKey: 'sk-ant-secret', customHost: null, providerOptions: {}, ...fields }) as RouteTarget;
+const target = (fields: Partial<ProviderTarget> = {}) => ({ provider: 'anthropic', apiKey: 'sk-ant-secret', customHost: null, providerOptions: {}, ...fields }) as ProviderTarget;
 const BODY = { model: 'claude-sonnet-4-5', max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }] };
 const CHAT = { model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'Hi' }] };
 

@@ -1,4 +1,4 @@
-import type { RouteTarget } from '../../modules/routing/route-plan';
+import type { ProviderTarget } from '../provider-target';
 import type { ChatTranslation } from '../chat-format';
 import { IgnoredParams } from '../ignored-params';
 import type { ProviderAdapter, ResourceCapability, UpstreamRequest } from '../provider-adapter';
@@ -22,7 +22,7 @@ const translation: ChatTranslation = {
  * version and betas are the client's when it sent them (native operations), else the
  * virtual key's `provider_options`, else the default version and no beta.
  */
-function anthropicRequestHeaders(target: RouteTarget, headers: Record<string, string>): Record<string, string> {
+function anthropicRequestHeaders(target: ProviderTarget, headers: Record<string, string>): Record<string, string> {
   const sent: Record<string, string> = {
     'anthropic-version': headers['anthropic-version'] || target.providerOptions.anthropic_version || DEFAULT_ANTHROPIC_VERSION,
   };
@@ -32,10 +32,10 @@ function anthropicRequestHeaders(target: RouteTarget, headers: Record<string, st
   return sent;
 }
 
-const baseUrl = (target: RouteTarget) => (target.customHost ?? ANTHROPIC_BASE_URL).replace(/\/+$/, '');
+const baseUrl = (target: ProviderTarget) => (target.customHost ?? ANTHROPIC_BASE_URL).replace(/\/+$/, '');
 
 /** A JSON POST to a path of the API (`/messages`, `/messages/count_tokens`). */
-function postRequest(path: string, payload: Record<string, unknown>, target: RouteTarget, headers: Record<string, string> = {}): UpstreamRequest {
+function postRequest(path: string, payload: Record<string, unknown>, target: ProviderTarget, headers: Record<string, string> = {}): UpstreamRequest {
   return {
     method: 'POST',
     url: `${baseUrl(target)}${path}`,
@@ -44,7 +44,7 @@ function postRequest(path: string, payload: Record<string, unknown>, target: Rou
   };
 }
 
-const messagesRequest = (payload: Record<string, unknown>, target: RouteTarget, headers?: Record<string, string>) => postRequest('/messages', payload, target, headers);
+const messagesRequest = (payload: Record<string, unknown>, target: ProviderTarget, headers?: Record<string, string>) => postRequest('/messages', payload, target, headers);
 
 /** `GET /models`, `/models/{id}`: Anthropic's Models API (its query, `limit`, `before_id`, `after_id`, as the client sent it). */
 const anthropicModels: ResourceCapability = {

@@ -1,5 +1,5 @@
 import { GatewayError } from '../../common/errors/gateway-error';
-import type { RouteTarget } from '../../modules/routing/route-plan';
+import type { ProviderTarget } from '../provider-target';
 import type { ProviderAdapter, RealtimeCapability, RequestBuilder, ResourceCapability, ResponsesCapability, UpstreamRequest } from '../provider-adapter';
 
 export const AZURE_DEFAULT_API_VERSION = '2024-10-21';
@@ -60,12 +60,12 @@ export class AzureOpenAIAdapter implements ProviderAdapter {
     };
   }
 
-  private responsesUrl(target: RouteTarget, path: string, query: string): string {
+  private responsesUrl(target: ProviderTarget, path: string, query: string): string {
     const apiVersion = encodeURIComponent(target.providerOptions.api_version ?? AZURE_RESPONSES_API_VERSION);
     return `${this.host(target)}/openai/responses${path}?api-version=${apiVersion}${query ? `&${query}` : ''}`;
   }
 
-  private headers(target: RouteTarget): Record<string, string> {
+  private headers(target: ProviderTarget): Record<string, string> {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (target.apiKey) headers['api-key'] = target.apiKey;
     return headers;
@@ -75,7 +75,7 @@ export class AzureOpenAIAdapter implements ProviderAdapter {
     return { buildRequest: (body, target) => this.post(path, body, target) };
   }
 
-  private post(operation: string, body: Record<string, unknown>, target: RouteTarget): UpstreamRequest {
+  private post(operation: string, body: Record<string, unknown>, target: ProviderTarget): UpstreamRequest {
     const options = target.providerOptions;
     const deployment = options.deployment ?? (typeof body.model === 'string' ? body.model : undefined);
     if (!deployment) throw GatewayError.invalidRequest('Azure OpenAI needs a deployment: provider_options.deployment or model', 'model');
@@ -84,7 +84,7 @@ export class AzureOpenAIAdapter implements ProviderAdapter {
     return { method: 'POST', url, headers: this.headers(target), body: JSON.stringify(body) };
   }
 
-  private host(target: RouteTarget): string {
+  private host(target: ProviderTarget): string {
     if (target.customHost) return target.customHost.replace(/\/+$/, '');
     const resource = target.providerOptions.resource_name;
     if (!resource) {

@@ -2,7 +2,7 @@ import { fromNodeProviderChain, fromTemporaryCredentials } from '@aws-sdk/creden
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
 import { createHash } from 'node:crypto';
 import { GatewayError } from '../../common/errors/gateway-error';
-import type { RouteTarget } from '../../modules/routing/route-plan';
+import type { ProviderTarget } from '../provider-target';
 
 /** Temporary credentials are fetched again this long before they expire, so none expires in flight. */
 const REFRESH_BEFORE_MS = 5 * 60_000;
@@ -51,7 +51,7 @@ const assumedRoles = new Map<string, CachedCredentials>();
  * - then, with `provider_options.aws_role_arn`, that role assumed through STS by the
  *   identity above (`aws_external_id` passed on), e.g. a Bedrock account other than the gateway's.
  */
-export async function awsCredentials(target: RouteTarget, region: string): Promise<AwsCredentialIdentity> {
+export async function awsCredentials(target: ProviderTarget, region: string): Promise<AwsCredentialIdentity> {
   const options = target.providerOptions;
   const base = await baseCredentials(target);
   const roleArn = options.aws_role_arn;
@@ -77,7 +77,7 @@ export async function awsCredentials(target: RouteTarget, region: string): Promi
   }
 }
 
-async function baseCredentials(target: RouteTarget): Promise<AwsCredentialIdentity> {
+async function baseCredentials(target: ProviderTarget): Promise<AwsCredentialIdentity> {
   const options = target.providerOptions;
   const accessKeyId = options.aws_access_key_id;
   if (target.apiKey) {

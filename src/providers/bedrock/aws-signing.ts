@@ -2,7 +2,7 @@ import { Sha256 } from '@aws-crypto/sha256-js';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity } from '@smithy/types';
 import { GatewayError } from '../../common/errors/gateway-error';
-import type { RouteTarget } from '../../modules/routing/route-plan';
+import type { ProviderTarget } from '../provider-target';
 import type { UpstreamRequest } from '../provider-adapter';
 import { awsCredentials } from './aws-credentials';
 
@@ -10,7 +10,7 @@ import { awsCredentials } from './aws-credentials';
 const REGION = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
 
 /** The region of a target, from `provider_options.aws_region`: 400 naming the field when missing or not a region. */
-export function awsRegion(target: RouteTarget): string {
+export function awsRegion(target: ProviderTarget): string {
   const region = target.providerOptions.aws_region;
   if (!region) throw GatewayError.invalidRequest('Provider bedrock needs the AWS region: set provider_options.aws_region on the virtual key (or x-gateway-aws-region)', 'provider_options.aws_region');
   if (!REGION.test(region)) throw GatewayError.invalidRequest(`provider_options.aws_region '${region.slice(0, 40)}' is not an AWS region name such as us-east-1`, 'provider_options.aws_region');
@@ -26,7 +26,7 @@ export function awsRegion(target: RouteTarget): string {
  * request with `authorization`, `x-amz-date`, `x-amz-content-sha256` and, for temporary
  * credentials, `x-amz-security-token`.
  */
-export async function signAwsRequest(request: UpstreamRequest, target: RouteTarget, service: string): Promise<UpstreamRequest> {
+export async function signAwsRequest(request: UpstreamRequest, target: ProviderTarget, service: string): Promise<UpstreamRequest> {
   if (request.body !== undefined && typeof request.body !== 'string') throw new Error('An AWS request body must be text to be signed');
   const region = awsRegion(target);
   const credentials: AwsCredentialIdentity = await awsCredentials(target, region);

@@ -1,5 +1,5 @@
 import { GatewayError } from '../../common/errors/gateway-error';
-import type { RouteTarget } from '../../modules/routing/route-plan';
+import type { ProviderTarget } from '../provider-target';
 import type { ChatTranslation } from '../chat-format';
 import { IgnoredParams } from '../ignored-params';
 import type { ProviderAdapter, UpstreamRequest } from '../provider-adapter';
@@ -18,7 +18,7 @@ const translation: ChatTranslation = {
 };
 
 /** Chat completions through Converse, or ConverseStream (AWS's binary event stream) for streams. */
-function buildChatRequest(body: Record<string, unknown>, target: RouteTarget): UpstreamRequest {
+function buildChatRequest(body: Record<string, unknown>, target: ProviderTarget): UpstreamRequest {
   if (typeof body.model !== 'string' || !body.model) throw GatewayError.invalidRequest('model must be a string naming a Bedrock model id or inference profile', 'model');
   const ignored = new IgnoredParams(target.strictParams);
   const request = toConverseRequest(body, ignored);

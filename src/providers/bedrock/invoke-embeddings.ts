@@ -1,5 +1,5 @@
 import { GatewayError } from '../../common/errors/gateway-error';
-import type { RouteTarget } from '../../modules/routing/route-plan';
+import type { ProviderTarget } from '../provider-target';
 import { mergeEmbeddingLists, openAIEmbeddingList } from '../embedding-vectors';
 import type { JsonOperationCapability, UpstreamHeaders, UpstreamRequest } from '../provider-adapter';
 import { toOpenAIError } from './converse-response';
@@ -144,7 +144,7 @@ export function fromBedrockEmbeddings(answer: Record<string, any>, body: Record<
   return openAIEmbeddingList(vectors, model, body.encoding_format, headerTokens(headers));
 }
 
-function buildEmbedRequest(body: Record<string, unknown>, target: RouteTarget): UpstreamRequest {
+function buildEmbedRequest(body: Record<string, unknown>, target: ProviderTarget): UpstreamRequest {
   const request = toBedrockEmbedRequest(body);
   return {
     method: 'POST',

@@ -1,4 +1,4 @@
-import type { RouteTarget } from '../../modules/routing/route-plan';
+import type { ProviderTarget } from '../provider-target';
 import { bedrockCountTokens, bedrockMessages, isBedrockClaude } from './invoke-messages';
 
 describe('Claude on Bedrock through InvokeModel', () => {
@@ -12,7 +12,7 @@ describe('Claude on Bedrock through InvokeModel', () => {
   });
 
   it('moves the model to the URL, the stream to the method, betas into the body', () => {
-    const target = { providerOptions: { aws_region: 'eu-west-1' }, customHost: null } as unknown as RouteTarget;
+    const target = { providerOptions: { aws_region: 'eu-west-1' }, customHost: null } as unknown as ProviderTarget;
     const request = bedrockMessages.buildRequest({ model: 'eu.anthropic.claude-3-7-sonnet-20250219-v1:0', stream: true, max_tokens: 5, messages: [] }, target, { 'anthropic-beta': 'a-1, b-2' });
     expect(request.url).toBe('https://bedrock-runtime.eu-west-1.amazonaws.com/model/eu.anthropic.claude-3-7-sonnet-20250219-v1%3A0/invoke-with-response-stream');
     expect(JSON.parse(request.body as string)).toEqual({ anthropic_version: 'bedrock-2023-05-31', anthropic_beta: ['a-1', 'b-2'], max_tokens: 5, messages: [] });
@@ -25,7 +25,7 @@ describe('Claude on Bedrock through InvokeModel', () => {
   });
 
   describe('CountTokens', () => {
-    const target = { providerOptions: { aws_region: 'us-west-2', anthropic_beta: 'from-options-1' }, customHost: null } as unknown as RouteTarget;
+    const target = { providerOptions: { aws_region: 'us-west-2', anthropic_beta: 'from-options-1' }, customHost: null } as unknown as ProviderTarget;
     const invokeBodyOf = (body: string) => JSON.parse(Buffer.from(JSON.parse(body).input.invokeModel.body, 'base64').toString('utf8'));
 
     it('wraps the InvokeModel body in base64 under input.invokeModel, the profile prefix dropped from the URL', () => {

@@ -1,6 +1,6 @@
 import type { EventSourceMessage } from 'eventsource-parser';
 import { GatewayError } from '../../common/errors/gateway-error';
-import type { RouteTarget } from '../../modules/routing/route-plan';
+import type { ProviderTarget } from '../provider-target';
 import { anthropicErrorType } from '../../common/errors/anthropic-error';
 import type { MessagesCapability, MessagesCountTokensCapability, UpstreamRequest } from '../provider-adapter';
 import { parseStreamEvent } from '../stream-event';
@@ -30,7 +30,7 @@ export function isBedrockClaude(model: string): boolean {
 }
 
 /** The InvokeModel body of a Messages body (model and stream left out, version and betas added) and the model it names. */
-function invokePayload(body: Record<string, unknown>, target: RouteTarget, clientHeaders: Record<string, string>): { model: string; stream: unknown; payload: Record<string, unknown> } {
+function invokePayload(body: Record<string, unknown>, target: ProviderTarget, clientHeaders: Record<string, string>): { model: string; stream: unknown; payload: Record<string, unknown> } {
   const { model, stream, ...rest } = body;
   if (typeof model !== 'string' || !model) throw GatewayError.invalidRequest('model must be a string naming a Bedrock model id or inference profile', 'model');
   const beta = clientHeaders['anthropic-beta'] || target.providerOptions.anthropic_beta;
@@ -43,7 +43,7 @@ function invokePayload(body: Record<string, unknown>, target: RouteTarget, clien
 /** The cross-region inference profile prefix of a Claude model id (`us.`, `global.` …). */
 const PROFILE_PREFIX = /^[a-z]{2,6}(-[a-z]+)?\.(?=anthropic\.claude)/;
 
-function invokeRequest(body: Record<string, unknown>, target: RouteTarget, clientHeaders: Record<string, string> = {}): UpstreamRequest {
+function invokeRequest(body: Record<string, unknown>, target: ProviderTarget, clientHeaders: Record<string, string> = {}): UpstreamRequest {
   const { model, stream, payload } = invokePayload(body, target, clientHeaders);
   const streamed = stream === true;
   return {
@@ -63,7 +63,7 @@ function invokeRequest(body: Record<string, unknown>, target: RouteTarget, clien
  * has not and which counts no input token: 1, or just above a thinking budget (which
  * must stay below it).
  */
-function countTokensRequest(body: Record<string, unknown>, target: RouteTarget, clientHeaders: Record<string, string> = {}): UpstreamRequest {
+function countTokensRequest(body: Record<string, unknown>, target: ProviderTarget, clientHeaders: Record<string, string> = {}): UpstreamRequest {
   const { model: invoked, payload } = invokePayload(body, target, clientHeaders);
   // CountTokens takes foundation model ids only and refuses inference profiles; the profile's model has the same tokenizer.
   const model = invoked.replace(PROFILE_PREFIX, '');

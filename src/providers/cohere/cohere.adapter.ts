@@ -1,4 +1,4 @@
-import type { RouteTarget } from '../../modules/routing/route-plan';
+import type { ProviderTarget } from '../provider-target';
 import type { ChatTranslation } from '../chat-format';
 import { IgnoredParams } from '../ignored-params';
 import type { JsonOperationCapability, ProviderAdapter, UpstreamRequest } from '../provider-adapter';
@@ -17,7 +17,7 @@ const translation: ChatTranslation = {
   toOpenAIError,
 };
 
-function post(target: RouteTarget, path: string, body: Record<string, unknown>, ignoredParams?: string[]): UpstreamRequest {
+function post(target: ProviderTarget, path: string, body: Record<string, unknown>, ignoredParams?: string[]): UpstreamRequest {
   const base = (target.customHost ?? COHERE_BASE_URL).replace(/\/+$/, '');
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
   if (target.apiKey) headers.authorization = `Bearer ${target.apiKey}`;

@@ -1,7 +1,7 @@
-import type { RouteTarget } from '../../modules/routing/route-plan';
+import type { ProviderTarget } from '../provider-target';
 import { googleAdapter } from './google.adapter';
 
-const target = (fields: Partial<RouteTarget> = {}) => ({ provider: 'google', apiKey: 'AIza-key', customHost: null, providerOptions: {}, ...fields }) as RouteTarget;
+const target = (fields: Partial<ProviderTarget> = {}) => ({ provider: 'google', apiKey: 'AIza-key', customHost: null, providerOptions: {}, ...fields }) as ProviderTarget;
 const chat = googleAdapter.chatCompletions!;
 const messages = [{ role: 'user', content: 'Hi' }];
 

@@ -1,5 +1,5 @@
 import { GatewayError } from '../../common/errors/gateway-error';
-import type { RouteTarget } from '../../modules/routing/route-plan';
+import type { ProviderTarget } from '../provider-target';
 import type { ChatTranslation } from '../chat-format';
 import { IgnoredParams } from '../ignored-params';
 import type { ChatInputTokensCapability, JsonOperationCapability, ProviderAdapter, ResourceCapability, UpstreamRequest } from '../provider-adapter';
@@ -21,14 +21,14 @@ const translation: ChatTranslation = {
  * The method URL of a model. Gemini's own SDKs name models `models/<id>`; the path
  * adds that segment itself, so a name given with it loses it.
  */
-export function generateContentUrl(target: RouteTarget, model: string, stream: boolean): string {
+export function generateContentUrl(target: ProviderTarget, model: string, stream: boolean): string {
   const base = (target.customHost ?? GOOGLE_BASE_URL).replace(/\/+$/, '');
   const id = encodeURIComponent(model.replace(/^models\//, ''));
   // alt=sse: without it the stream is one JSON array sent piece by piece, which no SSE parser reads.
   return stream ? `${base}/models/${id}:streamGenerateContent?alt=sse` : `${base}/models/${id}:generateContent`;
 }
 
-function buildRequest(body: Record<string, unknown>, target: RouteTarget): UpstreamRequest {
+function buildRequest(body: Record<string, unknown>, target: ProviderTarget): UpstreamRequest {
   if (typeof body.model !== 'string' || !body.model) throw GatewayError.invalidRequest('model must be a string naming a Gemini model', 'model');
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (target.apiKey) headers['x-goog-api-key'] = target.apiKey;
@@ -43,9 +43,9 @@ function buildRequest(body: Record<string, unknown>, target: RouteTarget): Upstr
   };
 }
 
-const baseUrl = (target: RouteTarget) => (target.customHost ?? GOOGLE_BASE_URL).replace(/\/+$/, '');
+const baseUrl = (target: ProviderTarget) => (target.customHost ?? GOOGLE_BASE_URL).replace(/\/+$/, '');
 
-function authHeaders(target: RouteTarget): Record<string, string> {
+function authHeaders(target: ProviderTarget): Record<string, string> {
   return target.apiKey ? { 'x-goog-api-key': target.apiKey } : {};
 }
 

@@ -1,9 +1,9 @@
-import type { RouteTarget } from '../../modules/routing/route-plan';
+import type { ProviderTarget } from '../provider-target';
 import { AzureOpenAIAdapter } from '../azure-openai/azure-openai.adapter';
 import { openAIAdapter } from '../openai/openai.adapter';
 import { openAICompatibleVendors } from './vendors';
 
-const target = (fields: Partial<RouteTarget> = {}) => ({ provider: 'x', apiKey: 'sk-1', providerOptions: {}, ...fields }) as RouteTarget;
+const target = (fields: Partial<ProviderTarget> = {}) => ({ provider: 'x', apiKey: 'sk-1', providerOptions: {}, ...fields }) as ProviderTarget;
 const vendor = (id: string) => openAICompatibleVendors.find((adapter) => adapter.id === id)!;
 
 describe('operation capabilities of the OpenAI-format adapters', () => {

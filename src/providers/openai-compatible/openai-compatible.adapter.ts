@@ -1,5 +1,5 @@
 import { GatewayError } from '../../common/errors/gateway-error';
-import type { RouteTarget } from '../../modules/routing/route-plan';
+import type { ProviderTarget } from '../provider-target';
 import { RESOURCE_OPERATIONS, type ProviderAdapter, type RealtimeCapability, type RequestBuilder, type ResourceCapability, type ResourceOperation, type ResponsesCapability, type UpstreamRequest } from '../provider-adapter';
 
 /** Operations a vendor may serve in OpenAI's format besides chat completions, and their paths. */
@@ -110,23 +110,23 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
     return { buildRequest: (body, target) => this.post(path, body, target) };
   }
 
-  protected post(path: string, body: Record<string, unknown>, target: RouteTarget): UpstreamRequest {
+  protected post(path: string, body: Record<string, unknown>, target: ProviderTarget): UpstreamRequest {
     return { method: 'POST', url: this.url(target, path, ''), headers: this.headers(target), body: JSON.stringify(body) };
   }
 
   /** `{base}{path}?{fixed query}&{query}`, either query part left out when empty. */
-  private url(target: RouteTarget, path: string, query: string): string {
+  private url(target: ProviderTarget, path: string, query: string): string {
     const search = [this.options.fixedQuery, query].filter(Boolean).join('&');
     return `${this.baseUrl(target)}${path}${search ? `?${search}` : ''}`;
   }
 
-  protected baseUrl(target: RouteTarget): string {
+  protected baseUrl(target: ProviderTarget): string {
     const base = target.customHost ?? this.options.baseUrl;
     if (!base) throw GatewayError.invalidRequest(`Provider ${this.id} needs a custom host (custom_host or x-gateway-custom-host)`);
     return base.endsWith('/') ? base.slice(0, -1) : base;
   }
 
-  protected headers(target: RouteTarget): Record<string, string> {
+  protected headers(target: ProviderTarget): Record<string, string> {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (target.apiKey) {
       if (this.options.apiKeyHeader === 'api-key') headers['api-key'] = target.apiKey;

@@ -1,12 +1,12 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { GatewayError } from '../../common/errors/gateway-error';
-import type { RouteTarget } from '../../modules/routing/route-plan';
+import type { ProviderTarget } from '../provider-target';
 import type { CredentialFetch } from '../provider-adapter';
 import { GoogleCredentials } from './google-credentials';
 
 const pem = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 const serviceAccount = JSON.stringify({ type: 'service_account', client_email: 'a@p.iam.gserviceaccount.com', private_key: pem, token_uri: 'http://127.0.0.1:9/token' });
-const target = (apiKey: string | null, virtualKeyId: string | null = 'vk-1') => ({ apiKey, virtualKeyId }) as RouteTarget;
+const target = (apiKey: string | null, virtualKeyId: string | null = 'vk-1') => ({ apiKey, virtualKeyId }) as ProviderTarget;
 
 describe('GoogleCredentials', () => {
   let fetched: number;

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { GoogleAuth } from 'google-auth-library';
 import { GatewayError } from '../../common/errors/gateway-error';
-import type { RouteTarget } from '../../modules/routing/route-plan';
+import type { ProviderTarget } from '../provider-target';
 import type { CredentialFetch } from '../provider-adapter';
 import { AccessTokenCache, type MintedToken } from './access-token-cache';
 import { CLOUD_PLATFORM_SCOPE, parseServiceAccount, tokenFromAnswer, tokenRequest, type ServiceAccount } from './service-account';
@@ -34,7 +34,7 @@ export class GoogleCredentials {
     this.tokens = new AccessTokenCache(now);
   }
 
-  async accessToken(target: RouteTarget, fetch: CredentialFetch): Promise<string> {
+  async accessToken(target: ProviderTarget, fetch: CredentialFetch): Promise<string> {
     const key = target.apiKey;
     if (key) {
       if (!key.trimStart().startsWith('{')) return key;

@@ -1,5 +1,5 @@
 import { GatewayError } from '../../common/errors/gateway-error';
-import type { RouteTarget } from '../../modules/routing/route-plan';
+import type { ProviderTarget } from '../provider-target';
 import * as anthropicResponse from '../anthropic/chat-response';
 import { toAnthropicRequest } from '../anthropic/chat-request';
 import { AnthropicChatStreamDecoder } from '../anthropic/chat-stream';
@@ -35,7 +35,7 @@ const isClaude = (model: string) => model.startsWith('claude');
 const credentials = new GoogleCredentials();
 
 /** The project and region of a target; a 400 naming the option that is missing. */
-function location(target: RouteTarget): { project: string; region: string } {
+function location(target: ProviderTarget): { project: string; region: string } {
   const project = target.providerOptions.project_id;
   if (!project) throw GatewayError.invalidRequest('Vertex AI needs provider_options.project_id (the Google Cloud project)', 'provider_options.project_id');
   const region = target.providerOptions.region;
@@ -43,19 +43,19 @@ function location(target: RouteTarget): { project: string; region: string } {
   return { project, region };
 }
 
-function host(target: RouteTarget, region: string): string {
+function host(target: ProviderTarget, region: string): string {
   if (target.customHost) return target.customHost.replace(/\/+$/, '');
   return region === 'global' ? 'https://aiplatform.googleapis.com' : `https://${encodeURIComponent(region)}-aiplatform.googleapis.com`;
 }
 
 /** A model method's URL; `method` may carry a query (`streamGenerateContent?alt=sse`). */
-export function vertexModelUrl(target: RouteTarget, publisher: string, model: string, method: string): string {
+export function vertexModelUrl(target: ProviderTarget, publisher: string, model: string, method: string): string {
   const { project, region } = location(target);
   const path = `/v1/projects/${encodeURIComponent(project)}/locations/${encodeURIComponent(region)}/publishers/${publisher}/models/${encodeURIComponent(model)}`;
   return `${host(target, region)}${path}:${method}`;
 }
 
-function headers(target: RouteTarget): Record<string, string> {
+function headers(target: ProviderTarget): Record<string, string> {
   // `authorize` runs before every build; without its token nothing is sent (the stored key must never go out as a bearer).
   if (!target.accessToken) throw new Error('Vertex AI request built without an access token');
   return { 'content-type': 'application/json', authorization: `Bearer ${target.accessToken}` };
@@ -71,7 +71,7 @@ function modelOf(body: Record<string, unknown>): string {
  * A Messages API body for Claude on Vertex: the model moves to the URL, the version into
  * the body; the client's `anthropic-beta` goes on as Anthropic's own API takes it.
  */
-function claudeRequest(payload: Record<string, unknown>, model: string, target: RouteTarget, clientHeaders: Record<string, string> = {}): UpstreamRequest {
+function claudeRequest(payload: Record<string, unknown>, model: string, target: ProviderTarget, clientHeaders: Record<string, string> = {}): UpstreamRequest {
   const { model: _inUrl, ...rest } = payload;
   const method = rest.stream === true ? 'streamRawPredict' : 'rawPredict';
   const sent: Record<string, string> = headers(target);
@@ -101,7 +101,7 @@ const countTokens: MessagesCountTokensCapability = {
   },
 };
 
-function chatRequest(body: Record<string, unknown>, target: RouteTarget): UpstreamRequest {
+function chatRequest(body: Record<string, unknown>, target: ProviderTarget): UpstreamRequest {
   const model = modelOf(body);
   const ignored = new IgnoredParams(target.strictParams);
   if (isClaude(model)) return { ...claudeRequest(toAnthropicRequest(body, ignored) as unknown as Record<string, unknown>, model, target), ignoredParams: ignored.list() };

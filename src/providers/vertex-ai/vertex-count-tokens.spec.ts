@@ -1,10 +1,10 @@
-import type { RouteTarget } from '../../modules/routing/route-plan';
+import type { ProviderTarget } from '../provider-target';
 import { vertexAIAdapter } from './vertex-ai.adapter';
 
 describe("Claude's count-tokens on Vertex AI", () => {
   const counter = vertexAIAdapter.messagesCountTokens!;
   const target = (region: string, extra: Record<string, string> = {}) =>
-    ({ providerOptions: { project_id: 'p-1', region, ...extra }, customHost: null, accessToken: 'ya29.token' }) as unknown as RouteTarget;
+    ({ providerOptions: { project_id: 'p-1', region, ...extra }, customHost: null, accessToken: 'ya29.token' }) as unknown as ProviderTarget;
 
   it('serves Claude models only', () => {
     expect(counter.servesModel!('claude-sonnet-4-5@20250929')).toBe(true);
@@ -26,6 +26,6 @@ describe("Claude's count-tokens on Vertex AI", () => {
 
   it('refuses a body without a model, and never builds without a token', () => {
     expect(() => counter.buildRequest({ messages: [] }, target('us-east5'))).toThrow(expect.objectContaining({ status: 400 }));
-    expect(() => counter.buildRequest({ model: 'claude-x', messages: [] }, { ...target('us-east5'), accessToken: undefined } as RouteTarget)).toThrow(/access token/);
+    expect(() => counter.buildRequest({ model: 'claude-x', messages: [] }, { ...target('us-east5'), accessToken: undefined } as ProviderTarget)).toThrow(/access token/);
   });
 });

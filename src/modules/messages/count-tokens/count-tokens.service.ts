@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import type { RequestContext } from '../../../common/context/request-context';
+import type { RequestContext } from '../../../gateway/request-context';
 import { GatewayError, UpstreamHttpError } from '../../../common/errors/gateway-error';
-import type { GatewayResult } from '../../../common/http/gateway-result';
+import type { GatewayResult } from '../../routing/gateway-result';
 import type { ChatInputTokensCapability, MessagesCountTokensCapability, ProviderAdapter } from '../../../providers/provider-adapter';
 import { ProviderRegistry } from '../../../providers/registry';
 import { RouteExecutor } from '../../routing/route-executor.service';

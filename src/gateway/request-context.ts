@@ -1,14 +1,12 @@
 import { performance } from 'node:perf_hooks';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Request } from 'express';
-import { describeFailure, type LoggedError } from '../errors/gateway-error';
-import { uuidv7 } from '../ids';
-import type { Attempt } from '../../modules/routing/attempt';
-import type { RoutePlan } from '../../modules/routing/route-plan';
-import type { ApiKeyPrincipal } from '../../modules/keys/key-lookup.service';
-import type { BudgetHold } from '../../modules/budgets/budget-ledger.service';
-import type { RateWindow } from '../../modules/budgets/counter-store';
-
+import { describeFailure, type LoggedError } from '../common/errors/gateway-error';
+import { uuidv7 } from '../common/ids';
+import type { Attempt } from '../modules/routing/attempt';
+import type { RoutePlan } from '../modules/routing/route-plan';
+import type { ApiKeyPrincipal } from '../modules/keys/key-lookup.service';
+import type { BudgetHold, RateWindow } from '../modules/budgets/budget-types';
 
 /**
  * The fixed facts of one request, from the first middleware to the log row: who called,

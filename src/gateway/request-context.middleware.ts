@@ -1,7 +1,7 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
-import { traceIdFrom } from '../ids';
-import { RequestLogger } from '../../modules/logging/request-logger.service';
+import { traceIdFrom } from '../common/ids';
+import { RequestLogger } from '../modules/logging/request-logger.service';
 import { attachContext, RequestContext } from './request-context';
 
 

@@ -2,8 +2,8 @@ import type { Response } from 'express';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream';
 import type { Observable } from 'rxjs';
-import type { RequestContext } from '../context/request-context';
-import type { AnswerOutcome } from '../../modules/routing/attempt';
+import type { RequestContext } from '../../gateway/request-context';
+import type { AnswerOutcome } from './attempt';
 
 /**
  * What an operation service hands back to its controller: a JSON body (the provider's

@@ -1,12 +1,12 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
-import { isDatabaseUnavailable, isDataException } from '../../database/database-errors';
+import { isDatabaseUnavailable, isDataException } from '../database/database-errors';
 import type { Request, Response } from 'express';
-import { maybeContextOf } from '../context/request-context';
-import { anthropicErrorType } from '../errors/anthropic-error';
-import { speaksAnthropic } from '../http/anthropic-shape';
-import { ClientClosedRequestError, GatewayError, UpstreamHttpError } from '../errors/gateway-error';
-import { setRoutingHeaders } from '../http/gateway-result';
+import { maybeContextOf } from './request-context';
+import { anthropicErrorType } from '../common/errors/anthropic-error';
+import { speaksAnthropic } from '../common/http/anthropic-shape';
+import { ClientClosedRequestError, GatewayError, UpstreamHttpError } from '../common/errors/gateway-error';
+import { setRoutingHeaders } from '../modules/routing/gateway-result';
 
 const NEST_STATUS_TYPES: Record<number, string> = {
   400: 'invalid_request_error',

@@ -1,8 +1,8 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import type { IncomingHttpHeaders } from 'node:http';
-import { RouteResolver } from '../../modules/routing/route-resolver.service';
-import { contextOf, RequestContext } from '../context/request-context';
+import { RouteResolver } from './route-resolver.service';
+import { contextOf, RequestContext } from '../../gateway/request-context';
 
 /** Resolves the RoutePlan of a request onto its context (also for prompts, whose template names the route). */
 export async function routeRequest(resolver: RouteResolver, context: RequestContext, headers: IncomingHttpHeaders, model: unknown): Promise<void> {

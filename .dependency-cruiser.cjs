@@ -1,0 +1,51 @@
+/**
+ * The layers of src/ (docs/ARCHITECTURE.md, "Layers"): common/ is the ground floor,
+ * providers/ stands on it, modules/ on both, gateway/ (the request path) on top.
+ * `npm run lint:deps` checks them in CI.
+ */
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'An import circle (type-only imports count): move the shared types into a file both sides import.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'common-is-the-ground-floor',
+      severity: 'error',
+      comment: 'common/ holds helpers that import nothing of the gateway; pass what it needs in, or move the type down.',
+      from: { path: '^src/common/' },
+      to: { path: '^src/(modules|providers|gateway|database)/' },
+    },
+    {
+      name: 'providers-import-no-module',
+      severity: 'error',
+      comment: 'Adapters know their provider, not the gateway around them (they read a ProviderTarget, not a RouteTarget).',
+      from: { path: '^src/providers/' },
+      to: { path: '^src/(modules|gateway)/' },
+    },
+    {
+      name: 'modules-below-the-request-path',
+      severity: 'error',
+      comment: 'Modules receive the request context (and its decorators); the rest of gateway/ (key guard, middleware, filter) calls them, never the reverse.',
+      from: { path: '^src/modules/' },
+      to: { path: '^src/gateway/', pathNot: '^src/gateway/request-context(\\.decorator)?\\.ts$' },
+    },
+    {
+      name: 'no-spec-imports',
+      severity: 'error',
+      comment: 'Production code never imports a test file.',
+      from: { pathNot: '\\.spec\\.ts$' },
+      to: { path: '\\.spec\\.ts$' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    // Type-only imports count: a circle through types is still a circle.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+  },
+};
