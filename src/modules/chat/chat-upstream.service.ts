@@ -8,7 +8,7 @@ import type { Attempt } from '../routing/attempt';
 import type { RouteTarget } from '../routing/route-plan';
 import { isEventStream } from '../upstream/aws-event-stream';
 import { OperationSpec, SentAttempt, UpstreamAttempt } from '../upstream/upstream-attempt';
-import { OpenAIChatStreamDecoder } from './openai-chat-stream-decoder';
+import { OpenAIChatStreamDecoder } from '../../providers/openai/chat-stream-decoder';
 
 export const CHAT_COMPLETIONS: OperationSpec & { capability: 'chatCompletions' } = { capability: 'chatCompletions', title: 'chat completions', usage: usageFromOpenAI };
 

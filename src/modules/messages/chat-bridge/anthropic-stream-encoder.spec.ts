@@ -1,6 +1,6 @@
 import { createParser } from 'eventsource-parser';
 import type { ChatCompletionChunk } from '../../../providers/chat-format';
-import { OpenAIChatStreamDecoder } from '../../chat/openai-chat-stream-decoder';
+import { OpenAIChatStreamDecoder } from '../../../providers/openai/chat-stream-decoder';
 import { AnthropicMessageAssembler } from '../anthropic-message-assembler';
 import { AnthropicStreamEncoder } from './anthropic-stream-encoder';
 

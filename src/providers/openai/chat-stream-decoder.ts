@@ -1,6 +1,6 @@
 import type { EventSourceMessage } from 'eventsource-parser';
-import type { ChatCompletionChunk, ChatStreamDecoder } from '../../providers/chat-format';
-import { parseStreamEvent } from '../../providers/stream-event';
+import type { ChatCompletionChunk, ChatStreamDecoder } from '../chat-format';
+import { parseStreamEvent } from '../stream-event';
 
 /** A chat completion stream in OpenAI's own format: JSON chunks, then `[DONE]`. */
 export class OpenAIChatStreamDecoder implements ChatStreamDecoder {
