@@ -3,7 +3,7 @@ import type { EventSourceMessage } from 'eventsource-parser';
 import type { LoggedError, RequestContext } from '../../common/context/request-context';
 import { sseFrame } from '../../common/http/sse-frame';
 import type { GatewayResult } from '../../common/http/gateway-result';
-import type { ChatCompletionChunk, ChatStreamDecoder } from '../../providers/chat-format';
+import type { ChatCompletionBody, ChatCompletionChunk, ChatStreamDecoder } from '../../providers/chat-format';
 import { usageFromOpenAI } from '../../providers/openai-usage';
 import { estimatedStreamUsage } from '../../providers/usage';
 import { RouteExecutor } from '../routing/route-executor.service';
@@ -59,7 +59,7 @@ export class ChatService {
 
   /** One attempt at a target whose adapter translates to and from its own format. */
   private async translatedAttempt(context: RequestContext, target: RouteTarget, upstreamBody: Record<string, unknown>): Promise<GatewayResult> {
-    const answer = await this.chatUpstream.open(context, target, upstreamBody);
+    const answer = await this.chatUpstream.open(context, target, upstreamBody as ChatCompletionBody);
     if (answer.kind === 'stream') {
       const handler = new ChatStreamHandler(context, !wantsUsage(upstreamBody), answer.decoder);
       const frames = await relayUpstreamSse(answer.sent.response, context, answer.sent.timeoutMs, handler);
@@ -98,7 +98,7 @@ export class ChatStreamHandler implements SseStreamHandler {
         this.sawDone = true;
         return [sseFrame('[DONE]')];
       }
-      const frame = this.onChunk(parseStreamEvent(event.data));
+      const frame = this.onChunk(parseStreamEvent(event.data) as ChatCompletionChunk);
       return frame === null ? [] : [frame === UNCHANGED ? sseFrame(event.data, event.event) : frame];
     }
     const frames: string[] = [];

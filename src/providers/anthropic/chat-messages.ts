@@ -1,5 +1,5 @@
 import { readToolCall } from '../openai-tool-calls';
-import { chatMessageRole, invalid, unsupportedBy } from '../translation-checks';
+import { chatMessage, invalid, unsupportedBy } from '../translation-checks';
 
 type Block = Record<string, unknown>;
 export interface AnthropicMessage {
@@ -68,16 +68,6 @@ function toolResult(message: Record<string, any>, param: string): Block {
   return { type: 'tool_result', tool_use_id: message.tool_call_id, content };
 }
 
-/** Message fields each role may carry; any other with a value is something Anthropic cannot do. */
-const FIELDS: Record<string, Set<string>> = {
-  system: new Set(['role', 'content']),
-  developer: new Set(['role', 'content']),
-  user: new Set(['role', 'content']),
-  // `annotations` are citations of an earlier answer echoed back: output metadata, not instructions.
-  assistant: new Set(['role', 'content', 'tool_calls', 'refusal', 'annotations']),
-  tool: new Set(['role', 'content', 'tool_call_id']),
-};
-
 /**
  * The one system prompt from every system and developer message, in order: a string
  * when all were strings (joined by blank lines), else text blocks, so that parts stay
@@ -109,9 +99,10 @@ export function toAnthropicMessages(messages: unknown): { system?: AnthropicSyst
     else turns.push({ role, content: blocks });
   };
 
-  messages.forEach((message: any, i) => {
+  messages.forEach((value: unknown, i) => {
     const param = `messages[${i}]`;
-    const role = chatMessageRole(message, i, FIELDS, unsupported);
+    const message = chatMessage(value, i, unsupported);
+    const { role } = message;
     if (role === 'system' || role === 'developer') {
       system.push({ content: message.content ?? '', param: `${param}.content` });
     } else if (role === 'user') {

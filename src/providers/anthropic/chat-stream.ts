@@ -1,6 +1,6 @@
 import type { EventSourceMessage } from 'eventsource-parser';
 import { GatewayError } from '../../common/errors/gateway-error';
-import type { ChatCompletionChunk, ChatStreamDecoder } from '../chat-format';
+import type { ChatCompletionChunk, ChatDelta, ChatFinishReason, ChatStreamDecoder } from '../chat-format';
 import { parseStreamEvent } from '../stream-event';
 import { anthropicUsageAsOpenAI } from './anthropic-usage';
 import { finishReasonFromAnthropic } from './finish-reason';
@@ -91,10 +91,10 @@ export class AnthropicChatStreamDecoder implements ChatStreamDecoder {
   }
 
   private envelope() {
-    return { id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.model };
+    return { id: this.id, object: 'chat.completion.chunk' as const, created: this.created, model: this.model };
   }
 
-  private chunk(delta: Record<string, unknown>, finishReason: string | null = null): ChatCompletionChunk {
+  private chunk(delta: ChatDelta, finishReason: ChatFinishReason | null = null): ChatCompletionChunk {
     return { ...this.envelope(), choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }] };
   }
 }

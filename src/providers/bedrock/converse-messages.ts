@@ -1,5 +1,5 @@
 import { readToolCall } from '../openai-tool-calls';
-import { chatMessageRole, invalid, unsupportedBy } from '../translation-checks';
+import { chatMessage, invalid, unsupportedBy } from '../translation-checks';
 
 /** One Converse ContentBlock (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ContentBlock.html). */
 export type ContentBlock = Record<string, unknown>;
@@ -70,15 +70,6 @@ function contentBlocks(content: unknown, param: string, role: string): ContentBl
   });
 }
 
-/** Message fields each role may carry; any other with a value is something Converse cannot do. */
-const FIELDS: Record<string, Set<string>> = {
-  system: new Set(['role', 'content']),
-  developer: new Set(['role', 'content']),
-  user: new Set(['role', 'content']),
-  assistant: new Set(['role', 'content', 'tool_calls', 'refusal', 'annotations']),
-  tool: new Set(['role', 'content', 'tool_call_id']),
-};
-
 /**
  * OpenAI messages as Converse `messages` and `system`. The system and developer messages
  * before the first turn are the system blocks; a later one is a user turn's text at its
@@ -99,8 +90,9 @@ export function toConverseMessages(messages: unknown): { messages: ConverseMessa
     else turns.push({ role, content: blocks });
   };
 
-  messages.forEach((message: any, i) => {
-    const role = chatMessageRole(message, i, FIELDS, unsupported);
+  messages.forEach((value: unknown, i) => {
+    const message = chatMessage(value, i, unsupported);
+    const { role } = message;
     const param = `messages[${i}].content`;
     if (role === 'system' || role === 'developer') {
       const blocks = contentBlocks(message.content, param, role);

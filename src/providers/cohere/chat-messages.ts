@@ -1,20 +1,10 @@
 import { readToolCall } from '../openai-tool-calls';
-import { chatMessageRole, invalid, unsupportedBy } from '../translation-checks';
+import { chatMessage, invalid, unsupportedBy } from '../translation-checks';
 
 type CohereMessage = Record<string, unknown>;
 
 /** "Provider cohere does not support <what>", naming the field. */
 const unsupported = unsupportedBy('cohere');
-
-/** Message fields each role may carry; any other with a value is something Cohere cannot do. */
-const FIELDS: Record<string, Set<string>> = {
-  system: new Set(['role', 'content']),
-  developer: new Set(['role', 'content']),
-  user: new Set(['role', 'content']),
-  // `annotations` are citations of an earlier answer echoed back: output metadata, not instructions.
-  assistant: new Set(['role', 'content', 'tool_calls', 'refusal', 'annotations']),
-  tool: new Set(['role', 'content', 'tool_call_id']),
-};
 
 /** One part of a content array; Cohere's v2 parts are OpenAI's text and image_url parts. */
 function contentPart(part: any, param: string, role: string): Record<string, unknown> {
@@ -54,8 +44,9 @@ function text(value: string | Record<string, unknown>[]): string {
  */
 export function toCohereMessages(messages: unknown): CohereMessage[] {
   if (!Array.isArray(messages) || messages.length === 0) throw invalid('messages must be a non-empty array', 'messages');
-  return messages.map((message: any, i) => {
-    const role = chatMessageRole(message, i, FIELDS, unsupported);
+  return messages.map((value: unknown, i) => {
+    const message = chatMessage(value, i, unsupported);
+    const { role } = message;
     const param = `messages[${i}].content`;
     if (role === 'system' || role === 'developer') return { role: 'system', content: content(message.content, param, role) };
     if (role === 'user') return { role: 'user', content: content(message.content, param, role) };

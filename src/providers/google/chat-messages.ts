@@ -1,5 +1,5 @@
 import { readToolCall } from '../openai-tool-calls';
-import { chatMessageRole, invalid, unsupportedBy } from '../translation-checks';
+import { chatMessage, invalid, unsupportedBy } from '../translation-checks';
 
 type Part = Record<string, unknown>;
 export interface GeminiContent {
@@ -99,16 +99,6 @@ function functionResponse(name: string, content: unknown, param: string): Part {
   return { functionResponse: { name, response: { content: result } } };
 }
 
-/** Message fields each role may carry; any other with a value is something Gemini cannot do. */
-const FIELDS: Record<string, Set<string>> = {
-  system: new Set(['role', 'content']),
-  developer: new Set(['role', 'content']),
-  user: new Set(['role', 'content']),
-  // `annotations` are citations of an earlier answer echoed back: output metadata, not instructions.
-  assistant: new Set(['role', 'content', 'tool_calls', 'refusal', 'annotations']),
-  tool: new Set(['role', 'content', 'tool_call_id']),
-};
-
 /**
  * A system message in the middle of the conversation (Claude Code sends reminders and
  * tool notices so) as a user turn's part, at its place, marked as the system's. Moved
@@ -142,8 +132,9 @@ export function toGeminiContents(messages: unknown): { contents: GeminiContent[]
     else contents.push({ role, parts });
   };
 
-  messages.forEach((message: any, i) => {
-    const role = chatMessageRole(message, i, FIELDS, unsupported);
+  messages.forEach((value: unknown, i) => {
+    const message = chatMessage(value, i, unsupported);
+    const { role } = message;
     const param = `messages[${i}].content`;
     if ((role === 'system' || role === 'developer') && !contents.length) {
       system.push(...contentParts(message.content, param, role));
@@ -156,7 +147,8 @@ export function toGeminiContents(messages: unknown): { contents: GeminiContent[]
       if (typeof message.refusal === 'string' && message.refusal) parts.push({ text: message.refusal });
       push('model', [...parts, ...functionCalls(message.tool_calls, i, callNames)]);
     } else {
-      const name = callNames.get(message.tool_call_id);
+      const id = message.tool_call_id;
+      const name = typeof id === 'string' ? callNames.get(id) : undefined;
       if (!name) throw invalid(`messages[${i}].tool_call_id does not match a tool call of an earlier assistant message`, `messages[${i}].tool_call_id`);
       push('user', [functionResponse(name, message.content, param)]);
     }

@@ -1,6 +1,7 @@
+import type { ChatCompletion, ChatUsage } from '../../../providers/chat-format';
 import { chatCompletionToResponse, responseStatus, responseUsage } from './chat-to-response';
 
-const completion = (message: Record<string, unknown>, finish = 'stop', usage: Record<string, unknown> = { prompt_tokens: 10, completion_tokens: 4, total_tokens: 14 }) => ({
+const completion = (message: Record<string, unknown>, finish = 'stop', usage: ChatUsage = { prompt_tokens: 10, completion_tokens: 4, total_tokens: 14 }): ChatCompletion => ({
   id: 'chatcmpl-1',
   object: 'chat.completion',
   created: 1700000000,
@@ -58,7 +59,7 @@ describe('chatCompletionToResponse', () => {
   });
 
   it('reads a completion without choices or usage without throwing', () => {
-    const response = chatCompletionToResponse({ id: 'x' }, { input: 'x' }, 'fallback-model');
+    const response = chatCompletionToResponse({ id: 'x' } as unknown as ChatCompletion, { input: 'x' }, 'fallback-model');
     expect(response).toMatchObject({ status: 'completed', model: 'fallback-model', output: [], usage: null });
   });
 });
