@@ -49,7 +49,11 @@ interface ChatMessageBase extends Open {
   content?: ChatContent | null;
 }
 export interface ChatSystemMessage extends ChatMessageBase {
-  role: 'system' | 'developer';
+  role: 'system';
+}
+/** OpenAI's newer name for a system message; every translation reads it as one. */
+export interface ChatDeveloperMessage extends ChatMessageBase {
+  role: 'developer';
 }
 export interface ChatUserMessage extends ChatMessageBase {
   role: 'user';
@@ -66,7 +70,7 @@ export interface ChatToolMessage extends ChatMessageBase {
   role: 'tool';
   tool_call_id: string;
 }
-export type ChatMessage = ChatSystemMessage | ChatUserMessage | ChatAssistantMessage | ChatToolMessage;
+export type ChatMessage = ChatSystemMessage | ChatDeveloperMessage | ChatUserMessage | ChatAssistantMessage | ChatToolMessage;
 export type ChatRole = ChatMessage['role'];
 
 export interface ChatTool extends Open {

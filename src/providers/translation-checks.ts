@@ -14,6 +14,9 @@ export const invalid = (message: string, param: string) => GatewayError.invalidR
 
 export const isObject = (value: unknown): value is Fields => typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** `value[key]` when `value` is an object, else undefined: `value?.[key]` for a value read off the wire. */
+export const fieldOf = (value: unknown, key: string): unknown => (isObject(value) ? value[key] : undefined);
+
 /** Set to something: OpenAI's and Anthropic's APIs read a null as "the default". */
 export const present = (value: unknown) => value !== undefined && value !== null;
 

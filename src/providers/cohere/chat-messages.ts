@@ -1,5 +1,6 @@
 import { readToolCall } from '../openai-tool-calls';
-import { chatMessage, invalid, unsupportedBy } from '../translation-checks';
+import type { ChatAssistantMessage } from '../chat-format';
+import { chatMessage, type Fields, fieldOf, invalid, isObject, unsupportedBy } from '../translation-checks';
 
 type CohereMessage = Record<string, unknown>;
 
@@ -7,17 +8,18 @@ type CohereMessage = Record<string, unknown>;
 const unsupported = unsupportedBy('cohere');
 
 /** One part of a content array; Cohere's v2 parts are OpenAI's text and image_url parts. */
-function contentPart(part: any, param: string, role: string): Record<string, unknown> {
-  const type = part?.type;
+function contentPart(value: unknown, param: string, role: string): Record<string, unknown> {
+  const part: Fields = isObject(value) ? value : {};
+  const type = part.type;
   if (type === 'text') {
     if (typeof part.text !== 'string') throw invalid(`${param}.text must be a string`, `${param}.text`);
     return { type: 'text', text: part.text };
   }
   if (type === 'refusal' && role === 'assistant' && typeof part.refusal === 'string') return { type: 'text', text: part.refusal };
   if (type === 'image_url' && role === 'user') {
-    const url = part.image_url?.url;
+    const url = fieldOf(part.image_url, 'url');
     if (typeof url !== 'string') throw invalid(`${param}.image_url.url must be a string`, `${param}.image_url.url`);
-    const detail = part.image_url.detail;
+    const detail = fieldOf(part.image_url, 'detail');
     return { type: 'image_url', image_url: typeof detail === 'string' ? { url, detail } : { url } };
   }
   throw unsupported(`${param}.type`, `content parts of type ${JSON.stringify(type)} in ${role} messages (${param}.type)`);
@@ -58,12 +60,12 @@ export function toCohereMessages(messages: unknown): CohereMessage[] {
   });
 }
 
-function assistant(message: any, i: number): CohereMessage {
+function assistant(message: ChatAssistantMessage, i: number): CohereMessage {
   const said = text(content(message.content, `messages[${i}].content`, 'assistant')) || (typeof message.refusal === 'string' ? message.refusal : '');
   const calls = message.tool_calls;
   if (calls === null || calls === undefined || (Array.isArray(calls) && calls.length === 0)) return { role: 'assistant', content: said };
   if (!Array.isArray(calls)) throw invalid(`messages[${i}].tool_calls must be an array`, `messages[${i}].tool_calls`);
-  const toolCalls = calls.map((call: any, j) => {
+  const toolCalls = calls.map((call: unknown, j) => {
     const param = `messages[${i}].tool_calls[${j}]`;
     const { id, name, args } = readToolCall(call, param, 'cohere');
     if (!id) throw invalid(`${param}.id must be a string`, `${param}.id`);

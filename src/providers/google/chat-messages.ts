@@ -1,5 +1,5 @@
 import { readToolCall } from '../openai-tool-calls';
-import { chatMessage, invalid, unsupportedBy } from '../translation-checks';
+import { chatMessage, type Fields, fieldOf, invalid, isObject, unsupportedBy } from '../translation-checks';
 
 type Part = Record<string, unknown>;
 export interface GeminiContent {
@@ -51,23 +51,26 @@ function imagePart(url: unknown, param: string): Part {
 }
 
 /** One part of a message's content array. `detail` is a resolution hint Gemini chooses for itself. */
-function contentPart(part: any, param: string, role: string): Part {
-  const type = part?.type;
+function contentPart(value: unknown, param: string, role: string): Part {
+  const part: Fields = isObject(value) ? value : {};
+  const type = part.type;
   if (type === 'text' && typeof part.text === 'string') return { text: part.text };
   // An assistant turn the client echoes back may hold the refusal it was given: it is what the model said.
   if (type === 'refusal' && role === 'assistant' && typeof part.refusal === 'string') return { text: part.refusal };
   if (role === 'user') {
-    if (type === 'image_url') return imagePart(part.image_url?.url, `${param}.image_url.url`);
+    if (type === 'image_url') return imagePart(fieldOf(part.image_url, 'url'), `${param}.image_url.url`);
     if (type === 'input_audio') {
-      const format = part.input_audio?.format;
+      const format = fieldOf(part.input_audio, 'format');
       const mimeType = typeof format === 'string' && Object.hasOwn(AUDIO_TYPES, format) ? AUDIO_TYPES[format] : undefined;
       if (!mimeType) throw invalid(`${param}.input_audio.format must be wav or mp3`, `${param}.input_audio.format`);
-      if (typeof part.input_audio.data !== 'string') throw invalid(`${param}.input_audio.data must be a string`, `${param}.input_audio.data`);
-      return { inlineData: { mimeType, data: part.input_audio.data } };
+      const data = fieldOf(part.input_audio, 'data');
+      if (typeof data !== 'string') throw invalid(`${param}.input_audio.data must be a string`, `${param}.input_audio.data`);
+      return { inlineData: { mimeType, data } };
     }
     // A file sent inline (a PDF) is inline data to Gemini; a file_id names OpenAI's file store, which Gemini cannot read.
-    if (type === 'file' && typeof part.file?.file_data === 'string') {
-      const inline = inlineData(part.file.file_data);
+    const fileData = fieldOf(part.file, 'file_data');
+    if (type === 'file' && typeof fileData === 'string') {
+      const inline = inlineData(fileData);
       if (inline) return inline;
       throw invalid(`${param}.file.file_data must be a base64 data URL`, `${param}.file.file_data`);
     }
@@ -147,8 +150,7 @@ export function toGeminiContents(messages: unknown): { contents: GeminiContent[]
       if (typeof message.refusal === 'string' && message.refusal) parts.push({ text: message.refusal });
       push('model', [...parts, ...functionCalls(message.tool_calls, i, callNames)]);
     } else {
-      const id = message.tool_call_id;
-      const name = typeof id === 'string' ? callNames.get(id) : undefined;
+      const name = callNames.get(message.tool_call_id);
       if (!name) throw invalid(`messages[${i}].tool_call_id does not match a tool call of an earlier assistant message`, `messages[${i}].tool_call_id`);
       push('user', [functionResponse(name, message.content, param)]);
     }
@@ -160,7 +162,7 @@ export function toGeminiContents(messages: unknown): { contents: GeminiContent[]
 function functionCalls(toolCalls: unknown, i: number, callNames: Map<string, string>): Part[] {
   if (toolCalls === null || toolCalls === undefined) return [];
   if (!Array.isArray(toolCalls)) throw invalid(`messages[${i}].tool_calls must be an array`, `messages[${i}].tool_calls`);
-  return toolCalls.map((call: any, j) => {
+  return toolCalls.map((call: unknown, j) => {
     const { id, name, args } = readToolCall(call, `messages[${i}].tool_calls[${j}]`, 'google');
     if (id) callNames.set(id, name);
     return { functionCall: { name, args } };

@@ -26,7 +26,7 @@ export class GeminiChatStreamDecoder implements ChatStreamDecoder {
   constructor(private model: string) {}
 
   onEvent(event: EventSourceMessage): ChatCompletionChunk[] {
-    const response = parseStreamEvent(event.data, 'google') as GeminiResponse & { error?: Record<string, any> };
+    const response = parseStreamEvent(event.data, 'google') as GeminiResponse & { error?: Record<string, unknown> };
     if (response.error) {
       const error = response.error;
       const message = typeof error.message === 'string' ? error.message : 'Provider google ended the stream with an error';
