@@ -1,3 +1,5 @@
+import { fieldOf } from './translation-checks';
+
 /**
  * OpenAI's `encoding_format` for a vendor whose embeddings come back as float arrays
  * (Cohere, and any other translated vendor): `base64` is the bytes of the vector as
@@ -27,9 +29,9 @@ export function openAIEmbeddingList(vectors: readonly (readonly number[])[], mod
  * the vectors renumbered in order, usage summed, or left out when any part has none (an
  * unknown count is not a smaller one).
  */
-export function mergeEmbeddingLists(lists: readonly Record<string, any>[], model: string): Record<string, unknown> {
+export function mergeEmbeddingLists(lists: readonly Record<string, unknown>[], model: string): Record<string, unknown> {
   const data = lists.flatMap((list) => list.data as Record<string, unknown>[]).map((item, index) => ({ ...item, index }));
-  const counts = lists.map((list) => list.usage?.prompt_tokens);
+  const counts = lists.map((list) => fieldOf(list.usage, 'prompt_tokens'));
   const promptTokens = counts.every((count) => typeof count === 'number') ? counts.reduce((sum: number, count: number) => sum + count, 0) : null;
   return { object: 'list', data, model, ...(promptTokens === null ? {} : { usage: { prompt_tokens: promptTokens, total_tokens: promptTokens } }) };
 }

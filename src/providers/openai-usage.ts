@@ -1,3 +1,4 @@
+import { fieldOf } from './translation-checks';
 import type { NormalizedUsage } from './usage';
 
 const count = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0);
@@ -23,16 +24,17 @@ function tokenUsage(prompt: unknown, completion: unknown, total: unknown, cached
  * it translated a vendor that bills prompt-cache writes apart (Anthropic), and so is
  * `server_tool_use.web_search_requests` (the searches Anthropic's web search tool ran).
  */
-export function usageFromOpenAI(usage: Record<string, any> | null | undefined): NormalizedUsage | null {
+export function usageFromOpenAI(usage: unknown): NormalizedUsage | null {
   if (!usage || typeof usage !== 'object') return null;
-  const webSearches = count(usage.server_tool_use?.web_search_requests);
+  const at = (key: string) => fieldOf(usage, key);
+  const webSearches = count(fieldOf(at('server_tool_use'), 'web_search_requests'));
   const tokens = tokenUsage(
-    usage.prompt_tokens,
-    usage.completion_tokens,
-    usage.total_tokens,
-    usage.prompt_tokens_details?.cached_tokens,
-    usage.completion_tokens_details?.reasoning_tokens,
-    usage.prompt_tokens_details?.cache_write_tokens,
+    at('prompt_tokens'),
+    at('completion_tokens'),
+    at('total_tokens'),
+    fieldOf(at('prompt_tokens_details'), 'cached_tokens'),
+    fieldOf(at('completion_tokens_details'), 'reasoning_tokens'),
+    fieldOf(at('prompt_tokens_details'), 'cache_write_tokens'),
   );
   return webSearches ? { ...tokens, webSearches } : tokens;
 }
@@ -41,14 +43,15 @@ export function usageFromOpenAI(usage: Record<string, any> | null | undefined): 
  * The `usage` of the Responses API: `input_tokens` (cached ones included) and
  * `output_tokens` (reasoning ones included), with their details.
  */
-export function usageFromOpenAIResponses(usage: Record<string, any> | null | undefined): NormalizedUsage | null {
+export function usageFromOpenAIResponses(usage: unknown): NormalizedUsage | null {
   if (!usage || typeof usage !== 'object') return null;
+  const at = (key: string) => fieldOf(usage, key);
   return tokenUsage(
-    usage.input_tokens,
-    usage.output_tokens,
-    usage.total_tokens,
-    usage.input_tokens_details?.cached_tokens,
-    usage.output_tokens_details?.reasoning_tokens,
+    at('input_tokens'),
+    at('output_tokens'),
+    at('total_tokens'),
+    fieldOf(at('input_tokens_details'), 'cached_tokens'),
+    fieldOf(at('output_tokens_details'), 'reasoning_tokens'),
   );
 }
 
@@ -57,10 +60,11 @@ export function usageFromOpenAIResponses(usage: Record<string, any> | null | und
  * `web_search_call` output item (OpenAI bills web search per tool call; the usage object
  * does not count them).
  */
-export function usageFromOpenAIResponse(response: Record<string, any> | null | undefined): NormalizedUsage | null {
-  const usage = usageFromOpenAIResponses(response?.usage);
-  if (!usage || !Array.isArray(response?.output)) return usage;
-  const webSearches = response.output.filter((item: unknown) => (item as { type?: unknown } | null)?.type === 'web_search_call').length;
+export function usageFromOpenAIResponse(response: unknown): NormalizedUsage | null {
+  const usage = usageFromOpenAIResponses(fieldOf(response, 'usage'));
+  const output = fieldOf(response, 'output');
+  if (!usage || !Array.isArray(output)) return usage;
+  const webSearches = output.filter((item: unknown) => fieldOf(item, 'type') === 'web_search_call').length;
   return webSearches ? { ...usage, webSearches } : usage;
 }
 
@@ -69,8 +73,9 @@ export function usageFromOpenAIResponse(response: Record<string, any> | null | u
  * prompt) and `output_tokens` (the images); DALL·E answers carry none, and a usage
  * without token counts (xAI's cost ticks) is no token usage either.
  */
-export function usageFromOpenAIImages(usage: Record<string, any> | null | undefined): NormalizedUsage | null {
+export function usageFromOpenAIImages(usage: unknown): NormalizedUsage | null {
   if (!usage || typeof usage !== 'object') return null;
-  if (typeof usage.input_tokens !== 'number' && typeof usage.output_tokens !== 'number') return null;
-  return tokenUsage(usage.input_tokens, usage.output_tokens, usage.total_tokens, usage.input_tokens_details?.cached_tokens, 0);
+  const at = (key: string) => fieldOf(usage, key);
+  if (typeof at('input_tokens') !== 'number' && typeof at('output_tokens') !== 'number') return null;
+  return tokenUsage(at('input_tokens'), at('output_tokens'), at('total_tokens'), fieldOf(at('input_tokens_details'), 'cached_tokens'), 0);
 }

@@ -45,7 +45,7 @@ export interface ChatCompletionsCapability extends RequestBuilder {
  * carry AWS's error name).
  */
 export interface JsonAnswerTranslation {
-  toAnswer(answer: Record<string, any>, body: Record<string, unknown>, headers: UpstreamHeaders): Record<string, unknown>;
+  toAnswer(answer: Record<string, unknown>, body: Record<string, unknown>, headers: UpstreamHeaders): Record<string, unknown>;
   toOpenAIError(status: number, body: unknown, headers?: Record<string, string>): OpenAIErrorBody;
 }
 
@@ -61,7 +61,7 @@ export type UpstreamHeaders = Readonly<Record<string, string | string[] | undefi
  */
 export interface JsonFanOut {
   split(body: Record<string, unknown>): Record<string, unknown>[] | null;
-  merge(answers: Record<string, any>[], body: Record<string, unknown>): Record<string, unknown>;
+  merge(answers: Record<string, unknown>[], body: Record<string, unknown>): Record<string, unknown>;
 }
 
 /** A JSON operation; without `translation` the vendor's answer is the operation's format already. */

@@ -54,7 +54,7 @@ export class ChatUpstream {
       return { kind: 'stream', status: answer.response.status, sent: answer, decoder };
     }
     const { json } = await this.attempts.readJsonObject(context, answer);
-    const completion = translation ? translation.toChatCompletion(json, model) : json;
+    const completion = translation ? translation.toChatCompletion(json, model) : (json as ChatCompletion);
     return { kind: 'json', status: answer.response.status, completion };
   }
 }

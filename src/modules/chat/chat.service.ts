@@ -4,7 +4,7 @@ import type { RequestContext } from '../../gateway/request-context';
 import type { LoggedError } from '../../common/errors/gateway-error';
 import { sseFrame } from '../../common/http/sse-frame';
 import type { GatewayResult } from '../routing/gateway-result';
-import type { ChatCompletionChunk, ChatStreamDecoder } from '../../providers/chat-format';
+import type { ChatCompletionBody, ChatCompletionChunk, ChatStreamDecoder } from '../../providers/chat-format';
 import { usageFromOpenAI } from '../../providers/openai-usage';
 import { estimatedStreamUsage } from '../../providers/usage';
 import type { AnswerOutcome, Attempt } from '../routing/attempt';
@@ -56,7 +56,7 @@ export class ChatService {
 
   /** One attempt at a target whose adapter translates to and from its own format. */
   private async translatedAttempt(context: RequestContext, attempt: Attempt, target: RouteTarget, upstreamBody: Record<string, unknown>): Promise<GatewayResult> {
-    const answer = await this.chatUpstream.open(context, attempt, target, upstreamBody);
+    const answer = await this.chatUpstream.open(context, attempt, target, upstreamBody as ChatCompletionBody);
     if (answer.kind === 'stream') return this.attempts.stream(context, answer.sent, new ChatStreamHandler(context, !wantsUsage(upstreamBody), answer.decoder));
     const { completion } = answer;
     const outcome = { responseBody: completion, usage: usageFromOpenAI(completion.usage), servedModel: typeof completion.model === 'string' ? completion.model : null };
@@ -93,7 +93,7 @@ export class ChatStreamHandler implements SseStreamHandler {
         this.sawDone = true;
         return [sseFrame('[DONE]')];
       }
-      const frame = this.onChunk(parseStreamEvent(event.data));
+      const frame = this.onChunk(parseStreamEvent(event.data) as ChatCompletionChunk);
       return frame === null ? [] : [frame === UNCHANGED ? sseFrame(event.data, event.event) : frame];
     }
     const frames: string[] = [];

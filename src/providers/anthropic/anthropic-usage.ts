@@ -1,3 +1,5 @@
+import type { ChatUsage } from '../chat-format';
+import { isObject } from '../translation-checks';
 import type { NormalizedUsage } from '../usage';
 
 const count = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0);
@@ -28,9 +30,15 @@ export function usageFromAnthropic(usage: Record<string, unknown> | null | undef
  * Anthropic names them (`server_tool_use.web_search_requests`, another gateway addition,
  * only when there were some), so the log prices them.
  */
-export function anthropicUsageAsOpenAI(usage: Record<string, unknown> | null | undefined): Record<string, any> {
-  const normalised: Partial<NormalizedUsage> = usageFromAnthropic(usage) ?? { promptTokens: 0, completionTokens: 0, totalTokens: 0, cachedTokens: 0, cacheWriteTokens: 0 };
-  const openai: Record<string, any> = {
+export function anthropicUsageAsOpenAI(usage: unknown): ChatUsage {
+  const normalised: Partial<NormalizedUsage> & Pick<NormalizedUsage, 'promptTokens' | 'completionTokens' | 'totalTokens'> = (isObject(usage) ? usageFromAnthropic(usage) : null) ?? {
+    promptTokens: 0,
+    completionTokens: 0,
+    totalTokens: 0,
+    cachedTokens: 0,
+    cacheWriteTokens: 0,
+  };
+  const openai: ChatUsage = {
     prompt_tokens: normalised.promptTokens,
     completion_tokens: normalised.completionTokens,
     total_tokens: normalised.totalTokens,

@@ -1,5 +1,6 @@
 import { readToolCall } from '../openai-tool-calls';
-import { chatMessageRole, invalid, unsupportedBy } from '../translation-checks';
+import type { ChatToolMessage } from '../chat-format';
+import { chatMessage, type Fields, fieldOf, invalid, isObject, unsupportedBy } from '../translation-checks';
 
 type Block = Record<string, unknown>;
 export interface AnthropicMessage {
@@ -32,12 +33,13 @@ function imageSource(url: unknown, param: string): Block {
  * One part of a message's content array; null for empty text, which Anthropic refuses as
  * a block. `detail` on an image is a resolution hint Anthropic chooses for itself.
  */
-function contentBlock(part: any, param: string, role: string): Block | null {
-  const type = part?.type;
+function contentBlock(value: unknown, param: string, role: string): Block | null {
+  const part: Fields = isObject(value) ? value : {};
+  const type = part.type;
   if (type === 'text' && typeof part.text === 'string') return part.text ? block({ type: 'text', text: part.text }, part) : null;
   // An assistant turn echoed back may hold the refusal it was given: it is what the model said.
   if (type === 'refusal' && role === 'assistant' && typeof part.refusal === 'string') return part.refusal ? { type: 'text', text: part.refusal } : null;
-  if (type === 'image_url' && role === 'user') return block({ type: 'image', source: imageSource(part.image_url?.url, `${param}.image_url.url`) }, part);
+  if (type === 'image_url' && role === 'user') return block({ type: 'image', source: imageSource(fieldOf(part.image_url, 'url'), `${param}.image_url.url`) }, part);
   throw unsupported(`${param}.type`, `content parts of type ${JSON.stringify(type)} in ${role} messages (${param}.type)`);
 }
 
@@ -52,31 +54,22 @@ function contentBlocks(content: unknown, param: string, role: string): Block[] {
 function toolUseBlocks(calls: unknown, param: string): Block[] {
   if (calls === null || calls === undefined) return [];
   if (!Array.isArray(calls)) throw invalid(`${param} must be an array`, param);
-  return calls.map((call: any, j) => {
+  return calls.map((call: unknown, j) => {
     const callParam = `${param}[${j}]`;
     // Anthropic pairs each tool result with its call by this id.
-    if (call?.type === 'function' && (typeof call.id !== 'string' || !call.id)) throw invalid(`${callParam}.id must be a string`, `${callParam}.id`);
+    const given = fieldOf(call, 'id');
+    if (fieldOf(call, 'type') === 'function' && (typeof given !== 'string' || !given)) throw invalid(`${callParam}.id must be a string`, `${callParam}.id`);
     const { id, name, args } = readToolCall(call, callParam, 'anthropic');
     return { type: 'tool_use', id, name, input: args };
   });
 }
 
 /** A tool message as a tool result: its text as a string, or its text parts as blocks. */
-function toolResult(message: Record<string, any>, param: string): Block {
+function toolResult(message: ChatToolMessage, param: string): Block {
   if (typeof message.tool_call_id !== 'string' || !message.tool_call_id) throw invalid(`${param}.tool_call_id must be a string`, `${param}.tool_call_id`);
   const content = typeof message.content === 'string' ? message.content : contentBlocks(message.content, `${param}.content`, 'tool');
   return { type: 'tool_result', tool_use_id: message.tool_call_id, content };
 }
-
-/** Message fields each role may carry; any other with a value is something Anthropic cannot do. */
-const FIELDS: Record<string, Set<string>> = {
-  system: new Set(['role', 'content']),
-  developer: new Set(['role', 'content']),
-  user: new Set(['role', 'content']),
-  // `annotations` are citations of an earlier answer echoed back: output metadata, not instructions.
-  assistant: new Set(['role', 'content', 'tool_calls', 'refusal', 'annotations']),
-  tool: new Set(['role', 'content', 'tool_call_id']),
-};
 
 /**
  * The one system prompt from every system and developer message, in order: a string
@@ -109,9 +102,10 @@ export function toAnthropicMessages(messages: unknown): { system?: AnthropicSyst
     else turns.push({ role, content: blocks });
   };
 
-  messages.forEach((message: any, i) => {
+  messages.forEach((value: unknown, i) => {
     const param = `messages[${i}]`;
-    const role = chatMessageRole(message, i, FIELDS, unsupported);
+    const message = chatMessage(value, i, unsupported);
+    const { role } = message;
     if (role === 'system' || role === 'developer') {
       system.push({ content: message.content ?? '', param: `${param}.content` });
     } else if (role === 'user') {

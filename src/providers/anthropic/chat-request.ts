@@ -1,8 +1,7 @@
-import type { ChatCompletionBody } from '../chat-format';
 import { IgnoredParams, OPENAI_DELIVERY_PARAMS } from '../ignored-params';
 import { ANTHROPIC_THINKING_BUDGETS } from '../reasoning-effort';
 import { type AnthropicMessage, type AnthropicSystem, toAnthropicMessages } from './chat-messages';
-import { finiteNumber, invalid, unsupportedBy } from '../translation-checks';
+import { type Fields, chatToolFunction, finiteNumber, forcedFunction, invalid, unsupportedBy } from '../translation-checks';
 
 /** A Messages API request (https://docs.anthropic.com/en/api/messages) being built. */
 export interface AnthropicRequest {
@@ -45,7 +44,7 @@ export const THINKING_BUDGETS: Record<string, number | null> = { none: null, min
  * Anthropic cannot honour (logit_bias, seed, top_logprobs, audio...): a 400 naming it
  * rather than a silent drop.
  */
-const PARAMETERS: Record<string, (value: unknown, request: AnthropicRequest, body: ChatCompletionBody, ignored: IgnoredParams) => void> = {
+const PARAMETERS: Record<string, (value: unknown, request: AnthropicRequest, body: Fields, ignored: IgnoredParams) => void> = {
   // Set first by toAnthropicRequest; `stream_options` is the gateway's (Anthropic always streams usage).
   model: () => undefined,
   messages: () => undefined,
@@ -102,12 +101,9 @@ const PARAMETERS: Record<string, (value: unknown, request: AnthropicRequest, bod
  */
 function tools(value: unknown, request: AnthropicRequest, ignored: IgnoredParams): void {
   if (!Array.isArray(value)) throw invalid('tools must be an array', 'tools');
-  const declared = value.map((tool: any, i) => {
-    if (tool?.type !== 'function') throw unsupported(`tools[${i}].type`, `tools of type ${JSON.stringify(tool?.type)} (tools[${i}].type)`);
-    const fn = tool.function;
-    if (typeof fn?.name !== 'string' || !fn.name) throw invalid(`tools[${i}].function.name must be a string`, `tools[${i}].function.name`);
+  const declared = value.map((tool: unknown, i) => {
+    const fn = chatToolFunction(tool, i, unsupported);
     const parameters = fn.parameters ?? { type: 'object', properties: {} };
-    if (typeof parameters !== 'object' || Array.isArray(parameters)) throw invalid(`tools[${i}].function.parameters must be a JSON schema object`, `tools[${i}].function.parameters`);
     const anthropicTool: Record<string, unknown> = { name: fn.name, input_schema: parameters };
     if (typeof fn.description === 'string') anthropicTool.description = fn.description;
     if (fn.strict === true) ignored.ignore(`tools[${i}].function.strict`, 'Anthropic has no strict schema mode; the schema still guides the model');
@@ -121,14 +117,15 @@ function tools(value: unknown, request: AnthropicRequest, ignored: IgnoredParams
  * object. The latter only means something with tools, and Anthropic refuses a
  * tool_choice without them: SDKs that always send it must still reach tool-less models.
  */
-function toolChoice(body: ChatCompletionBody, hasTools: boolean): Record<string, unknown> | undefined {
+function toolChoice(body: Fields, hasTools: boolean): Record<string, unknown> | undefined {
   const value = body.tool_choice;
+  const forced = forcedFunction(value);
   let choice: Record<string, unknown> | undefined;
   if (value === undefined || value === null) choice = undefined;
   else if (value === 'auto') choice = { type: 'auto' };
   else if (value === 'required') choice = { type: 'any' };
   else if (value === 'none') choice = { type: 'none' };
-  else if (value?.type === 'function' && typeof value.function?.name === 'string') choice = { type: 'tool', name: value.function.name };
+  else if (forced !== undefined) choice = { type: 'tool', name: forced };
   else throw unsupported('tool_choice', `tool_choice ${JSON.stringify(value)}`);
   // `none` takes no other field: no tool calls at all is fewer than one.
   if (body.parallel_tool_calls === false && hasTools && choice?.type !== 'none') choice = { ...(choice ?? { type: 'auto' }), disable_parallel_tool_use: true };
@@ -139,7 +136,7 @@ function toolChoice(body: ChatCompletionBody, hasTools: boolean): Record<string,
  * An OpenAI chat body as an Anthropic Messages request. A null parameter is OpenAI's
  * "default" and is skipped; every other field must be one Anthropic can honour.
  */
-export function toAnthropicRequest(body: ChatCompletionBody, ignored = new IgnoredParams()): AnthropicRequest {
+export function toAnthropicRequest(body: Fields, ignored = new IgnoredParams()): AnthropicRequest {
   if (typeof body !== 'object' || body === null) throw invalid('the body must be a JSON object', 'body');
   if (typeof body.model !== 'string' || !body.model) throw invalid('model must be a string naming a Claude model', 'model');
   const { system, messages } = toAnthropicMessages(body.messages);
@@ -187,7 +184,7 @@ export function thinkingWithin(budget: number, clientMaxTokens: number | null, i
  *  - a temperature other than 1, a top_p below 0.95 and a forced tool call do not go with
  *    thinking: a 400 naming the field, as OpenAI answers for its reasoning models.
  */
-function fitThinking(request: AnthropicRequest, body: ChatCompletionBody, ignored: IgnoredParams): void {
+function fitThinking(request: AnthropicRequest, body: Fields, ignored: IgnoredParams): void {
   const thinking = request.thinking as { type: 'enabled'; budget_tokens: number };
   const lastAssistant = request.messages.findLast((message) => message.role === 'assistant');
   if (lastAssistant?.content.some((block) => block.type === 'tool_use')) {

@@ -1,5 +1,6 @@
 import { GatewayError } from '../../common/errors/gateway-error';
-import type { ChatCompletion, OpenAIErrorBody } from '../chat-format';
+import type { ChatAssistantMessage, ChatCompletion, ChatToolCall, OpenAIErrorBody } from '../chat-format';
+import { isObject } from '../translation-checks';
 import { anthropicUsageAsOpenAI } from './anthropic-usage';
 import { finishReasonFromAnthropic } from './finish-reason';
 
@@ -9,16 +10,17 @@ import { finishReasonFromAnthropic } from './finish-reason';
  * `reasoning_content` (the field OpenAI-compatible reasoning providers use; the signature
  * stays behind, and redacted thinking has no text to give).
  */
-export function toChatCompletion(answer: Record<string, any>, model: string): ChatCompletion {
-  if (typeof answer !== 'object' || answer === null || !Array.isArray(answer.content)) {
+export function toChatCompletion(answer: unknown, model: string): ChatCompletion {
+  if (!isObject(answer) || !Array.isArray(answer.content)) {
     throw GatewayError.upstreamMalformed('Provider anthropic answered without a content array');
   }
-  const blocks: Record<string, any>[] = answer.content;
-  const text = blocks.filter((block) => block?.type === 'text' && typeof block.text === 'string').map((block) => block.text as string);
+  const blocks = answer.content.filter(isObject);
+  const text = blocks.filter((block) => block.type === 'text' && typeof block.text === 'string').map((block) => block.text as string);
+  // Anthropic names each tool_use block's id and name; they pass on as sent.
   const toolCalls = blocks
-    .filter((block) => block?.type === 'tool_use')
-    .map((block) => ({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } }));
-  const message: Record<string, unknown> = { role: 'assistant', content: text.length ? text.join('') : null, refusal: null };
+    .filter((block) => block.type === 'tool_use')
+    .map((block): ChatToolCall => ({ id: block.id as string, type: 'function', function: { name: block.name as string, arguments: JSON.stringify(block.input ?? {}) } }));
+  const message: ChatAssistantMessage = { role: 'assistant', content: text.length ? text.join('') : null, refusal: null };
   const reasoning = blocks.filter((block) => block?.type === 'thinking' && typeof block.thinking === 'string').map((block) => block.thinking as string);
   if (reasoning.length) message.reasoning_content = reasoning.join('\n\n');
   if (toolCalls.length) message.tool_calls = toolCalls;
@@ -39,9 +41,9 @@ export function toChatCompletion(answer: Record<string, any>, model: string): Ch
  * proxy's page) gives its text as the message.
  */
 export function toOpenAIError(status: number, body: unknown): OpenAIErrorBody {
-  const record = typeof body === 'object' && body !== null ? (body as Record<string, any>) : null;
+  const record = isObject(body) ? body : null;
   const error = record?.error;
-  if (typeof error?.message === 'string') {
+  if (isObject(error) && typeof error.message === 'string') {
     return { error: { message: error.message, type: typeof error.type === 'string' ? error.type : 'upstream_error', param: null, code: null } };
   }
   const text = typeof body === 'string' ? body.trim() : typeof record?.message === 'string' ? record.message : '';

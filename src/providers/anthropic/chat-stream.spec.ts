@@ -47,7 +47,7 @@ describe('AnthropicChatStreamDecoder', () => {
       { index: 0, function: { arguments: '{"location":' } },
       { index: 0, function: { arguments: ' "San Francisco, CA"}' } },
     ]);
-    expect(JSON.parse(calls.map((call) => call.function.arguments).join(''))).toEqual({ location: 'San Francisco, CA' });
+    expect(JSON.parse(calls.map((call) => call.function?.arguments).join(''))).toEqual({ location: 'San Francisco, CA' });
     expect(choices(chunks).map((choice) => choice.delta.content).filter(Boolean)).toEqual(['Let me check the weather.']);
     expect(choices(chunks).at(-1)!.finish_reason).toBe('tool_calls');
     expect(chunks.at(-1)!.usage).toMatchObject({ prompt_tokens: 472, completion_tokens: 89 });
@@ -60,7 +60,7 @@ describe('AnthropicChatStreamDecoder', () => {
       [0, 'toolu_01KFbKqPYSuAKujiL6mTfzYA'],
       [1, 'toolu_01QcXm4uvxUVVfKf8SQ8bbyR'],
     ]);
-    const args = (index: number) => JSON.parse(calls.filter((call) => call.index === index).map((call) => call.function.arguments).join(''));
+    const args = (index: number) => JSON.parse(calls.filter((call) => call.index === index).map((call) => call.function?.arguments).join(''));
     expect([args(0), args(1)]).toEqual([{ location: 'Paris' }, { location: 'Rome' }]);
     expect(chunks[0].model).toBe('claude-haiku-4-5-20251001');
     expect(chunks.at(-1)!.usage).toMatchObject({ prompt_tokens: 849, completion_tokens: 74 });

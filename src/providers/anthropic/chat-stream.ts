@@ -1,7 +1,8 @@
 import type { EventSourceMessage } from 'eventsource-parser';
 import { GatewayError } from '../../common/errors/gateway-error';
-import type { ChatCompletionChunk, ChatStreamDecoder } from '../chat-format';
+import type { ChatCompletionChunk, ChatDelta, ChatFinishReason, ChatStreamDecoder } from '../chat-format';
 import { parseStreamEvent } from '../stream-event';
+import { type Fields, isObject } from '../translation-checks';
 import { anthropicUsageAsOpenAI } from './anthropic-usage';
 import { finishReasonFromAnthropic } from './finish-reason';
 
@@ -66,35 +67,38 @@ export class AnthropicChatStreamDecoder implements ChatStreamDecoder {
     return this.complete;
   }
 
-  private blockStart(index: number, block: Record<string, any> | undefined): ChatCompletionChunk[] {
-    if (block?.type === 'tool_use') {
+  private blockStart(index: number, value: unknown): ChatCompletionChunk[] {
+    const block: Fields = isObject(value) ? value : {};
+    if (block.type === 'tool_use') {
       const ordinal = this.toolIndexes.size;
       this.toolIndexes.set(index, ordinal);
       // The block's `input` is always {} here: the arguments follow as input_json_delta fragments.
-      return [this.chunk({ tool_calls: [{ index: ordinal, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] })];
+      // Anthropic names each tool_use block's id and name; they pass on as sent.
+      return [this.chunk({ tool_calls: [{ index: ordinal, id: block.id as string, type: 'function', function: { name: block.name as string, arguments: '' } }] })];
     }
-    if (block?.type === 'text' && typeof block.text === 'string' && block.text) return [this.chunk({ content: block.text })];
-    if (block?.type === 'thinking' && typeof block.thinking === 'string' && block.thinking) return [this.chunk({ reasoning_content: block.thinking })];
+    if (block.type === 'text' && typeof block.text === 'string' && block.text) return [this.chunk({ content: block.text })];
+    if (block.type === 'thinking' && typeof block.thinking === 'string' && block.thinking) return [this.chunk({ reasoning_content: block.thinking })];
     return []; // redacted_thinking has no text to give
   }
 
-  private blockDelta(index: number, delta: Record<string, any> | undefined): ChatCompletionChunk[] {
-    if (delta?.type === 'text_delta' && typeof delta.text === 'string') return [this.chunk({ content: delta.text })];
-    if (delta?.type === 'input_json_delta' && typeof delta.partial_json === 'string') {
+  private blockDelta(index: number, value: unknown): ChatCompletionChunk[] {
+    const delta: Fields = isObject(value) ? value : {};
+    if (delta.type === 'text_delta' && typeof delta.text === 'string') return [this.chunk({ content: delta.text })];
+    if (delta.type === 'input_json_delta' && typeof delta.partial_json === 'string') {
       const ordinal = this.toolIndexes.get(index);
       if (ordinal === undefined) throw GatewayError.upstreamMalformed(`Provider anthropic sent tool input for block ${index}, which is not a tool call`);
       return [this.chunk({ tool_calls: [{ index: ordinal, function: { arguments: delta.partial_json } }] })];
     }
     // Thinking text as OpenAI-compatible reasoning providers stream it; the signature stays behind.
-    if (delta?.type === 'thinking_delta' && typeof delta.thinking === 'string' && delta.thinking) return [this.chunk({ reasoning_content: delta.thinking })];
+    if (delta.type === 'thinking_delta' && typeof delta.thinking === 'string' && delta.thinking) return [this.chunk({ reasoning_content: delta.thinking })];
     return []; // signature_delta, citations_delta
   }
 
   private envelope() {
-    return { id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.model };
+    return { id: this.id, object: 'chat.completion.chunk' as const, created: this.created, model: this.model };
   }
 
-  private chunk(delta: Record<string, unknown>, finishReason: string | null = null): ChatCompletionChunk {
+  private chunk(delta: ChatDelta, finishReason: ChatFinishReason | null = null): ChatCompletionChunk {
     return { ...this.envelope(), choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }] };
   }
 }

@@ -1,5 +1,5 @@
 import { readToolCall } from '../openai-tool-calls';
-import { chatMessageRole, invalid, unsupportedBy } from '../translation-checks';
+import { chatMessage, type Fields, fieldOf, invalid, isObject, unsupportedBy } from '../translation-checks';
 
 /** One Converse ContentBlock (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ContentBlock.html). */
 export type ContentBlock = Record<string, unknown>;
@@ -45,13 +45,15 @@ function imageBlock(url: unknown, param: string): ContentBlock {
 }
 
 /** A file sent inline as a Converse document; its name is required there and must be plain words. */
-function documentBlock(file: any, param: string, position: number): ContentBlock {
-  if (typeof file?.file_data !== 'string') throw unsupported(`${param}.file.file_id`, `files by id (${param}.file.file_id): send file_data`);
-  const data = dataUrl(file.file_data);
+function documentBlock(file: unknown, param: string, position: number): ContentBlock {
+  const fileData = fieldOf(file, 'file_data');
+  if (typeof fileData !== 'string') throw unsupported(`${param}.file.file_id`, `files by id (${param}.file.file_id): send file_data`);
+  const data = dataUrl(fileData);
   const format = data && Object.hasOwn(DOCUMENT_FORMATS, data.mediaType) ? DOCUMENT_FORMATS[data.mediaType] : undefined;
   if (!data || !format) throw invalid(`${param}.file.file_data must be a base64 data URL of a pdf, csv, doc, docx, xls, xlsx, html, txt or md document`, `${param}.file.file_data`);
   // Bedrock allows letters, digits, spaces, hyphens, parentheses and brackets in a document's name.
-  const given = typeof file.filename === 'string' ? file.filename.replace(/\.[^.]*$/, '').replace(/[^A-Za-z0-9\s\-()[\]]/g, ' ').trim() : '';
+  const filename = fieldOf(file, 'filename');
+  const given = typeof filename === 'string' ? filename.replace(/\.[^.]*$/, '').replace(/[^A-Za-z0-9\s\-()[\]]/g, ' ').trim() : '';
   return { document: { format, name: given || `document ${position + 1}`, source: { bytes: data.data } } };
 }
 
@@ -59,25 +61,17 @@ function contentBlocks(content: unknown, param: string, role: string): ContentBl
   if (content === null || content === undefined) return [];
   if (typeof content === 'string') return content ? [{ text: content }] : [];
   if (!Array.isArray(content)) throw invalid(`${param} must be a string or an array of content parts`, param);
-  return content.map((part: any, j) => {
+  return content.map((value: unknown, j) => {
     const where = `${param}[${j}]`;
-    const type = part?.type;
+    const part: Fields = isObject(value) ? value : {};
+    const type = part.type;
     if (type === 'text' && typeof part.text === 'string') return { text: part.text };
     if (type === 'refusal' && role === 'assistant' && typeof part.refusal === 'string') return { text: part.refusal };
-    if (role === 'user' && type === 'image_url') return imageBlock(part.image_url?.url, `${where}.image_url.url`);
+    if (role === 'user' && type === 'image_url') return imageBlock(fieldOf(part.image_url, 'url'), `${where}.image_url.url`);
     if (role === 'user' && type === 'file') return documentBlock(part.file, where, j);
     throw unsupported(`${where}.type`, `content parts of type ${JSON.stringify(type)} in ${role} messages (${where}.type)`);
   });
 }
-
-/** Message fields each role may carry; any other with a value is something Converse cannot do. */
-const FIELDS: Record<string, Set<string>> = {
-  system: new Set(['role', 'content']),
-  developer: new Set(['role', 'content']),
-  user: new Set(['role', 'content']),
-  assistant: new Set(['role', 'content', 'tool_calls', 'refusal', 'annotations']),
-  tool: new Set(['role', 'content', 'tool_call_id']),
-};
 
 /**
  * OpenAI messages as Converse `messages` and `system`. The system and developer messages
@@ -99,8 +93,9 @@ export function toConverseMessages(messages: unknown): { messages: ConverseMessa
     else turns.push({ role, content: blocks });
   };
 
-  messages.forEach((message: any, i) => {
-    const role = chatMessageRole(message, i, FIELDS, unsupported);
+  messages.forEach((value: unknown, i) => {
+    const message = chatMessage(value, i, unsupported);
+    const { role } = message;
     const param = `messages[${i}].content`;
     if (role === 'system' || role === 'developer') {
       const blocks = contentBlocks(message.content, param, role);
@@ -129,7 +124,7 @@ export function toConverseMessages(messages: unknown): { messages: ConverseMessa
 function toolUses(toolCalls: unknown, i: number, callIds: Set<string>): ContentBlock[] {
   if (toolCalls === null || toolCalls === undefined) return [];
   if (!Array.isArray(toolCalls)) throw invalid(`messages[${i}].tool_calls must be an array`, `messages[${i}].tool_calls`);
-  return toolCalls.map((call: any, j) => {
+  return toolCalls.map((call: unknown, j) => {
     const param = `messages[${i}].tool_calls[${j}]`;
     const { id, name, args } = readToolCall(call, param, 'bedrock');
     if (!id) throw invalid(`${param}.id must be a string`, `${param}.id`);

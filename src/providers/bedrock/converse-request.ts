@@ -1,9 +1,8 @@
-import type { ChatCompletionBody } from '../chat-format';
 import { IgnoredParams, OPENAI_DELIVERY_PARAMS } from '../ignored-params';
 import { THINKING_BUDGETS, thinkingWithin } from '../anthropic/chat-request';
 import { ContentBlock, ConverseMessage, toConverseMessages } from './converse-messages';
 import { isBedrockClaude } from './invoke-messages';
-import { finiteNumber, integer, invalid, unsupportedBy } from '../translation-checks';
+import { type Fields, chatToolFunction, finiteNumber, forcedFunction, integer, invalid, isObject, unsupportedBy } from '../translation-checks';
 
 /** A Converse request body (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html), the model being in the path. */
 export interface ConverseRequest {
@@ -26,7 +25,7 @@ const inference = (request: ConverseRequest) => (request.inferenceConfig ??= {})
  * model family (Claude, Llama, Mistral, Nova …); a parameter missing here is one it
  * cannot honour: a 400 naming it rather than a silent drop.
  */
-const PARAMETERS: Record<string, (value: unknown, request: ConverseRequest, body: ChatCompletionBody, ignored: IgnoredParams) => void> = {
+const PARAMETERS: Record<string, (value: unknown, request: ConverseRequest, body: Fields, ignored: IgnoredParams) => void> = {
   // Consumed by the gateway: the model and `stream` choose the URL, `user` is logged, and ConverseStream always sends usage.
   model: () => undefined,
   stream: () => undefined,
@@ -77,12 +76,9 @@ const PARAMETERS: Record<string, (value: unknown, request: ConverseRequest, body
  */
 function tools(value: unknown, request: ConverseRequest, ignored: IgnoredParams): void {
   if (!Array.isArray(value)) throw invalid('tools must be an array', 'tools');
-  const specs = value.map((tool: any, i) => {
-    if (tool?.type !== 'function') throw unsupported(`tools[${i}].type`, `tools of type ${JSON.stringify(tool?.type)} (tools[${i}].type)`);
-    const fn = tool.function;
-    if (typeof fn?.name !== 'string' || !fn.name) throw invalid(`tools[${i}].function.name must be a string`, `tools[${i}].function.name`);
+  const specs = value.map((tool: unknown, i) => {
+    const fn = chatToolFunction(tool, i, unsupported);
     const parameters = fn.parameters ?? { type: 'object', properties: {} };
-    if (typeof parameters !== 'object' || Array.isArray(parameters)) throw invalid(`tools[${i}].function.parameters must be a JSON schema object`, `tools[${i}].function.parameters`);
     const spec: Record<string, unknown> = { name: fn.name, inputSchema: { json: parameters } };
     if (typeof fn.description === 'string' && fn.description) spec.description = fn.description;
     if (fn.strict === true) ignored.ignore(`tools[${i}].function.strict`, 'Converse has no strict schema mode; the schema still guides the model');
@@ -93,10 +89,11 @@ function tools(value: unknown, request: ConverseRequest, ignored: IgnoredParams)
 
 /** `auto`, `required` (Converse `any`) or one function (`tool`); Converse has no way to forbid tools it was given. */
 function toolChoice(value: unknown, request: ConverseRequest): void {
+  const forced = forcedFunction(value);
   let choice: Record<string, unknown>;
   if (value === 'auto') choice = { auto: {} };
   else if (value === 'required') choice = { any: {} };
-  else if ((value as any)?.type === 'function' && typeof (value as any).function?.name === 'string') choice = { tool: { name: (value as any).function.name } };
+  else if (forced !== undefined) choice = { tool: { name: forced } };
   else throw unsupported('tool_choice', `tool_choice ${JSON.stringify(value)}`);
   request.toolConfig = { tools: request.toolConfig?.tools ?? [], toolChoice: choice };
 }
@@ -105,7 +102,7 @@ function toolChoice(value: unknown, request: ConverseRequest): void {
  * An OpenAI chat body as a Converse request. A null parameter is OpenAI's "default" and
  * is skipped; every other field must be one Converse can honour.
  */
-export function toConverseRequest(body: ChatCompletionBody, ignored = new IgnoredParams()): ConverseRequest {
+export function toConverseRequest(body: Fields, ignored = new IgnoredParams()): ConverseRequest {
   if (typeof body !== 'object' || body === null) throw invalid('the body must be a JSON object', 'body');
   const request: ConverseRequest = { ...toConverseMessages(body.messages) };
   for (const [field, value] of Object.entries(body)) {

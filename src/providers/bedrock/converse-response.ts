@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../../common/errors/gateway-error';
-import type { ChatCompletion, OpenAIErrorBody } from '../chat-format';
+import type { ChatAssistantMessage, ChatCompletion, ChatToolCall, ChatUsage, OpenAIErrorBody } from '../chat-format';
+import { type Fields, isObject } from '../translation-checks';
 
 const count = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0);
 
@@ -12,7 +13,7 @@ export const generatedId = () => `chatcmpl-${randomUUID().replace(/-/g, '')}`;
  * so the prompt is their sum; `prompt_tokens_details.cache_write_tokens` (the gateway's
  * own addition, as for Anthropic) keeps the writes apart for pricing.
  */
-export function converseUsageAsOpenAI(usage: Record<string, unknown>): Record<string, any> {
+export function converseUsageAsOpenAI(usage: Record<string, unknown>): ChatUsage {
   const cached = count(usage.cacheReadInputTokens);
   const written = count(usage.cacheWriteInputTokens);
   const prompt = count(usage.inputTokens) + cached + written;
@@ -51,16 +52,20 @@ export function finishReasonFromConverse(stopReason: unknown): 'stop' | 'length'
  * Anthropic). Converse names neither the answer nor the model: the id is made here and
  * the model is the one the request named.
  */
-export function toChatCompletion(answer: Record<string, any>, model: string): ChatCompletion {
-  const content = answer?.output?.message?.content;
-  if (!Array.isArray(content)) throw GatewayError.upstreamMalformed('Provider bedrock answered without output.message.content');
-  const blocks: Record<string, any>[] = content.filter((block) => typeof block === 'object' && block !== null);
+/** The object at `key` of `value`, if both are objects. */
+const objectAt = (value: unknown, key: string): Fields | undefined => (isObject(value) && isObject(value[key]) ? value[key] : undefined);
+
+export function toChatCompletion(answer: unknown, model: string): ChatCompletion {
+  const content = objectAt(objectAt(answer, 'output'), 'message')?.content;
+  if (!isObject(answer) || !Array.isArray(content)) throw GatewayError.upstreamMalformed('Provider bedrock answered without output.message.content');
+  const blocks = content.filter((block) => typeof block === 'object' && block !== null) as Fields[];
   const text = blocks.filter((block) => typeof block.text === 'string').map((block) => block.text as string);
-  const reasoning = blocks.map((block) => block.reasoningContent?.reasoningText?.text).filter((value): value is string => typeof value === 'string');
+  const reasoning = blocks.map((block) => objectAt(block.reasoningContent, 'reasoningText')?.text).filter((value): value is string => typeof value === 'string');
   const toolCalls = blocks
-    .filter((block) => block.toolUse && typeof block.toolUse.name === 'string')
-    .map((block) => ({ id: String(block.toolUse.toolUseId), type: 'function', function: { name: block.toolUse.name, arguments: JSON.stringify(block.toolUse.input ?? {}) } }));
-  const message: Record<string, unknown> = { role: 'assistant', content: text.length ? text.join('') : null, refusal: null };
+    .map((block) => objectAt(block, 'toolUse'))
+    .filter((toolUse): toolUse is Fields & { name: string } => typeof toolUse?.name === 'string')
+    .map((toolUse): ChatToolCall => ({ id: String(toolUse.toolUseId), type: 'function', function: { name: toolUse.name, arguments: JSON.stringify(toolUse.input ?? {}) } }));
+  const message: ChatAssistantMessage = { role: 'assistant', content: text.length ? text.join('') : null, refusal: null };
   if (reasoning.length) message.reasoning_content = reasoning.join('\n\n');
   if (toolCalls.length) message.tool_calls = toolCalls;
   const completion: ChatCompletion = {
@@ -71,7 +76,7 @@ export function toChatCompletion(answer: Record<string, any>, model: string): Ch
     choices: [{ index: 0, message, finish_reason: finishReasonFromConverse(answer.stopReason), logprobs: null }],
   };
   // Absent counts are not zero counts: without usage the log records none rather than a free call.
-  if (answer.usage && typeof answer.usage === 'object') completion.usage = converseUsageAsOpenAI(answer.usage);
+  if (answer.usage && typeof answer.usage === 'object') completion.usage = converseUsageAsOpenAI(answer.usage as Fields);
   return completion;
 }
 
@@ -119,7 +124,7 @@ export function awsErrorName(raw: string | undefined | null): string | null {
  * name becomes the code, its kind the type, and the message says what to do about it.
  */
 export function toOpenAIError(status: number, body: unknown, headers?: Record<string, string>): OpenAIErrorBody {
-  const record = typeof body === 'object' && body !== null ? (body as Record<string, any>) : null;
+  const record = typeof body === 'object' && body !== null ? (body as Fields) : null;
   const name = awsErrorName(headers?.['x-amzn-errortype'] ?? (typeof record?.__type === 'string' ? record.__type.split('#').pop() : null));
   const given = typeof record?.message === 'string' ? record.message : typeof record?.Message === 'string' ? record.Message : typeof body === 'string' ? body.trim().slice(0, 1000) : '';
   const hint = name && Object.hasOwn(HINTS, name) ? HINTS[name] : null;

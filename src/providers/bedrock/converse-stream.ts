@@ -1,6 +1,6 @@
 import type { EventSourceMessage } from 'eventsource-parser';
 import { GatewayError } from '../../common/errors/gateway-error';
-import type { ChatCompletionChunk, ChatStreamDecoder } from '../chat-format';
+import type { ChatCompletionChunk, ChatDelta, ChatFinishReason, ChatStreamDecoder } from '../chat-format';
 import { parseStreamEvent } from '../stream-event';
 import { awsErrorName, converseUsageAsOpenAI, finishReasonFromConverse, generatedId, toOpenAIError } from './converse-response';
 
@@ -84,10 +84,10 @@ export class ConverseChatStreamDecoder implements ChatStreamDecoder {
   }
 
   private envelope() {
-    return { id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.model };
+    return { id: this.id, object: 'chat.completion.chunk' as const, created: this.created, model: this.model };
   }
 
-  private chunk(delta: Record<string, unknown>, finishReason: string | null = null): ChatCompletionChunk {
+  private chunk(delta: ChatDelta, finishReason: ChatFinishReason | null = null): ChatCompletionChunk {
     return { ...this.envelope(), choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }] };
   }
 }

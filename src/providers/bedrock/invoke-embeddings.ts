@@ -2,6 +2,7 @@ import { GatewayError } from '../../common/errors/gateway-error';
 import type { ProviderTarget } from '../provider-target';
 import { mergeEmbeddingLists, openAIEmbeddingList } from '../embedding-vectors';
 import type { JsonOperationCapability, UpstreamHeaders, UpstreamRequest } from '../provider-adapter';
+import { fieldOf } from '../translation-checks';
 import { toOpenAIError } from './converse-response';
 import { modelUrl } from './bedrock-urls';
 
@@ -131,7 +132,7 @@ function headerTokens(headers: UpstreamHeaders): number | null {
 const isVector = (values: unknown): values is number[] => Array.isArray(values) && values.every((value) => typeof value === 'number');
 
 /** An InvokeModel embeddings answer in OpenAI's shape; tokens from Titan's body, else Bedrock's header. */
-export function fromBedrockEmbeddings(answer: Record<string, any>, body: Record<string, unknown>, headers: UpstreamHeaders): Record<string, unknown> {
+export function fromBedrockEmbeddings(answer: Record<string, unknown>, body: Record<string, unknown>, headers: UpstreamHeaders): Record<string, unknown> {
   const model = String(body.model);
   if (familyOf(model) === 'titan') {
     if (!isVector(answer.embedding)) throw GatewayError.upstreamMalformed('Provider bedrock answered without embedding (Titan)');
@@ -139,7 +140,7 @@ export function fromBedrockEmbeddings(answer: Record<string, any>, body: Record<
     return openAIEmbeddingList([answer.embedding], model, body.encoding_format, tokens);
   }
   // Without embedding_types Cohere answers `embeddings_floats` (a list of vectors); Embed v4 may answer by type.
-  const vectors = Array.isArray(answer.embeddings) ? answer.embeddings : answer.embeddings?.float;
+  const vectors = Array.isArray(answer.embeddings) ? answer.embeddings : fieldOf(answer.embeddings, 'float');
   if (!Array.isArray(vectors) || !vectors.every(isVector)) throw GatewayError.upstreamMalformed('Provider bedrock answered without float embeddings (Cohere)');
   return openAIEmbeddingList(vectors, model, body.encoding_format, headerTokens(headers));
 }

@@ -1,33 +1,25 @@
 import { readToolCall } from '../openai-tool-calls';
-import { chatMessageRole, invalid, unsupportedBy } from '../translation-checks';
+import type { ChatAssistantMessage } from '../chat-format';
+import { chatMessage, type Fields, fieldOf, invalid, isObject, unsupportedBy } from '../translation-checks';
 
 type CohereMessage = Record<string, unknown>;
 
 /** "Provider cohere does not support <what>", naming the field. */
 const unsupported = unsupportedBy('cohere');
 
-/** Message fields each role may carry; any other with a value is something Cohere cannot do. */
-const FIELDS: Record<string, Set<string>> = {
-  system: new Set(['role', 'content']),
-  developer: new Set(['role', 'content']),
-  user: new Set(['role', 'content']),
-  // `annotations` are citations of an earlier answer echoed back: output metadata, not instructions.
-  assistant: new Set(['role', 'content', 'tool_calls', 'refusal', 'annotations']),
-  tool: new Set(['role', 'content', 'tool_call_id']),
-};
-
 /** One part of a content array; Cohere's v2 parts are OpenAI's text and image_url parts. */
-function contentPart(part: any, param: string, role: string): Record<string, unknown> {
-  const type = part?.type;
+function contentPart(value: unknown, param: string, role: string): Record<string, unknown> {
+  const part: Fields = isObject(value) ? value : {};
+  const type = part.type;
   if (type === 'text') {
     if (typeof part.text !== 'string') throw invalid(`${param}.text must be a string`, `${param}.text`);
     return { type: 'text', text: part.text };
   }
   if (type === 'refusal' && role === 'assistant' && typeof part.refusal === 'string') return { type: 'text', text: part.refusal };
   if (type === 'image_url' && role === 'user') {
-    const url = part.image_url?.url;
+    const url = fieldOf(part.image_url, 'url');
     if (typeof url !== 'string') throw invalid(`${param}.image_url.url must be a string`, `${param}.image_url.url`);
-    const detail = part.image_url.detail;
+    const detail = fieldOf(part.image_url, 'detail');
     return { type: 'image_url', image_url: typeof detail === 'string' ? { url, detail } : { url } };
   }
   throw unsupported(`${param}.type`, `content parts of type ${JSON.stringify(type)} in ${role} messages (${param}.type)`);
@@ -54,8 +46,9 @@ function text(value: string | Record<string, unknown>[]): string {
  */
 export function toCohereMessages(messages: unknown): CohereMessage[] {
   if (!Array.isArray(messages) || messages.length === 0) throw invalid('messages must be a non-empty array', 'messages');
-  return messages.map((message: any, i) => {
-    const role = chatMessageRole(message, i, FIELDS, unsupported);
+  return messages.map((value: unknown, i) => {
+    const message = chatMessage(value, i, unsupported);
+    const { role } = message;
     const param = `messages[${i}].content`;
     if (role === 'system' || role === 'developer') return { role: 'system', content: content(message.content, param, role) };
     if (role === 'user') return { role: 'user', content: content(message.content, param, role) };
@@ -67,12 +60,12 @@ export function toCohereMessages(messages: unknown): CohereMessage[] {
   });
 }
 
-function assistant(message: any, i: number): CohereMessage {
+function assistant(message: ChatAssistantMessage, i: number): CohereMessage {
   const said = text(content(message.content, `messages[${i}].content`, 'assistant')) || (typeof message.refusal === 'string' ? message.refusal : '');
   const calls = message.tool_calls;
   if (calls === null || calls === undefined || (Array.isArray(calls) && calls.length === 0)) return { role: 'assistant', content: said };
   if (!Array.isArray(calls)) throw invalid(`messages[${i}].tool_calls must be an array`, `messages[${i}].tool_calls`);
-  const toolCalls = calls.map((call: any, j) => {
+  const toolCalls = calls.map((call: unknown, j) => {
     const param = `messages[${i}].tool_calls[${j}]`;
     const { id, name, args } = readToolCall(call, param, 'cohere');
     if (!id) throw invalid(`${param}.id must be a string`, `${param}.id`);

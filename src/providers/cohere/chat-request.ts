@@ -1,8 +1,7 @@
-import type { ChatCompletionBody } from '../chat-format';
 import { IgnoredParams, OPENAI_DELIVERY_PARAMS } from '../ignored-params';
 import { ANTHROPIC_THINKING_BUDGETS } from '../reasoning-effort';
 import { toCohereMessages } from './chat-messages';
-import { finiteNumber, integer, invalid, unsupportedBy } from '../translation-checks';
+import { type Fields, chatToolFunction, finiteNumber, forcedFunction, integer, invalid, isObject, unsupportedBy } from '../translation-checks';
 
 /** A v2 chat request (https://docs.cohere.com/reference/chat) being built. */
 export type CohereChatRequest = Record<string, unknown> & { model: string; messages: unknown[] };
@@ -15,7 +14,7 @@ const number = finiteNumber;
  * Each OpenAI parameter Cohere has, and where it goes. A parameter missing here is one
  * Cohere cannot honour: a 400 naming it rather than a silent drop.
  */
-const PARAMETERS: Record<string, (value: unknown, request: CohereChatRequest, body: ChatCompletionBody, ignored: IgnoredParams) => void> = {
+const PARAMETERS: Record<string, (value: unknown, request: CohereChatRequest, body: Fields, ignored: IgnoredParams) => void> = {
   // Consumed by the gateway: model and messages are built apart, `user` is logged, and Cohere always streams usage.
   model: () => undefined,
   messages: () => undefined,
@@ -69,19 +68,19 @@ const PARAMETERS: Record<string, (value: unknown, request: CohereChatRequest, bo
 };
 
 function responseFormat(value: unknown, request: CohereChatRequest): void {
-  const format = value as Record<string, any>;
-  if (format?.type === 'text') return;
-  if (format?.type === 'json_object') {
+  const format = isObject(value) ? value : {};
+  if (format.type === 'text') return;
+  if (format.type === 'json_object') {
     request.response_format = { type: 'json_object' };
     return;
   }
-  if (format?.type === 'json_schema') {
-    const schema = format.json_schema?.schema;
+  if (format.type === 'json_schema') {
+    const schema = isObject(format.json_schema) ? format.json_schema.schema : undefined;
     if (!schema || typeof schema !== 'object' || Array.isArray(schema)) throw invalid('response_format.json_schema.schema must be an object', 'response_format.json_schema.schema');
     request.response_format = { type: 'json_object', json_schema: schema };
     return;
   }
-  throw unsupported('response_format.type', `response_format of type ${JSON.stringify(format?.type)}`);
+  throw unsupported('response_format.type', `response_format of type ${JSON.stringify(format.type)}`);
 }
 
 /**
@@ -91,16 +90,11 @@ function responseFormat(value: unknown, request: CohereChatRequest): void {
  */
 function tools(value: unknown, request: CohereChatRequest, ignored: IgnoredParams): void {
   if (!Array.isArray(value)) throw invalid('tools must be an array', 'tools');
-  const declared = value.map((tool: any, i) => {
-    if (tool?.type !== 'function') throw unsupported(`tools[${i}].type`, `tools of type ${JSON.stringify(tool?.type)} (tools[${i}].type)`);
-    const fn = tool.function;
-    if (typeof fn?.name !== 'string' || !fn.name) throw invalid(`tools[${i}].function.name must be a string`, `tools[${i}].function.name`);
+  const declared = value.map((tool: unknown, i) => {
+    const fn = chatToolFunction(tool, i, unsupported);
     const declaration: Record<string, unknown> = { name: fn.name };
     if (typeof fn.description === 'string') declaration.description = fn.description;
-    if (fn.parameters !== undefined && fn.parameters !== null) {
-      if (typeof fn.parameters !== 'object' || Array.isArray(fn.parameters)) throw invalid(`tools[${i}].function.parameters must be a JSON schema object`, `tools[${i}].function.parameters`);
-      declaration.parameters = fn.parameters;
-    }
+    if (fn.parameters) declaration.parameters = fn.parameters;
     return { tool: { type: 'function', function: declaration }, strict: fn.strict === true };
   });
   if (!declared.length) return;
@@ -110,13 +104,13 @@ function tools(value: unknown, request: CohereChatRequest, ignored: IgnoredParam
 }
 
 /** Cohere forces a tool call (REQUIRED) or none (NONE), not a named tool, unless it is the only one. */
-function toolChoice(value: unknown, request: CohereChatRequest, body: ChatCompletionBody): void {
+function toolChoice(value: unknown, request: CohereChatRequest, body: Fields): void {
   if (value === 'auto') return;
   if (value === 'required') return void (request.tool_choice = 'REQUIRED');
   if (value === 'none') return void (request.tool_choice = 'NONE');
-  const choice = value as Record<string, any>;
-  const tools = Array.isArray(body.tools) ? body.tools : [];
-  if (choice?.type === 'function' && typeof choice.function?.name === 'string' && tools.length === 1 && tools[0]?.function?.name === choice.function.name) {
+  const forced = forcedFunction(value);
+  const tools: unknown[] = Array.isArray(body.tools) ? body.tools : [];
+  if (forced !== undefined && tools.length === 1 && isObject(tools[0]) && isObject(tools[0].function) && tools[0].function.name === forced) {
     request.tool_choice = 'REQUIRED';
     return;
   }
@@ -127,7 +121,7 @@ function toolChoice(value: unknown, request: CohereChatRequest, body: ChatComple
  * An OpenAI chat body as a Cohere v2 chat request. A null parameter is OpenAI's
  * "default" and is skipped; every other field must be one Cohere can honour.
  */
-export function toCohereChatRequest(body: ChatCompletionBody, ignored = new IgnoredParams()): CohereChatRequest {
+export function toCohereChatRequest(body: Fields, ignored = new IgnoredParams()): CohereChatRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('the body must be a JSON object', 'body');
   if (typeof body.model !== 'string' || !body.model) throw invalid('model must be a string naming a Cohere model', 'model');
   const request: CohereChatRequest = { model: body.model, messages: toCohereMessages(body.messages) };

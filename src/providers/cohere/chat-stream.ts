@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EventSourceMessage } from 'eventsource-parser';
 import { GatewayError } from '../../common/errors/gateway-error';
-import type { ChatCompletionChunk, ChatStreamDecoder } from '../chat-format';
+import type { ChatCompletionChunk, ChatDelta, ChatFinishReason, ChatStreamDecoder } from '../chat-format';
 import { parseStreamEvent } from '../stream-event';
 import { finishReasonFromCohere, usageFromCohere } from './cohere-usage';
 
@@ -89,10 +89,10 @@ export class CohereChatStreamDecoder implements ChatStreamDecoder {
 
   private envelope() {
     this.id ??= `chatcmpl-${randomUUID()}`;
-    return { id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.model };
+    return { id: this.id, object: 'chat.completion.chunk' as const, created: this.created, model: this.model };
   }
 
-  private chunk(delta: Record<string, unknown>, finishReason: string | null = null): ChatCompletionChunk {
+  private chunk(delta: ChatDelta, finishReason: ChatFinishReason | null = null): ChatCompletionChunk {
     return { ...this.envelope(), choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }] };
   }
 }

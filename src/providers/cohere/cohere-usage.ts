@@ -1,3 +1,6 @@
+import type { ChatUsage } from '../chat-format';
+import { isObject } from '../translation-checks';
+
 const count = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0);
 
 /**
@@ -7,10 +10,10 @@ const count = (value: unknown): number => (typeof value === 'number' && Number.i
  * and the raw ones only when a deployment reports no bill. Null when there is neither:
  * no count is not a zero count.
  */
-export function usageFromCohere(usage: unknown): Record<string, any> | null {
-  if (!usage || typeof usage !== 'object') return null;
-  const { billed_units: billed, tokens } = usage as Record<string, any>;
-  const counts = billed && typeof billed === 'object' ? billed : tokens && typeof tokens === 'object' ? tokens : null;
+export function usageFromCohere(usage: unknown): ChatUsage | null {
+  if (!isObject(usage)) return null;
+  const { billed_units: billed, tokens } = usage;
+  const counts = isObject(billed) ? billed : isObject(tokens) ? tokens : null;
   if (!counts) return null;
   const promptTokens = count(counts.input_tokens);
   const completionTokens = count(counts.output_tokens);

@@ -1,6 +1,6 @@
 import { GatewayError } from '../../common/errors/gateway-error';
 import { openAIEmbeddingList } from '../embedding-vectors';
-import { invalid, unsupportedBy } from '../translation-checks';
+import { fieldOf, invalid, unsupportedBy } from '../translation-checks';
 
 const unsupported = unsupportedBy('cohere');
 
@@ -47,11 +47,11 @@ export function toCohereEmbedRequest(body: Record<string, unknown>): Record<stri
  * A v2 embed answer (`{id, embeddings: {float: [[…]]}, texts, meta: {billed_units: {input_tokens}}}`)
  * in OpenAI's embeddings shape, each vector encoded as the request's `encoding_format` asks.
  */
-export function toOpenAIEmbeddings(answer: Record<string, any>, body: Record<string, unknown>): Record<string, unknown> {
-  const vectors = answer.embeddings?.float;
+export function toOpenAIEmbeddings(answer: Record<string, unknown>, body: Record<string, unknown>): Record<string, unknown> {
+  const vectors = fieldOf(answer.embeddings, 'float');
   if (!Array.isArray(vectors) || !vectors.every((vector) => Array.isArray(vector) && vector.every((value: unknown) => typeof value === 'number'))) {
     throw GatewayError.upstreamMalformed('Provider cohere answered without float embeddings (embeddings.float)');
   }
-  const tokens = answer.meta?.billed_units?.input_tokens;
+  const tokens = fieldOf(fieldOf(answer.meta, 'billed_units'), 'input_tokens');
   return openAIEmbeddingList(vectors, String(body.model), body.encoding_format, typeof tokens === 'number' ? tokens : null);
 }

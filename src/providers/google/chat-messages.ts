@@ -1,5 +1,5 @@
 import { readToolCall } from '../openai-tool-calls';
-import { chatMessageRole, invalid, unsupportedBy } from '../translation-checks';
+import { chatMessage, type Fields, fieldOf, invalid, isObject, unsupportedBy } from '../translation-checks';
 
 type Part = Record<string, unknown>;
 export interface GeminiContent {
@@ -51,23 +51,26 @@ function imagePart(url: unknown, param: string): Part {
 }
 
 /** One part of a message's content array. `detail` is a resolution hint Gemini chooses for itself. */
-function contentPart(part: any, param: string, role: string): Part {
-  const type = part?.type;
+function contentPart(value: unknown, param: string, role: string): Part {
+  const part: Fields = isObject(value) ? value : {};
+  const type = part.type;
   if (type === 'text' && typeof part.text === 'string') return { text: part.text };
   // An assistant turn the client echoes back may hold the refusal it was given: it is what the model said.
   if (type === 'refusal' && role === 'assistant' && typeof part.refusal === 'string') return { text: part.refusal };
   if (role === 'user') {
-    if (type === 'image_url') return imagePart(part.image_url?.url, `${param}.image_url.url`);
+    if (type === 'image_url') return imagePart(fieldOf(part.image_url, 'url'), `${param}.image_url.url`);
     if (type === 'input_audio') {
-      const format = part.input_audio?.format;
+      const format = fieldOf(part.input_audio, 'format');
       const mimeType = typeof format === 'string' && Object.hasOwn(AUDIO_TYPES, format) ? AUDIO_TYPES[format] : undefined;
       if (!mimeType) throw invalid(`${param}.input_audio.format must be wav or mp3`, `${param}.input_audio.format`);
-      if (typeof part.input_audio.data !== 'string') throw invalid(`${param}.input_audio.data must be a string`, `${param}.input_audio.data`);
-      return { inlineData: { mimeType, data: part.input_audio.data } };
+      const data = fieldOf(part.input_audio, 'data');
+      if (typeof data !== 'string') throw invalid(`${param}.input_audio.data must be a string`, `${param}.input_audio.data`);
+      return { inlineData: { mimeType, data } };
     }
     // A file sent inline (a PDF) is inline data to Gemini; a file_id names OpenAI's file store, which Gemini cannot read.
-    if (type === 'file' && typeof part.file?.file_data === 'string') {
-      const inline = inlineData(part.file.file_data);
+    const fileData = fieldOf(part.file, 'file_data');
+    if (type === 'file' && typeof fileData === 'string') {
+      const inline = inlineData(fileData);
       if (inline) return inline;
       throw invalid(`${param}.file.file_data must be a base64 data URL`, `${param}.file.file_data`);
     }
@@ -98,16 +101,6 @@ function functionResponse(name: string, content: unknown, param: string): Part {
   const result = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed : text;
   return { functionResponse: { name, response: { content: result } } };
 }
-
-/** Message fields each role may carry; any other with a value is something Gemini cannot do. */
-const FIELDS: Record<string, Set<string>> = {
-  system: new Set(['role', 'content']),
-  developer: new Set(['role', 'content']),
-  user: new Set(['role', 'content']),
-  // `annotations` are citations of an earlier answer echoed back: output metadata, not instructions.
-  assistant: new Set(['role', 'content', 'tool_calls', 'refusal', 'annotations']),
-  tool: new Set(['role', 'content', 'tool_call_id']),
-};
 
 /**
  * A system message in the middle of the conversation (Claude Code sends reminders and
@@ -142,8 +135,9 @@ export function toGeminiContents(messages: unknown): { contents: GeminiContent[]
     else contents.push({ role, parts });
   };
 
-  messages.forEach((message: any, i) => {
-    const role = chatMessageRole(message, i, FIELDS, unsupported);
+  messages.forEach((value: unknown, i) => {
+    const message = chatMessage(value, i, unsupported);
+    const { role } = message;
     const param = `messages[${i}].content`;
     if ((role === 'system' || role === 'developer') && !contents.length) {
       system.push(...contentParts(message.content, param, role));
@@ -168,7 +162,7 @@ export function toGeminiContents(messages: unknown): { contents: GeminiContent[]
 function functionCalls(toolCalls: unknown, i: number, callNames: Map<string, string>): Part[] {
   if (toolCalls === null || toolCalls === undefined) return [];
   if (!Array.isArray(toolCalls)) throw invalid(`messages[${i}].tool_calls must be an array`, `messages[${i}].tool_calls`);
-  return toolCalls.map((call: any, j) => {
+  return toolCalls.map((call: unknown, j) => {
     const { id, name, args } = readToolCall(call, `messages[${i}].tool_calls[${j}]`, 'google');
     if (id) callNames.set(id, name);
     return { functionCall: { name, args } };

@@ -1,8 +1,7 @@
-import type { ChatCompletionBody } from '../chat-format';
 import { IgnoredParams, OPENAI_DELIVERY_PARAMS } from '../ignored-params';
 import { GEMINI_THINKING_BUDGETS } from '../reasoning-effort';
 import { toGeminiContents } from './chat-messages';
-import { finiteNumber, integer, invalid, unsupportedBy } from '../translation-checks';
+import { type Fields, chatToolFunction, finiteNumber, forcedFunction, integer, invalid, isObject, unsupportedBy } from '../translation-checks';
 
 /** A GenerateContentRequest (https://ai.google.dev/api/generate-content#request-body) being built. */
 export interface GeminiRequest {
@@ -22,7 +21,7 @@ const config = (request: GeminiRequest) => (request.generationConfig ??= {});
  * Each OpenAI parameter Gemini has, and where it goes. A parameter missing here is one
  * Gemini cannot honour: a 400 naming it rather than a silent drop.
  */
-const PARAMETERS: Record<string, (value: unknown, request: GeminiRequest, body: ChatCompletionBody, ignored: IgnoredParams) => void> = {
+const PARAMETERS: Record<string, (value: unknown, request: GeminiRequest, body: Fields, ignored: IgnoredParams) => void> = {
   // Consumed by the gateway: the model and `stream` choose the URL, `user` is logged, and Gemini always streams usage.
   model: () => undefined,
   stream: () => undefined,
@@ -68,20 +67,20 @@ const PARAMETERS: Record<string, (value: unknown, request: GeminiRequest, body: 
 };
 
 function responseFormat(value: unknown, request: GeminiRequest): void {
-  const format = value as Record<string, any>;
-  if (format?.type === 'text') return;
-  if (format?.type === 'json_object') {
+  const format = isObject(value) ? value : {};
+  if (format.type === 'text') return;
+  if (format.type === 'json_object') {
     config(request).responseMimeType = 'application/json';
     return;
   }
-  if (format?.type === 'json_schema') {
-    const schema = format.json_schema?.schema;
+  if (format.type === 'json_schema') {
+    const schema = isObject(format.json_schema) ? format.json_schema.schema : undefined;
     if (!schema || typeof schema !== 'object') throw invalid('response_format.json_schema.schema must be an object', 'response_format.json_schema.schema');
     // responseJsonSchema takes JSON Schema as OpenAI clients write it; responseSchema is an OpenAPI subset that rejects much of it.
     Object.assign(config(request), { responseMimeType: 'application/json', responseJsonSchema: schema });
     return;
   }
-  throw unsupported('response_format.type', `response_format of type ${JSON.stringify(format?.type)}`);
+  throw unsupported('response_format.type', `response_format of type ${JSON.stringify(format.type)}`);
 }
 
 /**
@@ -93,15 +92,10 @@ function responseFormat(value: unknown, request: GeminiRequest): void {
  */
 function tools(value: unknown, request: GeminiRequest, ignored: IgnoredParams): void {
   if (!Array.isArray(value)) throw invalid('tools must be an array', 'tools');
-  const declarations = value.map((tool: any, i) => {
-    if (tool?.type !== 'function') throw unsupported(`tools[${i}].type`, `tools of type ${JSON.stringify(tool?.type)} (tools[${i}].type)`);
-    const fn = tool.function;
-    if (typeof fn?.name !== 'string' || !fn.name) throw invalid(`tools[${i}].function.name must be a string`, `tools[${i}].function.name`);
+  const declarations = value.map((tool: unknown, i) => {
+    const fn = chatToolFunction(tool, i, unsupported);
     const declaration: Record<string, unknown> = { name: fn.name, description: typeof fn.description === 'string' ? fn.description : '' };
-    if (fn.parameters !== undefined && fn.parameters !== null) {
-      if (typeof fn.parameters !== 'object' || Array.isArray(fn.parameters)) throw invalid(`tools[${i}].function.parameters must be a JSON schema object`, `tools[${i}].function.parameters`);
-      declaration.parametersJsonSchema = fn.parameters;
-    }
+    if (fn.parameters) declaration.parametersJsonSchema = fn.parameters;
     if (fn.strict === true) ignored.ignore(`tools[${i}].function.strict`, 'Gemini has no strict schema mode; the schema still guides the model');
     return declaration;
   });
@@ -112,8 +106,8 @@ function toolChoice(value: unknown): Record<string, unknown> {
   if (value === 'auto') return { mode: 'AUTO' };
   if (value === 'required') return { mode: 'ANY' };
   if (value === 'none') return { mode: 'NONE' };
-  const choice = value as Record<string, any>;
-  if (choice?.type === 'function' && typeof choice.function?.name === 'string') return { mode: 'ANY', allowedFunctionNames: [choice.function.name] };
+  const forced = forcedFunction(value);
+  if (forced !== undefined) return { mode: 'ANY', allowedFunctionNames: [forced] };
   throw unsupported('tool_choice', `tool_choice ${JSON.stringify(value)}`);
 }
 
@@ -121,7 +115,7 @@ function toolChoice(value: unknown): Record<string, unknown> {
  * An OpenAI chat body as a Gemini GenerateContentRequest. A null parameter is OpenAI's
  * "default" and is skipped; every other field must be one Gemini can honour.
  */
-export function toGeminiRequest(body: ChatCompletionBody, ignored = new IgnoredParams()): GeminiRequest {
+export function toGeminiRequest(body: Fields, ignored = new IgnoredParams()): GeminiRequest {
   if (typeof body !== 'object' || body === null) throw invalid('the body must be a JSON object', 'body');
   const request: GeminiRequest = { ...toGeminiContents(body.messages) };
   for (const [field, value] of Object.entries(body)) {

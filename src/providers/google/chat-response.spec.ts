@@ -70,7 +70,7 @@ describe('toChatCompletion', () => {
       [2, null, 'stop'],
       [3, 'x', 'content_filter'],
     ]);
-    expect(completion.usage.total_tokens).toBe(10);
+    expect(completion.usage?.total_tokens).toBe(10);
   });
 
   it('no usageMetadata, no usage (rather than a free call)', () => {

@@ -1,14 +1,15 @@
-import type { ChatCompletion, OpenAIErrorBody } from '../chat-format';
+import type { ChatAssistantMessage, ChatChoice, ChatCompletion, OpenAIErrorBody } from '../chat-format';
+import { isObject } from '../translation-checks';
 import { answerText, generatedId, logprobs, thoughtText, toolCalls } from './candidate';
 import { finishReasonFromGemini } from './finish-reason';
 import type { GeminiCandidate, GeminiResponse } from './gemini-types';
 import { usageFromGemini } from './gemini-usage';
 
 /** One OpenAI choice of a Gemini candidate. */
-function choice(candidate: GeminiCandidate, position: number): Record<string, unknown> {
+function choice(candidate: GeminiCandidate, position: number): ChatChoice {
   const parts = Array.isArray(candidate.content?.parts) ? candidate.content.parts : [];
   const calls = toolCalls(parts);
-  const message: Record<string, unknown> = { role: 'assistant', content: answerText(parts), refusal: null };
+  const message: ChatAssistantMessage = { role: 'assistant', content: answerText(parts), refusal: null };
   const reasoning = thoughtText(parts);
   if (reasoning) message.reasoning_content = reasoning;
   if (calls.length) message.tool_calls = calls;
@@ -25,10 +26,10 @@ function choice(candidate: GeminiCandidate, position: number): Record<string, un
  * candidates, only `promptFeedback.blockReason`: it becomes one empty choice finished by
  * `content_filter`, which is how OpenAI reports filtered answers.
  */
-export function toChatCompletion(answer: Record<string, any>, model: string): ChatCompletion {
+export function toChatCompletion(answer: unknown, model: string): ChatCompletion {
   const response = answer as GeminiResponse;
   const candidates = Array.isArray(response.candidates) ? response.candidates : [];
-  const choices = candidates.length
+  const choices: ChatChoice[] = candidates.length
     ? candidates.map(choice)
     : [{ index: 0, message: { role: 'assistant', content: null, refusal: null }, logprobs: null, finish_reason: response.promptFeedback?.blockReason ? 'content_filter' : 'stop' }];
   const completion: ChatCompletion = {
@@ -59,12 +60,12 @@ const ERROR_TYPES: Record<string, string> = {
 export function toOpenAIError(status: number, body: unknown): OpenAIErrorBody {
   const fallbackType = status >= 500 ? 'api_error' : 'invalid_request_error';
   const unwrapped = Array.isArray(body) ? body[0] : body;
-  const error = (unwrapped as Record<string, any> | null)?.error;
-  if (!error || typeof error !== 'object' || typeof error.message !== 'string') {
+  const error = isObject(unwrapped) ? unwrapped.error : undefined;
+  if (!isObject(error) || typeof error.message !== 'string') {
     return { error: { message: `Provider google answered ${status}`, type: fallbackType, param: null, code: null } };
   }
   const code = typeof error.status === 'string' ? error.status : null;
-  const badKey = Array.isArray(error.details) && error.details.some((detail: any) => detail?.reason === 'API_KEY_INVALID');
+  const badKey = Array.isArray(error.details) && error.details.some((detail: unknown) => isObject(detail) && detail.reason === 'API_KEY_INVALID');
   const type = badKey ? 'authentication_error' : ((code && ERROR_TYPES[code]) ?? fallbackType);
   return { error: { message: error.message, type, param: null, code } };
 }

@@ -41,7 +41,7 @@ describe('GeminiChatStreamDecoder', () => {
       { content: 'The capital of France is Paris.' },
       {},
     ]);
-    expect(chunks.at(-1)!.usage.completion_tokens_details).toEqual({ reasoning_tokens: 111 });
+    expect(chunks.at(-1)!.usage?.completion_tokens_details).toEqual({ reasoning_tokens: 111 });
   });
 
   it('the last chunk carries the final usage totals, thinking counted as output', () => {

@@ -1,7 +1,7 @@
 import type { EventSourceMessage } from 'eventsource-parser';
 import { GatewayError } from '../../common/errors/gateway-error';
 import { parseStreamEvent } from '../stream-event';
-import type { ChatCompletionChunk, ChatStreamDecoder } from '../chat-format';
+import type { ChatCompletionChunk, ChatDelta, ChatFinishReason, ChatStreamDecoder } from '../chat-format';
 import { answerText, generatedId, logprobs, thoughtText, toolCalls } from './candidate';
 import { finishReasonFromGemini } from './finish-reason';
 import type { GeminiResponse, GeminiUsageMetadata } from './gemini-types';
@@ -26,7 +26,7 @@ export class GeminiChatStreamDecoder implements ChatStreamDecoder {
   constructor(private model: string) {}
 
   onEvent(event: EventSourceMessage): ChatCompletionChunk[] {
-    const response = parseStreamEvent(event.data, 'google') as GeminiResponse & { error?: Record<string, any> };
+    const response = parseStreamEvent(event.data, 'google') as GeminiResponse & { error?: Record<string, unknown> };
     if (response.error) {
       const error = response.error;
       const message = typeof error.message === 'string' ? error.message : 'Provider google ended the stream with an error';
@@ -86,10 +86,11 @@ export class GeminiChatStreamDecoder implements ChatStreamDecoder {
   }
 
   private envelope() {
-    return { id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.model };
+    // The id is set before the first chunk.
+    return { id: this.id ?? '', object: 'chat.completion.chunk' as const, created: this.created, model: this.model };
   }
 
-  private chunk(index: number, delta: Record<string, unknown>, finishReason: string | null = null, chunkLogprobs: unknown = null): ChatCompletionChunk {
+  private chunk(index: number, delta: ChatDelta, finishReason: ChatFinishReason | null = null, chunkLogprobs: unknown = null): ChatCompletionChunk {
     return { ...this.envelope(), choices: [{ index, delta, logprobs: chunkLogprobs, finish_reason: finishReason }] };
   }
 }

@@ -1,5 +1,6 @@
 import { GatewayError } from '../../common/errors/gateway-error';
 import { openAIEmbeddingList } from '../embedding-vectors';
+import { fieldOf } from '../translation-checks';
 
 /**
  * OpenAI embeddings bodies for Google's embedding models: Gemini's `batchEmbedContents`
@@ -58,14 +59,14 @@ export function toGeminiBatchEmbedRequest(input: GoogleEmbedInput, model: string
  * so usage is estimated (about four characters a token, as elsewhere in the gateway) for
  * the log and the cost: an estimate, not Google's billing.
  */
-export function fromGeminiEmbeddings(answer: Record<string, any>, body: Record<string, unknown>): Record<string, unknown> {
-  const embeddings = answer.embeddings;
-  if (!Array.isArray(embeddings) || !embeddings.every((embedding) => isVector(embedding?.values))) {
+export function fromGeminiEmbeddings(answer: Record<string, unknown>, body: Record<string, unknown>): Record<string, unknown> {
+  const vectors = Array.isArray(answer.embeddings) ? answer.embeddings.map((embedding: unknown) => fieldOf(embedding, 'values')) : null;
+  if (!vectors || !vectors.every(isVector)) {
     throw GatewayError.upstreamMalformed('Provider google answered without embeddings[].values');
   }
   const texts = typeof body.input === 'string' ? [body.input] : (body.input as string[]);
   const estimated = texts.reduce((sum, text) => sum + Math.ceil(text.length / 4), 0);
-  return openAIEmbeddingList(embeddings.map((embedding) => embedding.values), String(body.model), body.encoding_format, estimated);
+  return openAIEmbeddingList(vectors, String(body.model), body.encoding_format, estimated);
 }
 
 /** Vertex AI's `:predict` body for a text embedding model. */
@@ -78,12 +79,13 @@ export function toVertexPredictRequest(input: GoogleEmbedInput): Record<string, 
 }
 
 /** `{predictions: [{embeddings: {values, statistics: {token_count}}}]}` in OpenAI's shape, tokens summed over the texts. */
-export function fromVertexPredictions(answer: Record<string, any>, body: Record<string, unknown>): Record<string, unknown> {
-  const predictions = answer.predictions;
-  if (!Array.isArray(predictions) || !predictions.every((prediction) => isVector(prediction?.embeddings?.values))) {
+export function fromVertexPredictions(answer: Record<string, unknown>, body: Record<string, unknown>): Record<string, unknown> {
+  const embeddings = Array.isArray(answer.predictions) ? answer.predictions.map((prediction: unknown) => fieldOf(prediction, 'embeddings')) : null;
+  const vectors = embeddings?.map((embedding) => fieldOf(embedding, 'values'));
+  if (!embeddings || !vectors?.every(isVector)) {
     throw GatewayError.upstreamMalformed('Provider vertex-ai answered without predictions[].embeddings.values');
   }
-  const counts = predictions.map((prediction) => prediction.embeddings.statistics?.token_count);
-  const tokens = counts.every((count) => typeof count === 'number') ? counts.reduce((sum: number, count: number) => sum + count, 0) : null;
-  return openAIEmbeddingList(predictions.map((prediction) => prediction.embeddings.values), String(body.model), body.encoding_format, tokens);
+  const counts = embeddings.map((embedding) => fieldOf(fieldOf(embedding, 'statistics'), 'token_count'));
+  const tokens = counts.every((count) => typeof count === 'number') ? counts.reduce((sum, count) => sum + count, 0) : null;
+  return openAIEmbeddingList(vectors, String(body.model), body.encoding_format, tokens);
 }

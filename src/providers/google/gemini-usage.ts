@@ -1,3 +1,4 @@
+import type { ChatUsage } from '../chat-format';
 import type { GeminiUsageMetadata } from './gemini-types';
 
 const count = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0);
@@ -10,7 +11,7 @@ const count = (value: unknown): number => (typeof value === 'number' && Number.i
  * `cachedContentTokenCount` is already part of `promptTokenCount`, as OpenAI's
  * `cached_tokens` is of `prompt_tokens`.
  */
-export function usageFromGemini(metadata: GeminiUsageMetadata): Record<string, any> {
+export function usageFromGemini(metadata: GeminiUsageMetadata): ChatUsage {
   const promptTokens = count(metadata.promptTokenCount);
   const reasoningTokens = count(metadata.thoughtsTokenCount);
   const completionTokens = count(metadata.candidatesTokenCount) + reasoningTokens;

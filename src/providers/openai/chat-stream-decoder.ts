@@ -11,7 +11,8 @@ export class OpenAIChatStreamDecoder implements ChatStreamDecoder {
       this.done = true;
       return [];
     }
-    return [parseStreamEvent(event.data)];
+    // An OpenAI-format provider's chunk goes on as it came: the gateway reads it as the chat format.
+    return [parseStreamEvent(event.data) as ChatCompletionChunk];
   }
 
   isComplete(): boolean {

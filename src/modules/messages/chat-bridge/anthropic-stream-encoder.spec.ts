@@ -1,13 +1,13 @@
 import { createParser } from 'eventsource-parser';
-import type { ChatCompletionChunk } from '../../../providers/chat-format';
+import type { ChatCompletionChunk, ChatDelta, ChatToolCallDelta, ChatUsage } from '../../../providers/chat-format';
 import { OpenAIChatStreamDecoder } from '../../../providers/openai/chat-stream-decoder';
 import { AnthropicMessageAssembler } from '../anthropic-message-assembler';
 import { AnthropicStreamEncoder } from './anthropic-stream-encoder';
 
 // Chunks as OpenAI streams them with stream_options.include_usage: `usage: null` on every chunk but the last.
-const envelope = { id: 'chatcmpl-BxQ4pL2', object: 'chat.completion.chunk', created: 1753000000, model: 'gpt-4o-mini-2024-07-18', service_tier: 'default', system_fingerprint: 'fp_34a54ae93c', usage: null };
-const chunk = (delta: Record<string, unknown>, finish_reason: string | null = null): ChatCompletionChunk => ({ ...envelope, choices: [{ index: 0, delta, logprobs: null, finish_reason }] });
-const usageChunk = (usage: Record<string, unknown>): ChatCompletionChunk => ({ ...envelope, choices: [], usage });
+const envelope = { id: 'chatcmpl-BxQ4pL2', object: 'chat.completion.chunk' as const, created: 1753000000, model: 'gpt-4o-mini-2024-07-18', service_tier: 'default', system_fingerprint: 'fp_34a54ae93c', usage: null };
+const chunk = (delta: ChatDelta, finish_reason: string | null = null): ChatCompletionChunk => ({ ...envelope, choices: [{ index: 0, delta, logprobs: null, finish_reason }] });
+const usageChunk = (usage: ChatUsage): ChatCompletionChunk => ({ ...envelope, choices: [], usage });
 const USAGE = {
   prompt_tokens: 19,
   completion_tokens: 10,
@@ -208,10 +208,11 @@ describe('AnthropicStreamEncoder', () => {
   });
 
   it('tool calls from a server that leaves index out are told apart by their ids', () => {
+    const noIndex = (call: Omit<ChatToolCallDelta, 'index'>) => call as ChatToolCallDelta;
     const { encoder } = stream([
-      chunk({ tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'a', arguments: '{"x":' } }] }),
-      chunk({ tool_calls: [{ function: { arguments: '1}' } }] }),
-      chunk({ tool_calls: [{ id: 'call_2', type: 'function', function: { name: 'b', arguments: '{}' } }] }),
+      chunk({ tool_calls: [noIndex({ id: 'call_1', type: 'function', function: { name: 'a', arguments: '{"x":' } })] }),
+      chunk({ tool_calls: [noIndex({ function: { arguments: '1}' } })] }),
+      chunk({ tool_calls: [noIndex({ id: 'call_2', type: 'function', function: { name: 'b', arguments: '{}' } })] }),
       chunk({}, 'tool_calls'),
     ]);
     expect(encoder.message().content).toEqual([
@@ -222,7 +223,7 @@ describe('AnthropicStreamEncoder', () => {
 
   it('a tool call without an id gets one in Anthropic style', () => {
     const { encoder } = stream([chunk({ tool_calls: [{ index: 0, function: { name: 'a', arguments: '{}' } }] }), chunk({}, 'tool_calls')]);
-    expect(encoder.message().content[0].id).toMatch(/^toolu_[0-9a-f]{24}$/);
+    expect(encoder.message()).toMatchObject({ content: [{ id: expect.stringMatching(/^toolu_[0-9a-f]{24}$/) }] });
   });
 
   it('a usage chunk with cache reads: input_tokens leave them out, message_delta carries all counts', () => {
@@ -292,7 +293,8 @@ describe('AnthropicStreamEncoder', () => {
   });
 
   it('uses the requested model when the chunks name none', () => {
-    const { encoder } = stream([{ id: 'chatcmpl-1', choices: [{ index: 0, delta: { content: 'x' }, finish_reason: 'stop' }] }], 'my-model');
+    const nameless = { id: 'chatcmpl-1', choices: [{ index: 0, delta: { content: 'x' }, finish_reason: 'stop' }] } as unknown as ChatCompletionChunk;
+    const { encoder } = stream([nameless], 'my-model');
     expect(encoder.message()).toMatchObject({ id: 'msg_1', model: 'my-model' });
   });
 

@@ -1,9 +1,11 @@
 import { sseFrame } from '../../../common/http/sse-frame';
-import { type ChatCompletionChunk, reasoningText } from '../../../providers/chat-format';
+import { type ChatCompletionChunk, type ChatDelta, type ChatToolCallDelta, type ChatUsage, reasoningText } from '../../../providers/chat-format';
 import { AnthropicMessageAssembler } from '../anthropic-message-assembler';
 import { anthropicUsageFromOpenAI, generatedId, messageId, stopReasonFromOpenAI, thinkingBlock } from './chat-to-messages';
 
 type Frames = string[];
+/** One Anthropic stream event. */
+type AnthropicEvent = Record<string, unknown> & { type: string };
 /** The open content block: its kind; for a tool call also its OpenAI `index` and id, which its later deltas match. */
 interface OpenBlock {
   index: number;
@@ -33,7 +35,7 @@ export class AnthropicStreamEncoder {
   private finishReason: unknown = null;
   private hasToolCalls = false;
   private refused = false;
-  private usage: Record<string, any> | null = null;
+  private usage: ChatUsage | null = null;
 
   /** `model` is the model the request named, for a stream whose chunks do not say; `thinking`: the client asked for thinking. */
   constructor(
@@ -47,7 +49,7 @@ export class AnthropicStreamEncoder {
     if (chunk.usage && typeof chunk.usage === 'object') this.usage = chunk.usage;
     const choice = chunk.choices?.[0];
     if (!choice) return frames;
-    const delta = choice.delta ?? {};
+    const delta: ChatDelta = choice.delta ?? {};
     // A refusal is what the model said: text, ending the message as a refusal.
     if (typeof delta.refusal === 'string' && delta.refusal) this.refused = true;
     const reasoning = this.thinking ? reasoningText(delta) : '';
@@ -86,7 +88,7 @@ export class AnthropicStreamEncoder {
   }
 
   /** The message the events so far amount to. */
-  message(): Record<string, any> {
+  message(): Record<string, unknown> {
     return this.assembler.message();
   }
 
@@ -123,7 +125,7 @@ export class AnthropicStreamEncoder {
    * in its first delta and sends only its `index` with the argument fragments after; a
    * new index, or a new id from a server that leaves `index` out, is a new call.
    */
-  private toolBlock(call: Record<string, any>, frames: Frames): number {
+  private toolBlock(call: ChatToolCallDelta, frames: Frames): number {
     const current = this.open?.toolCall;
     const ordinal = typeof call.index === 'number' ? call.index : (current?.index ?? 0);
     const id = typeof call.id === 'string' && call.id ? call.id : null;
@@ -148,7 +150,7 @@ export class AnthropicStreamEncoder {
     return [frame];
   }
 
-  private emit(event: Record<string, any>): string {
+  private emit(event: AnthropicEvent): string {
     this.assembler.add(event);
     return sseFrame(JSON.stringify(event), event.type);
   }

@@ -1,7 +1,8 @@
+import type { ChatCompletion, ChatUsage } from '../../../providers/chat-format';
 import { anthropicUsageFromOpenAI, chatCompletionToMessage, openAIErrorToAnthropic, stopReasonFromOpenAI, toolInput } from './chat-to-messages';
 
 /** A chat.completion as OpenAI sends it, with the first choice's message and finish reason. */
-const completion = (message: Record<string, unknown>, finish_reason: string | null = 'stop', extra: Record<string, unknown> = {}) => ({
+const completion = (message: Record<string, unknown>, finish_reason: string | null = 'stop', extra: Record<string, unknown> = {}): ChatCompletion => ({
   id: 'chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG',
   object: 'chat.completion',
   created: 1741570283,
@@ -91,7 +92,8 @@ describe('chatCompletionToMessage', () => {
   });
 
   it('a completion without id, model or usage: a generated id, the requested model, zero counts', () => {
-    const message = chatCompletionToMessage({ choices: [{ message: { content: 'x' }, finish_reason: 'stop' }] }, 'gpt-4o');
+    const bare = { choices: [{ message: { content: 'x' }, finish_reason: 'stop' }] } as unknown as ChatCompletion;
+    const message = chatCompletionToMessage(bare, 'gpt-4o');
     expect(message.id).toMatch(/^msg_[0-9a-f]{24}$/);
     expect(message.model).toBe('gpt-4o');
     expect(message.usage).toEqual({ input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 });
@@ -127,7 +129,7 @@ describe('stopReasonFromOpenAI', () => {
 
 describe('anthropicUsageFromOpenAI', () => {
   it('leaves cache reads and writes (a translated Anthropic answer) out of input_tokens', () => {
-    expect(anthropicUsageFromOpenAI({ prompt_tokens: 260, completion_tokens: 12, prompt_tokens_details: { cached_tokens: 200, cache_write_tokens: 50 } })).toEqual({
+    expect(anthropicUsageFromOpenAI({ prompt_tokens: 260, completion_tokens: 12, total_tokens: 272, prompt_tokens_details: { cached_tokens: 200, cache_write_tokens: 50 } })).toEqual({
       input_tokens: 10,
       cache_creation_input_tokens: 50,
       cache_read_input_tokens: 200,
@@ -137,7 +139,8 @@ describe('anthropicUsageFromOpenAI', () => {
 
   it('counts nothing that is not a count, and never below zero', () => {
     expect(anthropicUsageFromOpenAI(null)).toEqual({ input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 });
-    expect(anthropicUsageFromOpenAI({ prompt_tokens: 5, completion_tokens: 'x', prompt_tokens_details: { cached_tokens: 9 } })).toEqual({
+    const offSpec = { prompt_tokens: 5, completion_tokens: 'x', prompt_tokens_details: { cached_tokens: 9 } } as unknown as ChatUsage;
+    expect(anthropicUsageFromOpenAI(offSpec)).toEqual({
       input_tokens: 0,
       cache_creation_input_tokens: 0,
       cache_read_input_tokens: 9,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { anthropicErrorType } from '../../../common/errors/anthropic-error';
-import { type ChatCompletion, reasoningText } from '../../../providers/chat-format';
+import { type ChatAssistantMessage, type ChatChoice, type ChatCompletion, type ChatUsage, reasoningText } from '../../../providers/chat-format';
+import { isObject } from '../../../providers/translation-checks';
 
 /** An id in Anthropic's style for what the provider left unnamed. */
 export const generatedId = (prefix: 'msg_' | 'toolu_') => `${prefix}${randomBytes(12).toString('hex')}`;
@@ -38,7 +39,7 @@ const count = (value: unknown): number => (typeof value === 'number' && Number.i
  * `cache_write_tokens`, the gateway's own field); Anthropic counts those apart from
  * `input_tokens`.
  */
-export function anthropicUsageFromOpenAI(usage: Record<string, any> | null | undefined): Record<string, number> {
+export function anthropicUsageFromOpenAI(usage: ChatUsage | null | undefined): Record<string, number> {
   const cacheRead = count(usage?.prompt_tokens_details?.cached_tokens);
   const cacheWrite = count(usage?.prompt_tokens_details?.cache_write_tokens);
   return {
@@ -73,22 +74,35 @@ export function toolInput(args: unknown): Record<string, unknown> {
  */
 export const thinkingBlock = (thinking: string) => ({ type: 'thinking', thinking, signature: '' });
 
+/** An Anthropic message (the Messages API's answer), as the bridge writes it. */
+export interface AnthropicMessage {
+  id: string;
+  type: 'message';
+  role: 'assistant';
+  model: string;
+  content: Record<string, unknown>[];
+  stop_reason: string;
+  stop_sequence: null;
+  usage: Record<string, number>;
+}
+
 /**
  * A `chat.completion` as an Anthropic message: with `thinking` (the client asked for
  * it) the provider's reasoning text as a thinking block, then the first choice's text
  * as one text block (its `refusal` text when it refused), then its tool calls as
  * tool_use blocks.
  */
-export function chatCompletionToMessage(completion: ChatCompletion, model: string, thinking = false): Record<string, any> {
-  const choice = completion.choices?.[0] ?? {};
-  const answer = choice.message ?? {};
+export function chatCompletionToMessage(completion: ChatCompletion, model: string, thinking = false): AnthropicMessage {
+  // The provider's answer came unchecked: each field is read with care.
+  const choice: Partial<ChatChoice> = completion.choices?.[0] ?? {};
+  const answer: Partial<ChatAssistantMessage> = choice.message ?? {};
   const content: Record<string, unknown>[] = [];
   const reasoning = thinking ? reasoningText(answer) : '';
   if (reasoning) content.push(thinkingBlock(reasoning));
   const refused = !answer.content && typeof answer.refusal === 'string' && answer.refusal !== '';
   const text = refused ? answer.refusal : answer.content;
   if (typeof text === 'string' && text) content.push({ type: 'text', text });
-  const calls: Record<string, any>[] = Array.isArray(answer.tool_calls) ? answer.tool_calls : [];
+  const calls = Array.isArray(answer.tool_calls) ? answer.tool_calls : [];
   for (const call of calls) {
     content.push({ type: 'tool_use', id: call.id || generatedId('toolu_'), name: call.function?.name ?? '', input: toolInput(call.function?.arguments) });
   }
@@ -110,9 +124,9 @@ export function chatCompletionToMessage(completion: ChatCompletion, model: strin
  * `invalid_request_error`), and Anthropic's SDKs pick the exception by status anyway.
  */
 export function openAIErrorToAnthropic(body: unknown, status: number): { type: 'error'; error: { type: string; message: string } } {
-  const error = (body as Record<string, any> | null)?.error;
+  const error = isObject(body) ? body.error : undefined;
   let message = `The provider answered ${status}`;
-  if (typeof error?.message === 'string' && error.message) message = error.message;
+  if (isObject(error) && typeof error.message === 'string' && error.message) message = error.message;
   else if (typeof error === 'string' && error) message = error;
   else if (typeof body === 'string' && body.trim()) message = body;
   return { type: 'error', error: { type: anthropicErrorType('', status), message } };

@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 import { GatewayError } from '../../../common/errors/gateway-error';
-import type { ChatCompletionBody } from '../../../providers/chat-format';
+import type { ChatCompletionBody, ChatContentPart, ChatMessage, ChatTool, ChatToolCall, ChatToolChoice, ChatToolMessage } from '../../../providers/chat-format';
 import { IgnoredParams } from '../../../providers/ignored-params';
 import { effortForAnthropicBudget } from '../../../providers/reasoning-effort';
 import { finiteNumber, invalid, isObject, present } from '../../../providers/translation-checks';
 
 type Block = Record<string, unknown>;
-type ChatMessage = Record<string, unknown>;
+/** A chat body being built: its messages come last. */
+type ChatDraft = Partial<ChatCompletionBody>;
 
 /** Who the bridge is translating for: the provider (named in refusals) and where ignored fields are noted. */
 interface Bridge {
@@ -40,8 +41,9 @@ function chatUser(userId: string): string {
  * container, a field newer than this table …) is a 400 naming it rather than a silent
  * drop. `system`, `messages`, `tools` and `tool_choice` are read together below.
  */
-const FIELDS: Record<string, (value: unknown, chat: ChatCompletionBody, bridge: Bridge) => void> = {
-  model: (value, chat) => (chat.model = value),
+const FIELDS: Record<string, (value: unknown, chat: ChatDraft, bridge: Bridge) => void> = {
+  // MESSAGE_CREATE_SCHEMA checked `model` (a string) and `stream` (a boolean).
+  model: (value, chat) => (chat.model = value as string),
   system: () => undefined,
   messages: () => undefined,
   tools: () => undefined,
@@ -56,7 +58,7 @@ const FIELDS: Record<string, (value: unknown, chat: ChatCompletionBody, bridge: 
     if (value.length) chat.stop = value;
   },
   stream: (value, chat) => {
-    chat.stream = value;
+    chat.stream = value as boolean;
     // The usage of a stream comes, in its last chunk, only when asked for: the gateway bills by it.
     if (value === true) chat.stream_options = { include_usage: true };
   },
@@ -87,7 +89,7 @@ const FIELDS: Record<string, (value: unknown, chat: ChatCompletionBody, bridge: 
  * for those). `adaptive` lets the model choose how much to think, which is what a
  * reasoning model does without a level: it sends none either.
  */
-function thinking(value: unknown, chat: ChatCompletionBody): void {
+function thinking(value: unknown, chat: ChatDraft): void {
   if (!isObject(value)) throw invalid('thinking must be an object', 'thinking');
   switch (value.type) {
     case 'enabled': {
@@ -108,7 +110,7 @@ function thinking(value: unknown, chat: ChatCompletionBody): void {
  * `output_config.effort` (how many tokens Claude may spend, thinking included) is the
  * same knob as OpenAI's level; a thinking budget, more precise, wins when both come.
  */
-function outputConfig(value: unknown, chat: ChatCompletionBody, { provider }: Bridge): void {
+function outputConfig(value: unknown, chat: ChatDraft, { provider }: Bridge): void {
   if (!isObject(value)) throw invalid('output_config must be an object', 'output_config');
   for (const [key, inner] of Object.entries(value)) {
     if (!present(inner)) continue;
@@ -129,15 +131,18 @@ function outputConfig(value: unknown, chat: ChatCompletionBody, { provider }: Br
  */
 export function messagesToChatBody(body: Record<string, unknown>, provider: string, ignored = new IgnoredParams()): ChatCompletionBody {
   const bridge: Bridge = { provider, ignored };
-  const chat: ChatCompletionBody = {};
+  const draft: ChatDraft = {};
   for (const [field, value] of Object.entries(body)) {
     if (!present(value)) continue;
     const apply = Object.hasOwn(FIELDS, field) ? FIELDS[field] : undefined;
     if (!apply) throw unsupported(provider, field, field);
-    apply(value, chat, bridge);
+    apply(value, draft, bridge);
   }
   if (!Array.isArray(body.messages)) throw invalid('messages must be an array', 'messages');
-  chat.messages = [...systemMessages(body.system, bridge), ...body.messages.flatMap((message, i) => chatMessages(message, `messages[${i}]`, bridge))];
+  const chat: ChatCompletionBody = {
+    ...draft,
+    messages: [...systemMessages(body.system, bridge), ...body.messages.flatMap((message, i) => chatMessages(message, `messages[${i}]`, bridge))],
+  };
   // OpenAI refuses an empty `tools`, and `tool_choice` or `parallel_tool_calls` without tools: without tools they mean nothing.
   if (present(body.tools) && !Array.isArray(body.tools)) throw invalid('tools must be an array', 'tools');
   const tools = Array.isArray(body.tools) ? chatTools(body.tools, bridge) : [];
@@ -179,7 +184,7 @@ function systemMessages(system: unknown, bridge: Bridge): ChatMessage[] {
  * sends a `DeferredToolPlaceholder` so): it is left out, which is what the model would
  * have seen.
  */
-function chatTools(tools: unknown[], bridge: Bridge): Record<string, unknown>[] {
+function chatTools(tools: unknown[], bridge: Bridge): ChatTool[] {
   const { provider, ignored } = bridge;
   return tools.flatMap((tool, i) => {
     const at = `tools[${i}]`;
@@ -191,25 +196,25 @@ function chatTools(tools: unknown[], bridge: Bridge): Record<string, unknown>[] 
     if (present(tool.type) && tool.type !== 'custom') throw unsupported(provider, `${at}.type`, `the server tool ${JSON.stringify(tool.type)} (${at}.type)`);
     if (typeof tool.name !== 'string' || !tool.name) throw invalid(`${at}.name must be a string`, `${at}.name`);
     if (!isObject(tool.input_schema)) throw invalid(`${at}.input_schema must be a JSON schema object`, `${at}.input_schema`);
-    const fn: Record<string, unknown> = { name: tool.name };
+    const fn: ChatTool['function'] = { name: tool.name };
     for (const [key, value] of Object.entries(tool)) {
       if (!present(value) || key === 'type' || key === 'name') continue;
       if (key === 'description') {
         if (typeof value !== 'string') throw invalid(`${at}.description must be a string`, `${at}.description`);
         fn.description = value;
-      } else if (key === 'input_schema') fn.parameters = value;
-      // Both promise arguments that follow the schema exactly.
-      else if (key === 'strict') fn.strict = value;
+      } else if (key === 'input_schema') fn.parameters = tool.input_schema;
+      // Both promise arguments that follow the schema exactly; passed on as sent, for the provider to check.
+      else if (key === 'strict') fn.strict = value as boolean;
       else if (key === 'cache_control') ignored.ignore(`${at}.cache_control`, CACHE_HINT);
       else if (key === 'eager_input_streaming') ignored.ignore(`${at}.eager_input_streaming`, 'it only streams tool arguments unbuffered; chat providers stream them as they come');
       else if (key !== 'defer_loading') throw unsupported(provider, `${at}.${key}`, `${at}.${key}`);
     }
-    return [{ type: 'function', function: fn }];
+    return [{ type: 'function' as const, function: fn }];
   });
 }
 
 /** Anthropic's tool_choice as OpenAI's, with `disable_parallel_tool_use` as `parallel_tool_calls: false`. */
-function toolChoice(choice: unknown): { tool_choice: unknown; parallel_tool_calls?: false } {
+function toolChoice(choice: unknown): { tool_choice: ChatToolChoice; parallel_tool_calls?: false } {
   if (!isObject(choice)) throw invalid('tool_choice must be an object', 'tool_choice');
   const serial = choice.disable_parallel_tool_use === true ? { parallel_tool_calls: false as const } : {};
   switch (choice.type) {
@@ -276,7 +281,7 @@ function chatMessages(message: unknown, at: string, bridge: Bridge): ChatMessage
  */
 function userMessages(content: unknown, at: string, bridge: Bridge): ChatMessage[] {
   const results: ChatMessage[] = [];
-  const parts: Record<string, unknown>[] = [];
+  const parts: ChatContentPart[] = [];
   blocksOf(content, at, bridge).forEach((block, j) => {
     const blockAt = `${at}.content[${j}]`;
     switch (block.type) {
@@ -298,7 +303,7 @@ function userMessages(content: unknown, at: string, bridge: Bridge): ChatMessage
   return [...results, { role: 'user', content: userContent }];
 }
 
-function imagePart(block: Block, at: string, provider: string): Record<string, unknown> {
+function imagePart(block: Block, at: string, provider: string): ChatContentPart {
   const source = block.source;
   if (!isObject(source)) throw invalid(`${at}.source must be an object`, `${at}.source`);
   if (source.type === 'base64') {
@@ -318,7 +323,7 @@ function imagePart(block: Block, at: string, provider: string): Record<string, u
  * joined as paragraphs, anything else (an image …) is refused. Chat has no error flag,
  * so a failed call (`is_error`) says so in its text: "Error: …".
  */
-function toolMessage(block: Block, at: string, bridge: Bridge): ChatMessage {
+function toolMessage(block: Block, at: string, bridge: Bridge): ChatToolMessage {
   if (typeof block.tool_use_id !== 'string' || !block.tool_use_id) throw invalid(`${at}.tool_use_id must be a string`, `${at}.tool_use_id`);
   let content = '';
   if (typeof block.content === 'string') content = block.content;
@@ -344,7 +349,7 @@ function toolMessage(block: Block, at: string, bridge: Bridge): ChatMessage {
 function assistantMessages(content: unknown, at: string, bridge: Bridge): ChatMessage[] {
   if (typeof content === 'string') return [{ role: 'assistant', content }];
   const texts: string[] = [];
-  const toolCalls: Record<string, unknown>[] = [];
+  const toolCalls: ChatToolCall[] = [];
   blocksOf(content, at, bridge).forEach((block, j) => {
     const blockAt = `${at}.content[${j}]`;
     switch (block.type) {

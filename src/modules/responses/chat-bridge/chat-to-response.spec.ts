@@ -1,6 +1,7 @@
+import type { ChatCompletion, ChatUsage } from '../../../providers/chat-format';
 import { chatCompletionToResponse, responseStatus, responseUsage } from './chat-to-response';
 
-const completion = (message: Record<string, unknown>, finish = 'stop', usage: Record<string, unknown> = { prompt_tokens: 10, completion_tokens: 4, total_tokens: 14 }) => ({
+const completion = (message: Record<string, unknown>, finish = 'stop', usage: ChatUsage = { prompt_tokens: 10, completion_tokens: 4, total_tokens: 14 }): ChatCompletion => ({
   id: 'chatcmpl-1',
   object: 'chat.completion',
   created: 1700000000,
@@ -43,7 +44,7 @@ describe('chatCompletionToResponse', () => {
     };
     const namespaced = new Map([['agents__spawn', { namespace: 'agents', name: 'spawn' }]]);
     const response = chatCompletionToResponse(completion(message, 'tool_calls'), { input: 'x' }, 'm', namespaced);
-    expect(response.output.map((item: any) => item.type)).toEqual(['reasoning', 'message', 'function_call', 'function_call']);
+    expect(response.output.map((item) => item.type)).toEqual(['reasoning', 'message', 'function_call', 'function_call']);
     expect(response.output[0]).toMatchObject({ summary: [{ type: 'summary_text', text: 'The user wants weather.' }] });
     expect(response.output[2]).toMatchObject({ call_id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}', status: 'completed' });
     expect(response.output[3]).toMatchObject({ call_id: 'call_2', name: 'spawn', namespace: 'agents' });
@@ -54,18 +55,20 @@ describe('chatCompletionToResponse', () => {
     const cut = chatCompletionToResponse(completion({ content: 'one two' }, 'length'), { input: 'x' }, 'm');
     expect(cut).toMatchObject({ status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, completed_at: null, output: [{ status: 'incomplete' }] });
     const refused = chatCompletionToResponse(completion({ content: null, refusal: 'I cannot.' }), { input: 'x' }, 'm');
-    expect(refused.output[0].content).toEqual([{ type: 'refusal', refusal: 'I cannot.' }]);
+    expect(refused.output[0]).toMatchObject({ content: [{ type: 'refusal', refusal: 'I cannot.' }] });
   });
 
   it('reads a completion without choices or usage without throwing', () => {
-    const response = chatCompletionToResponse({ id: 'x' }, { input: 'x' }, 'fallback-model');
+    const response = chatCompletionToResponse({ id: 'x' } as unknown as ChatCompletion, { input: 'x' }, 'fallback-model');
     expect(response).toMatchObject({ status: 'completed', model: 'fallback-model', output: [], usage: null });
   });
 });
 
 describe('responseUsage and responseStatus', () => {
   it('keeps cached and reasoning tokens among the input and output ones', () => {
-    expect(responseUsage({ prompt_tokens: 100, completion_tokens: 20, prompt_tokens_details: { cached_tokens: 60 }, completion_tokens_details: { reasoning_tokens: 5 } })).toEqual({
+    // Without total_tokens, as some servers answer: the total is the sum.
+    const usage = { prompt_tokens: 100, completion_tokens: 20, prompt_tokens_details: { cached_tokens: 60 }, completion_tokens_details: { reasoning_tokens: 5 } } as ChatUsage;
+    expect(responseUsage(usage)).toEqual({
       input_tokens: 100,
       input_tokens_details: { cached_tokens: 60 },
       output_tokens: 20,

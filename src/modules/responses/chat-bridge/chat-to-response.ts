@@ -1,8 +1,42 @@
 import { randomBytes } from 'node:crypto';
-import { type ChatCompletion, reasoningText } from '../../../providers/chat-format';
+import { type ChatAssistantMessage, type ChatChoice, type ChatCompletion, type ChatUsage, reasoningText } from '../../../providers/chat-format';
+import { type Fields, fieldOf, isObject } from '../../../providers/translation-checks';
 import type { NamespacedName } from './responses-to-chat';
 
-type Fields = Record<string, any>;
+/** A part of a message item: output text, or the refusal the model gave. */
+export type OutputPart = { type: 'output_text'; annotations: unknown[]; logprobs: unknown[]; text: string } | { type: 'refusal'; refusal: string };
+export interface MessageItem {
+  id: string;
+  type: 'message';
+  status: string;
+  role: 'assistant';
+  content: OutputPart[];
+}
+export interface ReasoningItem {
+  id: string;
+  type: 'reasoning';
+  summary: { type: 'summary_text'; text: string }[];
+}
+export interface FunctionCallItem {
+  id: string;
+  type: 'function_call';
+  status: string;
+  arguments: string;
+  call_id: string;
+  name: string;
+  namespace?: string;
+}
+/** One item of a Response's `output`, as the bridge writes them. */
+export type OutputItem = MessageItem | ReasoningItem | FunctionCallItem;
+/** A Response object as the bridge writes it: what it reads typed, the request's settings echoed beside. */
+export interface ResponseObject extends Fields {
+  id: string;
+  object: 'response';
+  created_at: number;
+  status: string;
+  model: string;
+  output: OutputItem[];
+}
 
 /** OpenAI-looking ids: `resp_…`, `msg_…`, `fc_…`, `rs_…` and 48 hex digits. */
 export const newItemId = (prefix: 'resp_' | 'msg_' | 'fc_' | 'rs_' | 'call_'): string => prefix + randomBytes(24).toString('hex');
@@ -14,7 +48,7 @@ const count = (value: unknown): number => (typeof value === 'number' && Number.i
  * them (and Anthropic's cache writes, which the gateway counts in `prompt_tokens` too),
  * output tokens with the reasoning ones among them.
  */
-export function responseUsage(usage: Fields | null | undefined): Fields | null {
+export function responseUsage(usage: ChatUsage | null | undefined): Fields | null {
   if (!usage || typeof usage !== 'object') return null;
   const input = count(usage.prompt_tokens);
   const output = count(usage.completion_tokens);
@@ -52,14 +86,14 @@ export function responseSettings(request: Fields): Fields {
     max_tool_calls: request.max_tool_calls ?? null,
     parallel_tool_calls: request.parallel_tool_calls ?? true,
     previous_response_id: null,
-    reasoning: { effort: request.reasoning?.effort ?? null, summary: request.reasoning?.summary ?? null },
+    reasoning: { effort: fieldOf(request.reasoning, 'effort') ?? null, summary: fieldOf(request.reasoning, 'summary') ?? null },
     safety_identifier: request.safety_identifier ?? null,
     service_tier: 'default',
     store: false,
     temperature: request.temperature ?? 1,
-    text: { format: { type: 'text' }, verbosity: 'medium', ...request.text },
+    text: { format: { type: 'text' }, verbosity: 'medium', ...(isObject(request.text) ? request.text : {}) },
     tool_choice: request.tool_choice ?? 'auto',
-    tools: tools.map((tool: Fields) => ({ strict: null, description: null, parameters: null, ...tool })),
+    tools: tools.filter(isObject).map((tool) => ({ strict: null, description: null, parameters: null, ...tool })),
     top_logprobs: 0,
     top_p: request.top_p ?? 1,
     truncation: request.truncation ?? 'disabled',
@@ -69,22 +103,22 @@ export function responseSettings(request: Fields): Fields {
 }
 
 /** A Response object from its parts: the settings echoed, then what the provider answered. */
-export function responseObject(id: string, createdAt: number, model: string, settings: Fields, answer: Fields): Fields {
+export function responseObject(id: string, createdAt: number, model: string, settings: Fields, answer: Partial<ResponseObject>): ResponseObject {
   return { id, object: 'response', created_at: createdAt, status: 'in_progress', completed_at: null, model, output: [], usage: null, incomplete_details: null, ...settings, ...answer };
 }
 
 /** The assistant's text as a message item: output text, or the refusal it gave. */
-export function messageItem(id: string, text: string, refusal: boolean, status: string): Fields {
-  const part = refusal ? { type: 'refusal', refusal: text } : { type: 'output_text', annotations: [], logprobs: [], text };
+export function messageItem(id: string, text: string, refusal: boolean, status: string): MessageItem {
+  const part: OutputPart = refusal ? { type: 'refusal', refusal: text } : { type: 'output_text', annotations: [], logprobs: [], text };
   return { id, type: 'message', status, role: 'assistant', content: [part] };
 }
 
-export function reasoningItem(id: string, text: string): Fields {
+export function reasoningItem(id: string, text: string): ReasoningItem {
   return { id, type: 'reasoning', summary: [{ type: 'summary_text', text }] };
 }
 
 /** A function call item; a namespaced function's chat name (`<namespace>__<function>`) is named as the client declared it. */
-export function functionCallItem(id: string, callId: string, chatName: string, args: string, namespaced: Map<string, NamespacedName>, status = 'completed'): Fields {
+export function functionCallItem(id: string, callId: string, chatName: string, args: string, namespaced: Map<string, NamespacedName>, status = 'completed'): FunctionCallItem {
   const declared = namespaced.get(chatName);
   const name = declared ? { name: declared.name, namespace: declared.namespace } : { name: chatName };
   return { id, type: 'function_call', status, arguments: args, call_id: callId, ...name };
@@ -95,17 +129,18 @@ export function functionCallItem(id: string, callId: string, chatName: string, a
  * returned some) as a reasoning item, its text (or refusal) as a message item, its tool
  * calls as function_call items, in that order, as OpenAI's models answer.
  */
-export function chatCompletionToResponse(completion: ChatCompletion, request: Fields, model: string, namespaced: Map<string, NamespacedName> = new Map()): Fields {
-  const choice = completion.choices?.[0] ?? {};
-  const answer: Fields = choice.message ?? {};
+export function chatCompletionToResponse(completion: ChatCompletion, request: Fields, model: string, namespaced: Map<string, NamespacedName> = new Map()): ResponseObject {
+  // The provider's answer came unchecked: each field is read with care.
+  const choice: Partial<ChatChoice> = completion.choices?.[0] ?? {};
+  const answer: Partial<ChatAssistantMessage> = choice.message ?? {};
   const { status, incomplete_details } = responseStatus(choice.finish_reason);
-  const output: Fields[] = [];
+  const output: OutputItem[] = [];
   const reasoning = reasoningText(answer);
   if (reasoning) output.push(reasoningItem(newItemId('rs_'), reasoning));
   const refused = !answer.content && typeof answer.refusal === 'string' && answer.refusal !== '';
   const text = refused ? answer.refusal : answer.content;
   if (typeof text === 'string' && text) output.push(messageItem(newItemId('msg_'), text, refused, status));
-  const calls: Fields[] = Array.isArray(answer.tool_calls) ? answer.tool_calls : [];
+  const calls = Array.isArray(answer.tool_calls) ? answer.tool_calls : [];
   for (const call of calls) {
     const args = call?.function?.arguments;
     const callId = typeof call?.id === 'string' && call.id ? call.id : newItemId('call_');

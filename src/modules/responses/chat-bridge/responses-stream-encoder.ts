@@ -1,16 +1,31 @@
 import { sseFrame } from '../../../common/http/sse-frame';
-import { type ChatCompletionChunk, reasoningText } from '../../../providers/chat-format';
+import { type ChatCompletionChunk, type ChatDelta, type ChatToolCallDelta, type ChatUsage, reasoningText } from '../../../providers/chat-format';
+import type { Fields } from '../../../providers/translation-checks';
 import type { NamespacedName } from './responses-to-chat';
-import { functionCallItem, newItemId, responseObject, responseStatus, responseUsage } from './chat-to-response';
+import {
+  type FunctionCallItem,
+  type MessageItem,
+  type OutputItem,
+  type OutputPart,
+  type ReasoningItem,
+  type ResponseObject,
+  functionCallItem,
+  newItemId,
+  responseObject,
+  responseStatus,
+  responseUsage,
+} from './chat-to-response';
 
-type Fields = Record<string, any>;
 type Frames = string[];
 
 /** The output item being streamed: its place in `output`, and what its later deltas must match. */
 type OpenItem =
-  | { kind: 'reasoning'; index: number; item: Fields }
-  | { kind: 'message'; index: number; item: Fields; part: Fields }
-  | { kind: 'function_call'; index: number; item: Fields; toolIndex: number };
+  | { kind: 'reasoning'; index: number; item: ReasoningItem }
+  | { kind: 'message'; index: number; item: MessageItem; part: OutputPart }
+  | { kind: 'function_call'; index: number; item: FunctionCallItem; toolIndex: number };
+
+const emptyPart = (kind: OutputPart['type']): OutputPart =>
+  kind === 'refusal' ? { type: 'refusal', refusal: '' } : { type: 'output_text', annotations: [], logprobs: [], text: '' };
 
 /**
  * OpenAI chat completion chunks (first choice) written as the Responses API's typed
@@ -34,10 +49,10 @@ export class ResponsesStreamEncoder {
   private finished = false;
   /** When `finish()` closed the response: the log's copy says the same time as the client's. */
   private completedAt: number | null = null;
-  private readonly output: Fields[] = [];
+  private readonly output: OutputItem[] = [];
   private open: OpenItem | null = null;
   private finishReason: unknown = null;
-  private usage: Fields | null = null;
+  private usage: ChatUsage | null = null;
 
   /** `settings`: the request as the response echoes it (`responseSettings`); `model` the one the request named, until a chunk says. */
   constructor(
@@ -52,7 +67,7 @@ export class ResponsesStreamEncoder {
     if (chunk.usage && typeof chunk.usage === 'object') this.usage = chunk.usage;
     const choice = chunk.choices?.[0];
     if (!choice || typeof choice !== 'object') return frames;
-    const delta: Fields = choice.delta && typeof choice.delta === 'object' ? choice.delta : {};
+    const delta: ChatDelta = choice.delta && typeof choice.delta === 'object' ? choice.delta : {};
     const reasoning = reasoningText(delta);
     if (reasoning) this.reasoningDelta(reasoning, frames);
     if (typeof delta.content === 'string' && delta.content) this.textDelta(delta.content, false, frames);
@@ -74,7 +89,7 @@ export class ResponsesStreamEncoder {
   }
 
   /** The response the events so far amount to: final after `finish()`, in progress before (a stream cut short). */
-  response(): Fields {
+  response(): ResponseObject {
     if (!this.finished) return responseObject(this.id, this.createdAt, this.model, this.settings, { output: this.output, usage: responseUsage(this.usage) });
     const { status, incomplete_details } = responseStatus(this.finishReason);
     return responseObject(this.id, this.createdAt, this.model, this.settings, {
@@ -102,9 +117,9 @@ export class ResponsesStreamEncoder {
   private reasoningDelta(text: string, frames: Frames): void {
     let open = this.open;
     if (open?.kind !== 'reasoning') {
-      const item = { id: newItemId('rs_'), type: 'reasoning', summary: [] as Fields[] };
+      const item: ReasoningItem = { id: newItemId('rs_'), type: 'reasoning', summary: [] };
       open = this.openItem({ kind: 'reasoning', index: this.output.length, item }, frames);
-      const part = { type: 'summary_text', text: '' };
+      const part = { type: 'summary_text' as const, text: '' };
       frames.push(this.emit('response.reasoning_summary_part.added', { ...this.at(open), summary_index: 0, part }));
       item.summary.push(part);
     }
@@ -117,15 +132,16 @@ export class ResponsesStreamEncoder {
     const kind = refusal ? 'refusal' : 'output_text';
     let open = this.open;
     if (open?.kind !== 'message') {
-      const item = { id: newItemId('msg_'), type: 'message', status: 'in_progress', role: 'assistant', content: [] as Fields[] };
-      open = this.openItem({ kind: 'message', index: this.output.length, item, part: {} }, frames);
-      this.openPart(open, kind, frames);
+      const item: MessageItem = { id: newItemId('msg_'), type: 'message', status: 'in_progress', role: 'assistant', content: [] };
+      open = this.openItem({ kind: 'message', index: this.output.length, item, part: emptyPart(kind) }, frames);
+      this.openPart(open, frames);
     } else if (open.part.type !== kind) {
       frames.push(...this.closePart(open));
-      this.openPart(open, kind, frames);
+      open.part = emptyPart(kind);
+      this.openPart(open, frames);
     }
     const at = { ...this.at(open), content_index: open.item.content.length - 1 };
-    if (refusal) {
+    if (open.part.type === 'refusal') {
       open.part.refusal += text;
       frames.push(this.emit('response.refusal.delta', { ...at, delta: text }));
     } else {
@@ -139,7 +155,7 @@ export class ResponsesStreamEncoder {
    * sends only its `index` with the argument fragments after; a new index, or a new id
    * from a server that leaves `index` out, is a new call.
    */
-  private toolCallDelta(call: Fields, frames: Frames): void {
+  private toolCallDelta(call: ChatToolCallDelta, frames: Frames): void {
     const current = this.open?.kind === 'function_call' ? this.open : null;
     const ordinal = typeof call.index === 'number' ? call.index : (current?.toolIndex ?? 0);
     const id = typeof call.id === 'string' && call.id ? call.id : null;
@@ -165,8 +181,8 @@ export class ResponsesStreamEncoder {
     return open;
   }
 
-  private openPart(open: Extract<OpenItem, { kind: 'message' }>, kind: 'output_text' | 'refusal', frames: Frames): void {
-    open.part = kind === 'refusal' ? { type: 'refusal', refusal: '' } : { type: 'output_text', annotations: [], logprobs: [], text: '' };
+  /** Adds the open message's part, just made, to its content. */
+  private openPart(open: Extract<OpenItem, { kind: 'message' }>, frames: Frames): void {
     open.item.content.push(open.part);
     frames.push(this.emit('response.content_part.added', { ...this.at(open), content_index: open.item.content.length - 1, part: open.part }));
   }

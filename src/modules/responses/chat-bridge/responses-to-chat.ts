@@ -1,9 +1,10 @@
 import { GatewayError } from '../../../common/errors/gateway-error';
 import { IgnoredParams } from '../../../providers/ignored-params';
-import type { ChatCompletionBody } from '../../../providers/chat-format';
+import type { ChatCompletionBody, ChatContentPart, ChatMessage, ChatTool, ChatToolCall, ChatToolMessage } from '../../../providers/chat-format';
 import { type Fields, finiteNumber, invalid, isObject, present } from '../../../providers/translation-checks';
 
-type ChatMessage = Record<string, unknown>;
+/** A chat body being built: its messages come after the fields FIELDS maps. */
+type ChatDraft = Partial<ChatCompletionBody>;
 
 /** A function of a `namespace` tool, as the model calls it in the Responses API. */
 export interface NamespacedName {
@@ -37,7 +38,7 @@ const EFFORTS: Record<string, string> = { none: 'none', minimal: 'minimal', low:
 
 interface Translation {
   body: Fields;
-  chat: ChatCompletionBody;
+  chat: ChatDraft;
   ignored: IgnoredParams;
   namespaced: Map<string, NamespacedName>;
   provider: string;
@@ -55,14 +56,14 @@ function boolean(value: unknown, param: string): boolean {
 
 /** A field that only tunes delivery (`why`): named in the ignored list when it asks for anything but the default. */
 const ignoredUnless =
-  (isDefault: (value: any) => boolean, why: string) =>
+  (isDefault: (value: unknown) => boolean, why: string) =>
   (value: unknown, t: Translation, field: string): void => {
     if (!isDefault(value)) t.ignored.ignore(field, why);
   };
 
 /** A field whose meaning needs state or a service the bridge does not have: refused unless it asks for nothing. */
 const refusedUnless =
-  (isDefault: (value: any) => boolean, what: string) =>
+  (isDefault: (value: unknown) => boolean, what: string) =>
   (value: unknown, t: Translation, field: string): void => {
     if (!isDefault(value)) throw unsupported(t.provider, field, what);
   };
@@ -75,7 +76,7 @@ const refusedUnless =
  * missing here (a field newer than this table) is a 400 naming it rather than a silent drop.
  * `input`, `instructions`, `tools`, `tool_choice` and `parallel_tool_calls` are read together below.
  */
-const FIELDS: Record<string, (value: any, t: Translation, field: string) => void> = {
+const FIELDS: Record<string, (value: unknown, t: Translation, field: string) => void> = {
   model: (value, t) => (t.chat.model = string(value, 'model')),
   input: () => undefined,
   instructions: () => undefined,
@@ -94,7 +95,7 @@ const FIELDS: Record<string, (value: any, t: Translation, field: string) => void
   temperature: (value, t) => (t.chat.temperature = finiteNumber(value, 'temperature')),
   top_p: (value, t) => (t.chat.top_p = finiteNumber(value, 'top_p')),
   max_output_tokens: (value, t) => {
-    if (!Number.isInteger(value) || value < 1) throw invalid('max_output_tokens must be a positive integer', 'max_output_tokens');
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) throw invalid('max_output_tokens must be a positive integer', 'max_output_tokens');
     // `max_tokens`: the name every chat provider takes (some OpenAI-compatible servers know no max_completion_tokens).
     t.chat.max_tokens = value;
   },
@@ -146,17 +147,19 @@ export function responsesToChatBody(body: Record<string, unknown>, provider: str
   if (!present(body.input)) throw invalid('input is required: a string or an array of input items', 'input');
   // Tools first: the history's calls of namespaced functions are named as the tools are.
   const tools = present(body.tools) ? chatTools(body.tools, t) : [];
-  t.chat.messages = [...instructions(body.instructions), ...chatMessages(body.input, t)];
+  const messages = [...instructions(body.instructions), ...chatMessages(body.input, t)];
+  t.chat.messages = messages;
   t.chat.tools = tools;
   if (present(body.tool_choice)) toolChoice(body.tool_choice, t);
-  if (present(body.parallel_tool_calls)) t.chat.parallel_tool_calls = body.parallel_tool_calls;
+  // FIELDS checked it is a boolean.
+  if (typeof body.parallel_tool_calls === 'boolean') t.chat.parallel_tool_calls = body.parallel_tool_calls;
   // OpenAI refuses an empty `tools`, and `tool_choice` or `parallel_tool_calls` without tools: without tools they mean nothing.
-  if (!(t.chat.tools as Fields[]).length) {
+  if (!t.chat.tools.length) {
     delete t.chat.tools;
     delete t.chat.tool_choice;
     delete t.chat.parallel_tool_calls;
   }
-  return { chat: t.chat, ignored: t.ignored.list(), namespaced: t.namespaced };
+  return { chat: { ...t.chat, messages }, ignored: t.ignored.list(), namespaced: t.namespaced };
 }
 
 function instructions(value: unknown): ChatMessage[] {
@@ -214,7 +217,7 @@ function text(value: unknown, t: Translation): void {
  * the caller named, and tools the client runs itself in shapes chat has no word for
  * (custom grammars, shell, apply_patch, tool search), are refused.
  */
-function chatTools(tools: unknown, t: Translation): Fields[] {
+function chatTools(tools: unknown, t: Translation): ChatTool[] {
   if (!Array.isArray(tools)) throw invalid('tools must be an array', 'tools');
   return tools.flatMap((tool, i) => {
     const at = `tools[${i}]`;
@@ -232,9 +235,9 @@ function chatTools(tools: unknown, t: Translation): Fields[] {
 /** Tools that run at OpenAI and that the model may use or not: an offer a bridged provider leaves out. */
 const HOSTED_TOOLS: ReadonlySet<string> = new Set(['web_search', 'web_search_preview', 'web_search_preview_2025_03_11', 'file_search', 'code_interpreter', 'image_generation', 'computer_use_preview']);
 
-function functionTool(tool: Fields, at: string, chatName?: string): Fields {
+function functionTool(tool: Fields, at: string, chatName?: string): ChatTool {
   if (typeof tool.name !== 'string' || !tool.name) throw invalid(`${at}.name must be a non-empty string`, `${at}.name`);
-  const fn: Fields = { name: chatName ?? tool.name };
+  const fn: ChatTool['function'] = { name: chatName ?? tool.name };
   if (present(tool.description)) fn.description = string(tool.description, `${at}.description`);
   if (present(tool.parameters)) {
     if (!isObject(tool.parameters)) throw invalid(`${at}.parameters must be a JSON schema object`, `${at}.parameters`);
@@ -244,7 +247,7 @@ function functionTool(tool: Fields, at: string, chatName?: string): Fields {
   return { type: 'function', function: fn };
 }
 
-function namespaceTools(tool: Fields, at: string, t: Translation): Fields[] {
+function namespaceTools(tool: Fields, at: string, t: Translation): ChatTool[] {
   if (typeof tool.name !== 'string' || !/^[A-Za-z0-9_-]+$/.test(tool.name)) throw invalid(`${at}.name must be a name of letters, digits, _ and -`, `${at}.name`);
   if (!Array.isArray(tool.tools)) throw invalid(`${at}.tools must be an array of function tools`, `${at}.tools`);
   const namespace = tool.name;
@@ -286,7 +289,7 @@ function toolChoice(choice: unknown, t: Translation): void {
         return tool.name;
       }),
     );
-    t.chat.tools = (t.chat.tools as Fields[]).filter((tool) => allowed.has(tool.function.name));
+    t.chat.tools = (t.chat.tools ?? []).filter((tool) => allowed.has(tool.function.name));
     if (!t.chat.tools.length) throw invalid('tool_choice.tools names none of the function tools', 'tool_choice.tools');
     t.chat.tool_choice = choice.mode;
     return;
@@ -321,7 +324,7 @@ function chatMessages(input: unknown, t: Translation): ChatMessage[] {
         // A call of a namespaced function goes under the name its tool has in the chat body.
         if (present(item.namespace)) call.function.name = namespacedChatName(string(item.namespace, `${at}.namespace`), call.function.name);
         const last = messages[messages.length - 1];
-        if (last?.role === 'assistant') last.tool_calls = [...((last.tool_calls as unknown[]) ?? []), call];
+        if (last?.role === 'assistant') last.tool_calls = [...(last.tool_calls ?? []), call];
         else messages.push({ role: 'assistant', content: null, tool_calls: [call] });
         break;
       }
@@ -337,7 +340,7 @@ function chatMessages(input: unknown, t: Translation): ChatMessage[] {
   return messages;
 }
 
-function functionCall(item: Fields, at: string): Fields {
+function functionCall(item: Fields, at: string): ChatToolCall {
   if (typeof item.call_id !== 'string' || !item.call_id) throw invalid(`${at}.call_id must be a string`, `${at}.call_id`);
   if (typeof item.name !== 'string' || !item.name) throw invalid(`${at}.name must be a string`, `${at}.name`);
   const args = present(item.arguments) ? string(item.arguments, `${at}.arguments`) : '{}';
@@ -345,7 +348,7 @@ function functionCall(item: Fields, at: string): Fields {
 }
 
 /** A tool's output as a `tool` message; chat tool messages carry text, so output parts must be text. */
-function toolMessage(item: Fields, at: string, provider: string): ChatMessage {
+function toolMessage(item: Fields, at: string, provider: string): ChatToolMessage {
   if (typeof item.call_id !== 'string' || !item.call_id) throw invalid(`${at}.call_id must be a string`, `${at}.call_id`);
   let content: string;
   if (typeof item.output === 'string') content = item.output;
@@ -362,11 +365,12 @@ function toolMessage(item: Fields, at: string, provider: string): ChatMessage {
   return { role: 'tool', tool_call_id: item.call_id, content };
 }
 
-const ROLES = ['user', 'assistant', 'system', 'developer'];
+const ROLES = ['user', 'assistant', 'system', 'developer'] as const;
+const isRole = (role: unknown): role is (typeof ROLES)[number] => ROLES.some((known) => known === role);
 
 function message(item: Fields, at: string, provider: string): ChatMessage[] {
   const role = item.role;
-  if (typeof role !== 'string' || !ROLES.includes(role)) throw invalid(`${at}.role must be one of the following values: ${ROLES.join(', ')}`, `${at}.role`);
+  if (!isRole(role)) throw invalid(`${at}.role must be one of the following values: ${ROLES.join(', ')}`, `${at}.role`);
   const content = item.content;
   if (typeof content === 'string') return [{ role: role === 'developer' ? 'system' : role, content }];
   if (!Array.isArray(content)) throw invalid(`${at}.content must be a string or an array of content parts`, `${at}.content`);
@@ -386,7 +390,7 @@ function message(item: Fields, at: string, provider: string): ChatMessage[] {
  * a `file_id` points into OpenAI's Files API, which the provider cannot read); the other
  * roles send text (an assistant's refusal is what it said: text too).
  */
-function contentPart(part: unknown, at: string, role: string, provider: string): Fields {
+function contentPart(part: unknown, at: string, role: string, provider: string): ChatContentPart {
   if (!isObject(part)) throw invalid(`${at} must be an object`, at);
   switch (part.type) {
     case 'input_text':
