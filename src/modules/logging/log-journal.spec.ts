@@ -36,9 +36,9 @@ describe('LogJournal', () => {
     journal.release([kept]);
     expect(files()).toHaveLength(1); // the spilled record is on disk only
     const readBack = journal.readSpilled();
-    expect(readBack?.map((record) => (record as { id: string }).id)).toEqual(['spilled', 'kept']);
+    expect(readBack?.map((entry) => (entry.record as { id: string }).id)).toEqual(['spilled', 'kept']);
     expect(journal.readSpilled()).toBeNull();
-    journal.release(readBack!);
+    journal.release(readBack!.map((entry) => entry.record));
     expect(files()).toEqual([]);
   });
 
@@ -48,9 +48,20 @@ describe('LogJournal', () => {
     const journal = new LogJournal(dir, 1 << 20);
     expect(journal.adoptOrphans()).toBe(1);
     const records = journal.readSpilled()!;
-    expect(records).toEqual([{ id: 'x' }, { id: 'y' }]);
-    journal.release(records);
+    expect(records).toEqual([
+      { record: { id: 'x' }, json: '{"id":"x"}' },
+      { record: { id: 'y' }, json: '{"id":"y"}' },
+    ]);
+    journal.release(records.map((entry) => entry.record));
     expect(files()).toEqual([`00001700000000001-${process.ppid}-000000.jsonl`]);
+  });
+
+  it("writes the caller's JSON as the record's line, and reads it back with it", () => {
+    const journal = new LogJournal(dir, 1 << 20);
+    const record = { id: 'a' };
+    journal.append(record, '{"id":"a","built":"once"}');
+    journal.spill(record);
+    expect(journal.readSpilled()).toEqual([{ record: { id: 'a', built: 'once' }, json: '{"id":"a","built":"once"}' }]);
   });
 
   it('past its size bound, refuses to journal (the record stays in memory only)', () => {

@@ -16,6 +16,12 @@ interface Segment {
   spilled: boolean;
 }
 
+/** A record and its line in the journal. */
+export interface JournaledRecord {
+  record: object;
+  json: string;
+}
+
 /** A segment is closed to new records past this size, so older ones can be deleted while traffic goes on. */
 const SEGMENT_MAX_BYTES = 16 * 1024 * 1024;
 
@@ -69,9 +75,12 @@ export class LogJournal {
     return adopted;
   }
 
-  /** Journals a record; false when the journal is full (the record is then in memory only). */
-  append(record: object): boolean {
-    const line = `${JSON.stringify(record)}\n`;
+  /**
+   * Journals a record as its JSON (serialised once by the caller, who reuses it for the
+   * INSERT); false when the journal is full (the record is then in memory only).
+   */
+  append(record: object, json: string = JSON.stringify(record)): boolean {
+    const line = `${json}\n`;
     const bytes = Buffer.byteLength(line);
     if (this.totalBytes + bytes > this.maxBytes) {
       this.warning.warn(`Log journal full (${this.maxBytes} bytes): new records are held in memory only`);
@@ -112,24 +121,24 @@ export class LogJournal {
     return true;
   }
 
-  /** The records of the oldest file holding some only on disk, to queue again; null when there is none. */
-  readSpilled(): object[] | null {
+  /** The records (with their JSON lines) of the oldest file holding some only on disk, to queue again; null when there is none. */
+  readSpilled(): JournaledRecord[] | null {
     const segment = this.segments.find((candidate) => candidate.spilled);
     if (!segment) return null;
     if (segment === this.active) this.active = null; // new records go to a new file
     this.writeLines();
-    const records: object[] = [];
+    const records: JournaledRecord[] = [];
     for (const line of readFileSync(segment.path, 'utf8').split('\n')) {
       if (!line) continue;
       try {
-        records.push(JSON.parse(line) as object);
+        records.push({ record: JSON.parse(line) as object, json: line });
       } catch {
         // The line a crash cut short: its request was in flight at that instant.
       }
     }
     segment.spilled = false;
     segment.outstanding += records.length;
-    for (const record of records) this.owners.set(record, segment);
+    for (const { record } of records) this.owners.set(record, segment);
     if (records.length === 0) this.deleteSettled();
     return records;
   }
