@@ -5,22 +5,29 @@ import { DataSource } from 'typeorm';
 import type { Environment } from '../../config/environment';
 import { isDataError } from '../../database/database-errors';
 import type { BudgetSettlement } from '../budgets/budget-ledger.service';
-import { CounterStore } from '../budgets/counter-store';
+import { CounterStore, type RowSettlements } from '../budgets/counter-store';
 import type { TokenSettlement } from '../budgets/rate-limiter.service';
 import { RequestLogEntity } from './entities/request-log.entity';
-import { LogJournal } from './log-journal';
+import { LogJournal, type JournalEntry } from './log-journal';
 import { storableRecord } from './storable-record';
 
 /** A log row, and what it does to budget and token-rate counters once stored (see CounterStore). */
 export type LogRecord = Partial<RequestLogEntity> & { budgetSettlements?: BudgetSettlement[]; tokenSettlements?: TokenSettlement[] };
 
-/** A queued record and its JSON, serialised once: the journal's line and the INSERT's parameter. */
-interface Queued {
-  record: LogRecord;
-  json: string;
+/**
+ * A queued record: its JSON, serialised once (the journal's line and the INSERT's
+ * parameter), and its settlements. Not the record's objects, which may go at once.
+ */
+interface Queued extends JournalEntry {
+  settlements: RowSettlements;
 }
 
-const queued = (record: LogRecord): Queued => ({ record, json: JSON.stringify(record) });
+function queued(record: LogRecord, json = JSON.stringify(record)): Queued {
+  return { json, settlements: { logId: record.id!, budgets: record.budgetSettlements ?? [], tokens: record.tokenSettlements ?? [] } };
+}
+
+/** A line of the journal read back (throws when it is not JSON: a line a crash cut short). */
+const requeued = (json: string): Queued => queued(JSON.parse(json) as LogRecord, json);
 
 /**
  * Writes log rows off the request path: each record is journaled on disk (LogJournal),
@@ -66,10 +73,10 @@ export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
 
   enqueue(record: LogRecord): void {
     const entry = queued(record);
-    this.journal?.append(record, entry.json);
+    this.journal?.append(entry);
     if (this.queue.length >= this.maxQueue) {
       // The oldest record leaves memory; if it is journaled it is read back once the queue drains.
-      if (!this.journal?.spill(this.queue.shift()!.record) && ++this.dropped % 1000 === 1) {
+      if (!this.journal?.spill(this.queue.shift()!) && ++this.dropped % 1000 === 1) {
         this.logger.error(`Log queue full (${this.maxQueue}) and not journaled: ${this.dropped} oldest records dropped`);
       }
     }
@@ -108,9 +115,9 @@ export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
     for (;;) {
       if (this.queue.length === 0) {
         // Memory is drained: read back what only the journal holds, oldest first.
-        const spilled = this.journal?.readSpilled();
+        const spilled = this.journal?.readSpilled(requeued);
         if (!spilled) return;
-        this.queue.push(...(spilled as Queued[]));
+        this.queue.push(...spilled);
         continue;
       }
       const batch = this.queue.splice(0, this.batchSize);
@@ -123,7 +130,7 @@ export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
         if (isDataError(error)) ({ unwritten, failure } = await this.insertOneByOne(batch));
         else unwritten = batch;
       }
-      this.journal?.release((unwritten.length ? batch.filter((entry) => !unwritten.includes(entry)) : batch).map((entry) => entry.record));
+      this.journal?.release(unwritten.length ? batch.filter((entry) => !unwritten.includes(entry)) : batch);
       if (unwritten.length) {
         this.queue.unshift(...unwritten);
         this.failures++;
@@ -148,14 +155,15 @@ export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
       } catch (error) {
         if (!isDataError(error)) return { unwritten: batch.slice(index), failure: error };
       }
-      const cleaned = storableRecord(entry.record, this.columnTypes());
+      const record = JSON.parse(entry.json) as LogRecord;
+      const cleaned = storableRecord(record, this.columnTypes());
       try {
         await this.insert([queued(cleaned)]);
       } catch (error) {
         if (!isDataError(error)) return { unwritten: batch.slice(index), failure: error };
         const note = { gateway_note: `body not storable: ${(error as Error).message}` };
         await this.insert([queued({ ...cleaned, requestBody: note, responseBody: note, requestHeaders: null })]).catch((again: Error) =>
-          this.logger.error(`Log record ${entry.record.id} dropped: ${again.message}`),
+          this.logger.error(`Log record ${record.id} dropped: ${again.message}`),
         );
       }
     }
@@ -175,10 +183,10 @@ export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
    */
   private async insert(entries: Queued[]): Promise<void> {
     // A record read back from the journal may still be queued too: each id once, or it would settle twice.
-    const batch = entries.length > 1 ? [...new Map(entries.map((entry) => [entry.record.id, entry])).values()] : entries;
+    const batch = entries.length > 1 ? [...new Map(entries.map((entry) => [entry.settlements.logId, entry])).values()] : entries;
     const params: unknown[] = [`[${batch.map((entry) => entry.json).join(',')}]`];
     const insert = (this.insertSql ??= this.buildInsertSql());
-    const settlements = batch.map(({ record }) => ({ logId: record.id!, budgets: record.budgetSettlements ?? [], tokens: record.tokenSettlements ?? [] }));
+    const settlements = batch.map((entry) => entry.settlements);
     const steps = this.counters.logInsertSteps(settlements, params);
     await this.dataSource.query(steps.length ? `with inserted as (${insert} returning id), ${steps.join(', ')} select 1` : insert, params);
     await this.counters.afterLogInsert(settlements);
