@@ -7,6 +7,8 @@ import type { NextFunction, Request, Response } from 'express';
 import { answerParserErrors } from './common/http/client-error.handler';
 import { jsonBody } from './common/http/json-body.middleware';
 import { AppModule } from './app.module';
+import { RequestContextMiddleware } from './gateway/request-context.middleware';
+import { RequestLogger } from './modules/logging/request-logger.service';
 import { writeError } from './gateway/gateway-exception.filter';
 import type { Environment } from './config/environment';
 import { PinoLogger } from './common/logging/pino-logger';
@@ -28,6 +30,10 @@ export async function createGatewayApp(env: Environment): Promise<INestApplicati
   app.use(jsonBody(env.BODY_LIMIT_BYTES));
   const logger = new Logger('RequestBody');
   app.use((error: unknown, req: Request, res: Response, next: NextFunction) => (error ? writeError(req, res, error, logger) : next()));
+  // Every request's context, as a plain Express middleware: through Nest's MiddlewareConsumer
+  // each request also paid a path match, a wrapper and a WeakSet entry.
+  const requestContext = new RequestContextMiddleware(app.get(RequestLogger));
+  app.use((req: Request, res: Response, next: NextFunction) => requestContext.use(req, res, next));
 
   const document = SwaggerModule.createDocument(
     app,

@@ -1,9 +1,8 @@
-import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CryptoModule } from './common/crypto/crypto.module';
-import { RequestContextMiddleware } from './gateway/request-context.middleware';
 import { GatewayExceptionFilter } from './gateway/gateway-exception.filter';
 import { ApiKeyGuard } from './gateway/api-key.guard';
 import { GatewayValidationPipe } from './common/pipes/gateway-validation.pipe';
@@ -32,7 +31,7 @@ import { UpstreamModule } from './modules/upstream/upstream.module';
  * encryption key already resolved (embedded PostgreSQL, generated key) by `main.ts`.
  */
 @Module({})
-export class AppModule implements NestModule {
+export class AppModule {
   static forRoot(env: Environment): DynamicModule {
     return {
       module: AppModule,
@@ -65,9 +64,5 @@ export class AppModule implements NestModule {
         { provide: APP_GUARD, useClass: ApiKeyGuard },
       ],
     };
-  }
-
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(RequestContextMiddleware).forRoutes('*');
   }
 }

@@ -48,13 +48,14 @@ export function jsonBody(limitBytes: number) {
     req.once('error', () => finish(GatewayError.invalidRequest('The request body could not be read', null, 'invalid_body')));
     req.once('end', () => {
       if (done) return;
+      let text: string;
       try {
-        const text = chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8');
+        text = chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8');
         req.body = JSON.parse(text);
       } catch {
         return finish(GatewayError.invalidRequest('Request body is not valid JSON', null, 'invalid_json'));
       }
-      if (tooDeep(req.body)) return finish(GatewayError.invalidRequest(`Request body is nested deeper than ${MAX_DEPTH} levels`, null, 'invalid_json'));
+      if (mayBeTooDeep(text) && tooDeep(req.body)) return finish(GatewayError.invalidRequest(`Request body is nested deeper than ${MAX_DEPTH} levels`, null, 'invalid_json'));
       finish();
     });
   };
@@ -62,6 +63,20 @@ export function jsonBody(limitBytes: number) {
 
 /** No API the gateway serves nests this deep; deeper bodies would only feed recursion downstream. */
 const MAX_DEPTH = 64;
+
+/**
+ * False when the text has no more than MAX_DEPTH opening brackets (inside strings
+ * included), so it cannot nest deeper: a scan of the text is cheaper than walking the
+ * parsed body, and most bodies need no more.
+ */
+function mayBeTooDeep(text: string): boolean {
+  let opening = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if ((code === 0x7b || code === 0x5b) && ++opening > MAX_DEPTH) return true;
+  }
+  return false;
+}
 
 /** Whether `value` nests objects or arrays deeper than MAX_DEPTH (iterative: the check itself must not recurse). */
 function tooDeep(value: unknown): boolean {

@@ -4,6 +4,9 @@ import { join } from 'node:path';
 import { LogJournal } from './log-journal';
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
+/** An entry as the log writer makes one: the record's JSON, and its id kept aside. */
+const entry = (record: { id: string; text?: string }) => ({ id: record.id, json: JSON.stringify(record) });
+const entryOf = (json: string) => entry(JSON.parse(json) as { id: string });
 
 describe('LogJournal', () => {
   let dir: string;
@@ -15,7 +18,7 @@ describe('LogJournal', () => {
 
   it('writes each tick’s records to disk and deletes the file once they are all stored', async () => {
     const journal = new LogJournal(dir, 1 << 20);
-    const records = [{ id: 'a' }, { id: 'b' }];
+    const records = [entry({ id: 'a' }), entry({ id: 'b' })];
     records.forEach((record) => journal.append(record));
     await tick();
     expect(lines().map((line) => JSON.parse(line).id)).toEqual(['a', 'b']);
@@ -28,16 +31,16 @@ describe('LogJournal', () => {
 
   it('reads back records the memory queue let go, and only then deletes their file', async () => {
     const journal = new LogJournal(dir, 1 << 20);
-    const kept = { id: 'kept' };
-    const spilled = { id: 'spilled' };
+    const kept = entry({ id: 'kept' });
+    const spilled = entry({ id: 'spilled' });
     journal.append(spilled);
     journal.append(kept);
     expect(journal.spill(spilled)).toBe(true);
     journal.release([kept]);
     expect(files()).toHaveLength(1); // the spilled record is on disk only
-    const readBack = journal.readSpilled();
-    expect(readBack?.map((record) => (record as { id: string }).id)).toEqual(['spilled', 'kept']);
-    expect(journal.readSpilled()).toBeNull();
+    const readBack = journal.readSpilled(entryOf);
+    expect(readBack?.map((read) => read.id)).toEqual(['spilled', 'kept']);
+    expect(journal.readSpilled(entryOf)).toBeNull();
     journal.release(readBack!);
     expect(files()).toEqual([]);
   });
@@ -47,16 +50,24 @@ describe('LogJournal', () => {
     writeFileSync(join(dir, `00001700000000001-${process.ppid}-000000.jsonl`), '{"id":"other"}\n');
     const journal = new LogJournal(dir, 1 << 20);
     expect(journal.adoptOrphans()).toBe(1);
-    const records = journal.readSpilled()!;
-    expect(records).toEqual([{ id: 'x' }, { id: 'y' }]);
+    const records = journal.readSpilled(entryOf)!;
+    expect(records).toEqual([entry({ id: 'x' }), entry({ id: 'y' })]);
     journal.release(records);
     expect(files()).toEqual([`00001700000000001-${process.ppid}-000000.jsonl`]);
   });
 
+  it("writes the entry's JSON as it is as the record's line", async () => {
+    const journal = new LogJournal(dir, 1 << 20);
+    journal.append({ json: '{"id":"a",  "built":"once"}' });
+    await tick();
+    expect(lines()).toEqual(['{"id":"a",  "built":"once"}']);
+  });
+
   it('past its size bound, refuses to journal (the record stays in memory only)', () => {
     const journal = new LogJournal(dir, 50);
-    expect(journal.append({ id: 'a', text: 'x'.repeat(10) })).toBe(true);
-    expect(journal.append({ id: 'b', text: 'x'.repeat(40) })).toBe(false);
-    expect(journal.spill({ id: 'b' })).toBe(false);
+    expect(journal.append(entry({ id: 'a', text: 'x'.repeat(10) }))).toBe(true);
+    const refused = entry({ id: 'b', text: 'x'.repeat(40) });
+    expect(journal.append(refused)).toBe(false);
+    expect(journal.spill(refused)).toBe(false);
   });
 });

@@ -16,6 +16,15 @@ interface Segment {
   spilled: boolean;
 }
 
+/**
+ * A record as the journal takes it: its JSON, serialised once by the caller (who sends
+ * the same text to the database). The entry object is the record's identity for
+ * `release` and `spill`.
+ */
+export interface JournalEntry {
+  json: string;
+}
+
 /** A segment is closed to new records past this size, so older ones can be deleted while traffic goes on. */
 const SEGMENT_MAX_BYTES = 16 * 1024 * 1024;
 
@@ -36,7 +45,7 @@ export class LogJournal {
   private readonly logger = new Logger(LogJournal.name);
   private readonly warning = new ThrottledWarning(this.logger);
   private readonly segments: Segment[] = [];
-  private readonly owners = new WeakMap<object, Segment>();
+  private readonly owners = new WeakMap<JournalEntry, Segment>();
   private active: Segment | null = null;
   private totalBytes = 0;
   private sequence = 0;
@@ -70,8 +79,8 @@ export class LogJournal {
   }
 
   /** Journals a record; false when the journal is full (the record is then in memory only). */
-  append(record: object): boolean {
-    const line = `${JSON.stringify(record)}\n`;
+  append(entry: JournalEntry): boolean {
+    const line = `${entry.json}\n`;
     const bytes = Buffer.byteLength(line);
     if (this.totalBytes + bytes > this.maxBytes) {
       this.warning.warn(`Log journal full (${this.maxBytes} bytes): new records are held in memory only`);
@@ -83,7 +92,7 @@ export class LogJournal {
     segment.bytes += bytes;
     segment.outstanding++;
     this.totalBytes += bytes;
-    this.owners.set(record, segment);
+    this.owners.set(entry, segment);
     if (!this.writeScheduled) {
       this.writeScheduled = true;
       setImmediate(() => this.writeLines());
@@ -92,44 +101,48 @@ export class LogJournal {
   }
 
   /** These records are in the database: their files go once nothing else in them is waiting. */
-  release(records: object[]): void {
-    for (const record of records) {
-      const segment = this.owners.get(record);
+  release(entries: JournalEntry[]): void {
+    for (const entry of entries) {
+      const segment = this.owners.get(entry);
       if (!segment) continue;
       segment.outstanding--;
-      this.owners.delete(record);
+      this.owners.delete(entry);
     }
     this.deleteSettled();
   }
 
   /** The memory queue let this record go: it stays on disk, to be read back later. False if it was not journaled. */
-  spill(record: object): boolean {
-    const segment = this.owners.get(record);
+  spill(entry: JournalEntry): boolean {
+    const segment = this.owners.get(entry);
     if (!segment) return false;
     segment.outstanding--;
     segment.spilled = true;
-    this.owners.delete(record);
+    this.owners.delete(entry);
     return true;
   }
 
-  /** The records of the oldest file holding some only on disk, to queue again; null when there is none. */
-  readSpilled(): object[] | null {
+  /**
+   * The records of the oldest file holding some only on disk, to queue again, as
+   * `entryOf` makes them from their lines (it throws on a line that is not JSON); null
+   * when there is none.
+   */
+  readSpilled<T extends JournalEntry>(entryOf: (json: string) => T): T[] | null {
     const segment = this.segments.find((candidate) => candidate.spilled);
     if (!segment) return null;
     if (segment === this.active) this.active = null; // new records go to a new file
     this.writeLines();
-    const records: object[] = [];
+    const records: T[] = [];
     for (const line of readFileSync(segment.path, 'utf8').split('\n')) {
       if (!line) continue;
       try {
-        records.push(JSON.parse(line) as object);
+        records.push(entryOf(line));
       } catch {
         // The line a crash cut short: its request was in flight at that instant.
       }
     }
     segment.spilled = false;
     segment.outstanding += records.length;
-    for (const record of records) this.owners.set(record, segment);
+    for (const entry of records) this.owners.set(entry, segment);
     if (records.length === 0) this.deleteSettled();
     return records;
   }

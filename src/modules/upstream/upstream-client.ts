@@ -1,5 +1,6 @@
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import { EventEmitter } from 'node:events';
 import { Agent, Dispatcher, errors, request } from 'undici';
 import { ClientClosedRequestError, GatewayError } from '../../common/errors/gateway-error';
 import type { Environment } from '../../config/environment';
@@ -119,9 +120,9 @@ export class UpstreamClient implements OnApplicationShutdown {
     } catch (error) {
       throw hostRefused(error as Error);
     }
-    // One controller per attempt: the client leaving and this attempt's timeout both
-    // abort it, while a timeout leaves the request free for a retry or a fallback.
-    const abort = new AbortController();
+    // One abort per attempt: the client leaving and this attempt's timeout both abort
+    // it, while a timeout leaves the request free for a retry or a fallback.
+    const abort = new AttemptAbort();
     const onClientGone = () => abort.abort();
     signal.addEventListener('abort', onClientGone, { once: true });
     let timedOut = false;
@@ -142,7 +143,7 @@ export class UpstreamClient implements OnApplicationShutdown {
         headers: upstream.headers,
         body: upstream.body,
         dispatcher: agent,
-        signal: abort.signal,
+        signal: abort,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });
@@ -193,6 +194,22 @@ export class UpstreamClient implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     await Promise.all([...new Set([this.requested.agent, this.adminChosen.agent])].map((agent) => agent.close()));
+  }
+}
+
+/**
+ * An attempt's abort signal as undici also takes it, an EventEmitter: an AbortController
+ * per attempt, with the listeners undici adds to and removes from its EventTarget,
+ * cost more CPU than the rest of sending the request. Aborting destroys the request
+ * and its body with undici's RequestAbortedError.
+ */
+class AttemptAbort extends EventEmitter {
+  aborted = false;
+
+  abort(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.emit('abort');
   }
 }
 

@@ -39,6 +39,14 @@ describe('UpstreamHostPolicy', () => {
     await expect(lookup(permissive, 'localhost')).resolves.toMatch(/127\.0\.0\.1|::1/);
   });
 
+  it('answers a URL checked before as the first time (the answers are remembered)', () => {
+    for (let i = 0; i < 2; i++) {
+      expect(() => strict.checkUrl('http://10.0.0.7/v1/chat/completions')).toThrow('The provider host 10.0.0.7 is not allowed: 10.0.0.7 is a private address');
+      expect(() => strict.checkUrl('http://8.8.8.8/v1/chat/completions')).not.toThrow();
+      expect(() => strict.checkUrl('not a url')).toThrow('Invalid URL');
+    }
+  });
+
   it('refuses a malformed allow-list at start', () => {
     expect(() => new UpstreamHostPolicy(false, ['10.0.0/8'])).toThrow(/not an address or a CIDR/);
   });

@@ -26,6 +26,8 @@ const PRIVATE: [string, number, 'ipv4' | 'ipv6'][] = [
   ['fc00::', 7, 'ipv6'],
 ];
 
+const CHECKED_URLS_MAX = 1024;
+
 /** A provider host the policy does not allow; answered as a 400 naming the host. */
 export class UpstreamHostRefusedError extends Error {}
 
@@ -51,6 +53,12 @@ export class UpstreamHostPolicy {
   private readonly denied = blockList(ALWAYS_DENIED);
   private readonly privateRanges = blockList(PRIVATE);
   private readonly allowed = new BlockList();
+  /**
+   * checkUrl's answers by URL: a provider's URL repeats on every request, and parsing it
+   * and asking the block lists cost more than the rest of sending it. Bounded (cleared
+   * when full) since a URL may carry a model name.
+   */
+  private readonly checked = new Map<string, string | null>();
 
   constructor(
     private readonly allowPrivate: boolean,
@@ -77,10 +85,20 @@ export class UpstreamHostPolicy {
 
   /** Throws UpstreamHostRefusedError for a URL whose host is an IP literal outside the policy (names are checked on lookup). */
   checkUrl(url: string): void {
+    let why = this.checked.get(url);
+    if (why === undefined) {
+      why = this.urlRefusal(url);
+      if (this.checked.size >= CHECKED_URLS_MAX) this.checked.clear();
+      this.checked.set(url, why);
+    }
+    if (why) throw new UpstreamHostRefusedError(why);
+  }
+
+  private urlRefusal(url: string): string | null {
     const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-    if (!isIP(host)) return;
+    if (!isIP(host)) return null;
     const why = this.refusal(host);
-    if (why) throw new UpstreamHostRefusedError(`The provider host ${host} is not allowed: ${why}`);
+    return why && `The provider host ${host} is not allowed: ${why}`;
   }
 
   /** A `lookup` for net/tls connections that resolves as usual, then refuses addresses outside the policy. */
