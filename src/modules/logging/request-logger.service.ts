@@ -18,7 +18,7 @@ import { redactBody, redactHeaders } from './redaction';
 /** How long a closed response's row waits for its attempts to end. */
 const ATTEMPTS_END_CAP_MS = 10_000;
 
-type QueuedRow = ReturnType<RequestLogger['toRow']> & { statusCode: number; budgetSettlements: BudgetSettlement[]; tokenSettlements: TokenSettlement[] };
+type QueuedRow = ReturnType<RequestLogger['toRow']>;
 
 /**
  * Last step of the request path: when the response has closed, however it ended, and
@@ -95,29 +95,21 @@ export class RequestLogger {
     for (const attempt of context.attempts) {
       // An attempt another one followed: its own row, when it reached the provider.
       if (attempt === last || !attempt.sent) continue;
-      const row = this.toRow(context, attempt, null, attempt.failure);
-      this.queue({
-        ...row,
-        id: uuidv7(),
-        createdAt: attempt.createdAt,
-        latencyMs: attempt.latencyMs ?? 0,
-        statusCode: attempt.failure?.status ?? 0,
-        budgetSettlements: settlementsOf(context.budgetHolds, row, false),
-        tokenSettlements: tokenSettlementsOf(context.tokenWindows, row),
-      });
+      const row = this.toRow(context, attempt, null, attempt.failure, attempt.failure?.status ?? 0);
+      row.id = uuidv7();
+      row.createdAt = attempt.createdAt;
+      row.latencyMs = attempt.latencyMs ?? 0;
+      this.queue(row, context, false);
     }
-    const row = this.toRow(context, last, parsedBody, context.failure ?? last?.failure ?? null);
-    this.queue({
-      ...row,
-      statusCode,
-      budgetSettlements: settlementsOf(context.budgetHolds, row, true),
-      tokenSettlements: tokenSettlementsOf(context.tokenWindows, row),
-    });
+    this.queue(this.toRow(context, last, parsedBody, context.failure ?? last?.failure ?? null, statusCode), context, true);
   }
 
-  private queue(row: QueuedRow): void {
+  /** Settles the row's budget holds (`final`: the request's own row releases them) and token windows, then queues it. */
+  private queue(row: QueuedRow, context: RequestContext, final: boolean): void {
+    row.budgetSettlements = settlementsOf(context.budgetHolds, row, final);
+    row.tokenSettlements = tokenSettlementsOf(context.tokenWindows, row);
     this.writer.enqueue(row);
-    this.metrics.observe({ ...row, errorCode: row.error ? (row.error.code ?? row.error.type) : null });
+    this.metrics.observe(row, row.error ? (row.error.code ?? row.error.type) : null);
   }
 
   /**
@@ -134,7 +126,7 @@ export class RequestLogger {
   }
 
   /** The row of one attempt (null: the request was refused before any), with the failure it ended with. */
-  private toRow(context: RequestContext, attempt: Attempt | null, parsedBody: unknown, failure: Attempt['failure']) {
+  private toRow(context: RequestContext, attempt: Attempt | null, parsedBody: unknown, failure: Attempt['failure'], statusCode: number) {
     const outcome = attempt?.outcome ?? null;
     const usage = outcome?.usage ?? null;
     const model = attempt ? attempt.model : context.model;
@@ -173,6 +165,10 @@ export class RequestLogger {
       targetIndex: attempt?.targetIndex ?? null,
       guardrails: attempt?.guardrails ?? null,
       ignoredParams: attempt?.ignoredParams.length ? attempt.ignoredParams : null,
+      statusCode,
+      // Filled by `queue` (settlements read the row's cost and tokens).
+      budgetSettlements: [] as BudgetSettlement[],
+      tokenSettlements: [] as TokenSettlement[],
     };
   }
 }

@@ -14,7 +14,6 @@ export interface ObservedRequest {
   promptTokens: number | null;
   completionTokens: number | null;
   costUsd: number | null;
-  errorCode: string | null;
 }
 
 /**
@@ -85,11 +84,12 @@ export class MetricsService {
     });
   }
 
-  observe(request: ObservedRequest): void {
+  /** One log row's request; `errorCode` is its error's code (or type), null for none. */
+  observe(request: ObservedRequest, errorCode: string | null): void {
     const provider = request.provider ?? 'none';
     const model = request.costUsd !== null && request.model ? request.model : 'other';
     this.requests.inc({ operation: request.operation, provider, status: String(request.statusCode) });
-    if (request.statusCode >= 400 || request.errorCode) this.errors.inc({ operation: request.operation, provider, code: request.errorCode ?? String(request.statusCode) });
+    if (request.statusCode >= 400 || errorCode) this.errors.inc({ operation: request.operation, provider, code: errorCode ?? String(request.statusCode) });
     this.latency.observe({ operation: request.operation, provider }, request.latencyMs / 1000);
     if (request.promptTokens) this.tokens.inc({ provider, model, kind: 'prompt' }, request.promptTokens);
     if (request.completionTokens) this.tokens.inc({ provider, model, kind: 'completion' }, request.completionTokens);

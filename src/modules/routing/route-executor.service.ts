@@ -300,10 +300,12 @@ class ExecutionRun {
     const outcome = new Promise<AnswerOutcome>((resolve) => (settle = resolve));
     const frames = new Observable<string>((subscriber) => {
       const held: string[] = [];
+      let checking = false;
       const inner = result.frames.subscribe({
         next: (frame) => (texts.isFinalFrame?.(frame) ? held.push(frame) : subscriber.next(frame)),
         error: (error) => subscriber.error(error),
         complete: () => {
+          checking = true;
           void result.outcome.then(async (answered) => {
             let denial: GatewayError | null = null;
             await enforceGuardrails('output', node.outputGuardrails, texts.answer(answered.responseBody), request, attempt).catch((error: unknown) => {
@@ -319,8 +321,9 @@ class ExecutionRun {
       });
       return () => {
         inner.unsubscribe();
-        // A client gone before the end: the stream's own outcome, unchecked.
-        void result.outcome.then(settle);
+        // A client gone before the end: the stream's own outcome, unchecked. Gone during the
+        // check (it had the last frame: Codex leaves at `response.completed`): the check settles it.
+        if (!checking) void result.outcome.then(settle);
       };
     });
     return { ...result, frames, outcome };

@@ -322,4 +322,29 @@ describe('RouteExecutor', () => {
     expect(attempt.failure).toBeNull(); // the stream's 200 stands
     expect(attempt.error?.code).toBe('guardrail_denied');
   });
+
+  it('keeps the denial of a stream whose client left during the output check (it had the last frame)', async () => {
+    const { executor } = setup();
+    const outputGuardrails = buildGuardrails([{ name: 'no-secrets', deny: true, checks: [{ type: 'contains', words: ['secret'], operator: 'none' }] }]);
+    const context = contextFor(leaf('openai', { outputGuardrails }));
+    const upstreamFrames = new Subject<string>();
+    let settle!: (outcome: AnswerOutcome) => void;
+    const outcome = new Promise<AnswerOutcome>((resolve) => (settle = resolve));
+    const send = scriptedSender({ kind: 'sse', status: 200, frames: upstreamFrames, outcome });
+    // Responses' texts hold no final frame back: the client has the last event before the check ends.
+    const texts = { ...CHAT_TEXTS, isFinalFrame: undefined };
+
+    const result = await executor.execute(context, body, send, { texts });
+    if (result.kind !== 'sse') throw new Error('expected a stream');
+    const subscription = result.frames.subscribe();
+    upstreamFrames.next('data: {"type":"response.completed"}\n\n');
+    upstreamFrames.complete();
+    subscription.unsubscribe(); // the client leaves at the last event, before the stream's outcome is in
+    settle(chatOutcome('a secret'));
+
+    expect((await result.outcome).error?.code).toBe('guardrail_denied');
+    const [attempt] = context.attempts;
+    await attempt.settled;
+    expect(attempt.error?.code).toBe('guardrail_denied');
+  });
 });
