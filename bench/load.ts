@@ -41,9 +41,9 @@ export interface LoadResult {
   statusCodes: Record<string, number>;
 }
 
-export function chatBody(stream: boolean): string {
+export function chatBody(stream: boolean, model = 'gpt-4o-mini'): string {
   return JSON.stringify({
-    model: 'gpt-4o-mini',
+    model,
     messages: [{ role: 'user', content: 'Say hello' }],
     ...(stream ? { stream: true } : {}),
   });
@@ -65,7 +65,8 @@ export function stopLoad(): void {
   current?.stop();
 }
 
-export function runLoad(target: Target, stream: boolean, connections: number, seconds: number): Promise<LoadResult> {
+/** `model`: the mock's `mock-slow-<ms>` adds provider latency. */
+export function runLoad(target: Target, stream: boolean, connections: number, seconds: number, model?: string): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
     const samples: number[] = [];
     const started = performance.now();
@@ -74,7 +75,7 @@ export function runLoad(target: Target, stream: boolean, connections: number, se
         url: target.url,
         method: 'POST',
         headers: { 'content-type': 'application/json', ...target.headers },
-        body: chatBody(stream),
+        body: chatBody(stream, model),
         connections,
         duration: seconds,
         timeout: 10,

@@ -45,6 +45,8 @@ function parseArgs(argv: string[]): Args {
 }
 
 const log = (message: string) => process.stdout.write(`${message}\n`);
+/** The provider latency of the last scenario (the mock's `mock-slow-<ms>` model). */
+const PROVIDER_LATENCY_MS = 50;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function createVirtualKey(gatewayUrl: string, adminKey: string, mockUrl: string): Promise<void> {
@@ -116,6 +118,15 @@ async function compareRuns(args: Args, direct: Target, gateway: Target, gatewayC
       scenarios.push({ name: `${stream ? 'streaming' : 'non-streaming'} c=${connections}`, stream, connections, direct: d, gateway: g.result, gatewayCpu: g.cpu });
     }
   }
+  // As in production: the provider takes its time, the gateway must not be what limits the rate.
+  const slow = `mock-slow-${PROVIDER_LATENCY_MS}`;
+  await waitForLogsWritten(gatewayUrl);
+  const d = await runLoad(direct, false, 64, args.duration, slow);
+  log(describe(d));
+  await waitForLogsWritten(gatewayUrl);
+  const g = await gatewayRun(gatewayChild, () => runLoad(gateway, false, 64, args.duration, slow));
+  log(describe(g.result));
+  scenarios.push({ name: `non-streaming c=64, provider ${PROVIDER_LATENCY_MS} ms`, stream: false, connections: 64, providerLatencyMs: PROVIDER_LATENCY_MS, direct: d, gateway: g.result, gatewayCpu: g.cpu });
   return scenarios;
 }
 
