@@ -66,7 +66,15 @@ export class RequestLogger {
     const open = context.attempts.filter((attempt) => !attempt.ended);
     if (!open.length) return this.rowsQueued(context, parsedBody, statusCode);
     // The response is over, so its attempts end at once (the client's leaving aborts them); the cap guards against a bug losing the rows.
-    const cap = sleep(ATTEMPTS_END_CAP_MS, undefined, { ref: false }).then(() => this.logger.warn({ msg: 'Attempts still open after the response closed; logged as they are', request_id: context.requestId }));
+    const cap = sleep(ATTEMPTS_END_CAP_MS, undefined, { ref: false }).then(() =>
+      this.logger.warn({
+        msg: 'Attempts still open after the response closed; logged as they are',
+        request_id: context.requestId,
+        operation: context.operation,
+        stream: context.isStream,
+        attempts: open.map((attempt) => ({ provider: attempt.provider, retry: attempt.retry, sent: attempt.sent, cache: attempt.cacheStatus })),
+      }),
+    );
     void Promise.race([Promise.all(open.map((attempt) => attempt.settled)), cap]).then(() => this.rowsQueued(context, parsedBody, statusCode));
   }
 

@@ -248,4 +248,30 @@ describe('relayUpstreamSse', () => {
     await client.done;
     expect(client.received).toEqual([event('a'), event('b'), event('[DONE]')]);
   });
+
+  describe('a body destroyed without an error (an aborted attempt)', () => {
+    it('before the first event: rejects (ClientClosedRequestError when the client left), so the attempt ends', async () => {
+      const { response, body } = fakeResponse();
+      const ctx = context();
+      const relayed = relayUpstreamSse(response, ctx, 1000, new TestHandler());
+      ctx.abort.abort();
+      body.destroy();
+      await expect(relayed).rejects.toBeInstanceOf(ClientClosedRequestError);
+    });
+
+    it('after the first event, with the client still there: ends the stream as broken', async () => {
+      const { response, body } = fakeResponse();
+      const handler = new TestHandler();
+      const relayed = relayUpstreamSse(response, context(), 1000, handler);
+      body.write(event('hello'));
+      const { frames, outcome } = await relayed;
+      const received: string[] = [];
+      frames.subscribe((frame) => received.push(frame));
+      body.destroy();
+      expect((await outcome).error?.code).toBe('upstream_stream_broken');
+      expect(received[received.length - 1]).toBe('event: error\ndata: upstream_stream_broken\n\n');
+      expect(handler.finished).toBe(1);
+    });
+  });
 });
+

@@ -134,7 +134,16 @@ export function relayUpstreamSse(
         settle({ type: failure.type, code: failure.code, message: failure.message }, () => failure);
       }
     });
-    body.on('close', () => clearTimeout(idle));
+    body.on('close', () => {
+      clearTimeout(idle);
+      // After 'end' or 'error' this is the last event. Without them, the body was destroyed
+      // quietly (an aborted attempt): it must still end the relay, or the attempt never ends.
+      if (ended) return;
+      const clientLeft = context.abort.signal.aborted && !response.timedOut();
+      if (clientLeft && started) return; // the client's unsubscribe ends it
+      const failure = { type: 'upstream_error', code: 'upstream_stream_broken', message: 'The provider stream closed before its end' };
+      settle(failure, () => (clientLeft ? new ClientClosedRequestError() : GatewayError.upstreamUnreachable('The provider stream closed before its first event')));
+    });
     body.on('end', () => {
       const failure = handler.isComplete()
         ? null
