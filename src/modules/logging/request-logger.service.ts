@@ -1,5 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigService } from '@nestjs/config';
 import type { Request, Response } from 'express';
 import type { RequestContext } from '../../gateway/request-context';
@@ -66,16 +65,20 @@ export class RequestLogger {
     const open = context.attempts.filter((attempt) => !attempt.ended);
     if (!open.length) return this.rowsQueued(context, parsedBody, statusCode);
     // The response is over, so its attempts end at once (the client's leaving aborts them); the cap guards against a bug losing the rows.
-    const cap = sleep(ATTEMPTS_END_CAP_MS, undefined, { ref: false }).then(() =>
-      this.logger.warn({
-        msg: 'Attempts still open after the response closed; logged as they are',
-        request_id: context.requestId,
-        operation: context.operation,
-        stream: context.isStream,
-        attempts: open.map((attempt) => ({ provider: attempt.provider, retry: attempt.retry, sent: attempt.sent, cache: attempt.cacheStatus })),
-      }),
-    );
-    void Promise.race([Promise.all(open.map((attempt) => attempt.settled)), cap]).then(() => this.rowsQueued(context, parsedBody, statusCode));
+    let cap: NodeJS.Timeout | undefined;
+    const capped = new Promise<void>((resolve) => {
+      cap = setTimeout(() => {
+        this.logger.warn({
+          msg: 'Attempts still open 10 s after the response closed; logged as they are',
+          request_id: context.requestId,
+          operation: context.operation,
+          attempts: open.map((attempt) => ({ provider: attempt.provider, retry: attempt.retry, sent: attempt.sent, ended: attempt.ended })),
+        });
+        resolve();
+      }, ATTEMPTS_END_CAP_MS).unref();
+    });
+    const allEnded = Promise.all(open.map((attempt) => attempt.settled)).then(() => clearTimeout(cap));
+    void Promise.race([allEnded, capped]).then(() => this.rowsQueued(context, parsedBody, statusCode));
   }
 
   private rowsQueued(context: RequestContext, parsedBody: unknown, statusCode: number): void {
