@@ -1,16 +1,21 @@
 import { Module } from '@nestjs/common';
 import { ProviderRoutingGuard } from './provider-routing.guard';
 import { ResponseCacheModule } from '../cache/cache.module';
+import { BudgetsModule } from '../budgets/budgets.module';
 import { KeysModule } from '../keys/keys.module';
+import { UpstreamModule } from '../upstream/upstream.module';
 import { JsonOperations } from './json-operation.service';
 import { ResourceOperations } from './resource-operation.service';
 import { UploadOperations } from './upload-operation.service';
 import { RouteExecutor } from './route-executor.service';
 import { RouteResolver } from './route-resolver.service';
 
-/** From routing headers to a plan (resolver, guard), and from a plan to an answer (executor). */
+/**
+ * From routing headers to a plan (resolver, guard), and from a plan to an answer (executor).
+ * Its imports are what it uses, global modules included (the executor's budgets and rate limits, the attempts' upstream).
+ */
 @Module({
-  imports: [KeysModule, ResponseCacheModule],
+  imports: [KeysModule, ResponseCacheModule, BudgetsModule, UpstreamModule],
   providers: [RouteResolver, ProviderRoutingGuard, RouteExecutor, JsonOperations, ResourceOperations, UploadOperations],
   exports: [RouteResolver, ProviderRoutingGuard, RouteExecutor, JsonOperations, ResourceOperations, UploadOperations],
 })
