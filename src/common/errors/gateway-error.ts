@@ -28,6 +28,11 @@ export class GatewayError extends Error {
     return new GatewayError(403, 'permission_error', message, code);
   }
 
+  /** The request is valid but the state of the resource refuses it (the last admin key). */
+  static conflict(message: string, code: string): GatewayError {
+    return new GatewayError(409, 'conflict_error', message, code);
+  }
+
   static notFound(message: string, code = 'not_found'): GatewayError {
     return new GatewayError(404, 'not_found_error', message, code);
   }

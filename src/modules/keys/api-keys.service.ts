@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
-import { IsNull, Repository } from 'typeorm';
+import { EntityManager, IsNull, Repository } from 'typeorm';
 import { maskSecret, sha256 } from '../../common/crypto/secret-box';
 import { GatewayError } from '../../common/errors/gateway-error';
 import { isUuid } from '../../common/ids';
@@ -57,7 +57,7 @@ export class ApiKeysService {
   async update(id: string, dto: ApiKeyUpdateDto): Promise<Record<string, unknown>> {
     const row = await this.find(id);
     await this.checkDefaults(dto);
-    if (row.isBootstrap && dto.role === 'user') throw GatewayError.invalidRequest('The bootstrap admin key keeps role admin', 'role');
+    const demoted = row.role === 'admin' && dto.role === 'user';
     Object.assign(row, {
       ...(dto.name !== undefined && { name: dto.name }),
       ...(dto.role !== undefined && { role: dto.role }),
@@ -66,7 +66,10 @@ export class ApiKeysService {
       ...(dto.default_config !== undefined && { defaultConfig: dto.default_config }),
       ...limitsOf(dto),
     });
-    const saved = await this.repo.save(row);
+    const saved = await this.repo.manager.transaction(async (tx) => {
+      if (demoted) await adminMayGo(tx, row, 'demoted');
+      return tx.save(row);
+    });
     await this.keyChanges.changed('api_keys');
     return this.toResponse(saved);
   }
@@ -74,8 +77,10 @@ export class ApiKeysService {
   /** Revokes: the row stays, so its logs still name it. */
   async revoke(id: string): Promise<Record<string, unknown>> {
     const row = await this.find(id);
-    row.revokedAt = new Date();
-    await this.repo.save(row);
+    await this.repo.manager.transaction(async (tx) => {
+      if (row.role === 'admin') await adminMayGo(tx, row, 'revoked');
+      await tx.update(ApiKeyEntity, { id: row.id }, { revokedAt: new Date() });
+    });
     await this.keyChanges.changed('api_keys');
     return { id: row.id, object: 'api_key', deleted: true };
   }
@@ -103,6 +108,8 @@ export class ApiKeysService {
       name: row.name,
       role: row.role,
       key_hint: row.keyHint,
+      /** GATEWAY_ADMIN_KEY's own row: it cannot be revoked or demoted. */
+      is_bootstrap: row.isBootstrap,
       budget_limit_usd: row.budgetLimitUsd,
       budget_period: row.budgetPeriod,
       rate_limits: row.rateLimits,
@@ -115,6 +122,20 @@ export class ApiKeysService {
       updated_at: row.updatedAt.toISOString(),
     };
   }
+}
+
+/**
+ * Nobody may lock the admins out, whatever client asks: the bootstrap key (GATEWAY_ADMIN_KEY,
+ * recreated only at a restart) and the last usable admin key are neither revoked nor demoted
+ * (409). The admin rows stay locked until the caller's change commits, so two admins revoking
+ * each other at once cannot both succeed.
+ */
+async function adminMayGo(tx: EntityManager, row: ApiKeyEntity, what: 'revoked' | 'demoted'): Promise<void> {
+  if (row.isBootstrap) {
+    throw GatewayError.conflict(`The bootstrap admin key cannot be ${what}: it is GATEWAY_ADMIN_KEY; change that variable and restart to replace it`, 'bootstrap_key');
+  }
+  const admins: { id: string }[] = await tx.query(`select id from api_keys where role = 'admin' and revoked_at is null and (expires_at is null or expires_at > now()) order by id for update`);
+  if (!admins.some((admin) => admin.id !== row.id)) throw GatewayError.conflict(`The last admin key cannot be ${what}: create another admin key first`, 'last_admin_key');
 }
 
 /** The budget/limit fields of a create or update body, as entity fields. */
