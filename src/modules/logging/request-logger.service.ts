@@ -106,13 +106,13 @@ export class RequestLogger {
     for (const attempt of context.attempts) {
       // An attempt another one followed: its own row, when it reached the provider.
       if (attempt === last || !attempt.sent) continue;
-      const row = this.toRow(context, attempt, null, attempt.failure, attempt.failure?.status ?? 0);
+      const row = this.toRow(context, attempt, null, null, attempt.failure?.status ?? 0);
       row.id = uuidv7();
       row.createdAt = attempt.createdAt;
       row.latencyMs = attempt.latencyMs ?? 0;
       this.queue(row, context, false);
     }
-    this.queue(this.toRow(context, last, parsedBody, context.failure ?? last?.failure ?? null, statusCode), context, true);
+    this.queue(this.toRow(context, last, parsedBody, context.failure, statusCode), context, true);
   }
 
   /** Settles the row's budget holds (`final`: the request's own row releases them) and token windows, then queues it. */
@@ -136,12 +136,13 @@ export class RequestLogger {
     return outcome?.usage ? this.pricing.cost(attempt.provider, pricedModel, outcome.usage) : null;
   }
 
-  /** The row of one attempt (null: the request was refused before any), with the failure it ended with. */
-  private toRow(context: RequestContext, attempt: Attempt | null, parsedBody: unknown, failure: Attempt['failure'], statusCode: number) {
+  /** The row of one attempt (null: the request was refused before any); `requestFailure`, the request's own failure, wins over the attempt's. */
+  private toRow(context: RequestContext, attempt: Attempt | null, parsedBody: unknown, requestFailure: RequestContext['failure'], statusCode: number) {
     const outcome = attempt?.outcome ?? null;
     const usage = outcome?.usage ?? null;
     const model = attempt ? attempt.model : context.model;
-    const error = failure?.error ?? outcome?.error ?? null;
+    const failure = requestFailure ?? attempt?.failure ?? null;
+    const error = requestFailure?.error ?? attempt?.error ?? null;
     const responseBody = failure?.responseBody !== undefined ? failure.responseBody : (outcome?.responseBody ?? null);
     return {
       id: context.requestId,

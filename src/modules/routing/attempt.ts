@@ -49,9 +49,8 @@ export class Attempt {
   failure: { status: number; error: LoggedError; responseBody?: unknown } | null = null;
   /** The answer's outcome; for a stream, once it has ended (see `settled`). */
   outcome: AnswerOutcome | null = null;
-  /** Settles when the attempt has ended: failed, answered with JSON, or its stream over. */
-  readonly settled: Promise<void>;
-  private settle!: () => void;
+  /** The promise `settled` hands out, resolved by `end()`. */
+  private whenEnded: { promise: Promise<void>; resolve: () => void } | null = null;
   /** Time the attempt took; set when it ended (a stream: when it closed). */
   latencyMs: number | null = null;
 
@@ -59,8 +58,17 @@ export class Attempt {
     readonly target: RouteTarget,
     readonly targetIndex: string | null,
     readonly retry: number,
-  ) {
-    this.settled = new Promise((resolve) => (this.settle = resolve));
+  ) {}
+
+  /** Settles when the attempt has ended (failed, answered with JSON, its stream over); made only when someone waits, as most have ended by then. */
+  get settled(): Promise<void> {
+    if (this.ended) return Promise.resolve();
+    if (!this.whenEnded) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((settle) => (resolve = settle));
+      this.whenEnded = { promise, resolve };
+    }
+    return this.whenEnded.promise;
   }
 
   get provider(): string {
@@ -104,6 +112,6 @@ export class Attempt {
 
   private end(): void {
     this.latencyMs ??= Math.round(performance.now() - this.startedAt);
-    this.settle();
+    this.whenEnded?.resolve();
   }
 }
