@@ -132,6 +132,18 @@ export class Environment {
   /** How long SIGTERM waits for open requests and streams before closing them. */
   @Transform(toInt) @IsInt() @Min(0)
   SHUTDOWN_GRACE_MS = 10000;
+
+  /** Comma-separated CIDRs (or addresses) a registered MCP server may resolve to even when private (link-local and metadata addresses never). */
+  @IsOptional() @Matches(/^\s*[0-9a-fA-F:.]+(\/\d{1,3})?(\s*,\s*[0-9a-fA-F:.]+(\/\d{1,3})?)*\s*$/, { message: 'MCP_ALLOWED_NETWORKS must be comma-separated addresses or CIDRs' })
+  MCP_ALLOWED_NETWORKS?: string;
+
+  /** How long one MCP request (connect, tools/list, tools/call) may take before it becomes an error result. */
+  @Transform(toInt) @IsInt() @Min(1)
+  MCP_TIMEOUT_MS = 30000;
+
+  /** Model rounds of a gateway-run tool loop (`x-gateway-mcp`) before it stops with an error. */
+  @Transform(toInt) @IsInt() @Min(1)
+  MCP_MAX_TURNS = 8;
 }
 
 export class InvalidEnvironmentError extends Error {
@@ -142,7 +154,7 @@ export class InvalidEnvironmentError extends Error {
 
 /** Parses and validates the environment; throws one error listing every bad variable. */
 export function validateEnvironment(raw: Record<string, unknown>): Environment {
-  const known = Object.keys(new Environment()).concat('DATABASE_URL', 'GATEWAY_ADMIN_KEY', 'GATEWAY_ENCRYPTION_KEY', 'REDIS_URL', 'LOG_JOURNAL_DIR', 'UPSTREAM_ALLOWED_NETWORKS');
+  const known = Object.keys(new Environment()).concat('DATABASE_URL', 'GATEWAY_ADMIN_KEY', 'GATEWAY_ENCRYPTION_KEY', 'REDIS_URL', 'LOG_JOURNAL_DIR', 'UPSTREAM_ALLOWED_NETWORKS', 'MCP_ALLOWED_NETWORKS');
   // Empty strings mean "unset", as in most twelve-factor apps.
   const input = Object.fromEntries(
     known.filter((k) => raw[k] !== undefined && raw[k] !== '').map((k) => [k, raw[k]]),
