@@ -19,6 +19,7 @@ import { HealthController } from './modules/health/health.controller';
 import { ImagesModule } from './modules/images/images.module';
 import { KeysModule } from './modules/keys/keys.module';
 import { LoggingModule } from './modules/logging/logging.module';
+import { McpModule } from './modules/mcp/mcp.module';
 import { MessagesModule } from './modules/messages/messages.module';
 import { RealtimeModule } from './modules/realtime/realtime.module';
 import { RerankModule } from './modules/rerank/rerank.module';
@@ -55,6 +56,7 @@ export class AppModule {
         LoggingModule,
         BudgetsModule,
         KeysModule,
+        McpModule,
         DashboardModule,
       ],
       controllers: [HealthController],

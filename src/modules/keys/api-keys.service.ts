@@ -11,6 +11,7 @@ import { ApiKeyCreateDto, ApiKeyUpdateDto } from './dto/api-key.dto';
 import { ApiKeyEntity } from './entities/api-key.entity';
 import { KeyChangeNotifier } from './key-change-notifier.service';
 import { KeyLookupService } from './key-lookup.service';
+import { mcpAccessOf } from './mcp-access-fields';
 import { SpendService } from './spend.service';
 
 export function generateApiKeySecret(): string {
@@ -40,6 +41,7 @@ export class ApiKeysService {
         defaultVirtualKey: dto.default_virtual_key ?? null,
         defaultConfig: dto.default_config ?? null,
         ...limitsOf(dto),
+        ...mcpAccessOf(dto),
       }),
     );
     return { ...(await this.toResponse(row)), key: secret };
@@ -65,6 +67,7 @@ export class ApiKeysService {
       ...(dto.default_virtual_key !== undefined && { defaultVirtualKey: dto.default_virtual_key }),
       ...(dto.default_config !== undefined && { defaultConfig: dto.default_config }),
       ...limitsOf(dto),
+      ...mcpAccessOf(dto),
     });
     const saved = await this.repo.manager.transaction(async (tx) => {
       if (demoted) await adminMayGo(tx, row, 'demoted');
@@ -117,6 +120,8 @@ export class ApiKeysService {
       metadata: row.metadata,
       default_virtual_key: row.defaultVirtualKey,
       default_config: row.defaultConfig,
+      allowed_mcp_servers: row.allowedMcpServers,
+      allowed_tools: row.allowedMcpTools,
       ...(await this.spend.budgetStatus('api_key_id', row)),
       created_at: row.createdAt.toISOString(),
       updated_at: row.updatedAt.toISOString(),

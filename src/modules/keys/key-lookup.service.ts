@@ -15,6 +15,7 @@ import { VirtualKeyEntity } from './entities/virtual-key.entity';
 import { decryptConfigSecrets } from './config-secrets';
 import { openProviderOptions } from './provider-option-secrets';
 import type { BudgetPeriod, RateLimit } from './key-limits';
+import type { McpAccessFields } from './mcp-access-fields';
 
 /** A key's spending limit: USD per period (null period: for the key's lifetime). */
 export interface KeyBudget {
@@ -25,8 +26,8 @@ export interface KeyBudget {
 const budgetOf = (row: { budgetLimitUsd: number | null; budgetPeriod: BudgetPeriod | null }): KeyBudget | null =>
   row.budgetLimitUsd === null ? null : { limitUsd: row.budgetLimitUsd, period: row.budgetPeriod };
 
-/** The caller, as the request path sees it. */
-export interface ApiKeyPrincipal {
+/** The caller, as the request path sees it; `allowedMcpServers`/`allowedMcpTools`: which MCP servers and tools it may use. */
+export interface ApiKeyPrincipal extends McpAccessFields {
   id: string;
   name: string;
   role: ApiKeyRole;
@@ -39,8 +40,8 @@ export interface ApiKeyPrincipal {
   defaultVirtualKey: string | null;
 }
 
-/** A virtual key with its credential decrypted, ready to route with. */
-export interface ResolvedVirtualKey {
+/** A virtual key with its credential decrypted, ready to route with; its MCP fields narrow the API key's. */
+export interface ResolvedVirtualKey extends McpAccessFields {
   id: string;
   slug: string;
   provider: string;
@@ -173,7 +174,7 @@ export class KeyLookupService implements OnApplicationBootstrap {
     const row = await this.apiKeyRepo.findOneBy({ keyHash: hash, revokedAt: IsNull() });
     if (!row) return null;
     return { id: row.id, name: row.name, role: row.role, expiresAt: row.expiresAt, metadata: row.metadata, budget: budgetOf(row), rateLimits: row.rateLimits ?? [],
-      defaultConfig: row.defaultConfig, defaultVirtualKey: row.defaultVirtualKey };
+      defaultConfig: row.defaultConfig, defaultVirtualKey: row.defaultVirtualKey, allowedMcpServers: row.allowedMcpServers, allowedMcpTools: row.allowedMcpTools };
   }
 
   private async loadVirtualKey(slugOrId: string): Promise<ResolvedVirtualKey | null> {
@@ -190,6 +191,8 @@ export class KeyLookupService implements OnApplicationBootstrap {
       customHost: row.customHost,
       providerOptions: openProviderOptions(row.providerOptions, this.secretBox),
       allowedModels: row.allowedModels,
+      allowedMcpServers: row.allowedMcpServers,
+      allowedMcpTools: row.allowedMcpTools,
       expiresAt: row.expiresAt,
       disabled: row.disabled,
       budget: budgetOf(row),

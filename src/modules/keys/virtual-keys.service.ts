@@ -11,6 +11,7 @@ import { limitsOf } from './api-keys.service';
 import { VirtualKeyCreateDto, VirtualKeyUpdateDto } from './dto/virtual-key.dto';
 import { VirtualKeyEntity } from './entities/virtual-key.entity';
 import { KeyChangeNotifier } from './key-change-notifier.service';
+import { mcpAccessOf } from './mcp-access-fields';
 import { maskProviderOptions, sealProviderOptions } from './provider-option-secrets';
 import { SpendService } from './spend.service';
 
@@ -82,6 +83,7 @@ export class VirtualKeysService {
       ...(dto.custom_host !== undefined && { customHost: dto.custom_host }),
       ...(dto.allowed_models !== undefined && { allowedModels: dto.allowed_models }),
       ...limitsOf(dto),
+      ...mcpAccessOf(dto),
     };
   }
 
@@ -108,6 +110,8 @@ export class VirtualKeysService {
       budget_period: row.budgetPeriod,
       rate_limits: row.rateLimits,
       allowed_models: row.allowedModels,
+      allowed_mcp_servers: row.allowedMcpServers,
+      allowed_tools: row.allowedMcpTools,
       expires_at: row.expiresAt?.toISOString() ?? null,
       disabled: row.disabled,
       ...(await this.spend.budgetStatus('virtual_key_id', row)),

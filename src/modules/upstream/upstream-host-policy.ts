@@ -1,5 +1,6 @@
 import { BlockList, isIP, LookupFunction } from 'node:net';
 import { lookup as dnsLookup, LookupAddress } from 'node:dns';
+import { lookup as dnsLookupAll } from 'node:dns/promises';
 
 /** Never reachable: link-local (cloud metadata lives there), unspecified, multicast and reserved ranges. */
 const ALWAYS_DENIED: [string, number, 'ipv4' | 'ipv6'][] = [
@@ -31,6 +32,22 @@ const CHECKED_URLS_MAX = 1024;
 /** A provider host the policy does not allow; answered as a 400 naming the host. */
 export class UpstreamHostRefusedError extends Error {}
 
+/** How a policy's refusals name the host and the settings that would allow it. */
+export interface HostPolicyWording {
+  /** What the host is, e.g. `provider host`. */
+  host: string;
+  /** The setting the allow-list comes from, named when one of its entries is malformed. */
+  allowListSetting: string;
+  /** What the operator may set to reach a private address. */
+  privateHint: string;
+}
+
+const UPSTREAM_WORDING: HostPolicyWording = {
+  host: 'provider host',
+  allowListSetting: 'UPSTREAM_ALLOWED_NETWORKS',
+  privateHint: 'set UPSTREAM_ALLOW_PRIVATE_NETWORKS or UPSTREAM_ALLOWED_NETWORKS to allow it',
+};
+
 function blockList(ranges: [string, number, 'ipv4' | 'ipv6'][]): BlockList {
   const list = new BlockList();
   for (const [network, prefix, type] of ranges) list.addSubnet(network, prefix, type);
@@ -48,6 +65,9 @@ function blockList(ranges: [string, number, 'ipv4' | 'ipv6'][]): BlockList {
  * private ranges (10/8, 172.16/12, 192.168/16, loopback, CGNAT, fc00::/7), e.g. for a
  * self-hosted vLLM or Ollama; UPSTREAM_ALLOWED_NETWORKS lists CIDRs admitted even so.
  * Link-local and metadata addresses are never reachable.
+ *
+ * The same rules serve other hosts the gateway connects to (registered MCP servers),
+ * with their own allow-list and wording.
  */
 export class UpstreamHostPolicy {
   private readonly denied = blockList(ALWAYS_DENIED);
@@ -63,10 +83,11 @@ export class UpstreamHostPolicy {
   constructor(
     private readonly allowPrivate: boolean,
     allowedNetworks: string[] = [],
+    private readonly wording: HostPolicyWording = UPSTREAM_WORDING,
   ) {
     for (const cidr of allowedNetworks) {
       const [network, prefix] = cidr.split('/');
-      if (!isIP(network)) throw new Error(`UPSTREAM_ALLOWED_NETWORKS: '${cidr}' is not an address or a CIDR`);
+      if (!isIP(network)) throw new Error(`${wording.allowListSetting}: '${cidr}' is not an address or a CIDR`);
       const type = isIP(network) === 6 ? 'ipv6' : 'ipv4';
       this.allowed.addSubnet(network, prefix === undefined ? (type === 'ipv6' ? 128 : 32) : Number(prefix), type);
     }
@@ -79,7 +100,7 @@ export class UpstreamHostPolicy {
     const type = isIP(ip) === 6 ? 'ipv6' : 'ipv4';
     if (this.denied.check(ip, type)) return `${ip} is a link-local, metadata or reserved address`;
     if (this.allowed.check(ip, type)) return null;
-    if (!this.allowPrivate && this.privateRanges.check(ip, type)) return `${ip} is a private address (set UPSTREAM_ALLOW_PRIVATE_NETWORKS or UPSTREAM_ALLOWED_NETWORKS to allow it)`;
+    if (!this.allowPrivate && this.privateRanges.check(ip, type)) return `${ip} is a private address (${this.wording.privateHint})`;
     return null;
   }
 
@@ -98,7 +119,20 @@ export class UpstreamHostPolicy {
     const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
     if (!isIP(host)) return null;
     const why = this.refusal(host);
-    return why && `The provider host ${host} is not allowed: ${why}`;
+    return why && `The ${this.wording.host} ${host} is not allowed: ${why}`;
+  }
+
+  /**
+   * Why `url` may not be reached, its host resolved now (for a host registered once and
+   * used later: connections still check on lookup), or null when it may. A host that does
+   * not resolve rejects with the resolver's error.
+   */
+  async resolvedRefusal(url: string): Promise<string | null> {
+    const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+    if (isIP(host)) return this.urlRefusal(url);
+    const addresses = await dnsLookupAll(host, { all: true });
+    const why = addresses.map((entry) => this.refusal(entry.address)).find((refused) => refused !== null);
+    return why ? `The ${this.wording.host} ${host} is not allowed: ${why}` : null;
   }
 
   /** A `lookup` for net/tls connections that resolves as usual, then refuses addresses outside the policy. */
@@ -107,7 +141,7 @@ export class UpstreamHostPolicy {
       if (error) return callback(error, '', 0);
       const refused = addresses.map((entry) => this.refusal(entry.address)).find((why) => why !== null);
       // One bad address refuses the name: a resolver answering with a mix is what rebinding looks like.
-      if (refused) return callback(new UpstreamHostRefusedError(`The provider host ${hostname} is not allowed: ${refused}`), '', 0);
+      if (refused) return callback(new UpstreamHostRefusedError(`The ${this.wording.host} ${hostname} is not allowed: ${refused}`), '', 0);
       if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
       callback(null, addresses[0].address, addresses[0].family);
     });

@@ -2,10 +2,10 @@ import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { IsIn, IsObject, IsOptional, IsString, Length, Matches, ValidateIf } from 'class-validator';
 import { Omittable } from '../../../common/pipes/validators';
 import { IsStringRecord } from './string-record.validator';
-import { KeyLimitsDto } from './key-limits.dto';
+import { KeyAccessDto } from './key-access.dto';
 import { SLUG } from './virtual-key.dto';
 
-export class ApiKeyCreateDto extends KeyLimitsDto {
+export class ApiKeyCreateDto extends KeyAccessDto {
   @ApiProperty() @IsString() @Length(1, 200)
   name: string;
 

@@ -2,11 +2,11 @@ import { ApiProperty, ApiPropertyOptional, OmitType, PartialType } from '@nestjs
 import { IsArray, IsBoolean, IsObject, IsOptional, IsString, IsUrl, Length, Matches, ValidateIf } from 'class-validator';
 import { Omittable } from '../../../common/pipes/validators';
 import { IsStringRecord } from './string-record.validator';
-import { KeyLimitsDto } from './key-limits.dto';
+import { KeyAccessDto } from './key-access.dto';
 
 export const SLUG = /^[a-z0-9-]+$/;
 
-export class VirtualKeyCreateDto extends KeyLimitsDto {
+export class VirtualKeyCreateDto extends KeyAccessDto {
   @ApiProperty() @IsString() @Length(1, 200)
   name: string;
 

@@ -32,6 +32,14 @@ export class ApiKeyEntity {
   @Column('jsonb', { name: 'rate_limits', default: () => "'[]'" })
   rateLimits: RateLimit[];
 
+  /** MCP servers (slugs) this key may use; null: see McpAccessFields. */
+  @Column('jsonb', { name: 'allowed_mcp_servers', nullable: true })
+  allowedMcpServers: string[] | null;
+
+  /** Per MCP server slug, the tools this key may call there. */
+  @Column('jsonb', { name: 'allowed_tools', nullable: true })
+  allowedMcpTools: Record<string, string[]> | null;
+
   @Column('timestamptz', { name: 'expires_at', nullable: true })
   expiresAt: Date | null;
 

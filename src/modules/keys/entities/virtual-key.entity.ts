@@ -49,6 +49,14 @@ export class VirtualKeyEntity {
   @Column('jsonb', { name: 'allowed_models', nullable: true })
   allowedModels: string[] | null;
 
+  /** MCP servers (slugs) this key may use; null: see McpAccessFields. */
+  @Column('jsonb', { name: 'allowed_mcp_servers', nullable: true })
+  allowedMcpServers: string[] | null;
+
+  /** Per MCP server slug, the tools this key may call there. */
+  @Column('jsonb', { name: 'allowed_tools', nullable: true })
+  allowedMcpTools: Record<string, string[]> | null;
+
   @Column('timestamptz', { name: 'expires_at', nullable: true })
   expiresAt: Date | null;
 

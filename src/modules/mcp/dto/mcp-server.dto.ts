@@ -1,0 +1,55 @@
+import { ApiProperty, ApiPropertyOptional, OmitType, PartialType } from '@nestjs/swagger';
+import { ArrayMaxSize, IsArray, IsOptional, IsString, IsUrl, Length, Matches, registerDecorator, ValidateIf } from 'class-validator';
+import { Omittable } from '../../../common/pipes/validators';
+import { SLUG } from '../../keys/dto/virtual-key.dto';
+
+/** An HTTP header name (RFC 9110 token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const MAX_HEADERS = 32;
+const MAX_HEADER_VALUE = 8192;
+
+/** Header names to string values (credentials such as a bearer token may be long; no line breaks). */
+function IsHeaderRecord() {
+  return (object: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isHeaderRecord',
+      target: object.constructor,
+      propertyName,
+      validator: {
+        validate: (value: unknown) =>
+          typeof value === 'object' &&
+          value !== null &&
+          !Array.isArray(value) &&
+          Object.keys(value).length <= MAX_HEADERS &&
+          Object.entries(value).every(([name, v]) => HEADER_NAME.test(name) && typeof v === 'string' && v.length <= MAX_HEADER_VALUE && !/[\r\n\0]/.test(v)),
+        defaultMessage: () => `${propertyName} must be an object of at most ${MAX_HEADERS} header names to string values (no line breaks, at most ${MAX_HEADER_VALUE} characters)`,
+      },
+    });
+}
+
+export class McpServerCreateDto {
+  @ApiProperty() @IsString() @Length(1, 200)
+  name: string;
+
+  @ApiProperty({ example: 'github' }) @IsString() @Length(1, 64) @Matches(SLUG, { message: 'slug must match [a-z0-9-]+' })
+  slug: string;
+
+  @ApiProperty({ example: 'https://mcp.example.com/mcp', description: 'Streamable HTTP endpoint (or SSE, for older servers)' })
+  @IsString() @Length(1, 2048)
+  @IsUrl({ protocols: ['http', 'https'], require_tld: false, require_protocol: true }, { message: 'url must be an http(s) URL' })
+  url: string;
+
+  @ApiPropertyOptional({ description: 'Headers sent to the server (credentials): encrypted at rest, masked on read' })
+  @Omittable() @IsHeaderRecord()
+  headers?: Record<string, string>;
+
+  @ApiPropertyOptional({ nullable: true, type: [String], description: 'The tools callers may use on this server (null: every tool it lists)' })
+  @IsOptional() @ValidateIf((_, v) => v !== null) @IsArray() @ArrayMaxSize(1024) @IsString({ each: true }) @Length(1, 128, { each: true })
+  allowed_tools?: string[] | null;
+
+  @ApiPropertyOptional({ nullable: true }) @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @Length(0, 2000)
+  description?: string | null;
+}
+
+/** The slug stays: keys name servers by it. */
+export class McpServerUpdateDto extends PartialType(OmitType(McpServerCreateDto, ['slug'] as const), { skipNullProperties: false }) {}
