@@ -136,7 +136,12 @@ describe('MCP server registry', () => {
       expectError(response, 400, { type: 'invalid_request_error', param, message: new RegExp(param) });
     }
     expectError(await call(gateway, '/v1/mcp-servers/dup', { method: 'PATCH', body: { url: null } }), 400, { type: 'invalid_request_error', param: 'url' });
+    expectError(await call(gateway, '/v1/mcp-servers', { body: { name: 'n', slug: 'ok', url: PUBLIC_URL, headers: { 'x-long': 'x'.repeat(9000) } } }), 400, { type: 'invalid_request_error', param: 'headers' });
+    expectError(await call(gateway, '/v1/mcp-servers', { body: '[1, 2]' }), 400, { type: 'invalid_request_error' });
     expect(await registry.find('ok')).toBeNull();
+    // Hostile ids are unknown servers (a NUL, which no text column can hold, bad input), not failures.
+    for (const id of ['%E2%80%AE', 'x'.repeat(5000), "'%20or%201=1--"]) expectError(await call(gateway, `/v1/mcp-servers/${id}`), 404, { type: 'not_found_error' });
+    expectError(await call(gateway, '/v1/mcp-servers/%00'), 400, { type: 'invalid_request_error' });
   });
 
   it('refuses link-local/metadata hosts always, private ones outside MCP_ALLOWED_NETWORKS, at registration and on a url change', async () => {
@@ -225,6 +230,12 @@ describe('MCP server registry', () => {
     expect(await access(adminKey, 'vk-narrow')).toEqual({ beta: ['y', 'z'], gamma: ['run'] });
     expect(await access(adminKey, 'vk-none')).toEqual({});
     expect(await access(userKey, 'vk-narrow')).toEqual({});
+
+    // Slugs that are names of Object.prototype's members are servers like any other.
+    await register({ slug: 'constructor' });
+    expect((await access(scoped))).toEqual({ alpha: ['fetch', 'search'], beta: ['x', 'y'] });
+    expect((await access(adminKey)).constructor).toBeNull();
+    expect((await admin(gateway, 'DELETE', '/v1/mcp-servers/constructor')).status).toBe(200);
 
     // Changes through the admin API are seen at once; listeners hear which server changed.
     const changed: string[] = [];
