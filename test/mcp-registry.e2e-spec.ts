@@ -3,17 +3,25 @@
  * headers encrypted at rest and masked on every read, the URL host policy (MCP_ALLOWED_NETWORKS),
  * the keys' allowed_mcp_servers / allowed_tools, and McpRegistry's view for the request path.
  */
+import type { INestApplication } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createGatewayApp } from '../src/app.factory';
 import { maskSecret } from '../src/common/crypto/secret-box';
+import { validateEnvironment } from '../src/config/environment';
 import { McpServers1764001300000 } from '../src/database/migrations/1764001300000-McpServers';
 import { KeyLookupService } from '../src/modules/keys/key-lookup.service';
 import { McpRegistry } from '../src/modules/mcp/mcp-registry.service';
-import { call, createApiKey, createVirtualKey, expectError } from './support/e2e-helpers';
+import { call, createApiKey, createVirtualKey, expectError, waitFor } from './support/e2e-helpers';
 import { admin, startTestGateway, TestGateway } from './support/test-gateway';
 
 const SECRET = 'Bearer mcp-secret-token-0123456789abcdef';
 const OTHER_SECRET = 'mcp-other-secret-value-42';
 /** Public addresses as IP literals: the registration check needs no DNS for them. */
 const PUBLIC_URL = 'https://93.184.215.14/mcp';
+const ENCRYPTION_KEY = randomBytes(32).toString('hex');
 
 describe('MCP server registry', () => {
   let gateway: TestGateway;
@@ -33,7 +41,7 @@ describe('MCP server registry', () => {
         }) as typeof stream.write),
       );
     }
-    gateway = await startTestGateway({ MCP_ALLOWED_NETWORKS: '10.1.2.0/24, 127.0.0.2', LOG_LEVEL: 'debug' });
+    gateway = await startTestGateway({ MCP_ALLOWED_NETWORKS: '10.1.2.0/24, 127.0.0.2', LOG_LEVEL: 'debug', GATEWAY_ENCRYPTION_KEY: ENCRYPTION_KEY });
     registry = gateway.app.get(McpRegistry);
     lookup = gateway.app.get(KeyLookupService);
   });
@@ -262,6 +270,31 @@ describe('MCP server registry', () => {
     expect(output).not.toContain('mcp-secret-token');
     expect(output).not.toContain(OTHER_SECRET);
     expect(output).not.toContain('a-brand-new-token');
+  });
+
+  it('another instance on the same database sees a change at once (through the change notification, not the cache TTL) and tells its listeners', async () => {
+    const journalDir = mkdtempSync(join(tmpdir(), 'gateway-journal-'));
+    let other: INestApplication | undefined;
+    try {
+      other = await createGatewayApp(
+        validateEnvironment({ DATABASE_URL: gateway.databaseUrl, GATEWAY_ENCRYPTION_KEY: ENCRYPTION_KEY, LOG_JOURNAL_DIR: journalDir, LOG_LEVEL: 'error', KEY_CACHE_TTL_MS: '3600000', PORT: '0' }),
+      );
+      await other.init();
+      const otherRegistry = other.get(McpRegistry);
+      await register({ slug: 'shared', headers: { Authorization: SECRET } });
+      expect((await otherRegistry.find('shared'))?.headers).toEqual({ Authorization: SECRET });
+      const changed: string[] = [];
+      otherRegistry.onChange((id) => changed.push(id));
+
+      const patched = await admin(gateway, 'PATCH', '/v1/mcp-servers/shared', { headers: { Authorization: 'Bearer rotated-token-0000' } });
+      expect(patched.status).toBe(200);
+      await waitFor(async () => (await otherRegistry.find('shared'))?.headers.Authorization === 'Bearer rotated-token-0000');
+      await waitFor(() => changed.length === 1);
+      expect(changed).toEqual([patched.body.id]);
+    } finally {
+      await other?.close();
+      rmSync(journalDir, { recursive: true, force: true });
+    }
   });
 
   it('migration: reverted and applied again on a database with keys, which keep working (their MCP fields null)', async () => {
