@@ -108,6 +108,70 @@ describe('mock upstream (Anthropic and Gemini)', () => {
       expect(answered).toMatchObject({ content: [{ type: 'text', text: 'Hello from mock' }], stop_reason: 'end_turn' });
     });
 
+    describe('tool script (a user text starting with "tools:")', () => {
+      const DOCS_TOOLS = ['docs__search_docs', 'docs__add'].map((name) => ({ name, input_schema: { type: 'object' as const } }));
+      const SCRIPT = 'tools: docs__search_docs {"query":"refunds"} ; docs__add {"a":1,"b":2} | docs__add {"a":3,"b":4}';
+      const toolUses = (message: Anthropic.Message) => message.content.filter((block): block is Anthropic.ToolUseBlock => block.type === 'tool_use');
+
+      async function runScript(ask: (messages: Anthropic.MessageParam[]) => Promise<Anthropic.Message>): Promise<void> {
+        const messages: Anthropic.MessageParam[] = [{ role: 'user', content: [{ type: 'text', text: SCRIPT }] }];
+        const first = await ask(messages);
+        expect(first.stop_reason).toBe('tool_use');
+        expect(first.content).toEqual([
+          { type: 'tool_use', id: expect.stringMatching(/^toolu_01[0-9A-Za-z]{22}$/), name: 'docs__search_docs', input: { query: 'refunds' } },
+          { type: 'tool_use', id: expect.stringMatching(/^toolu_01[0-9A-Za-z]{22}$/), name: 'docs__add', input: { a: 1, b: 2 } },
+        ]);
+        expect(first.usage.output_tokens).toBe(14); // argument fragments, 5 + 9
+        const [search, add] = toolUses(first);
+        messages.push(
+          { role: 'assistant', content: first.content as Anthropic.ContentBlockParam[] },
+          {
+            role: 'user',
+            content: [
+              { type: 'tool_result', tool_use_id: search.id, content: 'Refunds take 5 days' },
+              { type: 'tool_result', tool_use_id: add.id, content: [{ type: 'text', text: 'boom' }], is_error: true },
+            ],
+          },
+        );
+        const second = await ask(messages);
+        expect(second.stop_reason).toBe('tool_use');
+        expect(toolUses(second).map((block) => [block.name, block.input])).toEqual([['docs__add', { a: 3, b: 4 }]]);
+        messages.push({ role: 'assistant', content: second.content as Anthropic.ContentBlockParam[] }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: second.content[0].type === 'tool_use' ? second.content[0].id : '', content: '7' }] });
+        const last = await ask(messages);
+        expect(last).toMatchObject({ stop_reason: 'end_turn', content: [{ type: 'text', text: 'results: Refunds take 5 days / error: boom / 7' }] });
+      }
+
+      it('calls the tools round after round, then lists the results (error results marked)', async () => {
+        await runScript((messages) => client.messages.create({ model: 'claude-mock-1', max_tokens: 100, tools: DOCS_TOOLS, messages }));
+      });
+
+      it('streams the tool_use blocks one after another, as the SDK assembles them', async () => {
+        await runScript((messages) => client.messages.stream({ model: 'claude-mock-1', max_tokens: 100, tools: DOCS_TOOLS, messages }).finalMessage());
+        const raw = await fetch(`${mock.url}/v1/messages`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': 'k', 'anthropic-version': '2023-06-01' },
+          body: JSON.stringify({ model: 'claude-mock-1', max_tokens: 100, stream: true, tools: DOCS_TOOLS, messages: [{ role: 'user', content: SCRIPT }] }),
+        });
+        const events = (await raw.text()).split('\n\n').filter(Boolean).map((frame) => JSON.parse(frame.split('\ndata: ')[1]));
+        const starts = events.filter((event) => event.type === 'content_block_start');
+        expect(starts.map((event) => [event.index, event.content_block.name, event.content_block.input])).toEqual([
+          [0, 'docs__search_docs', {}],
+          [1, 'docs__add', {}],
+        ]);
+        const json = (index: number) => events.filter((event) => event.type === 'content_block_delta' && event.index === index).map((event) => event.delta.partial_json).join('');
+        expect([json(0), json(1)]).toEqual(['{"query":"refunds"}', '{"a":1,"b":2}']);
+        expect(events.find((event) => event.type === 'message_delta').delta.stop_reason).toBe('tool_use');
+      });
+
+      it('answers "no tool <name>" for a tool not offered (or tool_choice none)', async () => {
+        const ask = (text: string, tool_choice?: Anthropic.ToolChoice) =>
+          client.messages.create({ model: 'claude-mock-1', max_tokens: 100, tools: DOCS_TOOLS, ...(tool_choice ? { tool_choice } : {}), messages: [{ role: 'user', content: text }] });
+        expect((await ask('tools: docs__nope {}')).content).toEqual([{ type: 'text', text: 'no tool docs__nope' }]);
+        expect((await ask('tools: docs__add {}', { type: 'none' })).content).toEqual([{ type: 'text', text: 'no tool docs__add' }]);
+        expect((await ask('hello tools: docs__add {}')).content).toEqual([{ type: 'text', text: 'Hello from mock' }]);
+      });
+    });
+
     it('runs the MCP connector with the beta header, streamed or not', async () => {
       const mcp_servers = [
         { type: 'url' as const, url: 'https://a.example.com/mcp', name: 'search' },
@@ -248,6 +312,63 @@ describe('mock upstream (Anthropic and Gemini)', () => {
       ];
       const answered = await json(await generate('gemini-2.5-flash', { ...ask, contents: history }));
       expect(answered.candidates[0].content.parts).toEqual([{ text: 'Hello from mock' }]);
+    });
+
+    describe('tool script (a user text starting with "tools:")', () => {
+      const tools = [{ functionDeclarations: ['docs__search_docs', 'docs__add'].map((name) => ({ name, parametersJsonSchema: { type: 'object' } })) }];
+      const SCRIPT = 'tools: docs__search_docs {"query":"refunds"} ; docs__add {"a":1,"b":2} | docs__add {"a":3,"b":4}';
+
+      /** Runs the script; `ask` returns the answer's parts and finishReason (streamed: the chunks' parts joined). */
+      async function runScript(ask: (contents: unknown[]) => Promise<{ parts: any[]; finishReason: string }>): Promise<void> {
+        const contents: unknown[] = [{ role: 'user', parts: [{ text: SCRIPT }] }];
+        const first = await ask(contents);
+        expect(first).toEqual({
+          parts: [{ functionCall: { name: 'docs__search_docs', args: { query: 'refunds' } } }, { functionCall: { name: 'docs__add', args: { a: 1, b: 2 } } }],
+          finishReason: 'STOP',
+        });
+        contents.push(
+          { role: 'model', parts: first.parts },
+          {
+            role: 'user',
+            parts: [
+              { functionResponse: { name: 'docs__search_docs', response: { result: 'Refunds take 5 days' } } },
+              { functionResponse: { name: 'docs__add', response: { sum: 3 } } },
+            ],
+          },
+        );
+        const second = await ask(contents);
+        expect(second.parts).toEqual([{ functionCall: { name: 'docs__add', args: { a: 3, b: 4 } } }]);
+        contents.push({ role: 'model', parts: second.parts }, { role: 'user', parts: [{ functionResponse: { name: 'docs__add', response: { content: '7' } } }] });
+        const last = await ask(contents);
+        expect(last).toEqual({ parts: [{ text: 'results: Refunds take 5 days / {"sum":3} / 7' }], finishReason: 'STOP' });
+      }
+
+      it('calls the functions round after round (parallel calls as parts of one content), then lists the results', async () => {
+        await runScript(async (contents) => {
+          const answer = await json(await generate('gemini-2.5-flash', { contents, tools }));
+          return { parts: answer.candidates[0].content.parts, finishReason: answer.candidates[0].finishReason };
+        });
+        const first = await json(await generate('gemini-2.5-flash', { ...user(SCRIPT), tools }));
+        expect(first.usageMetadata.candidatesTokenCount).toBe(14); // argument fragments, 5 + 9
+      });
+
+      it('streams the calls whole in one chunk and the final text word by word', async () => {
+        const chunkCounts: number[] = [];
+        await runScript(async (contents) => {
+          const chunks = await sseChunks(await generate('gemini-2.5-flash', { contents, tools }, { method: 'streamGenerateContent', query: '?alt=sse' }));
+          chunkCounts.push(chunks.length);
+          const parts = chunks.flatMap((chunk) => chunk.candidates[0].content.parts);
+          const text = parts.every((part) => typeof part.text === 'string') ? [{ text: parts.map((part) => part.text).join('') }] : parts;
+          return { parts: text, finishReason: chunks.at(-1).candidates[0].finishReason };
+        });
+        expect(chunkCounts).toEqual([1, 1, 9]);
+      });
+
+      it('answers "no tool <name>" for a function not declared (or mode NONE)', async () => {
+        const text = async (body: unknown) => (await json(await generate('gemini-2.5-flash', body))).candidates[0].content.parts[0].text;
+        expect(await text({ ...user('tools: docs__nope {}'), tools })).toBe('no tool docs__nope');
+        expect(await text({ ...user('tools: docs__add {}'), tools, toolConfig: { functionCallingConfig: { mode: 'NONE' } } })).toBe('no tool docs__add');
+      });
     });
 
     it("refuses what Google refuses, in Google's error shape", async () => {
