@@ -1,17 +1,23 @@
 /**
  * Self-test of the mock upstream's other vendors, driven directly (no gateway): Anthropic's
  * Messages API (test/support/mock-anthropic.ts) through the official `@anthropic-ai/sdk`, which
- * must parse everything it sends, and Gemini's generateContent (test/support/mock-gemini.ts)
- * through plain fetch.
+ * must parse everything it sends, Gemini's generateContent (test/support/mock-gemini.ts)
+ * through plain fetch, and Bedrock's Converse (test/support/mock-bedrock.ts) signed with smithy's
+ * SigV4 signer.
  */
 import Anthropic from '@anthropic-ai/sdk';
+import { Sha256 } from '@aws-crypto/sha256-js';
+import { EventStreamCodec } from '@smithy/eventstream-codec';
+import { SignatureV4 } from '@smithy/signature-v4';
+import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
+import { BEDROCK_TEST_CREDENTIALS } from './support/mock-bedrock';
 import { startMockUpstream, type MockUpstream } from './support/mock-upstream';
 
 const WEATHER_TOOL = { name: 'get_weather', description: 'Weather by city', input_schema: { type: 'object' as const, properties: { location: { type: 'string' } } } };
 const json = (reply: globalThis.Response): Promise<any> => reply.json();
 const WEATHER_DECLARATION = { name: 'get_weather', description: 'Weather by city', parametersJsonSchema: { type: 'object', properties: { location: { type: 'string' } } } };
 
-describe('mock upstream (Anthropic and Gemini)', () => {
+describe('mock upstream (Anthropic, Gemini and Bedrock)', () => {
   let mock: MockUpstream;
   let client: Anthropic;
 
@@ -413,6 +419,88 @@ describe('mock upstream (Anthropic and Gemini)', () => {
       const slow = await sseChunks(await generate('mock-slow-20', user('echo: a b c'), { method: 'streamGenerateContent', query: '?alt=sse' }));
       expect(slow).toHaveLength(3);
       expect(Date.now() - started).toBeGreaterThanOrEqual(40);
+    });
+  });
+
+  describe('Bedrock Converse', () => {
+    const MODEL = 'mistral.mistral-large-2407-v1';
+    const codec = new EventStreamCodec(toUtf8, fromUtf8);
+    const signer = new SignatureV4({ service: 'bedrock', region: 'us-east-1', credentials: BEDROCK_TEST_CREDENTIALS, sha256: Sha256 });
+
+    /** A Converse (or ConverseStream) call, SigV4-signed as AWS's SDK signs it. */
+    async function converse(body: unknown, stream = false): Promise<globalThis.Response> {
+      const path = `/model/${MODEL}/${stream ? 'converse-stream' : 'converse'}`;
+      const { host } = new URL(mock.url);
+      const raw = JSON.stringify(body);
+      const signed = await signer.sign({ method: 'POST', protocol: 'http:', hostname: '127.0.0.1', path, query: {}, headers: { host, 'content-type': 'application/json' }, body: raw });
+      return fetch(mock.url + path, { method: 'POST', headers: signed.headers, body: raw });
+    }
+
+    /** The event frames of a ConverseStream answer: [event type, payload without its `p` padding]. */
+    async function frames(reply: globalThis.Response): Promise<[string, any][]> {
+      const bytes = new Uint8Array(await reply.arrayBuffer());
+      const events: [string, any][] = [];
+      for (let at = 0; at < bytes.length; ) {
+        const length = new DataView(bytes.buffer, bytes.byteOffset + at).getUint32(0);
+        const message = codec.decode(bytes.subarray(at, at + length));
+        const { p: _padding, ...payload } = JSON.parse(toUtf8(message.body));
+        events.push([String(message.headers[':event-type']?.value), payload]);
+        at += length;
+      }
+      return events;
+    }
+
+    const toolConfig = { tools: ['docs__search_docs', 'docs__add'].map((name) => ({ toolSpec: { name, inputSchema: { json: { type: 'object' } } } })) };
+    const SCRIPT = 'tools: docs__search_docs {"query":"refunds"} ; docs__add {"a":1,"b":2} | docs__add {"a":3,"b":4}';
+
+    /** Runs the script; `ask` returns the answer's content and stopReason. */
+    async function runScript(ask: (messages: unknown[]) => Promise<{ content: any[]; stopReason: string }>): Promise<void> {
+      const messages: any[] = [{ role: 'user', content: [{ text: SCRIPT }] }];
+      const first = await ask(messages);
+      expect(first).toEqual({
+        content: [
+          { toolUse: { toolUseId: expect.stringMatching(/^tooluse_[\w-]{22}$/), name: 'docs__search_docs', input: { query: 'refunds' } } },
+          { toolUse: { toolUseId: expect.stringMatching(/^tooluse_[\w-]{22}$/), name: 'docs__add', input: { a: 1, b: 2 } } },
+        ],
+        stopReason: 'tool_use',
+      });
+      const [search, add] = first.content.map((block) => block.toolUse.toolUseId);
+      messages.push(
+        { role: 'assistant', content: first.content },
+        { role: 'user', content: [{ toolResult: { toolUseId: search, content: [{ text: 'Refunds take 5 days' }] } }, { toolResult: { toolUseId: add, content: [{ json: { sum: 3 } }], status: 'error' } }] },
+      );
+      const second = await ask(messages);
+      expect(second.content.map((block) => [block.toolUse.name, block.toolUse.input])).toEqual([['docs__add', { a: 3, b: 4 }]]);
+      messages.push({ role: 'assistant', content: second.content }, { role: 'user', content: [{ toolResult: { toolUseId: second.content[0].toolUse.toolUseId, content: [{ text: '7' }] } }] });
+      const last = await ask(messages);
+      expect(last).toEqual({ content: [{ text: 'results: Refunds take 5 days / error: {"sum":3} / 7' }], stopReason: 'end_turn' });
+    }
+
+    it('follows the tool script: toolUse blocks round after round, then the results', async () => {
+      await runScript(async (messages) => {
+        const reply = await converse({ messages, toolConfig });
+        expect(reply.status).toBe(200);
+        const answer = await json(reply);
+        return { content: answer.output.message.content, stopReason: answer.stopReason };
+      });
+      const unknown = await json(await converse({ messages: [{ role: 'user', content: [{ text: 'tools: docs__nope {}' }] }], toolConfig }));
+      expect(unknown.output.message.content).toEqual([{ text: 'no tool docs__nope' }]);
+    });
+
+    it('streams one toolUse block per call (start, input deltas, stop), and the final text word by word', async () => {
+      await runScript(async (messages) => {
+        const events = await frames(await converse({ messages, toolConfig }, true));
+        const blocks: any[] = [];
+        for (const [type, payload] of events) {
+          const index = payload.contentBlockIndex;
+          if (type === 'contentBlockStart') blocks[index] = { toolUse: { ...payload.start.toolUse, input: '' } };
+          if (type === 'contentBlockDelta' && payload.delta.toolUse) blocks[index].toolUse.input += payload.delta.toolUse.input;
+          if (type === 'contentBlockDelta' && payload.delta.text !== undefined) blocks[index] = { text: (blocks[index]?.text ?? '') + payload.delta.text };
+          if (type === 'contentBlockStop' && blocks[index].toolUse) blocks[index].toolUse.input = JSON.parse(blocks[index].toolUse.input);
+        }
+        expect(events.filter(([type]) => type === 'contentBlockStop').map(([, payload]) => payload.contentBlockIndex)).toEqual(blocks.map((_, index) => index));
+        return { content: blocks, stopReason: events.find(([type]) => type === 'messageStop')![1].stopReason };
+      });
     });
   });
 });

@@ -33,10 +33,17 @@
  *   - a `function` tool and a last user text mentioning "weather" (not right after a
  *     function_call_output, tool_choice not "none"): a `function_call` item to the first function
  *     (or the forced one), arguments {"location":"Paris"}, instead of the message
+ *   - a tool script (the last user message starts with "tools:"; syntax in mock-tool-script.ts):
+ *     round r (the runs of consecutive function_call input items after it) answers step r's calls
+ *     as `function_call` items {id: "fc_…", call_id: "call_…", name, arguments}, one item per call;
+ *     a function not among the `function` tools (or tool_choice "none"): a message "no tool
+ *     <name>". After the last step: a message "results: " + the function_call_output outputs
+ *     after that user message, joined by " / "
  *   - else a `message` item: output_text "Hello from mock", or the rest of the last user text when
  *     it starts with "echo:"
  *   - usage: input_tokens = ceil(chars of instructions + input texts / 4) (min 1); output_tokens =
- *     words of the text (function call: 5 argument fragments) + reasoning tokens; model
+ *     words of the text (function calls: their argument fragments, 5 for {"location":"Paris"}, also
+ *     the response.function_call_arguments.delta events) + reasoning tokens; model
  *     "mock-cached": cached_tokens = floor(input_tokens / 2)
  *   - `background: true`: answered at once with status "queued" (output [], usage null); the stored
  *     response completes after the model's delay (mock-slow-<ms>; never with mock-hang)
