@@ -195,6 +195,16 @@ describe('mock upstream (OpenAI Responses API)', () => {
       expect([deltas(0), deltas(1)]).toEqual(['{"query":"refunds"}', '{"a":1,"b":2}']);
     });
 
+    it('reads the earlier rounds from the previous_response_id chain, as OpenAI keeps them', async () => {
+      const first = await client.responses.create({ model: 'gpt-4o', input: SCRIPT, tools: DOCS_TOOLS });
+      const [search, add] = first.output as Call[];
+      const outputs = (pairs: [Call, string][]) => pairs.map(([call, output]) => ({ type: 'function_call_output' as const, call_id: call.call_id, output }));
+      const second = await client.responses.create({ model: 'gpt-4o', previous_response_id: first.id, input: outputs([[search, 'Refunds take 5 days'], [add, '3']]), tools: DOCS_TOOLS });
+      expect((second.output as Call[]).map((item) => [item.name, item.arguments])).toEqual([['docs__add', '{"a":3,"b":4}']]);
+      const last = await client.responses.create({ model: 'gpt-4o', previous_response_id: second.id, input: outputs([[second.output[0] as Call, '7']]), tools: DOCS_TOOLS });
+      expect(last.output_text).toBe('results: Refunds take 5 days / 3 / 7');
+    });
+
     it('answers "no tool <name>" for a function not offered (or tool_choice none)', async () => {
       const unknown = await client.responses.create({ model: 'gpt-4o', input: 'tools: docs__nope {}', tools: DOCS_TOOLS });
       expect(unknown.output_text).toBe('no tool docs__nope');

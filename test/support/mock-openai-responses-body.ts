@@ -87,8 +87,7 @@ function inputChars(body: any): number {
  * The input as the tool script reads it: user messages are user text; a run of consecutive
  * function_call items is one call turn; each function_call_output a result (its output text).
  */
-function scriptTurns(input: string | any[]): ScriptTurn[] {
-  if (typeof input === 'string') return [{ kind: 'user', text: input }];
+function scriptTurns(input: any[]): ScriptTurn[] {
   const turns: ScriptTurn[] = [];
   input.forEach((item, i) => {
     if (isMessage(item) && item.role === 'user') turns.push({ kind: 'user', text: contentText(item.content) });
@@ -133,8 +132,12 @@ export function inputItems(input: string | any[]): any[] {
 
 const countWords = (text: string): number => text.match(/\S+/g)?.length ?? 0;
 
-/** Decide the reply for a validated create request. `behaviourModel`: the model without a `provider/` prefix. */
-export function planResponse(body: any, behaviourModel: string): ResponsesPlan {
+/**
+ * Decide the reply for a validated create request. `behaviourModel`: the model without a `provider/`
+ * prefix; `earlier`: the items of the previous_response_id chain (its inputs and outputs), which
+ * only the tool script reads.
+ */
+export function planResponse(body: any, behaviourModel: string, earlier: any[] = []): ResponsesPlan {
   const userText = lastUserText(body.input);
   const tools: any[] = Array.isArray(body.tools) ? body.tools : [];
   const toolsAllowed = body.tool_choice !== 'none';
@@ -142,7 +145,7 @@ export function planResponse(body: any, behaviourModel: string): ResponsesPlan {
   // After a tool result the model answers in text (otherwise agent loops never end).
   const answeringToolResult = last?.type === 'function_call_output';
   const functions = tools.filter((tool) => tool.type === 'function');
-  const script = answerToolScript(scriptTurns(body.input), toolsAllowed ? functions.map((tool) => tool.name) : []);
+  const script = answerToolScript(scriptTurns([...earlier, ...(typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body.input)]), toolsAllowed ? functions.map((tool) => tool.name) : []);
   const text = script && 'text' in script ? script.text : userText.startsWith('echo:') ? userText.slice(5).trimStart() : DEFAULT_REPLY;
 
   const output: any[] = [];
