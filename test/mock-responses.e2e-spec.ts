@@ -152,6 +152,67 @@ describe('mock upstream (OpenAI Responses API)', () => {
     expect(after.output_text).toBe('Hello from mock');
   });
 
+  describe('tool script (a user message starting with "tools:")', () => {
+    const DOCS_TOOLS = ['docs__search_docs', 'docs__add'].map((name) => ({ ...WEATHER_TOOL, name }));
+    const SCRIPT = 'tools: docs__search_docs {"query":"refunds"} ; docs__add {"a":1,"b":2} | docs__add {"a":3,"b":4}';
+    type Call = OpenAI.Responses.ResponseFunctionToolCall;
+    const echoed = ({ type, call_id, name, arguments: args }: Call): Call => ({ type, call_id, name, arguments: args });
+
+    async function runScript(ask: (input: OpenAI.Responses.ResponseInputItem[]) => Promise<OpenAI.Responses.Response>): Promise<void> {
+      const input: OpenAI.Responses.ResponseInputItem[] = [{ role: 'user', content: 'earlier' }, { role: 'assistant', content: 'answer' }, { role: 'user', content: [{ type: 'input_text', text: SCRIPT }] }];
+      const first = await ask(input);
+      // toMatchObject: the SDK's stream helper adds parsed_arguments.
+      expect(first.output).toMatchObject([
+        { id: expect.stringMatching(/^fc_/), type: 'function_call', status: 'completed', arguments: '{"query":"refunds"}', call_id: expect.stringMatching(/^call_/), name: 'docs__search_docs' },
+        { id: expect.stringMatching(/^fc_/), type: 'function_call', status: 'completed', arguments: '{"a":1,"b":2}', call_id: expect.stringMatching(/^call_/), name: 'docs__add' },
+      ]);
+      expect(first.usage?.output_tokens).toBe(14); // argument fragments, 5 + 9
+      const [search, add] = first.output as Call[];
+      input.push(echoed(search), echoed(add), { type: 'function_call_output', call_id: search.call_id, output: 'Refunds take 5 days' }, { type: 'function_call_output', call_id: add.call_id, output: '3' });
+      const second = await ask(input);
+      expect((second.output as Call[]).map((item) => [item.type, item.name, item.arguments])).toEqual([['function_call', 'docs__add', '{"a":3,"b":4}']]);
+      const again = second.output[0] as Call;
+      input.push(echoed(again), { type: 'function_call_output', call_id: again.call_id, output: '7' });
+      const last = await ask(input);
+      expect(last.output.map((item) => item.type)).toEqual(['message']);
+      expect(last.output_text).toBe('results: Refunds take 5 days / 3 / 7');
+    }
+
+    it('calls the functions round after round, then lists the outputs', async () => {
+      await runScript((input) => client.responses.create({ model: 'gpt-4o', input, tools: DOCS_TOOLS }));
+    });
+
+    it('streams one function_call item per call, as the SDK assembles them', async () => {
+      await runScript((input) => client.responses.stream({ model: 'gpt-4o', input, tools: DOCS_TOOLS }).finalResponse());
+      const events = await collect(await client.responses.create({ model: 'gpt-4o', input: SCRIPT, tools: DOCS_TOOLS, stream: true }));
+      const added = events.filter((event): event is OpenAI.Responses.ResponseOutputItemAddedEvent => event.type === 'response.output_item.added');
+      expect(added.map((event) => [event.output_index, (event.item as Call).name, (event.item as Call).arguments])).toEqual([
+        [0, 'docs__search_docs', ''],
+        [1, 'docs__add', ''],
+      ]);
+      const deltas = (index: number) =>
+        events.flatMap((event) => (event.type === 'response.function_call_arguments.delta' && event.output_index === index ? [event.delta] : [])).join('');
+      expect([deltas(0), deltas(1)]).toEqual(['{"query":"refunds"}', '{"a":1,"b":2}']);
+    });
+
+    it('reads the earlier rounds from the previous_response_id chain, as OpenAI keeps them', async () => {
+      const first = await client.responses.create({ model: 'gpt-4o', input: SCRIPT, tools: DOCS_TOOLS });
+      const [search, add] = first.output as Call[];
+      const outputs = (pairs: [Call, string][]) => pairs.map(([call, output]) => ({ type: 'function_call_output' as const, call_id: call.call_id, output }));
+      const second = await client.responses.create({ model: 'gpt-4o', previous_response_id: first.id, input: outputs([[search, 'Refunds take 5 days'], [add, '3']]), tools: DOCS_TOOLS });
+      expect((second.output as Call[]).map((item) => [item.name, item.arguments])).toEqual([['docs__add', '{"a":3,"b":4}']]);
+      const last = await client.responses.create({ model: 'gpt-4o', previous_response_id: second.id, input: outputs([[second.output[0] as Call, '7']]), tools: DOCS_TOOLS });
+      expect(last.output_text).toBe('results: Refunds take 5 days / 3 / 7');
+    });
+
+    it('answers "no tool <name>" for a function not offered (or tool_choice none)', async () => {
+      const unknown = await client.responses.create({ model: 'gpt-4o', input: 'tools: docs__nope {}', tools: DOCS_TOOLS });
+      expect(unknown.output_text).toBe('no tool docs__nope');
+      const none = await client.responses.create({ model: 'gpt-4o', input: 'tools: docs__add {}', tools: DOCS_TOOLS, tool_choice: 'none' });
+      expect(none.output_text).toBe('no tool docs__add');
+    });
+  });
+
   it('searches the web and files, with citations', async () => {
     const response = await client.responses.create({
       model: 'gpt-4o',

@@ -189,6 +189,93 @@ describe('mock upstream (OpenAI wire format)', () => {
     expect(followUp.choices[0].message.content).toBe('Hello from mock');
   });
 
+  describe('tool script (a user message starting with "tools:")', () => {
+    type Message = OpenAI.Chat.Completions.ChatCompletionMessageParam;
+    const DOCS_TOOLS: OpenAI.Chat.Completions.ChatCompletionTool[] = ['docs__search_docs', 'docs__add'].map((name) => ({
+      type: 'function',
+      function: { name, parameters: { type: 'object', properties: {} } },
+    }));
+    const SCRIPT = 'tools: docs__search_docs {"query":"refunds"} ; docs__add {"a":1,"b":2} | docs__add {"a":3,"b":4}';
+    const functionCalls = (message: OpenAI.Chat.Completions.ChatCompletionMessage) =>
+      (message.tool_calls ?? []) as OpenAI.Chat.Completions.ChatCompletionMessageFunctionToolCall[];
+
+    /** Runs the script to its end, `ask` answering each round; the results the "tools" give are fixed texts. */
+    async function runScript(ask: (messages: Message[]) => Promise<OpenAI.Chat.Completions.ChatCompletion>) {
+      const messages: Message[] = [{ role: 'user', content: 'earlier question' }, { role: 'assistant', content: 'earlier answer' }, { role: 'user', content: SCRIPT }];
+      const first = await ask(messages);
+      expect(first.choices[0].finish_reason).toBe('tool_calls');
+      const firstCalls = functionCalls(first.choices[0].message);
+      expect(firstCalls.map((call) => [call.type, call.function.name, JSON.parse(call.function.arguments)])).toEqual([
+        ['function', 'docs__search_docs', { query: 'refunds' }],
+        ['function', 'docs__add', { a: 1, b: 2 }],
+      ]);
+      expect(firstCalls.map((call) => call.id)).toEqual([expect.stringMatching(/^call_\w+0$/), expect.stringMatching(/^call_\w+0p1$/)]);
+      messages.push(first.choices[0].message as Message);
+      // One result as a string, one as text parts.
+      messages.push({ role: 'tool', tool_call_id: firstCalls[0].id, content: 'Refunds take 5 days' });
+      messages.push({ role: 'tool', tool_call_id: firstCalls[1].id, content: [{ type: 'text', text: '3' }] });
+
+      const second = await ask(messages);
+      const secondCalls = functionCalls(second.choices[0].message);
+      expect(second.choices[0].finish_reason).toBe('tool_calls');
+      expect(secondCalls.map((call) => [call.function.name, call.function.arguments])).toEqual([['docs__add', '{"a":3,"b":4}']]);
+      messages.push(second.choices[0].message as Message, { role: 'tool', tool_call_id: secondCalls[0].id, content: '7' });
+
+      const last = await ask(messages);
+      expect(last.choices[0].finish_reason).toBe('stop');
+      expect(last.choices[0].message.content).toBe('results: Refunds take 5 days / 3 / 7');
+      expect(last.choices[0].message.tool_calls).toBeUndefined();
+      return { first, second, last };
+    }
+
+    it('calls the tools round after round, then lists the results', async () => {
+      const { first, second, last } = await runScript((messages) => client.chat.completions.create({ model: 'gpt-4o', messages, tools: DOCS_TOOLS }));
+      // Argument fragments: {" query ":" refunds "} = 5, {" a ": 1 ," b ": 2 } = 9.
+      expect(first.usage?.completion_tokens).toBe(14);
+      expect(second.usage?.completion_tokens).toBe(9);
+      expect(last.usage?.completion_tokens).toBe(9); // words of "results: Refunds take 5 days / 3 / 7"
+    });
+
+    it('streams the calls one after another, as the SDK assembles them', async () => {
+      await runScript((messages) => client.chat.completions.stream({ model: 'gpt-4o', messages, tools: DOCS_TOOLS }).finalChatCompletion());
+
+      const raw = await fetch(mock.url + '/v1/chat/completions', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: SCRIPT }], tools: DOCS_TOOLS }),
+      });
+      const chunks = (await raw.text()).split('\n\n').filter((event) => event.startsWith('data: {')).map((event) => JSON.parse(event.slice(6)));
+      const deltas = chunks.map((chunk) => chunk.choices[0].delta);
+      expect(deltas[0]).toEqual({
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ index: 0, id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'docs__search_docs', arguments: '' } }],
+        refusal: null,
+      });
+      expect(deltas[6]).toEqual({ tool_calls: [{ index: 1, id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'docs__add', arguments: '' } }] });
+      expect(deltas.slice(1, 6).map((delta) => delta.tool_calls[0].function.arguments).join('')).toBe('{"query":"refunds"}');
+      expect(deltas.at(-1)).toEqual({});
+      expect(chunks.at(-1).choices[0].finish_reason).toBe('tool_calls');
+    });
+
+    it('answers "no tool <name>" for a tool the request does not offer, and leaves other messages alone', async () => {
+      const ask = (content: string, extra: Partial<OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming> = {}) =>
+        client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content }], tools: DOCS_TOOLS, ...extra });
+      const unknown = await ask('tools: docs__add {"a":1} ; docs__delete_all {}');
+      expect(unknown.choices[0]).toMatchObject({ finish_reason: 'stop', message: { content: 'no tool docs__delete_all' } });
+      const none = await ask('tools: docs__add {"a":1}', { tool_choice: 'none' });
+      expect(none.choices[0].message.content).toBe('no tool docs__add');
+      const bad = await ask('tools: docs__add {"a":');
+      expect(bad.choices[0].message.content).toMatch(/^bad tool script: /);
+      // A separator inside the JSON is part of the arguments; no arguments are {}.
+      const inside = await ask('tools: docs__search_docs {"query":"a | b ; c"} ; docs__add');
+      expect(functionCalls(inside.choices[0].message).map((call) => call.function.arguments)).toEqual(['{"query":"a | b ; c"}', '{}']);
+      // Without the trigger at the start, nothing changes.
+      const plain = await ask('please tools: docs__add {}');
+      expect(plain.choices[0].message.content).toBe('Hello from mock');
+    });
+  });
+
   it('raises the SDK errors selected by mock-error-<status>', async () => {
     const error = await client.chat.completions
       .create({ model: 'mock-error-429', messages: [{ role: 'user', content: 'Hi' }] })

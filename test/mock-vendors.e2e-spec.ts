@@ -1,17 +1,23 @@
 /**
  * Self-test of the mock upstream's other vendors, driven directly (no gateway): Anthropic's
  * Messages API (test/support/mock-anthropic.ts) through the official `@anthropic-ai/sdk`, which
- * must parse everything it sends, and Gemini's generateContent (test/support/mock-gemini.ts)
- * through plain fetch.
+ * must parse everything it sends, Gemini's generateContent (test/support/mock-gemini.ts)
+ * through plain fetch, and Bedrock's Converse (test/support/mock-bedrock.ts) signed with smithy's
+ * SigV4 signer.
  */
 import Anthropic from '@anthropic-ai/sdk';
+import { Sha256 } from '@aws-crypto/sha256-js';
+import { EventStreamCodec } from '@smithy/eventstream-codec';
+import { SignatureV4 } from '@smithy/signature-v4';
+import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
+import { BEDROCK_TEST_CREDENTIALS } from './support/mock-bedrock';
 import { startMockUpstream, type MockUpstream } from './support/mock-upstream';
 
 const WEATHER_TOOL = { name: 'get_weather', description: 'Weather by city', input_schema: { type: 'object' as const, properties: { location: { type: 'string' } } } };
 const json = (reply: globalThis.Response): Promise<any> => reply.json();
 const WEATHER_DECLARATION = { name: 'get_weather', description: 'Weather by city', parametersJsonSchema: { type: 'object', properties: { location: { type: 'string' } } } };
 
-describe('mock upstream (Anthropic and Gemini)', () => {
+describe('mock upstream (Anthropic, Gemini and Bedrock)', () => {
   let mock: MockUpstream;
   let client: Anthropic;
 
@@ -106,6 +112,70 @@ describe('mock upstream (Anthropic and Gemini)', () => {
         messages: [...messages, { role: 'assistant', content: [toolUse] }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUse.id, content: '18°C' }] }],
       });
       expect(answered).toMatchObject({ content: [{ type: 'text', text: 'Hello from mock' }], stop_reason: 'end_turn' });
+    });
+
+    describe('tool script (a user text starting with "tools:")', () => {
+      const DOCS_TOOLS = ['docs__search_docs', 'docs__add'].map((name) => ({ name, input_schema: { type: 'object' as const } }));
+      const SCRIPT = 'tools: docs__search_docs {"query":"refunds"} ; docs__add {"a":1,"b":2} | docs__add {"a":3,"b":4}';
+      const toolUses = (message: Anthropic.Message) => message.content.filter((block): block is Anthropic.ToolUseBlock => block.type === 'tool_use');
+
+      async function runScript(ask: (messages: Anthropic.MessageParam[]) => Promise<Anthropic.Message>): Promise<void> {
+        const messages: Anthropic.MessageParam[] = [{ role: 'user', content: [{ type: 'text', text: SCRIPT }] }];
+        const first = await ask(messages);
+        expect(first.stop_reason).toBe('tool_use');
+        expect(first.content).toEqual([
+          { type: 'tool_use', id: expect.stringMatching(/^toolu_01[0-9A-Za-z]{22}$/), name: 'docs__search_docs', input: { query: 'refunds' } },
+          { type: 'tool_use', id: expect.stringMatching(/^toolu_01[0-9A-Za-z]{22}$/), name: 'docs__add', input: { a: 1, b: 2 } },
+        ]);
+        expect(first.usage.output_tokens).toBe(14); // argument fragments, 5 + 9
+        const [search, add] = toolUses(first);
+        messages.push(
+          { role: 'assistant', content: first.content as Anthropic.ContentBlockParam[] },
+          {
+            role: 'user',
+            content: [
+              { type: 'tool_result', tool_use_id: search.id, content: 'Refunds take 5 days' },
+              { type: 'tool_result', tool_use_id: add.id, content: [{ type: 'text', text: 'boom' }], is_error: true },
+            ],
+          },
+        );
+        const second = await ask(messages);
+        expect(second.stop_reason).toBe('tool_use');
+        expect(toolUses(second).map((block) => [block.name, block.input])).toEqual([['docs__add', { a: 3, b: 4 }]]);
+        messages.push({ role: 'assistant', content: second.content as Anthropic.ContentBlockParam[] }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: second.content[0].type === 'tool_use' ? second.content[0].id : '', content: '7' }] });
+        const last = await ask(messages);
+        expect(last).toMatchObject({ stop_reason: 'end_turn', content: [{ type: 'text', text: 'results: Refunds take 5 days / error: boom / 7' }] });
+      }
+
+      it('calls the tools round after round, then lists the results (error results marked)', async () => {
+        await runScript((messages) => client.messages.create({ model: 'claude-mock-1', max_tokens: 100, tools: DOCS_TOOLS, messages }));
+      });
+
+      it('streams the tool_use blocks one after another, as the SDK assembles them', async () => {
+        await runScript((messages) => client.messages.stream({ model: 'claude-mock-1', max_tokens: 100, tools: DOCS_TOOLS, messages }).finalMessage());
+        const raw = await fetch(`${mock.url}/v1/messages`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': 'k', 'anthropic-version': '2023-06-01' },
+          body: JSON.stringify({ model: 'claude-mock-1', max_tokens: 100, stream: true, tools: DOCS_TOOLS, messages: [{ role: 'user', content: SCRIPT }] }),
+        });
+        const events = (await raw.text()).split('\n\n').filter(Boolean).map((frame) => JSON.parse(frame.split('\ndata: ')[1]));
+        const starts = events.filter((event) => event.type === 'content_block_start');
+        expect(starts.map((event) => [event.index, event.content_block.name, event.content_block.input])).toEqual([
+          [0, 'docs__search_docs', {}],
+          [1, 'docs__add', {}],
+        ]);
+        const json = (index: number) => events.filter((event) => event.type === 'content_block_delta' && event.index === index).map((event) => event.delta.partial_json).join('');
+        expect([json(0), json(1)]).toEqual(['{"query":"refunds"}', '{"a":1,"b":2}']);
+        expect(events.find((event) => event.type === 'message_delta').delta.stop_reason).toBe('tool_use');
+      });
+
+      it('answers "no tool <name>" for a tool not offered (or tool_choice none)', async () => {
+        const ask = (text: string, tool_choice?: Anthropic.ToolChoice) =>
+          client.messages.create({ model: 'claude-mock-1', max_tokens: 100, tools: DOCS_TOOLS, ...(tool_choice ? { tool_choice } : {}), messages: [{ role: 'user', content: text }] });
+        expect((await ask('tools: docs__nope {}')).content).toEqual([{ type: 'text', text: 'no tool docs__nope' }]);
+        expect((await ask('tools: docs__add {}', { type: 'none' })).content).toEqual([{ type: 'text', text: 'no tool docs__add' }]);
+        expect((await ask('hello tools: docs__add {}')).content).toEqual([{ type: 'text', text: 'Hello from mock' }]);
+      });
     });
 
     it('runs the MCP connector with the beta header, streamed or not', async () => {
@@ -250,6 +320,63 @@ describe('mock upstream (Anthropic and Gemini)', () => {
       expect(answered.candidates[0].content.parts).toEqual([{ text: 'Hello from mock' }]);
     });
 
+    describe('tool script (a user text starting with "tools:")', () => {
+      const tools = [{ functionDeclarations: ['docs__search_docs', 'docs__add'].map((name) => ({ name, parametersJsonSchema: { type: 'object' } })) }];
+      const SCRIPT = 'tools: docs__search_docs {"query":"refunds"} ; docs__add {"a":1,"b":2} | docs__add {"a":3,"b":4}';
+
+      /** Runs the script; `ask` returns the answer's parts and finishReason (streamed: the chunks' parts joined). */
+      async function runScript(ask: (contents: unknown[]) => Promise<{ parts: any[]; finishReason: string }>): Promise<void> {
+        const contents: unknown[] = [{ role: 'user', parts: [{ text: SCRIPT }] }];
+        const first = await ask(contents);
+        expect(first).toEqual({
+          parts: [{ functionCall: { name: 'docs__search_docs', args: { query: 'refunds' } } }, { functionCall: { name: 'docs__add', args: { a: 1, b: 2 } } }],
+          finishReason: 'STOP',
+        });
+        contents.push(
+          { role: 'model', parts: first.parts },
+          {
+            role: 'user',
+            parts: [
+              { functionResponse: { name: 'docs__search_docs', response: { result: 'Refunds take 5 days' } } },
+              { functionResponse: { name: 'docs__add', response: { sum: 3 } } },
+            ],
+          },
+        );
+        const second = await ask(contents);
+        expect(second.parts).toEqual([{ functionCall: { name: 'docs__add', args: { a: 3, b: 4 } } }]);
+        contents.push({ role: 'model', parts: second.parts }, { role: 'user', parts: [{ functionResponse: { name: 'docs__add', response: { content: '7' } } }] });
+        const last = await ask(contents);
+        expect(last).toEqual({ parts: [{ text: 'results: Refunds take 5 days / {"sum":3} / 7' }], finishReason: 'STOP' });
+      }
+
+      it('calls the functions round after round (parallel calls as parts of one content), then lists the results', async () => {
+        await runScript(async (contents) => {
+          const answer = await json(await generate('gemini-2.5-flash', { contents, tools }));
+          return { parts: answer.candidates[0].content.parts, finishReason: answer.candidates[0].finishReason };
+        });
+        const first = await json(await generate('gemini-2.5-flash', { ...user(SCRIPT), tools }));
+        expect(first.usageMetadata.candidatesTokenCount).toBe(14); // argument fragments, 5 + 9
+      });
+
+      it('streams the calls whole in one chunk and the final text word by word', async () => {
+        const chunkCounts: number[] = [];
+        await runScript(async (contents) => {
+          const chunks = await sseChunks(await generate('gemini-2.5-flash', { contents, tools }, { method: 'streamGenerateContent', query: '?alt=sse' }));
+          chunkCounts.push(chunks.length);
+          const parts = chunks.flatMap((chunk) => chunk.candidates[0].content.parts);
+          const text = parts.every((part) => typeof part.text === 'string') ? [{ text: parts.map((part) => part.text).join('') }] : parts;
+          return { parts: text, finishReason: chunks.at(-1).candidates[0].finishReason };
+        });
+        expect(chunkCounts).toEqual([1, 1, 9]);
+      });
+
+      it('answers "no tool <name>" for a function not declared (or mode NONE)', async () => {
+        const text = async (body: unknown) => (await json(await generate('gemini-2.5-flash', body))).candidates[0].content.parts[0].text;
+        expect(await text({ ...user('tools: docs__nope {}'), tools })).toBe('no tool docs__nope');
+        expect(await text({ ...user('tools: docs__add {}'), tools, toolConfig: { functionCallingConfig: { mode: 'NONE' } } })).toBe('no tool docs__add');
+      });
+    });
+
     it("refuses what Google refuses, in Google's error shape", async () => {
       const noKey = await generate('gemini-2.5-flash', user('hi'), { key: '' });
       expect(noKey.status).toBe(403);
@@ -292,6 +419,88 @@ describe('mock upstream (Anthropic and Gemini)', () => {
       const slow = await sseChunks(await generate('mock-slow-20', user('echo: a b c'), { method: 'streamGenerateContent', query: '?alt=sse' }));
       expect(slow).toHaveLength(3);
       expect(Date.now() - started).toBeGreaterThanOrEqual(40);
+    });
+  });
+
+  describe('Bedrock Converse', () => {
+    const MODEL = 'mistral.mistral-large-2407-v1';
+    const codec = new EventStreamCodec(toUtf8, fromUtf8);
+    const signer = new SignatureV4({ service: 'bedrock', region: 'us-east-1', credentials: BEDROCK_TEST_CREDENTIALS, sha256: Sha256 });
+
+    /** A Converse (or ConverseStream) call, SigV4-signed as AWS's SDK signs it. */
+    async function converse(body: unknown, stream = false): Promise<globalThis.Response> {
+      const path = `/model/${MODEL}/${stream ? 'converse-stream' : 'converse'}`;
+      const { host } = new URL(mock.url);
+      const raw = JSON.stringify(body);
+      const signed = await signer.sign({ method: 'POST', protocol: 'http:', hostname: '127.0.0.1', path, query: {}, headers: { host, 'content-type': 'application/json' }, body: raw });
+      return fetch(mock.url + path, { method: 'POST', headers: signed.headers, body: raw });
+    }
+
+    /** The event frames of a ConverseStream answer: [event type, payload without its `p` padding]. */
+    async function frames(reply: globalThis.Response): Promise<[string, any][]> {
+      const bytes = new Uint8Array(await reply.arrayBuffer());
+      const events: [string, any][] = [];
+      for (let at = 0; at < bytes.length; ) {
+        const length = new DataView(bytes.buffer, bytes.byteOffset + at).getUint32(0);
+        const message = codec.decode(bytes.subarray(at, at + length));
+        const { p: _padding, ...payload } = JSON.parse(toUtf8(message.body));
+        events.push([String(message.headers[':event-type']?.value), payload]);
+        at += length;
+      }
+      return events;
+    }
+
+    const toolConfig = { tools: ['docs__search_docs', 'docs__add'].map((name) => ({ toolSpec: { name, inputSchema: { json: { type: 'object' } } } })) };
+    const SCRIPT = 'tools: docs__search_docs {"query":"refunds"} ; docs__add {"a":1,"b":2} | docs__add {"a":3,"b":4}';
+
+    /** Runs the script; `ask` returns the answer's content and stopReason. */
+    async function runScript(ask: (messages: unknown[]) => Promise<{ content: any[]; stopReason: string }>): Promise<void> {
+      const messages: any[] = [{ role: 'user', content: [{ text: SCRIPT }] }];
+      const first = await ask(messages);
+      expect(first).toEqual({
+        content: [
+          { toolUse: { toolUseId: expect.stringMatching(/^tooluse_[\w-]{22}$/), name: 'docs__search_docs', input: { query: 'refunds' } } },
+          { toolUse: { toolUseId: expect.stringMatching(/^tooluse_[\w-]{22}$/), name: 'docs__add', input: { a: 1, b: 2 } } },
+        ],
+        stopReason: 'tool_use',
+      });
+      const [search, add] = first.content.map((block) => block.toolUse.toolUseId);
+      messages.push(
+        { role: 'assistant', content: first.content },
+        { role: 'user', content: [{ toolResult: { toolUseId: search, content: [{ text: 'Refunds take 5 days' }] } }, { toolResult: { toolUseId: add, content: [{ json: { sum: 3 } }], status: 'error' } }] },
+      );
+      const second = await ask(messages);
+      expect(second.content.map((block) => [block.toolUse.name, block.toolUse.input])).toEqual([['docs__add', { a: 3, b: 4 }]]);
+      messages.push({ role: 'assistant', content: second.content }, { role: 'user', content: [{ toolResult: { toolUseId: second.content[0].toolUse.toolUseId, content: [{ text: '7' }] } }] });
+      const last = await ask(messages);
+      expect(last).toEqual({ content: [{ text: 'results: Refunds take 5 days / error: {"sum":3} / 7' }], stopReason: 'end_turn' });
+    }
+
+    it('follows the tool script: toolUse blocks round after round, then the results', async () => {
+      await runScript(async (messages) => {
+        const reply = await converse({ messages, toolConfig });
+        expect(reply.status).toBe(200);
+        const answer = await json(reply);
+        return { content: answer.output.message.content, stopReason: answer.stopReason };
+      });
+      const unknown = await json(await converse({ messages: [{ role: 'user', content: [{ text: 'tools: docs__nope {}' }] }], toolConfig }));
+      expect(unknown.output.message.content).toEqual([{ text: 'no tool docs__nope' }]);
+    });
+
+    it('streams one toolUse block per call (start, input deltas, stop), and the final text word by word', async () => {
+      await runScript(async (messages) => {
+        const events = await frames(await converse({ messages, toolConfig }, true));
+        const blocks: any[] = [];
+        for (const [type, payload] of events) {
+          const index = payload.contentBlockIndex;
+          if (type === 'contentBlockStart') blocks[index] = { toolUse: { ...payload.start.toolUse, input: '' } };
+          if (type === 'contentBlockDelta' && payload.delta.toolUse) blocks[index].toolUse.input += payload.delta.toolUse.input;
+          if (type === 'contentBlockDelta' && payload.delta.text !== undefined) blocks[index] = { text: (blocks[index]?.text ?? '') + payload.delta.text };
+          if (type === 'contentBlockStop' && blocks[index].toolUse) blocks[index].toolUse.input = JSON.parse(blocks[index].toolUse.input);
+        }
+        expect(events.filter(([type]) => type === 'contentBlockStop').map(([, payload]) => payload.contentBlockIndex)).toEqual(blocks.map((_, index) => index));
+        return { content: blocks, stopReason: events.find(([type]) => type === 'messageStop')![1].stopReason };
+      });
     });
   });
 });

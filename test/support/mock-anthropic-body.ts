@@ -4,10 +4,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { splitWords } from './mock-openai-chunks';
+import { answerToolScript, argumentFragments, partsText, type ScriptTurn } from './mock-tool-script';
 
 export const MCP_BETA = 'mcp-client-2025-04-04';
-/** The tool input {"location":"Paris"}, streamed in token-like fragments as Anthropic does. */
-const TOOL_INPUT_FRAGMENTS = ['{"', 'location', '":"', 'Paris', '"}'];
 export const THINKING_TEXT = 'Let me think about that.';
 
 /** Every body field of the Messages API (`betas` travels as the anthropic-beta header, not here). */
@@ -150,6 +149,26 @@ export function lastUserText(messages: any[]): string {
   return '';
 }
 
+/**
+ * The conversation as the tool script reads it: a user turn without tool_result blocks is user
+ * text; an assistant turn with tool_use blocks a call turn; each tool_result a result (its text
+ * content, "error: " first when is_error).
+ */
+function scriptTurns(messages: any[]): ScriptTurn[] {
+  const turns: ScriptTurn[] = [];
+  for (const message of messages) {
+    const blocks: any[] = Array.isArray(message.content) ? message.content : [];
+    if (message.role === 'assistant') {
+      if (blocks.some((block) => block?.type === 'tool_use')) turns.push({ kind: 'calls' });
+    } else if (message.role === 'user') {
+      const results = blocks.filter((block) => block?.type === 'tool_result');
+      if (!results.length) turns.push({ kind: 'user', text: userText(message.content) });
+      for (const result of results) turns.push({ kind: 'result', text: (result.is_error === true ? 'error: ' : '') + partsText(result.content) });
+    }
+  }
+  return turns;
+}
+
 /** Characters a block stands for in input_tokens: texts, tool inputs and tool results (images count nothing). */
 function blockChars(block: any): number {
   if (typeof block === 'string') return block.length;
@@ -218,13 +237,19 @@ export function plan(body: any, behaviourModel: string): Plan {
     blocks.push({ type: 'mcp_tool_result', tool_use_id: useId, is_error: false, content: [{ type: 'text', text: `echo from ${server.name}` }] });
   }
 
-  if (tools.length && /weather/i.test(lastText) && !toolResultTurn && body.tool_choice?.type !== 'none') {
-    const name = body.tool_choice?.type === 'tool' ? body.tool_choice.name : tools[0].name;
-    blocks.push({ type: 'tool_use', id: anthropicId('toolu_'), name, input: { location: 'Paris' } });
-    return { blocks, stopReason: 'tool_use', stopSequence: null, usage: { ...usage, output_tokens: outputTokens + TOOL_INPUT_FRAGMENTS.length } };
+  const script = answerToolScript(scriptTurns(messages), body.tool_choice?.type === 'none' ? [] : tools.map((tool: any) => tool.name));
+  let calls: { name: string; input: Record<string, unknown> }[] = [];
+  if (script && 'calls' in script) calls = script.calls.map((call) => ({ name: call.name, input: call.arguments }));
+  else if (!script && tools.length && /weather/i.test(lastText) && !toolResultTurn && body.tool_choice?.type !== 'none') {
+    calls = [{ name: body.tool_choice?.type === 'tool' ? body.tool_choice.name : tools[0].name, input: { location: 'Paris' } }];
+  }
+  if (calls.length) {
+    for (const call of calls) blocks.push({ type: 'tool_use', id: anthropicId('toolu_'), name: call.name, input: call.input });
+    const fragments = calls.reduce((n, call) => n + argumentFragments(JSON.stringify(call.input)).length, 0);
+    return { blocks, stopReason: 'tool_use', stopSequence: null, usage: { ...usage, output_tokens: outputTokens + fragments } };
   }
 
-  let text = lastText.startsWith('echo:') ? lastText.slice(5).trim() : 'Hello from mock';
+  let text = script && 'text' in script ? script.text : lastText.startsWith('echo:') ? lastText.slice(5).trim() : 'Hello from mock';
   let stopReason: Plan['stopReason'] = 'end_turn';
   let stopSequence: string | null = null;
   // The earliest stop sequence in the text ends it (the sequence itself is not part of the answer).
@@ -257,7 +282,8 @@ export const sseEvent = (data: Record<string, unknown>) => `event: ${data.type}\
  *   text                        a text_delta per word, whitespace kept (the deltas join to the text)
  *   thinking                    a thinking_delta per word, then one signature_delta
  *   tool_use / mcp_tool_use     input {} in the start, then the input JSON in input_json_delta
- *                               fragments (tool_use: 5; mcp_tool_use: one, as server tools send it)
+ *                               fragments (tool_use: token-like, see argumentFragments(); mcp_tool_use:
+ *                               one, as server tools send it)
  *   mcp_tool_result and others  whole in content_block_start, no delta
  */
 export function blockEvents(block: Record<string, any>, index: number): string[] {
@@ -275,7 +301,7 @@ export function blockEvents(block: Record<string, any>, index: number): string[]
         stop,
       ];
     case 'tool_use':
-      return [start({ ...block, input: {} }), ...TOOL_INPUT_FRAGMENTS.map((partial_json) => delta({ type: 'input_json_delta', partial_json })), stop];
+      return [start({ ...block, input: {} }), ...argumentFragments(JSON.stringify(block.input)).map((partial_json) => delta({ type: 'input_json_delta', partial_json })), stop];
     case 'mcp_tool_use':
       return [start({ ...block, input: {} }), delta({ type: 'input_json_delta', partial_json: JSON.stringify(block.input) }), stop];
     default:

@@ -41,19 +41,27 @@
  *   - custom `tools` and a last user text mentioning "weather" (the last turn not a tool_result
  *     turn, tool_choice not none): a `tool_use` block {id: "toolu_01…", name: the first custom tool
  *     or the forced one, input {location: "Paris"}}, no text, stop_reason "tool_use"
+ *   - a tool script (the last user turn without tool_result blocks starts with "tools:"; syntax in
+ *     mock-tool-script.ts): round r (the assistant turns with tool_use blocks after it) answers step
+ *     r's calls as `tool_use` blocks {id: "toolu_01…", name, input: the arguments}, several in one
+ *     message for a step of several calls, stop_reason "tool_use"; a tool not among the custom
+ *     tools (or tool_choice none): text "no tool <name>". After the last step: text "results: " +
+ *     the tool_result contents (string or text blocks; "error: " first when is_error) after that
+ *     user turn, joined by " / "
  *   - else a `text` block: "Hello from mock", or the rest of the last user text (its text blocks;
  *     tool results are not user text) trimmed, when it starts with "echo:"; stop_reason "end_turn",
  *     "stop_sequence" (cut before the earliest of `stop_sequences` in it, stop_sequence set) or
  *     "max_tokens" (cut after max_tokens words)
  *   - usage: input_tokens = ceil(chars of system + message texts, tool inputs and results / 4)
- *     (min 1); output_tokens = words of the text (tool_use: 5) + thinking words; any
+ *     (min 1); output_tokens = words of the text (tool_use: its input's JSON fragments, 5 for
+ *     {"location":"Paris"}) + thinking words; any
  *     `cache_control` (top level, system or message blocks) or model mock-cache-tokens:
  *     cache_creation_input_tokens 50 and cache_read_input_tokens 200, else 0 both
  *   - `stream: true`: text/event-stream of `event: <type>\ndata: <json>\n\n`: message_start (the
  *     message with content [], stop_reason null, usage with the input and cache counts and
  *     output_tokens 1), ping, per block content_block_start / deltas / content_block_stop (a
  *     text_delta per word, spaces kept; thinking_delta per word and a signature_delta; tool_use
- *     input {} then 5 input_json_delta fragments; mcp_tool_use input {} then its input JSON in one
+ *     input {} then its input JSON in token-like input_json_delta fragments (5 for Paris); mcp_tool_use input {} then its input JSON in one
  *     input_json_delta, as the SDK's stream accumulator expects; mcp_tool_result whole in its start),
  *     message_delta {delta {stop_reason, stop_sequence}, usage {output_tokens}}, message_stop. No [DONE].
  *

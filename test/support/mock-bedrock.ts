@@ -38,8 +38,16 @@
  * the system blocks' text when it is "system?"; "Image <format> <bytes> bytes" for a last user
  * turn holding an image; with tools and a last user text mentioning "weather": one toolUse
  * {name: the first tool (or toolChoice.tool.name), input {location: "Paris"}}, stopReason tool_use.
+ * A tool script (the last user turn without toolResult blocks starts with "tools:"; syntax in
+ * mock-tool-script.ts): round r (the assistant turns with toolUse blocks after it) answers step r's
+ * calls as toolUse blocks {toolUseId: "tooluse_" + 22 characters, name, input: the arguments}
+ * (several for a step of several calls; streamed one block each: contentBlockStart, the input in
+ * two deltas, contentBlockStop), stopReason tool_use; a tool not in toolConfig.tools: text "no tool
+ * <name>". After the last step: text "results: " + the toolResult contents (text blocks, json
+ * blocks as JSON; "error: " first when status is "error") after that user turn, joined by " / ".
+ * InvokeModel follows it as Anthropic's Messages API does (mock-anthropic.ts).
  * usage: inputTokens = ceil(chars of system + message texts / 4) (min 1), outputTokens = words of
- * the text (tool use: 5), totalTokens.
+ * the text (tool use: the input's JSON fragments, 5 for {"location":"Paris"}), totalTokens.
  *
  * InvokeModel for Claude (anthropic.claude… ids, profile prefixes allowed):
  *   POST /model/{modelId}/invoke                       Anthropic's message as JSON
@@ -91,10 +99,11 @@ import { Sha256 } from '@aws-crypto/sha256-js';
 import { EventStreamCodec, type MessageHeaders } from '@smithy/eventstream-codec';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type * as http from 'node:http';
 import { THINKING_TEXT, anthropicId, countInputTokens, invalidBody, mcpBetaMissing, messageEvents, plan as anthropicPlan } from './mock-anthropic-body';
 import type { MockCall } from './mock-call';
+import { answerToolScript, argumentFragments, type ScriptTurn } from './mock-tool-script';
 // A cycle (mock-upstream.ts imports this file), harmless: both only call each other per request.
 import { answerFailureSwitch, behaviourOf, sendJson } from './mock-upstream';
 
@@ -268,7 +277,8 @@ interface Plan {
   /** Claude's thinking, when additionalModelRequestFields.thinking asked for it. */
   reasoning: string | null;
   text: string | null;
-  toolUse: { toolUseId: string; name: string; input: Record<string, unknown> } | null;
+  /** The toolUse blocks answered instead of text (several: parallel calls). */
+  toolUses: { toolUseId: string; name: string; input: Record<string, unknown> }[];
   usage: { inputTokens: number; outputTokens: number; totalTokens: number };
 }
 
@@ -281,17 +291,46 @@ function plan(body: any): Plan {
   const inputTokens = Math.max(1, Math.ceil(texts.join('').length / 4));
   const tools = body.toolConfig?.tools ?? [];
   const answersTool = last.content.some((block: any) => block.toolResult);
-  if (tools.length && !answersTool && /weather/i.test(lastText)) {
+  const script = answerToolScript(scriptTurns(body.messages), tools.map((tool: any) => tool.toolSpec?.name));
+  if (script && 'calls' in script) {
+    const toolUses = script.calls.map((call) => ({ toolUseId: 'tooluse_' + randomBytes(16).toString('base64url').slice(0, 22), name: call.name, input: call.arguments }));
+    const outputTokens = script.calls.reduce((n, call) => n + argumentFragments(call.json).length, 0);
+    return { reasoning: null, text: null, toolUses, usage: { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens } };
+  }
+  if (!script && tools.length && !answersTool && /weather/i.test(lastText)) {
     const name = body.toolConfig.toolChoice?.tool?.name ?? tools[0].toolSpec.name;
-    return { reasoning: null, text: null, toolUse: { toolUseId: `tooluse_mock${body.messages.length}`, name, input: { location: 'Paris' } }, usage: { inputTokens, outputTokens: 5, totalTokens: inputTokens + 5 } };
+    return { reasoning: null, text: null, toolUses: [{ toolUseId: `tooluse_mock${body.messages.length}`, name, input: { location: 'Paris' } }], usage: { inputTokens, outputTokens: 5, totalTokens: inputTokens + 5 } };
   }
   let text = 'Hello from mock';
-  if (lastText.startsWith('echo:')) text = lastText.slice(5).trim();
+  if (script) text = script.text;
+  else if (lastText.startsWith('echo:')) text = lastText.slice(5).trim();
   else if (lastText === 'system?') text = (body.system ?? []).map((block: any) => block.text).join(' | ') || 'no system';
   else if (image) text = `Image ${image.format} ${Buffer.from(image.source.bytes, 'base64').length} bytes`;
   const reasoning = body.additionalModelRequestFields?.thinking ? THINKING_TEXT : null;
   const outputTokens = `${reasoning ?? ''} ${text}`.split(/\s+/).filter(Boolean).length;
-  return { reasoning, text, toolUse: null, usage: { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens } };
+  return { reasoning, text, toolUses: [], usage: { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens } };
+}
+
+/**
+ * The conversation as the tool script reads it: a user turn without toolResult blocks is user
+ * text; an assistant turn with toolUse blocks a call turn; each toolResult a result (its text and
+ * json blocks, "error: " first when its status is "error").
+ */
+function scriptTurns(messages: any[]): ScriptTurn[] {
+  const turns: ScriptTurn[] = [];
+  for (const message of messages) {
+    if (message.role === 'assistant') {
+      if (message.content.some((block: any) => block.toolUse)) turns.push({ kind: 'calls' });
+      continue;
+    }
+    const results = message.content.filter((block: any) => block.toolResult).map((block: any) => block.toolResult);
+    if (!results.length) turns.push({ kind: 'user', text: message.content.map((block: any) => (typeof block.text === 'string' ? block.text : '')).join('') });
+    for (const result of results) {
+      const text = result.content.map((block: any) => (typeof block.text === 'string' ? block.text : block.json !== undefined ? JSON.stringify(block.json) : '')).join('');
+      turns.push({ kind: 'result', text: (result.status === 'error' ? 'error: ' : '') + text });
+    }
+  }
+  return turns;
 }
 
 function answer(res: http.ServerResponse, call: MockCall, model: string, stream: boolean): void {
@@ -308,20 +347,23 @@ function answer(res: http.ServerResponse, call: MockCall, model: string, stream:
   const flakyKey = () => 'bedrock\u0000' + model + '\u0000' + JSON.stringify(call.body.messages.at(-1));
   if (answerFailureSwitch(res, behaviour, { stream, flakyCounters: call.flakyFailures, flakyKey }, replies)) return;
   const planned = plan(call.body);
-  const stopReason = planned.toolUse ? 'tool_use' : 'end_turn';
+  const stopReason = planned.toolUses.length ? 'tool_use' : 'end_turn';
   if (!stream) {
-    const content: Record<string, unknown>[] = planned.toolUse ? [{ toolUse: planned.toolUse }] : [{ text: planned.text }];
+    const content: Record<string, unknown>[] = planned.toolUses.length ? planned.toolUses.map((toolUse) => ({ toolUse })) : [{ text: planned.text }];
     if (planned.reasoning) content.unshift({ reasoningContent: { reasoningText: { text: planned.reasoning, signature: 'mock-signature' } } });
     return sendJson(res, 200, JSON.stringify({ output: { message: { role: 'assistant', content } }, stopReason, usage: planned.usage, metrics: { latencyMs: 12 } }), { 'x-amzn-requestid': 'mock-request-id' });
   }
   res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': 'mock-request-id' });
   const frames: Buffer[] = [event('messageStart', { role: 'assistant' })];
-  if (planned.toolUse) {
-    const { toolUseId, name, input } = planned.toolUse;
-    const json = JSON.stringify(input);
-    frames.push(event('contentBlockStart', { contentBlockIndex: 0, start: { toolUse: { toolUseId, name } } }));
-    frames.push(event('contentBlockDelta', { contentBlockIndex: 0, delta: { toolUse: { input: json.slice(0, 5) } } }));
-    frames.push(event('contentBlockDelta', { contentBlockIndex: 0, delta: { toolUse: { input: json.slice(5) } } }));
+  if (planned.toolUses.length) {
+    // Each toolUse a block of its own: start (id and name), its input JSON in two pieces, stop (the last one's below).
+    for (const [index, { toolUseId, name, input }] of planned.toolUses.entries()) {
+      const json = JSON.stringify(input);
+      if (index > 0) frames.push(event('contentBlockStop', { contentBlockIndex: index - 1 }));
+      frames.push(event('contentBlockStart', { contentBlockIndex: index, start: { toolUse: { toolUseId, name } } }));
+      frames.push(event('contentBlockDelta', { contentBlockIndex: index, delta: { toolUse: { input: json.slice(0, 5) } } }));
+      frames.push(event('contentBlockDelta', { contentBlockIndex: index, delta: { toolUse: { input: json.slice(5) } } }));
+    }
   } else {
     let index = 0;
     if (planned.reasoning) {
@@ -338,7 +380,7 @@ function answer(res: http.ServerResponse, call: MockCall, model: string, stream:
     for (const bytes of frames) res.write(bytes);
     return void res.end();
   }
-  frames.push(event('contentBlockStop', { contentBlockIndex: 0 }));
+  frames.push(event('contentBlockStop', { contentBlockIndex: Math.max(0, planned.toolUses.length - 1) }));
   frames.push(event('messageStop', { stopReason }));
   frames.push(event('metadata', { usage: planned.usage, metrics: { latencyMs: 12 } }));
   // Written in pieces that split frames, as the network does.

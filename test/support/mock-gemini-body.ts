@@ -7,6 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { splitWords } from './mock-openai-chunks';
+import { answerToolScript, argumentFragments, type ScriptTurn } from './mock-tool-script';
 
 const REQUEST_FIELDS = ['model', 'contents', 'systemInstruction', 'tools', 'toolConfig', 'generationConfig', 'safetySettings', 'cachedContent'];
 const GENERATION_CONFIG_FIELDS = [
@@ -114,12 +115,18 @@ function planAnswer(body: any, stream: boolean): GeminiPlan {
   const declarations = (body.tools ?? []).flatMap((tool: any) => field(tool, 'functionDeclarations') ?? []);
   const calling = field(field(body, 'toolConfig'), 'functionCallingConfig') ?? {};
   const allowed: unknown = field(calling, 'allowedFunctionNames');
-  if (declarations.length && /weather/i.test(lastText) && !answeredFunction && calling.mode !== 'NONE') {
+  const script = answerToolScript(scriptTurns(contents), calling.mode === 'NONE' ? [] : declarations.map((declaration: any) => declaration.name));
+  if (script && 'calls' in script) {
+    // Parallel calls come as functionCall parts of one content, whole in one chunk.
+    const parts = script.calls.map((call) => ({ functionCall: { name: call.name, args: call.arguments } }));
+    return { ...common, pieces: [parts], counts: [script.calls.reduce((n, call) => n + argumentFragments(call.json).length, 0)], finishReason: 'STOP' };
+  }
+  if (!script && declarations.length && /weather/i.test(lastText) && !answeredFunction && calling.mode !== 'NONE') {
     const name = Array.isArray(allowed) && typeof allowed[0] === 'string' ? allowed[0] : declarations[0].name;
     return { ...common, pieces: [[{ functionCall: { name, args: { location: 'Paris' } } }]], counts: [FUNCTION_CALL_TOKENS], finishReason: 'STOP' };
   }
 
-  let text = lastText.startsWith('echo:') ? lastText.slice(5).trim() : 'Hello from mock';
+  let text = script ? script.text : lastText.startsWith('echo:') ? lastText.slice(5).trim() : 'Hello from mock';
   // The earliest stop sequence ends the text (finishReason stays STOP, as Gemini does).
   const stops: unknown = field(config, 'stopSequences');
   const cuts = (Array.isArray(stops) ? stops : []).map((stop) => (typeof stop === 'string' && stop ? text.indexOf(stop) : -1)).filter((at) => at !== -1);
@@ -133,6 +140,28 @@ function planAnswer(body: any, stream: boolean): GeminiPlan {
   }
   if (!stream) return { ...common, pieces: [[{ text: words.join('') }]], counts: [words.length], finishReason };
   return { ...common, pieces: words.map((word) => [{ text: word }]), counts: words.map((_, i) => i + 1), finishReason };
+}
+
+/**
+ * The contents as the tool script reads them: a model turn with functionCall parts is a call turn;
+ * a user turn's functionResponse parts are results (the response's `content` or `result` when it
+ * is a string, else the response as JSON); a user turn without them is user text.
+ */
+function scriptTurns(contents: any[]): ScriptTurn[] {
+  const turns: ScriptTurn[] = [];
+  for (const content of contents) {
+    if (content.role === 'model') {
+      if (content.parts.some((part: any) => field(part, 'functionCall'))) turns.push({ kind: 'calls' });
+      continue;
+    }
+    const responses = content.parts.map((part: any) => field(part, 'functionResponse')).filter(Boolean);
+    if (!responses.length) turns.push({ kind: 'user', text: partsText(content.parts) });
+    for (const { response } of responses) {
+      const text = typeof response?.content === 'string' ? response.content : typeof response?.result === 'string' ? response.result : JSON.stringify(response ?? {});
+      turns.push({ kind: 'result', text });
+    }
+  }
+  return turns;
 }
 
 /** The GenerateContentResponse chunks of a plan: one per piece, finishReason on the last, running usage on each. */

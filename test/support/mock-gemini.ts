@@ -38,9 +38,18 @@
  *     functionResponse, toolConfig.functionCallingConfig.mode not NONE): one part
  *     {functionCall: {name: the first declaration or the first allowedFunctionNames, args
  *     {location: "Paris"}}}, finishReason "STOP" as Gemini sends it
+ *   - a tool script (the last user content without functionResponse parts starts with "tools:";
+ *     syntax in mock-tool-script.ts): round r (the model contents with functionCall parts after it)
+ *     answers step r's calls as functionCall parts {functionCall: {name, args}} (no id, as Gemini
+ *     sends none; a step of several calls: several parts of one content, whole in one chunk when
+ *     streamed), finishReason "STOP"; a function not declared (or mode NONE): text "no tool
+ *     <name>". After the last step: text "results: " + the functionResponse responses after that
+ *     user content (its `content` or `result` when a string, else the response as JSON), joined
+ *     by " / "
  *   - generationConfig.candidateCount n > 1: n identical candidates (index 0…n-1)
  *   - usage: promptTokenCount = ceil(chars of systemInstruction + contents texts, function calls
- *     and responses / 4) (min 1), candidatesTokenCount = words of the text (function call: 5) × n,
+ *     and responses / 4) (min 1), candidatesTokenCount = words of the text (function calls: their
+ *     args' JSON fragments, 5 for {"location":"Paris"}) × n,
  *     thinkingConfig.thinkingBudget > 0: thoughtsTokenCount 5, totalTokenCount the sum; with
  *     thinkingConfig.includeThoughts too, a first part {text: THOUGHT_SUMMARY, thought: true}
  *     (streamed: in a chunk of its own)

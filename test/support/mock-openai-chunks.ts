@@ -11,6 +11,7 @@
  *
  * The reply is deterministic so tests can assert exact contents and token counts.
  */
+import { answerToolScript, argumentFragments, type ScriptTurn } from './mock-tool-script';
 
 export const SYSTEM_FINGERPRINT = 'fp_mock5e1f0c7a';
 export const SERVICE_TIER = 'default';
@@ -38,15 +39,22 @@ export interface Usage {
   };
 }
 
+export interface PlannedToolCall {
+  name: string;
+  /** The arguments JSON, and the fragments it is streamed in. */
+  arguments: string;
+  fragments: string[];
+}
+
 export interface ChatPlan {
   /** Echoed in every reply (the request's `model`, or the Azure deployment). */
   model: string;
   /** Number of choices (`n`). */
   n: number;
-  /** Text reply (`toolName === undefined`) or a tool call to `toolName`. */
+  /** Text reply (no `toolCalls`), or the tool calls made instead (each choice makes them all). */
   content: string;
-  toolName?: string;
-  /** Streaming deltas: words of `content` (with their separating whitespace) or argument fragments. */
+  toolCalls?: PlannedToolCall[];
+  /** Streaming deltas of a text reply: words of `content` (with their separating whitespace). */
   pieces: string[];
   finishReason: 'stop' | 'tool_calls';
   usage: Usage;
@@ -113,50 +121,63 @@ export function planChatCompletion(body: any, model: string, behaviourModel: str
 
   const tools: any[] | undefined = Array.isArray(body.tools) && body.tools.length > 0 ? body.tools : undefined;
   const forced = body.tool_choice?.function?.name;
-  const toolName: string | undefined =
-    tools && body.tool_choice !== 'none' && !answeringToolResult && /\bweather\b/i.test(lastUserText)
-      ? (forced ?? tools[0]?.function?.name ?? tools[0]?.name ?? 'tool')
-      : undefined;
-
-  const content = toolName
-    ? TOOL_CALL_ARGUMENTS
-    : lastUserText.startsWith('echo:')
-      ? lastUserText.slice(5).trimStart()
-      : DEFAULT_REPLY;
-  const pieces = toolName ? TOOL_CALL_ARGUMENT_FRAGMENTS : splitWords(content);
+  const script = answerToolScript(scriptTurns(messages), tools && body.tool_choice !== 'none' ? tools.map((tool) => tool?.function?.name ?? tool?.name) : []);
+  let toolCalls: PlannedToolCall[] | undefined;
+  let content: string;
+  if (script) {
+    toolCalls = 'calls' in script ? script.calls.map((call) => ({ name: call.name, arguments: call.json, fragments: argumentFragments(call.json) })) : undefined;
+    content = 'text' in script ? script.text : '';
+  } else if (tools && body.tool_choice !== 'none' && !answeringToolResult && /\bweather\b/i.test(lastUserText)) {
+    const name = forced ?? tools[0]?.function?.name ?? tools[0]?.name ?? 'tool';
+    toolCalls = [{ name, arguments: TOOL_CALL_ARGUMENTS, fragments: TOOL_CALL_ARGUMENT_FRAGMENTS }];
+    content = '';
+  } else {
+    content = lastUserText.startsWith('echo:') ? lastUserText.slice(5).trimStart() : DEFAULT_REPLY;
+  }
+  const pieces = toolCalls ? [] : splitWords(content);
 
   // Deterministic token accounting (see README of the mock in mock-upstream.ts).
   const promptTokens = Math.max(1, Math.ceil(promptChars / 4));
-  const perChoice = toolName ? pieces.length : countWords(content);
+  const perChoice = toolCalls ? toolCalls.reduce((sum, call) => sum + call.fragments.length, 0) : countWords(content);
   const reasoning = behaviourModel.startsWith('o') ? REASONING_TOKENS : 0;
   const cached = behaviourModel === 'mock-cached' ? Math.floor(promptTokens / 2) : 0;
   const usage = buildUsage(promptTokens, perChoice * n + reasoning, cached, reasoning);
 
-  return { model, n, content, toolName, pieces, finishReason: toolName ? 'tool_calls' : 'stop', usage };
+  return { model, n, content, toolCalls, pieces, finishReason: toolCalls ? 'tool_calls' : 'stop', usage };
+}
+
+/** The conversation as the tool script reads it: user texts, assistant turns with tool_calls, `tool` results. */
+function scriptTurns(messages: any[]): ScriptTurn[] {
+  const turns: ScriptTurn[] = [];
+  for (const message of messages) {
+    if (message?.role === 'user') turns.push({ kind: 'user', text: messageText(message.content) });
+    else if (message?.role === 'assistant' && Array.isArray(message.tool_calls) && message.tool_calls.length > 0) turns.push({ kind: 'calls' });
+    else if (message?.role === 'tool' || message?.role === 'function') turns.push({ kind: 'result', text: messageText(message.content) });
+  }
+  return turns;
 }
 
 // ---------------------------------------------------------------------------
 // Non-streaming reply: one `chat.completion` object
 // ---------------------------------------------------------------------------
 
-export function toolCallId(completionId: string, index: number): string {
-  return 'call_' + completionId.slice(9) + index; // "chatcmpl-XYZ" -> "call_XYZ0"
+/** "chatcmpl-XYZ" -> "call_XYZ0" (choice 0's first call), "call_XYZ0p1" (its second), "call_XYZ1" (choice 1's first). */
+export function toolCallId(completionId: string, index: number, call = 0): string {
+  return 'call_' + completionId.slice(9) + index + (call === 0 ? '' : 'p' + call);
 }
 
 export function chatCompletionBody(plan: ChatPlan, id: string, created: number): string {
   const choices = [];
   for (let index = 0; index < plan.n; index++) {
-    const message = plan.toolName
+    const message = plan.toolCalls
       ? {
           role: 'assistant',
           content: null,
-          tool_calls: [
-            {
-              id: toolCallId(id, index),
-              type: 'function',
-              function: { name: plan.toolName, arguments: plan.content },
-            },
-          ],
+          tool_calls: plan.toolCalls.map((call, i) => ({
+            id: toolCallId(id, index, i),
+            type: 'function',
+            function: { name: call.name, arguments: call.arguments },
+          })),
           refusal: null,
           annotations: [],
         }
@@ -189,7 +210,9 @@ export const SSE_DONE = 'data: [DONE]\n\n';
  *       delta {"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_…","type":"function",
  *              "function":{"name":"get_weather","arguments":""}}],"refusal":null})
  *   2. per word, per choice:         delta {"content":" word"}
- *      or per argument fragment:     delta {"tool_calls":[{"index":0,"function":{"arguments":"…"}}]}
+ *      or per tool call: (after the first) its header delta {"tool_calls":[{"index":i,"id","type",
+ *      "function":{"name","arguments":""}}]}, then per argument fragment
+ *                                    delta {"tool_calls":[{"index":i,"function":{"arguments":"…"}}]}
  *   3. per choice, the final chunk:  delta {} with finish_reason "stop" | "tool_calls"
  *   4. only with stream_options.include_usage: a chunk with "choices":[] and "usage":{…}
  *      (all other chunks then carry "usage":null)
@@ -221,26 +244,25 @@ export function* chatCompletionEvents(
     finish_reason: finishReason,
   });
 
+  const header = (index: number, call: number) => {
+    const toolCall = plan.toolCalls![call];
+    return { index: call, id: toolCallId(id, index, call), type: 'function', function: { name: toolCall.name, arguments: '' } };
+  };
   for (let index = 0; index < plan.n; index++) {
-    const delta = plan.toolName
-      ? {
-          role: 'assistant',
-          content: null,
-          tool_calls: [
-            { index: 0, id: toolCallId(id, index), type: 'function', function: { name: plan.toolName, arguments: '' } },
-          ],
-          refusal: null,
-        }
+    const delta = plan.toolCalls
+      ? { role: 'assistant', content: null, tool_calls: [header(index, 0)], refusal: null }
       : { role: 'assistant', content: '', refusal: null };
     yield event([choice(index, delta)]);
   }
-  for (const piece of plan.pieces) {
-    for (let index = 0; index < plan.n; index++) {
-      const delta = plan.toolName
-        ? { tool_calls: [{ index: 0, function: { arguments: piece } }] }
-        : { content: piece };
-      yield event([choice(index, delta)]);
+  // Tool calls one after another: a call's header (the first merged with the role chunk), then its fragments.
+  for (const [call, toolCall] of (plan.toolCalls ?? []).entries()) {
+    if (call > 0) for (let index = 0; index < plan.n; index++) yield event([choice(index, { tool_calls: [header(index, call)] })]);
+    for (const fragment of toolCall.fragments) {
+      for (let index = 0; index < plan.n; index++) yield event([choice(index, { tool_calls: [{ index: call, function: { arguments: fragment } }] })]);
     }
+  }
+  for (const piece of plan.pieces) {
+    for (let index = 0; index < plan.n; index++) yield event([choice(index, { content: piece })]);
   }
   for (let index = 0; index < plan.n; index++) {
     yield event([choice(index, {}, plan.finishReason)]);

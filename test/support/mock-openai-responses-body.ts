@@ -10,7 +10,8 @@
  *  - `inputItems()` turns a request's `input` into the items `GET …/input_items` lists.
  */
 import { randomBytes } from 'node:crypto';
-import { DEFAULT_REPLY, REASONING_TOKENS, TOOL_CALL_ARGUMENTS, TOOL_CALL_ARGUMENT_FRAGMENTS, splitWords } from './mock-openai-chunks';
+import { DEFAULT_REPLY, REASONING_TOKENS, TOOL_CALL_ARGUMENTS, splitWords } from './mock-openai-chunks';
+import { answerToolScript, argumentFragments, partsText, type ScriptTurn } from './mock-tool-script';
 
 /** OpenAI-looking ids: `resp_` + 48 hex digits, `msg_…`, `rs_…`, `fc_…`, `call_…` (24 letters and digits)… */
 export const newId = (prefix: string): string => prefix + randomBytes(24).toString('hex');
@@ -82,6 +83,20 @@ function inputChars(body: any): number {
   return chars;
 }
 
+/**
+ * The input as the tool script reads it: user messages are user text; a run of consecutive
+ * function_call items is one call turn; each function_call_output a result (its output text).
+ */
+function scriptTurns(input: any[]): ScriptTurn[] {
+  const turns: ScriptTurn[] = [];
+  input.forEach((item, i) => {
+    if (isMessage(item) && item.role === 'user') turns.push({ kind: 'user', text: contentText(item.content) });
+    else if (item.type === 'function_call' && input[i - 1]?.type !== 'function_call') turns.push({ kind: 'calls' });
+    else if (item.type === 'function_call_output') turns.push({ kind: 'result', text: partsText(item.output) });
+  });
+  return turns;
+}
+
 const ITEM_ID_PREFIX: Record<string, string> = {
   message: 'msg_',
   function_call: 'fc_',
@@ -117,15 +132,21 @@ export function inputItems(input: string | any[]): any[] {
 
 const countWords = (text: string): number => text.match(/\S+/g)?.length ?? 0;
 
-/** Decide the reply for a validated create request. `behaviourModel`: the model without a `provider/` prefix. */
-export function planResponse(body: any, behaviourModel: string): ResponsesPlan {
+/**
+ * Decide the reply for a validated create request. `behaviourModel`: the model without a `provider/`
+ * prefix; `earlier`: the items of the previous_response_id chain (its inputs and outputs), which
+ * only the tool script reads.
+ */
+export function planResponse(body: any, behaviourModel: string, earlier: any[] = []): ResponsesPlan {
   const userText = lastUserText(body.input);
   const tools: any[] = Array.isArray(body.tools) ? body.tools : [];
   const toolsAllowed = body.tool_choice !== 'none';
   const last = Array.isArray(body.input) ? body.input[body.input.length - 1] : undefined;
   // After a tool result the model answers in text (otherwise agent loops never end).
   const answeringToolResult = last?.type === 'function_call_output';
-  const text = userText.startsWith('echo:') ? userText.slice(5).trimStart() : DEFAULT_REPLY;
+  const functions = tools.filter((tool) => tool.type === 'function');
+  const script = answerToolScript(scriptTurns([...earlier, ...(typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body.input)]), toolsAllowed ? functions.map((tool) => tool.name) : []);
+  const text = script && 'text' in script ? script.text : userText.startsWith('echo:') ? userText.slice(5).trimStart() : DEFAULT_REPLY;
 
   const output: any[] = [];
   const mcpServers = toolsAllowed ? tools.filter((tool) => tool.type === 'mcp') : [];
@@ -167,20 +188,20 @@ export function planResponse(body: any, behaviourModel: string): ResponsesPlan {
     });
   }
 
-  const functions = tools.filter((tool) => tool.type === 'function');
   const forced = body.tool_choice?.type === 'function' ? body.tool_choice.name : undefined;
-  const callFunction = toolsAllowed && functions.length > 0 && !answeringToolResult && /\bweather\b/i.test(userText);
-  let outputTokens: number;
-  if (callFunction) {
-    output.push({
-      id: newId('fc_'),
-      type: 'function_call',
-      status: 'completed',
-      arguments: TOOL_CALL_ARGUMENTS,
-      call_id: callId(),
-      name: forced ?? functions[0].name,
-    });
-    outputTokens = TOOL_CALL_ARGUMENT_FRAGMENTS.length;
+  const calls =
+    script && 'calls' in script
+      ? script.calls.map((call) => ({ name: call.name, json: call.json }))
+      : !script && toolsAllowed && functions.length > 0 && !answeringToolResult && /\bweather\b/i.test(userText)
+        ? [{ name: forced ?? functions[0].name, json: TOOL_CALL_ARGUMENTS }]
+        : [];
+  let outputTokens = 0;
+  if (calls.length) {
+    // One function_call item per call (parallel calls: several items).
+    for (const call of calls) {
+      output.push({ id: newId('fc_'), type: 'function_call', status: 'completed', arguments: call.json, call_id: callId(), name: call.name });
+      outputTokens += argumentFragments(call.json).length;
+    }
   } else {
     output.push({
       id: newId('msg_'),
@@ -343,7 +364,7 @@ export function responseEvents(final: Record<string, any>): StreamEvent[] {
         break;
       }
       case 'function_call':
-        for (const delta of TOOL_CALL_ARGUMENT_FRAGMENTS) push('response.function_call_arguments.delta', { ...at, delta });
+        for (const delta of argumentFragments(item.arguments)) push('response.function_call_arguments.delta', { ...at, delta });
         push('response.function_call_arguments.done', { ...at, name: item.name, arguments: item.arguments });
         break;
       case 'mcp_list_tools':

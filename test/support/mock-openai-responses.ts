@@ -33,10 +33,18 @@
  *   - a `function` tool and a last user text mentioning "weather" (not right after a
  *     function_call_output, tool_choice not "none"): a `function_call` item to the first function
  *     (or the forced one), arguments {"location":"Paris"}, instead of the message
+ *   - a tool script (the last user message starts with "tools:"; syntax in mock-tool-script.ts):
+ *     round r (the runs of consecutive function_call input items after it; with previous_response_id
+ *     the chain's stored inputs and outputs come first, as OpenAI keeps them) answers step r's calls
+ *     as `function_call` items {id: "fc_…", call_id: "call_…", name, arguments}, one item per call;
+ *     a function not among the `function` tools (or tool_choice "none"): a message "no tool
+ *     <name>". After the last step: a message "results: " + the function_call_output outputs
+ *     after that user message, joined by " / "
  *   - else a `message` item: output_text "Hello from mock", or the rest of the last user text when
  *     it starts with "echo:"
  *   - usage: input_tokens = ceil(chars of instructions + input texts / 4) (min 1); output_tokens =
- *     words of the text (function call: 5 argument fragments) + reasoning tokens; model
+ *     words of the text (function calls: their argument fragments, 5 for {"location":"Paris"}, also
+ *     the response.function_call_arguments.delta events) + reasoning tokens; model
  *     "mock-cached": cached_tokens = floor(input_tokens / 2)
  *   - `background: true`: answered at once with status "queued" (output [], usage null); the stored
  *     response completes after the model's delay (mock-slow-<ms>; never with mock-hang)
@@ -179,7 +187,7 @@ function create(res: http.ServerResponse, call: MockCall, store: Map<string, Sto
   const request = { stream, flakyCounters: call.flakyFailures, flakyKey: () => 'responses\u0000' + model + '\u0000' + lastUserText(body.input), hang: behaviour.hang && !background };
   const replies = { error: (status: number, headers?: Record<string, string>) => sendError(res, status, headers), invalidJson: INVALID_JSON_REPLY };
   if (answerFailureSwitch(res, behaviour, request, replies)) return;
-  const plan = planResponse(body, behaviourModel);
+  const plan = planResponse(body, behaviourModel, chainItems(store, body.previous_response_id));
 
   const id = newId('resp_');
   const createdAt = Math.floor(Date.now() / 1000);
@@ -231,6 +239,15 @@ function create(res: http.ServerResponse, call: MockCall, store: Map<string, Sto
   if (behaviour.delayMs === 0) return reply();
   const timer = setTimeout(reply, behaviour.delayMs);
   res.once('close', () => clearTimeout(timer));
+}
+
+/** The conversation so far of a previous_response_id chain: every response's input and output items, oldest first. */
+function chainItems(store: Map<string, Stored>, id: string | null | undefined): any[] {
+  const items: any[] = [];
+  for (let stored = id ? store.get(id) : undefined; stored; stored = store.get(stored.response.previous_response_id)) {
+    items.unshift(...stored.input, ...stored.response.output);
+  }
+  return items;
 }
 
 /** A page of `GET …/input_items`: order (default desc), limit (default 20, 1…100), after (an item id). */

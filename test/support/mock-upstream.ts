@@ -24,9 +24,20 @@
  *   - content "Hello from mock", or the rest of the last user message if it starts with "echo:"
  *   - with `tools` and a last user message mentioning "weather": a tool call to the first tool,
  *     arguments {"location":"Paris"}, finish_reason "tool_calls"
+ *   - a tool script (every chat mock follows it, in its own shapes; syntax and rules in
+ *     mock-tool-script.ts): the last user text message starts with "tools:", then steps separated
+ *     by " | ", each step calls separated by " ; ", each call `name {json arguments}`, e.g.
+ *       tools: docs__search_docs {"query":"refunds"} ; docs__add {"a":1,"b":2} | docs__add {"a":3,"b":4}
+ *     Round r (the assistant messages with tool_calls after that user message) answers step r's
+ *     calls: tool_calls ids "call_<id>0", "call_<id>0p1", … (parallel calls in one message; streamed
+ *     one after another, each a header delta then its argument fragments), finish_reason
+ *     "tool_calls"; a tool not in `tools` (or tool_choice "none"): content "no tool <name>".
+ *     After the last step: content "results: " + the `role: tool` contents (string or text parts)
+ *     after that user message, joined by " / "
  *   - `n` > 1 gives n identical choices; `stream: true` streams one chunk per word
  *   - usage: prompt_tokens = ceil(chars of all message contents / 4) (min 1),
- *     completion_tokens = words of the reply (x n; tool call: 5 argument fragments),
+ *     completion_tokens = words of the reply (x n; tool calls: their argument fragments, 5 for
+ *     {"location":"Paris"}),
  *     model "mock-cached": cached_tokens = floor(prompt_tokens / 2),
  *     models starting with "o" (o3-mini...): reasoning_tokens 5, included in completion_tokens
  *
