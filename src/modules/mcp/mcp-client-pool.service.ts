@@ -2,13 +2,16 @@ import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { createHash } from 'node:crypto';
 import Ajv, { ValidateFunction } from 'ajv';
+import { Agent, fetch as undiciFetch } from 'undici';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ClientClosedRequestError, GatewayError } from '../../common/errors/gateway-error';
 import type { Environment } from '../../config/environment';
+import { UpstreamHostPolicy, UpstreamHostRefusedError } from '../upstream/upstream-host-policy';
 import type { McpCallResult, McpServerTarget, McpTool } from './mcp-types';
 
 /** Why a call was refused before anything was sent to the server. */
@@ -67,9 +70,23 @@ const MAX_TOOL_PAGES = 50;
 export class McpClientPool implements OnApplicationShutdown {
   private readonly entries = new Map<string, PoolEntry>();
   private readonly timeoutMs: number;
+  /**
+   * Where MCP servers may be (CONTRACT section 10): public addresses, private ones inside
+   * MCP_ALLOWED_NETWORKS, never link-local or metadata. The registry checked the URL when it
+   * was registered; connections check again on lookup (the name may resolve elsewhere now).
+   */
+  private readonly hostPolicy: UpstreamHostPolicy;
+  private readonly agent: Agent;
+  /** The transports' fetch: undici's, through the agent whose lookup applies the policy. */
+  private readonly fetch: FetchLike;
 
   constructor(config: ConfigService<Environment, true>) {
     this.timeoutMs = config.get('MCP_TIMEOUT_MS', { infer: true });
+    const allowed = config.get('MCP_ALLOWED_NETWORKS', { infer: true });
+    this.hostPolicy = new UpstreamHostPolicy(false, allowed ? allowed.split(',').map((cidr) => cidr.trim()) : []);
+    this.agent = new Agent({ connect: { timeout: this.timeoutMs, lookup: this.hostPolicy.lookup } });
+    const dispatcher = this.agent;
+    this.fetch = (url, init) => undiciFetch(url, { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher }) as unknown as Promise<Response>;
   }
 
   /** The server's tools the registry allows (`server.allowedTools`), listed once per session and refreshed on list_changed. */
@@ -127,6 +144,7 @@ export class McpClientPool implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     await Promise.all([...this.entries.keys()].map((id) => this.forget(id)));
+    await this.agent.close();
   }
 
   private async catalogOf(server: McpServerTarget, signal: AbortSignal | undefined): Promise<Map<string, CatalogEntry>> {
@@ -191,14 +209,16 @@ export class McpClientPool implements OnApplicationShutdown {
 
   /** Opens a session: Streamable HTTP, else (a 4xx to the initialize POST) the legacy SSE transport. */
   private async open(server: McpServerTarget): Promise<Connection> {
+    // An IP literal is never looked up: checked here.
+    this.hostPolicy.checkUrl(server.url);
     const url = new URL(server.url);
-    const requestInit = { headers: server.headers };
+    const options = { requestInit: { headers: server.headers }, fetch: this.fetch };
     try {
-      return await this.connect(server, new StreamableHTTPClientTransport(url, { requestInit }));
+      return await this.connect(server, new StreamableHTTPClientTransport(url, options));
     } catch (error) {
       if (!speaksOnlySse(error)) throw error;
     }
-    return this.connect(server, new SSEClientTransport(url, { requestInit }));
+    return this.connect(server, new SSEClientTransport(url, options));
   }
 
   private async connect(server: McpServerTarget, transport: StreamableHTTPClientTransport | SSEClientTransport): Promise<Connection> {
@@ -327,6 +347,8 @@ function networkCode(error: unknown): string | undefined {
 
 /** A short reason built from what the error is, not its text (a server's body may echo what it was sent). */
 function describe(error: unknown): string {
+  const refused = error instanceof UpstreamHostRefusedError ? error : (error as { cause?: unknown } | null)?.cause;
+  if (refused instanceof UpstreamHostRefusedError) return `its address is not allowed: ${refused.message}`;
   if (error instanceof UnauthorizedError) return 'HTTP 401';
   if (error instanceof StreamableHTTPError || error instanceof SseError) return error.code !== undefined && error.code > 0 ? `HTTP ${error.code}` : 'unexpected answer';
   if (error instanceof McpError) return error.code === ErrorCode.ConnectionClosed ? 'connection closed' : `JSON-RPC error ${error.code}`;

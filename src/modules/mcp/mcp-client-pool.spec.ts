@@ -5,8 +5,10 @@ import { MCP_TEST_DOC, McpTestServer, startMcpTestServer } from '../../../test/s
 import { McpCallRefused, McpClientPool } from './mcp-client-pool.service';
 import type { McpCallResult, McpServerTarget } from './mcp-types';
 
-function poolWith(timeoutMs = 30000): McpClientPool {
-  const config = { get: (name: string) => (name === 'MCP_TIMEOUT_MS' ? timeoutMs : undefined) } as unknown as ConfigService<Environment, true>;
+/** The test server listens on loopback, a private address: allowed through MCP_ALLOWED_NETWORKS. */
+function poolWith(timeoutMs = 30000, allowedNetworks = '127.0.0.1/32'): McpClientPool {
+  const settings: Partial<Environment> = { MCP_TIMEOUT_MS: timeoutMs, MCP_ALLOWED_NETWORKS: allowedNetworks };
+  const config = { get: (name: keyof Environment) => settings[name] } as unknown as ConfigService<Environment, true>;
   return new McpClientPool(config);
 }
 
@@ -133,6 +135,22 @@ describe('McpClientPool', () => {
     expect(mcp.stats.unauthorized).toBeGreaterThan(0);
     // 401 is not a sign of an SSE-only server: no fallback was tried.
     expect(mcp.stats.sseSessions).toBe(0);
+  });
+
+  it('connects only to addresses MCP_ALLOWED_NETWORKS allows when private, by IP or by name', async () => {
+    const strict = poolWith(30000, '');
+    try {
+      for (const url of [mcp.url, mcp.url.replace('127.0.0.1', 'localhost')]) {
+        const error = await gatewayErrorOf(strict.tools(targetFor(mcp, { url })));
+        expect(error.status).toBe(502);
+        expect(error.code).toBe('mcp_server_unreachable');
+        expect(error.message).toMatch(/not allowed: .*private address/);
+      }
+      expect((await strict.call(targetFor(mcp), 'add', { a: 1, b: 1 })).isError).toBe(true);
+      expect(mcp.stats.requests).toBe(0);
+    } finally {
+      await strict.onApplicationShutdown();
+    }
   });
 
   it('falls back to the legacy SSE transport for a server without Streamable HTTP', async () => {
