@@ -257,7 +257,7 @@ export class McpClientPool implements OnApplicationShutdown {
   /** Every tool the server lists, with its argument checks compiled (one ajv per list, dropped with it). */
   private listTools(server: McpServerTarget, connection: Connection): Promise<Map<string, CatalogEntry>> {
     const listing = (async () => {
-      const ajv = new Ajv({ strict: false, logger: false, allErrors: false });
+      const ajv = new Ajv({ strict: false, logger: false });
       const catalog = new Map<string, CatalogEntry>();
       let cursor: string | undefined;
       for (let page = 0; page < MAX_TOOL_PAGES; page++) {
