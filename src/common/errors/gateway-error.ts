@@ -53,6 +53,15 @@ export class GatewayError extends Error {
     return new GatewayError(504, 'timeout_error', `The provider did not answer within ${timeoutMs} ms`, 'request_timeout');
   }
 
+  /** A registered MCP server could not be reached, refused the gateway's credentials or could not list its tools. */
+  static mcpServerUnreachable(message: string): GatewayError {
+    return new GatewayError(502, 'upstream_error', message, 'mcp_server_unreachable');
+  }
+
+  static mcpTimeout(message: string): GatewayError {
+    return new GatewayError(504, 'timeout_error', message, 'mcp_timeout');
+  }
+
   static unavailable(message: string): GatewayError {
     return new GatewayError(503, 'service_unavailable', message, 'gateway_unavailable');
   }
