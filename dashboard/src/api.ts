@@ -119,6 +119,8 @@ export interface LogRow {
   retry_count: number;
   cache_status: string | null;
   target_index: string | null;
+  /** MCP tool calls the gateway ran for this request, by model round (each a row of its own, `log_id`). */
+  tool_calls?: { round: number; call_id: string; server: string; tool: string; is_error: boolean; latency_ms: number; log_id: string }[] | null;
   /** Guardrail results by stage, when the request's config had guardrails. */
   guardrails?: Partial<Record<'input' | 'output', GuardrailResult[]>> | null;
   request_headers?: unknown;

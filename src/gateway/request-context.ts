@@ -7,6 +7,7 @@ import type { Attempt } from '../modules/routing/attempt';
 import type { RoutePlan } from '../modules/routing/route-plan';
 import type { ApiKeyPrincipal } from '../modules/keys/key-lookup.service';
 import type { BudgetHold, RateWindow } from '../modules/budgets/budget-types';
+import type { ToolCallRecord } from '../modules/logging/tool-call-record';
 
 /**
  * The fixed facts of one request, from the first middleware to the log row: who called,
@@ -42,6 +43,8 @@ export class RequestContext {
 
   /** The attempts, in order, opened by the route executor; the last one answered (or failed last). */
   readonly attempts: Attempt[] = [];
+  /** MCP tool calls the gateway ran for the model (`x-gateway-mcp`), by round; on the request's log row. */
+  readonly toolCalls: ToolCallRecord[] = [];
   /** A failure outside any attempt (validation, a guard, the client leaving), set by the exception filter. */
   failure: { status: number; error: LoggedError; responseBody?: unknown } | null = null;
 

@@ -24,7 +24,8 @@ export function LogDetail({ id, onClose, filterPath }: { id: string; onClose: ()
         if (!live) return;
         setLog(row);
         const trace = await api<ListPage<LogRow>>('GET', `/v1/logs?trace_id=${encodeURIComponent(row.trace_id)}&include_bodies=false&limit=100`);
-        if (live) setAttempts([...trace.data].sort(byAttemptOrder));
+        // Tool calls share the trace id but are not attempts: they have their own section.
+        if (live) setAttempts(trace.data.filter((row) => row.operation !== 'mcp.tools.call').sort(byAttemptOrder));
       })
       .catch((e: ApiError) => {
         if (!live) return;
@@ -226,6 +227,8 @@ export function LogDetail({ id, onClose, filterPath }: { id: string; onClose: ()
             )}
           </section>
 
+          {log.tool_calls && log.tool_calls.length > 0 && <ToolCalls calls={log.tool_calls} />}
+
           {log.guardrails && <Guardrails results={log.guardrails} />}
 
           {log.error !== null && log.error !== undefined && <JsonBlock title="Error" value={log.error} />}
@@ -235,6 +238,54 @@ export function LogDetail({ id, onClose, filterPath }: { id: string; onClose: ()
         </div>
       )}
     </aside>
+  );
+}
+
+/** The MCP tools the gateway ran for this request (`x-gateway-mcp`), by model round, each linked to its own row. */
+function ToolCalls({ calls }: { calls: NonNullable<LogRow['tool_calls']> }) {
+  return (
+    <section aria-labelledby="tool-calls-title">
+      <h3 id="tool-calls-title">Tool calls run by the gateway</h3>
+      <div class="table-wrap">
+        <table class="data compact tool-calls">
+          <caption class="visually-hidden">Every MCP tool call the gateway ran for this request, by model round</caption>
+          <thead>
+            <tr>
+              <th scope="col" class="num">
+                Round
+              </th>
+              <th scope="col">Server</th>
+              <th scope="col">Tool</th>
+              <th scope="col">Result</th>
+              <th scope="col" class="num">
+                Latency
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {calls.map((call) => (
+              <tr key={call.log_id}>
+                <td data-label="Round" class="num">
+                  {call.round}
+                </td>
+                <td data-label="Server">{call.server}</td>
+                <td data-label="Tool">
+                  <a href={href(`/logs/${call.log_id}`)} onClick={(e) => routeClick(e, `/logs/${call.log_id}`)}>
+                    {call.tool}
+                  </a>
+                </td>
+                <td data-label="Result">
+                  <span class={call.is_error ? 'status status-4xx' : 'status status-2xx'}>{call.is_error ? 'error' : 'ok'}</span>
+                </td>
+                <td data-label="Latency" class="num">
+                  {call.latency_ms} ms
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
   );
 }
 

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { McpModule } from '../mcp/mcp.module';
 import { RoutingModule } from '../routing/routing.module';
 import { UpstreamModule } from '../upstream/upstream.module';
 import { ChatController } from './chat.controller';
@@ -6,7 +7,7 @@ import { ChatService } from './chat.service';
 import { ChatUpstream } from './chat-upstream.service';
 
 @Module({
-  imports: [RoutingModule, UpstreamModule],
+  imports: [McpModule, RoutingModule, UpstreamModule],
   controllers: [ChatController],
   providers: [ChatService, ChatUpstream],
   exports: [ChatService, ChatUpstream],

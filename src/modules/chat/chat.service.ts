@@ -17,6 +17,8 @@ import { ChatStreamAssembler } from './chat-stream-assembler';
 import { CHAT_COMPLETIONS, ChatUpstream } from './chat-upstream.service';
 import type { ChatCompletionCreateDto } from './dto/chat-completion-create.dto';
 import { parseStreamEvent } from '../../providers/stream-event';
+import { McpToolLoop, requestedMcpServers } from '../mcp/mcp-tool-loop.service';
+import { CHAT_TOOLS } from '../mcp/tool-dialects';
 
 /**
  * `chat.completions`: the route executor picks targets; each attempt prepares the body
@@ -31,9 +33,17 @@ export class ChatService {
     private readonly executor: RouteExecutor,
     private readonly attempts: UpstreamAttempt,
     private readonly chatUpstream: ChatUpstream,
+    private readonly mcpLoop: McpToolLoop,
   ) {}
 
   create(context: RequestContext, body: ChatCompletionCreateDto): Promise<GatewayResult> {
+    const mcpServers = requestedMcpServers(context);
+    if (mcpServers) return this.mcpLoop.run(context, body as unknown as Record<string, unknown>, mcpServers, CHAT_TOOLS, (round) => this.createOnce(context, round as unknown as ChatCompletionCreateDto));
+    return this.createOnce(context, body);
+  }
+
+  /** One request to the model (a tool loop makes several). */
+  private createOnce(context: RequestContext, body: ChatCompletionCreateDto): Promise<GatewayResult> {
     context.isStream = body.stream === true;
     context.requestBody ??= body; // a prompt call has logged its own
     context.user = body.user ?? context.user;

@@ -98,6 +98,7 @@ export function toLogResponse(log: RequestLogEntity): Record<string, unknown> {
     target_index: log.targetIndex,
     guardrails: log.guardrails,
     ignored_params: log.ignoredParams ?? null,
+    tool_calls: log.toolCalls ?? null,
     ...(log.requestHeaders !== undefined ? { request_headers: log.requestHeaders } : {}),
     ...(log.requestBody !== undefined ? { request_body: log.requestBody } : {}),
     ...(log.responseBody !== undefined ? { response_body: log.responseBody } : {}),

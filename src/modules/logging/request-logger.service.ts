@@ -13,6 +13,7 @@ import { PricingService } from '../pricing/pricing.service';
 import type { Attempt } from '../routing/attempt';
 import { LogWriter } from './log-writer.service';
 import { redactBody, redactHeaders } from './redaction';
+import type { ToolCallLogEntry } from './tool-call-record';
 
 /** How long a closed response's row waits for its attempts to end. */
 const ATTEMPTS_END_CAP_MS = 10_000;
@@ -124,6 +125,31 @@ export class RequestLogger {
   }
 
   /**
+   * An MCP tool call (the gateway's tool loop, or an MCP client through `/v1/mcp`): a row of
+   * its own, queued at once, under the request's trace id. Provider `mcp:<server>`, model
+   * the tool, so analytics group by server and tool; it costs nothing the gateway knows of.
+   */
+  toolCallLogged(context: RequestContext, call: ToolCallLogEntry): void {
+    const row = this.toRow(context, null, null, null, call.statusCode);
+    Object.assign(row, {
+      id: call.id,
+      createdAt: call.createdAt,
+      operation: 'mcp.tools.call',
+      configId: context.route?.configId ?? null,
+      provider: `mcp:${call.server}`,
+      model: call.tool,
+      isStream: false,
+      requestBody: this.logBodies ? redactBody({ server: call.server, tool: call.tool, arguments: call.arguments }) : null,
+      responseBody: this.logBodies ? redactBody(call.result) : null,
+      costUsd: 0,
+      latencyMs: call.latencyMs,
+      error: call.error ? { type: 'mcp_tool_error', code: call.error.code, message: call.error.message } : null,
+      toolCalls: null,
+    });
+    this.queue(row, context, false);
+  }
+
+  /**
    * A cache hit costs nothing (the provider was not asked); an operation that priced its
    * answer itself (DALL·E per image, fine-tuning by trained tokens) gave `costUsd`; else the
    * usage at the model's prices; null when the model has no price.
@@ -177,6 +203,8 @@ export class RequestLogger {
       targetIndex: attempt?.targetIndex ?? null,
       guardrails: attempt?.guardrails ?? null,
       ignoredParams: attempt?.ignoredParams.length ? attempt.ignoredParams : null,
+      // The request's own row lists the tool calls the gateway ran for it; an earlier round's row does not repeat them.
+      toolCalls: context.toolCalls.length && attempt === context.lastAttempt ? context.toolCalls : null,
       statusCode,
       // Filled by `queue` (settlements read the row's cost and tokens).
       budgetSettlements: [] as BudgetSettlement[],

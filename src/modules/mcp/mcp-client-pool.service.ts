@@ -13,6 +13,7 @@ import { ClientClosedRequestError, GatewayError } from '../../common/errors/gate
 import type { Environment } from '../../config/environment';
 import { UpstreamHostPolicy, UpstreamHostRefusedError } from '../upstream/upstream-host-policy';
 import type { McpCallResult, McpServerTarget, McpTool } from './mcp-types';
+import { mcpHostPolicy } from './mcp-host-policy';
 
 /** Why a call was refused before anything was sent to the server. */
 export type McpCallRefusal = 'unknown_tool' | 'tool_not_allowed' | 'invalid_arguments';
@@ -82,8 +83,7 @@ export class McpClientPool implements OnApplicationShutdown {
 
   constructor(config: ConfigService<Environment, true>) {
     this.timeoutMs = config.get('MCP_TIMEOUT_MS', { infer: true });
-    const allowed = config.get('MCP_ALLOWED_NETWORKS', { infer: true });
-    this.hostPolicy = new UpstreamHostPolicy(false, allowed ? allowed.split(',').map((cidr) => cidr.trim()) : []);
+    this.hostPolicy = mcpHostPolicy(config);
     this.agent = new Agent({ connect: { timeout: this.timeoutMs, lookup: this.hostPolicy.lookup } });
     const dispatcher = this.agent;
     this.fetch = (url, init) => undiciFetch(url, { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher }) as unknown as Promise<Response>;

@@ -13,6 +13,7 @@ import { UpstreamHostPolicy } from '../upstream/upstream-host-policy';
 import { McpServerEntity } from './entities/mcp-server.entity';
 import { openHeaders } from './mcp-server-headers';
 import type { McpAccess, McpServerTarget } from './mcp-types';
+import { mcpHostPolicy } from './mcp-host-policy';
 
 /** Every live server, by id and by slug. */
 interface LiveServers {
@@ -57,12 +58,7 @@ export class McpRegistry {
     keyChanges: KeyChangeNotifier,
     config: ConfigService<Environment, true>,
   ) {
-    const allowed = config.get('MCP_ALLOWED_NETWORKS', { infer: true });
-    this.hostPolicy = new UpstreamHostPolicy(false, allowed ? allowed.split(',').map((cidr) => cidr.trim()) : [], {
-      host: 'MCP server host',
-      allowListSetting: 'MCP_ALLOWED_NETWORKS',
-      privateHint: 'list its network in MCP_ALLOWED_NETWORKS to allow it',
-    });
+    this.hostPolicy = mcpHostPolicy(config);
     this.servers = new TtlCache(config.get('KEY_CACHE_TTL_MS', { infer: true }));
     keyChanges.onChange('mcp_servers', () => this.reload());
   }

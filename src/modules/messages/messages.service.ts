@@ -18,6 +18,8 @@ import { chatCompletionToMessage, openAIErrorToAnthropic } from './chat-bridge/c
 import { messagesToChatBody, wantsThinking } from './chat-bridge/messages-to-chat';
 import { IgnoredParams } from '../../providers/ignored-params';
 import type { MessageCreateDto } from './dto/message-create.dto';
+import { McpToolLoop, requestedMcpServers } from '../mcp/mcp-tool-loop.service';
+import { MESSAGES_TOOLS } from '../mcp/tool-dialects';
 
 const MESSAGES: OperationSpec = { capability: 'messages', title: 'the Messages API', usage: usageFromAnthropic };
 
@@ -34,11 +36,19 @@ export class MessagesService {
     private readonly attempts: UpstreamAttempt,
     private readonly chatUpstream: ChatUpstream,
     private readonly registry: ProviderRegistry,
+    private readonly mcpLoop: McpToolLoop,
   ) {}
 
   create(context: RequestContext, body: MessageCreateDto): Promise<GatewayResult> {
+    const mcpServers = requestedMcpServers(context);
+    if (mcpServers) return this.mcpLoop.run(context, body as unknown as Record<string, unknown>, mcpServers, MESSAGES_TOOLS, (round) => this.createOnce(context, round as unknown as MessageCreateDto));
+    return this.createOnce(context, body);
+  }
+
+  /** One request to the model (a tool loop makes several). */
+  private createOnce(context: RequestContext, body: MessageCreateDto): Promise<GatewayResult> {
     context.isStream = body.stream === true;
-    context.requestBody = body;
+    context.requestBody ??= body;
     const endUser = body.metadata?.user_id;
     if (typeof endUser === 'string' && endUser) context.user = endUser;
     const vendorHeaders = anthropicHeaders(context.requestHeaders);

@@ -10,6 +10,8 @@ import { RouteExecutor } from '../routing/route-executor.service';
 import type { RouteTarget } from '../routing/route-plan';
 import { OperationSpec, UpstreamAttempt } from '../upstream/upstream-attempt';
 import { RESPONSES_TEXTS } from '../guardrails/operation-texts';
+import { McpToolLoop, requestedMcpServers } from '../mcp/mcp-tool-loop.service';
+import { RESPONSES_TOOLS } from '../mcp/tool-dialects';
 import { chatCompletionToResponse, responseSettings } from './chat-bridge/chat-to-response';
 import { responsesToChatBody } from './chat-bridge/responses-to-chat';
 import { ResponsesStreamEncoder } from './chat-bridge/responses-stream-encoder';
@@ -37,11 +39,19 @@ export class ResponsesService {
     private readonly attempts: UpstreamAttempt,
     private readonly chatUpstream: ChatUpstream,
     private readonly registry: ProviderRegistry,
+    private readonly mcpLoop: McpToolLoop,
   ) {}
 
   create(context: RequestContext, body: ResponseCreateDto): Promise<GatewayResult> {
+    const mcpServers = requestedMcpServers(context);
+    if (mcpServers) return this.mcpLoop.run(context, body as unknown as Record<string, unknown>, mcpServers, RESPONSES_TOOLS, (round) => this.createOnce(context, round as unknown as ResponseCreateDto));
+    return this.createOnce(context, body);
+  }
+
+  /** One request to the model (a tool loop makes several). */
+  private createOnce(context: RequestContext, body: ResponseCreateDto): Promise<GatewayResult> {
     context.isStream = body.stream === true;
-    context.requestBody = body;
+    context.requestBody ??= body;
     context.user = body.user ?? context.user;
     return this.executor.execute(
       context,

@@ -28,6 +28,8 @@ export interface GatewayConfig {
   targets?: GatewayConfig[];
   input_guardrails?: unknown[];
   output_guardrails?: unknown[];
+  /** Registered MCP servers whose tools the gateway runs for the model (CONTRACT section 10); at any level, the whole config's union applies. */
+  mcp_servers?: string[];
 }
 
 export const STRATEGY_MODES = ['single', 'fallback', 'loadbalance', 'conditional'] as const;
@@ -36,7 +38,7 @@ export type StrategyMode = (typeof STRATEGY_MODES)[number];
 const FIELDS = new Set([
   'strategy', 'provider', 'api_key', 'virtual_key', 'provider_organization', 'provider_project', 'custom_host',
   'override_params', 'retry', 'request_timeout', 'strict_params', 'cache', 'circuit_breaker', 'weight', 'name', 'targets',
-  'input_guardrails', 'output_guardrails',
+  'input_guardrails', 'output_guardrails', 'mcp_servers',
 ]);
 const STRING_FIELDS = ['provider', 'api_key', 'virtual_key', 'provider_organization', 'provider_project', 'name'] as const;
 const MAX_DEPTH = 5;
@@ -60,6 +62,7 @@ export function validateGatewayConfig(config: unknown, knownProviders: string[],
     problems.push(`${at('request_timeout')} must be an integer number of milliseconds from 1 to 3600000`);
   }
   if (config.strict_params !== undefined && typeof config.strict_params !== 'boolean') problems.push(`${at('strict_params')} must be a boolean`);
+  if (config.mcp_servers !== undefined && !isSlugList(config.mcp_servers)) problems.push(`${at('mcp_servers')} must be an array of MCP server slugs ([a-z0-9-]+)`);
   if (config.weight !== undefined && !(typeof config.weight === 'number' && config.weight >= 0 && Number.isFinite(config.weight))) {
     problems.push(`${at('weight')} must be a number >= 0`);
   }
@@ -80,6 +83,10 @@ export function validateGatewayConfig(config: unknown, knownProviders: string[],
   }
   problems.push(...validateStrategy(config, at('strategy')));
   return problems;
+}
+
+function isSlugList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((slug) => typeof slug === 'string' && /^[a-z0-9-]+$/.test(slug));
 }
 
 function validateRetry(retry: unknown, path: string): string[] {

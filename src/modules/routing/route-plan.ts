@@ -82,6 +82,8 @@ export interface RouteNode {
   /** Checks on the request before it is sent to this leaf, and on its answer (CONTRACT section 5). */
   inputGuardrails: Guardrail[];
   outputGuardrails: Guardrail[];
+  /** MCP servers whose tools the gateway runs (`mcp_servers`): this node's and every descendant's, so the root holds the config's union. */
+  mcpServers: string[];
 }
 
 export interface RoutePlan {

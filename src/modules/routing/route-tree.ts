@@ -59,6 +59,7 @@ export function buildRouteTree(config: GatewayConfig, deps: GuardrailDeps = {}, 
     // Built (regexes and schemas compiled) for the leaves only, which are what runs them.
     inputGuardrails: children.length || !config.input_guardrails ? [] : buildGuardrails(config.input_guardrails, deps),
     outputGuardrails: children.length || !config.output_guardrails ? [] : buildGuardrails(config.output_guardrails, deps),
+    mcpServers: [...new Set([...(config.mcp_servers ?? []), ...children.flatMap((child) => child.mcpServers)])],
   };
 }
 
@@ -101,6 +102,7 @@ export function singleTargetTree(target: RouteTarget): RouteNode {
     circuitBreaker: null,
     inputGuardrails: [],
     outputGuardrails: [],
+    mcpServers: [],
   };
 }
 

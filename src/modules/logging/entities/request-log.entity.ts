@@ -1,5 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { numericColumn } from '../../../database/column-transformers';
+import type { ToolCallRecord } from '../tool-call-record';
 
 /**
  * One row per gateway request (CONTRACT section 6). The id is a UUIDv7, so ordering by
@@ -109,4 +110,8 @@ export class RequestLogEntity {
   /** Request fields a translation dropped because they only tune delivery or caching (CONTRACT section 12); null when none. */
   @Column('jsonb', { name: 'ignored_params', nullable: true })
   ignoredParams: string[] | null;
+
+  /** The MCP tool calls the gateway ran for this model request, by round (see ToolCallRecord); null when none. */
+  @Column('jsonb', { name: 'tool_calls', nullable: true })
+  toolCalls: ToolCallRecord[] | null;
 }
