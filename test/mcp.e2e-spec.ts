@@ -82,6 +82,7 @@ describe('MCP gateway', () => {
       expect(JSON.stringify(tools[0])).not.toContain(mcp.token);
       // The first round is a row of its own, with its usage.
       expect(rounds).toHaveLength(1);
+      expect(rounds[0]).toMatchObject({ status_code: 200, error: null });
       expect(rounds[0].prompt_tokens).toBeGreaterThan(0);
     });
 

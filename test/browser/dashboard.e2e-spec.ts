@@ -9,8 +9,9 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Browser, chromium, Page } from 'playwright-core';
-import { createApiKey, createVirtualKey, openai } from '../support/e2e-helpers';
+import { call, createApiKey, createVirtualKey, openai } from '../support/e2e-helpers';
 import { MockUpstream, startMockUpstream } from '../support/mock-upstream';
+import { startMcpTestServer, type McpTestServer } from '../support/mcp-test-server';
 import { startTestGateway, TestGateway } from '../support/test-gateway';
 
 const ROOT = join(__dirname, '..', '..');
@@ -31,6 +32,7 @@ function ensureDashboardBuilt(): void {
 describe('dashboard in a browser', () => {
   let gateway: TestGateway;
   let mock: MockUpstream;
+  let mcp: McpTestServer;
   let browser: Browser;
   let page: Page;
   let userKey: { key: string };
@@ -63,7 +65,8 @@ describe('dashboard in a browser', () => {
     ensureDashboardBuilt();
     mkdirSync(SHOTS, { recursive: true });
     mock = await startMockUpstream();
-    gateway = await startTestGateway();
+    mcp = await startMcpTestServer();
+    gateway = await startTestGateway({ MCP_ALLOWED_NETWORKS: '127.0.0.1' });
     virtualKeyId = (await createVirtualKey(gateway, { slug: 'openai-dash', key: 'sk-dashboard', custom_host: `${mock.url}/v1`, budget_limit_usd: 5, budget_period: 'monthly' })).id;
     userKey = await createApiKey(gateway, { name: 'reader', role: 'user' });
     await send('alice', 'search');
@@ -86,6 +89,7 @@ describe('dashboard in a browser', () => {
     await browser?.close();
     await gateway?.close();
     await mock?.close();
+    await mcp?.close();
   });
 
   it('serves the app with cache headers, falls back to index.html for client routes, 404s missing files', async () => {
@@ -354,5 +358,33 @@ describe('dashboard in a browser', () => {
     await table.first().waitFor();
     expect(await table.allInnerTexts()).toEqual([expect.stringMatching(/input\s+no-refunds\s+contains\s+failed\s+.*refund/), expect.stringMatching(/input\s+no-refunds\s+char_count\s+passed/)]);
     await shot('log-detail-guardrails');
+  });
+
+  it('shows the MCP tool calls the gateway ran for a request, each linked to its own row', async () => {
+    await call(gateway, '/v1/mcp-servers', { method: 'POST', body: { name: 'Docs', slug: 'docs', url: mcp.url, headers: { Authorization: `Bearer ${mcp.token}` } } });
+    const { response } = await openai(gateway, { 'x-gateway-virtual-key': 'openai-dash', 'x-gateway-mcp': 'docs' })
+      .chat.completions.create({
+        model: 'gpt-4o-mini',
+        messages: [{ role: 'user', content: 'tools: docs__add {"a":1,"b":2} ; docs__fail | docs__search_docs {"query":"refunds"}' }],
+        user: 'hank',
+      })
+      .withResponse();
+    await gateway.flushLogs();
+    await page.goto(url(`/logs/${response.headers.get('x-gateway-request-id')}`));
+    const detail = page.getByRole('region', { name: /chat\.completions/ });
+    const calls = detail.locator('section', { has: page.getByRole('heading', { name: 'Tool calls run by the gateway' }) }).locator('tbody tr');
+    await calls.first().waitFor();
+    expect(await calls.allInnerTexts()).toEqual([
+      expect.stringMatching(/^1\s+docs\s+add\s+ok\s+\d+ ms$/),
+      expect.stringMatching(/^1\s+docs\s+fail\s+error\s+\d+ ms$/),
+      expect.stringMatching(/^2\s+docs\s+search_docs\s+ok\s+\d+ ms$/),
+    ]);
+    // The earlier model rounds are attempts of the trace; the tool calls are not.
+    const attempts = detail.locator('section', { has: page.getByRole('heading', { name: 'Attempts in this trace' }) }).locator('tbody tr');
+    expect(await attempts.count()).toBe(3);
+    await shot('log-detail-tool-calls');
+    await calls.nth(2).getByRole('link', { name: 'search_docs' }).click();
+    await page.getByRole('region', { name: /mcp\.tools\.call/ }).getByText('mcp:docs').first().waitFor();
+    await shot('log-detail-tool-call');
   });
 });

@@ -105,9 +105,9 @@ export class RequestLogger {
   private record(context: RequestContext, parsedBody: unknown, statusCode: number): void {
     const last = context.lastAttempt;
     for (const attempt of context.attempts) {
-      // An attempt another one followed: its own row, when it reached the provider.
+      // An attempt another one followed (a failure, or a tool round of the MCP loop): its own row, when it reached the provider.
       if (attempt === last || !attempt.sent) continue;
-      const row = this.toRow(context, attempt, null, null, attempt.failure?.status ?? 0);
+      const row = this.toRow(context, attempt, null, null, attempt.failure?.status ?? attempt.answerStatus ?? 0);
       row.id = uuidv7();
       row.createdAt = attempt.createdAt;
       row.latencyMs = attempt.latencyMs ?? 0;

@@ -47,6 +47,8 @@ export class Attempt {
   guardrailsFailed = false;
   /** Set when the attempt failed: its status, error and (a provider's error answer) body. */
   failure: { status: number; error: LoggedError; responseBody?: unknown } | null = null;
+  /** The HTTP status of the answer (a 2xx; a failure's is on `failure`). */
+  answerStatus: number | null = null;
   /** The answer's outcome; for a stream, once it has ended (see `settled`). */
   outcome: AnswerOutcome | null = null;
   /** The promise `settled` hands out, resolved by `end()`. */
@@ -87,8 +89,9 @@ export class Attempt {
     this.end();
   }
 
-  /** Keeps an answer's outcome; a stream's arrives when it ends. */
-  answered(outcome: AnswerOutcome | Promise<AnswerOutcome>): void {
+  /** Keeps an answer's status and outcome; a stream's outcome arrives when it ends. */
+  answered(status: number, outcome: AnswerOutcome | Promise<AnswerOutcome>): void {
+    this.answerStatus = status;
     if (!(outcome instanceof Promise)) {
       this.outcome = outcome;
       this.end();

@@ -235,7 +235,7 @@ class ExecutionRun {
     attempt.cacheStatus = 'HIT';
     attempt.model = hit.model;
     const outcome: AnswerOutcome = { usage: hit.usage, responseBody: hit.responseBody, servedModel: hit.servedModel, ttftMs: this.context.elapsedMs() };
-    attempt.answered(outcome);
+    attempt.answered(hit.status, outcome);
     if (hit.kind === 'sse') return { kind: 'sse', status: hit.status, frames: from(hit.frames ?? []), outcome: Promise.resolve(outcome) };
     return { kind: 'json', status: hit.status, body: Buffer.from(hit.body ?? '', 'utf8'), outcome };
   }
@@ -251,7 +251,7 @@ class ExecutionRun {
         // Kept before the output check: an answer denied there is logged with the usage it cost.
         if (sent.kind === 'json') attempt.outcome = sent.outcome;
         const result = await this.checkOutput(node, attempt, sent);
-        attempt.answered(result.outcome);
+        attempt.answered(result.status, result.outcome);
         breaker?.onSuccess();
         return result;
       } catch (error) {
