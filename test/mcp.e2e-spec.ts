@@ -201,6 +201,21 @@ describe('MCP gateway', () => {
       expect(mock.requests).toHaveLength(0);
     });
 
+    it('rate limits and guardrails hold for every model round, not only the first', async () => {
+      const limited = await createApiKey(gateway, { name: 'two-per-minute', role: 'user', allowed_mcp_servers: ['docs'], rate_limits: [{ type: 'requests', unit: 'rpm', value: 2 }] });
+      const twoSteps = 'tools: docs__add {"a":1,"b":1} | docs__add {"a":2,"b":2}';
+      const throttled = await call(gateway, '/v1/chat/completions', { method: 'POST', apiKey: limited.key, headers: { 'x-gateway-virtual-key': 'openai-prod', 'x-gateway-mcp': 'docs' }, body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: twoSteps }] } });
+      expect(throttled.status).toBe(429);
+      expect(mock.requests).toHaveLength(2); // the third round was refused
+
+      mock.reset();
+      // A guardrail on the request text sees the tool results fed back in round 2.
+      const guarded = { virtual_key: 'openai-prod', input_guardrails: [{ name: 'no-doc-leaks', deny: true, checks: [{ type: 'contains', words: ['gateway guide'], operator: 'none' }] }] };
+      const denied = await call(gateway, '/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': JSON.stringify(guarded), 'x-gateway-mcp': 'docs' }, body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: SEARCH }] } });
+      expect(denied.status).toBe(446);
+      expect(mock.requests).toHaveLength(1);
+    });
+
     it("a key's allowed_tools narrows what the model is offered", async () => {
       const user = await createApiKey(gateway, { name: 'adder', role: 'user', allowed_mcp_servers: ['docs'], allowed_tools: { docs: ['add'] } });
       const completion = await openai('openai-prod', { 'x-gateway-mcp': 'docs' }, user.key).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: SEARCH }] });
@@ -251,6 +266,17 @@ describe('MCP gateway', () => {
       } finally {
         await client.close();
       }
+    });
+
+    it('reaches a server that speaks only the older SSE transport', async () => {
+      expect((await call(gateway, '/v1/mcp-servers', { method: 'POST', body: { name: 'Docs over SSE', slug: 'docs-sse', url: mcp.sseUrl, headers: { Authorization: `Bearer ${mcp.token}` } } })).status).toBe(201);
+      const client = await connect('/v1/mcp/docs-sse', { 'x-gateway-api-key': gateway.adminKey });
+      try {
+        expect(await client.callTool({ name: 'add', arguments: { a: 40, b: 2 } })).toMatchObject({ content: [{ type: 'text', text: '42' }] });
+      } finally {
+        await client.close();
+      }
+      expect(mcp.stats.sseSessions).toBeGreaterThan(0);
     });
 
     it('refuses an unknown server (404), a server the key may not use (403) and a missing key (401)', async () => {

@@ -40,9 +40,14 @@ export class RateLimiter {
       const window = { scope, scopeId, limitKey: `${limit.type}:${limit.unit}`, windowStart: new Date(Math.floor(now / windowMs) * windowMs), windowMs };
       const admitted = limit.type === 'requests' ? await this.counters.countRequest(window, limit.value) : (await this.counters.tokensUsed(window)) < limit.value;
       if (!admitted) throw rateLimited(scope, limit, Math.ceil((window.windowStart.getTime() + windowMs - now) / 1000));
-      if (limit.type === 'tokens') context.tokenWindows.push(window);
+      // A tool loop checks again each model round: a window already held is not added twice (its tokens would settle twice).
+      if (limit.type === 'tokens' && !context.tokenWindows.some((held) => sameWindow(held, window))) context.tokenWindows.push(window);
     }
   }
+}
+
+function sameWindow(a: RateWindow, b: RateWindow): boolean {
+  return a.scopeId === b.scopeId && a.limitKey === b.limitKey && a.windowStart.getTime() === b.windowStart.getTime();
 }
 
 function rateLimited(scope: BudgetScope, limit: RateLimit, retryAfterSeconds: number): GatewayError {

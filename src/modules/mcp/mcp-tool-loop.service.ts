@@ -76,6 +76,8 @@ export class McpToolLoop {
 
     let current = dialect.withTools(body, tools);
     for (let turn = 1; ; turn++) {
+      // Each round is a model request of its own for the keys' request rate limits (a retry within a round is not).
+      context.rateLimited.clear();
       const { result, outcome } = await this.answerOf(await round(current));
       const calls = dialect.toolCalls(outcome.responseBody);
       const mcpCalls = calls.filter((call) => byName.has(call.name));
