@@ -279,6 +279,21 @@ describe('MCP gateway', () => {
       expect(mcp.stats.sseSessions).toBeGreaterThan(0);
     });
 
+    it('answers hostile requests with a 4xx or a JSON-RPC error, never a 5xx', async () => {
+      const accept = { accept: 'application/json, text/event-stream' };
+      const bodies: unknown[] = [{}, [], 'null', '"x"', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 5 } }, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'add', arguments: 'not an object' } }, { jsonrpc: '2.0', id: 3, method: 'no/such/method' }, { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'add', arguments: { a: 1, b: 2, ['__proto__']: { polluted: true } } } }];
+      for (const body of bodies) {
+        for (const path of ['/v1/mcp/docs', '/v1/mcp']) {
+          const response = await call(gateway, path, { method: 'POST', headers: accept, body });
+          expect({ path, body, status: response.status < 500 }).toEqual({ path, body, status: true });
+          if (response.status === 200) expect(response.body.error ?? response.body.result).toBeDefined();
+        }
+      }
+      // Without the Accept header the MCP spec asks for: 406, not a crash.
+      expect((await call(gateway, '/v1/mcp/docs', { method: 'POST', body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } })).status).toBe(406);
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    });
+
     it('refuses an unknown server (404), a server the key may not use (403) and a missing key (401)', async () => {
       const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '1' } } };
       const headers = { accept: 'application/json, text/event-stream' };
