@@ -129,9 +129,33 @@ export class Environment {
   @IsOptional() @Matches(/^\s*[0-9a-fA-F:.]+(\/\d{1,3})?(\s*,\s*[0-9a-fA-F:.]+(\/\d{1,3})?)*\s*$/, { message: 'UPSTREAM_ALLOWED_NETWORKS must be comma-separated addresses or CIDRs' })
   UPSTREAM_ALLOWED_NETWORKS?: string;
 
-  /** How long SIGTERM waits for open requests and streams before closing them. */
+  /** How long SIGTERM waits for open requests and streams before closing them (under Kubernetes' default 30 s grace period). */
   @Transform(toInt) @IsInt() @Min(0)
-  SHUTDOWN_GRACE_MS = 10000;
+  SHUTDOWN_GRACE_MS = 25000;
+
+  /** After SIGTERM, how long new requests are still served while /health/ready says 503 (load balancers notice). */
+  @Transform(toInt) @IsInt() @Min(0)
+  SHUTDOWN_DELAY_MS = 5000;
+
+  /** Worker processes on one port: a number, or `auto` for one per core. */
+  @Matches(/^(auto|[1-9]\d{0,2})$/, { message: 'WORKERS must be a number of processes (1-999) or auto' })
+  WORKERS = '1';
+
+  /** Days of request log rows kept (whole days: old partitions are dropped); unset: kept forever. */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1)
+  LOG_RETENTION_DAYS?: number;
+
+  /** Days of analytics rollups kept (longer than the log, usually); unset: kept forever. */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1)
+  ROLLUP_RETENTION_DAYS?: number;
+
+  /** OTLP/HTTP endpoint (e.g. `http://otel-collector:4318`); set: one trace per request is exported. */
+  @IsOptional() @Matches(/^https?:\/\/\S+$/, { message: 'OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL' })
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+
+  /** The service name traces carry. */
+  @IsString() @MinLength(1)
+  OTEL_SERVICE_NAME = 'ai-gateway';
 
   /** Comma-separated CIDRs (or addresses) a registered MCP server may resolve to even when private (link-local and metadata addresses never). */
   @IsOptional() @Matches(/^\s*[0-9a-fA-F:.]+(\/\d{1,3})?(\s*,\s*[0-9a-fA-F:.]+(\/\d{1,3})?)*\s*$/, { message: 'MCP_ALLOWED_NETWORKS must be comma-separated addresses or CIDRs' })
@@ -154,7 +178,7 @@ export class InvalidEnvironmentError extends Error {
 
 /** Parses and validates the environment; throws one error listing every bad variable. */
 export function validateEnvironment(raw: Record<string, unknown>): Environment {
-  const known = Object.keys(new Environment()).concat('DATABASE_URL', 'GATEWAY_ADMIN_KEY', 'GATEWAY_ENCRYPTION_KEY', 'REDIS_URL', 'LOG_JOURNAL_DIR', 'UPSTREAM_ALLOWED_NETWORKS', 'MCP_ALLOWED_NETWORKS');
+  const known = Object.keys(new Environment()).concat('DATABASE_URL', 'GATEWAY_ADMIN_KEY', 'GATEWAY_ENCRYPTION_KEY', 'REDIS_URL', 'LOG_JOURNAL_DIR', 'UPSTREAM_ALLOWED_NETWORKS', 'MCP_ALLOWED_NETWORKS', 'LOG_RETENTION_DAYS', 'ROLLUP_RETENTION_DAYS', 'OTEL_EXPORTER_OTLP_ENDPOINT');
   // Empty strings mean "unset", as in most twelve-factor apps.
   const input = Object.fromEntries(
     known.filter((k) => raw[k] !== undefined && raw[k] !== '').map((k) => [k, raw[k]]),
