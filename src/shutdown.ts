@@ -43,7 +43,10 @@ export class GracefulShutdown {
   onSignals(): void {
     for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       process.on(signal, () => {
-        if (this.stopping) return say(`${signal}: already shutting down; open requests and the log writer are still waited for`);
+        if (this.stopping) {
+          say(`${signal}: already shutting down; open requests and the log writer are still waited for`);
+          return;
+        }
         this.stop(signal).then(
           () => process.exit(0),
           (error: unknown) => {
