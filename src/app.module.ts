@@ -15,7 +15,7 @@ import { DashboardModule } from './modules/dashboard/dashboard.module';
 import { EmbeddingsModule } from './modules/embeddings/embeddings.module';
 import { FilesModule } from './modules/files/files.module';
 import { FineTuningModule } from './modules/fine-tuning/fine-tuning.module';
-import { HealthController } from './modules/health/health.controller';
+import { HealthModule } from './modules/health/health.module';
 import { ImagesModule } from './modules/images/images.module';
 import { KeysModule } from './modules/keys/keys.module';
 import { LoggingModule } from './modules/logging/logging.module';
@@ -58,8 +58,8 @@ export class AppModule {
         KeysModule,
         McpModule,
         DashboardModule,
+        HealthModule,
       ],
-      controllers: [HealthController],
       providers: [
         { provide: APP_FILTER, useClass: GatewayExceptionFilter },
         { provide: APP_PIPE, useClass: GatewayValidationPipe },

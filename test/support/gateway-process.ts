@@ -49,13 +49,17 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Starts a gateway process with `env` (DATABASE_URL, keys …; no log journal unless LOG_JOURNAL_DIR is given) and waits until /health answers. */
+/**
+ * Starts a gateway process with `env` (DATABASE_URL, keys …; no log journal unless
+ * LOG_JOURNAL_DIR is given; SIGTERM without the load balancers' SHUTDOWN_DELAY_MS unless
+ * given) and waits until /health answers.
+ */
 export async function startGatewayProcess(env: Record<string, string>, startTimeoutMs = 20_000): Promise<GatewayProcess> {
   ensureBuilt();
   const port = await freePort();
   const child = spawn(process.execPath, [MAIN], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, NODE_ENV: 'test', LOG_LEVEL: 'error', HOST: '127.0.0.1', PORT: String(port), LOG_JOURNAL_DIR: 'off', UPSTREAM_ALLOW_PRIVATE_NETWORKS: 'true', ...env },
+    env: { PATH: process.env.PATH, NODE_ENV: 'test', LOG_LEVEL: 'error', HOST: '127.0.0.1', PORT: String(port), LOG_JOURNAL_DIR: 'off', SHUTDOWN_DELAY_MS: '0', UPSTREAM_ALLOW_PRIVATE_NETWORKS: 'true', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -65,6 +65,11 @@ export class GatewayError extends Error {
   static unavailable(message: string): GatewayError {
     return new GatewayError(503, 'service_unavailable', message, 'gateway_unavailable');
   }
+
+  /** This instance is stopping (SIGTERM): another one should take the request. */
+  static shuttingDown(message = 'This gateway instance is shutting down; send the request to another one'): GatewayError {
+    return new GatewayError(503, 'service_unavailable', message, 'shutting_down');
+  }
 }
 
 /**

@@ -273,5 +273,50 @@ describe('relayUpstreamSse', () => {
       expect(handler.finished).toBe(1);
     });
   });
-});
 
+  describe('the shutdown deadline', () => {
+    it('ends an open stream with the shutting_down error event, aborting the provider, and settles its outcome', async () => {
+      const { response, body } = fakeResponse();
+      const handler = new TestHandler();
+      const deadline = new AbortController();
+      const relayed = relayUpstreamSse(response, context(), 1000, handler, deadline.signal);
+      body.write(event('partial'));
+      const { frames, outcome } = await relayed;
+      const client = collect(frames);
+      deadline.abort();
+      await client.done;
+
+      expect(client.received).toEqual([event('partial'), 'event: error\ndata: shutting_down\n\n']);
+      expect((await outcome).error).toMatchObject({ type: 'service_unavailable', code: 'shutting_down' });
+      expect(body.destroyed).toBe(true);
+      expect(handler.finished).toBe(1);
+    });
+
+    it('before the first event: rejects with a 503 shutting_down', async () => {
+      const { response } = fakeResponse();
+      const handler = new TestHandler();
+      const deadline = new AbortController();
+      const relayed = relayUpstreamSse(response, context(), 1000, handler, deadline.signal);
+      deadline.abort();
+      await expect(relayed).rejects.toMatchObject({ status: 503, code: 'shutting_down' });
+      expect(handler.finished).toBe(0);
+    });
+
+    it('a stream that ended before the deadline no longer listens to it', async () => {
+      const { response, body } = fakeResponse();
+      const deadline = new AbortController();
+      const listeners = jest.spyOn(deadline.signal, 'removeEventListener');
+      const relayed = relayUpstreamSse(response, context(), 1000, new TestHandler(), deadline.signal);
+      body.write(event('all'));
+      const { frames, outcome } = await relayed;
+      const client = collect(frames);
+      body.end(event('[DONE]'));
+      await client.done;
+      deadline.abort();
+
+      expect((await outcome).error).toBeNull();
+      expect(client.received).toEqual([event('all'), event('[DONE]')]);
+      expect(listeners).toHaveBeenCalledWith('abort', expect.any(Function));
+    });
+  });
+});

@@ -40,12 +40,15 @@ export interface RelayedStream {
  * After that, failures end the stream with an error event. However it ends, the stream's
  * outcome (the handler's, with the first error: an event's, else the stream's own) is
  * settled once. Unsubscribing (the client left) destroys the upstream body, aborting the request.
+ * `shutdownDeadline` aborting (the instance's shutdown grace period is over) ends the
+ * stream like a failure: the error event `shutting_down`, then the end of the response.
  */
 export function relayUpstreamSse(
   response: UpstreamResponse,
   context: Pick<RequestContext, 'abort'>,
   idleTimeoutMs: number,
   handler: SseStreamHandler,
+  shutdownDeadline?: AbortSignal,
 ): Promise<RelayedStream> {
   response.clearTimeout(); // from here the idle timeout between events applies
   const body = response.body;
@@ -73,6 +76,7 @@ export function relayUpstreamSse(
         if (ended) return;
         ended = true;
         clearTimeout(idle);
+        shutdownDeadline?.removeEventListener('abort', onShutdownDeadline);
         // A client may hang up as soon as it has the stream's last event (Codex does after
         // `response.completed`, before the provider closes): it read to the end, a success.
         const clientLeft: LoggedError | null = handler.isComplete() ? null : { type: 'client_error', code: 'client_closed_request', message: 'The client closed the connection mid-stream' };
@@ -86,6 +90,7 @@ export function relayUpstreamSse(
       if (ended) return;
       ended = true;
       clearTimeout(idle);
+      shutdownDeadline?.removeEventListener('abort', onShutdownDeadline);
       body.destroy(); // a silent provider is aborted; after a clean end this is a no-op
       if (!started) {
         reject(beforeStart());
@@ -124,6 +129,13 @@ export function relayUpstreamSse(
       }, idleTimeoutMs);
     };
     armIdleTimer();
+
+    const onShutdownDeadline = () => {
+      const failure = GatewayError.shuttingDown('The gateway instance shut down before the stream ended (its shutdown grace period is over)');
+      settle({ type: failure.type, code: failure.code, message: failure.message }, () => failure);
+    };
+    if (shutdownDeadline?.aborted) onShutdownDeadline();
+    else shutdownDeadline?.addEventListener('abort', onShutdownDeadline, { once: true });
 
     body.on('data', (bytes: Buffer) => {
       armIdleTimer();

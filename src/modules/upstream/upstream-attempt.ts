@@ -11,6 +11,7 @@ import type { NormalizedUsage } from '../../providers/usage';
 import type { AnswerOutcome, Attempt } from '../routing/attempt';
 import type { RouteTarget } from '../routing/route-plan';
 import { MetricsService } from '../metrics/metrics.service';
+import { Readiness } from '../health/readiness.service';
 import { isEventStream } from './aws-event-stream';
 import { relayUpstreamSse, type SseStreamHandler } from './sse-relay';
 import { UpstreamClient, UpstreamResponse } from './upstream-client';
@@ -66,6 +67,7 @@ export class UpstreamAttempt {
     private readonly registry: ProviderRegistry,
     private readonly upstream: UpstreamClient,
     private readonly metrics: MetricsService,
+    private readonly readiness: Readiness,
     config: ConfigService<Environment, true>,
   ) {
     this.defaultTimeoutMs = config.get('UPSTREAM_TIMEOUT_MS', { infer: true });
@@ -260,7 +262,7 @@ export class UpstreamAttempt {
 
   /** A provider's event stream relayed to the client through `handler` (see relayUpstreamSse). */
   async stream(context: RequestContext, answer: SentAttempt, handler: SseStreamHandler): Promise<GatewayResult> {
-    const { frames, outcome } = await relayUpstreamSse(answer.response, context, answer.timeoutMs, handler);
+    const { frames, outcome } = await relayUpstreamSse(answer.response, context, answer.timeoutMs, handler, this.readiness.deadline);
     return { kind: 'sse', status: answer.response.status, frames, outcome };
   }
 

@@ -1,0 +1,12 @@
+import { Global, Module } from '@nestjs/common';
+import { HealthController } from './health.controller';
+import { Readiness } from './readiness.service';
+
+/** `/health` (liveness), `/health/ready` (readiness) and the instance's `Readiness`, which the stream relay and the shutdown sequence share. */
+@Global()
+@Module({
+  controllers: [HealthController],
+  providers: [Readiness],
+  exports: [Readiness],
+})
+export class HealthModule {}
