@@ -196,7 +196,7 @@ export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
     const columns = this.dataSource.getMetadata(RequestLogEntity).columns;
     const names = columns.map((column) => `"${column.databaseName}"`).join(',');
     const fields = columns.map((column) => `"${column.propertyName}" ${String(column.type)}`).join(',');
-    return `insert into request_logs (${names}) select * from json_to_recordset($1::json) as r(${fields}) on conflict (id) do nothing`;
+    return `insert into request_logs (${names}) select * from json_to_recordset($1::json) as r(${fields}) on conflict (id, created_at) do nothing`;
   }
 
   private schedule(delayMs: number): void {
