@@ -61,6 +61,18 @@ describe('request log partitions', () => {
     expect(await partitions()).toContain(partitionOf(dayOf(new Date(now + (PARTITION_DAYS_AHEAD + 2) * DAY_MS))));
   });
 
+  it('runs on one instance at a time: a pass while another holds the lock does nothing', async () => {
+    const other = new Client({ connectionString: gateway.databaseUrl });
+    await other.connect();
+    try {
+      await other.query('select pg_advisory_lock(7305118002)');
+      expect(await maintainer({}).run(new Date(Date.now() + 30 * DAY_MS))).toBeNull();
+      expect(await partitions()).not.toContain(partitionOf(dayOf(new Date(Date.now() + 30 * DAY_MS))));
+    } finally {
+      await other.end();
+    }
+  });
+
   it('the migration moves rows of several days into their partitions, keeps the rollups, and reverts', async () => {
     const migration = new PartitionRequestLogs1764001500000();
     const migrate = async (step: 'up' | 'down') => {
