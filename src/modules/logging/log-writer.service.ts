@@ -191,12 +191,16 @@ export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
     await this.counters.afterLogInsert(settlements);
   }
 
-  /** `$1` is a JSON array of records keyed by property name; each column is read by its property name and type. */
+  /**
+   * `$1` is a JSON array of records keyed by property name; each column is read by its property name and type.
+   * A record stored before (a replay) is skipped: its key is (id, created_at), the log being partitioned by
+   * created_at, and a replayed record carries the created_at it was first written with.
+   */
   private buildInsertSql(): string {
     const columns = this.dataSource.getMetadata(RequestLogEntity).columns;
     const names = columns.map((column) => `"${column.databaseName}"`).join(',');
     const fields = columns.map((column) => `"${column.propertyName}" ${String(column.type)}`).join(',');
-    return `insert into request_logs (${names}) select * from json_to_recordset($1::json) as r(${fields}) on conflict (id) do nothing`;
+    return `insert into request_logs (${names}) select * from json_to_recordset($1::json) as r(${fields}) on conflict (id, created_at) do nothing`;
   }
 
   private schedule(delayMs: number): void {

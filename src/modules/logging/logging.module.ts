@@ -7,6 +7,7 @@ import { PricingModule } from '../pricing/pricing.module';
 import { AnalyticsController } from './analytics.controller';
 import { AnalyticsService } from './analytics.service';
 import { RequestLogEntity } from './entities/request-log.entity';
+import { LogPartitionMaintainer } from './log-partition-maintainer.service';
 import { LogRollupCompactor } from './log-rollup-compactor.service';
 import { LogWriter } from './log-writer.service';
 import { LogsController } from './logs.controller';
@@ -17,7 +18,7 @@ import { RequestLogger } from './request-logger.service';
 @Module({
   imports: [TypeOrmModule.forFeature([RequestLogEntity, VirtualKeyEntity]), PricingModule],
   controllers: [LogsController, AnalyticsController, MetricsController],
-  providers: [LogWriter, LogRollupCompactor, RequestLogger, LogsService, AnalyticsService, MetricsService],
+  providers: [LogWriter, LogRollupCompactor, LogPartitionMaintainer, RequestLogger, LogsService, AnalyticsService, MetricsService],
   exports: [RequestLogger, LogWriter, MetricsService],
 })
 export class LoggingModule {}

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { Between, Repository } from 'typeorm';
 import { GatewayError } from '../../common/errors/gateway-error';
 import { isUuid } from '../../common/ids';
 import { listPage, ListPage } from '../../common/http/list.dto';
@@ -9,6 +9,7 @@ import { VirtualKeyEntity } from '../keys/entities/virtual-key.entity';
 import { LogQueryDto } from './dto/log-query.dto';
 import { RequestLogEntity } from './entities/request-log.entity';
 
+const DAY_MS = 86_400_000;
 const BODY_COLUMNS = new Set(['requestBody', 'responseBody', 'requestHeaders']);
 
 /** Reading the request log: filtered, newest first, keyset-paged on the UUIDv7 id. */
@@ -52,9 +53,24 @@ export class LogsService {
   }
 
   async get(id: string, caller: ApiKeyPrincipal): Promise<Record<string, unknown>> {
-    const row = isUuid(id) ? await this.logs.findOneBy({ id }) : null;
+    const row = isUuid(id) ? await this.find(id) : null;
     if (!row || (caller.role !== 'admin' && row.apiKeyId !== caller.id)) throw GatewayError.notFound(`No log with id '${id}'`, 'log_not_found');
     return toLogResponse(row);
+  }
+
+  /**
+   * The log is partitioned by day of created_at (migration PartitionRequestLogs): a UUIDv7's
+   * timestamp says where to look. The gateway makes a row's id when the row's time is taken,
+   * or later (an earlier attempt's row gets its id when the request ends), so a day either
+   * side reads at most three partitions; only an id not found there is looked up in all.
+   */
+  private async find(id: string): Promise<RequestLogEntity | null> {
+    const stamped = id[14] === '7' ? parseInt(id.slice(0, 8) + id.slice(9, 13), 16) : null;
+    if (stamped !== null) {
+      const near = await this.logs.findOneBy({ id, createdAt: Between(new Date(stamped - DAY_MS), new Date(stamped + DAY_MS)) });
+      if (near) return near;
+    }
+    return this.logs.findOneBy({ id });
   }
 
   private async virtualKeyId(slugOrId: string): Promise<string | null> {

@@ -4,7 +4,9 @@ import type { ToolCallRecord } from '../tool-call-record';
 
 /**
  * One row per gateway request (CONTRACT section 6). The id is a UUIDv7, so ordering by
- * id is ordering by time: the log list pages by keyset on the primary key.
+ * id is ordering by time: the log list pages by keyset on the primary key. The table is
+ * partitioned by day of created_at, which its primary key therefore holds too (migration
+ * PartitionRequestLogs).
  */
 @Entity('request_logs')
 export class RequestLogEntity {
@@ -14,7 +16,7 @@ export class RequestLogEntity {
   @Column('text', { name: 'trace_id' })
   traceId: string;
 
-  @Column('timestamptz', { name: 'created_at' })
+  @PrimaryColumn('timestamptz', { name: 'created_at' })
   createdAt: Date;
 
   @Column('text')

@@ -1,0 +1,165 @@
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { DataSource, QueryRunner } from 'typeorm';
+import type { Environment } from '../../config/environment';
+
+const DAY_MS = 86_400_000;
+/** How often a pass runs (and once at start-up): partitions are made days ahead, so a missed pass costs nothing. */
+const MAINTENANCE_INTERVAL_MS = 3_600_000;
+/** Days after today that have their partition ready (as the migration PartitionRequestLogs makes them). */
+export const PARTITION_DAYS_AHEAD = 3;
+/** Rollup rows deleted per statement: short transactions beside the compactor's upserts. */
+const ROLLUP_DELETE_BATCH = 5_000;
+/**
+ * How long a pass waits for a lock on the log. Dropping a partition needs ACCESS EXCLUSIVE on
+ * the log (DETACH ... CONCURRENTLY is refused while a default partition exists): statements
+ * queue behind the waiting DROP, so it gives up soon and the next pass tries again.
+ */
+const LOCK_TIMEOUT = '500ms';
+/** pg_try_advisory_lock key of a maintenance pass (any constant the gateway uses nowhere else). */
+const MAINTENANCE_LOCK = 7_305_118_002;
+const PARTITION_NAME = /^request_logs_p(\d{4})(\d{2})(\d{2})$/;
+
+/** What one pass did. */
+export interface MaintenanceReport {
+  /** Partitions made, by day (YYYY-MM-DD). */
+  created: string[];
+  /** Partitions dropped by LOG_RETENTION_DAYS, by day. */
+  dropped: string[];
+  /** Rollup rows deleted by ROLLUP_RETENTION_DAYS. */
+  rollupRowsDeleted: number;
+}
+
+/**
+ * Keeps the day partitions of the request log (migration PartitionRequestLogs): makes those
+ * of today and the next PARTITION_DAYS_AHEAD days, and of any day that has rows waiting in
+ * the default partition (they move in); drops the partitions older than LOG_RETENTION_DAYS
+ * and deletes the rollups older than ROLLUP_RETENTION_DAYS. Off the request path and the
+ * log writer's (short lock timeouts; what could not be done is done next pass), on one
+ * instance at a time (advisory lock), at start-up and every hour.
+ */
+@Injectable()
+export class LogPartitionMaintainer implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(LogPartitionMaintainer.name);
+  private readonly logRetentionDays?: number;
+  private readonly rollupRetentionDays?: number;
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<MaintenanceReport | null>;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    config: ConfigService<Environment, true>,
+  ) {
+    this.logRetentionDays = config.get('LOG_RETENTION_DAYS', { infer: true });
+    this.rollupRetentionDays = config.get('ROLLUP_RETENTION_DAYS', { infer: true });
+  }
+
+  onApplicationBootstrap(): void {
+    void this.run();
+    this.timer = setInterval(() => void this.run(), MAINTENANCE_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** One pass (joins the one under way); null when another instance holds the lock or the database failed. */
+  run(now = new Date()): Promise<MaintenanceReport | null> {
+    return (this.running ??= this.pass(now)
+      .catch((error: Error) => {
+        this.logger.warn(`Log partition maintenance failed: ${error.message}`);
+        return null;
+      })
+      .finally(() => (this.running = undefined)));
+  }
+
+  private async pass(now: Date): Promise<MaintenanceReport | null> {
+    // One connection for the session-level advisory lock and the lock timeout.
+    const db = this.dataSource.createQueryRunner();
+    await db.connect();
+    try {
+      const [{ locked }] = await db.query('select pg_try_advisory_lock($1) as locked', [MAINTENANCE_LOCK]);
+      if (!locked) return null;
+      try {
+        await db.query(`set lock_timeout = '${LOCK_TIMEOUT}'`);
+        const report = { created: await this.createPartitions(db, now), dropped: await this.dropOldPartitions(db, now), rollupRowsDeleted: await this.deleteOldRollups(db, now) };
+        if (report.created.length) this.logger.log(`Request log partitions made for ${report.created.join(', ')}`);
+        if (report.rollupRowsDeleted) this.logger.log(`Rollup retention (${this.rollupRetentionDays} days): ${report.rollupRowsDeleted} rollup rows deleted`);
+        return report;
+      } finally {
+        await db.query('reset lock_timeout');
+        await db.query('select pg_advisory_unlock($1)', [MAINTENANCE_LOCK]);
+      }
+    } finally {
+      await db.release();
+    }
+  }
+
+  /** Today's partition and the next days', and one for each day that has rows in the default partition. */
+  private async createPartitions(db: QueryRunner, now: Date): Promise<string[]> {
+    const today = Math.floor(now.getTime() / DAY_MS);
+    const days = new Set(Array.from({ length: PARTITION_DAYS_AHEAD + 1 }, (_, i) => dayOf(today + i)));
+    const waiting: { day: string }[] = await db.query(`select distinct to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day from request_logs_default`);
+    for (const { day } of waiting) days.add(day);
+    const created: string[] = [];
+    for (const day of [...days].sort()) {
+      const [{ made }] = (await this.attempt(`making the partition of ${day}`, () => db.query('select request_logs_create_partition($1::date) as made', [day]))) ?? [{}];
+      if (made) created.push(day);
+    }
+    return created;
+  }
+
+  /** Drops the day partitions that ended LOG_RETENTION_DAYS or more ago (whole days only: a row is kept at least that long). */
+  private async dropOldPartitions(db: QueryRunner, now: Date): Promise<string[]> {
+    if (!this.logRetentionDays) return [];
+    const oldestKept = dayOf(Math.floor((now.getTime() - this.logRetentionDays * DAY_MS) / DAY_MS));
+    const partitions: { name: string }[] = await db.query(
+      `select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'request_logs'::regclass order by c.relname`,
+    );
+    const dropped: string[] = [];
+    for (const { name } of partitions) {
+      const match = PARTITION_NAME.exec(name);
+      const day = match && `${match[1]}-${match[2]}-${match[3]}`;
+      if (!day || day >= oldestKept) continue;
+      // A dropped partition fires no DELETE trigger: its days stay in the rollups.
+      if (await this.attempt(`dropping the partition of ${day}`, () => db.query(`drop table ${name}`).then(() => true))) {
+        dropped.push(day);
+        this.logger.log(`Log retention (${this.logRetentionDays} days): dropped partition ${name}, the request log of ${day}`);
+      }
+    }
+    return dropped;
+  }
+
+  /** Deletes, in small batches, the rollup rows whose period ended ROLLUP_RETENTION_DAYS or more ago. */
+  private async deleteOldRollups(db: QueryRunner, now: Date): Promise<number> {
+    if (!this.rollupRetentionDays) return 0;
+    const cutoff = new Date(now.getTime() - this.rollupRetentionDays * DAY_MS);
+    let deleted = 0;
+    for (;;) {
+      const [, count] = await db.query(
+        `delete from request_log_rollups where ctid = any(array(
+           select ctid from request_log_rollups where bucket + ('1 ' || period)::interval <= $1 limit ${ROLLUP_DELETE_BATCH}))`,
+        [cutoff],
+      );
+      deleted += count;
+      if (count < ROLLUP_DELETE_BATCH) return deleted;
+    }
+  }
+
+  /** Runs one step; a lock it waited for too long (or another failure) is logged and left for the next pass (undefined). */
+  private async attempt<T>(what: string, step: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await step();
+    } catch (error) {
+      this.logger.warn(`Log partition maintenance: ${what} failed, tried again next pass: ${(error as Error).message}`);
+      return undefined;
+    }
+  }
+}
+
+/** YYYY-MM-DD of a UTC day number (days since 1970-01-01). */
+function dayOf(day: number): string {
+  return new Date(day * DAY_MS).toISOString().slice(0, 10);
+}
