@@ -11,6 +11,7 @@ import { MetricsService } from '../metrics/metrics.service';
 import type { NormalizedUsage } from '../../providers/usage';
 import { PricingService } from '../pricing/pricing.service';
 import type { Attempt } from '../routing/attempt';
+import { RequestTracer } from '../telemetry/request-tracer.service';
 import { LogWriter } from './log-writer.service';
 import { redactBody, redactHeaders } from './redaction';
 import type { ToolCallLogEntry } from './tool-call-record';
@@ -25,6 +26,7 @@ type QueuedRow = ReturnType<RequestLogger['toRow']>;
  * its attempts' outcomes are in (a stream's when it ended), makes one row of each attempt
  * (see Attempt): the request's own row of the last, a row under the request's trace id
  * of each earlier one that was sent. Prices the usage, redacts secrets, queues the rows.
+ * With OpenTelemetry on, the request's spans are made here too, from the same records.
  */
 @Injectable()
 export class RequestLogger {
@@ -38,6 +40,7 @@ export class RequestLogger {
     private readonly writer: LogWriter,
     private readonly pricing: PricingService,
     private readonly metrics: MetricsService,
+    private readonly tracer: RequestTracer,
     config: ConfigService<Environment, true>,
   ) {
     this.logBodies = config.get('LOG_BODIES', { infer: true });
@@ -50,7 +53,9 @@ export class RequestLogger {
 
   /** The response closed, however it ended: its rows are queued (when it had an operation). */
   closed(context: RequestContext, req: Request, res: Response): void {
-    this.ended(context, req.body, res.statusCode);
+    // The HTTP route names the root span of a traced request without an operation (the MCP proxy).
+    const httpRoute = context.span && !context.operation ? `${req.method} ${(req.route as { path?: string } | undefined)?.path ?? req.path}` : null;
+    this.ended(context, req.body, res.statusCode, httpRoute);
   }
 
   /**
@@ -59,12 +64,12 @@ export class RequestLogger {
    * with `opened()`.
    */
   sessionClosed(context: RequestContext, statusCode: number): void {
-    this.ended(context, null, statusCode);
+    this.ended(context, null, statusCode, null);
   }
 
-  private ended(context: RequestContext, parsedBody: unknown, statusCode: number): void {
+  private ended(context: RequestContext, parsedBody: unknown, statusCode: number, httpRoute: string | null): void {
     const open = context.attempts.filter((attempt) => !attempt.ended);
-    if (!open.length) return this.rowsQueued(context, parsedBody, statusCode);
+    if (!open.length) return this.rowsQueued(context, parsedBody, statusCode, httpRoute);
     // The response is over, so its attempts end at once (the client's leaving aborts them); the cap guards against a bug losing the rows.
     let cap: NodeJS.Timeout | undefined;
     const capped = new Promise<void>((resolve) => {
@@ -79,12 +84,13 @@ export class RequestLogger {
       }, ATTEMPTS_END_CAP_MS).unref();
     });
     const allEnded = Promise.all(open.map((attempt) => attempt.settled)).then(() => clearTimeout(cap));
-    void Promise.race([allEnded, capped]).then(() => this.rowsQueued(context, parsedBody, statusCode));
+    void Promise.race([allEnded, capped]).then(() => this.rowsQueued(context, parsedBody, statusCode, httpRoute));
   }
 
-  private rowsQueued(context: RequestContext, parsedBody: unknown, statusCode: number): void {
+  private rowsQueued(context: RequestContext, parsedBody: unknown, statusCode: number, httpRoute: string | null): void {
     try {
       if (context.operation) this.record(context, parsedBody, statusCode);
+      else if (context.span) this.tracer.requestEnded(context, context.span, null, () => null, httpRoute);
     } finally {
       if (--this.open === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());
     }
@@ -113,7 +119,9 @@ export class RequestLogger {
       row.latencyMs = attempt.latencyMs ?? 0;
       this.queue(row, context, false);
     }
-    this.queue(this.toRow(context, last, parsedBody, context.failure, statusCode), context, true);
+    const own = this.toRow(context, last, parsedBody, context.failure, statusCode);
+    this.queue(own, context, true);
+    if (context.span) this.tracer.requestEnded(context, context.span, own, (attempt) => this.costOf(attempt, attempt.outcome?.servedModel ?? attempt.model), null);
   }
 
   /** Settles the row's budget holds (`final`: the request's own row releases them) and token windows, then queues it. */
@@ -147,6 +155,7 @@ export class RequestLogger {
       toolCalls: null,
     });
     this.queue(row, context, false);
+    if (context.span) this.tracer.toolCalled(context.span, call);
   }
 
   /**
