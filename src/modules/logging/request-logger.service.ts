@@ -53,9 +53,9 @@ export class RequestLogger {
 
   /** The response closed, however it ended: its rows are queued (when it had an operation). */
   closed(context: RequestContext, req: Request, res: Response): void {
-    // The HTTP route names the root span of a traced request without an operation (the MCP proxy).
-    const httpRoute = context.span && !context.operation ? `${req.method} ${(req.route as { path?: string } | undefined)?.path ?? req.path}` : null;
-    this.ended(context, req.body, res.statusCode, httpRoute);
+    // A traced request without an operation (no row, no attempts: the MCP proxy) ends here, named by its HTTP route.
+    if (context.span && !context.operation) this.tracer.rowlessRequestEnded(context, context.span, `${req.method} ${(req.route as { path?: string } | undefined)?.path ?? req.path}`);
+    this.ended(context, req.body, res.statusCode);
   }
 
   /**
@@ -64,12 +64,12 @@ export class RequestLogger {
    * with `opened()`.
    */
   sessionClosed(context: RequestContext, statusCode: number): void {
-    this.ended(context, null, statusCode, null);
+    this.ended(context, null, statusCode);
   }
 
-  private ended(context: RequestContext, parsedBody: unknown, statusCode: number, httpRoute: string | null): void {
+  private ended(context: RequestContext, parsedBody: unknown, statusCode: number): void {
     const open = context.attempts.filter((attempt) => !attempt.ended);
-    if (!open.length) return this.rowsQueued(context, parsedBody, statusCode, httpRoute);
+    if (!open.length) return this.rowsQueued(context, parsedBody, statusCode);
     // The response is over, so its attempts end at once (the client's leaving aborts them); the cap guards against a bug losing the rows.
     let cap: NodeJS.Timeout | undefined;
     const capped = new Promise<void>((resolve) => {
@@ -84,13 +84,12 @@ export class RequestLogger {
       }, ATTEMPTS_END_CAP_MS).unref();
     });
     const allEnded = Promise.all(open.map((attempt) => attempt.settled)).then(() => clearTimeout(cap));
-    void Promise.race([allEnded, capped]).then(() => this.rowsQueued(context, parsedBody, statusCode, httpRoute));
+    void Promise.race([allEnded, capped]).then(() => this.rowsQueued(context, parsedBody, statusCode));
   }
 
-  private rowsQueued(context: RequestContext, parsedBody: unknown, statusCode: number, httpRoute: string | null): void {
+  private rowsQueued(context: RequestContext, parsedBody: unknown, statusCode: number): void {
     try {
       if (context.operation) this.record(context, parsedBody, statusCode);
-      else if (context.span) this.tracer.requestEnded(context, context.span, null, () => null, httpRoute);
     } finally {
       if (--this.open === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());
     }
@@ -121,7 +120,7 @@ export class RequestLogger {
     }
     const own = this.toRow(context, last, parsedBody, context.failure, statusCode);
     this.queue(own, context, true);
-    if (context.span) this.tracer.requestEnded(context, context.span, own, (attempt) => this.costOf(attempt, attempt.outcome?.servedModel ?? attempt.model), null);
+    if (context.span) this.tracer.requestEnded(context, context.span, own, (attempt) => this.costOf(attempt, attempt.outcome?.servedModel ?? attempt.model));
   }
 
   /** Settles the row's budget holds (`final`: the request's own row releases them) and token windows, then queues it. */

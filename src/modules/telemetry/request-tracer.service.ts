@@ -80,17 +80,19 @@ export class RequestTracer implements OnApplicationShutdown {
   }
 
   /**
-   * The request's rows are made: a span for each attempt, then the root span is ended. A
-   * request without an operation (no row) is dropped, unless it ran MCP tool calls.
+   * A request without an operation (no log row; health checks, the admin API, the MCP
+   * proxy) closed: its root span, named `httpRoute`, is exported only when it ran MCP tool
+   * calls, and dropped otherwise.
    */
-  requestEnded(context: RequestContext, root: Span, request: TracedRequest | null, costOf: (attempt: Attempt) => number | null, httpRoute: string | null): void {
-    if (!request) {
-      if (!this.rootsWithTools.has(root)) return;
-      root.updateName(httpRoute ?? 'mcp');
-      root.setAttribute('gateway.request_id', context.requestId);
-      root.end(context.createdAt.getTime() + context.elapsedMs());
-      return;
-    }
+  rowlessRequestEnded(context: RequestContext, root: Span, httpRoute: string): void {
+    if (!this.rootsWithTools.has(root)) return;
+    root.updateName(httpRoute);
+    root.setAttribute('gateway.request_id', context.requestId);
+    root.end(context.createdAt.getTime() + context.elapsedMs());
+  }
+
+  /** The request's rows are made: a span for each attempt, then the root span is ended. */
+  requestEnded(context: RequestContext, root: Span, request: TracedRequest, costOf: (attempt: Attempt) => number | null): void {
     const parent = trace.setSpan(ROOT_CONTEXT, root);
     context.attempts.forEach((attempt) => this.attemptSpan(context, attempt, costOf(attempt), parent));
     const last = context.lastAttempt;

@@ -46,7 +46,7 @@ describe('RequestTracer', () => {
 
   it('makes a root span with GenAI attributes and a client span per attempt under it', () => {
     const { span, context, request } = fallbackRequest();
-    tracer.requestEnded(context, span, request, (attempt) => (attempt.provider === 'anthropic' ? 0.0001 : null), null);
+    tracer.requestEnded(context, span, request, (attempt) => (attempt.provider === 'anthropic' ? 0.0001 : null));
 
     const spans = exporter.getFinishedSpans();
     expect(spans).toHaveLength(3);
@@ -87,7 +87,7 @@ describe('RequestTracer', () => {
     const { span, context, request } = fallbackRequest({ traceparent: `00-${PARENT_TRACE}-${PARENT_SPAN}-01` });
     expect(span.spanContext().traceId).toBe(PARENT_TRACE);
     expect(tracer.traceparentOf(span)).toBe(`00-${PARENT_TRACE}-${span.spanContext().spanId}-01`);
-    tracer.requestEnded(context, span, request, () => null, null);
+    tracer.requestEnded(context, span, request, () => null);
     const root = exporter.getFinishedSpans().find((s) => s.kind === SpanKind.SERVER)!;
     expect(root.parentSpanContext).toMatchObject({ traceId: PARENT_TRACE, spanId: PARENT_SPAN, isRemote: true });
   });
@@ -96,7 +96,7 @@ describe('RequestTracer', () => {
     const span = tracer.begin({});
     const context = new RequestContext('t', {}, span);
     context.operation = 'embeddings';
-    tracer.requestEnded(context, span, { operation: 'embeddings', provider: 'openai', model: 'text-embedding-3-small', statusCode: 429, latencyMs: 3, costUsd: null, cacheStatus: 'DISABLED', error: { type: 'rate_limit_error', code: 'rate_limit_exceeded', message: 'slow down' } }, () => null, null);
+    tracer.requestEnded(context, span, { operation: 'embeddings', provider: 'openai', model: 'text-embedding-3-small', statusCode: 429, latencyMs: 3, costUsd: null, cacheStatus: 'DISABLED', error: { type: 'rate_limit_error', code: 'rate_limit_exceeded', message: 'slow down' } }, () => null);
     const [root] = exporter.getFinishedSpans();
     expect(root.name).toBe('embeddings text-embedding-3-small');
     expect(root.attributes).toMatchObject({ 'gen_ai.operation.name': 'embeddings', 'error.type': 'rate_limit_exceeded', 'http.response.status_code': 429 });
@@ -107,7 +107,7 @@ describe('RequestTracer', () => {
     const span = tracer.begin({});
     const context = new RequestContext('t', {}, span);
     tracer.toolCalled(span, { id: 'log-1', createdAt: new Date(), server: 'docs', tool: 'search', isError: true, error: { code: 'invalid_arguments', message: 'bad' }, latencyMs: 4, statusCode: 400 });
-    tracer.requestEnded(context, span, null, () => null, 'POST /v1/mcp/:slug');
+    tracer.rowlessRequestEnded(context, span, 'POST /v1/mcp/:slug');
     const spans = exporter.getFinishedSpans();
     const tool = spans.find((s) => s.name === 'execute_tool search')!;
     expect(tool.attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'search', 'gateway.mcp_server': 'docs', 'error.type': 'invalid_arguments' });
@@ -117,7 +117,7 @@ describe('RequestTracer', () => {
 
   it('drops the root span of a request with neither an operation nor a tool call (health checks, the admin API)', () => {
     const span = tracer.begin({});
-    tracer.requestEnded(new RequestContext('t', {}, span), span, null, () => null, 'GET /health');
+    tracer.rowlessRequestEnded(new RequestContext('t', {}, span), span, 'GET /health');
     expect(exporter.getFinishedSpans()).toHaveLength(0);
   });
 
