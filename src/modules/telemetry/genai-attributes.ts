@@ -2,6 +2,10 @@ import type { Attributes } from '@opentelemetry/api';
 import type { LoggedError } from '../../common/errors/gateway-error';
 import type { NormalizedUsage } from '../../providers/usage';
 
+/** Stable names (`@opentelemetry/semantic-conventions`, written out so that the package is loaded only with the SDK). */
+export const ATTR_ERROR_TYPE = 'error.type';
+export const ATTR_HTTP_RESPONSE_STATUS_CODE = 'http.response.status_code';
+
 /**
  * Attribute names of OpenTelemetry's GenAI semantic conventions. They are still
  * "development" and moved out of `@opentelemetry/semantic-conventions` (deprecated there),

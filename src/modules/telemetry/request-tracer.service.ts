@@ -1,18 +1,22 @@
 import { Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, defaultTextMapGetter, defaultTextMapSetter, trace, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { ATTR_ERROR_TYPE, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, defaultTextMapGetter, defaultTextMapSetter, trace, type Attributes, type Span, type TextMapPropagator, type Tracer } from '@opentelemetry/api';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { LoggedError } from '../../common/errors/gateway-error';
 import type { RequestContext } from '../../gateway/request-context';
 import type { NormalizedUsage } from '../../providers/usage';
 import type { Attempt } from '../routing/attempt';
-import { GEN_AI, errorType, genAiOperationName, genAiProviderName, genAiSpanName, usageAttributes } from './genai-attributes';
+import { ATTR_ERROR_TYPE, ATTR_HTTP_RESPONSE_STATUS_CODE, GEN_AI, errorType, genAiOperationName, genAiProviderName, genAiSpanName, usageAttributes } from './genai-attributes';
 
 /** How long shutdown waits for the last spans to reach the collector. */
 const SHUTDOWN_FLUSH_MS = 3_000;
+
+/** The SDK's parts the tracer uses (`otlp-tracing.ts`, loaded only when tracing is on). */
+export interface TracingSdk {
+  tracer: Tracer;
+  propagator: TextMapPropagator;
+  /** Flushes the spans still queued, then stops. */
+  shutdown(): Promise<void>;
+}
 
 /** What the request's own log row says of it: the root span's attributes. */
 export interface TracedRequest {
@@ -48,34 +52,29 @@ export interface TracedToolCall {
  * own start and end times: nothing is added to the request's own path. A span per attempt
  * (CLIENT, `chat gpt-4o-mini`) and per MCP tool call (`execute_tool {tool}`) hangs under it.
  *
- * The tracer provider is the SDK's own, not registered globally: only these spans go
- * through it.
+ * Only `@opentelemetry/api` is loaded with this file; the SDK and the exporter are loaded
+ * when tracing is on (TelemetryModule).
  */
 export class RequestTracer implements OnApplicationShutdown {
   readonly enabled: boolean;
-  private readonly provider: BasicTracerProvider | null;
-  private readonly tracer: Tracer | null;
-  private readonly propagator = new W3CTraceContextPropagator();
   /** Root spans of requests without an operation (the MCP proxy) that ran a tool call: exported although the request has no row. */
   private readonly rootsWithTools = new WeakSet<Span>();
 
-  /** `processor`: where ended spans go (a batching OTLP exporter; tests pass their own); null disables tracing. */
-  constructor(processor: SpanProcessor | null, serviceName: string) {
-    this.enabled = processor !== null;
-    this.provider = processor ? new BasicTracerProvider({ resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName }), spanProcessors: [processor] }) : null;
-    this.tracer = this.provider?.getTracer('ai-gateway') ?? null;
+  /** `sdk`: null disables tracing. */
+  constructor(private readonly sdk: TracingSdk | null) {
+    this.enabled = sdk !== null;
   }
 
   /** The request's root span, a child of the caller's `traceparent` when it sent a valid one. Call only when `enabled`. */
   begin(headers: IncomingHttpHeaders): Span {
-    const parent = this.propagator.extract(ROOT_CONTEXT, headers, defaultTextMapGetter);
-    return this.tracer!.startSpan('request', { kind: SpanKind.SERVER, startTime: Date.now() }, parent);
+    const parent = this.sdk!.propagator.extract(ROOT_CONTEXT, headers, defaultTextMapGetter);
+    return this.sdk!.tracer.startSpan('request', { kind: SpanKind.SERVER, startTime: Date.now() }, parent);
   }
 
   /** The `traceparent` naming the root span, for the response. */
   traceparentOf(span: Span): string {
     const carrier: Record<string, string> = {};
-    this.propagator.inject(trace.setSpan(ROOT_CONTEXT, span), carrier, defaultTextMapSetter);
+    this.sdk!.propagator.inject(trace.setSpan(ROOT_CONTEXT, span), carrier, defaultTextMapSetter);
     return carrier.traceparent;
   }
 
@@ -126,7 +125,7 @@ export class RequestTracer implements OnApplicationShutdown {
     this.rootsWithTools.add(root);
     const start = call.createdAt.getTime();
     const type = call.isError ? (call.error?.code ?? 'tool_error') : null;
-    const span = this.tracer!.startSpan(
+    const span = this.sdk!.tracer.startSpan(
       `execute_tool ${call.tool}`,
       {
         kind: SpanKind.INTERNAL,
@@ -150,10 +149,10 @@ export class RequestTracer implements OnApplicationShutdown {
 
   /** Flushes the spans still queued (bounded: a collector that is down must not hold up the shutdown). */
   async onApplicationShutdown(): Promise<void> {
-    if (!this.provider) return;
+    if (!this.sdk) return;
     let timer: NodeJS.Timeout | undefined;
     const cap = new Promise<void>((resolve) => (timer = setTimeout(resolve, SHUTDOWN_FLUSH_MS).unref()));
-    await Promise.race([this.provider.shutdown().catch(() => undefined), cap]);
+    await Promise.race([this.sdk.shutdown().catch(() => undefined), cap]);
     clearTimeout(timer);
   }
 
@@ -162,7 +161,7 @@ export class RequestTracer implements OnApplicationShutdown {
     const status = attempt.failure?.status ?? attempt.answerStatus ?? 0;
     const type = errorType(attempt.error, status);
     const start = attempt.createdAt.getTime();
-    const span = this.tracer!.startSpan(
+    const span = this.sdk!.tracer.startSpan(
       genAiSpanName(context.operation!, attempt.model),
       {
         kind: SpanKind.CLIENT,

@@ -5,7 +5,7 @@ import { RequestContext } from '../../gateway/request-context';
 import { Attempt } from '../routing/attempt';
 import type { RouteTarget } from '../routing/route-plan';
 import { GatewayError } from '../../common/errors/gateway-error';
-import { EXPORT_WARNING_INTERVAL_MS, WarningSpanExporter } from './otlp-span-processor';
+import { EXPORT_WARNING_INTERVAL_MS, sdkTracing, WarningSpanExporter } from './otlp-tracing';
 import { RequestTracer, type TracedRequest } from './request-tracer.service';
 
 function target(provider: string): RouteTarget {
@@ -22,7 +22,7 @@ describe('RequestTracer', () => {
 
   beforeEach(() => {
     exporter = new InMemorySpanExporter();
-    tracer = new RequestTracer(new SimpleSpanProcessor(exporter), 'gateway-test');
+    tracer = new RequestTracer(sdkTracing(new SimpleSpanProcessor(exporter), 'gateway-test'));
   });
 
   /** A chat request whose first attempt (OpenAI) failed with a 503 and whose fallback (Anthropic) answered. */
@@ -122,7 +122,7 @@ describe('RequestTracer', () => {
   });
 
   it('is off without a span processor', () => {
-    expect(new RequestTracer(null, 'x').enabled).toBe(false);
+    expect(new RequestTracer(null).enabled).toBe(false);
     expect(tracer.enabled).toBe(true);
   });
 });

@@ -1,7 +1,6 @@
 import { Global, Logger, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Environment } from '../../config/environment';
-import { otlpSpanProcessor } from './otlp-span-processor';
 import { RequestTracer } from './request-tracer.service';
 
 /** OpenTelemetry traces (see RequestTracer); its shutdown hook flushes the last spans. */
@@ -11,10 +10,13 @@ import { RequestTracer } from './request-tracer.service';
     {
       provide: RequestTracer,
       inject: [ConfigService],
-      useFactory: (config: ConfigService<Environment, true>) => {
+      useFactory: async (config: ConfigService<Environment, true>) => {
         const endpoint = config.get('OTEL_EXPORTER_OTLP_ENDPOINT', { infer: true });
+        if (!endpoint) return new RequestTracer(null);
+        // The SDK and the exporter are loaded only when they are used.
+        const { otlpTracing } = await import('./otlp-tracing');
         const logger = new Logger(RequestTracer.name);
-        return new RequestTracer(endpoint ? otlpSpanProcessor(endpoint, (message) => logger.warn(message)) : null, config.get('OTEL_SERVICE_NAME', { infer: true }));
+        return new RequestTracer(otlpTracing(endpoint, config.get('OTEL_SERVICE_NAME', { infer: true }), (message) => logger.warn(message)));
       },
     },
   ],

@@ -1,6 +1,9 @@
-import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
+import { ExportResultCode, W3CTraceContextPropagator, type ExportResult } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { BatchSpanProcessor, type ReadableSpan, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { BasicTracerProvider, BatchSpanProcessor, type ReadableSpan, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import type { TracingSdk } from './request-tracer.service';
 
 /** At most one warning per this long while exports keep failing. */
 export const EXPORT_WARNING_INTERVAL_MS = 60_000;
@@ -44,6 +47,20 @@ export class WarningSpanExporter implements SpanExporter {
     this.warn(`OpenTelemetry export failed (${error?.message ?? 'unknown error'}); ${this.failedSince} span(s) dropped so far, requests are unaffected`);
     this.failedSince = 0;
   }
+}
+
+/**
+ * The SDK's tracer provider (not registered globally: only the gateway's spans go through
+ * it) sending ended spans to `processor`, and the W3C propagator.
+ */
+export function sdkTracing(processor: SpanProcessor, serviceName: string): TracingSdk {
+  const provider = new BasicTracerProvider({ resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName }), spanProcessors: [processor] });
+  return { tracer: provider.getTracer('ai-gateway'), propagator: new W3CTraceContextPropagator(), shutdown: () => provider.shutdown() };
+}
+
+/** Tracing for `OTEL_EXPORTER_OTLP_ENDPOINT` (see otlpSpanProcessor). */
+export function otlpTracing(endpoint: string, serviceName: string, warn: (message: string) => void): TracingSdk {
+  return sdkTracing(otlpSpanProcessor(endpoint, warn), serviceName);
 }
 
 /**
