@@ -9,6 +9,7 @@ import { jsonBody } from './common/http/json-body.middleware';
 import { AppModule } from './app.module';
 import { RequestContextMiddleware } from './gateway/request-context.middleware';
 import { RequestLogger } from './modules/logging/request-logger.service';
+import { RequestTracer } from './modules/telemetry/request-tracer.service';
 import { writeError } from './gateway/gateway-exception.filter';
 import type { Environment } from './config/environment';
 import { PinoLogger } from './common/logging/pino-logger';
@@ -32,7 +33,7 @@ export async function createGatewayApp(env: Environment): Promise<INestApplicati
   app.use((error: unknown, req: Request, res: Response, next: NextFunction) => (error ? writeError(req, res, error, logger) : next()));
   // Every request's context, as a plain Express middleware: through Nest's MiddlewareConsumer
   // each request also paid a path match, a wrapper and a WeakSet entry.
-  const requestContext = new RequestContextMiddleware(app.get(RequestLogger));
+  const requestContext = new RequestContextMiddleware(app.get(RequestLogger), app.get(RequestTracer));
   app.use((req: Request, res: Response, next: NextFunction) => requestContext.use(req, res, next));
 
   const document = SwaggerModule.createDocument(

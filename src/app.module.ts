@@ -25,6 +25,7 @@ import { RealtimeModule } from './modules/realtime/realtime.module';
 import { RerankModule } from './modules/rerank/rerank.module';
 import { PromptsModule } from './modules/prompts/prompts.module';
 import { ResponsesModule } from './modules/responses/responses.module';
+import { TelemetryModule } from './modules/telemetry/telemetry.module';
 import { UpstreamModule } from './modules/upstream/upstream.module';
 
 /**
@@ -54,6 +55,7 @@ export class AppModule {
         CryptoModule,
         UpstreamModule,
         LoggingModule,
+        TelemetryModule,
         BudgetsModule,
         KeysModule,
         McpModule,

@@ -38,9 +38,9 @@ export const newTraceId = randomUUID;
 /** What `x-gateway-trace-id` may hold. */
 export const TRACE_ID = /^[\w.:-]{1,128}$/;
 
-/** The request's trace id: the client's `x-gateway-trace-id` when it is a valid one, else a new one. */
-export function traceIdFrom(given: unknown): string {
-  return typeof given === 'string' && TRACE_ID.test(given) ? given : newTraceId();
+/** The request's trace id: the client's `x-gateway-trace-id` when it is a valid one, else `otherwise` (the OpenTelemetry trace's), else a new one. */
+export function traceIdFrom(given: unknown, otherwise?: string): string {
+  return typeof given === 'string' && TRACE_ID.test(given) ? given : (otherwise ?? newTraceId());
 }
 
 export function isUuid(value: string): boolean {

@@ -2,24 +2,32 @@ import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { traceIdFrom } from '../common/ids';
 import { RequestLogger } from '../modules/logging/request-logger.service';
+import { RequestTracer } from '../modules/telemetry/request-tracer.service';
 import { attachContext, RequestContext } from './request-context';
-
 
 /**
  * First step of the request path: one RequestContext per request, the trace and
  * request ids on the response, and the log record written when the response closes
- * (however it ends: success, error, or the client going away mid-stream).
+ * (however it ends: success, error, or the client going away mid-stream). With
+ * OpenTelemetry on, the request's root span starts here (continuing a `traceparent`),
+ * its trace id is the request's unless `x-gateway-trace-id` names one, and the
+ * response carries a `traceparent` naming it.
  */
 @Injectable()
 export class RequestContextMiddleware implements NestMiddleware {
-  constructor(private readonly requestLogger: RequestLogger) {}
+  constructor(
+    private readonly requestLogger: RequestLogger,
+    private readonly tracer: RequestTracer,
+  ) {}
 
   use(req: Request, res: Response, next: NextFunction): void {
-    const traceId = traceIdFrom(req.headers['x-gateway-trace-id']);
-    const context = new RequestContext(traceId, req.headers);
+    const span = this.tracer.enabled ? this.tracer.begin(req.headers) : null;
+    const traceId = traceIdFrom(req.headers['x-gateway-trace-id'], span?.spanContext().traceId);
+    const context = new RequestContext(traceId, req.headers, span);
     attachContext(req, context);
     res.setHeader('x-gateway-trace-id', traceId);
     res.setHeader('x-gateway-request-id', context.requestId);
+    if (span) res.setHeader('traceparent', this.tracer.traceparentOf(span));
     this.requestLogger.opened();
     res.once('close', () => {
       if (!res.writableFinished) context.abort.abort();

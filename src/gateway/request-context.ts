@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Span } from '@opentelemetry/api';
 import type { Request } from 'express';
 import { describeFailure, type LoggedError } from '../common/errors/gateway-error';
 import { uuidv7 } from '../common/ids';
@@ -51,6 +52,8 @@ export class RequestContext {
   constructor(
     readonly traceId: string,
     readonly requestHeaders: IncomingHttpHeaders,
+    /** The request's OpenTelemetry root span (RequestTracer); null when tracing is off. */
+    readonly span: Span | null = null,
   ) {}
 
   get cacheForceRefresh(): boolean {

@@ -11,6 +11,7 @@ import { MetricsService } from '../metrics/metrics.service';
 import type { NormalizedUsage } from '../../providers/usage';
 import { PricingService } from '../pricing/pricing.service';
 import type { Attempt } from '../routing/attempt';
+import { RequestTracer } from '../telemetry/request-tracer.service';
 import { LogWriter } from './log-writer.service';
 import { redactBody, redactHeaders } from './redaction';
 import type { ToolCallLogEntry } from './tool-call-record';
@@ -25,6 +26,7 @@ type QueuedRow = ReturnType<RequestLogger['toRow']>;
  * its attempts' outcomes are in (a stream's when it ended), makes one row of each attempt
  * (see Attempt): the request's own row of the last, a row under the request's trace id
  * of each earlier one that was sent. Prices the usage, redacts secrets, queues the rows.
+ * With OpenTelemetry on, the request's spans are made here too, from the same records.
  */
 @Injectable()
 export class RequestLogger {
@@ -38,6 +40,7 @@ export class RequestLogger {
     private readonly writer: LogWriter,
     private readonly pricing: PricingService,
     private readonly metrics: MetricsService,
+    private readonly tracer: RequestTracer,
     config: ConfigService<Environment, true>,
   ) {
     this.logBodies = config.get('LOG_BODIES', { infer: true });
@@ -50,6 +53,8 @@ export class RequestLogger {
 
   /** The response closed, however it ended: its rows are queued (when it had an operation). */
   closed(context: RequestContext, req: Request, res: Response): void {
+    // A traced request without an operation (no row, no attempts: the MCP proxy) ends here, named by its HTTP route.
+    if (context.span && !context.operation) this.tracer.rowlessRequestEnded(context, context.span, `${req.method} ${(req.route as { path?: string } | undefined)?.path ?? req.path}`);
     this.ended(context, req.body, res.statusCode);
   }
 
@@ -113,7 +118,9 @@ export class RequestLogger {
       row.latencyMs = attempt.latencyMs ?? 0;
       this.queue(row, context, false);
     }
-    this.queue(this.toRow(context, last, parsedBody, context.failure, statusCode), context, true);
+    const own = this.toRow(context, last, parsedBody, context.failure, statusCode);
+    this.queue(own, context, true);
+    if (context.span) this.tracer.requestEnded(context, context.span, own, (attempt) => this.costOf(attempt, attempt.outcome?.servedModel ?? attempt.model));
   }
 
   /** Settles the row's budget holds (`final`: the request's own row releases them) and token windows, then queues it. */
@@ -147,6 +154,7 @@ export class RequestLogger {
       toolCalls: null,
     });
     this.queue(row, context, false);
+    if (context.span) this.tracer.toolCalled(context.span, call);
   }
 
   /**

@@ -15,6 +15,7 @@ import { enforceGuardrails } from '../guardrails/guardrail-stage';
 import { realtimeEventSlots } from '../guardrails/operation-texts';
 import { KeyLookupService } from '../keys/key-lookup.service';
 import { RequestLogger } from '../logging/request-logger.service';
+import { RequestTracer } from '../telemetry/request-tracer.service';
 import { RouteExecutor } from '../routing/route-executor.service';
 import { RouteResolver } from '../routing/route-resolver.service';
 import { EMPTY_OUTCOME, type Attempt } from '../routing/attempt';
@@ -61,6 +62,7 @@ export class RealtimeHandshake {
     private readonly registry: ProviderRegistry,
     private readonly upstreamClient: UpstreamClient,
     private readonly requestLogger: RequestLogger,
+    private readonly tracer: RequestTracer,
     config: ConfigService<Environment, true>,
   ) {
     this.timeoutMs = config.get('UPSTREAM_TIMEOUT_MS', { infer: true });
@@ -69,7 +71,8 @@ export class RealtimeHandshake {
   /** Resolves with the session (provider connected) or rejects with a HandshakeRefusal; either way the session's log row is taken care of. */
   async accept(req: IncomingMessage, sessionEnded: (session: RealtimeSession) => void): Promise<RealtimeSession> {
     const headers = effectiveHeaders(req.headers);
-    const context = new RequestContext(traceIdFrom(headers['x-gateway-trace-id']), redactProtocols(req.headers));
+    const span = this.tracer.enabled ? this.tracer.begin(req.headers) : null;
+    const context = new RequestContext(traceIdFrom(headers['x-gateway-trace-id'], span?.spanContext().traceId), redactProtocols(req.headers), span);
     context.operation = 'realtime';
     this.requestLogger.opened();
     let upstream: UpstreamSocket | null = null;
