@@ -192,6 +192,12 @@ describe('dashboard numbers in a browser', () => {
     await tight.waitFor();
     expect(await tight.getByTestId('over-budget').innerText()).toMatch(/^Over budget by \$0\.0000\d+: its requests are refused \(402\) until the period ends$/);
 
+    await page.goto(url('/virtual-keys'));
+    const tightKey = page.locator('table.resource-table tbody tr', { hasText: 'tight' });
+    expect(await tightKey.getByTestId('over-budget').innerText()).toBe('over budget: requests refused');
+    await shot('numbers-over-budget-keys');
+    expect(await page.getByTestId('over-budget').count()).toBe(1);
+
     const gatewayApi = (u: URL) => u.pathname.startsWith('/v1/');
     await page.route(gatewayApi, (route) => route.abort('connectionrefused'));
     await page.goto(url('/analytics'));

@@ -56,6 +56,11 @@ const budgetCell = (row: Row) =>
   ) : (
     <span>
       {formatCost(row.spent_usd ?? 0)} of {formatCost(row.budget_limit_usd)} {row.budget_period ?? ''}
+      {(row.spent_usd ?? 0) > row.budget_limit_usd && (
+        <strong class="over-budget" data-testid="over-budget">
+          over budget: requests refused
+        </strong>
+      )}
     </span>
   );
 
