@@ -50,13 +50,13 @@ const FAILED = '(log.status_code >= 400 or log.error is not null)';
  */
 const UNPRICED = '(log.cost_usd is null and (log.prompt_tokens is not null or log.completion_tokens is not null))';
 /** The cost of a row of analytics: unknown (null) when none of its requests has a price and some used a model. */
-const costOf = (priced: string, unpriced: string, cost: string) => `case when ${priced} = 0 and ${unpriced} > 0 then null else coalesce(${cost}, 0)::float8 end`;
+const costOrUnknown = (priced: string, unpriced: string, cost: string) => `case when ${priced} = 0 and ${unpriced} > 0 then null else coalesce(${cost}, 0)::float8 end`;
 /** What every analytics row sums up over the log rows it covers (summary groups and time buckets alike). */
 export const ROW_AGGREGATES = `count(*)::int as requests,
   (count(*) filter (where ${FAILED}))::int as errors,
   coalesce(sum(log.prompt_tokens), 0)::float8 as prompt_tokens,
   coalesce(sum(log.completion_tokens), 0)::float8 as completion_tokens,
-  ${costOf('count(log.cost_usd)', `count(*) filter (where ${UNPRICED})`, 'sum(log.cost_usd)')} as cost_usd,
+  ${costOrUnknown('count(log.cost_usd)', `count(*) filter (where ${UNPRICED})`, 'sum(log.cost_usd)')} as cost_usd,
   (count(*) filter (where ${UNPRICED}))::int as unpriced_requests,
   percentile_cont(0.5) within group (order by log.latency_ms)::float8 as latency_p50_ms,
   percentile_cont(0.95) within group (order by log.latency_ms)::float8 as latency_p95_ms`;
@@ -230,7 +230,7 @@ export class AnalyticsService {
                    sum(errors)::int as errors,
                    coalesce(sum(prompt_tokens), 0)::float8 as prompt_tokens,
                    coalesce(sum(completion_tokens), 0)::float8 as completion_tokens,
-                   ${costOf('sum(priced_requests)', 'sum(unpriced_requests)', 'sum(cost_usd)')} as cost_usd,
+                   ${costOrUnknown('sum(priced_requests)', 'sum(unpriced_requests)', 'sum(cost_usd)')} as cost_usd,
                    coalesce(sum(unpriced_requests), 0)::int as unpriced_requests,
                    -- In the same (any) order, so that PostgreSQL can hash this grouping; sorted when read.
                    array_agg(bin) filter (where bin is not null) as latency_bins,
