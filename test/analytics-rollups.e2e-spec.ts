@@ -7,6 +7,7 @@
  * percentile_cont.
  */
 import { LogRollups1764000700000 } from '../src/database/migrations/1764000700000-LogRollups';
+import { LogRollupsUnpriced1764001600000 } from '../src/database/migrations/1764001600000-LogRollupsUnpriced';
 // The exact path's figures (checked against hand-counted rows in analytics*.e2e-spec.ts) are the reference.
 import { ROW_AGGREGATES } from '../src/modules/logging/analytics.service';
 import { call, createApiKey, createVirtualKey } from './support/e2e-helpers';
@@ -84,14 +85,17 @@ describe('analytics over long ranges (rollups)', () => {
     const byKey = new Map(exact.map((row) => [keyOf(row), row]));
     for (const row of actual) {
       const expected = byKey.get(keyOf(row))!;
-      expect({ key: keyOf(row), requests: row.requests, errors: row.errors, prompt_tokens: row.prompt_tokens, completion_tokens: row.completion_tokens }).toEqual({
+      const { requests, errors, prompt_tokens, completion_tokens, unpriced_requests } = row;
+      expect({ key: keyOf(row), requests, errors, prompt_tokens, completion_tokens, unpriced_requests }).toEqual({
         key: keyOf(row),
         requests: expected.requests,
         errors: expected.errors,
         prompt_tokens: expected.prompt_tokens,
         completion_tokens: expected.completion_tokens,
+        unpriced_requests: expected.unpriced_requests,
       });
-      expect(row.cost_usd as number).toBeCloseTo(expected.cost_usd as number, 9);
+      if (expected.cost_usd === null) expect(row.cost_usd).toBeNull();
+      else expect(row.cost_usd as number).toBeCloseTo(expected.cost_usd as number, 9);
       for (const percentile of ['latency_p50_ms', 'latency_p95_ms']) {
         const [estimate, exact] = [row[percentile] as number, expected[percentile] as number];
         expect(estimate).toBeGreaterThanOrEqual(exact / BIN_RATIO - 0.1);
@@ -116,6 +120,12 @@ describe('analytics over long ranges (rollups)', () => {
     virtualKeyId = (await createVirtualKey(gateway, { slug: 'rollup-vk', provider: 'openai', key: 'sk-rollups' })).id;
     // 4,000 rows, one every 500 s: from 2024-02-29 to 2024-03-23, past both ends of the range.
     await seed('2024-02-29T00:00:00Z', 4000, 500);
+    // A model without a price: 60 rows over five days, all with tokens and no cost.
+    await gateway.dataSource.query(
+      `insert into request_logs (id, trace_id, created_at, operation, status_code, latency_ms, cost_usd, prompt_tokens, completion_tokens, model, provider)
+       select gen_random_uuid(), 'seeded', '2024-03-05T01:00:00Z'::timestamptz + i * interval '2 hours', 'chat.completions', 200, 40 + i, null, 10, 3, 'no-price-model', 'self-hosted'
+       from generate_series(1, 60) as i`,
+    );
   });
 
   afterAll(async () => {
@@ -124,6 +134,39 @@ describe('analytics over long ranges (rollups)', () => {
 
   it.each(GROUPINGS)('summary by %s matches the log rows', async (groupBy) => {
     await expectSummaryMatches(groupBy);
+  });
+
+  it('counts the requests without a price and gives a group of only those an unknown cost, never 0', async () => {
+    const rows: Figures[] = (await summary('model')).data;
+    expect(rows.find((row) => row.key === 'no-price-model')).toMatchObject({ requests: 60, unpriced_requests: 60, cost_usd: null });
+    // Priced groups keep their cost and count their rows without a price (cost null, tokens): i % 17 = 0.
+    const mini = rows.find((row) => row.key === 'gpt-4o-mini')!;
+    expect(mini.cost_usd).toEqual(expect.any(Number));
+    expect(mini.unpriced_requests).toBeGreaterThan(0);
+    // Unknown costs sort last.
+    expect(rows[rows.length - 1].key).toBe('no-price-model');
+    const total = rows.reduce((sum, row) => sum + (row.unpriced_requests as number), 0);
+    const [{ n }] = await gateway.dataSource.query(
+      'select count(*)::int as n from request_logs where created_at >= $1 and created_at < $2 and cost_usd is null and (prompt_tokens is not null or completion_tokens is not null)',
+      [FROM, TO],
+    );
+    expect(total).toBe(n);
+  });
+
+  it('gives a bucket of the timeseries with only unpriced requests an unknown cost', async () => {
+    // Only the no-price model from 06:00 on 2024-03-22 (the seed ends before), by the day over a long range.
+    await gateway.dataSource.query(
+      `insert into request_logs (id, trace_id, created_at, operation, status_code, latency_ms, cost_usd, prompt_tokens, completion_tokens, model, provider)
+       select gen_random_uuid(), 'seeded', '2024-03-26T06:00:00Z'::timestamptz + i * interval '1 minute', 'chat.completions', 200, 40, null, 10, 3, 'no-price-model', 'self-hosted'
+       from generate_series(1, 5) as i`,
+    );
+    const response = await call(gateway, '/v1/analytics/timeseries?interval=day&from=2024-03-20T00:00:00.000Z&to=2024-03-28T00:00:00.000Z');
+    expect(response.body.latency_percentiles).toBe('approximate');
+    const byDay = new Map((response.body.data as Figures[]).map((row) => [(row.bucket as string).slice(0, 10), row]));
+    expect(byDay.get('2024-03-26')).toMatchObject({ requests: 5, unpriced_requests: 5, cost_usd: null });
+    expect(byDay.get('2024-03-27')).toMatchObject({ requests: 0, unpriced_requests: 0, cost_usd: 0 });
+    expect(byDay.get('2024-03-20')!.cost_usd).toEqual(expect.any(Number));
+    await gateway.dataSource.query(`delete from request_logs where created_at >= '2024-03-26' and created_at < '2024-03-27'`);
   });
 
   it('keeps a range of two days or less exact, from the rows', async () => {
@@ -218,17 +261,22 @@ describe('analytics over long ranges (rollups)', () => {
   });
 
   it('fills the rollups from the rows already logged when the migration runs', async () => {
-    const migration = new LogRollups1764000700000();
+    const [rollups, unpriced] = [new LogRollups1764000700000(), new LogRollupsUnpriced1764001600000()];
     const runner = gateway.dataSource.createQueryRunner();
     try {
       await runner.startTransaction();
-      await migration.down(runner);
-      await migration.up(runner);
+      await unpriced.down(runner);
+      await rollups.down(runner);
+      await rollups.up(runner);
+      // The rollups filled before the price counts existed: the next migration rebuilds them with the counts.
+      const [{ counted }] = await runner.query('select count(*)::int as counted from request_log_rollups');
+      expect(counted).toBeGreaterThan(0);
+      await unpriced.up(runner);
       await runner.commitTransaction();
     } finally {
       await runner.release();
     }
-    for (const groupBy of ['user', 'virtual_key', 'metadata.team']) await expectSummaryMatches(groupBy);
+    for (const groupBy of ['user', 'model', 'virtual_key', 'metadata.team']) await expectSummaryMatches(groupBy);
     const series = await call(gateway, `/v1/analytics/timeseries?interval=day&from=${FROM}&to=${TO}`);
     const [{ n }] = await gateway.dataSource.query('select count(*)::int as n from request_logs where created_at >= $1 and created_at < $2', [FROM, TO]);
     expect(series.body.data.reduce((sum: number, row: Figures) => sum + (row.requests as number), 0)).toBe(n);

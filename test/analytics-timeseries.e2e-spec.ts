@@ -81,12 +81,27 @@ describe('analytics timeseries', () => {
         errors: 1,
         prompt_tokens: 30,
         completion_tokens: 4,
-        cost_usd: 0.002, // the unpriced row adds nothing, it is not counted as 0 either
+        cost_usd: 0.002, // the unpriced row adds nothing, it is not counted as 0 either: it is counted apart
+        unpriced_requests: 1,
         latency_p50_ms: 200,
         latency_p95_ms: 290,
       },
-      { bucket: '2025-01-01T11:00:00.000Z', requests: 1, errors: 0, prompt_tokens: 10, completion_tokens: 5, cost_usd: 0.001, latency_p50_ms: 50, latency_p95_ms: 50 },
-      { bucket: '2025-01-01T12:00:00.000Z', requests: 0, errors: 0, prompt_tokens: 0, completion_tokens: 0, cost_usd: 0, latency_p50_ms: null, latency_p95_ms: null },
+      { bucket: '2025-01-01T11:00:00.000Z', requests: 1, errors: 0, prompt_tokens: 10, completion_tokens: 5, cost_usd: 0.001, unpriced_requests: 0, latency_p50_ms: 50, latency_p95_ms: 50 },
+      { bucket: '2025-01-01T12:00:00.000Z', requests: 0, errors: 0, prompt_tokens: 0, completion_tokens: 0, cost_usd: 0, unpriced_requests: 0, latency_p50_ms: null, latency_p95_ms: null },
+    ]);
+  });
+
+  it('gives a bucket whose requests have no price an unknown cost (null), never 0; a failure that used nothing is not unpriced', async () => {
+    await insertLog('2025-01-02T09:10:00Z', { latency: 80, cost: null, prompt: 12, completion: 3 });
+    // A guardrail denial: never sent, no tokens, no cost.
+    await gateway.dataSource.query(
+      `insert into request_logs (id, trace_id, created_at, operation, status_code, latency_ms, cost_usd, model, provider, error)
+       values (gen_random_uuid(), 'seeded', '2025-01-02T10:10:00Z', 'chat.completions', 446, 3, null, 'gpt-4o-mini', 'openai', '{"type": "guardrail_denied"}')`,
+    );
+    const body = await timeseries('from=2025-01-02T09:00:00Z&to=2025-01-02T11:00:00Z&interval=hour');
+    expect(body.data.map(({ bucket, requests, cost_usd, unpriced_requests }: Record<string, unknown>) => ({ bucket, requests, cost_usd, unpriced_requests }))).toEqual([
+      { bucket: '2025-01-02T09:00:00.000Z', requests: 1, cost_usd: null, unpriced_requests: 1 },
+      { bucket: '2025-01-02T10:00:00.000Z', requests: 1, cost_usd: 0, unpriced_requests: 0 },
     ]);
   });
 

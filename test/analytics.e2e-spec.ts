@@ -27,6 +27,8 @@ describe('analytics summary', () => {
       ['alice', 'search', 'gpt-4o-mini'],
       ['bob', 'ads', 'gpt-4o'],
       ['bob', 'ads', 'mock-error-500'],
+      // A model the gateway has no price for: its cost is unknown.
+      ['dave', 'ops', 'house-model-7b'],
     ]) {
       await send(user, team, model);
     }
@@ -65,10 +67,22 @@ describe('analytics summary', () => {
     const teams = byKey((await summary('group_by=metadata.team')).data);
     expect(teams.search.requests).toBe(2);
     expect(teams.ads.requests).toBe(3);
-    expect(byKey((await summary('group_by=virtual_key')).data)['openai-prod'].requests).toBe(5);
+    expect(byKey((await summary('group_by=virtual_key')).data)['openai-prod'].requests).toBe(6);
     const keys = byKey((await summary('group_by=api_key')).data);
     expect(keys[userKey.id]).toMatchObject({ requests: 1 });
     expect(keys[userKey.id].cost_usd).toBeCloseTo(await loggedCost('api_key_id = $1', [userKey.id]), 12);
+  });
+
+  it('counts the requests without a price per group, and gives a group of only those a null cost, never 0', async () => {
+    const models = byKey((await summary('group_by=model')).data);
+    expect(models['house-model-7b']).toMatchObject({ requests: 1, unpriced_requests: 1, cost_usd: null });
+    expect(models['gpt-4o-mini']).toMatchObject({ unpriced_requests: 0 });
+    expect(models['gpt-4o-mini'].cost_usd).toBeGreaterThan(0);
+    // The error that used nothing is neither priced nor unpriced: it cost nothing.
+    expect(models['mock-error-500']).toMatchObject({ requests: 1, unpriced_requests: 0, cost_usd: 0 });
+    const slugs = byKey((await summary('group_by=virtual_key')).data);
+    expect(slugs['openai-prod'].unpriced_requests).toBe(1);
+    expect(slugs['openai-prod'].cost_usd).toBeCloseTo(await loggedCost('virtual_key_id is not null', []), 12);
   });
 
   it('a user-role key sees only its own requests', async () => {
@@ -85,12 +99,15 @@ describe('analytics summary', () => {
     // The gateway of this file compacts every 200 ms (ROLLUP_COMPACT_INTERVAL_MS).
     await waitFor(async () => (await gateway.dataSource.query('select count(*)::int as n from request_log_rollup_queue'))[0].n === 0);
     const [{ rolled }] = await gateway.dataSource.query(`select coalesce(sum(requests), 0)::int as rolled from request_log_rollups where period = 'day' and dimension = 'all'`);
-    expect(rolled).toBe(5);
+    expect(rolled).toBe(6);
     const after = byKey((await summary('group_by=user')).data);
+    expect(after.dave).toMatchObject({ unpriced_requests: 1, cost_usd: null });
     expect(Object.keys(after).sort()).toEqual(Object.keys(before).sort());
     for (const user of Object.keys(before)) {
-      expect(after[user]).toMatchObject({ requests: before[user].requests, errors: before[user].errors, prompt_tokens: before[user].prompt_tokens });
-      expect(after[user].cost_usd).toBeCloseTo(before[user].cost_usd, 12);
+      const { requests, errors, prompt_tokens, unpriced_requests } = before[user];
+      expect(after[user]).toMatchObject({ requests, errors, prompt_tokens, unpriced_requests });
+      if (before[user].cost_usd === null) expect(after[user].cost_usd).toBeNull();
+      else expect(after[user].cost_usd).toBeCloseTo(before[user].cost_usd, 12);
     }
   });
 

@@ -136,7 +136,10 @@ export interface SummaryRow {
   errors: number;
   prompt_tokens: number;
   completion_tokens: number;
-  cost_usd: number;
+  /** null: none of these requests has a known price (never 0 for an unknown price). */
+  cost_usd: number | null;
+  /** Requests that used a model without a known price: not in `cost_usd`. */
+  unpriced_requests: number;
   latency_p50_ms: number | null;
   latency_p95_ms: number | null;
 }

@@ -3,12 +3,19 @@ const integer = new Intl.NumberFormat('en-US');
 
 export const formatInt = (n: number | null | undefined) => (n === null || n === undefined ? '—' : integer.format(n));
 
-/** A cost in USD: small ones with enough digits to be seen; null is "no price known", never $0. */
+const smallCost = new Intl.NumberFormat('en-US', { maximumSignificantDigits: 2 });
+const cost = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 4 });
+
+/**
+ * A cost in USD: small ones with two significant digits written out ($0.00000016, never
+ * $1.6e-7); null is "no price known", never $0.
+ */
 export function formatCost(usd: number | null | undefined): string {
   if (usd === null || usd === undefined) return 'no price';
   if (usd === 0) return '$0.00';
-  if (Math.abs(usd) < 0.01) return `$${usd.toPrecision(2)}`;
-  return `$${usd.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 4 })}`;
+  const sign = usd < 0 ? '-' : '';
+  const size = Math.abs(usd);
+  return `${sign}$${size < 0.01 ? smallCost.format(size) : cost.format(size)}`;
 }
 
 export function formatMs(ms: number | null | undefined): string {

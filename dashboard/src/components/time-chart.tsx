@@ -13,7 +13,25 @@ export interface ChartSeries {
  * an image to assistive technology (`summary` says what it shows); the numbers are in the
  * data table next to it.
  */
-export function TimeChart({ title, times, series, format, summary }: { title: string; times: number[]; series: ChartSeries[]; format: (v: number) => string; summary: string }) {
+/** Whole steps for counts (an empty chart reads 0 and 1, not 0, 0, 1, 1, 1 of rounded fractions). */
+const INTEGER_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 1e5, 2e5, 5e5, 1e6, 2e6, 5e6, 1e7, 2e7, 5e7, 1e8, 1e9, 1e10];
+
+export function TimeChart({
+  title,
+  times,
+  series,
+  format,
+  summary,
+  integer = false,
+}: {
+  title: string;
+  times: number[];
+  series: ChartSeries[];
+  format: (v: number) => string;
+  summary: string;
+  /** Counts and milliseconds: only whole numbers on the axis. */
+  integer?: boolean;
+}) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const element = box.current;
@@ -42,7 +60,13 @@ export function TimeChart({ title, times, series, format, summary }: { title: st
             stroke: '#4b5563',
             grid: { stroke: '#e5e7eb' },
             ticks: { stroke: '#e5e7eb' },
-            values: (_u, values) => values.map((v) => format(v)),
+            values: (_u, values) => {
+              const labels = values.map((v) => format(v));
+              // The axis is drawn on a canvas: its labels are also kept on the element, readable in the DOM.
+              element.dataset.yTicks = labels.join(' | ');
+              return labels;
+            },
+            ...(integer && { incrs: INTEGER_STEPS }),
             // As wide as the longest label ($0.000040 needs more room than 8).
             size: (_u, values) => 18 + 7.5 * Math.max(3, ...(values ?? []).map((v) => String(v).length)),
           },

@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api, ApiError, listAll, Summary, SummaryRow, Timeseries } from '../api';
 import { ChartSeries, TimeChart } from '../components/time-chart';
@@ -10,6 +11,33 @@ const RANGES: Record<string, { label: string; ms: number }> = {
   '7d': { label: 'Last 7 days', ms: 7 * 86_400_000 },
   '30d': { label: 'Last 30 days', ms: 30 * 86_400_000 },
 };
+/** As the API: UTC buckets, at most MAX_BUCKETS of them in one chart. */
+const INTERVALS = [
+  { value: 'minute', label: 'Per minute', ms: 60_000 },
+  { value: 'hour', label: 'Per hour', ms: 3_600_000 },
+  { value: 'day', label: 'Per day', ms: 86_400_000 },
+];
+const MAX_BUCKETS = 1500;
+
+/** The buckets of `interval` over a period: the first starts at the boundary before `from`. */
+function bucketCount(period: { from: string; to: string }, ms: number): number {
+  const [from, to] = [Date.parse(period.from), Date.parse(period.to)];
+  return Math.ceil((to - Math.floor(from / ms) * ms) / ms);
+}
+
+/**
+ * The interval to ask for: the one chosen, or when that makes more buckets than a chart can
+ * show (30 days per minute), the first larger one that fits, with a note saying so.
+ */
+function fittingInterval(period: { from: string; to: string }, wanted: string): { interval: string; note: string | null } {
+  const index = INTERVALS.findIndex((i) => i.value === wanted);
+  if (index < 0) return { interval: '', note: null };
+  const fits = INTERVALS.slice(index).find((i) => bucketCount(period, i.ms) <= MAX_BUCKETS);
+  if (!fits || fits.value === wanted) return { interval: wanted, note: null };
+  const buckets = bucketCount(period, INTERVALS[index].ms);
+  return { interval: fits.value, note: `${INTERVALS[index].label} would be ${formatInt(buckets)} buckets, more than a chart can show (${formatInt(MAX_BUCKETS)}): showing ${fits.label.toLowerCase()}.` };
+}
+
 const GROUPS = [
   { value: 'model', label: 'Model' },
   { value: 'user', label: 'User' },
@@ -39,11 +67,15 @@ export function AnalyticsPage({ location }: { location: Location }) {
   const customTo = q.get('to') ?? '';
 
   // The period, fixed for one render of the URL (so "last 24 hours" does not move while reading).
+  // A custom range without its start yet shows the last 24 hours.
   const period = useMemo(() => {
-    if (range === 'custom') return { from: customFrom, to: customTo || new Date().toISOString() };
+    if (range === 'custom' && customFrom) return { from: customFrom, to: customTo || new Date().toISOString() };
     const to = new Date();
     return { from: new Date(to.getTime() - (RANGES[range] ?? RANGES['24h']).ms).toISOString(), to: to.toISOString() };
   }, [location.search]);
+  const buckets = useMemo(() => fittingInterval(period, interval), [period, interval]);
+  // Every load again (the retry after an error): the same period, asked anew.
+  const [attempt, setAttempt] = useState(0);
 
   const update = (changes: Record<string, string | null>) => {
     const next = new URLSearchParams(q);
@@ -60,9 +92,9 @@ export function AnalyticsPage({ location }: { location: Location }) {
     setSeries(null);
     setSeriesError(null);
     const params = new URLSearchParams({ from: period.from, to: period.to });
-    if (interval) params.set('interval', interval);
+    if (buckets.interval) params.set('interval', buckets.interval);
     api<Timeseries>('GET', `/v1/analytics/timeseries?${params}`).then(setSeries, (e: ApiError) => setSeriesError(e.message));
-  }, [period, interval]);
+  }, [period, buckets.interval, attempt]);
 
   const groupParam = groupBy === 'metadata' ? (metaKey.trim() ? `metadata.${metaKey.trim()}` : null) : groupBy;
   const [summary, setSummary] = useState<Summary | null>(null);
@@ -73,17 +105,25 @@ export function AnalyticsPage({ location }: { location: Location }) {
     if (!groupParam) return;
     const params = new URLSearchParams({ group_by: groupParam, from: period.from, to: period.to });
     api<Summary>('GET', `/v1/analytics/summary?${params}`).then(setSummary, (e: ApiError) => setSummaryError(e.message));
-  }, [period, groupParam]);
+  }, [period, groupParam, attempt]);
 
   const [keys, setKeys] = useState<{ api: KeyRow[]; virtual: KeyRow[] } | null>(null);
   const [keysError, setKeysError] = useState<string | null>(null);
   useEffect(() => {
+    setKeysError(null);
     Promise.all([listAll<KeyRow>('/v1/api-keys'), listAll<KeyRow>('/v1/virtual-keys')]).then(
       ([apiKeys, virtualKeys]) => setKeys({ api: apiKeys, virtual: virtualKeys }),
       (e: ApiError) => setKeysError(e.message),
     );
-  }, []);
+  }, [attempt]);
   const keyNames = useMemo(() => new Map((keys?.api ?? []).map((k) => [k.id, k.name])), [keys]);
+  // One box for what failed (the gateway down fails all three loads the same way), with a retry.
+  const errors = [...new Set([seriesError, summaryError, keysError].filter((e): e is string => e !== null))];
+  const notLoaded = (
+    <p class="muted" role="status">
+      Not loaded: see the error above.
+    </p>
+  );
 
   return (
     <div class="analytics">
@@ -93,7 +133,15 @@ export function AnalyticsPage({ location }: { location: Location }) {
       <form class="period" onSubmit={(e) => e.preventDefault()} aria-label="Period">
         <div class="field">
           <label for="a-range">Period</label>
-          <select id="a-range" value={range} onChange={(e) => update({ range: (e.target as HTMLSelectElement).value, from: null, to: null })}>
+          <select
+            id="a-range"
+            value={range}
+            onChange={(e) => {
+              const value = (e.target as HTMLSelectElement).value;
+              // A custom range starts as the period shown, ready to be adjusted.
+              update(value === 'custom' ? { range: value, from: period.from, to: period.to } : { range: value, from: null, to: null });
+            }}
+          >
             {Object.entries(RANGES).map(([value, r]) => (
               <option key={value} value={value}>
                 {r.label}
@@ -118,19 +166,36 @@ export function AnalyticsPage({ location }: { location: Location }) {
           <label for="a-interval">Buckets</label>
           <select id="a-interval" value={interval} onChange={(e) => update({ interval: (e.target as HTMLSelectElement).value })}>
             <option value="">Automatic</option>
-            <option value="minute">Per minute</option>
-            <option value="hour">Per hour</option>
-            <option value="day">Per day</option>
+            {INTERVALS.map((i) => (
+              <option key={i.value} value={i.value}>
+                {i.label}
+              </option>
+            ))}
           </select>
         </div>
       </form>
+      {buckets.note && (
+        <p class="notice" role="status" data-testid="interval-note">
+          {buckets.note}
+        </p>
+      )}
+      {errors.length > 0 && (
+        <div class="error-box" role="alert">
+          {errors.map((e) => (
+            <p key={e}>{e}</p>
+          ))}
+          <p>
+            <button type="button" class="secondary" onClick={() => setAttempt(attempt + 1)}>
+              Retry
+            </button>
+          </p>
+        </div>
+      )}
 
       <section aria-labelledby="over-time">
         <h2 id="over-time">Over time</h2>
         {seriesError ? (
-          <p class="error-box" role="alert">
-            {seriesError}
-          </p>
+          notLoaded
         ) : !series ? (
           <p class="muted" role="status">
             Loading…
@@ -158,9 +223,7 @@ export function AnalyticsPage({ location }: { location: Location }) {
         {!groupParam ? (
           <p class="muted">Enter the metadata key to group by (for example team), then press Enter.</p>
         ) : summaryError ? (
-          <p class="error-box" role="alert">
-            {summaryError}
-          </p>
+          notLoaded
         ) : !summary ? (
           <p class="muted" role="status">
             Loading…
@@ -168,7 +231,7 @@ export function AnalyticsPage({ location }: { location: Location }) {
         ) : summary.data.length === 0 ? (
           <p class="empty">No requests in this period.</p>
         ) : (
-          <SummaryTable rows={summary.data} estimated={summary.latency_percentiles === 'approximate'} groupBy={groupParam} names={keyNames} />
+          <SummaryTable rows={summary.data} estimated={summary.latency_percentiles === 'approximate'} groupBy={groupParam} names={keyNames} period={period} />
         )}
       </section>
 
@@ -176,9 +239,7 @@ export function AnalyticsPage({ location }: { location: Location }) {
         <h2 id="budgets">Budget used per key</h2>
         <p class="muted">Spend in each key's current budget period (all time for keys without a budget), from the request log.</p>
         {keysError ? (
-          <p class="error-box" role="alert">
-            {keysError}
-          </p>
+          notLoaded
         ) : !keys ? (
           <p class="muted" role="status">
             Loading…
@@ -218,16 +279,24 @@ function MetaKeyInput({ initial, onApply }: { initial: string; onApply: (value: 
   );
 }
 
-const usd = (v: number) => (v === 0 ? '$0' : v < 0.01 ? `$${v.toPrecision(2)}` : `$${v.toFixed(2)}`);
 const count = (v: number) => (Math.abs(v) >= 10_000 ? `${(v / 1000).toFixed(0)}k` : formatInt(Math.round(v)));
 
 function Charts({ series }: { series: Timeseries }) {
   const data = series.data;
   const times = useMemo(() => data.map((row) => Date.parse(row.bucket) / 1000), [data]);
   const totals = data.reduce(
-    (t, row) => ({ requests: t.requests + row.requests, errors: t.errors + row.errors, cost: t.cost + row.cost_usd, tokens: t.tokens + row.prompt_tokens + row.completion_tokens }),
-    { requests: 0, errors: 0, cost: 0, tokens: 0 },
+    (t, row) => ({
+      requests: t.requests + row.requests,
+      errors: t.errors + row.errors,
+      cost: t.cost + (row.cost_usd ?? 0),
+      priced: t.priced || (row.cost_usd ?? 0) > 0,
+      unpriced: t.unpriced + row.unpriced_requests,
+      tokens: t.tokens + row.prompt_tokens + row.completion_tokens,
+    }),
+    { requests: 0, errors: 0, cost: 0, priced: false, unpriced: 0, tokens: 0 },
   );
+  // Requests without a price are left out of the cost, and said so: an unknown cost is never $0.
+  const costText = totals.unpriced > 0 && !totals.priced ? 'unknown' : formatCost(totals.cost);
   const charts = useMemo(() => {
     const requests: ChartSeries[] = [
       { label: 'Requests', color: '#1d4ed8', values: data.map((r) => r.requests), fill: 'rgba(29,78,216,0.08)' },
@@ -261,7 +330,14 @@ function Charts({ series }: { series: Timeseries }) {
         </div>
         <div>
           <dt>Cost</dt>
-          <dd>{formatCost(totals.cost)}</dd>
+          <dd>
+            {costText}
+            {totals.unpriced > 0 && (
+              <span class="unpriced" data-testid="unpriced-total">
+                {formatInt(totals.unpriced)} {totals.unpriced === 1 ? 'request' : 'requests'} without a price
+              </span>
+            )}
+          </dd>
         </div>
         <div>
           <dt>Tokens</dt>
@@ -270,10 +346,10 @@ function Charts({ series }: { series: Timeseries }) {
       </dl>
       {totals.requests === 0 && <p class="empty">No requests in this period: the charts are flat.</p>}
       <div class="charts">
-        <TimeChart title={`Requests and errors per ${per}`} times={times} series={charts.requests} format={count} summary={`${totals.requests} requests and ${totals.errors} errors per ${per}`} />
-        <TimeChart title={`Cost per ${per}`} times={times} series={charts.cost} format={usd} summary={`Cost per ${per}, ${formatCost(totals.cost)} in total`} />
-        <TimeChart title={`Tokens per ${per}`} times={times} series={charts.tokens} format={count} summary={`Prompt and completion tokens per ${per}`} />
-        <TimeChart title={`Latency per ${per} (p50, p95${series.latency_percentiles === 'approximate' ? ', estimated' : ''})`} times={times} series={charts.latency} format={(v) => formatMs(v)} summary={`Median and 95th percentile latency per ${per}`} />
+        <TimeChart title={`Requests and errors per ${per}`} times={times} series={charts.requests} format={count} integer summary={`${totals.requests} requests and ${totals.errors} errors per ${per}`} />
+        <TimeChart title={`Cost per ${per}`} times={times} series={charts.cost} format={formatCost} summary={`Cost per ${per}, ${costText} in total${totals.unpriced ? `, ${totals.unpriced} requests without a price` : ''}`} />
+        <TimeChart title={`Tokens per ${per}`} times={times} series={charts.tokens} format={count} integer summary={`Prompt and completion tokens per ${per}`} />
+        <TimeChart title={`Latency per ${per} (p50, p95${series.latency_percentiles === 'approximate' ? ', estimated' : ''})`} times={times} series={charts.latency} format={(v) => formatMs(v)} integer summary={`Median and 95th percentile latency per ${per}`} />
       </div>
       <details class="data-details">
         <summary>The numbers behind the charts</summary>
@@ -301,7 +377,9 @@ function Charts({ series }: { series: Timeseries }) {
                     <td class="num">{formatInt(row.errors)}</td>
                     <td class="num">{formatInt(row.prompt_tokens)}</td>
                     <td class="num">{formatInt(row.completion_tokens)}</td>
-                    <td class="num">{formatCost(row.cost_usd)}</td>
+                    <td class="num">
+                      <CostWithUnpriced row={row} />
+                    </td>
                     <td class="num">{formatMs(row.latency_p50_ms)}</td>
                     <td class="num">{formatMs(row.latency_p95_ms)}</td>
                   </tr>
@@ -314,8 +392,15 @@ function Charts({ series }: { series: Timeseries }) {
   );
 }
 
-function SummaryTable({ rows, estimated, groupBy, names }: { rows: SummaryRow[]; estimated: boolean; groupBy: string; names: Map<string, string> }) {
-  const maxCost = Math.max(...rows.map((r) => r.cost_usd), 0);
+/** A row's cost, and how many of its requests have no price (left out of it). */
+function CostWithUnpriced({ row }: { row: Pick<SummaryRow, 'cost_usd' | 'unpriced_requests'> }) {
+  if (row.unpriced_requests === 0) return <>{formatCost(row.cost_usd)}</>;
+  const without = `${formatInt(row.unpriced_requests)} without a price`;
+  return row.cost_usd === null ? <span class="unpriced-cost">{`no price (${without})`}</span> : <>{`${formatCost(row.cost_usd)} + ${without}`}</>;
+}
+
+function SummaryTable({ rows, estimated, groupBy, names, period }: { rows: SummaryRow[]; estimated: boolean; groupBy: string; names: Map<string, string>; period: { from: string; to: string } }) {
+  const maxCost = Math.max(...rows.map((r) => r.cost_usd ?? 0), 0);
   const maxRequests = Math.max(...rows.map((r) => r.requests), 0);
   const filterOf = ({ key, virtual_key_id }: SummaryRow): [string, string] | null => {
     if (key === null) return null;
@@ -358,7 +443,8 @@ function SummaryTable({ rows, estimated, groupBy, names }: { rows: SummaryRow[];
             // A deleted virtual key and the new key given its slug: told apart by id.
             const shared = row.virtual_key_id && rows.some((other) => other !== row && other.key === row.key);
             const label = shared ? `${name} (${row.virtual_key_id!.slice(0, 8)}…)` : name;
-            const to = filter ? `/logs?${new URLSearchParams([filter])}` : null;
+            // The log over the same period, so that its list matches the numbers clicked.
+            const to = filter ? `/logs?${new URLSearchParams([filter, ['from', period.from], ['to', period.to]])}` : null;
             return (
               <tr key={row.virtual_key_id ?? row.key ?? '(none)'}>
                 <th scope="row" data-label={groupBy}>
@@ -371,7 +457,7 @@ function SummaryTable({ rows, estimated, groupBy, names }: { rows: SummaryRow[];
                   )}
                 </th>
                 <td data-label="Cost">
-                  <Bar value={row.cost_usd} max={maxCost} text={formatCost(row.cost_usd)} color="cost" />
+                  <Bar value={row.cost_usd ?? 0} max={maxCost} text={<CostWithUnpriced row={row} />} color="cost" />
                 </td>
                 <td data-label="Requests">
                   <Bar value={row.requests} max={maxRequests} text={formatInt(row.requests)} color="requests" />
@@ -397,11 +483,14 @@ function SummaryTable({ rows, estimated, groupBy, names }: { rows: SummaryRow[];
   );
 }
 
-function Bar({ value, max, text, color }: { value: number; max: number; text: string; color: string }) {
-  const width = max > 0 ? Math.max(2, (value / max) * 100) : 0;
+/** A bar in proportion to the value (the largest of the column fills its track), the value beside it. */
+function Bar({ value, max, text, color }: { value: number; max: number; text: ComponentChildren; color: string }) {
+  const width = max > 0 ? (value / max) * 100 : 0;
   return (
     <div class="bar-cell">
-      <span class={`bar bar-${color}`} style={{ width: `${width}%` }} aria-hidden="true" />
+      <span class="bar-track" aria-hidden="true">
+        <span class={`bar bar-${color}`} style={{ width: `${width}%` }} />
+      </span>
       <span class="bar-text">{text}</span>
     </div>
   );
@@ -446,6 +535,11 @@ function BudgetTable({ keys }: { keys: { api: KeyRow[]; virtual: KeyRow[] } }) {
                       <span>
                         {formatCost(k.spent_usd)} of {formatCost(k.budget_limit_usd)} ({Math.round(share(k) * 100)}%)
                       </span>
+                      {k.spent_usd > k.budget_limit_usd && (
+                        <strong class="over-budget" data-testid="over-budget">
+                          Over budget by {formatCost(k.spent_usd - k.budget_limit_usd)}: its requests are refused (402){k.budget_period ? ' until the period ends' : ''}
+                        </strong>
+                      )}
                     </div>
                   )}
                 </td>

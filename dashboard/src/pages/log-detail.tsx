@@ -171,7 +171,7 @@ export function LogDetail({ id, onClose, filterPath }: { id: string; onClose: ()
                 <tr>
                   <th scope="row">Cost</th>
                   <td class="num" data-testid="detail-cost">
-                    {log.cost_usd === null ? <span>No price known for this model: cost not recorded</span> : formatCost(log.cost_usd)}
+                    <CostText log={log} />
                   </td>
                 </tr>
               </tbody>
@@ -382,4 +382,17 @@ function JsonBlock({ title, value, note }: { title: string; value: unknown; note
       )}
     </section>
   );
+}
+
+/**
+ * A log row's cost in words. No cost with no usage on a failure is a request that used
+ * nothing (a guardrail's 446 before the provider, an unreachable provider): it cost nothing.
+ * Only a request that used a model without a known price has an unknown cost.
+ */
+function CostText({ log }: { log: LogRow }) {
+  if (log.cost_usd !== null) return <>{formatCost(log.cost_usd)}</>;
+  const usedNothing = log.prompt_tokens === null && log.completion_tokens === null && log.status_code >= 400;
+  if (usedNothing && log.status_code === 446) return <span>Not sent to the provider (a guardrail denied it): no cost</span>;
+  if (usedNothing) return <span>Failed without using the model: no cost</span>;
+  return <span>No price known for this model: cost unknown</span>;
 }

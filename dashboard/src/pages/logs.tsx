@@ -260,7 +260,11 @@ export function LogsPage({ location }: { location: Location }) {
                         {formatInt(row.total_tokens ?? (row.prompt_tokens ?? 0) + (row.completion_tokens ?? 0))}
                       </td>
                       <td data-label="Cost" class="num">
-                        {row.cost_usd === null ? (
+                        {row.cost_usd === null && row.prompt_tokens === null && row.completion_tokens === null && row.status_code >= 400 ? (
+                          <span class="muted" title={row.status_code === 446 ? 'Not sent to the provider: a guardrail denied it' : 'Failed without using the model'}>
+                            no cost
+                          </span>
+                        ) : row.cost_usd === null ? (
                           <span class="muted" title="No price is known for this model">
                             no price
                           </span>

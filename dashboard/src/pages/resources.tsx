@@ -1,10 +1,15 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, ApiError, ListPage } from '../api';
+import { api, ApiError, ListPage, storedKey } from '../api';
 import { copyText, formatCost, formatDateTime, fromLocalInput, pretty, toLocalInput } from '../format';
 import { href, routeClick } from '../router';
 
 type Row = Record<string, any>;
+
+/** The hint the gateway keeps of a key (its `key_hint`: first 3 and last 4 characters), as maskSecret writes it. */
+function keyHint(key: string): string {
+  return key.length <= 8 ? '…' : `${key.slice(0, 3)}…${key.slice(-4)}`;
+}
 
 interface FieldSpec {
   name: string;
@@ -51,6 +56,11 @@ const budgetCell = (row: Row) =>
   ) : (
     <span>
       {formatCost(row.spent_usd ?? 0)} of {formatCost(row.budget_limit_usd)} {row.budget_period ?? ''}
+      {(row.spent_usd ?? 0) > row.budget_limit_usd && (
+        <strong class="over-budget" data-testid="over-budget">
+          over budget: requests refused
+        </strong>
+      )}
     </span>
   );
 
@@ -318,6 +328,12 @@ export function ResourcePage({ spec }: { spec: ResourceSpec }) {
   const [error, setError] = useState<string | null>(null);
   const [editing, setEditing] = useState<Row | 'new' | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
+  // Revoking the key this dashboard is signed in with takes a second, explicit confirmation.
+  const [confirmingSignOut, setConfirmingSignOut] = useState(false);
+  const signedInWith = (row: Row) => {
+    const key = storedKey();
+    return spec.path === '/v1/api-keys' && key !== null && row.key_hint === keyHint(key);
+  };
   const [notice, setNotice] = useState<string | null>(null);
   const [secret, setSecret] = useState<{ name: string; key: string } | null>(null);
 
@@ -445,12 +461,29 @@ export function ResourcePage({ spec }: { spec: ResourceSpec }) {
                       </td>
                     ))}
                     <td class="row-actions" data-label="Actions">
-                      {confirming === id ? (
+                      {confirming === id && confirmingSignOut ? (
+                        <span class="confirm" role="group" aria-label={`Confirm again: revoke ${spec.nameOf(row)} and sign out`}>
+                          <strong>“{spec.nameOf(row)}” is the key you are signed in with: revoking it signs you out of the dashboard, and only another admin key can sign in again.</strong>
+                          <button type="button" class="danger small" onClick={() => void remove(row)} autoFocus>
+                            Revoke and sign out
+                          </button>
+                          <button
+                            type="button"
+                            class="secondary small"
+                            onClick={() => {
+                              setConfirming(null);
+                              setConfirmingSignOut(false);
+                            }}
+                          >
+                            Cancel
+                          </button>
+                        </span>
+                      ) : confirming === id ? (
                         <span class="confirm" role="group" aria-label={`Confirm: ${spec.deleteLabel.toLowerCase()} ${spec.nameOf(row)}`}>
                           <span>
                             {spec.deleteLabel} “{spec.nameOf(row)}”?
                           </span>
-                          <button type="button" class="danger small" onClick={() => void remove(row)} autoFocus>
+                          <button type="button" class="danger small" onClick={() => (signedInWith(row) ? setConfirmingSignOut(true) : void remove(row))} autoFocus>
                             Yes, {spec.deleteLabel.toLowerCase()}
                           </button>
                           <button type="button" class="secondary small" onClick={() => setConfirming(null)}>
@@ -472,7 +505,15 @@ export function ResourcePage({ spec }: { spec: ResourceSpec }) {
                             Edit
                           </button>
                           {!row.is_bootstrap && (
-                            <button type="button" class="secondary small" aria-label={`${spec.deleteLabel} ${spec.nameOf(row)}`} onClick={() => setConfirming(id)}>
+                            <button
+                              type="button"
+                              class="secondary small"
+                              aria-label={`${spec.deleteLabel} ${spec.nameOf(row)}`}
+                              onClick={() => {
+                                setConfirming(id);
+                                setConfirmingSignOut(false);
+                              }}
+                            >
                               {spec.deleteLabel}
                             </button>
                           )}

@@ -76,41 +76,12 @@ export class LogRollups1764000700000 implements MigrationInterface {
         insert into request_log_rollup_queue (id, ${columns}) select id, ${columns} from inserted_rows;
         return null;
       end $$`);
-    await db.query(`
-      create function request_log_rollups_remove() returns trigger language plpgsql ${AGGREGATE_SETTINGS} as $$
-      declare compacted_rows integer;
-      begin
-        with dequeued as (
-               delete from request_log_rollup_queue q using deleted_rows d where q.id = d.id returning q.id
-             ),
-             compacted as (
-               select * from deleted_rows d where not exists (select 1 from dequeued where dequeued.id = d.id)
-             ),
-             ${upsert('compacted', -1)}
-        select count(*) into compacted_rows from compacted;
-        if compacted_rows > 0 then
-          delete from request_log_rollups where requests <= 0;
-        end if;
-        return null;
-      end $$`);
+    await createRollupFunctions(db, []);
     await db.query(`
       create function request_log_rollups_clear() returns trigger language plpgsql as $$
       begin
         truncate request_log_rollups, request_log_rollup_queue;
         return null;
-      end $$`);
-    await db.query(`
-      create function request_log_rollups_compact(max_rows integer) returns integer language plpgsql ${AGGREGATE_SETTINGS} as $$
-      declare moved integer;
-      begin
-        -- One compaction at a time across gateway instances; the others have nothing to add.
-        if not pg_try_advisory_xact_lock(${COMPACT_LOCK}) then return 0; end if;
-        with batch as (
-               delete from request_log_rollup_queue where id in (select id from request_log_rollup_queue limit max_rows) returning *
-             ),
-             ${upsert('batch', 1)}
-        select count(*) into moved from batch;
-        return moved;
       end $$`);
     // The triggers first: they lock the log against writers until this transaction commits, so
     // no row lands between the backfill's snapshot and the trigger.
@@ -119,7 +90,7 @@ export class LogRollups1764000700000 implements MigrationInterface {
     await db.query(`create trigger request_logs_rollup_truncate after truncate on request_logs for each statement execute function request_log_rollups_clear()`);
     await db.query(`set local jit = off`);
     await db.query(`set local work_mem = '256MB'`);
-    await db.query(`with ${upsert('request_logs', 1)} select 1`);
+    await db.query(`with ${upsert('request_logs', 1, [])} select 1`);
     await db.query('analyze request_log_rollups');
   }
 
@@ -132,6 +103,49 @@ export class LogRollups1764000700000 implements MigrationInterface {
     await db.query('drop table if exists request_log_rollups');
     await db.query('drop function if exists request_log_latency_bin(integer)');
   }
+}
+
+/**
+ * A count the rollups keep besides requests and errors: its column and the condition over a
+ * log row (`l`) that counts it (migration LogRollupsUnpriced adds the price counts).
+ */
+export interface RollupCount {
+  column: string;
+  where: string;
+}
+
+/** (Re)creates the functions that fold queued rows into the rollups and take deleted rows out, with `counts` kept too. */
+export async function createRollupFunctions(db: QueryRunner, counts: RollupCount[]): Promise<void> {
+    await db.query(`
+      create or replace function request_log_rollups_remove() returns trigger language plpgsql ${AGGREGATE_SETTINGS} as $$
+      declare compacted_rows integer;
+      begin
+        with dequeued as (
+               delete from request_log_rollup_queue q using deleted_rows d where q.id = d.id returning q.id
+             ),
+             compacted as (
+               select * from deleted_rows d where not exists (select 1 from dequeued where dequeued.id = d.id)
+             ),
+             ${upsert('compacted', -1, counts)}
+        select count(*) into compacted_rows from compacted;
+        if compacted_rows > 0 then
+          delete from request_log_rollups where requests <= 0;
+        end if;
+        return null;
+      end $$`);
+    await db.query(`
+      create or replace function request_log_rollups_compact(max_rows integer) returns integer language plpgsql ${AGGREGATE_SETTINGS} as $$
+      declare moved integer;
+      begin
+        -- One compaction at a time across gateway instances; the others have nothing to add.
+        if not pg_try_advisory_xact_lock(${COMPACT_LOCK}) then return 0; end if;
+        with batch as (
+               delete from request_log_rollup_queue where id in (select id from request_log_rollup_queue limit max_rows) returning *
+             ),
+             ${upsert('batch', 1, counts)}
+        select count(*) into moved from batch;
+        return moved;
+      end $$`);
 }
 
 /** The log columns a queued row keeps: what the rollups group and sum (names as in request_logs). */
@@ -170,10 +184,11 @@ const COMPACT_LOCK = 7_305_118_001;
  * becomes its two arrays. Groups are written in index order, so that two writers upserting
  * overlapping groups lock them in the same order (no deadlock).
  */
-function upsert(source: string, sign: 1 | -1): string {
-  return `upserted as (insert into request_log_rollups as r (period, dimension, name, bucket, api_key_id, value, requests, errors, prompt_tokens, completion_tokens, cost_usd, latency_bins, latency_counts)
+export function upsert(source: string, sign: 1 | -1, counts: RollupCount[]): string {
+  const columns = counts.map(({ column }) => `, ${column}`).join('');
+  return `upserted as (insert into request_log_rollups as r (period, dimension, name, bucket, api_key_id, value, requests, errors, prompt_tokens, completion_tokens, cost_usd${columns}, latency_bins, latency_counts)
     select period, dimension, name, bucket, api_key_id, value,
-           ${sign} * sum(n), ${sign} * sum(errors), ${sign} * sum(prompt_tokens), ${sign} * sum(completion_tokens), ${sign} * sum(cost_usd),
+           ${sign} * sum(n), ${sign} * sum(errors), ${sign} * sum(prompt_tokens), ${sign} * sum(completion_tokens), ${sign} * sum(cost_usd)${counts.map(({ column }) => `, ${sign} * sum(${column})`).join('')},
            array_agg(bin order by bin), array_agg((${sign} * n)::integer order by bin)
     from (
       select g.period, g.dimension, g.name, g.bucket, g.api_key_id, g.value, request_log_latency_bin(l.latency_ms) as bin,
@@ -181,7 +196,7 @@ function upsert(source: string, sign: 1 | -1): string {
              count(*) filter (where l.status_code >= 400 or l.error is not null) as errors,
              coalesce(sum(l.prompt_tokens), 0) as prompt_tokens,
              coalesce(sum(l.completion_tokens), 0) as completion_tokens,
-             coalesce(sum(l.cost_usd), 0) as cost_usd
+             coalesce(sum(l.cost_usd), 0) as cost_usd${counts.map(({ column, where }) => `,\n             count(*) filter (where ${where}) as ${column}`).join('')}
       from ${source} l
       cross join lateral (
         select date_trunc('hour', l.created_at, 'UTC') as hour, date_trunc('day', l.created_at, 'UTC') as day, date_trunc('week', l.created_at, 'UTC') as week
@@ -213,7 +228,7 @@ function upsert(source: string, sign: 1 | -1): string {
       errors = r.errors + excluded.errors,
       prompt_tokens = r.prompt_tokens + excluded.prompt_tokens,
       completion_tokens = r.completion_tokens + excluded.completion_tokens,
-      cost_usd = r.cost_usd + excluded.cost_usd,
+      cost_usd = r.cost_usd + excluded.cost_usd,${counts.map(({ column }) => `\n      ${column} = r.${column} + excluded.${column},`).join('')}
       (latency_bins, latency_counts) = (
         select coalesce(array_agg(bin order by bin), '{}'), coalesce(array_agg(n order by bin), '{}')
         from (select bin, sum(n)::integer as n

@@ -43,12 +43,21 @@ const GROUPINGS: Record<string, Grouping> = {
 
 /** A log row that counts as an error. */
 const FAILED = '(log.status_code >= 400 or log.error is not null)';
+/**
+ * A log row that used a model (tokens) at no known price: its cost is unknown, not 0 (the
+ * rollups count the same rows, migration LogRollupsUnpriced). A failure that used nothing
+ * (a guardrail denial, an unreachable provider) costs nothing and is not counted.
+ */
+const UNPRICED = '(log.cost_usd is null and (log.prompt_tokens is not null or log.completion_tokens is not null))';
+/** The cost of a row of analytics: unknown (null) when none of its requests has a price and some used a model. */
+const costOrUnknown = (priced: string, unpriced: string, cost: string) => `case when ${priced} = 0 and ${unpriced} > 0 then null else coalesce(${cost}, 0)::float8 end`;
 /** What every analytics row sums up over the log rows it covers (summary groups and time buckets alike). */
 export const ROW_AGGREGATES = `count(*)::int as requests,
   (count(*) filter (where ${FAILED}))::int as errors,
   coalesce(sum(log.prompt_tokens), 0)::float8 as prompt_tokens,
   coalesce(sum(log.completion_tokens), 0)::float8 as completion_tokens,
-  coalesce(sum(log.cost_usd), 0)::float8 as cost_usd,
+  ${costOrUnknown('count(log.cost_usd)', `count(*) filter (where ${UNPRICED})`, 'sum(log.cost_usd)')} as cost_usd,
+  (count(*) filter (where ${UNPRICED}))::int as unpriced_requests,
   percentile_cont(0.5) within group (order by log.latency_ms)::float8 as latency_p50_ms,
   percentile_cont(0.95) within group (order by log.latency_ms)::float8 as latency_p95_ms`;
 
@@ -95,11 +104,11 @@ export class AnalyticsService {
     const rows: Record<string, unknown>[] = await this.aggregate(
       `with groups as (${groups})
        select ${byVirtualKey ? 'coalesce(vk.slug, groups.key) as key, groups.key as virtual_key_id' : 'groups.key'},
-              requests, errors, prompt_tokens, completion_tokens, cost_usd,
+              requests, errors, prompt_tokens, completion_tokens, cost_usd, unpriced_requests,
               ${exact ? 'latency_p50_ms, latency_p95_ms' : 'latency_bins, latency_counts'}
        from groups
        ${byVirtualKey ? 'left join virtual_keys vk on vk.id::text = groups.key' : ''}
-       order by cost_usd desc, requests desc
+       order by cost_usd desc nulls last, requests desc
        limit 1000`,
       sql.values,
     );
@@ -153,7 +162,8 @@ export class AnalyticsService {
               coalesce(agg.errors, 0) as errors,
               coalesce(agg.prompt_tokens, 0) as prompt_tokens,
               coalesce(agg.completion_tokens, 0) as completion_tokens,
-              coalesce(agg.cost_usd, 0) as cost_usd,
+              case when agg.key is null then 0 else agg.cost_usd end as cost_usd,
+              coalesce(agg.unpriced_requests, 0) as unpriced_requests,
               ${latencies}
        from generate_series(${startParam}::timestamptz at time zone 'UTC', (${toParam}::timestamptz at time zone 'UTC') - interval '1 microsecond', ('1 ' || ${intervalParam})::interval) as s(bucket)
        left join agg on agg.key = s.bucket
@@ -185,25 +195,25 @@ export class AnalyticsService {
     // row of the totals less the rows with the key (sign -1 takes those away again).
     const absent = rollup.absentIsNull
       ? `union all
-         select null, case when r.dimension = ${dimension} then -1 else 1 end, requests, errors, prompt_tokens, completion_tokens, cost_usd, latency_bins, latency_counts
+         select null, case when r.dimension = ${dimension} then -1 else 1 end, requests, errors, prompt_tokens, completion_tokens, cost_usd, priced_requests, unpriced_requests, latency_bins, latency_counts
          from request_log_rollups r
          where ((r.dimension = ${dimension} and r.name = ${name}) or (r.dimension = ${sql.add(scope ? 'total' : 'all')} and r.name = '')) and ${inRange}`
       : '';
     return `with rollup_rows as (
-              select ${rollup.key} as key, 1 as sign, requests, errors, prompt_tokens, completion_tokens, cost_usd, latency_bins, latency_counts
+              select ${rollup.key} as key, 1 as sign, requests, errors, prompt_tokens, completion_tokens, cost_usd, priced_requests, unpriced_requests, latency_bins, latency_counts
               from request_log_rollups r
               where r.dimension = ${dimension} and r.name = ${name} and ${inRange}
               ${absent}
             ),
             log_rows as (
               select ${rowKey} as key, request_log_latency_bin(log.latency_ms) as bin, ${FAILED}::int as errors,
-                     log.prompt_tokens, log.completion_tokens, log.cost_usd
+                     log.prompt_tokens, log.completion_tokens, log.cost_usd, ${UNPRICED}::int as unpriced
               from request_logs log
               where (${parts.rows.length ? rowsIn(parts.rows, sql) : 'false'}) ${scope ? `and log.api_key_id = ${scope}` : ''}
               union all
               -- Logged rows not compacted into the rollups yet (they have the log's column names).
               select ${rowKey}, request_log_latency_bin(log.latency_ms), ${FAILED}::int,
-                     log.prompt_tokens, log.completion_tokens, log.cost_usd
+                     log.prompt_tokens, log.completion_tokens, log.cost_usd, ${UNPRICED}::int
               from request_log_rollup_queue log
               where (${parts.rollups.length ? rowsIn(parts.rollups, sql) : 'false'}) ${scope ? `and log.api_key_id = ${scope}` : ''}
             ),
@@ -220,17 +230,19 @@ export class AnalyticsService {
                    sum(errors)::int as errors,
                    coalesce(sum(prompt_tokens), 0)::float8 as prompt_tokens,
                    coalesce(sum(completion_tokens), 0)::float8 as completion_tokens,
-                   coalesce(sum(cost_usd), 0)::float8 as cost_usd,
+                   ${costOrUnknown('sum(priced_requests)', 'sum(unpriced_requests)', 'sum(cost_usd)')} as cost_usd,
+                   coalesce(sum(unpriced_requests), 0)::int as unpriced_requests,
                    -- In the same (any) order, so that PostgreSQL can hash this grouping; sorted when read.
                    array_agg(bin) filter (where bin is not null) as latency_bins,
                    array_agg(n) filter (where bin is not null) as latency_counts
             from (select key, sign * requests as requests, sign * errors as errors, sign * prompt_tokens as prompt_tokens,
-                         sign * completion_tokens as completion_tokens, sign * cost_usd as cost_usd, null::smallint as bin, null::int as n
+                         sign * completion_tokens as completion_tokens, sign * cost_usd as cost_usd,
+                         sign * priced_requests as priced_requests, sign * unpriced_requests as unpriced_requests, null::smallint as bin, null::int as n
                   from rollup_rows
                   union all
-                  select key, count(*), sum(errors), sum(prompt_tokens), sum(completion_tokens), sum(cost_usd), null, null from log_rows group by key
+                  select key, count(*), sum(errors), sum(prompt_tokens), sum(completion_tokens), sum(cost_usd), count(cost_usd), sum(unpriced), null, null from log_rows group by key
                   union all
-                  select key, null, null, null, null, null, bin, n from bins) as parts
+                  select key, null, null, null, null, null, null, null, bin, n from bins) as parts
             group by key
             having sum(requests) <> 0`;
   }
