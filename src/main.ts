@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { createGatewayApp } from './app.factory';
+import { runClusterPrimary } from './cluster';
 import { loadOrCreateEncryptionKey } from './common/crypto/encryption-key';
 import { InvalidEnvironmentError, validateEnvironment } from './config/environment';
 import { EmbeddedPostgres } from './database/embedded-postgres';
@@ -10,6 +11,7 @@ import { RealtimeGateway } from './modules/realtime/realtime.gateway';
 
 async function main(): Promise<void> {
   if (existsSync('.env')) process.loadEnvFile('.env');
+  if (await runClusterPrimary()) return; // WORKERS > 1: this process forks and watches the workers
   const env = validateEnvironment(process.env);
 
   // No DATABASE_URL: a real PostgreSQL from npm binaries, kept under DATA_DIR.
