@@ -3,21 +3,31 @@
  * behind the gateway (real embedded PostgreSQL, request logging on).
  *
  *   npm run bench -- [--duration 8] [--pin] [--ttft 200] [--profile]
+ *   npm run bench -- --streams [N] [--stream-delay 1500]
+ *   npm run bench -- --workers [--duration 8]
  *
  *   --duration N  seconds per measured run (default 8)
  *   --pin         gateway (and its PostgreSQL) on core 1, mock and load generator on core 0
  *   --ttft N      sequential streaming requests per target for time to first token (default 200)
  *   --profile     instead of the comparison: gateway under --cpu-prof, N s at c=32 non-streaming
  *                 then N s streaming; prints the top self-time functions of each window
+ *   --streams N   instead: N concurrent slow streams (default 2000; the mock's mock-slow-<delay>
+ *                 model, a chunk every --stream-delay ms), straight to the mock then through the
+ *                 gateway: completion time against the mock alone, the gateway's peak RSS and RSS
+ *                 per open stream (the machine's `ulimit -n` bounds N: each stream holds a socket
+ *                 in the load generator, two in the gateway and one in the mock)
+ *   --workers     instead: throughput (json and streaming, c=32) of the gateway with WORKERS=1,
+ *                 then with WORKERS=2, side by side
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { measureTtft, problemsOf, runLoad, stopLoad, type LoadResult, type Target } from './load';
 import { formatProfile, summarizeProfile, type ProfileSummary } from './profile';
-import { Child, cpuSeconds, freePort, hasTaskset, makeDataDir, pinSelf, startGateway, startMock, stopAll, waitForHealth } from './processes';
+import { Child, cpuSeconds, freePort, hasTaskset, makeDataDir, pinSelf, startGateway, startMock, stopAll, stopChild, waitForHealth } from './processes';
 import { finishReport, type Scenario } from './report';
+import { describeStreams, rssKiB, runStreams, type StreamsResult } from './streams';
 
 const RESULTS_DIR = join(__dirname, '..', '..', 'bench', 'results');
 
@@ -26,21 +36,30 @@ interface Args {
   pin: boolean;
   ttft: number;
   profile: boolean;
+  /** Many-streams scenario: the number of streams; 0 = not run. */
+  streams: number;
+  streamDelay: number;
+  workers: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { duration: 8, pin: false, ttft: 200, profile: false };
+  const args: Args = { duration: 8, pin: false, ttft: 200, profile: false, streams: 0, streamDelay: 1500, workers: false };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split('=', 2);
     const value = () => Number(inline ?? argv[++i]);
+    const optionalValue = (fallback: number) => (inline !== undefined || /^\d+$/.test(argv[i + 1] ?? '') ? value() : fallback);
     if (flag === '--duration') args.duration = value();
     else if (flag === '--ttft') args.ttft = value();
     else if (flag === '--pin') args.pin = true;
     else if (flag === '--profile') args.profile = true;
+    else if (flag === '--streams') args.streams = optionalValue(2000);
+    else if (flag === '--stream-delay') args.streamDelay = value();
+    else if (flag === '--workers') args.workers = true;
     else throw new Error(`unknown argument ${argv[i]} (see the header of bench/run.ts)`);
   }
   if (!(args.duration >= 1)) throw new Error('--duration must be a number of seconds >= 1');
   if (!(args.ttft >= 1)) throw new Error('--ttft must be >= 1');
+  if (!(args.streams >= 0) || !(args.streamDelay >= 1)) throw new Error('--streams and --stream-delay must be positive numbers');
   return args;
 }
 
@@ -130,6 +149,62 @@ async function compareRuns(args: Args, direct: Target, gateway: Target, gatewayC
   return scenarios;
 }
 
+/** N slow streams, straight to the mock, then through the gateway (its RSS sampled). */
+async function streamsScenario(args: Args, direct: Target, gateway: Target, gatewayChild: Child): Promise<void> {
+  const model = `mock-slow-${args.streamDelay}`;
+  const single = await runStreams(direct, 1, model);
+  log(`many streams: ${args.streams} at once of ${model} (one alone takes ${single.wallSeconds.toFixed(1)} s); ulimit -n ${fileLimit()}`);
+  const results: StreamsResult[] = [];
+  for (const [target, rssOf] of [[direct, undefined], [gateway, () => rssKiB(gatewayChild.proc.pid!)]] as const) {
+    const result = await runStreams(target, args.streams, model, rssOf);
+    log(describeStreams(result));
+    results.push(result);
+    await sleep(2_000); // sockets closing, log rows written
+  }
+  writeFileSync(join(RESULTS_DIR, 'streams-latest.json'), JSON.stringify({ model, singleStreamSeconds: single.wallSeconds, results }, null, 2));
+}
+
+/** The soft limit of open files of this shell (the gateway inherits it). */
+function fileLimit(): string {
+  try {
+    return /Max open files\s+(\d+|unlimited)/.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1] ?? '?';
+  } catch {
+    return '?';
+  }
+}
+
+/** Throughput with WORKERS=1 (the running gateway), then a gateway with WORKERS=2 in its place. */
+async function workersScenario(args: Args, mockUrl: string, gatewayChild: Child, gateway: Target, adminKey: string): Promise<void> {
+  const rows: { workers: number; json: LoadResult; stream: LoadResult }[] = [];
+  const measure = async (workers: number, target: Target) => {
+    const json = await runLoad(target, false, 32, args.duration);
+    log(`  WORKERS=${workers} ${describe(json).trim()}`);
+    const stream = await runLoad(target, true, 32, args.duration);
+    log(`  WORKERS=${workers} ${describe(stream).trim()}`);
+    rows.push({ workers, json, stream });
+  };
+  await measure(1, gateway);
+  await stopChild(gatewayChild);
+
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const dataDir = makeDataDir();
+  try {
+    const two = startGateway({ port, dataDir, adminKey, env: { WORKERS: '2' } });
+    await waitForHealth(url, two);
+    await createVirtualKey(url, adminKey, mockUrl);
+    const target: Target = { ...gateway, url: `${url}/v1/chat/completions` };
+    for (const stream of [false, true]) await runLoad(target, stream, 8, 1.5);
+    await measure(2, target);
+    await stopChild(two);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  log('\n  workers   json req/s   stream req/s');
+  for (const row of rows) log(`  ${String(row.workers).padEnd(9)} ${Math.round(row.json.rps).toString().padStart(10)}   ${Math.round(row.stream.rps).toString().padStart(12)}`);
+  writeFileSync(join(RESULTS_DIR, 'workers-latest.json'), JSON.stringify({ cores: cpus().length, rows: rows.map((row) => ({ workers: row.workers, json: row.json.rps, stream: row.stream.rps })) }, null, 2));
+}
+
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   mkdirSync(RESULTS_DIR, { recursive: true });
@@ -181,11 +256,15 @@ async function main(): Promise<void> {
     await smokeTest([direct, gateway]);
 
     log('warming up...');
-    for (const target of args.profile ? [gateway] : [direct, gateway]) {
+    for (const target of args.profile || args.workers ? [gateway] : [direct, gateway]) {
       for (const stream of [false, true]) await runLoad(target, stream, 8, 1.5);
     }
 
-    if (args.profile) {
+    if (args.streams) {
+      await streamsScenario(args, direct, gateway, gatewayChild);
+    } else if (args.workers) {
+      await workersScenario(args, mock.url, gatewayChild, gateway, adminKey);
+    } else if (args.profile) {
       for (const stream of [false, true]) {
         await waitForLogsWritten(gatewayUrl);
         const fromUs = nowUs();
