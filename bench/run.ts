@@ -158,6 +158,8 @@ async function streamsScenario(args: Args, direct: Target, gateway: Target, gate
   for (const [target, rssOf] of [[direct, undefined], [gateway, () => rssKiB(gatewayChild.proc.pid!)]] as const) {
     const result = await runStreams(target, args.streams, model, rssOf);
     log(describeStreams(result));
+    // e.g. `accept EMFILE`: each stream holds two of the gateway's file descriptors.
+    if (result.failed && target === gateway) log(`  the gateway's last lines:\n${gatewayChild.tail.slice(-5).join('\n')}`);
     results.push(result);
     await sleep(2_000); // sockets closing, log rows written
   }
