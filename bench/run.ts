@@ -16,8 +16,8 @@
  *                 gateway: completion time against the mock alone, the gateway's peak RSS and RSS
  *                 per open stream (the machine's `ulimit -n` bounds N: each stream holds a socket
  *                 in the load generator, two in the gateway and one in the mock)
- *   --workers     instead: throughput (json and streaming, c=32) of the gateway with WORKERS=1,
- *                 then with WORKERS=2, side by side
+ *   --workers     instead: throughput (json and streaming, c=32) of a gateway with WORKERS=1 and
+ *                 one with WORKERS=2, measured in turn, side by side
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -175,19 +175,12 @@ function fileLimit(): string {
   }
 }
 
-/** Throughput with WORKERS=1 (the running gateway), then a gateway with WORKERS=2 in its place. */
-async function workersScenario(args: Args, mockUrl: string, gatewayChild: Child, gateway: Target, adminKey: string): Promise<void> {
-  const rows: { workers: number; json: LoadResult; stream: LoadResult }[] = [];
-  const measure = async (workers: number, target: Target) => {
-    const json = await runLoad(target, false, 32, args.duration);
-    log(`  WORKERS=${workers} ${describe(json).trim()}`);
-    const stream = await runLoad(target, true, 32, args.duration);
-    log(`  WORKERS=${workers} ${describe(stream).trim()}`);
-    rows.push({ workers, json, stream });
-  };
-  await measure(1, gateway);
-  await stopChild(gatewayChild);
-
+/**
+ * Throughput of the running gateway (WORKERS=1) and of a second one with WORKERS=2 (its
+ * own embedded PostgreSQL), both up at once and measured in turn, twice: on a machine
+ * shared with other work, alternating keeps a passing load from favouring one side.
+ */
+async function workersScenario(args: Args, mockUrl: string, gateway: Target, adminKey: string): Promise<void> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const dataDir = makeDataDir();
@@ -195,16 +188,29 @@ async function workersScenario(args: Args, mockUrl: string, gatewayChild: Child,
     const two = startGateway({ port, dataDir, adminKey, env: { WORKERS: '2' } });
     await waitForHealth(url, two);
     await createVirtualKey(url, adminKey, mockUrl);
-    const target: Target = { ...gateway, url: `${url}/v1/chat/completions` };
-    for (const stream of [false, true]) await runLoad(target, stream, 8, 1.5);
-    await measure(2, target);
+    const targets = new Map<number, Target>([
+      [1, gateway],
+      [2, { ...gateway, url: `${url}/v1/chat/completions` }],
+    ]);
+    for (const stream of [false, true]) await runLoad(targets.get(2)!, stream, 8, 1.5);
+    const runs: { workers: number; json: number; stream: number }[] = [];
+    for (let round = 0; round < 2; round++) {
+      for (const [workers, target] of targets) {
+        const json = await runLoad(target, false, 32, args.duration);
+        log(`  WORKERS=${workers} ${describe(json).trim()}`);
+        const stream = await runLoad(target, true, 32, args.duration);
+        log(`  WORKERS=${workers} ${describe(stream).trim()}`);
+        runs.push({ workers, json: json.rps, stream: stream.rps });
+      }
+    }
     await stopChild(two);
+    const mean = (workers: number, key: 'json' | 'stream') => runs.filter((run) => run.workers === workers).reduce((sum, run) => sum + run[key], 0) / 2;
+    log(`\n  workers   json req/s   stream req/s   (mean of 2 runs each, c=32, ${cpus().length} cores)`);
+    for (const workers of targets.keys()) log(`  ${String(workers).padEnd(9)} ${Math.round(mean(workers, 'json')).toString().padStart(10)}   ${Math.round(mean(workers, 'stream')).toString().padStart(12)}`);
+    writeFileSync(join(RESULTS_DIR, 'workers-latest.json'), JSON.stringify({ cores: cpus().length, runs }, null, 2));
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
-  log('\n  workers   json req/s   stream req/s');
-  for (const row of rows) log(`  ${String(row.workers).padEnd(9)} ${Math.round(row.json.rps).toString().padStart(10)}   ${Math.round(row.stream.rps).toString().padStart(12)}`);
-  writeFileSync(join(RESULTS_DIR, 'workers-latest.json'), JSON.stringify({ cores: cpus().length, rows: rows.map((row) => ({ workers: row.workers, json: row.json.rps, stream: row.stream.rps })) }, null, 2));
 }
 
 async function main(): Promise<void> {
@@ -265,7 +271,7 @@ async function main(): Promise<void> {
     if (args.streams) {
       await streamsScenario(args, direct, gateway, gatewayChild);
     } else if (args.workers) {
-      await workersScenario(args, mock.url, gatewayChild, gateway, adminKey);
+      await workersScenario(args, mock.url, gateway, adminKey);
     } else if (args.profile) {
       for (const stream of [false, true]) {
         await waitForLogsWritten(gatewayUrl);
