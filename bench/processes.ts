@@ -96,6 +96,8 @@ export interface GatewayOptions {
   core?: number;
   /** Extra node flags, e.g. --cpu-prof. */
   nodeFlags?: string[];
+  /** Extra environment, e.g. WORKERS. */
+  env?: Record<string, string>;
 }
 
 export function startGateway(options: GatewayOptions): Child {
@@ -114,6 +116,7 @@ export function startGateway(options: GatewayOptions): Child {
     // Always the embedded PostgreSQL in the fresh DATA_DIR, whatever the shell has set.
     DATABASE_URL: '',
     GATEWAY_ENCRYPTION_KEY: '',
+    ...options.env,
   };
   // cwd = the temp dir, so a developer's .env in the repository is not loaded.
   const proc = spawn(cmd, args, { cwd: options.dataDir, env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -3,21 +3,31 @@
  * behind the gateway (real embedded PostgreSQL, request logging on).
  *
  *   npm run bench -- [--duration 8] [--pin] [--ttft 200] [--profile]
+ *   npm run bench -- --streams [N] [--stream-delay 1500]
+ *   npm run bench -- --workers [--duration 8]
  *
  *   --duration N  seconds per measured run (default 8)
  *   --pin         gateway (and its PostgreSQL) on core 1, mock and load generator on core 0
  *   --ttft N      sequential streaming requests per target for time to first token (default 200)
  *   --profile     instead of the comparison: gateway under --cpu-prof, N s at c=32 non-streaming
  *                 then N s streaming; prints the top self-time functions of each window
+ *   --streams N   instead: N concurrent slow streams (default 2000; the mock's mock-slow-<delay>
+ *                 model, a chunk every --stream-delay ms), straight to the mock then through the
+ *                 gateway: completion time against the mock alone, the gateway's peak RSS and RSS
+ *                 per open stream (the machine's `ulimit -n` bounds N: each stream holds a socket
+ *                 in the load generator, two in the gateway and one in the mock)
+ *   --workers     instead: throughput (json and streaming, c=32) of a gateway with WORKERS=1 and
+ *                 one with WORKERS=2, measured in turn, side by side
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { measureTtft, problemsOf, runLoad, stopLoad, type LoadResult, type Target } from './load';
 import { formatProfile, summarizeProfile, type ProfileSummary } from './profile';
-import { Child, cpuSeconds, freePort, hasTaskset, makeDataDir, pinSelf, startGateway, startMock, stopAll, waitForHealth } from './processes';
+import { Child, cpuSeconds, freePort, hasTaskset, makeDataDir, pinSelf, startGateway, startMock, stopAll, stopChild, waitForHealth } from './processes';
 import { finishReport, type Scenario } from './report';
+import { describeStreams, rssKiB, runStreams, type StreamsResult } from './streams';
 
 const RESULTS_DIR = join(__dirname, '..', '..', 'bench', 'results');
 
@@ -26,21 +36,30 @@ interface Args {
   pin: boolean;
   ttft: number;
   profile: boolean;
+  /** Many-streams scenario: the number of streams; 0 = not run. */
+  streams: number;
+  streamDelay: number;
+  workers: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { duration: 8, pin: false, ttft: 200, profile: false };
+  const args: Args = { duration: 8, pin: false, ttft: 200, profile: false, streams: 0, streamDelay: 1500, workers: false };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split('=', 2);
     const value = () => Number(inline ?? argv[++i]);
+    const optionalValue = (fallback: number) => (inline !== undefined || /^\d+$/.test(argv[i + 1] ?? '') ? value() : fallback);
     if (flag === '--duration') args.duration = value();
     else if (flag === '--ttft') args.ttft = value();
     else if (flag === '--pin') args.pin = true;
     else if (flag === '--profile') args.profile = true;
+    else if (flag === '--streams') args.streams = optionalValue(2000);
+    else if (flag === '--stream-delay') args.streamDelay = value();
+    else if (flag === '--workers') args.workers = true;
     else throw new Error(`unknown argument ${argv[i]} (see the header of bench/run.ts)`);
   }
   if (!(args.duration >= 1)) throw new Error('--duration must be a number of seconds >= 1');
   if (!(args.ttft >= 1)) throw new Error('--ttft must be >= 1');
+  if (!(args.streams >= 0) || !(args.streamDelay >= 1)) throw new Error('--streams and --stream-delay must be positive numbers');
   return args;
 }
 
@@ -130,6 +149,70 @@ async function compareRuns(args: Args, direct: Target, gateway: Target, gatewayC
   return scenarios;
 }
 
+/** N slow streams, straight to the mock, then through the gateway (its RSS sampled). */
+async function streamsScenario(args: Args, direct: Target, gateway: Target, gatewayChild: Child): Promise<void> {
+  const model = `mock-slow-${args.streamDelay}`;
+  const single = await runStreams(direct, 1, model);
+  log(`many streams: ${args.streams} at once of ${model} (one alone takes ${single.wallSeconds.toFixed(1)} s); ulimit -n ${fileLimit()}`);
+  const results: StreamsResult[] = [];
+  for (const [target, rssOf] of [[direct, undefined], [gateway, () => rssKiB(gatewayChild.proc.pid!)]] as const) {
+    const result = await runStreams(target, args.streams, model, rssOf);
+    log(describeStreams(result));
+    // e.g. `accept EMFILE`: each stream holds two of the gateway's file descriptors.
+    if (result.failed && target === gateway) log(`  the gateway's last lines:\n${gatewayChild.tail.slice(-5).join('\n')}`);
+    results.push(result);
+    await sleep(2_000); // sockets closing, log rows written
+  }
+  writeFileSync(join(RESULTS_DIR, 'streams-latest.json'), JSON.stringify({ model, singleStreamSeconds: single.wallSeconds, results }, null, 2));
+}
+
+/** The soft limit of open files of this shell (the gateway inherits it). */
+function fileLimit(): string {
+  try {
+    return /Max open files\s+(\d+|unlimited)/.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1] ?? '?';
+  } catch {
+    return '?';
+  }
+}
+
+/**
+ * Throughput of the running gateway (WORKERS=1) and of a second one with WORKERS=2 (its
+ * own embedded PostgreSQL), both up at once and measured in turn, twice: on a machine
+ * shared with other work, alternating keeps a passing load from favouring one side.
+ */
+async function workersScenario(args: Args, mockUrl: string, gateway: Target, adminKey: string): Promise<void> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const dataDir = makeDataDir();
+  try {
+    const two = startGateway({ port, dataDir, adminKey, env: { WORKERS: '2' } });
+    await waitForHealth(url, two);
+    await createVirtualKey(url, adminKey, mockUrl);
+    const targets = new Map<number, Target>([
+      [1, gateway],
+      [2, { ...gateway, url: `${url}/v1/chat/completions` }],
+    ]);
+    for (const stream of [false, true]) await runLoad(targets.get(2)!, stream, 8, 1.5);
+    const runs: { workers: number; json: number; stream: number }[] = [];
+    for (let round = 0; round < 2; round++) {
+      for (const [workers, target] of targets) {
+        const json = await runLoad(target, false, 32, args.duration);
+        log(`  WORKERS=${workers} ${describe(json).trim()}`);
+        const stream = await runLoad(target, true, 32, args.duration);
+        log(`  WORKERS=${workers} ${describe(stream).trim()}`);
+        runs.push({ workers, json: json.rps, stream: stream.rps });
+      }
+    }
+    await stopChild(two);
+    const mean = (workers: number, key: 'json' | 'stream') => runs.filter((run) => run.workers === workers).reduce((sum, run) => sum + run[key], 0) / 2;
+    log(`\n  workers   json req/s   stream req/s   (mean of 2 runs each, c=32, ${cpus().length} cores)`);
+    for (const workers of targets.keys()) log(`  ${String(workers).padEnd(9)} ${Math.round(mean(workers, 'json')).toString().padStart(10)}   ${Math.round(mean(workers, 'stream')).toString().padStart(12)}`);
+    writeFileSync(join(RESULTS_DIR, 'workers-latest.json'), JSON.stringify({ cores: cpus().length, runs }, null, 2));
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   mkdirSync(RESULTS_DIR, { recursive: true });
@@ -181,11 +264,15 @@ async function main(): Promise<void> {
     await smokeTest([direct, gateway]);
 
     log('warming up...');
-    for (const target of args.profile ? [gateway] : [direct, gateway]) {
+    for (const target of args.profile || args.workers ? [gateway] : [direct, gateway]) {
       for (const stream of [false, true]) await runLoad(target, stream, 8, 1.5);
     }
 
-    if (args.profile) {
+    if (args.streams) {
+      await streamsScenario(args, direct, gateway, gatewayChild);
+    } else if (args.workers) {
+      await workersScenario(args, mock.url, gateway, adminKey);
+    } else if (args.profile) {
       for (const stream of [false, true]) {
         await waitForLogsWritten(gatewayUrl);
         const fromUs = nowUs();

@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { INestApplication, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
@@ -24,6 +25,11 @@ export async function createGatewayApp(env: Environment): Promise<INestApplicati
   app.set('etag', false);
   app.set('trust proxy', false);
   answerParserErrors(app.getHttpServer());
+  if (cluster.isWorker) {
+    // WORKERS > 1: which worker answered, for operators (and the tests) telling them apart.
+    const pid = String(process.pid);
+    app.use((_req: Request, res: Response, next: NextFunction) => (res.setHeader('x-gateway-worker', pid), next()));
+  }
   // The realtime API's WebSocket (RealtimeGateway) on the same server, with the `ws` package.
   app.useWebSocketAdapter(new WsAdapter(app));
 

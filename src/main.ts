@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { existsSync } from 'node:fs';
 import { createGatewayApp } from './app.factory';
+import { runClusterPrimary } from './cluster';
 import { loadOrCreateEncryptionKey } from './common/crypto/encryption-key';
 import { InvalidEnvironmentError, validateEnvironment } from './config/environment';
 import { EmbeddedPostgres } from './database/embedded-postgres';
@@ -8,6 +9,7 @@ import { GracefulShutdown } from './shutdown';
 
 async function main(): Promise<void> {
   if (existsSync('.env')) process.loadEnvFile('.env');
+  if (await runClusterPrimary()) return; // WORKERS > 1: this process forks and watches the workers
   const env = validateEnvironment(process.env);
 
   // No DATABASE_URL: a real PostgreSQL from npm binaries, kept under DATA_DIR.

@@ -101,6 +101,14 @@ export class Environment {
   @Transform(toInt) @IsInt() @Min(1024)
   UPSTREAM_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
+  /**
+   * Connections to one provider origin at once; 0 (the default): no limit, one per open
+   * request, so thousands of streams are never held back in the gateway. Past a limit,
+   * requests wait for a free connection: `gateway_upstream_waiting_requests` and a warning say so.
+   */
+  @Transform(toInt) @IsInt() @Min(0)
+  UPSTREAM_MAX_CONNECTIONS = 0;
+
   /** First retry delay of a config's `retry`; doubles per attempt, with jitter. */
   @Transform(toInt) @IsInt() @Min(0)
   RETRY_BASE_DELAY_MS = 200;

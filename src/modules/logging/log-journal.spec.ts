@@ -50,6 +50,8 @@ describe('LogJournal', () => {
     writeFileSync(join(dir, `00001700000000001-${process.ppid}-000000.jsonl`), '{"id":"other"}\n');
     const journal = new LogJournal(dir, 1 << 20);
     expect(journal.adoptOrphans()).toBe(1);
+    // Claimed under this process's pid: another process starting on the directory (a sibling worker) leaves it alone.
+    expect(files().sort()).toEqual([`00001700000000000-${process.pid}-adopted000000.jsonl`, `00001700000000001-${process.ppid}-000000.jsonl`]);
     const records = journal.readSpilled(entryOf)!;
     expect(records).toEqual([entry({ id: 'x' }), entry({ id: 'y' })]);
     journal.release(records);

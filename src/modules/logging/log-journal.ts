@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { ThrottledWarning } from '../../common/logging/throttled-warning';
 
@@ -39,7 +39,8 @@ const SEGMENT_MAX_BYTES = 16 * 1024 * 1024;
  * Lines are written once per event-loop tick (one write for all the records of the
  * tick): a crash loses at most the records of that instant. Files are named
  * `<time>-<pid>-<seq>.jsonl`; at start only those of processes no longer running are
- * taken over, so instances sharing a directory leave each other's files alone.
+ * taken over (each renamed to the taker's pid first), so instances sharing a directory
+ * leave each other's files alone and no file is replayed twice.
  */
 export class LogJournal {
   private readonly logger = new Logger(LogJournal.name);
@@ -69,7 +70,14 @@ export class LogJournal {
     for (const name of readdirSync(this.dir).filter((file) => file.endsWith('.jsonl')).sort()) {
       const pid = Number(name.split('-')[1]);
       if (pid !== process.pid && processIsRunning(pid)) continue;
-      const path = join(this.dir, name);
+      // Claimed by renaming it to this process's name: workers of one cluster start together
+      // on one directory, and only the one whose rename succeeds replays a file.
+      const path = join(this.dir, `${name.split('-')[0]}-${process.pid}-adopted${String(this.sequence++).padStart(6, '0')}.jsonl`);
+      try {
+        renameSync(join(this.dir, name), path);
+      } catch {
+        continue; // another process took it
+      }
       const bytes = statSync(path).size;
       this.segments.push({ path, fd: null, bytes, lines: [], outstanding: 0, spilled: true });
       this.totalBytes += bytes;

@@ -12,6 +12,6 @@ export class MetricsController {
   @Get()
   @Public()
   async metricsText(@Res() res: Response): Promise<void> {
-    res.type(this.metrics.registry.contentType).send(await this.metrics.registry.metrics());
+    res.type(this.metrics.registry.contentType).send(await this.metrics.text());
   }
 }

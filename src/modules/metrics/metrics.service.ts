@@ -1,6 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { GatewayError } from '../../common/errors/gateway-error';
 import { LogWriter } from '../logging/log-writer.service';
+import { UpstreamClient } from '../upstream/upstream-client';
+import { clusterMetricsText, inClusterWorker, joinClusterMetrics } from './cluster-metrics';
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
@@ -19,7 +22,8 @@ export interface ObservedRequest {
 /**
  * Prometheus metrics at /metrics: process defaults, and per logged request its count,
  * errors, latency, tokens and cost; per upstream call its latency to the response
- * headers; the log queue and journal as gauges. A model is a label only when the price
+ * headers; requests waiting for an upstream connection, the log queue and journal as
+ * gauges. With WORKERS > 1, `/metrics` answers for all workers (cluster-metrics.ts). A model is a label only when the price
  * table knows it (else `other`), so that arbitrary model names cannot blow up the series.
  */
 @Injectable()
@@ -64,7 +68,7 @@ export class MetricsService {
     registers: [this.registry],
   });
 
-  constructor(logWriter: LogWriter) {
+  constructor(logWriter: LogWriter, upstream: UpstreamClient) {
     collectDefaultMetrics({ register: this.registry });
     new Gauge({
       name: 'gateway_log_queue_depth',
@@ -75,12 +79,31 @@ export class MetricsService {
       },
     });
     new Gauge({
+      name: 'gateway_upstream_waiting_requests',
+      help: 'Requests waiting for a free upstream connection (all UPSTREAM_MAX_CONNECTIONS to the origin busy), by provider',
+      labelNames: ['provider'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [provider, waiting] of upstream.waitingByProvider()) this.set({ provider }, waiting);
+      },
+    });
+    new Gauge({
       name: 'gateway_log_journal_bytes',
       help: 'Size of the on-disk log journal (records not yet in the database)',
       registers: [this.registry],
       collect() {
         this.set(logWriter.journalBytes());
       },
+    });
+    if (inClusterWorker()) joinClusterMetrics(this.registry);
+  }
+
+  /** The Prometheus text: this process's registry, or with WORKERS > 1 every worker's, summed by the primary. */
+  text(): Promise<string> {
+    if (!inClusterWorker()) return this.registry.metrics();
+    return clusterMetricsText().catch((error: Error) => {
+      throw GatewayError.unavailable(`The metrics of the other workers could not be collected (${error.message})`);
     });
   }
 

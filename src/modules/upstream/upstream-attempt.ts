@@ -195,7 +195,7 @@ export class UpstreamAttempt {
     const timeoutMs = target.requestTimeoutMs ?? this.defaultTimeoutMs;
     const signal = context.abort.signal;
     const sentAt = performance.now();
-    const response = await this.upstream.send(request, { signal, timeoutMs, privateNetworkAllowed: target.privateNetworkAllowed }).catch((error: unknown) => {
+    const response = await this.upstream.send(request, { signal, timeoutMs, privateNetworkAllowed: target.privateNetworkAllowed, provider: target.provider }).catch((error: unknown) => {
       this.metrics.observeUpstream(target.provider, 'failed', (performance.now() - sentAt) / 1000);
       throw error;
     });

@@ -1,8 +1,9 @@
-import { Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { EventEmitter } from 'node:events';
 import { Agent, Dispatcher, errors, request } from 'undici';
 import { ClientClosedRequestError, GatewayError } from '../../common/errors/gateway-error';
+import { ThrottledWarning } from '../../common/logging/throttled-warning';
 import type { Environment } from '../../config/environment';
 import { UpstreamHostPolicy, UpstreamHostRefusedError } from './upstream-host-policy';
 import type { UpstreamRequest } from '../../providers/provider-adapter';
@@ -22,6 +23,8 @@ export interface SendOptions {
   timeoutMs: number;
   /** An admin chose this host (RouteTarget.privateNetworkAllowed): private addresses are reachable. */
   privateNetworkAllowed: boolean;
+  /** The provider id, naming the origin in the waiting-requests metric and warning. */
+  provider?: string;
 }
 
 /** A host policy and the connection pool that resolves through it. */
@@ -46,14 +49,51 @@ export class UpstreamClient implements OnApplicationShutdown {
    */
   private readonly adminChosen: Route;
   private readonly maxResponseBytes: number;
+  /** UPSTREAM_MAX_CONNECTIONS per origin; 0: no limit, so nothing ever waits for a connection. */
+  private readonly maxConnections: number;
+  /** The provider last seen sending to each origin (with a limit only), for the waiting-requests metric. */
+  private readonly providerOfOrigin = new Map<string, string>();
+  private readonly saturated = new ThrottledWarning(new Logger(UpstreamClient.name), 30_000);
 
   constructor(config: ConfigService<Environment, true>) {
     this.maxResponseBytes = config.get('UPSTREAM_MAX_RESPONSE_BYTES', { infer: true });
+    this.maxConnections = config.get('UPSTREAM_MAX_CONNECTIONS', { infer: true });
     const allowed = config.get('UPSTREAM_ALLOWED_NETWORKS', { infer: true });
     const allowedNetworks = allowed ? allowed.split(',').map((cidr) => cidr.trim()) : [];
     const allowPrivate = config.get('UPSTREAM_ALLOW_PRIVATE_NETWORKS', { infer: true });
-    this.requested = route(new UpstreamHostPolicy(allowPrivate, allowedNetworks));
-    this.adminChosen = allowPrivate ? this.requested : route(new UpstreamHostPolicy(true, allowedNetworks));
+    this.requested = route(new UpstreamHostPolicy(allowPrivate, allowedNetworks), this.maxConnections);
+    this.adminChosen = allowPrivate ? this.requested : route(new UpstreamHostPolicy(true, allowedNetworks), this.maxConnections);
+  }
+
+  /** Requests waiting for a free connection (past UPSTREAM_MAX_CONNECTIONS), by provider; origins with none are left out. */
+  waitingByProvider(): Map<string, number> {
+    const waiting = new Map<string, number>();
+    for (const agent of new Set([this.requested.agent, this.adminChosen.agent])) {
+      for (const [origin, stats] of Object.entries(agent.stats)) {
+        const queued = waitingIn(stats);
+        if (!queued) continue;
+        const provider = this.providerOfOrigin.get(origin) ?? 'other';
+        waiting.set(provider, (waiting.get(provider) ?? 0) + queued);
+      }
+    }
+    return waiting;
+  }
+
+  /**
+   * With a connection limit, a request dispatched while every connection to its origin is
+   * busy waits in undici's pool: say so (throttled), since the client only sees a late answer.
+   */
+  private noteWaiting(agent: Agent, url: string, provider: string | undefined): void {
+    const origin = new URL(url).origin;
+    if (provider) {
+      if (this.providerOfOrigin.size >= 1000 && !this.providerOfOrigin.has(origin)) this.providerOfOrigin.clear();
+      this.providerOfOrigin.set(origin, provider);
+    }
+    const stats = agent.stats[origin];
+    const queued = stats ? waitingIn(stats) : 0;
+    if (queued > 0) {
+      this.saturated.warn(`${queued} request(s) to ${provider ?? origin} wait for a connection: all ${this.maxConnections} are busy (UPSTREAM_MAX_CONNECTIONS)`);
+    }
   }
 
   /** The host policy for connections made outside undici (the realtime WebSocket): check the URL, then resolve with `lookupFor`. */
@@ -138,7 +178,7 @@ export class UpstreamClient implements OnApplicationShutdown {
 
     try {
       // undici ties the signal to the body too: aborting later destroys the body stream.
-      const response = await request(upstream.url, {
+      const sent = request(upstream.url, {
         method: upstream.method,
         headers: upstream.headers,
         body: upstream.body,
@@ -147,6 +187,9 @@ export class UpstreamClient implements OnApplicationShutdown {
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });
+      // Dispatching is synchronous: the request is on a connection or in the pool's queue by now.
+      if (this.maxConnections) this.noteWaiting(agent, upstream.url, options.provider);
+      const response = await sent;
       response.body.once('close', detach);
       return {
         status: response.statusCode,
@@ -213,9 +256,23 @@ class AttemptAbort extends EventEmitter {
   }
 }
 
-/** Every connection resolves through its host policy (see UpstreamHostPolicy). */
-function route(policy: UpstreamHostPolicy): Route {
-  return { policy, agent: new Agent({ keepAliveTimeout: 30_000, connections: 512, connect: { timeout: 10_000, lookup: policy.lookup } }) };
+/**
+ * Every connection resolves through its host policy (see UpstreamHostPolicy). Without a
+ * limit (`connections: null`) each open request has a connection of its own: a stream
+ * holds its connection for its whole length, so a fixed pool queued every stream past it.
+ */
+function route(policy: UpstreamHostPolicy, maxConnections: number): Route {
+  return { policy, agent: new Agent({ keepAliveTimeout: 30_000, connections: maxConnections || null, connect: { timeout: 10_000, lookup: policy.lookup } }) };
+}
+
+/**
+ * Requests in an origin's pool that wait for a busy connection. A pool counts them as
+ * `queued`; with a limit of 1 undici keeps a single client instead, whose `pending`
+ * also holds the request its connection is being opened for.
+ */
+function waitingIn(stats: Agent['stats'][string]): number {
+  if ('queued' in stats) return stats.queued;
+  return stats.connected ? stats.pending : Math.max(0, stats.pending - 1);
 }
 
 /** A host outside the policy is the request's (or the key's) fault, not an outage: 400, and no retry. */
