@@ -169,7 +169,7 @@ export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
     return { unwritten: [] };
   }
 
-  /** The log entity's column types by property (text and jsonb are what storableRecord cleans). */
+  /** The log entity's column types by property (text, jsonb and integer are what storableRecord cleans). */
   private columnTypes(): Map<string, string> {
     return new Map(this.dataSource.getMetadata(RequestLogEntity).columns.map((column) => [column.propertyName, String(column.type)]));
   }

@@ -23,4 +23,13 @@ describe('storable log values', () => {
     expect(stored).toEqual({ model: 'm'.repeat(MAX_TEXT_CHARS), metadata: { team: 'a\ufffd' }, latencyMs: 5, extra: 'x\u0000' });
     expect(record.model).toHaveLength(3000); // a copy, not the queued record
   });
+
+  it('rounds and clamps integer columns, and nulls what is not a finite number', () => {
+    const types = new Map([
+      ['latencyMs', 'integer'],
+      ['ttftMs', 'integer'],
+      ['promptTokens', 'integer'],
+    ]);
+    expect(storableRecord({ latencyMs: 16.43, ttftMs: Number.NaN, promptTokens: 2 ** 40 }, types)).toEqual({ latencyMs: 16, ttftMs: null, promptTokens: 2 ** 31 - 1 });
+  });
 });

@@ -8,6 +8,8 @@
  *   replaced by U+FFFD (as TextEncoder does).
  * - A `text` column is indexed (model, end_user, trace_id …) and a btree entry holds at
  *   most about 2.7 KB: text columns are cut to MAX_TEXT_CHARS (at most 4 bytes each).
+ * - An `integer` column refuses a fraction (a latency measured with performance.now())
+ *   and what is past 32 bits: rounded and clamped; not a finite number: null.
  */
 export const MAX_TEXT_CHARS = 512;
 
@@ -34,6 +36,14 @@ export function storableRecord<T extends object>(record: T, columnTypes: Readonl
     const value = copy[property];
     if (type === 'text' && typeof value === 'string') copy[property] = storableText(value).slice(0, MAX_TEXT_CHARS);
     else if (type === 'jsonb' && value != null) copy[property] = storableJson(value);
+    else if (type === 'integer' && typeof value === 'number') copy[property] = storableInteger(value);
   }
   return copy as T;
+}
+
+const INT32_MAX = 2 ** 31 - 1;
+
+function storableInteger(value: number): number | null {
+  if (!Number.isFinite(value)) return null;
+  return Math.min(INT32_MAX, Math.max(-INT32_MAX - 1, Math.round(value)));
 }
