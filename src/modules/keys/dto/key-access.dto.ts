@@ -1,5 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsOptional, Matches, registerDecorator, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsOptional, Matches, ValidateIf } from 'class-validator';
+import { IsRecordOf } from './string-record.validator';
 import { KeyLimitsDto } from './key-limits.dto';
 
 const SERVER_SLUG = /^[a-z0-9-]{1,64}$/;
@@ -7,29 +8,13 @@ const MAX_SERVERS = 256;
 const MAX_TOOLS = 1024;
 
 /** `{"<server slug>": ["tool", …]}`: slugs as servers are named, tool names as non-empty strings. */
-function IsToolAllowList() {
-  return (object: object, propertyName: string) =>
-    registerDecorator({
-      name: 'isToolAllowList',
-      target: object.constructor,
-      propertyName,
-      validator: {
-        validate: (value: unknown) =>
-          typeof value === 'object' &&
-          value !== null &&
-          !Array.isArray(value) &&
-          Object.keys(value).length <= MAX_SERVERS &&
-          Object.entries(value).every(
-            ([slug, tools]) =>
-              SERVER_SLUG.test(slug) &&
-              Array.isArray(tools) &&
-              tools.length <= MAX_TOOLS &&
-              tools.every((tool) => typeof tool === 'string' && tool.length > 0 && tool.length <= 128),
-          ),
-        defaultMessage: () => `${propertyName} must be an object of MCP server slugs ([a-z0-9-]+) to arrays of tool names`,
-      },
-    });
-}
+const IsToolAllowList = () =>
+  IsRecordOf(
+    'isToolAllowList',
+    MAX_SERVERS,
+    (slug, tools) => SERVER_SLUG.test(slug) && Array.isArray(tools) && tools.length <= MAX_TOOLS && tools.every((tool) => typeof tool === 'string' && tool.length > 0 && tool.length <= 128),
+    (property) => `${property} must be an object of MCP server slugs ([a-z0-9-]+) to arrays of tool names`,
+  );
 
 /** Budget, limits, expiry, and the MCP servers and tools a key may use: on API keys and virtual keys. */
 export class KeyAccessDto extends KeyLimitsDto {

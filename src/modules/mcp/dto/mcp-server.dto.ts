@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional, OmitType, PartialType } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsOptional, IsString, IsUrl, Length, Matches, registerDecorator, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsOptional, IsString, IsUrl, Length, Matches, ValidateIf } from 'class-validator';
 import { Omittable } from '../../../common/pipes/validators';
 import { SLUG } from '../../keys/dto/virtual-key.dto';
+import { IsRecordOf } from '../../keys/dto/string-record.validator';
 
 /** An HTTP header name (RFC 9110 token). */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -9,23 +10,13 @@ const MAX_HEADERS = 32;
 const MAX_HEADER_VALUE = 8192;
 
 /** Header names to string values (credentials such as a bearer token may be long; no line breaks). */
-function IsHeaderRecord() {
-  return (object: object, propertyName: string) =>
-    registerDecorator({
-      name: 'isHeaderRecord',
-      target: object.constructor,
-      propertyName,
-      validator: {
-        validate: (value: unknown) =>
-          typeof value === 'object' &&
-          value !== null &&
-          !Array.isArray(value) &&
-          Object.keys(value).length <= MAX_HEADERS &&
-          Object.entries(value).every(([name, v]) => HEADER_NAME.test(name) && typeof v === 'string' && v.length <= MAX_HEADER_VALUE && !/[\r\n\0]/.test(v)),
-        defaultMessage: () => `${propertyName} must be an object of at most ${MAX_HEADERS} header names to string values (no line breaks, at most ${MAX_HEADER_VALUE} characters)`,
-      },
-    });
-}
+const IsHeaderRecord = () =>
+  IsRecordOf(
+    'isHeaderRecord',
+    MAX_HEADERS,
+    (name, v) => HEADER_NAME.test(name) && typeof v === 'string' && v.length <= MAX_HEADER_VALUE && !/[\r\n\0]/.test(v),
+    (property) => `${property} must be an object of at most ${MAX_HEADERS} header names to string values (no line breaks, at most ${MAX_HEADER_VALUE} characters)`,
+  );
 
 export class McpServerCreateDto {
   @ApiProperty() @IsString() @Length(1, 200)
