@@ -206,7 +206,7 @@ async function main(): Promise<void> {
     const analytics = new AnalyticsService(ds);
     const spend = new SpendService(ds);
     const adminKey = { id: '00000000-0000-4000-8000-000000000001', role: 'admin' } as ApiKeyPrincipal;
-    const userKey = { id: '00000000-0000-4000-8000-000000000002', role: 'user' } as ApiKeyPrincipal;
+    const userKey = { id: '00000000-0000-4000-8000-000000000002', role: 'member' } as ApiKeyPrincipal;
     const logQuery = (fields: Partial<LogQueryDto>) => Object.assign(new LogQueryDto(), { limit: 50, include_bodies: false }, fields);
     const now = Date.now();
     const ago = (ms: number) => new Date(now - ms).toISOString();

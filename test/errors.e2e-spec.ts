@@ -41,7 +41,7 @@ describe('gateway-made errors', () => {
       const user = await createApiKey(gateway, { name: 'plain user', role: 'user' });
       for (const [method, path] of [['GET', '/v1/api-keys'], ['POST', '/v1/api-keys'], ['GET', '/v1/virtual-keys'], ['GET', '/v1/configs']]) {
         const response = await call(gateway, path, { method, apiKey: user.key, body: method === 'POST' ? { name: 'x' } : undefined });
-        expectError(response, 403, { type: 'permission_error', code: 'admin_required', message: /role admin/ });
+        expectError(response, 403, { type: 'permission_error', code: 'admin_required', message: /role owner or admin/ });
       }
     });
   });

@@ -26,7 +26,7 @@ describe('admin API and secrets at rest', () => {
   describe('API keys', () => {
     it('create returns the secret once; list and get never return it nor its hash', async () => {
       const created = await createApiKey(gateway, { name: 'ci bot', role: 'user', metadata: { team: 'ci' }, budget_limit_usd: 5, budget_period: 'monthly' });
-      expect(created).toMatchObject({ object: 'api_key', name: 'ci bot', role: 'user', metadata: { team: 'ci' }, budget_limit_usd: 5, budget_period: 'monthly', spent_usd: 0 });
+      expect(created).toMatchObject({ object: 'api_key', name: 'ci bot', role: 'member', workspace: 'default', metadata: { team: 'ci' }, budget_limit_usd: 5, budget_period: 'monthly', spent_usd: 0 });
       expect(created.key).toMatch(/^gk-[A-Za-z0-9_-]{20,}$/);
       expect(created.key_hint).not.toContain(created.key.slice(3, -4));
 
@@ -51,7 +51,7 @@ describe('admin API and secrets at rest', () => {
 
       const patched = await admin(gateway, 'PATCH', `/v1/api-keys/${created.id}`, { name: 'renamed', role: 'user', metadata: { env: 'prod' } });
       expect(patched.status).toBe(200);
-      expect(patched.body).toMatchObject({ id: created.id, name: 'renamed', role: 'user', metadata: { env: 'prod' } });
+      expect(patched.body).toMatchObject({ id: created.id, name: 'renamed', role: 'member', metadata: { env: 'prod' } });
       expect(patched.body.key).toBeUndefined();
       expectError(await call(gateway, '/v1/api-keys', { apiKey: created.key }), 403, { type: 'permission_error', code: 'admin_required' });
 

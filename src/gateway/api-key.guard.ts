@@ -3,13 +3,17 @@ import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { authenticate } from '../modules/keys/authenticate';
 import { KeyLookupService } from '../modules/keys/key-lookup.service';
+import { Permission, Role, ROLES, roleMay } from '../modules/workspaces/roles';
+import { WorkspaceDirectory } from '../modules/workspaces/workspace-directory.service';
+import { scopeOf } from '../modules/workspaces/workspace-scope';
 import { maybeContextOf } from './request-context';
-import { ADMIN_ONLY, OPERATION, PUBLIC } from './request-context.decorator';
+import { OPERATION, PERMISSION, PUBLIC } from './request-context.decorator';
 import { GatewayError } from '../common/errors/gateway-error';
 
 /**
  * Second step of the request path: `x-gateway-api-key` to an API key, from the
- * in-process cache. Also reads the request-wide headers every operation shares
+ * in-process cache, and the one place where a route's permission is checked against the
+ * caller's role (roles.ts). Also reads the request-wide headers every operation shares
  * (trace id, metadata), so that a bad one is a 400 before any work is done.
  */
 @Injectable()
@@ -17,6 +21,7 @@ export class ApiKeyGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly keys: KeyLookupService,
+    private readonly workspaces: WorkspaceDirectory,
   ) {}
 
   /** Route metadata read once per handler, not on every request. */
@@ -30,10 +35,15 @@ export class ApiKeyGuard implements CanActivate {
     const context = maybeContextOf(req);
     if (context) context.operation = facts.operation;
 
-    const key = await authenticate(this.keys, req.headers, context);
-    if (facts.adminOnly && key.role !== 'admin') {
-      throw GatewayError.permission('This operation needs an API key with role admin', 'admin_required');
+    const principal = await authenticate(this.keys, req.headers, context);
+    if (facts.permission === 'models.call') {
+      // The hot path: the key's own role, no workspace to work out.
+      if (!roleMay(principal.role, 'models.call')) throw forbidden(principal.role, 'models.call');
+      return true;
     }
+    const scope = await scopeOf(principal, req.headers['x-gateway-workspace'], this.workspaces);
+    if (!roleMay(scope.caller.role, facts.permission)) throw forbidden(scope.caller.role, facts.permission);
+    if (context) context.scope = scope;
     return true;
   }
 
@@ -42,19 +52,26 @@ export class ApiKeyGuard implements CanActivate {
     let facts = this.routeFacts.get(handler);
     if (!facts) {
       const targets = [handler, execution.getClass()];
-      facts = {
-        isPublic: this.reflector.getAllAndOverride<boolean>(PUBLIC, targets) ?? false,
-        operation: this.reflector.getAllAndOverride<string>(OPERATION, targets),
-        adminOnly: this.reflector.getAllAndOverride<boolean>(ADMIN_ONLY, targets) ?? false,
-      };
+      const operation = this.reflector.getAllAndOverride<string>(OPERATION, targets);
+      const isPublic = this.reflector.getAllAndOverride<boolean>(PUBLIC, targets) ?? false;
+      const permission = this.reflector.getAllAndOverride<Permission>(PERMISSION, targets) ?? (operation ? 'models.call' : undefined);
+      if (!isPublic && !permission) throw new Error(`${execution.getClass().name}.${handler.name} declares no permission: add @Permission(), @Operation() or @Public()`);
+      facts = { isPublic, operation, permission: permission ?? 'models.call' };
       this.routeFacts.set(handler, facts);
     }
     return facts;
   }
 }
 
+/** Names the roles that would do, with the codes clients already know for the admin routes. */
+function forbidden(role: Role, permission: Permission): GatewayError {
+  const roles = ROLES.filter((r) => roleMay(r, permission));
+  const code = permission === 'resources.read' || permission === 'resources.write' ? 'admin_required' : roles.length === 1 ? 'owner_required' : 'role_not_allowed';
+  return GatewayError.permission(`This operation needs role ${roles.join(' or ')}; the caller's role here is ${role}`, code);
+}
+
 interface RouteFacts {
   isPublic: boolean;
   operation: string | undefined;
-  adminOnly: boolean;
+  permission: Permission;
 }

@@ -9,6 +9,7 @@ import type { RoutePlan } from '../modules/routing/route-plan';
 import type { ApiKeyPrincipal } from '../modules/keys/key-lookup.service';
 import type { BudgetHold, RateWindow } from '../modules/budgets/budget-types';
 import type { ToolCallRecord } from '../modules/logging/tool-call-record';
+import type { WorkspaceScope } from '../modules/workspaces/workspace-scope';
 
 /**
  * The fixed facts of one request, from the first middleware to the log row: who called,
@@ -25,6 +26,8 @@ export class RequestContext {
 
   operation?: string;
   principal?: ApiKeyPrincipal;
+  /** Where an admin-API call acts (set by the key guard on every route but the model operations). */
+  scope?: WorkspaceScope;
   route?: RoutePlan;
   metadata: Record<string, string> = {};
   /** The prompt template and version a prompt call ran. */

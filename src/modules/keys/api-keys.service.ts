@@ -13,6 +13,9 @@ import { KeyChangeNotifier } from './key-change-notifier.service';
 import { KeyLookupService } from './key-lookup.service';
 import { mcpAccessOf } from './mcp-access-fields';
 import { SpendService } from './spend.service';
+import { LEGACY_ROLES, outranks, Role } from '../workspaces/roles';
+import { WorkspaceDirectory } from '../workspaces/workspace-directory.service';
+import { inScope, scopeWhere, WorkspaceScope } from '../workspaces/workspace-scope';
 
 export function generateApiKeySecret(): string {
   return `gk-${randomBytes(24).toString('base64url')}`;
@@ -26,15 +29,20 @@ export class ApiKeysService {
     private readonly keyChanges: KeyChangeNotifier,
     private readonly spend: SpendService,
     private readonly lookup: KeyLookupService,
+    private readonly workspaces: WorkspaceDirectory,
   ) {}
 
-  async create(dto: ApiKeyCreateDto): Promise<Record<string, unknown>> {
+  async create(scope: WorkspaceScope, dto: ApiKeyCreateDto): Promise<Record<string, unknown>> {
+    const workspaceId = await this.workspaceFor(scope, dto.workspace);
+    const role = roleOf(dto.role) ?? 'member';
+    mayGive(scope, role);
     await this.checkDefaults(dto);
     const secret = generateApiKeySecret();
     const row = await this.repo.save(
       this.repo.create({
+        workspaceId,
         name: dto.name,
-        role: dto.role ?? 'user',
+        role,
         keyHash: sha256(secret),
         keyHint: maskSecret(secret),
         metadata: dto.metadata ?? {},
@@ -47,22 +55,26 @@ export class ApiKeysService {
     return { ...(await this.toResponse(row)), key: secret };
   }
 
-  async list(limit: number, cursor?: string): Promise<ListPage<Record<string, unknown>>> {
-    const page = await pageNewestFirst(this.repo, 'row.revoked_at is null', limit, cursor);
+  async list(scope: WorkspaceScope, limit: number, cursor?: string): Promise<ListPage<Record<string, unknown>>> {
+    const visible = scope.visible === null ? '' : ' and row.workspace_id in (:...visible)';
+    const page = await pageNewestFirst(this.repo, `row.revoked_at is null${visible}`, limit, cursor, { visible: scope.visible });
     return { ...page, data: await Promise.all(page.data.map((row) => this.toResponse(row))) };
   }
 
-  async get(id: string): Promise<Record<string, unknown>> {
-    return this.toResponse(await this.find(id));
+  async get(scope: WorkspaceScope, id: string): Promise<Record<string, unknown>> {
+    return this.toResponse(await this.find(scope, id));
   }
 
-  async update(id: string, dto: ApiKeyUpdateDto): Promise<Record<string, unknown>> {
-    const row = await this.find(id);
+  async update(scope: WorkspaceScope, id: string, dto: ApiKeyUpdateDto): Promise<Record<string, unknown>> {
+    const row = await this.find(scope, id);
+    mayChange(scope, row);
+    const role = roleOf(dto.role);
+    if (role) mayGive(scope, role);
     await this.checkDefaults(dto);
-    const demoted = row.role === 'admin' && dto.role === 'user';
+    const demoted = row.role === 'owner' && role !== undefined && role !== 'owner';
     Object.assign(row, {
       ...(dto.name !== undefined && { name: dto.name }),
-      ...(dto.role !== undefined && { role: dto.role }),
+      ...(role !== undefined && { role }),
       ...(dto.metadata !== undefined && { metadata: dto.metadata }),
       ...(dto.default_virtual_key !== undefined && { defaultVirtualKey: dto.default_virtual_key }),
       ...(dto.default_config !== undefined && { defaultConfig: dto.default_config }),
@@ -70,7 +82,7 @@ export class ApiKeysService {
       ...mcpAccessOf(dto),
     });
     const saved = await this.repo.manager.transaction(async (tx) => {
-      if (demoted) await adminMayGo(tx, row, 'demoted');
+      if (demoted) await ownerMayGo(tx, row, 'demoted');
       return tx.save(row);
     });
     await this.keyChanges.changed('api_keys');
@@ -78,10 +90,11 @@ export class ApiKeysService {
   }
 
   /** Revokes: the row stays, so its logs still name it. */
-  async revoke(id: string): Promise<Record<string, unknown>> {
-    const row = await this.find(id);
+  async revoke(scope: WorkspaceScope, id: string): Promise<Record<string, unknown>> {
+    const row = await this.find(scope, id);
+    mayChange(scope, row);
     await this.repo.manager.transaction(async (tx) => {
-      if (row.role === 'admin') await adminMayGo(tx, row, 'revoked');
+      if (row.role === 'owner' || row.isBootstrap) await ownerMayGo(tx, row, 'revoked');
       await tx.update(ApiKeyEntity, { id: row.id }, { revokedAt: new Date() });
     });
     await this.keyChanges.changed('api_keys');
@@ -98,8 +111,16 @@ export class ApiKeysService {
     }
   }
 
-  private async find(id: string): Promise<ApiKeyEntity> {
-    const row = isUuid(id) ? await this.repo.findOneBy({ id, revokedAt: IsNull() }) : null;
+  /** The workspace a new key goes to: the one named, if the caller may act there, else the caller's. */
+  private async workspaceFor(scope: WorkspaceScope, slug: string | undefined): Promise<string> {
+    if (slug === undefined) return scope.workspaceId;
+    const workspace = await this.workspaces.bySlug(slug);
+    if (!workspace || !inScope(scope, workspace.id)) throw GatewayError.notFound(`No workspace '${slug}'`, 'workspace_not_found');
+    return workspace.id;
+  }
+
+  private async find(scope: WorkspaceScope, id: string): Promise<ApiKeyEntity> {
+    const row = isUuid(id) ? await this.repo.findOneBy({ id, revokedAt: IsNull(), ...scopeWhere(scope) }) : null;
     if (!row) throw GatewayError.notFound(`No API key with id '${id}'`, 'api_key_not_found');
     return row;
   }
@@ -110,6 +131,8 @@ export class ApiKeysService {
       object: 'api_key',
       name: row.name,
       role: row.role,
+      workspace: (await this.workspaces.byId(row.workspaceId))?.slug ?? null,
+      workspace_id: row.workspaceId,
       key_hint: row.keyHint,
       /** GATEWAY_ADMIN_KEY's own row: it cannot be revoked or demoted. */
       is_bootstrap: row.isBootstrap,
@@ -129,18 +152,36 @@ export class ApiKeysService {
   }
 }
 
+function roleOf(name: string | undefined): Role | undefined {
+  return name === undefined ? undefined : (LEGACY_ROLES[name] ?? (name as Role));
+}
+
+/** Nobody gives a role above their own: only an owner makes owners (CONTRACT section 13). */
+function mayGive(scope: WorkspaceScope, role: Role): void {
+  if (!outranks(scope.caller.role, role)) {
+    throw new GatewayError(403, 'permission_error', `A caller with role ${scope.caller.role} cannot give the role ${role}`, 'role_not_allowed', 'role');
+  }
+}
+
+/** Nor changes or revokes a key that outranks it (an admin cannot revoke an owner's key). */
+function mayChange(scope: WorkspaceScope, row: ApiKeyEntity): void {
+  if (!outranks(scope.caller.role, row.role)) {
+    throw GatewayError.permission(`A caller with role ${scope.caller.role} cannot change a key with role ${row.role}`, 'role_not_allowed');
+  }
+}
+
 /**
- * Nobody may lock the admins out, whatever client asks: the bootstrap key (GATEWAY_ADMIN_KEY,
- * recreated only at a restart) and the last usable admin key are neither revoked nor demoted
- * (409). The admin rows stay locked until the caller's change commits, so two admins revoking
- * each other at once cannot both succeed.
+ * Nobody may lock the organisation out, whatever client asks: the bootstrap key
+ * (GATEWAY_ADMIN_KEY, recreated only at a restart) and the last usable owner key are
+ * neither revoked nor demoted (409). The owner rows stay locked until the caller's change
+ * commits, so two owners revoking each other at once cannot both succeed.
  */
-async function adminMayGo(tx: EntityManager, row: ApiKeyEntity, what: 'revoked' | 'demoted'): Promise<void> {
+async function ownerMayGo(tx: EntityManager, row: ApiKeyEntity, what: 'revoked' | 'demoted'): Promise<void> {
   if (row.isBootstrap) {
     throw GatewayError.conflict(`The bootstrap admin key cannot be ${what}: it is GATEWAY_ADMIN_KEY; change that variable and restart to replace it`, 'bootstrap_key');
   }
-  const admins: { id: string }[] = await tx.query(`select id from api_keys where role = 'admin' and revoked_at is null and (expires_at is null or expires_at > now()) order by id for update`);
-  if (!admins.some((admin) => admin.id !== row.id)) throw GatewayError.conflict(`The last admin key cannot be ${what}: create another admin key first`, 'last_admin_key');
+  const owners: { id: string }[] = await tx.query(`select id from api_keys where role = 'owner' and revoked_at is null and (expires_at is null or expires_at > now()) order by id for update`);
+  if (!owners.some((owner) => owner.id !== row.id)) throw GatewayError.conflict(`The last owner key cannot be ${what}: create another owner key first`, 'last_owner_key');
 }
 
 /** The budget/limit fields of a create or update body, as entity fields. */

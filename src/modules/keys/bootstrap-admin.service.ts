@@ -38,7 +38,7 @@ export class BootstrapAdminService implements OnApplicationBootstrap {
         .createQueryBuilder()
         .insert()
         .into(ApiKeyEntity)
-        .values({ name: 'bootstrap admin', role: 'admin', keyHash: hash, keyHint: maskSecret(secret), isBootstrap: true, revokedAt: null })
+        .values({ name: 'bootstrap admin', role: 'owner', keyHash: hash, keyHint: maskSecret(secret), isBootstrap: true, revokedAt: null })
         .orUpdate(['is_bootstrap', 'revoked_at', 'role'], ['key_hash'])
         .execute();
     });

@@ -28,9 +28,15 @@ const budgetOf = (row: { budgetLimitUsd: number | null; budgetPeriod: BudgetPeri
 
 /** The caller, as the request path sees it; `allowedMcpServers`/`allowedMcpTools`: which MCP servers and tools it may use. */
 export interface ApiKeyPrincipal extends McpAccessFields {
+  /** An API key, or a person signed in to the dashboard (the auth module's session). */
+  kind: 'api_key' | 'person';
   id: string;
   name: string;
   role: ApiKeyRole;
+  /** The workspace the key belongs to: it acts there only (an owner anywhere). */
+  workspaceId: string;
+  /** A person's roles in each workspace they belong to (`x-gateway-workspace` picks one); absent for API keys. */
+  memberships?: { workspaceId: string; role: ApiKeyRole }[];
   expiresAt: Date | null;
   metadata: Record<string, string>;
   budget: KeyBudget | null;
@@ -173,7 +179,7 @@ export class KeyLookupService implements OnApplicationBootstrap {
   private async loadApiKey(hash: string): Promise<ApiKeyPrincipal | null> {
     const row = await this.apiKeyRepo.findOneBy({ keyHash: hash, revokedAt: IsNull() });
     if (!row) return null;
-    return { id: row.id, name: row.name, role: row.role, expiresAt: row.expiresAt, metadata: row.metadata, budget: budgetOf(row), rateLimits: row.rateLimits ?? [],
+    return { kind: 'api_key', id: row.id, name: row.name, role: row.role, workspaceId: row.workspaceId, expiresAt: row.expiresAt, metadata: row.metadata, budget: budgetOf(row), rateLimits: row.rateLimits ?? [],
       defaultConfig: row.defaultConfig, defaultVirtualKey: row.defaultVirtualKey, allowedMcpServers: row.allowedMcpServers, allowedMcpTools: row.allowedMcpTools };
   }
 

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { AdminOnly } from '../../gateway/request-context.decorator';
+import { Permission, Scope } from '../../gateway/request-context.decorator';
+import type { WorkspaceScope } from '../workspaces/workspace-scope';
 import { ListQueryDto } from '../../common/http/list.dto';
 import { ApiKeysService } from './api-keys.service';
 import { ConfigsService } from './configs.service';
@@ -13,42 +14,44 @@ import { VirtualKeysService } from './virtual-keys.service';
 
 @ApiTags('admin: api keys')
 @ApiSecurity('gateway-api-key')
-@AdminOnly()
+@Permission('resources.write')
 @Controller('v1/api-keys')
 export class ApiKeysController {
   constructor(private readonly apiKeys: ApiKeysService) {}
 
   @Post()
   @ApiOperation({ summary: 'Create an API key; the secret is in `key`, returned only here' })
-  create(@Body() dto: ApiKeyCreateDto) {
-    return this.apiKeys.create(dto);
+  create(@Scope() scope: WorkspaceScope, @Body() dto: ApiKeyCreateDto) {
+    return this.apiKeys.create(scope, dto);
   }
 
   @Get()
-  list(@Query() query: ListQueryDto) {
-    return this.apiKeys.list(query.limit, query.cursor);
+  @Permission('resources.read')
+  list(@Scope() scope: WorkspaceScope, @Query() query: ListQueryDto) {
+    return this.apiKeys.list(scope, query.limit, query.cursor);
   }
 
   @Get(':id')
-  get(@Param('id') id: string) {
-    return this.apiKeys.get(id);
+  @Permission('resources.read')
+  get(@Scope() scope: WorkspaceScope, @Param('id') id: string) {
+    return this.apiKeys.get(scope, id);
   }
 
   @Patch(':id')
-  update(@Param('id') id: string, @Body() dto: ApiKeyUpdateDto) {
-    return this.apiKeys.update(id, dto);
+  update(@Scope() scope: WorkspaceScope, @Param('id') id: string, @Body() dto: ApiKeyUpdateDto) {
+    return this.apiKeys.update(scope, id, dto);
   }
 
   @Delete(':id')
   @ApiOperation({ summary: 'Revoke an API key' })
-  remove(@Param('id') id: string) {
-    return this.apiKeys.revoke(id);
+  remove(@Scope() scope: WorkspaceScope, @Param('id') id: string) {
+    return this.apiKeys.revoke(scope, id);
   }
 }
 
 @ApiTags('admin: virtual keys')
 @ApiSecurity('gateway-api-key')
-@AdminOnly()
+@Permission('resources.write')
 @Controller('v1/virtual-keys')
 export class VirtualKeysController {
   constructor(private readonly virtualKeys: VirtualKeysService) {}
@@ -59,11 +62,13 @@ export class VirtualKeysController {
   }
 
   @Get()
+  @Permission('resources.read')
   list(@Query() query: ListQueryDto) {
     return this.virtualKeys.list(query.limit, query.cursor);
   }
 
   @Get(':idOrSlug')
+  @Permission('resources.read')
   get(@Param('idOrSlug') idOrSlug: string) {
     return this.virtualKeys.get(idOrSlug);
   }
@@ -81,7 +86,7 @@ export class VirtualKeysController {
 
 @ApiTags('admin: configs')
 @ApiSecurity('gateway-api-key')
-@AdminOnly()
+@Permission('resources.write')
 @Controller('v1/configs')
 export class ConfigsController {
   constructor(private readonly configs: ConfigsService) {}
@@ -92,17 +97,20 @@ export class ConfigsController {
   }
 
   @Get()
+  @Permission('resources.read')
   list(@Query() query: ListQueryDto) {
     return this.configs.list(query.limit, query.cursor);
   }
 
   @Get(':idOrSlug')
+  @Permission('resources.read')
   @ApiOperation({ summary: 'Read a config: its latest version, or the one `version` names' })
   get(@Param('idOrSlug') idOrSlug: string, @Query() query: ConfigReadQueryDto) {
     return this.configs.get(idOrSlug, query.version);
   }
 
   @Get(':idOrSlug/versions')
+  @Permission('resources.read')
   @ApiOperation({ summary: 'List the versions of a config, newest first' })
   versions(@Param('idOrSlug') idOrSlug: string, @Query() query: ListQueryDto) {
     return this.configs.versions(idOrSlug, query.limit, query.cursor);
@@ -122,7 +130,7 @@ export class ConfigsController {
 
 @ApiTags('admin: end users')
 @ApiSecurity('gateway-api-key')
-@AdminOnly()
+@Permission('resources.write')
 @Controller('v1/end-users')
 export class EndUsersController {
   constructor(private readonly endUsers: EndUsersService) {}
@@ -134,11 +142,13 @@ export class EndUsersController {
   }
 
   @Get()
+  @Permission('resources.read')
   list(@Query() query: ListQueryDto) {
     return this.endUsers.list(query.limit, query.cursor);
   }
 
   @Get(':idOrUser')
+  @Permission('resources.read')
   get(@Param('idOrUser') idOrUser: string) {
     return this.endUsers.get(idOrUser);
   }

@@ -13,11 +13,16 @@ import { KeyLookupService } from './key-lookup.service';
 import { ApiKeysController, ConfigsController, EndUsersController, VirtualKeysController } from './keys.controller';
 import { SpendService } from './spend.service';
 import { VirtualKeysService } from './virtual-keys.service';
+import { WorkspaceDirectory } from '../workspaces/workspace-directory.service';
+import { WorkspaceEntity } from '../workspaces/workspace.entity';
+import { WorkspacesController } from '../workspaces/workspaces.controller';
+import { WorkspacesService } from '../workspaces/workspaces.service';
 
+/** Keys and what owns them: workspaces live here too, since every key belongs to one and the guard needs both. */
 @Module({
-  imports: [TypeOrmModule.forFeature([ApiKeyEntity, VirtualKeyEntity, StoredConfigEntity, EndUserEntity])],
-  controllers: [ApiKeysController, VirtualKeysController, ConfigsController, EndUsersController],
-  providers: [KeyLookupService, KeyChangeNotifier, ApiKeysService, VirtualKeysService, ConfigsService, EndUsersService, SpendService, BootstrapAdminService],
-  exports: [KeyLookupService, KeyChangeNotifier],
+  imports: [TypeOrmModule.forFeature([ApiKeyEntity, VirtualKeyEntity, StoredConfigEntity, EndUserEntity, WorkspaceEntity])],
+  controllers: [WorkspacesController, ApiKeysController, VirtualKeysController, ConfigsController, EndUsersController],
+  providers: [KeyLookupService, KeyChangeNotifier, ApiKeysService, VirtualKeysService, ConfigsService, EndUsersService, SpendService, BootstrapAdminService, WorkspacesService, WorkspaceDirectory],
+  exports: [KeyLookupService, KeyChangeNotifier, WorkspaceDirectory],
 })
 export class KeysModule {}

@@ -12,7 +12,7 @@ export class SpendService {
   constructor(private readonly dataSource: DataSource) {}
 
   async budgetStatus(
-    column: 'api_key_id' | 'virtual_key_id' | 'end_user',
+    column: 'api_key_id' | 'virtual_key_id' | 'end_user' | 'workspace_id',
     row: { id: string; user?: string; budgetLimitUsd: number | null; budgetPeriod: BudgetPeriod | null },
   ): Promise<{ spent_usd: number; budget_remaining_usd: number | null; budget_period_start: string | null }> {
     const periodStart = budgetPeriodStart(row.budgetPeriod);

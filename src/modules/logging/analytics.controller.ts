@@ -1,13 +1,14 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { RequestContext } from '../../gateway/request-context';
-import { Ctx } from '../../gateway/request-context.decorator';
+import { Ctx, Permission } from '../../gateway/request-context.decorator';
 import { AnalyticsService } from './analytics.service';
 import { AnalyticsQueryDto } from './dto/analytics-query.dto';
 import { AnalyticsTimeseriesQueryDto } from './dto/analytics-timeseries-query.dto';
 
 @ApiTags('logs')
 @ApiSecurity('gateway-api-key')
+@Permission('logs.read')
 @Controller('v1/analytics')
 export class AnalyticsController {
   constructor(private readonly analytics: AnalyticsService) {}

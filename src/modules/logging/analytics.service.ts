@@ -90,7 +90,7 @@ export class AnalyticsService {
     if (from >= to) throw GatewayError.invalidRequest('from must be before to', 'from');
     const sql = new Parameters();
     const grouping = GROUPINGS[query.group_by] ?? metadataGrouping(query.group_by.slice('metadata.'.length), sql);
-    const scope = caller.role === 'admin' ? null : sql.add(caller.id);
+    const scope = caller.role !== 'member' ? null : sql.add(caller.id);
     const exact = to.getTime() - from.getTime() <= EXACT_RANGE_MAX_MS;
     const byVirtualKey = query.group_by === 'virtual_key';
     const groups = exact
@@ -143,7 +143,7 @@ export class AnalyticsService {
     }
     const sql = new Parameters();
     const [toParam, intervalParam, startParam] = [sql.add(to), sql.add(interval), sql.add(start)];
-    const scope = caller.role === 'admin' ? null : sql.add(caller.id);
+    const scope = caller.role !== 'member' ? null : sql.add(caller.id);
     // A minute interval never reaches the rollups: 1,500 minutes are under EXACT_RANGE_MAX_MS.
     const exact = span <= EXACT_RANGE_MAX_MS || interval === 'minute';
     const bucketOf = (timestamp: string) => `date_trunc(${intervalParam}, ${timestamp} at time zone 'UTC')`;

@@ -9,6 +9,7 @@ import { CounterStore, type RowSettlements } from '../budgets/counter-store';
 import { RequestLogEntity } from './entities/request-log.entity';
 import { LogJournal, type JournalEntry } from './log-journal';
 import { storableRecord } from './storable-record';
+import { DEFAULT_WORKSPACE_ID } from '../workspaces/workspace.entity';
 
 /** A log row, and what it does to budget and token-rate counters once stored (see CounterStore). */
 export type LogRecord = Partial<RequestLogEntity> & { budgetSettlements?: BudgetSettlement[]; tokenSettlements?: TokenSettlement[] };
@@ -200,7 +201,9 @@ export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
     const columns = this.dataSource.getMetadata(RequestLogEntity).columns;
     const names = columns.map((column) => `"${column.databaseName}"`).join(',');
     const fields = columns.map((column) => `"${column.propertyName}" ${String(column.type)}`).join(',');
-    return `insert into request_logs (${names}) select * from json_to_recordset($1::json) as r(${fields}) on conflict (id, created_at) do nothing`;
+    // A journal written before workspaces existed replays rows without one: they belong to `default`.
+    const values = columns.map((column) => (column.propertyName === 'workspaceId' ? `coalesce(r."workspaceId", '${DEFAULT_WORKSPACE_ID}')` : `r."${column.propertyName}"`)).join(',');
+    return `insert into request_logs (${names}) select ${values} from json_to_recordset($1::json) as r(${fields}) on conflict (id, created_at) do nothing`;
   }
 
   private schedule(delayMs: number): void {

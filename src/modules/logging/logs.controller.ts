@@ -2,7 +2,7 @@ import { Controller, Get, Param, Query, Req } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import type { RequestContext } from '../../gateway/request-context';
-import { Ctx } from '../../gateway/request-context.decorator';
+import { Ctx, Permission } from '../../gateway/request-context.decorator';
 import { LogQueryDto } from './dto/log-query.dto';
 import { LogsService } from './logs.service';
 
@@ -17,6 +17,7 @@ function metadataFilters(query: Request['query']): Record<string, string> {
 
 @ApiTags('logs')
 @ApiSecurity('gateway-api-key')
+@Permission('logs.read')
 @Controller('v1/logs')
 export class LogsController {
   constructor(private readonly logs: LogsService) {}

@@ -27,7 +27,7 @@ export class LogsService {
       qb.select(columns.map((c) => `log.${c.propertyName}`));
     }
     // A user-role key reads only its own requests.
-    const apiKeyId = caller.role === 'admin' ? query.api_key_id : caller.id;
+    const apiKeyId = caller.role !== 'member' ? query.api_key_id : caller.id;
     const filters: [string, unknown][] = [
       ['end_user', query.user],
       ['model', query.model],
@@ -54,7 +54,7 @@ export class LogsService {
 
   async get(id: string, caller: ApiKeyPrincipal): Promise<Record<string, unknown>> {
     const row = isUuid(id) ? await this.find(id) : null;
-    if (!row || (caller.role !== 'admin' && row.apiKeyId !== caller.id)) throw GatewayError.notFound(`No log with id '${id}'`, 'log_not_found');
+    if (!row || (caller.role === 'member' && row.apiKeyId !== caller.id)) throw GatewayError.notFound(`No log with id '${id}'`, 'log_not_found');
     return toLogResponse(row);
   }
 

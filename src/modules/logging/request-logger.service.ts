@@ -15,6 +15,7 @@ import { RequestTracer } from '../telemetry/request-tracer.service';
 import { LogWriter } from './log-writer.service';
 import { redactBody, redactHeaders } from './redaction';
 import type { ToolCallLogEntry } from './tool-call-record';
+import { DEFAULT_WORKSPACE_ID } from '../workspaces/workspace.entity';
 
 /** How long a closed response's row waits for its attempts to end. */
 const ATTEMPTS_END_CAP_MS = 10_000;
@@ -184,6 +185,8 @@ export class RequestLogger {
       createdAt: context.createdAt,
       operation: context.operation!,
       apiKeyId: context.principal?.id ?? null,
+      // A request refused before its key was known is the default workspace's.
+      workspaceId: context.principal?.workspaceId ?? DEFAULT_WORKSPACE_ID,
       virtualKeyId: attempt?.target.virtualKeyId ?? null,
       configId: context.route?.configId ?? null,
       promptId: context.promptId,

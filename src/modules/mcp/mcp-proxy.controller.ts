@@ -2,7 +2,7 @@ import { All, Controller, HttpCode, Param, Post, Req, Res } from '@nestjs/common
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { RequestContext } from '../../gateway/request-context';
-import { Ctx } from '../../gateway/request-context.decorator';
+import { Ctx, Permission } from '../../gateway/request-context.decorator';
 import { McpProxy } from './mcp-proxy.service';
 
 /**
@@ -12,6 +12,7 @@ import { McpProxy } from './mcp-proxy.service';
  */
 @ApiTags('mcp')
 @ApiSecurity('gateway-api-key')
+@Permission('models.call')
 @Controller('v1/mcp')
 export class McpProxyController {
   constructor(private readonly proxy: McpProxy) {}

@@ -81,7 +81,7 @@ export class McpRegistry {
    */
   async accessOf(principal: ApiKeyPrincipal, virtualKey?: ResolvedVirtualKey | null): Promise<McpAccess> {
     const access = new Map<string, readonly string[] | null>();
-    const keyServers = principal.allowedMcpServers ?? (principal.role === 'admin' ? null : []);
+    const keyServers = principal.allowedMcpServers ?? (principal.role === 'admin' || principal.role === 'owner' ? null : []);
     for (const server of await this.list()) {
       if (keyServers && !keyServers.includes(server.slug)) continue;
       if (virtualKey?.allowedMcpServers && !virtualKey.allowedMcpServers.includes(server.slug)) continue;

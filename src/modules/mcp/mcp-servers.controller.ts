@@ -1,13 +1,13 @@
 import { Body, Controller, Delete, Get, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { ListQueryDto } from '../../common/http/list.dto';
-import { AdminOnly } from '../../gateway/request-context.decorator';
+import { Permission } from '../../gateway/request-context.decorator';
 import { McpServerCreateDto, McpServerUpdateDto } from './dto/mcp-server.dto';
 import { McpServersService } from './mcp-servers.service';
 
 @ApiTags('admin: MCP servers')
 @ApiSecurity('gateway-api-key')
-@AdminOnly()
+@Permission('resources.write')
 @Controller('v1/mcp-servers')
 export class McpServersController {
   constructor(private readonly servers: McpServersService) {}
@@ -19,11 +19,13 @@ export class McpServersController {
   }
 
   @Get()
+  @Permission('resources.read')
   list(@Query() query: ListQueryDto) {
     return this.servers.list(query.limit, query.cursor);
   }
 
   @Get(':idOrSlug')
+  @Permission('resources.read')
   get(@Param('idOrSlug') idOrSlug: string) {
     return this.servers.get(idOrSlug);
   }

@@ -1,12 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { AdminOnly } from '../../gateway/request-context.decorator';
+import { Permission } from '../../gateway/request-context.decorator';
 import { PriceQueryDto, PriceUpsertDto } from './dto/price.dto';
 import { PriceOverridesService } from './price-overrides.service';
 
 @ApiTags('admin: prices')
 @ApiSecurity('gateway-api-key')
-@AdminOnly()
+@Permission('organisation.manage')
 @Controller('v1/prices')
 export class PricesController {
   constructor(private readonly overrides: PriceOverridesService) {}
@@ -18,6 +18,7 @@ export class PricesController {
   }
 
   @Get()
+  @Permission('resources.read')
   @ApiOperation({ summary: 'Prices of every routed provider’s models (catalog, local table, overrides, each with its source), paged, filterable by provider and model; names the catalog and its version' })
   list(@Query() query: PriceQueryDto) {
     return this.overrides.list(query);

@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import type { RequestContext } from '../../gateway/request-context';
-import { AdminOnly, Ctx, Operation } from '../../gateway/request-context.decorator';
+import { Permission, Ctx, Operation } from '../../gateway/request-context.decorator';
 import { sendGatewayResult } from '../routing/gateway-result';
 import { ListQueryDto } from '../../common/http/list.dto';
 import { PromptCreateDto, PromptUpdateDto, PromptVersionQueryDto } from './dto/prompt.dto';
@@ -12,7 +12,7 @@ import { PromptsService } from './prompts.service';
 
 @ApiTags('admin: prompts')
 @ApiSecurity('gateway-api-key')
-@AdminOnly()
+@Permission('resources.write')
 @Controller('v1/prompts')
 export class PromptsController {
   constructor(
@@ -27,17 +27,20 @@ export class PromptsController {
   }
 
   @Get()
+  @Permission('resources.read')
   list(@Query() query: ListQueryDto) {
     return this.prompts.list(query.limit, query.cursor);
   }
 
   @Get(':idOrSlug')
+  @Permission('resources.read')
   @ApiOperation({ summary: 'Read a prompt: its latest version, or the one `version` names' })
   get(@Param('idOrSlug') idOrSlug: string, @Query() query: PromptVersionQueryDto) {
     return this.prompts.get(idOrSlug, query.version);
   }
 
   @Get(':idOrSlug/versions')
+  @Permission('resources.read')
   @ApiOperation({ summary: 'List the versions of a prompt, newest first' })
   versions(@Param('idOrSlug') idOrSlug: string, @Query() query: ListQueryDto) {
     return this.prompts.versions(idOrSlug, query.limit, query.cursor);
@@ -55,6 +58,7 @@ export class PromptsController {
   }
 
   @Post(':idOrSlug/render')
+  @Permission('resources.read')
   @HttpCode(200)
   @ApiOperation({ summary: 'The chat completion request a call would send, without sending it' })
   render(@Param('idOrSlug') idOrSlug: string, @Body() body: PromptCallDto, @Query() query: PromptVersionQueryDto) {

@@ -23,6 +23,7 @@ import type { RouteTarget } from '../routing/route-plan';
 import { leavesOf } from '../routing/route-tree';
 import { UpstreamClient } from '../upstream/upstream-client';
 import { type ClientEventCheck, type EarlyMessage, RealtimeSession, type UpstreamSocket } from './realtime-session';
+import { roleMay } from '../workspaces/roles';
 
 /** Browsers cannot set headers on a WebSocket: the key and the virtual key come as subprotocols. */
 const PROTOCOL_HEADERS: [prefix: string, header: string][] = [
@@ -77,7 +78,8 @@ export class RealtimeHandshake {
     this.requestLogger.opened();
     let upstream: UpstreamSocket | null = null;
     try {
-      await authenticate(this.keys, headers, context);
+      const key = await authenticate(this.keys, headers, context);
+      if (!roleMay(key.role, 'models.call')) throw GatewayError.permission(`This operation needs role owner, admin or member; the key's role is ${key.role}`, 'role_not_allowed');
       const model = new URL(req.url ?? '/', 'http://gateway').searchParams.get('model');
       if (!model) throw GatewayError.invalidRequest('The realtime session needs ?model=… in the URL', 'model');
       context.model = model;

@@ -78,7 +78,8 @@ export class RouteResolver {
   }
 
   private async choose(headers: IncomingHttpHeaders, model: unknown, principal: ApiKeyPrincipal | null): Promise<RoutePlan> {
-    const isAdmin = principal?.role === 'admin';
+    // Hosts an admin chose may be private (UpstreamHostPolicy); an owner is an admin everywhere.
+    const isAdmin = principal?.role === 'admin' || principal?.role === 'owner';
     const config = header(headers, 'x-gateway-config');
     if (config) return this.fromConfigHeader(config, isAdmin);
 

@@ -2,6 +2,7 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { operationsOf } from '../../providers/provider-operations';
 import { ProviderRegistry } from '../../providers/registry';
+import { Permission } from '../../gateway/request-context.decorator';
 
 export interface ProviderListResponse {
   object: 'list';
@@ -15,6 +16,7 @@ export interface ProviderListResponse {
  */
 @ApiTags('providers')
 @ApiSecurity('gateway-api-key')
+@Permission('models.call')
 @Controller('v1/providers')
 export class ProvidersController {
   /** The registry is fixed at start-up: the list is built once. */

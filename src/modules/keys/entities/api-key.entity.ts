@@ -1,14 +1,19 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 import { numericColumn } from '../../../database/column-transformers';
 import { BudgetPeriod, RateLimit } from '../key-limits';
+import type { Role } from '../../workspaces/roles';
 
-export type ApiKeyRole = 'admin' | 'user';
+export type ApiKeyRole = Role;
 
 /** A gateway API key (`gk-…`). Only the SHA-256 of the secret is stored. */
 @Entity('api_keys')
 export class ApiKeyEntity {
   @PrimaryGeneratedColumn('uuid')
   id: string;
+
+  /** The workspace the row belongs to (CONTRACT section 13). */
+  @Column('uuid', { name: 'workspace_id' })
+  workspaceId: string;
 
   @Column('text')
   name: string;

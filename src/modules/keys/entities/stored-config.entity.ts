@@ -6,6 +6,10 @@ export class StoredConfigEntity {
   @PrimaryGeneratedColumn('uuid')
   id: string;
 
+  /** The workspace the row belongs to (CONTRACT section 13). */
+  @Column('uuid', { name: 'workspace_id' })
+  workspaceId: string;
+
   @Column('text')
   name: string;
 

@@ -13,6 +13,10 @@ export class RequestLogEntity {
   @PrimaryColumn('uuid')
   id: string;
 
+  /** The workspace the row belongs to (CONTRACT section 13). */
+  @Column('uuid', { name: 'workspace_id' })
+  workspaceId: string;
+
   @Column('text', { name: 'trace_id' })
   traceId: string;
 

@@ -1,0 +1,52 @@
+/**
+ * Who may do what (CONTRACT section 13). A role belongs to an API key or to a signed-in
+ * person, always inside one workspace; `owner` is organisation-wide. Every route declares
+ * the permission it needs (`@Permission()`, or `models.call` for the model operations);
+ * the key guard checks it against GRANTS, in one place.
+ */
+export const ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** Accepted on input for today's `user` keys; always read back as `member`. */
+export const LEGACY_ROLES: Record<string, Role> = { user: 'member' };
+
+export const PERMISSIONS = [
+  /** Model operations, the MCP proxy, the provider list. */
+  'models.call',
+  /** The log and analytics: a `member` sees its own requests, the others their workspace's. */
+  'logs.read',
+  /** API keys, virtual keys, configs, prompts, MCP servers, end users, prices: read. */
+  'resources.read',
+  /** The same: create, change, delete, inside the caller's workspace. */
+  'resources.write',
+  /** Workspaces: read (a workspace key reads its own). */
+  'workspaces.read',
+  /** Workspaces: create, change (budgets, rate limits), delete; prices, which are organisation-wide. */
+  'organisation.manage',
+  /** The audit log of admin changes. */
+  'audit.read',
+] as const;
+export type Permission = (typeof PERMISSIONS)[number];
+
+const ALL: readonly Permission[] = PERMISSIONS;
+export const GRANTS: Record<Role, ReadonlySet<Permission>> = {
+  owner: new Set(ALL),
+  admin: new Set(['models.call', 'logs.read', 'resources.read', 'resources.write', 'workspaces.read']),
+  member: new Set(['models.call', 'logs.read', 'workspaces.read']),
+  viewer: new Set(['logs.read', 'workspaces.read']),
+};
+
+export function roleMay(role: Role, permission: Permission): boolean {
+  return GRANTS[role].has(permission);
+}
+
+/** A role and what it outranks: who may give which role to a key. */
+const RANK: Record<Role, number> = { owner: 3, admin: 2, member: 1, viewer: 0 };
+export function outranks(role: Role, other: Role): boolean {
+  return RANK[role] >= RANK[other];
+}
+
+/** `member`/`viewer` read only; `member` only its own requests. */
+export function readsOwnRequestsOnly(role: Role): boolean {
+  return role === 'member';
+}

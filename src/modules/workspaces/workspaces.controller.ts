@@ -1,0 +1,46 @@
+import { Body, Controller, Delete, Get, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ListQueryDto } from '../../common/http/list.dto';
+import { Permission, Scope } from '../../gateway/request-context.decorator';
+import { WorkspaceCreateDto, WorkspaceUpdateDto } from './dto/workspace.dto';
+import type { WorkspaceScope } from './workspace-scope';
+import { WorkspacesService } from './workspaces.service';
+
+@ApiTags('admin: workspaces')
+@ApiSecurity('gateway-api-key')
+@Permission('organisation.manage')
+@Controller('v1/workspaces')
+export class WorkspacesController {
+  constructor(private readonly workspaces: WorkspacesService) {}
+
+  @Post()
+  @ApiOperation({ summary: 'Create a workspace (organisation owners)' })
+  create(@Body() dto: WorkspaceCreateDto) {
+    return this.workspaces.create(dto);
+  }
+
+  @Get()
+  @Permission('workspaces.read')
+  @ApiOperation({ summary: 'The workspaces the caller acts in: every one for an owner' })
+  list(@Scope() scope: WorkspaceScope, @Query() query: ListQueryDto) {
+    return this.workspaces.list(scope, query.limit, query.cursor);
+  }
+
+  @Get(':idOrSlug')
+  @Permission('workspaces.read')
+  get(@Scope() scope: WorkspaceScope, @Param('idOrSlug') idOrSlug: string) {
+    return this.workspaces.get(scope, idOrSlug);
+  }
+
+  @Patch(':idOrSlug')
+  @ApiOperation({ summary: "Rename a workspace or change its budget and rate limits, which hold across all its keys" })
+  update(@Scope() scope: WorkspaceScope, @Param('idOrSlug') idOrSlug: string, @Body() dto: WorkspaceUpdateDto) {
+    return this.workspaces.update(scope, idOrSlug, dto);
+  }
+
+  @Delete(':idOrSlug')
+  @ApiOperation({ summary: 'Delete an empty workspace' })
+  remove(@Scope() scope: WorkspaceScope, @Param('idOrSlug') idOrSlug: string) {
+    return this.workspaces.remove(scope, idOrSlug);
+  }
+}
