@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api } from './api';
+import { api, ApiError } from './api';
 
 /** The admin objects a log row points at by id, and where each is read and shown. */
 export const KINDS = {
@@ -16,22 +16,29 @@ export interface Named {
   page: string;
 }
 
+/** Why a name is not known: the object is gone (404), or it could not be read now. */
+export type Unnamed = { missing: true } | { missing: false; reason: string };
+
 /**
  * One read per object while the page is open: every log detail that names the same key
- * shares it. A failed read (404 for a deleted object, no network) is remembered as null,
- * so the id is shown and not asked for again on each row.
+ * shares it. A 404 (a deleted object) is remembered too, so it is not asked for again on
+ * each row; any other failure is forgotten, to be tried again by the next detail.
  */
-const cache = new Map<string, Promise<Named | null>>();
+const cache = new Map<string, Promise<Named | Unnamed>>();
 
-export function lookUpName(kind: Kind, id: string): Promise<Named | null> {
+export function lookUpName(kind: Kind, id: string): Promise<Named | Unnamed> {
   const key = `${kind}:${id}`;
   let found = cache.get(key);
   if (!found) {
     const { api: path, page } = KINDS[kind];
     found = api<{ id: string; name?: string; slug?: string }>('GET', `${path}/${encodeURIComponent(id)}`).then(
       // Virtual keys, configs and prompts have their pages by slug, API keys by id.
-      (row) => ({ name: row.name || row.slug || id, page: `${page}/${encodeURIComponent(row.slug ?? row.id)}` }),
-      () => null,
+      (row): Named => ({ name: row.name || row.slug || id, page: `${page}/${encodeURIComponent(row.slug ?? row.id)}` }),
+      (e: ApiError): Unnamed => {
+        if (e.status === 404) return { missing: true };
+        cache.delete(key);
+        return { missing: false, reason: e.message };
+      },
     );
     cache.set(key, found);
   }
@@ -43,9 +50,9 @@ export function forgetNames(kind: Kind): void {
   for (const key of cache.keys()) if (key.startsWith(`${kind}:`)) cache.delete(key);
 }
 
-/** The name of an object: undefined while it is read, null when it could not be. */
-export function useName(kind: Kind, id: string): Named | null | undefined {
-  const [named, setNamed] = useState<Named | null | undefined>(undefined);
+/** The name of an object: undefined while it is read. */
+export function useName(kind: Kind, id: string): Named | Unnamed | undefined {
+  const [named, setNamed] = useState<Named | Unnamed | undefined>(undefined);
   useEffect(() => {
     let live = true;
     setNamed(undefined);

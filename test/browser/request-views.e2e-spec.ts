@@ -100,9 +100,11 @@ describe('request views in a browser', () => {
     ids.chat = stream.response.headers.get('x-gateway-request-id')!;
 
     const claude = new Anthropic({ baseURL: gateway.url, apiKey: 'unused', maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': 'claude-views' } });
+    // Streamed too: the log keeps the message assembled from the events.
     const message = await claude.messages
-      .create({ model: 'claude-sonnet-5-5', max_tokens: 100, system: 'Answer in French.', messages: [{ role: 'user', content: 'echo: Bonjour from Claude' }] })
+      .create({ model: 'claude-sonnet-5-5', max_tokens: 100, stream: true, system: 'Answer in French.', messages: [{ role: 'user', content: 'echo: Bonjour from Claude' }] })
       .withResponse();
+    for await (const _ of message.data) void _;
     ids.anthropic = message.response.headers.get('x-gateway-request-id')!;
 
     const responses = await openai(gateway, { 'x-gateway-virtual-key': 'openai-views' })
@@ -236,11 +238,11 @@ describe('request views in a browser', () => {
     expect(await vkFact.innerText()).toMatch(/^[0-9a-f-]{36} \(no such virtual key now\)/);
   });
 
-  it('reads an Anthropic message: system, user and the answer with its stop reason', async () => {
+  it('reads a streamed Anthropic message: system, user and the assembled answer with its stop reason', async () => {
     await openLog(ids.anthropic);
     const answer = detail().locator('section', { has: page.getByRole('heading', { name: /^Answer/ }) });
     await answer.waitFor();
-    expect(await answer.innerText()).toMatch(/^Answer\s*end_turn\s+ASSISTANT\s+Bonjour from Claude$/);
+    expect(await answer.innerText()).toMatch(/^Answer end_turn streamed, assembled by the gateway\s+ASSISTANT\s+Bonjour from Claude$/);
     expect(await detail().getByRole('heading', { name: /^Conversation/ }).innerText()).toMatch(/Anthropic messages, 2 messages/);
     expect(await detail().locator('ol.messages > li').allInnerTexts()).toEqual([expect.stringMatching(/^SYSTEM\s+Answer in French\.$/), expect.stringMatching(/^USER\s+echo: Bonjour from Claude$/)]);
     expect(await detail().getByTestId('name-virtual-key').innerText()).toBe('Claude views');

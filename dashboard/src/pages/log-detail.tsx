@@ -3,16 +3,21 @@ import { api, ApiError, ListPage, LogRow } from '../api';
 import { ConversationView } from '../components/conversation-view';
 import { JsonBlock } from '../components/json-block';
 import { NamedLink } from '../components/named-link';
+import { Guardrails, ToolCalls } from '../components/request-tables';
+import { TokensAndCost } from '../components/tokens-and-cost';
 import { Tabs } from '../components/tabs';
 import { TraceView } from '../components/trace-view';
 import { readConversation } from '../conversation';
-import { formatCost, formatDateTime, formatInt, formatMs, statusClass } from '../format';
+import { formatDateTime, formatMs, statusClass } from '../format';
 import { href, routeClick } from '../router';
 
 const VIEWS = [
   { id: 'chat', label: 'Conversation' },
   { id: 'json', label: 'Raw JSON' },
 ];
+/** The rows of a trace drawn at most (the API's page limit). */
+const TRACE_LIMIT = 500;
+
 /** The view last chosen, kept in this browser: who reads JSON keeps reading JSON. */
 const VIEW_KEY = 'ai-gateway.request-view';
 function preferredView(): string {
@@ -39,7 +44,7 @@ function preferView(view: string): void {
  */
 export function LogDetail({ id, onClose, filterPath }: { id: string; onClose: () => void; filterPath: (filters: [string, string][]) => string }) {
   const [log, setLog] = useState<LogRow | null>(null);
-  const [trace, setTrace] = useState<LogRow[] | null>(null);
+  const [trace, setTrace] = useState<ListPage<LogRow> | null>(null);
   const [traceError, setTraceError] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [view, setView] = useState(preferredView);
@@ -55,8 +60,8 @@ export function LogDetail({ id, onClose, filterPath }: { id: string; onClose: ()
       .then((row) => {
         if (!live) return;
         setLog(row);
-        api<ListPage<LogRow>>('GET', `/v1/logs?trace_id=${encodeURIComponent(row.trace_id)}&include_bodies=false&limit=500`).then(
-          (page) => live && setTrace(page.data),
+        api<ListPage<LogRow>>('GET', `/v1/logs?trace_id=${encodeURIComponent(row.trace_id)}&include_bodies=false&limit=${TRACE_LIMIT}`).then(
+          (page) => live && setTrace(page),
           (e: ApiError) => live && setTraceError(e.message),
         );
       })
@@ -94,7 +99,13 @@ export function LogDetail({ id, onClose, filterPath }: { id: string; onClose: ()
       </a>
     );
   };
-  const requestsLink = (filters: [string, string][], what: string) => <span class="small-text"> · {filterLink(filters, `its requests`)}<span class="visually-hidden"> (of this {what})</span></span>;
+  const requestsLink = (filters: [string, string][], what: string) => (
+    <span class="small-text">
+      {' · '}
+      {filterLink(filters, 'its requests')}
+      <span class="visually-hidden"> (of this {what})</span>
+    </span>
+  );
 
   const rawJson = log && (
     <>
@@ -231,46 +242,21 @@ export function LogDetail({ id, onClose, filterPath }: { id: string; onClose: ()
               </p>
             ) : trace === null ? (
               <p class="muted">Loading…</p>
-            ) : trace.length <= 1 ? (
+            ) : trace.data.length <= 1 ? (
               <p class="muted">One row: no retry, fallback or tool call.</p>
             ) : (
-              <TraceView rows={trace} currentId={log.id} />
+              <>
+                {trace.next_cursor && (
+                  <p class="warning small-text">
+                    This trace has more than {TRACE_LIMIT} rows: the newest {TRACE_LIMIT} are drawn. {filterLink([['trace_id', log.trace_id]], 'All its rows in the log')}.
+                  </p>
+                )}
+                <TraceView rows={trace.data} currentId={log.id} />
+              </>
             )}
           </section>
 
-          <section aria-labelledby="cost-title">
-            <h3 id="cost-title">Tokens and cost</h3>
-            <table class="data compact">
-              <tbody>
-                <tr>
-                  <th scope="row">Prompt tokens</th>
-                  <td class="num">{formatInt(log.prompt_tokens)}</td>
-                </tr>
-                <tr>
-                  <th scope="row">of which cached</th>
-                  <td class="num">{formatInt(log.cached_tokens)}</td>
-                </tr>
-                <tr>
-                  <th scope="row">Completion tokens</th>
-                  <td class="num">{formatInt(log.completion_tokens)}</td>
-                </tr>
-                <tr>
-                  <th scope="row">of which reasoning</th>
-                  <td class="num">{formatInt(log.reasoning_tokens)}</td>
-                </tr>
-                <tr>
-                  <th scope="row">Total tokens</th>
-                  <td class="num">{formatInt(log.total_tokens)}</td>
-                </tr>
-                <tr>
-                  <th scope="row">Cost</th>
-                  <td class="num" data-testid="detail-cost">
-                    <CostText log={log} />
-                  </td>
-                </tr>
-              </tbody>
-            </table>
-          </section>
+          <TokensAndCost log={log} />
 
           {log.tool_calls && log.tool_calls.length > 0 && <ToolCalls calls={log.tool_calls} />}
 
@@ -288,110 +274,9 @@ function answerError(log: LogRow): string | null {
   return log.status_code >= 400 ? `The request failed with status ${log.status_code}.` : null;
 }
 
-/** The MCP tools the gateway ran for this request (`x-gateway-mcp`), by model round, each linked to its own row. */
-function ToolCalls({ calls }: { calls: NonNullable<LogRow['tool_calls']> }) {
-  return (
-    <section aria-labelledby="tool-calls-title">
-      <h3 id="tool-calls-title">Tool calls run by the gateway</h3>
-      <div class="table-wrap">
-        <table class="data compact tool-calls">
-          <caption class="visually-hidden">Every MCP tool call the gateway ran for this request, by model round</caption>
-          <thead>
-            <tr>
-              <th scope="col" class="num">
-                Round
-              </th>
-              <th scope="col">Server</th>
-              <th scope="col">Tool</th>
-              <th scope="col">Result</th>
-              <th scope="col" class="num">
-                Latency
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {calls.map((call) => (
-              <tr key={call.log_id}>
-                <td data-label="Round" class="num">
-                  {call.round}
-                </td>
-                <td data-label="Server">{call.server}</td>
-                <td data-label="Tool">
-                  <a href={href(`/logs/${call.log_id}`)} onClick={(e) => routeClick(e, `/logs/${call.log_id}`)}>
-                    {call.tool}
-                  </a>
-                </td>
-                <td data-label="Result">
-                  <span class={call.is_error ? 'status status-4xx' : 'status status-2xx'}>{call.is_error ? 'error' : 'ok'}</span>
-                </td>
-                <td data-label="Latency" class="num">
-                  {call.latency_ms} ms
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-    </section>
-  );
-}
-
-/** Each guardrail of the request and the answer: passed or failed, whether it could deny, and every check's reason. */
-function Guardrails({ results }: { results: NonNullable<LogRow['guardrails']> }) {
-  const rows = (['input', 'output'] as const).flatMap((stage) => (results[stage] ?? []).flatMap((guardrail) => guardrail.checks.map((check) => ({ stage, guardrail, check }))));
-  return (
-    <section aria-labelledby="guardrails-title">
-      <h3 id="guardrails-title">Guardrails</h3>
-      <div class="table-wrap">
-        <table class="data compact">
-          <caption class="visually-hidden">Every guardrail check run on this request and its answer</caption>
-          <thead>
-            <tr>
-              <th scope="col">Stage</th>
-              <th scope="col">Guardrail</th>
-              <th scope="col">Check</th>
-              <th scope="col">Result</th>
-              <th scope="col">Reason</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map(({ stage, guardrail, check }, i) => (
-              <tr key={i}>
-                <td data-label="Stage">{stage}</td>
-                <td data-label="Guardrail">
-                  {guardrail.name}
-                  {guardrail.deny && <span class="tag">denies</span>}
-                </td>
-                <td data-label="Check">{check.type}</td>
-                <td data-label="Result">
-                  <span class={check.verdict ? 'status status-2xx' : 'status status-4xx'}>{check.verdict ? 'passed' : 'failed'}</span>
-                </td>
-                <td data-label="Reason">{check.reason}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-    </section>
-  );
-}
-
 function errorText(error: unknown): string | null {
   if (error === null || error === undefined) return null;
   if (typeof error === 'string') return error;
   const message = (error as { message?: unknown; error?: { message?: unknown } }).message ?? (error as { error?: { message?: unknown } }).error?.message;
   return typeof message === 'string' ? message : JSON.stringify(error);
-}
-
-/**
- * A log row's cost in words. No cost with no usage on a failure is a request that used
- * nothing (a guardrail's 446 before the provider, an unreachable provider): it cost nothing.
- * Only a request that used a model without a known price has an unknown cost.
- */
-function CostText({ log }: { log: LogRow }) {
-  if (log.cost_usd !== null) return <>{formatCost(log.cost_usd)}</>;
-  const usedNothing = log.prompt_tokens === null && log.completion_tokens === null && log.status_code >= 400;
-  if (usedNothing && log.status_code === 446) return <span>Not sent to the provider (a guardrail denied it): no cost</span>;
-  if (usedNothing) return <span>Failed without using the model: no cost</span>;
-  return <span>No price known for this model: cost unknown</span>;
 }
