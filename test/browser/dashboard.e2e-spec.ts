@@ -175,13 +175,15 @@ describe('dashboard in a browser', () => {
     await shot('logs-filtered');
   });
 
-  it('opens a request with Enter: bodies, headers, cost and the attempts of its trace; Escape closes it', async () => {
+  it('opens a request with Enter: bodies, headers, cost and the rows of its trace; Escape closes it', async () => {
     await page.goto(url('/logs?user=erin&status=200'));
     await logRowCount(1);
     const first = page.locator('a[data-log-id]').first();
     await first.focus();
     await page.keyboard.press('Enter');
     const detail = page.getByRole('region', { name: /chat\.completions/ });
+    // The conversation first (request-views.e2e-spec.ts), the bodies one tab away.
+    await detail.getByRole('tab', { name: 'Raw JSON' }).click();
     await detail.getByRole('heading', { name: 'Response body' }).waitFor();
     expect(page.url()).toMatch(/\/dashboard\/logs\/[0-9a-f-]{36}\?user=erin&status=200$/);
 
@@ -193,10 +195,11 @@ describe('dashboard in a browser', () => {
     expect(headers).not.toContain(gateway.adminKey);
     expect(await detail.getByTestId('detail-cost').innerText()).toMatch(/^\$\d/);
 
-    const attempts = detail.locator('table.attempts tbody tr');
+    // The request, and within it its failed first target.
+    const attempts = detail.getByTestId('trace-row');
     expect(await attempts.count()).toBe(2);
-    expect(await attempts.nth(0).innerText()).toMatch(/503/);
-    expect(await attempts.nth(1).innerText()).toMatch(/this one/);
+    expect(await attempts.nth(0).locator('> .span-row').innerText()).toMatch(/this one/);
+    expect(await attempts.nth(1).innerText()).toMatch(/503/);
     await shot('log-detail');
 
     await page.keyboard.press('Escape');
@@ -216,6 +219,7 @@ describe('dashboard in a browser', () => {
     await logRowCount(1);
     await page.locator('a[data-log-id]').first().click();
     const stream = page.getByRole('region', { name: /chat\.completions/ });
+    await stream.getByRole('tab', { name: 'Raw JSON' }).click();
     await stream.getByText('A stream: this is the final object assembled from its events.').waitFor();
     expect(JSON.parse(await stream.locator('pre[aria-label="Response body"]').innerText())).toMatchObject({ choices: [{ message: { content: 'Hello from mock' } }] });
   });
@@ -322,7 +326,7 @@ describe('dashboard in a browser', () => {
     expect(overflow).toBeLessThanOrEqual(0);
     await shot('logs-narrow');
     await page.locator('a[data-log-id]').first().click();
-    await page.getByRole('heading', { name: 'Response body' }).waitFor();
+    await page.getByRole('heading', { name: 'Trace' }).waitFor();
     expect(await horizontalOverflow()).toBeLessThanOrEqual(0);
     await shot('log-detail-narrow');
     await page.goto(url('/analytics'));
@@ -379,9 +383,9 @@ describe('dashboard in a browser', () => {
       expect.stringMatching(/^1\s+docs\s+fail\s+error\s+\d+ ms$/),
       expect.stringMatching(/^2\s+docs\s+search_docs\s+ok\s+\d+ ms$/),
     ]);
-    // The earlier model rounds are attempts of the trace; the tool calls are not.
-    const attempts = detail.locator('section', { has: page.getByRole('heading', { name: 'Attempts in this trace' }) }).locator('tbody tr');
-    expect(await attempts.count()).toBe(3);
+    // The trace: the request, its two earlier model rounds and the three tool calls.
+    const kinds = await detail.getByTestId('trace-row').locator('.span-kind').allInnerTexts();
+    expect(kinds.sort()).toEqual(['model round', 'model round', 'request', 'tool call', 'tool call', 'tool call, failed']);
     await shot('log-detail-tool-calls');
     await calls.nth(2).getByRole('link', { name: 'search_docs' }).click();
     await page.getByRole('region', { name: /mcp\.tools\.call/ }).getByText('mcp:docs').first().waitFor();

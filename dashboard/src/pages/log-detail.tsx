@@ -1,31 +1,69 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, ApiError, ListPage, LogRow } from '../api';
-import { copyText, formatCost, formatDateTime, formatInt, formatMs, pretty, statusClass } from '../format';
+import { ConversationView } from '../components/conversation-view';
+import { JsonBlock } from '../components/json-block';
+import { NamedLink } from '../components/named-link';
+import { Guardrails, ToolCalls } from '../components/request-tables';
+import { TokensAndCost } from '../components/tokens-and-cost';
+import { Tabs } from '../components/tabs';
+import { TraceView } from '../components/trace-view';
+import { readConversation } from '../conversation';
+import { formatDateTime, formatMs, statusClass } from '../format';
 import { href, routeClick } from '../router';
 
+const VIEWS = [
+  { id: 'chat', label: 'Conversation' },
+  { id: 'json', label: 'Raw JSON' },
+];
+/** The rows of a trace drawn at most (the API's page limit). */
+const TRACE_LIMIT = 500;
+
+/** The view last chosen, kept in this browser: who reads JSON keeps reading JSON. */
+const VIEW_KEY = 'ai-gateway.request-view';
+function preferredView(): string {
+  try {
+    return localStorage.getItem(VIEW_KEY) === 'json' ? 'json' : 'chat';
+  } catch {
+    return 'chat';
+  }
+}
+function preferView(view: string): void {
+  try {
+    localStorage.setItem(VIEW_KEY, view);
+  } catch {
+    // Storage refused (private mode): the choice lasts while the detail is open.
+  }
+}
+
 /**
- * One request: what was sent and answered (bodies pretty-printed; for a stream the API
- * stores the assembled final object), the headers as redacted by the server, the other
- * attempts of its trace (retries and fallbacks) and what it cost.
+ * One request: what was sent and answered, read as a conversation (the answer first) or as
+ * the raw JSON (bodies pretty-printed; for a stream the API stores the assembled final
+ * object), the headers as redacted by the server, the keys, config and prompt by name, the
+ * rows of its trace (retries, fallbacks, tool-loop rounds, tool calls) as a waterfall, and
+ * what it cost.
  */
 export function LogDetail({ id, onClose, filterPath }: { id: string; onClose: () => void; filterPath: (filters: [string, string][]) => string }) {
   const [log, setLog] = useState<LogRow | null>(null);
-  const [attempts, setAttempts] = useState<LogRow[] | null>(null);
+  const [trace, setTrace] = useState<ListPage<LogRow> | null>(null);
+  const [traceError, setTraceError] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [view, setView] = useState(preferredView);
   const heading = useRef<HTMLHeadingElement>(null);
 
   useEffect(() => {
     let live = true;
     setLog(null);
-    setAttempts(null);
+    setTrace(null);
+    setTraceError(null);
     setError(null);
     api<LogRow>('GET', `/v1/logs/${encodeURIComponent(id)}`)
-      .then(async (row) => {
+      .then((row) => {
         if (!live) return;
         setLog(row);
-        const trace = await api<ListPage<LogRow>>('GET', `/v1/logs?trace_id=${encodeURIComponent(row.trace_id)}&include_bodies=false&limit=100`);
-        // Tool calls share the trace id but are not attempts: they have their own section.
-        if (live) setAttempts(trace.data.filter((row) => row.operation !== 'mcp.tools.call').sort(byAttemptOrder));
+        api<ListPage<LogRow>>('GET', `/v1/logs?trace_id=${encodeURIComponent(row.trace_id)}&include_bodies=false&limit=${TRACE_LIMIT}`).then(
+          (page) => live && setTrace(page),
+          (e: ApiError) => live && setTraceError(e.message),
+        );
       })
       .catch((e: ApiError) => {
         if (!live) return;
@@ -51,6 +89,8 @@ export function LogDetail({ id, onClose, filterPath }: { id: string; onClose: ()
     return () => document.removeEventListener('keydown', onKey);
   }, [onClose]);
 
+  const conversation = useMemo(() => (log ? readConversation(log) : null), [log]);
+
   const filterLink = (filters: [string, string][], label: string) => {
     const to = filterPath(filters);
     return (
@@ -59,6 +99,22 @@ export function LogDetail({ id, onClose, filterPath }: { id: string; onClose: ()
       </a>
     );
   };
+  const requestsLink = (filters: [string, string][], what: string) => (
+    <span class="small-text">
+      {' · '}
+      {filterLink(filters, 'its requests')}
+      <span class="visually-hidden"> (of this {what})</span>
+    </span>
+  );
+
+  const rawJson = log && (
+    <>
+      {log.error !== null && log.error !== undefined && <JsonBlock title="Error" value={log.error} />}
+      <JsonBlock title="Request headers" value={log.request_headers} note="As received, with secrets replaced by [REDACTED] by the gateway." />
+      <JsonBlock title="Request body" value={log.request_body} />
+      <JsonBlock title="Response body" value={log.response_body} note={log.is_stream ? 'A stream: this is the final object assembled from its events.' : undefined} />
+    </>
+  );
 
   return (
     <aside class="detail" aria-labelledby="detail-title" role="region">
@@ -107,14 +163,32 @@ export function LogDetail({ id, onClose, filterPath }: { id: string; onClose: ()
             <dt>Trace id</dt>
             <dd>{filterLink([['trace_id', log.trace_id]], log.trace_id)}</dd>
             <dt>API key</dt>
-            <dd>{log.api_key_id ? filterLink([['api_key_id', log.api_key_id]], log.api_key_id) : '—'}</dd>
+            <dd>
+              {log.api_key_id ? (
+                <>
+                  <NamedLink kind="api-key" id={log.api_key_id} />
+                  {requestsLink([['api_key_id', log.api_key_id]], 'API key')}
+                </>
+              ) : (
+                '—'
+              )}
+            </dd>
             <dt>Virtual key</dt>
-            <dd>{log.virtual_key_id ? filterLink([['virtual_key', log.virtual_key_id]], log.virtual_key_id) : '—'}</dd>
+            <dd>
+              {log.virtual_key_id ? (
+                <>
+                  <NamedLink kind="virtual-key" id={log.virtual_key_id} />
+                  {requestsLink([['virtual_key', log.virtual_key_id]], 'virtual key')}
+                </>
+              ) : (
+                '—'
+              )}
+            </dd>
             {log.config_id && (
               <>
                 <dt>Config</dt>
                 <dd>
-                  <code>{log.config_id}</code>
+                  <NamedLink kind="config" id={log.config_id} />
                 </dd>
               </>
             )}
@@ -122,7 +196,7 @@ export function LogDetail({ id, onClose, filterPath }: { id: string; onClose: ()
               <>
                 <dt>Prompt</dt>
                 <dd>
-                  <code>{log.prompt_id}</code> version {log.prompt_version}
+                  <NamedLink kind="prompt" id={log.prompt_id} /> <span class="muted">version {log.prompt_version}</span>
                 </dd>
               </>
             )}
@@ -144,204 +218,60 @@ export function LogDetail({ id, onClose, filterPath }: { id: string; onClose: ()
             </dd>
           </dl>
 
-          <section aria-labelledby="cost-title">
-            <h3 id="cost-title">Tokens and cost</h3>
-            <table class="data compact">
-              <tbody>
-                <tr>
-                  <th scope="row">Prompt tokens</th>
-                  <td class="num">{formatInt(log.prompt_tokens)}</td>
-                </tr>
-                <tr>
-                  <th scope="row">of which cached</th>
-                  <td class="num">{formatInt(log.cached_tokens)}</td>
-                </tr>
-                <tr>
-                  <th scope="row">Completion tokens</th>
-                  <td class="num">{formatInt(log.completion_tokens)}</td>
-                </tr>
-                <tr>
-                  <th scope="row">of which reasoning</th>
-                  <td class="num">{formatInt(log.reasoning_tokens)}</td>
-                </tr>
-                <tr>
-                  <th scope="row">Total tokens</th>
-                  <td class="num">{formatInt(log.total_tokens)}</td>
-                </tr>
-                <tr>
-                  <th scope="row">Cost</th>
-                  <td class="num" data-testid="detail-cost">
-                    <CostText log={log} />
-                  </td>
-                </tr>
-              </tbody>
-            </table>
-          </section>
+          {conversation ? (
+            <Tabs
+              label="How to show the request"
+              tabs={VIEWS}
+              selected={view}
+              onSelect={(next) => {
+                preferView(next);
+                setView(next);
+              }}
+            >
+              {view === 'chat' ? <ConversationView conversation={conversation} error={answerError(log)} streamed={log.is_stream} /> : rawJson}
+            </Tabs>
+          ) : (
+            rawJson
+          )}
 
-          <section aria-labelledby="attempts-title">
-            <h3 id="attempts-title">Attempts in this trace</h3>
-            {attempts === null ? (
+          <section aria-labelledby="trace-title">
+            <h3 id="trace-title">Trace</h3>
+            {traceError ? (
+              <p class="warning" role="status">
+                The other rows of this trace could not be read: {traceError}
+              </p>
+            ) : trace === null ? (
               <p class="muted">Loading…</p>
-            ) : attempts.length <= 1 ? (
-              <p class="muted">One attempt: no retry or fallback.</p>
+            ) : trace.data.length <= 1 ? (
+              <p class="muted">One row: no retry, fallback or tool call.</p>
             ) : (
-              <div class="table-wrap">
-                <table class="data compact attempts">
-                  <caption class="visually-hidden">Every logged attempt with this trace id, in the order tried (by target, then retry)</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Target</th>
-                      <th scope="col" class="num">
-                        Retry
-                      </th>
-                      <th scope="col">Status</th>
-                      <th scope="col">Provider</th>
-                      <th scope="col">Error</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {attempts.map((a) => (
-                      <tr key={a.id} class={a.id === log.id ? 'selected' : ''}>
-                        <td data-label="Target">
-                          {a.id === log.id ? (
-                            <strong aria-current="true">{a.target_index ?? '—'} (this one)</strong>
-                          ) : (
-                            <a href={href(`/logs/${a.id}`)} onClick={(e) => routeClick(e, `/logs/${a.id}`)}>
-                              {a.target_index ?? '—'}
-                            </a>
-                          )}
-                        </td>
-                        <td data-label="Retry" class="num">
-                          {a.retry_count}
-                        </td>
-                        <td data-label="Status">
-                          <span class={statusClass(a.status_code)}>{a.status_code}</span>
-                        </td>
-                        <td data-label="Provider">{a.provider ?? '—'}</td>
-                        <td data-label="Error">{errorText(a.error) ?? <span class="muted">—</span>}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <>
+                {trace.next_cursor && (
+                  <p class="warning small-text">
+                    This trace has more than {TRACE_LIMIT} rows: the newest {TRACE_LIMIT} are drawn. {filterLink([['trace_id', log.trace_id]], 'All its rows in the log')}.
+                  </p>
+                )}
+                <TraceView rows={trace.data} currentId={log.id} />
+              </>
             )}
           </section>
+
+          <TokensAndCost log={log} />
 
           {log.tool_calls && log.tool_calls.length > 0 && <ToolCalls calls={log.tool_calls} />}
 
           {log.guardrails && <Guardrails results={log.guardrails} />}
-
-          {log.error !== null && log.error !== undefined && <JsonBlock title="Error" value={log.error} />}
-          <JsonBlock title="Request headers" value={log.request_headers} note="As received, with secrets replaced by [REDACTED] by the gateway." />
-          <JsonBlock title="Request body" value={log.request_body} />
-          <JsonBlock title="Response body" value={log.response_body} note={log.is_stream ? 'A stream: this is the final object assembled from its events.' : undefined} />
         </div>
       )}
     </aside>
   );
 }
 
-/** The MCP tools the gateway ran for this request (`x-gateway-mcp`), by model round, each linked to its own row. */
-function ToolCalls({ calls }: { calls: NonNullable<LogRow['tool_calls']> }) {
-  return (
-    <section aria-labelledby="tool-calls-title">
-      <h3 id="tool-calls-title">Tool calls run by the gateway</h3>
-      <div class="table-wrap">
-        <table class="data compact tool-calls">
-          <caption class="visually-hidden">Every MCP tool call the gateway ran for this request, by model round</caption>
-          <thead>
-            <tr>
-              <th scope="col" class="num">
-                Round
-              </th>
-              <th scope="col">Server</th>
-              <th scope="col">Tool</th>
-              <th scope="col">Result</th>
-              <th scope="col" class="num">
-                Latency
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {calls.map((call) => (
-              <tr key={call.log_id}>
-                <td data-label="Round" class="num">
-                  {call.round}
-                </td>
-                <td data-label="Server">{call.server}</td>
-                <td data-label="Tool">
-                  <a href={href(`/logs/${call.log_id}`)} onClick={(e) => routeClick(e, `/logs/${call.log_id}`)}>
-                    {call.tool}
-                  </a>
-                </td>
-                <td data-label="Result">
-                  <span class={call.is_error ? 'status status-4xx' : 'status status-2xx'}>{call.is_error ? 'error' : 'ok'}</span>
-                </td>
-                <td data-label="Latency" class="num">
-                  {call.latency_ms} ms
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-    </section>
-  );
-}
-
-/** Each guardrail of the request and the answer: passed or failed, whether it could deny, and every check's reason. */
-function Guardrails({ results }: { results: NonNullable<LogRow['guardrails']> }) {
-  const rows = (['input', 'output'] as const).flatMap((stage) => (results[stage] ?? []).flatMap((guardrail) => guardrail.checks.map((check) => ({ stage, guardrail, check }))));
-  return (
-    <section aria-labelledby="guardrails-title">
-      <h3 id="guardrails-title">Guardrails</h3>
-      <div class="table-wrap">
-        <table class="data compact">
-          <caption class="visually-hidden">Every guardrail check run on this request and its answer</caption>
-          <thead>
-            <tr>
-              <th scope="col">Stage</th>
-              <th scope="col">Guardrail</th>
-              <th scope="col">Check</th>
-              <th scope="col">Result</th>
-              <th scope="col">Reason</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map(({ stage, guardrail, check }, i) => (
-              <tr key={i}>
-                <td data-label="Stage">{stage}</td>
-                <td data-label="Guardrail">
-                  {guardrail.name}
-                  {guardrail.deny && <span class="tag">denies</span>}
-                </td>
-                <td data-label="Check">{check.type}</td>
-                <td data-label="Result">
-                  <span class={check.verdict ? 'status status-2xx' : 'status status-4xx'}>{check.verdict ? 'passed' : 'failed'}</span>
-                </td>
-                <td data-label="Reason">{check.reason}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-    </section>
-  );
-}
-
-/**
- * The order a request's attempts were made in: by target (the routing tree path, e.g.
- * 0, 1, 1.0, compared number by number), then by retry. (Ids do not tell: the request's
- * own row keeps the id it got when it arrived, its failed attempts get theirs later.)
- */
-function byAttemptOrder(a: LogRow, b: LogRow): number {
-  const pa = (a.target_index ?? '').split('.').map(Number);
-  const pb = (b.target_index ?? '').split('.').map(Number);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-    const d = (pa[i] ?? -1) - (pb[i] ?? -1);
-    if (d) return d;
-  }
-  return a.retry_count - b.retry_count || a.created_at.localeCompare(b.created_at);
+/** The error to show in place of (or beside) the answer: the log's error, else a failed answer's own. */
+function answerError(log: LogRow): string | null {
+  const text = errorText(log.error) ?? (log.status_code >= 400 ? errorText(log.response_body) : null);
+  if (text) return `${log.status_code >= 400 ? `${log.status_code}: ` : ''}${text}`;
+  return log.status_code >= 400 ? `The request failed with status ${log.status_code}.` : null;
 }
 
 function errorText(error: unknown): string | null {
@@ -349,50 +279,4 @@ function errorText(error: unknown): string | null {
   if (typeof error === 'string') return error;
   const message = (error as { message?: unknown; error?: { message?: unknown } }).message ?? (error as { error?: { message?: unknown } }).error?.message;
   return typeof message === 'string' ? message : JSON.stringify(error);
-}
-
-function JsonBlock({ title, value, note }: { title: string; value: unknown; note?: string }) {
-  const [copied, setCopied] = useState(false);
-  const text = value === null || value === undefined ? null : typeof value === 'string' ? value : pretty(value);
-  const id = `json-${title.toLowerCase().replace(/\W+/g, '-')}`;
-  return (
-    <section aria-labelledby={id} class="json-block">
-      <div class="block-head">
-        <h3 id={id}>{title}</h3>
-        {text !== null && (
-          <button
-            type="button"
-            class="secondary small"
-            onClick={async () => {
-              setCopied(await copyText(text));
-              setTimeout(() => setCopied(false), 2000);
-            }}
-          >
-            {copied ? 'Copied' : 'Copy'}
-          </button>
-        )}
-      </div>
-      {note && <p class="muted small-text">{note}</p>}
-      {text === null ? (
-        <p class="muted">Not recorded.</p>
-      ) : (
-        <pre class="code" tabIndex={0} aria-label={title}>
-          {text}
-        </pre>
-      )}
-    </section>
-  );
-}
-
-/**
- * A log row's cost in words. No cost with no usage on a failure is a request that used
- * nothing (a guardrail's 446 before the provider, an unreachable provider): it cost nothing.
- * Only a request that used a model without a known price has an unknown cost.
- */
-function CostText({ log }: { log: LogRow }) {
-  if (log.cost_usd !== null) return <>{formatCost(log.cost_usd)}</>;
-  const usedNothing = log.prompt_tokens === null && log.completion_tokens === null && log.status_code >= 400;
-  if (usedNothing && log.status_code === 446) return <span>Not sent to the provider (a guardrail denied it): no cost</span>;
-  if (usedNothing) return <span>Failed without using the model: no cost</span>;
-  return <span>No price known for this model: cost unknown</span>;
 }

@@ -2,9 +2,11 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, ListPage, storedKey } from '../api';
 import { copyText, formatCost, formatDateTime, fromLocalInput, pretty, toLocalInput } from '../format';
-import { href, routeClick } from '../router';
+import { forgetNames, KINDS, Kind } from '../names';
+import { href, routeClick, useLocation } from '../router';
+import { ResourceItem } from './resource-item';
 
-type Row = Record<string, any>;
+export type Row = Record<string, any>;
 
 /** The hint the gateway keeps of a key (its `key_hint`: first 3 and last 4 characters), as maskSecret writes it. */
 function keyHint(key: string): string {
@@ -26,7 +28,9 @@ interface FieldSpec {
   json?: 'object' | 'array';
 }
 
-interface ResourceSpec {
+export interface ResourceSpec {
+  /** The kind of object, as log rows point at it (its page is `/dashboard<KINDS[kind].page>/<id>`). */
+  kind: Kind;
   title: string;
   singular: string;
   path: string;
@@ -88,6 +92,7 @@ const limitFields: FieldSpec[] = [
 ];
 
 export const API_KEYS: ResourceSpec = {
+  kind: 'api-key',
   title: 'API keys',
   singular: 'API key',
   path: '/v1/api-keys',
@@ -136,6 +141,7 @@ export const API_KEYS: ResourceSpec = {
 };
 
 export const VIRTUAL_KEYS: ResourceSpec = {
+  kind: 'virtual-key',
   title: 'Virtual keys',
   singular: 'virtual key',
   path: '/v1/virtual-keys',
@@ -173,6 +179,7 @@ export const VIRTUAL_KEYS: ResourceSpec = {
 };
 
 export const CONFIGS: ResourceSpec = {
+  kind: 'config',
   title: 'Configs',
   singular: 'config',
   path: '/v1/configs',
@@ -208,6 +215,7 @@ export const CONFIGS: ResourceSpec = {
 };
 
 export const PROMPTS: ResourceSpec = {
+  kind: 'prompt',
   title: 'Prompts',
   singular: 'prompt',
   path: '/v1/prompts',
@@ -323,6 +331,11 @@ function bodyOf(fields: FieldSpec[], values: Record<string, string>, initial: Re
 
 /** List, create, edit and delete one kind of admin object. */
 export function ResourcePage({ spec }: { spec: ResourceSpec }) {
+  // `/api-keys/<id>`, `/virtual-keys/<slug>`…: one object's page, shown above the list (links from the log name them so).
+  const location = useLocation();
+  const selectedPart = location.path.slice(KINDS[spec.kind].page.length + 1);
+  const selected = selectedPart ? decodeURIComponent(selectedPart) : null;
+  const [loads, setLoads] = useState(0);
   const [rows, setRows] = useState<Row[] | null>(null);
   const [cursor, setCursor] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -343,6 +356,7 @@ export function ResourcePage({ spec }: { spec: ResourceSpec }) {
       const page = await api<ListPage<Row>>('GET', `${spec.path}?limit=50`);
       setRows(page.data);
       setCursor(page.next_cursor);
+      setLoads((n) => n + 1);
     } catch (e) {
       setError((e as ApiError).message);
     }
@@ -369,6 +383,7 @@ export function ResourcePage({ spec }: { spec: ResourceSpec }) {
   const remove = async (row: Row) => {
     try {
       await api('DELETE', `${spec.path}/${encodeURIComponent(spec.idOf(row))}`);
+      forgetNames(spec.kind);
       setConfirming(null);
       await load();
       setNotice(`${spec.deleteLabel === 'Revoke' ? 'Revoked' : 'Deleted'} ${spec.singular} “${spec.nameOf(row)}”.`);
@@ -409,9 +424,22 @@ export function ResourcePage({ spec }: { spec: ResourceSpec }) {
           onCancel={() => setEditing(null)}
           onSaved={async (saved, created) => {
             setEditing(null);
+            forgetNames(spec.kind);
             if (created && spec.secretOnCreate && typeof saved.key === 'string') setSecret({ name: saved.name, key: saved.key });
             await load();
             if (!(created && spec.secretOnCreate)) setNotice(`${created ? 'Created' : 'Saved'} ${spec.singular} “${spec.nameOf(saved)}”.`);
+          }}
+        />
+      )}
+      {selected && editing === null && (
+        <ResourceItem
+          key={`${selected}:${loads}`}
+          spec={spec}
+          id={selected}
+          onEdit={(row) => {
+            setEditing(row);
+            setSecret(null);
+            setNotice(null);
           }}
         />
       )}
@@ -453,8 +481,9 @@ export function ResourcePage({ spec }: { spec: ResourceSpec }) {
             <tbody>
               {rows.map((row) => {
                 const id = spec.idOf(row);
+                const isSelected = selected !== null && (selected === id || selected === row.id);
                 return (
-                  <tr key={row.id}>
+                  <tr key={row.id} class={isSelected ? 'selected' : undefined} aria-current={isSelected ? 'true' : undefined}>
                     {spec.columns.map((c) => (
                       <td key={c.label} data-label={c.label} class={c.num ? 'num' : undefined}>
                         {c.render(row)}
