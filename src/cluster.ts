@@ -10,6 +10,16 @@ import { serveClusterMetrics } from './modules/metrics/cluster-metrics';
 /** A worker that dies sooner than this after its start is restarted after a pause, not at once (a crash loop). */
 const STEADY_AFTER_MS = 10_000;
 const RESTART_PAUSE_MS = 1_000;
+const MAX_RESTART_PAUSE_MS = 60_000;
+
+/**
+ * How long to wait before replacing a worker: at once after one that ran steadily; after
+ * `quickDeaths` workers in a row died young (a crash loop: a bad deploy, a port taken), a
+ * pause that doubles each time up to a minute, so a loop costs little and its log stays readable.
+ */
+export function restartPauseMs(quickDeaths: number): number {
+  return quickDeaths === 0 ? 0 : Math.min(MAX_RESTART_PAUSE_MS, RESTART_PAUSE_MS * 2 ** (quickDeaths - 1));
+}
 
 /** `WORKERS` as a number of processes: `auto` is one per core. */
 export function workerCount(workers: string): number {
@@ -48,14 +58,17 @@ export async function runClusterPrimary(): Promise<boolean> {
   serveClusterMetrics();
 
   let stopping = false;
+  let quickDeaths = 0;
   const startedAt = new Map<Worker, number>();
   const fork = () => startedAt.set(cluster.fork(), Date.now());
   cluster.on('exit', (worker, code, signal) => {
     const lived = Date.now() - (startedAt.get(worker) ?? 0);
     startedAt.delete(worker);
     if (stopping) return;
-    log(`worker ${worker.process.pid} ended (${signal ?? `exit code ${code}`}); starting another`);
-    if (lived < STEADY_AFTER_MS) setTimeout(() => !stopping && fork(), RESTART_PAUSE_MS);
+    quickDeaths = lived < STEADY_AFTER_MS ? quickDeaths + 1 : 0;
+    const pauseMs = restartPauseMs(quickDeaths);
+    log(`worker ${worker.process.pid} ended (${signal ?? `exit code ${code}`}); starting another${pauseMs ? ` in ${pauseMs / 1000} s (${quickDeaths} died within ${STEADY_AFTER_MS / 1000} s of starting)` : ''}`);
+    if (pauseMs) setTimeout(() => !stopping && fork(), pauseMs);
     else fork();
   });
   for (let i = 0; i < count; i++) fork();
