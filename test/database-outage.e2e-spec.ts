@@ -8,6 +8,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { KeyLookupService } from '../src/modules/keys/key-lookup.service';
+import { LogPartitionMaintainer } from '../src/modules/logging/log-partition-maintainer.service';
 import { call, createApiKey, createVirtualKey, sleep, waitFor } from './support/e2e-helpers';
 import { MockUpstream, startMockUpstream } from './support/mock-upstream';
 import { startTcpProxy, TcpProxy } from './support/tcp-proxy';
@@ -139,5 +140,32 @@ describe('a database outage', () => {
     expect(rows[0].spent).toBeCloseTo(rows[0].logged, 12);
     expect(rows[0].logged).toBeCloseTo(3 * 0.0001518, 12);
     expect(rows[0].reserved).toBe(0);
+  });
+  it('loses no row when a day starts without its partition during an outage: the pass fails with a warning, rows wait in the journal, then land in the default partition and move into the day made for them', async () => {
+    const key = await createApiKey(gateway, { role: 'member' });
+    const send = () => call(gateway, '/v1/chat/completions', { headers: { 'x-gateway-virtual-key': 'openai-prod' }, body: CHAT, apiKey: key.key });
+    expect((await send()).status).toBe(200); // the key is now cached
+    await gateway.flushLogs();
+    // As if today's partition had not been made in time: it leaves the table (its rows with it).
+    const today = `request_logs_p${new Date().toISOString().slice(0, 10).replace(/-/g, '')}`;
+    await direct.query(`alter table request_logs detach partition ${today}`);
+    await direct.query(`alter table ${today} rename to ${today}_detached`);
+
+    await proxy.cut();
+    const maintainer = gateway.app.get(LogPartitionMaintainer);
+    expect(await maintainer.run()).toBeNull(); // failed, warned, nothing thrown
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await send()).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200]);
+    expect(journalBytes()).toBeGreaterThan(0);
+
+    await proxy.restore();
+    await waitFor(async () => (await logCount(key.id)) === 5, 15_000);
+    const where = async () => (await direct.query('select tableoid::regclass::text as partition, count(*)::int as n from request_logs where api_key_id = $1 group by 1', [key.id])).rows;
+    expect(await where()).toEqual([{ partition: 'request_logs_default', n: 5 }]);
+
+    const report = await maintainer.run();
+    expect(report?.created).toContain(new Date().toISOString().slice(0, 10));
+    expect(await where()).toEqual([{ partition: today, n: 5 }]);
   });
 });
