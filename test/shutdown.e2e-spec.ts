@@ -72,6 +72,8 @@ describe('a gateway process stopped with SIGTERM', () => {
     expect([finishing.status, overlong.status]).toEqual([200, 200]);
     const finishingText = finishing.text();
     const overlongText = overlong.text();
+    // A plain request whose provider never answers: still waiting at the grace deadline.
+    const waiting = send(child, 'never answered before the deadline', 'mock-hang');
 
     const signalledAt = Date.now();
     child.child.kill('SIGTERM');
@@ -97,6 +99,10 @@ describe('a gateway process stopped with SIGTERM', () => {
     const cut = await overlongText;
     expect(cut).not.toContain('[DONE]');
     expect(cut).toMatch(/data: \{"error":\{"message":"[^"]+","type":"service_unavailable","param":null,"code":"shutting_down"\}\}\n\n$/);
+    // It gets a 503 it can retry on another instance, not a connection closed under it.
+    const unanswered = await waiting;
+    expect(unanswered.status).toBe(503);
+    expect(((await unanswered.json()) as { error: unknown }).error).toMatchObject({ type: 'service_unavailable', code: 'shutting_down', message: expect.stringContaining('before the provider answered') });
 
     expect(await child.exited).toBe(0);
     const stoppedAfter = Date.now() - signalledAt;
@@ -107,6 +113,7 @@ describe('a gateway process stopped with SIGTERM', () => {
     expect(await rowOf('finishing stream')).toEqual({ status_code: 200, error: null });
     expect(await rowOf('overlong stream')).toMatchObject({ status_code: 200, error: { code: 'shutting_down' } });
     expect(await rowOf('sent during the shutdown delay')).toEqual({ status_code: 200, error: null });
+    expect(await rowOf('never answered before the deadline')).toMatchObject({ status_code: 503, error: { code: 'shutting_down' } });
   }, 90_000); // the first process start builds the gateway when dist/ is stale
 
   it('a second SIGTERM or a SIGINT during the wait still lets the stream finish and its row be written', async () => {

@@ -7,6 +7,7 @@ import { ThrottledWarning } from '../../common/logging/throttled-warning';
 import type { Environment } from '../../config/environment';
 import { UpstreamHostPolicy, UpstreamHostRefusedError } from './upstream-host-policy';
 import type { UpstreamRequest } from '../../providers/provider-adapter';
+import { Readiness } from '../health/readiness.service';
 
 export interface UpstreamResponse {
   status: number;
@@ -55,7 +56,10 @@ export class UpstreamClient implements OnApplicationShutdown {
   private readonly providerOfOrigin = new Map<string, string>();
   private readonly saturated = new ThrottledWarning(new Logger(UpstreamClient.name), 30_000);
 
-  constructor(config: ConfigService<Environment, true>) {
+  constructor(
+    config: ConfigService<Environment, true>,
+    private readonly readiness: Readiness,
+  ) {
     this.maxResponseBytes = config.get('UPSTREAM_MAX_RESPONSE_BYTES', { infer: true });
     this.maxConnections = config.get('UPSTREAM_MAX_CONNECTIONS', { infer: true });
     const allowed = config.get('UPSTREAM_ALLOWED_NETWORKS', { infer: true });
@@ -154,6 +158,8 @@ export class UpstreamClient implements OnApplicationShutdown {
   async send(upstream: UpstreamRequest, options: SendOptions): Promise<UpstreamResponse> {
     const { signal, timeoutMs } = options;
     if (signal.aborted) throw new ClientClosedRequestError();
+    const shutdown = this.readiness.deadline;
+    if (shutdown.aborted) throw shutDown();
     const { policy, agent } = this.routeFor(options.privateNetworkAllowed);
     try {
       policy.checkUrl(upstream.url);
@@ -165,6 +171,9 @@ export class UpstreamClient implements OnApplicationShutdown {
     const abort = new AttemptAbort();
     const onClientGone = () => abort.abort();
     signal.addEventListener('abort', onClientGone, { once: true });
+    // At the shutdown deadline a request still waiting on its provider ends with a 503 the
+    // client can retry elsewhere (and its row says why), not a connection closed under it.
+    shutdown.addEventListener('abort', onClientGone, { once: true });
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
@@ -174,6 +183,7 @@ export class UpstreamClient implements OnApplicationShutdown {
     const detach = () => {
       clear();
       signal.removeEventListener('abort', onClientGone);
+      shutdown.removeEventListener('abort', onClientGone);
     };
 
     try {
@@ -202,6 +212,7 @@ export class UpstreamClient implements OnApplicationShutdown {
       detach();
       if (timedOut || error instanceof errors.HeadersTimeoutError) throw GatewayError.upstreamTimeout(timeoutMs);
       if (signal.aborted) throw new ClientClosedRequestError();
+      if (shutdown.aborted) throw shutDown();
       if (error instanceof UpstreamHostRefusedError) throw hostRefused(error);
       throw GatewayError.upstreamUnreachable(`The provider could not be reached (${describe(error)})`);
     }
@@ -229,6 +240,7 @@ export class UpstreamClient implements OnApplicationShutdown {
       if (error instanceof GatewayError) throw error;
       if (response.timedOut() || error instanceof errors.BodyTimeoutError) throw GatewayError.upstreamTimeout(timeoutMs);
       if (signal.aborted) throw new ClientClosedRequestError();
+      if (this.readiness.deadline.aborted) throw shutDown();
       throw GatewayError.upstreamUnreachable(`The provider's answer broke off (${describe(error)})`);
     } finally {
       response.clearTimeout();
@@ -283,4 +295,8 @@ function hostRefused(error: Error): GatewayError {
 function describe(error: unknown): string {
   const code = (error as { code?: string }).code;
   return code ?? (error instanceof Error ? error.message : String(error));
+}
+
+function shutDown(): GatewayError {
+  return GatewayError.shuttingDown('The gateway instance shut down before the provider answered (its shutdown grace period is over); send the request again');
 }
