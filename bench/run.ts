@@ -15,7 +15,9 @@
  *                 model, a chunk every --stream-delay ms), straight to the mock then through the
  *                 gateway: completion time against the mock alone, the gateway's peak RSS and RSS
  *                 per open stream (the machine's `ulimit -n` bounds N: each stream holds a socket
- *                 in the load generator, two in the gateway and one in the mock)
+ *                 in the load generator, two in the gateway and one in the mock; with WORKERS=2 in
+ *                 the environment the gateway's two sockets per stream are spread over two
+ *                 processes, and its RSS is the sum of its processes)
  *   --workers     instead: throughput (json and streaming, c=32) of a gateway with WORKERS=1 and
  *                 one with WORKERS=2, measured in turn, side by side
  */
@@ -27,7 +29,7 @@ import { measureTtft, problemsOf, runLoad, stopLoad, type LoadResult, type Targe
 import { formatProfile, summarizeProfile, type ProfileSummary } from './profile';
 import { Child, cpuSeconds, freePort, hasTaskset, makeDataDir, pinSelf, startGateway, startMock, stopAll, stopChild, waitForHealth } from './processes';
 import { finishReport, type Scenario } from './report';
-import { describeStreams, rssKiB, runStreams, type StreamsResult } from './streams';
+import { describeStreams, gatewayRssKiB, runStreams, type StreamsResult } from './streams';
 
 const RESULTS_DIR = join(__dirname, '..', '..', 'bench', 'results');
 
@@ -155,7 +157,7 @@ async function streamsScenario(args: Args, direct: Target, gateway: Target, gate
   const single = await runStreams(direct, 1, model);
   log(`many streams: ${args.streams} at once of ${model} (one alone takes ${single.wallSeconds.toFixed(1)} s); ulimit -n ${fileLimit()}`);
   const results: StreamsResult[] = [];
-  for (const [target, rssOf] of [[direct, undefined], [gateway, () => rssKiB(gatewayChild.proc.pid!)]] as const) {
+  for (const [target, rssOf] of [[direct, undefined], [gateway, () => gatewayRssKiB(gatewayChild.proc.pid!)]] as const) {
     const result = await runStreams(target, args.streams, model, rssOf);
     log(describeStreams(result));
     // e.g. `accept EMFILE`: each stream holds two of the gateway's file descriptors.

@@ -4,7 +4,7 @@
  * requests (a fixed upstream pool) stretches the wall time past the mock's; memory is
  * the gateway's resident set sampled while the streams are open.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
 import { chatBody, type Target } from './load';
 
@@ -32,6 +32,36 @@ export function rssKiB(pid: number): number {
     return match ? Number(match[1]) : 0;
   } catch {
     return 0;
+  }
+}
+
+/**
+ * The resident set of a gateway: its process and, with WORKERS, its workers (the node
+ * processes below it; the embedded PostgreSQL's processes are left out).
+ */
+export function gatewayRssKiB(pid: number): number {
+  let total = rssKiB(pid);
+  for (const child of childrenOf(pid)) {
+    if (processName(child) === 'node') total += gatewayRssKiB(child);
+  }
+  return total;
+}
+
+function childrenOf(pid: number): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+      readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+    );
+  } catch {
+    return [];
+  }
+}
+
+function processName(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return '';
   }
 }
 
