@@ -7,24 +7,15 @@
  * Log rows are written straight into the table, with the costs chosen. Screenshots go to
  * artifacts/screenshots/.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Browser, chromium, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { SHOTS, startBrowser } from './browser-support';
 import { createApiKey, createVirtualKey, openai } from '../support/e2e-helpers';
 import { MockUpstream, startMockUpstream } from '../support/mock-upstream';
 import { startTestGateway, TestGateway } from '../support/test-gateway';
 
-const ROOT = join(__dirname, '..', '..');
-const SHOTS = join(ROOT, 'artifacts', 'screenshots');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 jest.setTimeout(60_000);
-
-function ensureDashboardBuilt(): void {
-  if (existsSync(join(ROOT, 'dist', 'dashboard', 'index.html'))) return;
-  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'dashboard/vite.config.mts', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'pipe' });
-}
 
 describe('dashboard numbers in a browser', () => {
   let gateway: TestGateway;
@@ -56,8 +47,6 @@ describe('dashboard numbers in a browser', () => {
   const chartsDrawn = () => page.waitForFunction(() => (globalThis as any).document.querySelectorAll('.chart canvas').length === 4);
 
   beforeAll(async () => {
-    ensureDashboardBuilt();
-    mkdirSync(SHOTS, { recursive: true });
     mock = await startMockUpstream();
     gateway = await startTestGateway();
     // The last hour: u-big costs $0.0019 over 3 requests, u-small $0.0012 over 2; u-embed one embedding-sized cost.
@@ -75,7 +64,7 @@ describe('dashboard numbers in a browser', () => {
     await openai(gateway, { 'x-gateway-virtual-key': 'tight' }).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Hello' }] });
     await gateway.flushLogs();
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+    browser = await startBrowser();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     await signIn(gateway.adminKey);
   });

@@ -5,29 +5,16 @@
  * with the official OpenAI client to the mock upstream. Screenshots of every page are
  * written to artifacts/screenshots/.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Browser, chromium, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { SHOTS, startBrowser } from './browser-support';
 import { call, createApiKey, createVirtualKey, openai } from '../support/e2e-helpers';
 import { MockUpstream, startMockUpstream } from '../support/mock-upstream';
 import { startMcpTestServer, type McpTestServer } from '../support/mcp-test-server';
 import { startTestGateway, TestGateway } from '../support/test-gateway';
 
-const ROOT = join(__dirname, '..', '..');
-const SHOTS = join(ROOT, 'artifacts', 'screenshots');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 jest.setTimeout(60_000);
-
-/** `npm run build` builds the dashboard (CI runs it first); build it here when it is missing. */
-function ensureDashboardBuilt(): void {
-  if (existsSync(join(ROOT, 'dist', 'dashboard', 'index.html'))) return;
-  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'dashboard/vite.config.mts', '--logLevel', 'warn'], {
-    cwd: ROOT,
-    stdio: 'pipe',
-  });
-}
 
 describe('dashboard in a browser', () => {
   let gateway: TestGateway;
@@ -62,8 +49,6 @@ describe('dashboard in a browser', () => {
   const userCells = () => page.locator('table.log-table tbody td[data-label="User"]').allInnerTexts();
 
   beforeAll(async () => {
-    ensureDashboardBuilt();
-    mkdirSync(SHOTS, { recursive: true });
     mock = await startMockUpstream();
     mcp = await startMcpTestServer();
     gateway = await startTestGateway({ MCP_ALLOWED_NETWORKS: '127.0.0.1' });
@@ -81,7 +66,7 @@ describe('dashboard in a browser', () => {
     });
     await gateway.flushLogs();
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+    browser = await startBrowser();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   });
 

@@ -6,25 +6,16 @@
  * mock upstreams with the official clients. Screenshots go to artifacts/screenshots/.
  */
 import Anthropic from '@anthropic-ai/sdk';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Browser, chromium, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { SHOTS, startBrowser } from './browser-support';
 import { admin, startTestGateway, TestGateway } from '../support/test-gateway';
 import { call, createApiKey, createVirtualKey, openai } from '../support/e2e-helpers';
 import { startMcpTestServer, type McpTestServer } from '../support/mcp-test-server';
 import { MockUpstream, startMockUpstream } from '../support/mock-upstream';
 
-const ROOT = join(__dirname, '..', '..');
-const SHOTS = join(ROOT, 'artifacts', 'screenshots');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 jest.setTimeout(60_000);
-
-function ensureDashboardBuilt(): void {
-  if (existsSync(join(ROOT, 'dist', 'dashboard', 'index.html'))) return;
-  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'dashboard/vite.config.mts', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'pipe' });
-}
 
 /** A small picture sent with the chat message, as a data URL (the dashboard draws only inline images). */
 const PICTURE = `data:image/svg+xml;base64,${Buffer.from(
@@ -58,8 +49,6 @@ describe('request views in a browser', () => {
   const traceRows = () => detail().getByTestId('trace-row');
 
   beforeAll(async () => {
-    ensureDashboardBuilt();
-    mkdirSync(SHOTS, { recursive: true });
     mock = await startMockUpstream();
     mcp = await startMcpTestServer();
     gateway = await startTestGateway({ MCP_ALLOWED_NETWORKS: '127.0.0.1' });
@@ -152,7 +141,7 @@ describe('request views in a browser', () => {
     expect((await admin(gateway, 'DELETE', `/v1/virtual-keys/${doomed.id}`)).status).toBeLessThan(300);
     await gateway.flushLogs();
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+    browser = await startBrowser();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     await page.goto(url(''));
     await page.getByLabel('Admin API key').fill(gateway.adminKey);

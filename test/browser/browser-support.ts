@@ -1,0 +1,25 @@
+/** What every browser test shares: the dashboard built, the screenshots folder, Debian's chromium. */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Browser, chromium } from 'playwright-core';
+
+const ROOT = join(__dirname, '..', '..');
+export const SHOTS = join(ROOT, 'artifacts', 'screenshots');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** `npm run build` builds the dashboard (CI runs it first); built here when it is missing. */
+function ensureDashboardBuilt(): void {
+  if (existsSync(join(ROOT, 'dist', 'dashboard', 'index.html'))) return;
+  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'dashboard/vite.config.mts', '--logLevel', 'warn'], {
+    cwd: ROOT,
+    stdio: 'pipe',
+  });
+}
+
+/** The dashboard built, the screenshots folder made, a headless chromium started. */
+export async function startBrowser(): Promise<Browser> {
+  ensureDashboardBuilt();
+  mkdirSync(SHOTS, { recursive: true });
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+}
