@@ -15,6 +15,7 @@ import { call, createVirtualKey, openai, waitFor } from './support/e2e-helpers';
 import { startGatewayProcess, type GatewayProcess } from './support/gateway-process';
 import { startMcpTestServer, type McpTestServer } from './support/mcp-test-server';
 import { MockUpstream, startMockUpstream } from './support/mock-upstream';
+import { MockRealtime, openRealtime, startMockRealtime } from './support/mock-openai-realtime';
 import { admin, startTestGateway, TEST_ADMIN_KEY, TestGateway } from './support/test-gateway';
 
 /** A span as the receiver got it, attributes flattened. */
@@ -107,6 +108,7 @@ describe('OpenTelemetry traces', () => {
   let receiver: Awaited<ReturnType<typeof startOtlpReceiver>>;
   let mock: MockUpstream;
   let mcp: McpTestServer;
+  let realtime: MockRealtime;
   /** The in-process gateway only provides the database; `gateway` is the traced process, seen through the test helpers. */
   let database: TestGateway;
   let traced: GatewayProcess;
@@ -116,6 +118,7 @@ describe('OpenTelemetry traces', () => {
     receiver = await startOtlpReceiver();
     mock = await startMockUpstream();
     mcp = await startMcpTestServer();
+    realtime = await startMockRealtime();
     database = await startTestGateway({ GATEWAY_ENCRYPTION_KEY: ENCRYPTION_KEY });
     traced = await tracedGateway(database, receiver.url, { OTEL_SERVICE_NAME: 'gateway-under-test', MCP_ALLOWED_NETWORKS: '127.0.0.1' });
     gateway = { ...database, url: traced.url };
@@ -127,7 +130,7 @@ describe('OpenTelemetry traces', () => {
   afterAll(async () => {
     await traced?.stop();
     await database?.close();
-    await Promise.all([receiver?.close(), mock?.close(), mcp?.close()]);
+    await Promise.all([receiver?.close(), mock?.close(), mcp?.close(), realtime?.close()]);
   });
 
   /** The request's log row, once the traced process has written it. */
@@ -263,6 +266,25 @@ describe('OpenTelemetry traces', () => {
     const rounds = spans.filter((span) => span.kind === CLIENT);
     expect(rounds).toHaveLength(2);
     expect(rounds.every((span) => span.parentSpanId === root.spanId)).toBe(true);
+  });
+
+  it('a realtime session is one trace: the SERVER span of the handshake, ended with the session, and a CLIENT span for its provider connection', async () => {
+    await createVirtualKey(gateway, { slug: 'rt', key: 'sk-realtime', custom_host: `${realtime.url.replace(/^ws/, 'http')}/v1` });
+    const client = await openRealtime(`${traced.url.replace(/^http/, 'ws')}/v1/realtime?model=gpt-realtime`, {
+      headers: { 'x-gateway-api-key': TEST_ADMIN_KEY, 'x-gateway-virtual-key': 'rt', 'openai-beta': 'realtime=v1' },
+    });
+    client.send({ type: 'response.create' });
+    await client.waitForEvent('response.done');
+    client.ws.close();
+    const row = await waitFor(async () => (await admin(gateway, 'GET', '/v1/logs?operation=realtime&limit=1')).body.data[0] ?? null, 10_000);
+
+    const spans = await receiver.trace(row.trace_id, 2);
+    const root = spans.find((span) => span.kind === SERVER)!;
+    const connection = spans.find((span) => span.kind === CLIENT)!;
+    expect(root.attributes).toMatchObject({ 'gen_ai.operation.name': 'realtime', 'gen_ai.request.model': 'gpt-realtime' });
+    expect(connection.parentSpanId).toBe(root.spanId);
+    // The session's span lasts as long as the session, not the handshake.
+    expect(Number(BigInt(root.endTimeUnixNano) - BigInt(root.startTimeUnixNano)) / 1e6).toBeGreaterThanOrEqual(row.latency_ms - 5);
   });
 
   it('a collector that refuses connections: requests are served, and it costs one warning', async () => {
