@@ -227,7 +227,7 @@ async function main(): Promise<void> {
       ['logs: user=', () => logs.list(logQuery({ user: 'user-17' }), {}, adminKey)],
       ['logs: model=', () => logs.list(logQuery({ model: 'model-3' }), {}, adminKey)],
       ['logs: provider=', () => logs.list(logQuery({ provider: 'groq' }), {}, adminKey)],
-      ['logs: status=500', () => logs.list(logQuery({ status: 500 }), {}, adminKey)],
+      ['logs: status=500', () => logs.list(logQuery({ status: '500' }), {}, adminKey)],
       ['logs: api_key_id=', () => logs.list(logQuery({ api_key_id: '00000000-0000-4000-8000-000000000005' }), {}, adminKey)],
       ['logs: virtual_key= (slug)', () => logs.list(logQuery({ virtual_key: 'vk-3' }), {}, adminKey)],
       ['logs: operation=embeddings', () => logs.list(logQuery({ operation: 'embeddings' }), {}, adminKey)],

@@ -75,6 +75,18 @@ describe('request logs', () => {
     ['metadata and user', '?metadata.team=y&user=u-alpha', [5]],
     ['virtual_key slug', '?virtual_key=logs-a', [0, 2, 5]],
     ['unknown virtual_key', '?virtual_key=no-such-key', []],
+    ['several models', '?model=gpt-4o,my-custom-llama', [1, 4]],
+    ['several providers', '?provider=groq,openai-compatible', [3, 4]],
+    ['a part of the model name, any case', '?model_contains=LLAMA', [3, 4]],
+    ['a model part with a LIKE wildcard in it, taken literally', '?model_contains=gpt_4o', []],
+    ['several status codes', '?status=200,429', [0, 1, 2, 3, 4, 5]],
+    ['a status class', '?status=4xx', [2]],
+    ['errors only', '?status=error', [2]],
+    ['successes by class and a user', '?status=2xx&user=u-alpha', [0, 5]],
+    ['full-text search in the request bodies', '?q=u-beta', [1]],
+    ['full-text search, two words anywhere', '?q=llama%20instant', [3]],
+    ['full-text search of a phrase in the answers', '?q=%22hello%20from%20mock%22', [0, 1, 3, 4, 5]],
+    ['full-text search excluding a word', '?q=%22hello%20from%20mock%22%20-llama', [0, 1, 5]],
   ])('filter by %s', async (_, query, expected) => {
     expect(await listIds(query)).toEqual(newestFirst(...(expected as number[])));
   });
@@ -170,6 +182,8 @@ describe('request logs', () => {
 
   it('rejects bad filter values with a 400 naming the parameter', async () => {
     expectError(await call(gateway, '/v1/logs?status=abc'), 400, { type: 'invalid_request_error', param: 'status' });
+    expectError(await call(gateway, '/v1/logs?status=4xx,'), 400, { type: 'invalid_request_error', param: 'status' });
+    expectError(await call(gateway, `/v1/logs?q=${'x'.repeat(501)}`), 400, { type: 'invalid_request_error', param: 'q' });
     expectError(await call(gateway, '/v1/logs?limit=0'), 400, { type: 'invalid_request_error', param: 'limit' });
     expectError(await call(gateway, '/v1/logs?from=yesterday'), 400, { type: 'invalid_request_error', param: 'from' });
     expectError(await call(gateway, '/v1/logs?cursor=abc'), 400, { type: 'invalid_request_error', param: 'cursor' });

@@ -7,6 +7,7 @@ import { listPage, ListPage } from '../../common/http/list.dto';
 import type { ApiKeyPrincipal } from '../keys/key-lookup.service';
 import { VirtualKeyEntity } from '../keys/entities/virtual-key.entity';
 import { LogQueryDto } from './dto/log-query.dto';
+import { applySearchFilters } from './log-filters';
 import { RequestLogEntity } from './entities/request-log.entity';
 
 const DAY_MS = 86_400_000;
@@ -29,14 +30,10 @@ export class LogsService {
     // A user-role key reads only its own requests.
     const apiKeyId = caller.role !== 'member' ? query.api_key_id : caller.id;
     const filters: [string, unknown][] = [
-      ['end_user', query.user],
-      ['model', query.model],
-      ['provider', query.provider],
-      ['status_code', query.status],
       ['trace_id', query.trace_id],
       ['api_key_id', apiKeyId],
-      ['operation', query.operation],
     ];
+    applySearchFilters(qb, query);
     filters.forEach(([column, value], i) => {
       if (value !== undefined) qb.andWhere(`log.${column} = :f${i}`, { [`f${i}`]: value });
     });

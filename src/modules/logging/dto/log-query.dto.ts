@@ -1,24 +1,32 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsInt, IsOptional, IsString, IsUUID, Max, Min } from 'class-validator';
+import { IsBoolean, IsOptional, IsString, IsUUID, Length, Matches } from 'class-validator';
 import { IsInstant } from '../../../common/pipes/validators';
 import { ListQueryDto } from '../../../common/http/list.dto';
-import { toBool, toInt } from '../../../common/query-transforms';
+import { toBool } from '../../../common/query-transforms';
+import { STATUS_FILTER } from '../log-filters';
 
 /** Filters of `GET /v1/logs` (CONTRACT section 4); `metadata.<key>=<value>` is read apart. */
 export class LogQueryDto extends ListQueryDto {
-  @ApiPropertyOptional() @IsOptional() @IsString()
+  @ApiPropertyOptional({ description: 'End user(s), comma-separated' }) @IsOptional() @IsString()
   user?: string;
 
-  @ApiPropertyOptional() @IsOptional() @IsString()
+  @ApiPropertyOptional({ description: 'Model(s) as named by the request, comma-separated' }) @IsOptional() @IsString()
   model?: string;
 
-  @ApiPropertyOptional() @IsOptional() @IsString()
+  @ApiPropertyOptional({ description: 'A part of the model name (case-insensitive)' }) @IsOptional() @IsString() @Length(1, 200)
+  model_contains?: string;
+
+  @ApiPropertyOptional({ description: 'Provider(s), comma-separated' }) @IsOptional() @IsString()
   provider?: string;
 
-  @ApiPropertyOptional({ description: 'HTTP status code' })
-  @IsOptional() @Transform(toInt) @IsInt() @Min(100) @Max(599)
-  status?: number;
+  @ApiPropertyOptional({ description: 'HTTP status codes or classes, comma-separated: `200`, `429,503`, `4xx`, `5xx`, `error` (400 and above)', example: '4xx,5xx' })
+  @IsOptional() @IsString() @Matches(STATUS_FILTER, { message: 'status must be status codes (429), classes (4xx) or error, comma-separated' })
+  status?: string;
+
+  @ApiPropertyOptional({ description: 'Full-text search over the request and response bodies (words; "quoted phrases", -excluded, or)' })
+  @IsOptional() @IsString() @Length(1, 500)
+  q?: string;
 
   @ApiPropertyOptional() @IsOptional() @IsString()
   trace_id?: string;
@@ -29,7 +37,7 @@ export class LogQueryDto extends ListQueryDto {
   @ApiPropertyOptional({ description: 'Virtual key id or slug' }) @IsOptional() @IsString()
   virtual_key?: string;
 
-  @ApiPropertyOptional() @IsOptional() @IsString()
+  @ApiPropertyOptional({ description: 'Operation(s), comma-separated' }) @IsOptional() @IsString()
   operation?: string;
 
   @ApiPropertyOptional({ description: 'ISO 8601 date-time, inclusive' }) @IsOptional() @IsInstant()
