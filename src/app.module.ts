@@ -9,6 +9,7 @@ import { GatewayValidationPipe } from './common/pipes/gateway-validation.pipe';
 import type { Environment } from './config/environment';
 import { dataSourceOptions } from './database/data-source-options';
 import { AudioModule } from './modules/audio/audio.module';
+import { AuditModule } from './modules/audit/audit.module';
 import { BudgetsModule } from './modules/budgets/budgets.module';
 import { ChatModule } from './modules/chat/chat.module';
 import { DashboardModule } from './modules/dashboard/dashboard.module';
@@ -59,6 +60,7 @@ export class AppModule {
         BudgetsModule,
         KeysModule,
         McpModule,
+        AuditModule,
         DashboardModule,
         HealthModule,
       ],

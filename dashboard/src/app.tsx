@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { onUnauthorized, storedKey, storeKey } from './api';
 import { href, navigate, routeClick, useLocation } from './router';
 import { AnalyticsPage } from './pages/analytics';
+import { AuditLogPage } from './pages/audit-log';
 import { LogsPage } from './pages/logs';
 import { API_KEYS, CONFIGS, PROMPTS, ResourcePage, VIRTUAL_KEYS } from './pages/resources';
 import { SignIn } from './pages/sign-in';
@@ -13,6 +14,7 @@ const NAV = [
   { path: '/virtual-keys', label: 'Virtual keys' },
   { path: '/configs', label: 'Configs' },
   { path: '/prompts', label: 'Prompts' },
+  { path: '/audit-log', label: 'Audit log' },
 ];
 
 export function App() {
@@ -77,6 +79,9 @@ export function App() {
       break;
     case '/prompts':
       page = <ResourcePage spec={PROMPTS} />;
+      break;
+    case '/audit-log':
+      page = <AuditLogPage location={location} />;
       break;
     default:
       page =

@@ -3,6 +3,7 @@ import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { Permission, Scope } from '../../gateway/request-context.decorator';
 import type { WorkspaceScope } from '../workspaces/workspace-scope';
 import { ListQueryDto } from '../../common/http/list.dto';
+import { AuditAction, Audited } from '../audit/audited.decorator';
 import { ApiKeysService } from './api-keys.service';
 import { ConfigsService } from './configs.service';
 import { ApiKeyCreateDto, ApiKeyUpdateDto } from './dto/api-key.dto';
@@ -15,6 +16,7 @@ import { VirtualKeysService } from './virtual-keys.service';
 @ApiTags('admin: api keys')
 @ApiSecurity('gateway-api-key')
 @Permission('resources.write')
+@Audited<ApiKeysController>({ resource: 'api_key', read: (c, { scope, id }) => c.get(scope, id!) })
 @Controller('v1/api-keys')
 export class ApiKeysController {
   constructor(private readonly apiKeys: ApiKeysService) {}
@@ -43,6 +45,7 @@ export class ApiKeysController {
   }
 
   @Delete(':id')
+  @AuditAction('revoke')
   @ApiOperation({ summary: 'Revoke an API key' })
   remove(@Scope() scope: WorkspaceScope, @Param('id') id: string) {
     return this.apiKeys.revoke(scope, id);
@@ -52,6 +55,7 @@ export class ApiKeysController {
 @ApiTags('admin: virtual keys')
 @ApiSecurity('gateway-api-key')
 @Permission('resources.write')
+@Audited<VirtualKeysController>({ resource: 'virtual_key', read: (c, { id }) => c.get(id!) })
 @Controller('v1/virtual-keys')
 export class VirtualKeysController {
   constructor(private readonly virtualKeys: VirtualKeysService) {}
@@ -87,6 +91,7 @@ export class VirtualKeysController {
 @ApiTags('admin: configs')
 @ApiSecurity('gateway-api-key')
 @Permission('resources.write')
+@Audited<ConfigsController>({ resource: 'config', read: (c, { id }) => c.get(id!, {}) })
 @Controller('v1/configs')
 export class ConfigsController {
   constructor(private readonly configs: ConfigsService) {}
@@ -131,6 +136,7 @@ export class ConfigsController {
 @ApiTags('admin: end users')
 @ApiSecurity('gateway-api-key')
 @Permission('resources.write')
+@Audited<EndUsersController>({ resource: 'end_user', read: (c, { id }) => c.get(id!) })
 @Controller('v1/end-users')
 export class EndUsersController {
   constructor(private readonly endUsers: EndUsersService) {}

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { ListQueryDto } from '../../common/http/list.dto';
+import { Audited } from '../audit/audited.decorator';
 import { Permission } from '../../gateway/request-context.decorator';
 import { McpServerCreateDto, McpServerUpdateDto } from './dto/mcp-server.dto';
 import { McpServersService } from './mcp-servers.service';
@@ -8,6 +9,7 @@ import { McpServersService } from './mcp-servers.service';
 @ApiTags('admin: MCP servers')
 @ApiSecurity('gateway-api-key')
 @Permission('resources.write')
+@Audited<McpServersController>({ resource: 'mcp_server', read: (c, { id }) => c.get(id!) })
 @Controller('v1/mcp-servers')
 export class McpServersController {
   constructor(private readonly servers: McpServersService) {}

@@ -1,12 +1,15 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { Permission } from '../../gateway/request-context.decorator';
+import { Audited } from '../audit/audited.decorator';
+import { overrideOf, priceIdOf } from './price-audit';
 import { PriceQueryDto, PriceUpsertDto } from './dto/price.dto';
 import { PriceOverridesService } from './price-overrides.service';
 
 @ApiTags('admin: prices')
 @ApiSecurity('gateway-api-key')
 @Permission('organisation.manage')
+@Audited<PricesController>({ resource: 'price', upsert: true, read: overrideOf, idOf: priceIdOf, workspaceOf: () => null })
 @Controller('v1/prices')
 export class PricesController {
   constructor(private readonly overrides: PriceOverridesService) {}

@@ -5,6 +5,7 @@ import type { RequestContext } from '../../gateway/request-context';
 import { Permission, Ctx, Operation } from '../../gateway/request-context.decorator';
 import { sendGatewayResult } from '../routing/gateway-result';
 import { ListQueryDto } from '../../common/http/list.dto';
+import { Audited } from '../audit/audited.decorator';
 import { PromptCreateDto, PromptUpdateDto, PromptVersionQueryDto } from './dto/prompt.dto';
 import { PromptCallDto } from './dto/prompt-completion.dto';
 import { PromptCompletionsService } from './prompt-completions.service';
@@ -13,6 +14,7 @@ import { PromptsService } from './prompts.service';
 @ApiTags('admin: prompts')
 @ApiSecurity('gateway-api-key')
 @Permission('resources.write')
+@Audited<PromptsController>({ resource: 'prompt', read: (c, { id }) => c.get(id!, {}) })
 @Controller('v1/prompts')
 export class PromptsController {
   constructor(

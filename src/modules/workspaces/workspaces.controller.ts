@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { ListQueryDto } from '../../common/http/list.dto';
+import { Audited } from '../audit/audited.decorator';
 import { Permission, Scope } from '../../gateway/request-context.decorator';
 import { WorkspaceCreateDto, WorkspaceUpdateDto } from './dto/workspace.dto';
 import type { WorkspaceScope } from './workspace-scope';
@@ -9,6 +10,7 @@ import { WorkspacesService } from './workspaces.service';
 @ApiTags('admin: workspaces')
 @ApiSecurity('gateway-api-key')
 @Permission('organisation.manage')
+@Audited<WorkspacesController>({ resource: 'workspace', read: (c, { scope, id }) => c.get(scope, id!), workspaceOf: (view) => (typeof view?.id === 'string' ? view.id : null) })
 @Controller('v1/workspaces')
 export class WorkspacesController {
   constructor(private readonly workspaces: WorkspacesService) {}

@@ -1,0 +1,20 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Permission, Scope } from '../../gateway/request-context.decorator';
+import type { WorkspaceScope } from '../workspaces/workspace-scope';
+import { AuditLogService } from './audit-log.service';
+import { AuditLogQueryDto } from './dto/audit-log-query.dto';
+
+@ApiTags('admin: audit log')
+@ApiSecurity('gateway-api-key')
+@Permission('audit.read')
+@Controller('v1/audit-log')
+export class AuditLogController {
+  constructor(private readonly auditLog: AuditLogService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'Admin changes, newest first (owners): who, when, what, before and after, secrets masked' })
+  list(@Scope() scope: WorkspaceScope, @Query() query: AuditLogQueryDto) {
+    return this.auditLog.list(scope, query);
+  }
+}
