@@ -2,9 +2,6 @@ import type { SelectQueryBuilder } from 'typeorm';
 import type { RequestLogEntity } from './entities/request-log.entity';
 import type { LogQueryDto } from './dto/log-query.dto';
 
-/** A `status` filter: exact codes, classes (`4xx`) or `error` (any status from 400 on), comma-separated. */
-export const STATUS_FILTER = /^(?:[1-5]\d\d|[1-5]xx|error)(?:,(?:[1-5]\d\d|[1-5]xx|error))*$/;
-
 /** Comma-separated values of a multi-value filter, blanks dropped. */
 export function valuesOf(filter: string): string[] {
   return filter

@@ -4,7 +4,9 @@ import { IsBoolean, IsOptional, IsString, IsUUID, Length, Matches } from 'class-
 import { IsInstant } from '../../../common/pipes/validators';
 import { ListQueryDto } from '../../../common/http/list.dto';
 import { toBool } from '../../../common/query-transforms';
-import { STATUS_FILTER } from '../log-filters';
+
+/** A `status` filter: exact codes, classes (`4xx`) or `error` (any status from 400 on), comma-separated. */
+const STATUS_FILTER = /^(?:[1-5]\d\d|[1-5]xx|error)(?:,(?:[1-5]\d\d|[1-5]xx|error))*$/;
 
 /** Filters of `GET /v1/logs` (CONTRACT section 4); `metadata.<key>=<value>` is read apart. */
 export class LogQueryDto extends ListQueryDto {
