@@ -1,9 +1,10 @@
-import { Controller, Get, Param, Query, Req } from '@nestjs/common';
+import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import type { RequestContext } from '../../gateway/request-context';
 import { Ctx, Permission } from '../../gateway/request-context.decorator';
-import { LogQueryDto } from './dto/log-query.dto';
+import { LogExportQueryDto, LogQueryDto } from './dto/log-query.dto';
+import { sendTable } from './table-export';
 import { LogsService } from './logs.service';
 
 /** `metadata.<key>=<value>` query parameters, which a DTO cannot name in advance. */
@@ -14,6 +15,13 @@ function metadataFilters(query: Request['query']): Record<string, string> {
       .map(([key, value]) => [key.slice(9), value as string]),
   );
 }
+
+/** The columns of a CSV export, in order (the log row's fields but the bodies). */
+const LOG_EXPORT_COLUMNS = [
+  'id', 'created_at', 'trace_id', 'operation', 'api_key_id', 'virtual_key_id', 'config_id', 'prompt_id', 'prompt_version', 'user', 'provider', 'model',
+  'status_code', 'is_stream', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'cached_tokens', 'reasoning_tokens', 'cost_usd', 'latency_ms', 'ttft_ms',
+  'cache_status', 'retry_count', 'target_index', 'error', 'metadata', 'billed_units', 'ignored_params', 'guardrails', 'tool_calls',
+];
 
 @ApiTags('logs')
 @ApiSecurity('gateway-api-key')
@@ -26,6 +34,15 @@ export class LogsController {
   @ApiOperation({ summary: 'List request logs, newest first; user-role keys see only their own' })
   list(@Ctx() context: RequestContext, @Query() query: LogQueryDto, @Req() req: Request) {
     return this.logs.list(query, metadataFilters(req.query), context.principal!);
+  }
+
+  @Get('export')
+  @ApiOperation({ summary: 'Every log row the filters select, newest first, as a CSV or JSON download streamed as it is read' })
+  async export(@Ctx() context: RequestContext, @Query() query: LogExportQueryDto, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const metadata = metadataFilters(req.query);
+    const columns = query.include_bodies ? [...LOG_EXPORT_COLUMNS, 'request_headers', 'request_body', 'response_body'] : LOG_EXPORT_COLUMNS;
+    const stamp = new Date().toISOString().slice(0, 19).replace(/:/g, '-');
+    await sendTable(res, query.format, `request-logs-${stamp}`, columns, this.logs.exportBatches(query, metadata, context.principal!));
   }
 
   @Get(':id')

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Between, Repository } from 'typeorm';
+import { Between, Repository, SelectQueryBuilder } from 'typeorm';
 import { GatewayError } from '../../common/errors/gateway-error';
 import { isUuid } from '../../common/ids';
 import { listPage, ListPage } from '../../common/http/list.dto';
@@ -12,6 +12,8 @@ import { RequestLogEntity } from './entities/request-log.entity';
 
 const DAY_MS = 86_400_000;
 const BODY_COLUMNS = new Set(['requestBody', 'responseBody', 'requestHeaders']);
+/** Rows read per query of an export. */
+const EXPORT_BATCH = 1_000;
 
 /** Reading the request log: filtered, newest first, keyset-paged on the UUIDv7 id. */
 @Injectable()
@@ -22,7 +24,25 @@ export class LogsService {
   ) {}
 
   async list(query: LogQueryDto, metadata: Record<string, string>, caller: ApiKeyPrincipal): Promise<ListPage<Record<string, unknown>>> {
-    const qb = this.logs.createQueryBuilder('log').orderBy('log.id', 'DESC').take(query.limit + 1);
+    const qb = await this.filteredQuery(query, metadata, caller);
+    const rows = await qb.take(query.limit + 1).getMany();
+    return listPage(rows.map(toLogResponse), query.limit, (row) => row.id as string);
+  }
+
+  /** Every row the filters select, newest first, in batches read one after another (keyset on the id): an export of any size. */
+  async *exportBatches(query: LogQueryDto, metadata: Record<string, string>, caller: ApiKeyPrincipal): AsyncGenerator<Record<string, unknown>[]> {
+    let cursor = query.cursor;
+    for (;;) {
+      const rows = await (await this.filteredQuery({ ...query, cursor } as LogQueryDto, metadata, caller)).take(EXPORT_BATCH).getMany();
+      yield rows.map(toLogResponse);
+      if (rows.length < EXPORT_BATCH) return;
+      cursor = rows[rows.length - 1].id;
+    }
+  }
+
+  /** The rows a caller may read that the filters select, newest first (alias `log`). */
+  private async filteredQuery(query: LogQueryDto, metadata: Record<string, string>, caller: ApiKeyPrincipal): Promise<SelectQueryBuilder<RequestLogEntity>> {
+    const qb = this.logs.createQueryBuilder('log').orderBy('log.id', 'DESC');
     if (!query.include_bodies) {
       const columns = this.logs.metadata.columns.filter((c) => !BODY_COLUMNS.has(c.propertyName));
       qb.select(columns.map((c) => `log.${c.propertyName}`));
@@ -45,8 +65,7 @@ export class LogsService {
       if (!isUuid(query.cursor)) throw GatewayError.invalidRequest('cursor is not a cursor this endpoint returned', 'cursor');
       qb.andWhere('log.id < :cursor', { cursor: query.cursor });
     }
-    const rows = await qb.getMany();
-    return listPage(rows.map(toLogResponse), query.limit, (row) => row.id as string);
+    return qb;
   }
 
   async get(id: string, caller: ApiKeyPrincipal): Promise<Record<string, unknown>> {

@@ -1,6 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsOptional, IsString, IsUUID, Length, Matches } from 'class-validator';
+import { IsBoolean, IsIn, IsOptional, IsString, IsUUID, Length, Matches } from 'class-validator';
+import { EXPORT_FORMATS, type ExportFormat } from '../table-export';
 import { IsInstant } from '../../../common/pipes/validators';
 import { ListQueryDto } from '../../../common/http/list.dto';
 import { toBool } from '../../../common/query-transforms';
@@ -53,4 +54,16 @@ export class LogQueryDto extends ListQueryDto {
   @Transform(toBool)
   @IsBoolean()
   include_bodies = true;
+}
+
+/** `GET /v1/logs/export`: the list's filters, a format, and every matching row (no `limit`). */
+export class LogExportQueryDto extends LogQueryDto {
+  @ApiPropertyOptional({ enum: EXPORT_FORMATS, default: 'csv' }) @IsOptional() @IsIn(EXPORT_FORMATS)
+  format: ExportFormat = 'csv';
+
+  @ApiPropertyOptional({ description: 'true adds the request and response bodies and headers (CSV: as JSON text)', default: false })
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  override include_bodies = false;
 }
