@@ -1,8 +1,8 @@
 import { Controller, Get, Param, Query, Req } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
-import type { RequestContext } from '../../gateway/request-context';
-import { Ctx, Permission } from '../../gateway/request-context.decorator';
+import { Permission, Scope } from '../../gateway/request-context.decorator';
+import type { WorkspaceScope } from '../workspaces/workspace-scope';
 import { LogQueryDto } from './dto/log-query.dto';
 import { LogsService } from './logs.service';
 
@@ -23,14 +23,14 @@ export class LogsController {
   constructor(private readonly logs: LogsService) {}
 
   @Get()
-  @ApiOperation({ summary: 'List request logs, newest first; user-role keys see only their own' })
-  list(@Ctx() context: RequestContext, @Query() query: LogQueryDto, @Req() req: Request) {
-    return this.logs.list(query, metadataFilters(req.query), context.principal!);
+  @ApiOperation({ summary: "List request logs of the caller's workspace, newest first; member keys see only their own" })
+  list(@Scope() scope: WorkspaceScope, @Query() query: LogQueryDto, @Req() req: Request) {
+    return this.logs.list(scope, query, metadataFilters(req.query));
   }
 
   @Get(':id')
   @ApiOperation({ summary: 'One request log with its full request and response' })
-  get(@Ctx() context: RequestContext, @Param('id') id: string) {
-    return this.logs.get(id, context.principal!);
+  get(@Scope() scope: WorkspaceScope, @Param('id') id: string) {
+    return this.logs.get(scope, id);
   }
 }
