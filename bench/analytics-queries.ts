@@ -21,13 +21,14 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../src/database/data-source-options';
 import { EmbeddedPostgres } from '../src/database/embedded-postgres';
-import type { ApiKeyPrincipal } from '../src/modules/keys/key-lookup.service';
 import { SpendService } from '../src/modules/keys/spend.service';
 import { VirtualKeyEntity } from '../src/modules/keys/entities/virtual-key.entity';
 import { AnalyticsService } from '../src/modules/logging/analytics.service';
 import { AnalyticsQueryDto } from '../src/modules/logging/dto/analytics-query.dto';
 import { AnalyticsTimeseriesQueryDto } from '../src/modules/logging/dto/analytics-timeseries-query.dto';
 import { LogQueryDto } from '../src/modules/logging/dto/log-query.dto';
+import { DEFAULT_WORKSPACE_ID } from '../src/modules/workspaces/workspace.entity';
+import type { WorkspaceScope } from '../src/modules/workspaces/workspace-scope';
 import { RequestLogEntity } from '../src/modules/logging/entities/request-log.entity';
 import { LogsService } from '../src/modules/logging/logs.service';
 
@@ -99,7 +100,7 @@ function withDatabase(adminUrl: string, database: string): string {
 async function fill(dataSource: DataSource, rows: number): Promise<void> {
   await dataSource.query(
     `insert into api_keys (id, name, role, key_hash, key_hint, budget_limit_usd, budget_period)
-     select ('00000000-0000-4000-8000-' || lpad(to_hex(i), 12, '0'))::uuid, 'bench key ' || i, case when i = 1 then 'admin' else 'user' end,
+     select ('00000000-0000-4000-8000-' || lpad(to_hex(i), 12, '0'))::uuid, 'bench key ' || i, case when i = 1 then 'admin' else 'member' end,
             md5('key' || i), 'gk-…' || i, case when i % 2 = 0 then 100 else null end, case when i % 2 = 0 then 'monthly' else null end
      from generate_series(1, ${API_KEYS}) as i`,
   );
@@ -205,41 +206,48 @@ async function main(): Promise<void> {
     const logs = new LogsService(ds.getRepository(RequestLogEntity), ds.getRepository(VirtualKeyEntity));
     const analytics = new AnalyticsService(ds);
     const spend = new SpendService(ds);
-    const adminKey = { id: '00000000-0000-4000-8000-000000000001', role: 'admin' } as ApiKeyPrincipal;
-    const userKey = { id: '00000000-0000-4000-8000-000000000002', role: 'member' } as ApiKeyPrincipal;
+    // The scopes the key guard gives: an admin and a member of the (default) workspace every row is in, an owner seeing every workspace.
+    const scopeOf = (id: string, role: WorkspaceScope['caller']['role']): WorkspaceScope => ({
+      caller: { kind: 'api_key', id, name: 'bench', role },
+      workspaceId: DEFAULT_WORKSPACE_ID,
+      visible: role === 'owner' ? null : [DEFAULT_WORKSPACE_ID],
+    });
+    const adminKey = scopeOf('00000000-0000-4000-8000-000000000001', 'admin');
+    const userKey = scopeOf('00000000-0000-4000-8000-000000000002', 'member');
+    const ownerKey = scopeOf('00000000-0000-4000-8000-000000000001', 'owner');
     const logQuery = (fields: Partial<LogQueryDto>) => Object.assign(new LogQueryDto(), { limit: 50, include_bodies: false }, fields);
     const now = Date.now();
     const ago = (ms: number) => new Date(now - ms).toISOString();
     const summary = (group_by: string, range: number, caller = adminKey) =>
-      analytics.summary(Object.assign(new AnalyticsQueryDto(), { group_by, from: ago(range), to: ago(0) }), caller);
+      analytics.summary(caller, Object.assign(new AnalyticsQueryDto(), { group_by, from: ago(range), to: ago(0) }));
     const timeseries = (interval: 'minute' | 'hour' | 'day', range: number, caller = adminKey) =>
-      analytics.timeseries(Object.assign(new AnalyticsTimeseriesQueryDto(), { interval, from: ago(range), to: ago(0) }), caller);
+      analytics.timeseries(caller, Object.assign(new AnalyticsTimeseriesQueryDto(), { interval, from: ago(range), to: ago(0) }));
 
     // A cursor from the middle of the log, and a trace id that exists.
-    const firstPage = await logs.list(logQuery({}), {}, adminKey);
+    const firstPage = await logs.list(adminKey, logQuery({}), {});
     const middle = (await ds.query(`select id, trace_id from request_logs order by id desc offset ${Math.floor(args.rows / 2)} limit 1`))[0];
 
     const queries: [string, () => Promise<{ data: unknown[] } | unknown>][] = [
-      ['logs: first page', () => logs.list(logQuery({}), {}, adminKey)],
-      ['logs: next page (cursor)', () => logs.list(logQuery({ cursor: firstPage.next_cursor! }), {}, adminKey)],
-      ['logs: page deep in the log (cursor)', () => logs.list(logQuery({ cursor: middle.id }), {}, adminKey)],
-      ['logs: with bodies (limit 50)', () => logs.list(logQuery({ include_bodies: true }), {}, adminKey)],
-      ['logs: user=', () => logs.list(logQuery({ user: 'user-17' }), {}, adminKey)],
-      ['logs: model=', () => logs.list(logQuery({ model: 'model-3' }), {}, adminKey)],
-      ['logs: provider=', () => logs.list(logQuery({ provider: 'groq' }), {}, adminKey)],
-      ['logs: status=500', () => logs.list(logQuery({ status: '500' }), {}, adminKey)],
-      ['logs: api_key_id=', () => logs.list(logQuery({ api_key_id: '00000000-0000-4000-8000-000000000005' }), {}, adminKey)],
-      ['logs: virtual_key= (slug)', () => logs.list(logQuery({ virtual_key: 'vk-3' }), {}, adminKey)],
-      ['logs: operation=embeddings', () => logs.list(logQuery({ operation: 'embeddings' }), {}, adminKey)],
-      ['logs: trace_id=', () => logs.list(logQuery({ trace_id: middle.trace_id }), {}, adminKey)],
-      ['logs: metadata.team=', () => logs.list(logQuery({}), { team: 'ads' }, adminKey)],
-      ['logs: metadata.feature= (rarer)', () => logs.list(logQuery({}), { feature: 'feature-7' }, adminKey)],
-      ['logs: metadata.team + env', () => logs.list(logQuery({}), { team: 'ads', env: 'staging' }, adminKey)],
-      ['logs: from/to (a past hour)', () => logs.list(logQuery({ from: ago(10 * DAY_MS), to: ago(10 * DAY_MS - 3_600_000) }), {}, adminKey)],
-      ['logs: user= + model= + last 24 h', () => logs.list(logQuery({ user: 'user-17', model: 'model-3', from: ago(DAY_MS) }), {}, adminKey)],
-      ['logs: user= + metadata.team=', () => logs.list(logQuery({ user: 'user-17' }), { team: 'ads' }, adminKey)],
-      ['logs: user-role key, first page', () => logs.list(logQuery({}), {}, userKey)],
-      ['logs: one log by id', () => logs.get(middle.id, adminKey)],
+      ['logs: first page', () => logs.list(adminKey, logQuery({}), {})],
+      ['logs: next page (cursor)', () => logs.list(adminKey, logQuery({ cursor: firstPage.next_cursor! }), {})],
+      ['logs: page deep in the log (cursor)', () => logs.list(adminKey, logQuery({ cursor: middle.id }), {})],
+      ['logs: with bodies (limit 50)', () => logs.list(adminKey, logQuery({ include_bodies: true }), {})],
+      ['logs: user=', () => logs.list(adminKey, logQuery({ user: 'user-17' }), {})],
+      ['logs: model=', () => logs.list(adminKey, logQuery({ model: 'model-3' }), {})],
+      ['logs: provider=', () => logs.list(adminKey, logQuery({ provider: 'groq' }), {})],
+      ['logs: status=500', () => logs.list(adminKey, logQuery({ status: '500' }), {})],
+      ['logs: api_key_id=', () => logs.list(adminKey, logQuery({ api_key_id: '00000000-0000-4000-8000-000000000005' }), {})],
+      ['logs: virtual_key= (slug)', () => logs.list(adminKey, logQuery({ virtual_key: 'vk-3' }), {})],
+      ['logs: operation=embeddings', () => logs.list(adminKey, logQuery({ operation: 'embeddings' }), {})],
+      ['logs: trace_id=', () => logs.list(adminKey, logQuery({ trace_id: middle.trace_id }), {})],
+      ['logs: metadata.team=', () => logs.list(adminKey, logQuery({}), { team: 'ads' })],
+      ['logs: metadata.feature= (rarer)', () => logs.list(adminKey, logQuery({}), { feature: 'feature-7' })],
+      ['logs: metadata.team + env', () => logs.list(adminKey, logQuery({}), { team: 'ads', env: 'staging' })],
+      ['logs: from/to (a past hour)', () => logs.list(adminKey, logQuery({ from: ago(10 * DAY_MS), to: ago(10 * DAY_MS - 3_600_000) }), {})],
+      ['logs: user= + model= + last 24 h', () => logs.list(adminKey, logQuery({ user: 'user-17', model: 'model-3', from: ago(DAY_MS) }), {})],
+      ['logs: user= + metadata.team=', () => logs.list(adminKey, logQuery({ user: 'user-17' }), { team: 'ads' })],
+      ['logs: user-role key, first page', () => logs.list(userKey, logQuery({}), {})],
+      ['logs: one log by id', () => logs.get(adminKey, middle.id)],
     ];
     for (const [label, range] of [['24 h', DAY_MS], ['30 d', 30 * DAY_MS]] as const) {
       for (const groupBy of ['user', 'model', 'provider', 'operation', 'api_key', 'virtual_key', 'metadata.team']) {
@@ -247,12 +255,14 @@ async function main(): Promise<void> {
       }
     }
     queries.push(['summary by model, 30 d, user-role key', () => summary('model', 30 * DAY_MS, userKey)]);
+    queries.push(['summary by model, 30 d, owner (every workspace)', () => summary('model', 30 * DAY_MS, ownerKey)]);
     queries.push(['timeseries minute, 3 h', () => timeseries('minute', 3 * 3_600_000)]);
     queries.push(['timeseries hour, 24 h', () => timeseries('hour', DAY_MS)]);
     queries.push(['timeseries hour, 7 d', () => timeseries('hour', 7 * DAY_MS)]);
     queries.push(['timeseries day, 30 d', () => timeseries('day', 30 * DAY_MS)]);
     queries.push(['timeseries hour, 30 d', () => timeseries('hour', 30 * DAY_MS)]);
     queries.push(['timeseries day, 30 d, user-role key', () => timeseries('day', 30 * DAY_MS, userKey)]);
+    queries.push(['timeseries day, 30 d, owner (every workspace)', () => timeseries('day', 30 * DAY_MS, ownerKey)]);
     queries.push([
       `keys page: spent_usd of ${API_KEYS} API keys`,
       async () => {

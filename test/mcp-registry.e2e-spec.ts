@@ -12,8 +12,10 @@ import { createGatewayApp } from '../src/app.factory';
 import { maskSecret } from '../src/common/crypto/secret-box';
 import { validateEnvironment } from '../src/config/environment';
 import { McpServers1764001300000 } from '../src/database/migrations/1764001300000-McpServers';
+import { Workspaces1764001700000 } from '../src/database/migrations/1764001700000-Workspaces';
 import { KeyLookupService } from '../src/modules/keys/key-lookup.service';
 import { McpRegistry } from '../src/modules/mcp/mcp-registry.service';
+import { DEFAULT_WORKSPACE_ID } from '../src/modules/workspaces/workspace.entity';
 import { call, createApiKey, createVirtualKey, expectError, waitFor } from './support/e2e-helpers';
 import { admin, startTestGateway, TestGateway } from './support/test-gateway';
 
@@ -61,6 +63,8 @@ describe('MCP server registry', () => {
       object: 'mcp_server',
       name: 'Files',
       slug: 'files',
+      workspace: 'default',
+      workspace_id: DEFAULT_WORKSPACE_ID,
       url: PUBLIC_URL,
       headers: { Authorization: maskSecret(SECRET), 'X-Short': '…' },
       allowed_tools: ['read', 'list'],
@@ -82,18 +86,18 @@ describe('MCP server registry', () => {
     expect(stored.headers).not.toContain('"abc"');
 
     // The request path sees the decrypted headers.
-    expect(await registry.find('files')).toEqual({ id, slug: 'files', name: 'Files', url: PUBLIC_URL, headers: { Authorization: SECRET, 'X-Short': 'abc' }, allowedTools: ['read', 'list'], description: 'File server' });
-    expect(await registry.find(id)).toMatchObject({ slug: 'files' });
+    expect(await registry.find(DEFAULT_WORKSPACE_ID, 'files')).toEqual({ id, slug: 'files', name: 'Files', url: PUBLIC_URL, headers: { Authorization: SECRET, 'X-Short': 'abc' }, allowedTools: ['read', 'list'], description: 'File server' });
+    expect(await registry.find(DEFAULT_WORKSPACE_ID, id)).toMatchObject({ slug: 'files' });
 
     const patched = await admin(gateway, 'PATCH', '/v1/mcp-servers/files', { name: 'Files v2', description: null, allowed_tools: null });
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ name: 'Files v2', description: null, allowed_tools: null, headers: { Authorization: maskSecret(SECRET) } });
-    expect(await registry.find('files')).toMatchObject({ name: 'Files v2', allowedTools: null, description: null });
+    expect(await registry.find(DEFAULT_WORKSPACE_ID, 'files')).toMatchObject({ name: 'Files v2', allowedTools: null, description: null });
 
     const deleted = await admin(gateway, 'DELETE', `/v1/mcp-servers/${id}`);
     expect(deleted).toEqual({ status: 200, body: { id, object: 'mcp_server', deleted: true } });
     expectError(await call(gateway, '/v1/mcp-servers/files'), 404, { type: 'not_found_error', code: 'mcp_server_not_found' });
-    expect(await registry.find('files')).toBeNull();
+    expect(await registry.find(DEFAULT_WORKSPACE_ID, 'files')).toBeNull();
     // A deleted server's slug may be reused.
     expect((await register({ slug: 'files' })).status).toBe(201);
   });
@@ -104,11 +108,11 @@ describe('MCP server registry', () => {
     // What a client read, sent back as it is (header names compared as HTTP does).
     const kept = await admin(gateway, 'PATCH', '/v1/mcp-servers/keep', { headers: { Authorization: created.body.headers.authorization, 'x-api-key': created.body.headers['x-api-key'] } });
     expect(kept.status).toBe(200);
-    expect((await registry.find('keep'))?.headers).toEqual({ Authorization: SECRET, 'x-api-key': OTHER_SECRET });
+    expect((await registry.find(DEFAULT_WORKSPACE_ID, 'keep'))?.headers).toEqual({ Authorization: SECRET, 'x-api-key': OTHER_SECRET });
 
     const replaced = await admin(gateway, 'PATCH', '/v1/mcp-servers/keep', { headers: { Authorization: 'Bearer a-brand-new-token-777' } });
     expect(replaced.body.headers).toEqual({ Authorization: maskSecret('Bearer a-brand-new-token-777') });
-    expect((await registry.find('keep'))?.headers).toEqual({ Authorization: 'Bearer a-brand-new-token-777' });
+    expect((await registry.find(DEFAULT_WORKSPACE_ID, 'keep'))?.headers).toEqual({ Authorization: 'Bearer a-brand-new-token-777' });
   });
 
   it('answers 409 for a live duplicate slug, 404 for an unknown server, 403 for a user key, 400 naming the field for bad input', async () => {
@@ -146,7 +150,7 @@ describe('MCP server registry', () => {
     expectError(await call(gateway, '/v1/mcp-servers/dup', { method: 'PATCH', body: { url: null } }), 400, { type: 'invalid_request_error', param: 'url' });
     expectError(await call(gateway, '/v1/mcp-servers', { body: { name: 'n', slug: 'ok', url: PUBLIC_URL, headers: { 'x-long': 'x'.repeat(9000) } } }), 400, { type: 'invalid_request_error', param: 'headers' });
     expectError(await call(gateway, '/v1/mcp-servers', { body: '[1, 2]' }), 400, { type: 'invalid_request_error' });
-    expect(await registry.find('ok')).toBeNull();
+    expect(await registry.find(DEFAULT_WORKSPACE_ID, 'ok')).toBeNull();
     // Hostile ids are unknown servers (a NUL, which no text column can hold, bad input), not failures.
     for (const id of ['%E2%80%AE', 'x'.repeat(5000), "'%20or%201=1--"]) expectError(await call(gateway, `/v1/mcp-servers/${id}`), 404, { type: 'not_found_error' });
     expectError(await call(gateway, '/v1/mcp-servers/%00'), 400, { type: 'invalid_request_error' });
@@ -163,7 +167,7 @@ describe('MCP server registry', () => {
     for (const [url, message] of refused) {
       expectError(await call(gateway, '/v1/mcp-servers', { body: { name: 'x', slug: 'refused', url } }), 400, { type: 'invalid_request_error', code: 'mcp_server_not_allowed', param: 'url', message });
     }
-    expect(await registry.find('refused')).toBeNull();
+    expect(await registry.find(DEFAULT_WORKSPACE_ID, 'refused')).toBeNull();
     expectError(await call(gateway, '/v1/mcp-servers', { body: { name: 'x', slug: 'refused', url: 'http://no-such-host.invalid/mcp' } }), 400, { type: 'invalid_request_error', code: 'mcp_server_unresolvable', param: 'url' });
 
     // Inside MCP_ALLOWED_NETWORKS (10.1.2.0/24 and 127.0.0.2): allowed.
@@ -173,9 +177,9 @@ describe('MCP server registry', () => {
     // A url change is checked too, and a refused one leaves the server as it was.
     expectError(await call(gateway, '/v1/mcp-servers/internal', { method: 'PATCH', body: { url: 'http://169.254.169.254/' } }), 400, { code: 'mcp_server_not_allowed', type: 'invalid_request_error', param: 'url' });
     expectError(await call(gateway, '/v1/mcp-servers/internal', { method: 'PATCH', body: { url: 'http://10.1.3.1/mcp' } }), 400, { code: 'mcp_server_not_allowed', type: 'invalid_request_error' });
-    expect((await registry.find('internal'))?.url).toBe('http://10.1.2.3:8080/mcp');
+    expect((await registry.find(DEFAULT_WORKSPACE_ID, 'internal'))?.url).toBe('http://10.1.2.3:8080/mcp');
     expect((await admin(gateway, 'PATCH', '/v1/mcp-servers/internal', { url: 'http://10.1.2.200/mcp' })).status).toBe(200);
-    expect((await registry.find('internal'))?.url).toBe('http://10.1.2.200/mcp');
+    expect((await registry.find(DEFAULT_WORKSPACE_ID, 'internal'))?.url).toBe('http://10.1.2.200/mcp');
   });
 
   it('takes allowed_mcp_servers and allowed_tools on API keys and virtual keys, returns them, and carries them into the cached principal and virtual key', async () => {
@@ -212,7 +216,7 @@ describe('MCP server registry', () => {
 
   it('accessOf: admin keys default to every server, user keys to none; a virtual key narrows; tools intersect over key, virtual key and server', async () => {
     // Start from a known set of live servers.
-    for (const server of await registry.list()) expect((await admin(gateway, 'DELETE', `/v1/mcp-servers/${server.id}`)).status).toBe(200);
+    for (const server of await registry.list(DEFAULT_WORKSPACE_ID)) expect((await admin(gateway, 'DELETE', `/v1/mcp-servers/${server.id}`)).status).toBe(200);
     await register({ slug: 'alpha', allowed_tools: ['search', 'fetch', 'delete'] });
     await register({ slug: 'beta' });
     await register({ slug: 'gamma', allowed_tools: ['run'] });
@@ -248,13 +252,13 @@ describe('MCP server registry', () => {
     // Changes through the admin API are seen at once; listeners hear which server changed.
     const changed: string[] = [];
     const stop = registry.onChange((id) => changed.push(id));
-    const gamma = await registry.find('gamma');
+    const gamma = await registry.find(DEFAULT_WORKSPACE_ID, 'gamma');
     expect((await admin(gateway, 'PATCH', '/v1/mcp-servers/gamma', { allowed_tools: ['run', 'stop'] })).status).toBe(200);
     expect(await access(adminKey)).toEqual({ alpha: ['search', 'fetch', 'delete'], beta: null, gamma: ['run', 'stop'] });
-    const beta = await registry.find('beta');
+    const beta = await registry.find(DEFAULT_WORKSPACE_ID, 'beta');
     expect((await admin(gateway, 'DELETE', '/v1/mcp-servers/beta')).status).toBe(200);
     expect(await access(adminKey, 'vk-narrow')).toEqual({ gamma: ['run', 'stop'] });
-    expect((await registry.list()).map((server) => server.slug)).toEqual(['alpha', 'gamma']);
+    expect((await registry.list(DEFAULT_WORKSPACE_ID)).map((server) => server.slug)).toEqual(['alpha', 'gamma']);
     expect(changed).toEqual([gamma!.id, beta!.id]);
     // Once unsubscribed, a listener hears nothing more.
     stop();
@@ -282,13 +286,13 @@ describe('MCP server registry', () => {
       await other.init();
       const otherRegistry = other.get(McpRegistry);
       await register({ slug: 'shared', headers: { Authorization: SECRET } });
-      expect((await otherRegistry.find('shared'))?.headers).toEqual({ Authorization: SECRET });
+      expect((await otherRegistry.find(DEFAULT_WORKSPACE_ID, 'shared'))?.headers).toEqual({ Authorization: SECRET });
       const changed: string[] = [];
       otherRegistry.onChange((id) => changed.push(id));
 
       const patched = await admin(gateway, 'PATCH', '/v1/mcp-servers/shared', { headers: { Authorization: 'Bearer rotated-token-0000' } });
       expect(patched.status).toBe(200);
-      await waitFor(async () => (await otherRegistry.find('shared'))?.headers.Authorization === 'Bearer rotated-token-0000');
+      await waitFor(async () => (await otherRegistry.find(DEFAULT_WORKSPACE_ID, 'shared'))?.headers.Authorization === 'Bearer rotated-token-0000');
       await waitFor(() => changed.length === 1);
       expect(changed).toEqual([patched.body.id]);
     } finally {
@@ -300,14 +304,18 @@ describe('MCP server registry', () => {
   it('migration: reverted and applied again on a database with keys, which keep working (their MCP fields null)', async () => {
     const user = await createApiKey(gateway, { name: 'before migration', allowed_mcp_servers: ['alpha'] });
     const migration = new McpServers1764001300000();
+    // The later migration that adds workspace_id to mcp_servers is reverted first and applied again last.
+    const workspaces = new Workspaces1764001700000();
     const runner = gateway.dataSource.createQueryRunner();
     try {
+      await workspaces.down(runner);
       await migration.down(runner);
       const columns = await runner.query(`select table_name, column_name from information_schema.columns where column_name in ('allowed_mcp_servers', 'allowed_tools')`);
       expect(columns).toEqual([]);
       // A key made before the migration existed.
       await runner.query(`insert into api_keys (name, role, key_hash, key_hint) values ('old', 'user', encode(sha256('gk-old-key-0123456789'::bytea), 'hex'), 'gk-…6789')`);
       await migration.up(runner);
+      await workspaces.up(runner);
     } finally {
       await runner.release();
     }

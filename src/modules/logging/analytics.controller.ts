@@ -1,7 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import type { RequestContext } from '../../gateway/request-context';
-import { Ctx, Permission } from '../../gateway/request-context.decorator';
+import { Permission, Scope } from '../../gateway/request-context.decorator';
+import type { WorkspaceScope } from '../workspaces/workspace-scope';
 import { AnalyticsService } from './analytics.service';
 import { AnalyticsQueryDto } from './dto/analytics-query.dto';
 import { AnalyticsTimeseriesQueryDto } from './dto/analytics-timeseries-query.dto';
@@ -14,14 +14,14 @@ export class AnalyticsController {
   constructor(private readonly analytics: AnalyticsService) {}
 
   @Get('summary')
-  @ApiOperation({ summary: 'Requests, errors, tokens, cost and latency percentiles grouped by one dimension; user-role keys see their own' })
-  summary(@Ctx() context: RequestContext, @Query() query: AnalyticsQueryDto) {
-    return this.analytics.summary(query, context.principal!);
+  @ApiOperation({ summary: 'Requests, errors, tokens, cost and latency percentiles grouped by one dimension; member keys see their own, others their workspace rows' })
+  summary(@Scope() scope: WorkspaceScope, @Query() query: AnalyticsQueryDto) {
+    return this.analytics.summary(scope, query);
   }
 
   @Get('timeseries')
-  @ApiOperation({ summary: 'Requests, errors, tokens, cost and latency percentiles per minute, hour or day (UTC buckets); user-role keys see their own' })
-  timeseries(@Ctx() context: RequestContext, @Query() query: AnalyticsTimeseriesQueryDto) {
-    return this.analytics.timeseries(query, context.principal!);
+  @ApiOperation({ summary: 'Requests, errors, tokens, cost and latency percentiles per minute, hour or day (UTC buckets); member keys see their own, others their workspace rows' })
+  timeseries(@Scope() scope: WorkspaceScope, @Query() query: AnalyticsTimeseriesQueryDto) {
+    return this.analytics.timeseries(scope, query);
   }
 }

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { GatewayError } from '../../common/errors/gateway-error';
-import type { ApiKeyPrincipal } from '../keys/key-lookup.service';
+import { readsOwnRequestsOnly } from '../workspaces/roles';
+import { DEFAULT_WORKSPACE_ID } from '../workspaces/workspace.entity';
+import type { WorkspaceScope } from '../workspaces/workspace-scope';
 import type { AnalyticsQueryDto } from './dto/analytics-query.dto';
 import type { AnalyticsTimeseriesQueryDto, TimeseriesInterval } from './dto/analytics-timeseries-query.dto';
 import { histogramPercentile } from './latency-histogram';
@@ -78,27 +80,28 @@ const PERIODS: Record<RollupPeriod, { size: number; offset: number }> = {
  * Usage, errors, cost and latency of the request log grouped by one dimension or bucketed
  * over time: what the dashboard charts and what spend per key or per user is read from.
  * Every logged row counts, failed attempts that a retry or fallback followed included
- * (they are requests the gateway made). A user-role key sees only its own rows.
+ * (they are requests the gateway made). The scope is in every query: the rows of the visible
+ * workspaces, a member's own rows only (see `scopeFilter`).
  */
 @Injectable()
 export class AnalyticsService {
   constructor(private readonly dataSource: DataSource) {}
 
-  async summary(query: AnalyticsQueryDto, caller: ApiKeyPrincipal): Promise<Record<string, unknown>> {
+  async summary(scope: WorkspaceScope, query: AnalyticsQueryDto): Promise<Record<string, unknown>> {
     const to = query.to ? new Date(query.to) : new Date();
     const from = query.from ? new Date(query.from) : new Date(to.getTime() - 30 * DAY_MS);
     if (from >= to) throw GatewayError.invalidRequest('from must be before to', 'from');
     const sql = new Parameters();
     const grouping = GROUPINGS[query.group_by] ?? metadataGrouping(query.group_by.slice('metadata.'.length), sql);
-    const scope = caller.role !== 'member' ? null : sql.add(caller.id);
+    const filter = scopeFilter(scope, sql);
     const exact = to.getTime() - from.getTime() <= EXACT_RANGE_MAX_MS;
     const byVirtualKey = query.group_by === 'virtual_key';
     const groups = exact
       ? `select ${grouping.row} as key, ${ROW_AGGREGATES}
          from request_logs log
-         where ${rowsIn([{ from, to }], sql)} ${scope ? `and log.api_key_id = ${scope}` : ''}
+         where (${rowsIn([{ from, to }], sql)}) ${filter ? `and ${filter.rows}` : ''}
          group by 1`
-      : this.histogramAggregate(grouping.rollup, grouping.row, splitRange(from, to, ['week', 'day']), scope, sql);
+      : this.histogramAggregate(grouping.rollup, grouping.row, splitRange(from, to, ['week', 'day']), filter, sql);
     // Virtual keys are grouped by id (a deleted key's slug may have been given to a new one)
     // and named by slug, the id alongside.
     const rows: Record<string, unknown>[] = await this.aggregate(
@@ -127,7 +130,7 @@ export class AnalyticsService {
    * errors, tokens, cost and latency percentiles per bucket. Every bucket of the range is
    * returned, empty ones with zeros (and null latencies), so a chart needs no gap filling.
    */
-  async timeseries(query: AnalyticsTimeseriesQueryDto, caller: ApiKeyPrincipal): Promise<Record<string, unknown>> {
+  async timeseries(scope: WorkspaceScope, query: AnalyticsTimeseriesQueryDto): Promise<Record<string, unknown>> {
     const to = query.to ? new Date(query.to) : new Date();
     const from = query.from ? new Date(query.from) : new Date(to.getTime() - DAY_MS);
     if (from >= to) throw GatewayError.invalidRequest('from must be before to', 'from');
@@ -143,16 +146,16 @@ export class AnalyticsService {
     }
     const sql = new Parameters();
     const [toParam, intervalParam, startParam] = [sql.add(to), sql.add(interval), sql.add(start)];
-    const scope = caller.role !== 'member' ? null : sql.add(caller.id);
+    const filter = scopeFilter(scope, sql);
     // A minute interval never reaches the rollups: 1,500 minutes are under EXACT_RANGE_MAX_MS.
     const exact = span <= EXACT_RANGE_MAX_MS || interval === 'minute';
     const bucketOf = (timestamp: string) => `date_trunc(${intervalParam}, ${timestamp} at time zone 'UTC')`;
     const aggregated = exact
       ? `select ${bucketOf('log.created_at')} as key, ${ROW_AGGREGATES}
          from request_logs log
-         where ${rowsIn([{ from, to }], sql)} ${scope ? `and log.api_key_id = ${scope}` : ''}
+         where (${rowsIn([{ from, to }], sql)}) ${filter ? `and ${filter.rows}` : ''}
          group by 1`
-      : this.histogramAggregate({ dimension: scope ? 'total' : 'all', key: bucketOf('r.bucket') }, bucketOf('log.created_at'), splitRange(from, to, interval === 'day' ? ['day', 'hour'] : ['hour']), scope, sql);
+      : this.histogramAggregate({ dimension: filter ? 'total' : 'all', key: bucketOf('r.bucket') }, bucketOf('log.created_at'), splitRange(from, to, interval === 'day' ? ['day', 'hour'] : ['hour']), filter, sql);
     const latencies = exact ? 'agg.latency_p50_ms, agg.latency_p95_ms' : 'agg.latency_bins, agg.latency_counts';
     // Aggregate first (one pass over the range), then lay the result over every bucket.
     const rows: Record<string, unknown>[] = await this.aggregate(
@@ -187,9 +190,9 @@ export class AnalyticsService {
    * merge is the costly part (a 30-day summary by 1,000 users spreads into about half a
    * million bins), so it carries nothing else. Both meet in one final grouping by key.
    */
-  private histogramAggregate(rollup: Grouping['rollup'], rowKey: string, parts: RangeParts, scope: string | null, sql: Parameters): string {
+  private histogramAggregate(rollup: Grouping['rollup'], rowKey: string, parts: RangeParts, filter: ScopeFilter | null, sql: Parameters): string {
     const periods = parts.rollups.map(({ period, from, to }) => `(r.period = ${sql.add(period)} and r.bucket >= ${sql.add(from)} and r.bucket < ${sql.add(to)})`);
-    const inRange = `(${periods.join(' or ') || 'false'}) ${scope ? `and r.api_key_id = ${scope}` : ''}`;
+    const inRange = `(${periods.join(' or ') || 'false'}) ${filter ? `and ${filter.byKey('r.api_key_id')}` : ''}`;
     const [dimension, name] = [sql.add(rollup.dimension), sql.add(rollup.name ?? '')];
     // Rows without the metadata key have no rollup of their own: their (null) group is every
     // row of the totals less the rows with the key (sign -1 takes those away again).
@@ -197,7 +200,7 @@ export class AnalyticsService {
       ? `union all
          select null, case when r.dimension = ${dimension} then -1 else 1 end, requests, errors, prompt_tokens, completion_tokens, cost_usd, priced_requests, unpriced_requests, latency_bins, latency_counts
          from request_log_rollups r
-         where ((r.dimension = ${dimension} and r.name = ${name}) or (r.dimension = ${sql.add(scope ? 'total' : 'all')} and r.name = '')) and ${inRange}`
+         where ((r.dimension = ${dimension} and r.name = ${name}) or (r.dimension = ${sql.add(filter ? 'total' : 'all')} and r.name = '')) and ${inRange}`
       : '';
     return `with rollup_rows as (
               select ${rollup.key} as key, 1 as sign, requests, errors, prompt_tokens, completion_tokens, cost_usd, priced_requests, unpriced_requests, latency_bins, latency_counts
@@ -209,13 +212,13 @@ export class AnalyticsService {
               select ${rowKey} as key, request_log_latency_bin(log.latency_ms) as bin, ${FAILED}::int as errors,
                      log.prompt_tokens, log.completion_tokens, log.cost_usd, ${UNPRICED}::int as unpriced
               from request_logs log
-              where (${parts.rows.length ? rowsIn(parts.rows, sql) : 'false'}) ${scope ? `and log.api_key_id = ${scope}` : ''}
+              where (${parts.rows.length ? rowsIn(parts.rows, sql) : 'false'}) ${filter ? `and ${filter.rows}` : ''}
               union all
               -- Logged rows not compacted into the rollups yet (they have the log's column names).
               select ${rowKey}, request_log_latency_bin(log.latency_ms), ${FAILED}::int,
                      log.prompt_tokens, log.completion_tokens, log.cost_usd, ${UNPRICED}::int
               from request_log_rollup_queue log
-              where (${parts.rollups.length ? rowsIn(parts.rollups, sql) : 'false'}) ${scope ? `and log.api_key_id = ${scope}` : ''}
+              where (${parts.rollups.length ? rowsIn(parts.rollups, sql) : 'false'}) ${filter ? `and ${filter.byKey('log.api_key_id')}` : ''}
             ),
             bins as (
               select key, bin, sum(n)::int as n
@@ -270,6 +273,30 @@ class Parameters {
     this.values.push(value);
     return `$${this.values.length}`;
   }
+}
+
+/**
+ * The scope as SQL conditions: `rows` on a log row (`log`), `byKey` on the API key column of
+ * a rollup or queued row, which have no workspace column: a rollup row counts for the
+ * workspace of its API key (a key never changes workspace), and the rows without a key are
+ * the default workspace's, as the log writer files them. Null for an unnarrowed owner (every
+ * row). With a filter, the rollups are read per API key (dimension `total`, not `all`).
+ */
+interface ScopeFilter {
+  rows: string;
+  byKey: (column: string) => string;
+}
+
+function scopeFilter(scope: WorkspaceScope, sql: Parameters): ScopeFilter | null {
+  const own = readsOwnRequestsOnly(scope.caller.role) ? sql.add(scope.caller.id) : null;
+  if (scope.visible === null) return own ? { rows: `log.api_key_id = ${own}`, byKey: (column) => `${column} = ${own}` } : null;
+  const workspaces = sql.add(scope.visible);
+  const keyless = scope.visible.includes(DEFAULT_WORKSPACE_ID) ? ' or COLUMN is null' : '';
+  return {
+    rows: `log.workspace_id = any(${workspaces}::uuid[])${own ? ` and log.api_key_id = ${own}` : ''}`,
+    byKey: (column) =>
+      own ? `${column} = ${own}` : `(${column} in (select k.id from api_keys k where k.workspace_id = any(${workspaces}::uuid[]))${keyless.replace('COLUMN', column)})`,
+  };
 }
 
 function metadataGrouping(key: string, sql: Parameters): Grouping {

@@ -1,8 +1,8 @@
 import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import type { RequestContext } from '../../gateway/request-context';
-import { Ctx, Permission } from '../../gateway/request-context.decorator';
+import { Permission, Scope } from '../../gateway/request-context.decorator';
+import type { WorkspaceScope } from '../workspaces/workspace-scope';
 import { LogExportQueryDto, LogQueryDto } from './dto/log-query.dto';
 import { sendTable } from './table-export';
 import { LogsService } from './logs.service';
@@ -31,23 +31,23 @@ export class LogsController {
   constructor(private readonly logs: LogsService) {}
 
   @Get()
-  @ApiOperation({ summary: 'List request logs, newest first; user-role keys see only their own' })
-  list(@Ctx() context: RequestContext, @Query() query: LogQueryDto, @Req() req: Request) {
-    return this.logs.list(query, metadataFilters(req.query), context.principal!);
+  @ApiOperation({ summary: "List request logs of the caller's workspace, newest first; member keys see only their own" })
+  list(@Scope() scope: WorkspaceScope, @Query() query: LogQueryDto, @Req() req: Request) {
+    return this.logs.list(scope, query, metadataFilters(req.query));
   }
 
   @Get('export')
   @ApiOperation({ summary: 'Every log row the filters select, newest first, as a CSV or JSON download streamed as it is read' })
-  async export(@Ctx() context: RequestContext, @Query() query: LogExportQueryDto, @Req() req: Request, @Res() res: Response): Promise<void> {
+  async export(@Scope() scope: WorkspaceScope, @Query() query: LogExportQueryDto, @Req() req: Request, @Res() res: Response): Promise<void> {
     const metadata = metadataFilters(req.query);
     const columns = query.include_bodies ? [...LOG_EXPORT_COLUMNS, 'request_headers', 'request_body', 'response_body'] : LOG_EXPORT_COLUMNS;
     const stamp = new Date().toISOString().slice(0, 19).replace(/:/g, '-');
-    await sendTable(res, query.format, `request-logs-${stamp}`, columns, this.logs.exportBatches(query, metadata, context.principal!));
+    await sendTable(res, query.format, `request-logs-${stamp}`, columns, this.logs.exportBatches(scope, query, metadata));
   }
 
   @Get(':id')
   @ApiOperation({ summary: 'One request log with its full request and response' })
-  get(@Ctx() context: RequestContext, @Param('id') id: string) {
-    return this.logs.get(id, context.principal!);
+  get(@Scope() scope: WorkspaceScope, @Param('id') id: string) {
+    return this.logs.get(scope, id);
   }
 }

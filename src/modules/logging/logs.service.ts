@@ -4,8 +4,9 @@ import { Between, Repository, SelectQueryBuilder } from 'typeorm';
 import { GatewayError } from '../../common/errors/gateway-error';
 import { isUuid } from '../../common/ids';
 import { listPage, ListPage } from '../../common/http/list.dto';
-import type { ApiKeyPrincipal } from '../keys/key-lookup.service';
 import { VirtualKeyEntity } from '../keys/entities/virtual-key.entity';
+import { readsOwnRequestsOnly } from '../workspaces/roles';
+import { scopeWhere, type WorkspaceScope } from '../workspaces/workspace-scope';
 import { LogQueryDto } from './dto/log-query.dto';
 import { applySearchFilters } from './log-filters';
 import { RequestLogEntity } from './entities/request-log.entity';
@@ -15,7 +16,11 @@ const BODY_COLUMNS = new Set(['requestBody', 'responseBody', 'requestHeaders']);
 /** Rows read per query of an export. */
 const EXPORT_BATCH = 1_000;
 
-/** Reading the request log: filtered, newest first, keyset-paged on the UUIDv7 id. */
+/**
+ * Reading the request log: filtered, newest first, keyset-paged on the UUIDv7 id. The scope
+ * is part of every query (CONTRACT section 13): the rows of the visible workspaces, a
+ * member's own requests only; another workspace's row is unknown.
+ */
 @Injectable()
 export class LogsService {
   constructor(
@@ -23,17 +28,17 @@ export class LogsService {
     @InjectRepository(VirtualKeyEntity) private readonly virtualKeys: Repository<VirtualKeyEntity>,
   ) {}
 
-  async list(query: LogQueryDto, metadata: Record<string, string>, caller: ApiKeyPrincipal): Promise<ListPage<Record<string, unknown>>> {
-    const qb = await this.filteredQuery(query, metadata, caller);
+  async list(scope: WorkspaceScope, query: LogQueryDto, metadata: Record<string, string>): Promise<ListPage<Record<string, unknown>>> {
+    const qb = await this.filteredQuery(scope, query, metadata);
     const rows = await qb.take(query.limit + 1).getMany();
     return listPage(rows.map(toLogResponse), query.limit, (row) => row.id as string);
   }
 
   /** Every row the filters select, newest first, in batches read one after another (keyset on the id): an export of any size. */
-  async *exportBatches(query: LogQueryDto, metadata: Record<string, string>, caller: ApiKeyPrincipal): AsyncGenerator<Record<string, unknown>[]> {
+  async *exportBatches(scope: WorkspaceScope, query: LogQueryDto, metadata: Record<string, string>): AsyncGenerator<Record<string, unknown>[]> {
     let cursor = query.cursor;
     for (;;) {
-      const rows = await (await this.filteredQuery({ ...query, cursor } as LogQueryDto, metadata, caller)).take(EXPORT_BATCH).getMany();
+      const rows = await (await this.filteredQuery(scope, { ...query, cursor } as LogQueryDto, metadata)).take(EXPORT_BATCH).getMany();
       yield rows.map(toLogResponse);
       if (rows.length < EXPORT_BATCH) return;
       cursor = rows[rows.length - 1].id;
@@ -41,14 +46,15 @@ export class LogsService {
   }
 
   /** The rows a caller may read that the filters select, newest first (alias `log`). */
-  private async filteredQuery(query: LogQueryDto, metadata: Record<string, string>, caller: ApiKeyPrincipal): Promise<SelectQueryBuilder<RequestLogEntity>> {
+  private async filteredQuery(scope: WorkspaceScope, query: LogQueryDto, metadata: Record<string, string>): Promise<SelectQueryBuilder<RequestLogEntity>> {
     const qb = this.logs.createQueryBuilder('log').orderBy('log.id', 'DESC');
     if (!query.include_bodies) {
       const columns = this.logs.metadata.columns.filter((c) => !BODY_COLUMNS.has(c.propertyName));
       qb.select(columns.map((c) => `log.${c.propertyName}`));
     }
-    // A user-role key reads only its own requests.
-    const apiKeyId = caller.role !== 'member' ? query.api_key_id : caller.id;
+    if (scope.visible !== null) qb.andWhere('log.workspace_id in (:...workspaces)', { workspaces: scope.visible });
+    // A member reads only its own requests.
+    const apiKeyId = readsOwnRequestsOnly(scope.caller.role) ? scope.caller.id : query.api_key_id;
     const filters: [string, unknown][] = [
       ['trace_id', query.trace_id],
       ['api_key_id', apiKeyId],
@@ -57,7 +63,7 @@ export class LogsService {
     filters.forEach(([column, value], i) => {
       if (value !== undefined) qb.andWhere(`log.${column} = :f${i}`, { [`f${i}`]: value });
     });
-    if (query.virtual_key) qb.andWhere('log.virtual_key_id = :vk', { vk: await this.virtualKeyId(query.virtual_key) });
+    if (query.virtual_key) qb.andWhere('log.virtual_key_id = :vk', { vk: await this.virtualKeyId(scope, query.virtual_key) });
     if (query.from) qb.andWhere('log.created_at >= :from', { from: query.from });
     if (query.to) qb.andWhere('log.created_at < :to', { to: query.to });
     if (Object.keys(metadata).length) qb.andWhere('log.metadata @> :metadata', { metadata: JSON.stringify(metadata) });
@@ -68,9 +74,9 @@ export class LogsService {
     return qb;
   }
 
-  async get(id: string, caller: ApiKeyPrincipal): Promise<Record<string, unknown>> {
-    const row = isUuid(id) ? await this.find(id) : null;
-    if (!row || (caller.role === 'member' && row.apiKeyId !== caller.id)) throw GatewayError.notFound(`No log with id '${id}'`, 'log_not_found');
+  async get(scope: WorkspaceScope, id: string): Promise<Record<string, unknown>> {
+    const row = isUuid(id) ? await this.find(scope, id) : null;
+    if (!row) throw GatewayError.notFound(`No log with id '${id}'`, 'log_not_found');
     return toLogResponse(row);
   }
 
@@ -80,18 +86,20 @@ export class LogsService {
    * or later (an earlier attempt's row gets its id when the request ends), so a day either
    * side reads at most three partitions; only an id not found there is looked up in all.
    */
-  private async find(id: string): Promise<RequestLogEntity | null> {
+  private async find(scope: WorkspaceScope, id: string): Promise<RequestLogEntity | null> {
+    const where = { id, ...scopeWhere(scope), ...(readsOwnRequestsOnly(scope.caller.role) && { apiKeyId: scope.caller.id }) };
     const stamped = id[14] === '7' ? parseInt(id.slice(0, 8) + id.slice(9, 13), 16) : null;
     if (stamped !== null) {
-      const near = await this.logs.findOneBy({ id, createdAt: Between(new Date(stamped - DAY_MS), new Date(stamped + DAY_MS)) });
+      const near = await this.logs.findOneBy({ ...where, createdAt: Between(new Date(stamped - DAY_MS), new Date(stamped + DAY_MS)) });
       if (near) return near;
     }
-    return this.logs.findOneBy({ id });
+    return this.logs.findOneBy(where);
   }
 
-  private async virtualKeyId(slugOrId: string): Promise<string | null> {
+  /** A virtual key slug names the newest key of that slug (deleted ones included) in the acting workspace. */
+  private async virtualKeyId(scope: WorkspaceScope, slugOrId: string): Promise<string | null> {
     if (isUuid(slugOrId)) return slugOrId;
-    const key = await this.virtualKeys.findOne({ where: { slug: slugOrId }, order: { createdAt: 'DESC' }, withDeleted: true });
+    const key = await this.virtualKeys.findOne({ where: { slug: slugOrId, workspaceId: scope.workspaceId }, order: { createdAt: 'DESC' }, withDeleted: true });
     return key?.id ?? '00000000-0000-0000-0000-000000000000';
   }
 }
@@ -104,6 +112,7 @@ export function toLogResponse(log: RequestLogEntity): Record<string, unknown> {
     trace_id: log.traceId,
     created_at: log.createdAt?.toISOString(),
     operation: log.operation,
+    workspace_id: log.workspaceId,
     api_key_id: log.apiKeyId,
     virtual_key_id: log.virtualKeyId,
     config_id: log.configId,

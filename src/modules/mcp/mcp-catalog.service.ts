@@ -38,13 +38,15 @@ export class McpCatalog {
     const virtualKeyName = context.requestHeaders['x-gateway-virtual-key'];
     const virtualKey = typeof virtualKeyName === 'string' ? await this.keys.virtualKey(virtualKeyName) : null;
     const access = await this.registry.accessOf(context.principal!, virtualKey);
+    // The servers of the key's own workspace only: another workspace's slug is unknown here.
+    const workspaceId = context.principal!.workspaceId;
     if (slugs === null) {
-      const all = await this.registry.list();
+      const all = await this.registry.list(workspaceId);
       return all.filter((server) => access.has(server.slug)).map((server) => ({ server, tools: access.get(server.slug) ?? null }));
     }
     const allowed: AllowedServer[] = [];
     for (const slug of slugs) {
-      const server = await this.registry.find(slug);
+      const server = await this.registry.find(workspaceId, slug);
       if (!server) throw unknown(slug);
       if (!access.has(server.slug)) throw GatewayError.permission(`This key may not use MCP server '${slug}' (allowed_mcp_servers)`, 'mcp_server_not_allowed');
       allowed.push({ server, tools: access.get(server.slug) ?? null });

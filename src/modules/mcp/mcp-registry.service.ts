@@ -15,11 +15,18 @@ import { openHeaders } from './mcp-server-headers';
 import type { McpAccess, McpServerTarget } from './mcp-types';
 import { mcpHostPolicy } from './mcp-host-policy';
 
-/** Every live server, by id and by slug. */
-interface LiveServers {
+/** The live servers of one workspace, by id and by slug. */
+interface WorkspaceServers {
   all: McpServerTarget[];
   byIdOrSlug: Map<string, McpServerTarget>;
 }
+
+/** Every live server, per workspace (CONTRACT section 13: a caller reaches its own workspace's only). */
+interface LiveServers {
+  byWorkspace: Map<string, WorkspaceServers>;
+}
+
+const NONE: WorkspaceServers = { all: [], byIdOrSlug: new Map() };
 
 /**
  * The tools allowed by every level that restricts them (null: no level does). The first
@@ -63,26 +70,29 @@ export class McpRegistry {
     keyChanges.onChange('mcp_servers', () => this.reload());
   }
 
-  /** A live server by slug or id, headers decrypted (never log them); null when there is none. */
-  async find(slugOrId: string): Promise<McpServerTarget | null> {
-    return (await this.live()).byIdOrSlug.get(slugOrId) ?? null;
+  /**
+   * A live server of workspace `workspaceId` by slug or id, headers decrypted (never log
+   * them); null when there is none there (another workspace's server is none).
+   */
+  async find(workspaceId: string, slugOrId: string): Promise<McpServerTarget | null> {
+    return (await this.inWorkspace(workspaceId)).byIdOrSlug.get(slugOrId) ?? null;
   }
 
-  /** Every live server, by slug. */
-  async list(): Promise<McpServerTarget[]> {
-    return (await this.live()).all;
+  /** Every live server of workspace `workspaceId`, by slug. */
+  async list(workspaceId: string): Promise<McpServerTarget[]> {
+    return (await this.inWorkspace(workspaceId)).all;
   }
 
   /**
    * What a caller may use (CONTRACT section 10): the API key's `allowed_mcp_servers` (unset:
    * every server for an admin key, none for a user key), narrowed by the virtual key's when it
    * sets one; per server, the tools every level allows (the API key's `allowed_tools`, the
-   * virtual key's, the server's own). Only live servers appear.
+   * virtual key's, the server's own). Only live servers of the key's own workspace appear.
    */
   async accessOf(principal: ApiKeyPrincipal, virtualKey?: ResolvedVirtualKey | null): Promise<McpAccess> {
     const access = new Map<string, readonly string[] | null>();
     const keyServers = principal.allowedMcpServers ?? (principal.role === 'admin' || principal.role === 'owner' ? null : []);
-    for (const server of await this.list()) {
+    for (const server of await this.list(principal.workspaceId)) {
       if (keyServers && !keyServers.includes(server.slug)) continue;
       if (virtualKey?.allowedMcpServers && !virtualKey.allowedMcpServers.includes(server.slug)) continue;
       access.set(server.slug, intersectTools(principal.allowedMcpTools?.[server.slug], virtualKey?.allowedMcpTools?.[server.slug], server.allowedTools));
@@ -103,6 +113,10 @@ export class McpRegistry {
     return Promise.resolve(this.servers.get('all', () => this.load()));
   }
 
+  private async inWorkspace(workspaceId: string): Promise<WorkspaceServers> {
+    return (await this.live()).byWorkspace.get(workspaceId) ?? NONE;
+  }
+
   /** Loads again at once (not at the next request), so listeners hear of the change promptly. */
   private reload(): void {
     this.servers.expireAll();
@@ -116,10 +130,19 @@ export class McpRegistry {
     } catch {
       throw GatewayError.unavailable('The gateway cannot read its MCP servers right now: its database is unreachable');
     }
-    const all = rows.map((row) => this.targetOf(row)).filter((target): target is McpServerTarget => target !== null);
-    const loaded = new Map(all.map((target) => [target.id, target]));
-    this.announceChanges(loaded);
-    return { all, byIdOrSlug: new Map(all.flatMap((target) => [[target.id, target], [target.slug, target]])) };
+    const byWorkspace = new Map<string, WorkspaceServers>();
+    const all = new Map<string, McpServerTarget>();
+    for (const row of rows) {
+      const target = this.targetOf(row);
+      if (!target) continue;
+      all.set(target.id, target);
+      let servers = byWorkspace.get(row.workspaceId);
+      if (!servers) byWorkspace.set(row.workspaceId, (servers = { all: [], byIdOrSlug: new Map() }));
+      servers.all.push(target);
+      servers.byIdOrSlug.set(target.id, target).set(target.slug, target);
+    }
+    this.announceChanges(all);
+    return { byWorkspace };
   }
 
   private targetOf(row: McpServerEntity): McpServerTarget | null {

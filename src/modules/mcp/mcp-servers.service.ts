@@ -8,11 +8,17 @@ import { ListPage } from '../../common/http/list.dto';
 import { pageNewestFirst, rethrowSlugConflict } from '../keys/admin-list';
 import { KeyChangeNotifier } from '../keys/key-change-notifier.service';
 import { McpServerCreateDto, McpServerUpdateDto } from './dto/mcp-server.dto';
+import { WorkspaceDirectory } from '../workspaces/workspace-directory.service';
+import { scopeWhere, type WorkspaceScope } from '../workspaces/workspace-scope';
 import { McpServerEntity } from './entities/mcp-server.entity';
 import { McpRegistry } from './mcp-registry.service';
 import { maskHeaders, sealHeaders } from './mcp-server-headers';
 
-/** Admin CRUD of the MCP server registry: headers (credentials) encrypted at rest, shown as hints only. */
+/**
+ * Admin CRUD of the MCP server registry: headers (credentials) encrypted at rest, shown as
+ * hints only. Each server belongs to the workspace of the scope it was registered in (slugs
+ * unique per workspace); an id is found among the visible workspaces, a slug in the acting one.
+ */
 @Injectable()
 export class McpServersService {
   constructor(
@@ -20,11 +26,13 @@ export class McpServersService {
     private readonly secretBox: SecretBox,
     private readonly keyChanges: KeyChangeNotifier,
     private readonly registry: McpRegistry,
+    private readonly workspaces: WorkspaceDirectory,
   ) {}
 
-  async create(dto: McpServerCreateDto): Promise<Record<string, unknown>> {
+  async create(scope: WorkspaceScope, dto: McpServerCreateDto): Promise<Record<string, unknown>> {
     await this.checkUrl(dto.url);
     const row = this.repo.create({
+      workspaceId: scope.workspaceId,
       name: dto.name,
       slug: dto.slug,
       url: dto.url,
@@ -42,17 +50,18 @@ export class McpServersService {
     return this.toResponse(saved);
   }
 
-  async list(limit: number, cursor?: string): Promise<ListPage<Record<string, unknown>>> {
-    const page = await pageNewestFirst(this.repo, 'row.deleted_at is null', limit, cursor);
-    return { ...page, data: page.data.map((row) => this.toResponse(row)) };
+  async list(scope: WorkspaceScope, limit: number, cursor?: string): Promise<ListPage<Record<string, unknown>>> {
+    const visible = scope.visible === null ? '' : ' and row.workspace_id in (:...visible)';
+    const page = await pageNewestFirst(this.repo, `row.deleted_at is null${visible}`, limit, cursor, { visible: scope.visible });
+    return { ...page, data: await Promise.all(page.data.map((row) => this.toResponse(row))) };
   }
 
-  async get(slugOrId: string): Promise<Record<string, unknown>> {
-    return this.toResponse(await this.find(slugOrId));
+  async get(scope: WorkspaceScope, slugOrId: string): Promise<Record<string, unknown>> {
+    return this.toResponse(await this.find(scope, slugOrId));
   }
 
-  async update(slugOrId: string, dto: McpServerUpdateDto): Promise<Record<string, unknown>> {
-    const row = await this.find(slugOrId);
+  async update(scope: WorkspaceScope, slugOrId: string, dto: McpServerUpdateDto): Promise<Record<string, unknown>> {
+    const row = await this.find(scope, slugOrId);
     if (dto.url !== undefined && dto.url !== row.url) await this.checkUrl(dto.url);
     Object.assign(row, {
       ...(dto.name !== undefined && { name: dto.name }),
@@ -66,8 +75,8 @@ export class McpServersService {
     return this.toResponse(saved);
   }
 
-  async remove(slugOrId: string): Promise<Record<string, unknown>> {
-    const row = await this.find(slugOrId);
+  async remove(scope: WorkspaceScope, slugOrId: string): Promise<Record<string, unknown>> {
+    const row = await this.find(scope, slugOrId);
     await this.repo.update({ id: row.id }, { deletedAt: new Date() });
     await this.keyChanges.changed('mcp_servers');
     return { id: row.id, object: 'mcp_server', deleted: true };
@@ -91,19 +100,21 @@ export class McpServersService {
     if (why) throw GatewayError.invalidRequest(`url: ${why}`, 'url', 'mcp_server_not_allowed');
   }
 
-  private async find(slugOrId: string): Promise<McpServerEntity> {
-    const where = isUuid(slugOrId) ? { id: slugOrId } : { slug: slugOrId };
+  private async find(scope: WorkspaceScope, slugOrId: string): Promise<McpServerEntity> {
+    const where = isUuid(slugOrId) ? { id: slugOrId, ...scopeWhere(scope) } : { slug: slugOrId, workspaceId: scope.workspaceId };
     const row = await this.repo.findOneBy({ ...where, deletedAt: IsNull() });
     if (!row) throw GatewayError.notFound(`Unknown MCP server '${slugOrId}'`, 'mcp_server_not_found');
     return row;
   }
 
-  private toResponse(row: McpServerEntity): Record<string, unknown> {
+  private async toResponse(row: McpServerEntity): Promise<Record<string, unknown>> {
     return {
       id: row.id,
       object: 'mcp_server',
       name: row.name,
       slug: row.slug,
+      workspace: (await this.workspaces.byId(row.workspaceId))?.slug ?? null,
+      workspace_id: row.workspaceId,
       url: row.url,
       headers: maskHeaders(row.headers, this.secretBox),
       allowed_tools: row.allowedTools,

@@ -6,6 +6,7 @@ import type { GatewayResult } from '../routing/gateway-result';
 import { ChatService } from '../chat/chat.service';
 import { ChatCompletionCreateDto } from '../chat/dto/chat-completion-create.dto';
 import { RouteResolver } from '../routing/route-resolver.service';
+import type { WorkspaceScope } from '../workspaces/workspace-scope';
 import { OVERRIDABLE, PromptCallDto } from './dto/prompt-completion.dto';
 import { renderTemplate } from './prompt-template';
 import { PromptsService, PromptVersion } from './prompts.service';
@@ -26,14 +27,15 @@ export class PromptCompletionsService {
     private readonly chat: ChatService,
   ) {}
 
-  /** `version` (the body's, else the query's) pins one; default the latest. */
-  async render(slugOrId: string, call: PromptCallDto, version?: number): Promise<Record<string, unknown>> {
-    const prompt = await this.prompts.version(slugOrId, call.version ?? version);
+  /** `version` (the body's, else the query's) pins one; default the latest. An admin call: the prompt is looked up in its scope. */
+  async render(scope: WorkspaceScope, slugOrId: string, call: PromptCallDto, version?: number): Promise<Record<string, unknown>> {
+    const prompt = await this.prompts.versionIn(scope, slugOrId, call.version ?? version);
     return { object: 'prompt.render', prompt_id: prompt.id, slug: prompt.slug, version: prompt.version, request: chatRequest(prompt, call) };
   }
 
+  /** A model call: the prompt is one of the calling key's workspace (another workspace's is unknown). */
   async complete(context: RequestContext, slugOrId: string, call: PromptCallDto, version?: number): Promise<GatewayResult> {
-    const prompt = await this.prompts.version(slugOrId, call.version ?? version);
+    const prompt = await this.prompts.version(context.principal!.workspaceId, slugOrId, call.version ?? version);
     context.promptId = prompt.id;
     context.promptVersion = prompt.version;
     if (call.metadata) Object.assign(context.metadata, call.metadata);

@@ -2,7 +2,8 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import type { RequestContext } from '../../gateway/request-context';
-import { Permission, Ctx, Operation } from '../../gateway/request-context.decorator';
+import { Permission, Ctx, Operation, Scope } from '../../gateway/request-context.decorator';
+import type { WorkspaceScope } from '../workspaces/workspace-scope';
 import { sendGatewayResult } from '../routing/gateway-result';
 import { ListQueryDto } from '../../common/http/list.dto';
 import { Audited } from '../audit/audited.decorator';
@@ -14,7 +15,7 @@ import { PromptsService } from './prompts.service';
 @ApiTags('admin: prompts')
 @ApiSecurity('gateway-api-key')
 @Permission('resources.write')
-@Audited<PromptsController>({ resource: 'prompt', read: (c, { id }) => c.get(id!, {}) })
+@Audited<PromptsController>({ resource: 'prompt', read: (c, { id, scope }) => c.get(scope, id!, {}) })
 @Controller('v1/prompts')
 export class PromptsController {
   constructor(
@@ -24,47 +25,47 @@ export class PromptsController {
 
   @Post()
   @ApiOperation({ summary: 'Create a prompt template (version 1)' })
-  create(@Body() dto: PromptCreateDto) {
-    return this.prompts.create(dto);
+  create(@Scope() scope: WorkspaceScope, @Body() dto: PromptCreateDto) {
+    return this.prompts.create(scope, dto);
   }
 
   @Get()
   @Permission('resources.read')
-  list(@Query() query: ListQueryDto) {
-    return this.prompts.list(query.limit, query.cursor);
+  list(@Scope() scope: WorkspaceScope, @Query() query: ListQueryDto) {
+    return this.prompts.list(scope, query.limit, query.cursor);
   }
 
   @Get(':idOrSlug')
   @Permission('resources.read')
   @ApiOperation({ summary: 'Read a prompt: its latest version, or the one `version` names' })
-  get(@Param('idOrSlug') idOrSlug: string, @Query() query: PromptVersionQueryDto) {
-    return this.prompts.get(idOrSlug, query.version);
+  get(@Scope() scope: WorkspaceScope, @Param('idOrSlug') idOrSlug: string, @Query() query: PromptVersionQueryDto) {
+    return this.prompts.get(scope, idOrSlug, query.version);
   }
 
   @Get(':idOrSlug/versions')
   @Permission('resources.read')
   @ApiOperation({ summary: 'List the versions of a prompt, newest first' })
-  versions(@Param('idOrSlug') idOrSlug: string, @Query() query: ListQueryDto) {
-    return this.prompts.versions(idOrSlug, query.limit, query.cursor);
+  versions(@Scope() scope: WorkspaceScope, @Param('idOrSlug') idOrSlug: string, @Query() query: ListQueryDto) {
+    return this.prompts.versions(scope, idOrSlug, query.limit, query.cursor);
   }
 
   @Patch(':idOrSlug')
   @ApiOperation({ summary: 'Update a prompt; any template field makes a new version' })
-  update(@Param('idOrSlug') idOrSlug: string, @Body() dto: PromptUpdateDto) {
-    return this.prompts.update(idOrSlug, dto);
+  update(@Scope() scope: WorkspaceScope, @Param('idOrSlug') idOrSlug: string, @Body() dto: PromptUpdateDto) {
+    return this.prompts.update(scope, idOrSlug, dto);
   }
 
   @Delete(':idOrSlug')
-  remove(@Param('idOrSlug') idOrSlug: string) {
-    return this.prompts.remove(idOrSlug);
+  remove(@Scope() scope: WorkspaceScope, @Param('idOrSlug') idOrSlug: string) {
+    return this.prompts.remove(scope, idOrSlug);
   }
 
   @Post(':idOrSlug/render')
   @Permission('resources.read')
   @HttpCode(200)
   @ApiOperation({ summary: 'The chat completion request a call would send, without sending it' })
-  render(@Param('idOrSlug') idOrSlug: string, @Body() body: PromptCallDto, @Query() query: PromptVersionQueryDto) {
-    return this.completions.render(idOrSlug, body, query.version);
+  render(@Scope() scope: WorkspaceScope, @Param('idOrSlug') idOrSlug: string, @Body() body: PromptCallDto, @Query() query: PromptVersionQueryDto) {
+    return this.completions.render(scope, idOrSlug, body, query.version);
   }
 }
 

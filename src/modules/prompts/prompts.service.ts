@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, IsNull, LessThan, Repository } from 'typeorm';
+import { EntityManager, FindOptionsWhere, In, IsNull, LessThan, Repository } from 'typeorm';
 import { GatewayError } from '../../common/errors/gateway-error';
 import { isUuid } from '../../common/ids';
 import { listPage, ListPage } from '../../common/http/list.dto';
@@ -10,6 +10,8 @@ import type { Environment } from '../../config/environment';
 import { ProviderRegistry } from '../../providers/registry';
 import { pageNewestFirst, parseVersionCursor, rethrowSlugConflict } from '../keys/admin-list';
 import { KeyChangeNotifier } from '../keys/key-change-notifier.service';
+import { WorkspaceDirectory } from '../workspaces/workspace-directory.service';
+import type { WorkspaceScope } from '../workspaces/workspace-scope';
 import { PromptCreateDto, PromptUpdateDto } from './dto/prompt.dto';
 import { PromptEntity } from './entities/prompt.entity';
 import { PromptVersionEntity } from './entities/prompt-version.entity';
@@ -26,9 +28,22 @@ export interface PromptVersion {
 const TEMPLATE_FIELDS = ['model', 'virtual_key', 'provider', 'messages', 'variables', 'hyperparameters'] as const;
 
 /**
- * Admin CRUD of prompt templates. Every template is kept as an immutable version in
+ * Where a prompt is looked up (CONTRACT section 13): an id among the rows of `workspaces`
+ * (null: every workspace), a slug inside `slugWorkspace` only.
+ */
+interface PromptLookup {
+  workspaces: readonly string[] | null;
+  slugWorkspace: string;
+}
+
+const lookupOf = (scope: WorkspaceScope): PromptLookup => ({ workspaces: scope.visible, slugWorkspace: scope.workspaceId });
+
+/**
+ * Admin CRUD of prompt templates, each in the workspace of the scope it was made in (slugs
+ * are unique per workspace). Every template is kept as an immutable version in
  * `prompt_versions` (a PATCH adds one); `prompts` holds the latest. `version()` serves
- * the completions call from a cache that admin changes invalidate on every instance.
+ * the completions call, inside the calling key's workspace, from a cache keyed by
+ * workspace that admin changes invalidate on every instance.
  */
 @Injectable()
 export class PromptsService {
@@ -38,6 +53,7 @@ export class PromptsService {
     @InjectRepository(PromptEntity) private readonly repo: Repository<PromptEntity>,
     private readonly registry: ProviderRegistry,
     private readonly changes: KeyChangeNotifier,
+    private readonly workspaces: WorkspaceDirectory,
     config: ConfigService<Environment, true>,
   ) {
     this.cache = new TtlCache(config.get('KEY_CACHE_TTL_MS', { infer: true }));
@@ -45,16 +61,16 @@ export class PromptsService {
     changes.onChange('prompts', () => this.cache.expireAll());
   }
 
-  async create(dto: PromptCreateDto): Promise<Record<string, unknown>> {
+  async create(scope: WorkspaceScope, dto: PromptCreateDto): Promise<Record<string, unknown>> {
     const template = this.checkedTemplate(dto);
     try {
       const saved = await this.repo.manager.transaction(async (tx) => {
-        const row = tx.create(PromptEntity, { name: dto.name, slug: dto.slug, template, version: 1 });
+        const row = tx.create(PromptEntity, { workspaceId: scope.workspaceId, name: dto.name, slug: dto.slug, template, version: 1 });
         await tx.save(row);
         await insertVersion(tx, row);
         return row;
       });
-      return toResponse(saved);
+      return await this.toResponse(saved);
     } catch (error) {
       rethrowSlugConflict(error, 'prompt', dto.slug);
     } finally {
@@ -62,21 +78,22 @@ export class PromptsService {
     }
   }
 
-  async list(limit: number, cursor?: string): Promise<ListPage<Record<string, unknown>>> {
-    const page = await pageNewestFirst(this.repo, 'row.deleted_at is null', limit, cursor);
-    return { ...page, data: page.data.map(toResponse) };
+  async list(scope: WorkspaceScope, limit: number, cursor?: string): Promise<ListPage<Record<string, unknown>>> {
+    const visible = scope.visible === null ? '' : ' and row.workspace_id in (:...visible)';
+    const page = await pageNewestFirst(this.repo, `row.deleted_at is null${visible}`, limit, cursor, { visible: scope.visible });
+    return { ...page, data: await Promise.all(page.data.map((row) => this.toResponse(row))) };
   }
 
-  async get(slugOrId: string, version?: number): Promise<Record<string, unknown>> {
-    const row = await this.find(slugOrId);
-    if (version === undefined) return toResponse(row);
+  async get(scope: WorkspaceScope, slugOrId: string, version?: number): Promise<Record<string, unknown>> {
+    const row = await this.find(lookupOf(scope), slugOrId);
+    if (version === undefined) return this.toResponse(row);
     const old = await this.findVersion(row, version);
-    return toResponse({ ...row, name: old.name, template: old.template, version: old.version, updatedAt: old.createdAt });
+    return this.toResponse({ ...row, name: old.name, template: old.template, version: old.version, updatedAt: old.createdAt });
   }
 
   /** Newest first; the cursor is the last version number of the page. */
-  async versions(slugOrId: string, limit: number, cursor?: string): Promise<ListPage<Record<string, unknown>>> {
-    const row = await this.find(slugOrId);
+  async versions(scope: WorkspaceScope, slugOrId: string, limit: number, cursor?: string): Promise<ListPage<Record<string, unknown>>> {
+    const row = await this.find(lookupOf(scope), slugOrId);
     const rows = await this.repo.manager.find(PromptVersionEntity, {
       where: { promptId: row.id, ...(cursor !== undefined && { version: LessThan(parseVersionCursor(cursor)) }) },
       order: { version: 'DESC' },
@@ -87,9 +104,9 @@ export class PromptsService {
   }
 
   /** Any template field given makes a new version (the others carried over); a rename alone does not. */
-  async update(slugOrId: string, dto: PromptUpdateDto): Promise<Record<string, unknown>> {
+  async update(scope: WorkspaceScope, slugOrId: string, dto: PromptUpdateDto): Promise<Record<string, unknown>> {
     const saved = await this.repo.manager.transaction(async (tx) => {
-      const row = await this.find(slugOrId, tx);
+      const row = await this.find(lookupOf(scope), slugOrId, tx);
       if (dto.name !== undefined) row.name = dto.name;
       if (TEMPLATE_FIELDS.some((field) => dto[field] !== undefined)) {
         const changed = Object.fromEntries(TEMPLATE_FIELDS.filter((field) => dto[field] !== undefined).map((field) => [field, dto[field]]));
@@ -100,25 +117,35 @@ export class PromptsService {
       return tx.save(row);
     });
     await this.changes.changed('prompts');
-    return toResponse(saved);
+    return this.toResponse(saved);
   }
 
-  async remove(slugOrId: string): Promise<Record<string, unknown>> {
-    const row = await this.find(slugOrId);
+  async remove(scope: WorkspaceScope, slugOrId: string): Promise<Record<string, unknown>> {
+    const row = await this.find(lookupOf(scope), slugOrId);
     row.deletedAt = new Date();
     await this.repo.save(row);
     await this.changes.changed('prompts');
     return { id: row.id, object: 'prompt', deleted: true };
   }
 
-  /** The version a call runs (the latest unless pinned), from the cache. */
-  version(slugOrId: string, version?: number): PromptVersion | Promise<PromptVersion> {
-    return this.cache.get(`${slugOrId}\u0000${version ?? ''}`, async () => {
-      const row = await this.find(slugOrId);
-      if (version === undefined || version === row.version) return { id: row.id, slug: row.slug, version: row.version, template: row.template };
-      const old = await this.findVersion(row, version);
-      return { id: row.id, slug: row.slug, version: old.version, template: old.template };
-    });
+  /**
+   * The version a call of a key of `workspaceId` runs (the latest unless pinned), from the
+   * cache: a prompt of another workspace is unknown to it, by id as by slug.
+   */
+  version(workspaceId: string, slugOrId: string, version?: number): PromptVersion | Promise<PromptVersion> {
+    return this.cache.get(`${workspaceId}\u0000${slugOrId}\u0000${version ?? ''}`, () => this.loadVersion({ workspaces: [workspaceId], slugWorkspace: workspaceId }, slugOrId, version));
+  }
+
+  /** The version an admin call (render) reads, inside its scope. */
+  versionIn(scope: WorkspaceScope, slugOrId: string, version?: number): Promise<PromptVersion> {
+    return this.loadVersion(lookupOf(scope), slugOrId, version);
+  }
+
+  private async loadVersion(lookup: PromptLookup, slugOrId: string, version?: number): Promise<PromptVersion> {
+    const row = await this.find(lookup, slugOrId);
+    if (version === undefined || version === row.version) return { id: row.id, slug: row.slug, version: row.version, template: row.template };
+    const old = await this.findVersion(row, version);
+    return { id: row.id, slug: row.slug, version: old.version, template: old.template };
   }
 
   /** The template fields of a body, checked: a 400 names the field. */
@@ -130,9 +157,15 @@ export class PromptsService {
     return template;
   }
 
-  /** A live prompt by id or slug; in a transaction, locked so concurrent PATCHes number their versions in turn. */
-  private async find(slugOrId: string, tx?: EntityManager): Promise<PromptEntity> {
-    const where = { ...(isUuid(slugOrId) ? { id: slugOrId } : { slug: slugOrId }), deletedAt: IsNull() };
+  /**
+   * A live prompt by id (in the lookup's workspaces) or slug (in its slug workspace); in a
+   * transaction, locked so concurrent PATCHes number their versions in turn.
+   */
+  private async find(lookup: PromptLookup, slugOrId: string, tx?: EntityManager): Promise<PromptEntity> {
+    const where: FindOptionsWhere<PromptEntity> = {
+      ...(isUuid(slugOrId) ? { id: slugOrId, ...(lookup.workspaces !== null && { workspaceId: In([...lookup.workspaces]) }) } : { slug: slugOrId, workspaceId: lookup.slugWorkspace }),
+      deletedAt: IsNull(),
+    };
     const row = tx ? await tx.findOne(PromptEntity, { where, lock: { mode: 'pessimistic_write' } }) : await this.repo.findOneBy(where);
     if (!row) throw GatewayError.notFound(`Unknown prompt '${slugOrId}'`, 'prompt_not_found');
     return row;
@@ -143,14 +176,20 @@ export class PromptsService {
     if (!old) throw GatewayError.notFound(`Prompt '${row.slug}' has no version ${version}`, 'prompt_version_not_found');
     return old;
   }
+
+  private async toResponse(row: PromptEntity): Promise<Record<string, unknown>> {
+    return response(row, (await this.workspaces.byId(row.workspaceId))?.slug ?? null);
+  }
 }
 
-function toResponse(row: PromptEntity): Record<string, unknown> {
+function response(row: PromptEntity, workspace: string | null): Record<string, unknown> {
   return {
     id: row.id,
     object: 'prompt',
     name: row.name,
     slug: row.slug,
+    workspace,
+    workspace_id: row.workspaceId,
     version: row.version,
     ...row.template,
     created_at: row.createdAt.toISOString(),
