@@ -1,10 +1,21 @@
-import { Controller, Get, Query } from '@nestjs/common';
+import { Controller, Get, Query, Res } from '@nestjs/common';
+import type { Response } from 'express';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { Permission, Scope } from '../../gateway/request-context.decorator';
 import type { WorkspaceScope } from '../workspaces/workspace-scope';
 import { AnalyticsService } from './analytics.service';
 import { AnalyticsQueryDto } from './dto/analytics-query.dto';
 import { AnalyticsTimeseriesQueryDto } from './dto/analytics-timeseries-query.dto';
+import { sendTable } from './table-export';
+
+const MEASURES = ['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'cost_usd', 'unpriced_requests', 'latency_p50_ms', 'latency_p95_ms'];
+const SUMMARY_COLUMNS = ['key', 'virtual_key_id', ...MEASURES];
+const TIMESERIES_COLUMNS = ['bucket', ...MEASURES];
+
+/** An analytics table is at most 1,500 rows, read whole: one batch. */
+async function* once(rows: unknown[]): AsyncGenerator<Record<string, unknown>[]> {
+  yield rows as Record<string, unknown>[];
+}
 
 @ApiTags('logs')
 @ApiSecurity('gateway-api-key')
@@ -15,13 +26,17 @@ export class AnalyticsController {
 
   @Get('summary')
   @ApiOperation({ summary: 'Requests, errors, tokens, cost and latency percentiles grouped by one dimension; member keys see their own, others their workspace rows' })
-  summary(@Scope() scope: WorkspaceScope, @Query() query: AnalyticsQueryDto) {
-    return this.analytics.summary(scope, query);
+  async summary(@Scope() scope: WorkspaceScope, @Query() query: AnalyticsQueryDto, @Res() res: Response): Promise<void> {
+    const summary = await this.analytics.summary(scope, query);
+    if (query.format !== 'csv') res.json(summary);
+    else await sendTable(res, 'csv', `analytics-by-${query.group_by.replace(/[^\w-]/g, '_')}`, SUMMARY_COLUMNS, once(summary.data as unknown[]));
   }
 
   @Get('timeseries')
   @ApiOperation({ summary: 'Requests, errors, tokens, cost and latency percentiles per minute, hour or day (UTC buckets); member keys see their own, others their workspace rows' })
-  timeseries(@Scope() scope: WorkspaceScope, @Query() query: AnalyticsTimeseriesQueryDto) {
-    return this.analytics.timeseries(scope, query);
+  async timeseries(@Scope() scope: WorkspaceScope, @Query() query: AnalyticsTimeseriesQueryDto, @Res() res: Response): Promise<void> {
+    const series = await this.analytics.timeseries(scope, query);
+    if (query.format !== 'csv') res.json(series);
+    else await sendTable(res, 'csv', `analytics-per-${series.interval}`, TIMESERIES_COLUMNS, once(series.data as unknown[]));
   }
 }

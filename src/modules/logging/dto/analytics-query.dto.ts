@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, Matches } from 'class-validator';
+import { IsIn, IsOptional, IsString, Matches } from 'class-validator';
+import { EXPORT_FORMATS, type ExportFormat } from '../table-export';
 import { IsInstant } from '../../../common/pipes/validators';
 
 export const GROUPINGS = ['user', 'model', 'provider', 'virtual_key', 'api_key', 'operation'] as const;
@@ -16,4 +17,8 @@ export class AnalyticsQueryDto {
 
   @ApiPropertyOptional({ description: 'ISO 8601 date-time, exclusive; default now' }) @IsOptional() @IsInstant()
   to?: string;
+
+  @ApiPropertyOptional({ enum: EXPORT_FORMATS, default: 'json', description: '`csv`: the rows as a CSV download' })
+  @IsOptional() @IsIn(EXPORT_FORMATS)
+  format?: ExportFormat;
 }

@@ -1,5 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
+import { EXPORT_FORMATS, type ExportFormat } from '../table-export';
 import { IsInstant } from '../../../common/pipes/validators';
 
 export const INTERVALS = ['minute', 'hour', 'day'] as const;
@@ -20,4 +21,8 @@ export class AnalyticsTimeseriesQueryDto {
   @IsOptional()
   @IsIn(INTERVALS, { message: `interval must be one of ${INTERVALS.join(', ')}` })
   interval?: TimeseriesInterval;
+
+  @ApiPropertyOptional({ enum: EXPORT_FORMATS, default: 'json', description: '`csv`: the buckets as a CSV download' })
+  @IsOptional() @IsIn(EXPORT_FORMATS)
+  format?: ExportFormat;
 }
