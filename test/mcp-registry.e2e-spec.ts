@@ -14,6 +14,7 @@ import { validateEnvironment } from '../src/config/environment';
 import { McpServers1764001300000 } from '../src/database/migrations/1764001300000-McpServers';
 import { KeyLookupService } from '../src/modules/keys/key-lookup.service';
 import { McpRegistry } from '../src/modules/mcp/mcp-registry.service';
+import { DEFAULT_WORKSPACE_ID } from '../src/modules/workspaces/workspace.entity';
 import { call, createApiKey, createVirtualKey, expectError, waitFor } from './support/e2e-helpers';
 import { admin, startTestGateway, TestGateway } from './support/test-gateway';
 
@@ -192,9 +193,9 @@ describe('MCP server registry', () => {
     const vk = await createVirtualKey(gateway, { slug: 'vk-mcp', key: 'sk-test-1234567890', allowed_mcp_servers: ['alpha'], allowed_tools: { alpha: ['search', 'fetch'] } });
     expect(vk).toMatchObject({ allowed_mcp_servers: ['alpha'], allowed_tools: { alpha: ['search', 'fetch'] } });
     expect((await admin(gateway, 'GET', '/v1/virtual-keys/vk-mcp')).body).toMatchObject({ allowed_mcp_servers: ['alpha'], allowed_tools: { alpha: ['search', 'fetch'] } });
-    expect(await lookup.virtualKey('vk-mcp')).toMatchObject({ allowedMcpServers: ['alpha'], allowedMcpTools: { alpha: ['search', 'fetch'] } });
+    expect(await lookup.virtualKey(DEFAULT_WORKSPACE_ID, 'vk-mcp')).toMatchObject({ allowedMcpServers: ['alpha'], allowedMcpTools: { alpha: ['search', 'fetch'] } });
     expect((await admin(gateway, 'PATCH', '/v1/virtual-keys/vk-mcp', { allowed_tools: { beta: [] } })).body).toMatchObject({ allowed_mcp_servers: ['alpha'], allowed_tools: { beta: [] } });
-    expect(await lookup.virtualKey('vk-mcp')).toMatchObject({ allowedMcpTools: { beta: [] } });
+    expect(await lookup.virtualKey(DEFAULT_WORKSPACE_ID, 'vk-mcp')).toMatchObject({ allowedMcpTools: { beta: [] } });
 
     const bad: [Record<string, unknown>, string][] = [
       [{ allowed_mcp_servers: 'alpha' }, 'allowed_mcp_servers'],
@@ -217,7 +218,7 @@ describe('MCP server registry', () => {
     await register({ slug: 'beta' });
     await register({ slug: 'gamma', allowed_tools: ['run'] });
     const access = async (apiKey: { key: string }, virtualKey?: string) =>
-      Object.fromEntries(await registry.accessOf((await lookup.apiKeyBySecret(apiKey.key))!, virtualKey ? await lookup.virtualKey(virtualKey) : undefined));
+      Object.fromEntries(await registry.accessOf((await lookup.apiKeyBySecret(apiKey.key))!, virtualKey ? await lookup.virtualKey(DEFAULT_WORKSPACE_ID, virtualKey) : undefined));
 
     const adminKey = await createApiKey(gateway, { name: 'admin', role: 'admin' });
     const userKey = await createApiKey(gateway, { name: 'user' });
