@@ -283,6 +283,18 @@ describe.each(STORES)('workspace budgets and rate limits, counters in %s', (_sto
     expect(mock.requests).toHaveLength(4);
   });
 
+  it("a workspace's token limit counts the logged tokens of every key of the workspace", async () => {
+    const { id, keys } = await team('token-rated', { rate_limits: [{ type: 'tokens', unit: 'rpm', value: 1000 }] });
+    await awayFromMinuteEnd();
+    expect((await ask(keys[0], 'openai')).status).toBe(200); // 1,003 tokens, logged
+    await gateway.flushLogs();
+    expectError(await ask(keys[1], 'openai'), 429, { type: 'rate_limit_error', code: 'rate_limit_exceeded', message: /^Workspace 'token-rated' is limited to 1000 tokens per minute/ });
+    if (!env.REDIS_URL) {
+      const [window] = await gateway.dataSource.query(`select used::int as used from rate_counters where scope = 'workspace' and scope_id = $1 and limit_key = 'tokens:rpm'`, [id]);
+      expect(window).toEqual({ used: 1003 });
+    }
+  });
+
   it("end users' budgets are per workspace: the same user in two workspaces is two end users, each counting its own workspace's requests", async () => {
     const one = await team('one', {});
     const two = await team('two', {});
