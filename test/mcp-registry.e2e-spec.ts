@@ -196,9 +196,9 @@ describe('MCP server registry', () => {
     const vk = await createVirtualKey(gateway, { slug: 'vk-mcp', key: 'sk-test-1234567890', allowed_mcp_servers: ['alpha'], allowed_tools: { alpha: ['search', 'fetch'] } });
     expect(vk).toMatchObject({ allowed_mcp_servers: ['alpha'], allowed_tools: { alpha: ['search', 'fetch'] } });
     expect((await admin(gateway, 'GET', '/v1/virtual-keys/vk-mcp')).body).toMatchObject({ allowed_mcp_servers: ['alpha'], allowed_tools: { alpha: ['search', 'fetch'] } });
-    expect(await lookup.virtualKey('vk-mcp')).toMatchObject({ allowedMcpServers: ['alpha'], allowedMcpTools: { alpha: ['search', 'fetch'] } });
+    expect(await lookup.virtualKey(DEFAULT_WORKSPACE_ID, 'vk-mcp')).toMatchObject({ allowedMcpServers: ['alpha'], allowedMcpTools: { alpha: ['search', 'fetch'] } });
     expect((await admin(gateway, 'PATCH', '/v1/virtual-keys/vk-mcp', { allowed_tools: { beta: [] } })).body).toMatchObject({ allowed_mcp_servers: ['alpha'], allowed_tools: { beta: [] } });
-    expect(await lookup.virtualKey('vk-mcp')).toMatchObject({ allowedMcpTools: { beta: [] } });
+    expect(await lookup.virtualKey(DEFAULT_WORKSPACE_ID, 'vk-mcp')).toMatchObject({ allowedMcpTools: { beta: [] } });
 
     const bad: [Record<string, unknown>, string][] = [
       [{ allowed_mcp_servers: 'alpha' }, 'allowed_mcp_servers'],
@@ -221,7 +221,7 @@ describe('MCP server registry', () => {
     await register({ slug: 'beta' });
     await register({ slug: 'gamma', allowed_tools: ['run'] });
     const access = async (apiKey: { key: string }, virtualKey?: string) =>
-      Object.fromEntries(await registry.accessOf((await lookup.apiKeyBySecret(apiKey.key))!, virtualKey ? await lookup.virtualKey(virtualKey) : undefined));
+      Object.fromEntries(await registry.accessOf((await lookup.apiKeyBySecret(apiKey.key))!, virtualKey ? await lookup.virtualKey(DEFAULT_WORKSPACE_ID, virtualKey) : undefined));
 
     const adminKey = await createApiKey(gateway, { name: 'admin', role: 'admin' });
     const userKey = await createApiKey(gateway, { name: 'user' });

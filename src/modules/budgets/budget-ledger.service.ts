@@ -7,6 +7,8 @@ import { KeyBudget, KeyLookupService } from '../keys/key-lookup.service';
 import { PricingService } from '../pricing/pricing.service';
 import { estimatePromptTokens } from '../../providers/usage';
 import type { RouteTarget } from '../routing/route-plan';
+import { WorkspaceDirectory } from '../workspaces/workspace-directory.service';
+import { DEFAULT_WORKSPACE_ID } from '../workspaces/workspace.entity';
 import type { BudgetHold, BudgetScope, BudgetSettlement } from './budget-types';
 import { CounterStore } from './counter-store';
 
@@ -14,12 +16,18 @@ import { CounterStore } from './counter-store';
 const LIFETIME = new Date(0);
 /** Output tokens assumed for the estimate when the request sets no limit. */
 const DEFAULT_OUTPUT_TOKENS = 1024;
-const LOG_COLUMN: Record<BudgetScope, string> = { api_key: 'api_key_id', virtual_key: 'virtual_key_id', end_user: 'end_user' };
+/** The log rows a counter is seeded from: `$1` the owner, `$3` the request's workspace (an end user is a user inside one). */
+const LOG_ROWS: Record<BudgetScope, string> = {
+  api_key: 'api_key_id = $1',
+  virtual_key: 'virtual_key_id = $1',
+  end_user: 'end_user = $1 and workspace_id = $3',
+  workspace: 'workspace_id = $1',
+};
 
 /**
  * Budgets that hold under concurrency and across instances. Before a request is sent,
  * its estimated cost (prices × prompt size and max_tokens) is reserved on the counter of
- * each budgeted key (CounterStore: PostgreSQL, or Redis), in one atomic step that refuses
+ * each budgeted key, end user and workspace (CounterStore: PostgreSQL, or Redis), in one atomic step that refuses
  * once spent + reserved reaches the limit; that is a 402 `budget_exceeded` and nothing
  * goes upstream. When the log rows are stored, their cost is added to the spend and the
  * reservation released, once per row, so a counter always equals the sum of its logged
@@ -32,28 +40,39 @@ export class BudgetLedger {
     private readonly pricing: PricingService,
     private readonly keys: KeyLookupService,
     private readonly counters: CounterStore,
+    private readonly workspaces: WorkspaceDirectory,
   ) {}
 
-  /** Reserves on the budgets of the API key and the end user (once per request) and of the target's virtual key (once per key). */
+  /**
+   * Reserves on the budgets of the API key, its workspace and the end user (once per
+   * request) and of the target's virtual key (once per key). The workspace and end user
+   * budgets come from in-memory caches: no database trip unless a counter is checked.
+   */
   async reserve(context: RequestContext, target: RouteTarget, body: Record<string, unknown>): Promise<void> {
     const held = (scope: BudgetScope, owner: string) => context.budgetHolds.some((hold) => hold.scope === scope && hold.owner === owner);
-    const wanted: [BudgetScope, string, string, KeyBudget][] = [];
+    const wanted: [BudgetScope, string, string, KeyBudget, string | null][] = [];
     const principal = context.principal;
-    if (principal?.budget && !held('api_key', principal.id)) wanted.push(['api_key', principal.id, principal.id, principal.budget]);
-    if (target.virtualKeyId && target.virtualKeyBudget && !held('virtual_key', target.virtualKeyId)) wanted.push(['virtual_key', target.virtualKeyId, target.virtualKeyId, target.virtualKeyBudget]);
+    // As its log rows: a request without a key is the default workspace's.
+    const workspaceId = principal?.workspaceId ?? DEFAULT_WORKSPACE_ID;
+    if (principal?.budget && !held('api_key', principal.id)) wanted.push(['api_key', principal.id, principal.id, principal.budget, null]);
+    if (!held('workspace', workspaceId)) {
+      const workspace = await this.workspaces.byId(workspaceId);
+      if (workspace?.budget) wanted.push(['workspace', workspace.id, workspace.id, workspace.budget, workspace.slug]);
+    }
+    if (target.virtualKeyId && target.virtualKeyBudget && !held('virtual_key', target.virtualKeyId)) wanted.push(['virtual_key', target.virtualKeyId, target.virtualKeyId, target.virtualKeyBudget, null]);
     if (context.user && !held('end_user', context.user)) {
-      const endUser = await this.keys.endUserBudget(context.user);
-      if (endUser) wanted.push(['end_user', endUser.id, context.user, endUser.budget]);
+      const endUser = await this.keys.endUserBudget(workspaceId, context.user);
+      if (endUser) wanted.push(['end_user', endUser.id, context.user, endUser.budget, null]);
     }
     if (wanted.length === 0) return;
     const amountUsd = this.estimate(target.provider, body);
-    for (const [scope, scopeId, owner, budget] of wanted) {
+    for (const [scope, scopeId, owner, budget, name] of wanted) {
       const periodStart = budgetPeriodStart(budget.period) ?? LIFETIME;
-      const seed = () => this.loggedSpend(scope, owner, periodStart);
+      const seed = () => this.loggedSpend(scope, owner, periodStart, workspaceId);
       const reservation = await this.counters.reserveBudget({ scope, scopeId, periodStart }, amountUsd, budget.limitUsd, seed);
-      if (reservation === 'refused') throw budgetExceeded(scope, budget);
+      if (reservation === 'refused') throw budgetExceeded(scope, budget, name);
       // Held locally (store unreachable): nothing stored to release when the rows settle.
-      context.budgetHolds.push({ scope, scopeId, owner, periodStart, amountUsd: reservation === 'held' ? amountUsd : 0 });
+      context.budgetHolds.push({ scope, scopeId, owner, workspaceId, periodStart, amountUsd: reservation === 'held' ? amountUsd : 0 });
     }
   }
 
@@ -68,17 +87,17 @@ export class BudgetLedger {
   }
 
   /** What the log holds for the owner since the period started: where a new counter starts. */
-  private async loggedSpend(scope: BudgetScope, owner: string, periodStart: Date): Promise<number> {
+  private async loggedSpend(scope: BudgetScope, owner: string, periodStart: Date, workspaceId: string): Promise<number> {
     const [row] = await this.dataSource.query(
-      `select coalesce(sum(cost_usd), 0)::float8 as spent from request_logs where ${LOG_COLUMN[scope]} = $1 and created_at >= $2`,
-      [owner, periodStart],
+      `select coalesce(sum(cost_usd), 0)::float8 as spent from request_logs where ${LOG_ROWS[scope]} and created_at >= $2`,
+      scope === 'end_user' ? [owner, periodStart, workspaceId] : [owner, periodStart],
     );
     return Number(row.spent);
   }
 }
 
-function budgetExceeded(scope: BudgetScope, budget: KeyBudget): GatewayError {
-  const whose = { api_key: 'this API key', virtual_key: 'this virtual key', end_user: 'this end user' }[scope];
+function budgetExceeded(scope: BudgetScope, budget: KeyBudget, name: string | null): GatewayError {
+  const whose = { api_key: 'this API key', virtual_key: 'this virtual key', end_user: 'this end user', workspace: `workspace '${name}'` }[scope];
   const period = budget.period ? `${budget.period} ` : '';
   return new GatewayError(402, 'budget_exceeded', `The ${period}budget of ${whose} ($${budget.limitUsd}) is used up`, 'budget_exceeded');
 }
@@ -90,15 +109,29 @@ function budgetExceeded(scope: BudgetScope, budget: KeyBudget): GatewayError {
  */
 export function settlementsOf(
   holds: BudgetHold[],
-  row: { apiKeyId: string | null; virtualKeyId: string | null; user: string | null; costUsd: number | null },
+  row: { apiKeyId: string | null; virtualKeyId: string | null; user: string | null; workspaceId: string; costUsd: number | null },
   final: boolean,
 ): BudgetSettlement[] {
   const settlements: BudgetSettlement[] = [];
   for (const hold of holds) {
-    const owned = hold.owner === (hold.scope === 'api_key' ? row.apiKeyId : hold.scope === 'virtual_key' ? row.virtualKeyId : row.user);
+    const owned = ownsRow(hold, row);
     const spend = owned && row.costUsd ? row.costUsd : 0;
     const release = final ? hold.amountUsd : 0;
     if (spend || release) settlements.push({ scope: hold.scope, scope_id: hold.scopeId, period_start: hold.periodStart.toISOString(), spend_usd: spend, release_usd: release });
   }
   return settlements;
+}
+
+/** Whether a log row counts towards the hold's budget (an end user's: its `user` inside the hold's workspace). */
+function ownsRow(hold: BudgetHold, row: { apiKeyId: string | null; virtualKeyId: string | null; user: string | null; workspaceId: string }): boolean {
+  switch (hold.scope) {
+    case 'api_key':
+      return hold.owner === row.apiKeyId;
+    case 'virtual_key':
+      return hold.owner === row.virtualKeyId;
+    case 'end_user':
+      return hold.owner === row.user && hold.workspaceId === row.workspaceId;
+    case 'workspace':
+      return hold.owner === row.workspaceId;
+  }
 }

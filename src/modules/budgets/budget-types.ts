@@ -1,13 +1,16 @@
 /** The budget and rate-limit records shared by the ledger, the limiter, their counter stores and the request context. */
 
-export type BudgetScope = 'api_key' | 'virtual_key' | 'end_user';
+/** Whose budget or rate limit: a key's, an end user's, or a workspace's (across all its keys, CONTRACT section 13). */
+export type BudgetScope = 'api_key' | 'virtual_key' | 'end_user' | 'workspace';
 
 /** An estimate reserved against one key's budget for a request in flight. */
 export interface BudgetHold {
   scope: BudgetScope;
   scopeId: string;
-  /** What the log rows of this scope carry: the API key id, the virtual key id or the user. */
+  /** What the log rows of this scope carry: the API key id, the virtual key id, the user or the workspace id. */
   owner: string;
+  /** The request's workspace: an end user's rows are the `user`'s rows in this workspace only. */
+  workspaceId: string;
   periodStart: Date;
   amountUsd: number;
 }

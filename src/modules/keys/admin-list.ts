@@ -1,6 +1,8 @@
 import { ObjectLiteral, Repository } from 'typeorm';
 import { GatewayError } from '../../common/errors/gateway-error';
 import { listPage, ListPage } from '../../common/http/list.dto';
+import type { WorkspaceDirectory } from '../workspaces/workspace-directory.service';
+import type { WorkspaceScope } from '../workspaces/workspace-scope';
 
 /**
  * Newest-first keyset paging over an admin table: the cursor is the last row's
@@ -41,4 +43,14 @@ export function parseVersionCursor(cursor: string): number {
     throw GatewayError.invalidRequest('cursor is not a cursor this endpoint returned', 'cursor');
   }
   return version;
+}
+
+/** A list's condition: the live rows of the workspaces the scope sees (in the query, never filtered after). */
+export function visibleLive(scope: WorkspaceScope, live = 'row.deleted_at is null'): [string, Record<string, unknown>] {
+  return scope.visible === null ? [live, {}] : [`${live} and row.workspace_id in (:...visible)`, { visible: scope.visible }];
+}
+
+/** The workspace a row belongs to, as every admin read names it. */
+export async function workspaceFields(directory: WorkspaceDirectory, workspaceId: string): Promise<{ workspace: string | null; workspace_id: string }> {
+  return { workspace: (await directory.byId(workspaceId))?.slug ?? null, workspace_id: workspaceId };
 }

@@ -36,7 +36,7 @@ export class ApiKeysService {
     const workspaceId = await this.workspaceFor(scope, dto.workspace);
     const role = roleOf(dto.role) ?? 'member';
     mayGive(scope, role);
-    await this.checkDefaults(dto);
+    await this.checkDefaults(workspaceId, dto);
     const secret = generateApiKeySecret();
     const row = await this.repo.save(
       this.repo.create({
@@ -70,7 +70,7 @@ export class ApiKeysService {
     mayChange(scope, row);
     const role = roleOf(dto.role);
     if (role) mayGive(scope, role);
-    await this.checkDefaults(dto);
+    await this.checkDefaults(row.workspaceId, dto);
     const demoted = row.role === 'owner' && role !== undefined && role !== 'owner';
     Object.assign(row, {
       ...(dto.name !== undefined && { name: dto.name }),
@@ -101,12 +101,15 @@ export class ApiKeysService {
     return { id: row.id, object: 'api_key', deleted: true };
   }
 
-  /** A default route must name something that exists now (it is looked up again per request). */
-  private async checkDefaults(dto: ApiKeyUpdateDto): Promise<void> {
-    if (dto.default_virtual_key && !(await this.lookup.virtualKey(dto.default_virtual_key))) {
+  /**
+   * A default route must name something that exists now in the key's own workspace (it is
+   * looked up again per request, there only).
+   */
+  private async checkDefaults(workspaceId: string, dto: ApiKeyUpdateDto): Promise<void> {
+    if (dto.default_virtual_key && !(await this.lookup.virtualKey(workspaceId, dto.default_virtual_key))) {
       throw GatewayError.invalidRequest(`default_virtual_key: no virtual key '${dto.default_virtual_key}'`, 'default_virtual_key');
     }
-    if (dto.default_config && !(await this.lookup.storedConfig(dto.default_config))) {
+    if (dto.default_config && !(await this.lookup.storedConfig(workspaceId, dto.default_config))) {
       throw GatewayError.invalidRequest(`default_config: no config '${dto.default_config}'`, 'default_config');
     }
   }

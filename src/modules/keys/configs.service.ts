@@ -7,16 +7,19 @@ import { isUuid } from '../../common/ids';
 import { listPage, ListPage } from '../../common/http/list.dto';
 import { ProviderRegistry } from '../../providers/registry';
 import { validateGatewayConfig } from '../routing/gateway-config.schema';
-import { pageNewestFirst, parseVersionCursor, rethrowSlugConflict } from './admin-list';
+import { pageNewestFirst, parseVersionCursor, rethrowSlugConflict, visibleLive, workspaceFields } from './admin-list';
 import { encryptConfigSecrets, maskConfigSecrets } from './config-secrets';
 import { ConfigCreateDto, ConfigUpdateDto } from './dto/config.dto';
 import { ConfigVersionEntity } from './entities/config-version.entity';
 import { StoredConfigEntity } from './entities/stored-config.entity';
 import { KeyChangeNotifier } from './key-change-notifier.service';
+import { WorkspaceDirectory } from '../workspaces/workspace-directory.service';
+import { scopeWhere, WorkspaceScope } from '../workspaces/workspace-scope';
 
 /**
  * Admin CRUD of stored gateway configs; credentials inside are encrypted, masked on read.
  * Every config body is kept as an immutable version in `config_versions`; `configs` holds the latest.
+ * Every verb acts inside the caller's `WorkspaceScope`: slugs are unique per workspace, another workspace's config is a 404.
  */
 @Injectable()
 export class ConfigsService {
@@ -25,18 +28,19 @@ export class ConfigsService {
     private readonly registry: ProviderRegistry,
     private readonly secretBox: SecretBox,
     private readonly keyChanges: KeyChangeNotifier,
+    private readonly workspaces: WorkspaceDirectory,
   ) {}
 
-  async create(dto: ConfigCreateDto): Promise<Record<string, unknown>> {
+  async create(scope: WorkspaceScope, dto: ConfigCreateDto): Promise<Record<string, unknown>> {
     this.validate(dto.config);
     try {
       const saved = await this.repo.manager.transaction(async (tx) => {
-        const row = tx.create(StoredConfigEntity, { name: dto.name, slug: dto.slug, config: encryptConfigSecrets(dto.config, this.secretBox), version: 1 });
+        const row = tx.create(StoredConfigEntity, { workspaceId: scope.workspaceId, name: dto.name, slug: dto.slug, config: encryptConfigSecrets(dto.config, this.secretBox), version: 1 });
         await tx.save(row);
         await insertVersion(tx, row);
         return row;
       });
-      return this.toResponse(saved);
+      return await this.toResponse(saved);
     } catch (error) {
       rethrowSlugConflict(error, 'config', dto.slug);
     } finally {
@@ -44,14 +48,15 @@ export class ConfigsService {
     }
   }
 
-  async list(limit: number, cursor?: string): Promise<ListPage<Record<string, unknown>>> {
-    const page = await pageNewestFirst(this.repo, 'row.deleted_at is null', limit, cursor);
-    return { ...page, data: page.data.map((row) => this.toResponse(row)) };
+  async list(scope: WorkspaceScope, limit: number, cursor?: string): Promise<ListPage<Record<string, unknown>>> {
+    const [condition, parameters] = visibleLive(scope);
+    const page = await pageNewestFirst(this.repo, condition, limit, cursor, parameters);
+    return { ...page, data: await Promise.all(page.data.map((row) => this.toResponse(row))) };
   }
 
   /** The latest version, or the given one in the same shape. */
-  async get(slugOrId: string, version?: number): Promise<Record<string, unknown>> {
-    const row = await this.find(slugOrId);
+  async get(scope: WorkspaceScope, slugOrId: string, version?: number): Promise<Record<string, unknown>> {
+    const row = await this.find(scope, slugOrId);
     if (version === undefined) return this.toResponse(row);
     const old = await this.repo.manager.findOneBy(ConfigVersionEntity, { configId: row.id, version });
     if (!old) throw GatewayError.notFound(`Config '${slugOrId}' has no version ${version}`, 'config_version_not_found');
@@ -60,8 +65,8 @@ export class ConfigsService {
   }
 
   /** Newest first; the cursor is the last version number of the page. */
-  async versions(slugOrId: string, limit: number, cursor?: string): Promise<ListPage<Record<string, unknown>>> {
-    const row = await this.find(slugOrId);
+  async versions(scope: WorkspaceScope, slugOrId: string, limit: number, cursor?: string): Promise<ListPage<Record<string, unknown>>> {
+    const row = await this.find(scope, slugOrId);
     const rows = await this.repo.manager.find(ConfigVersionEntity, {
       where: { configId: row.id, ...(cursor !== undefined && { version: LessThan(parseVersionCursor(cursor)) }) },
       order: { version: 'DESC' },
@@ -80,10 +85,10 @@ export class ConfigsService {
   }
 
   /** A new config body is a new version; a rename alone is not. */
-  async update(slugOrId: string, dto: ConfigUpdateDto): Promise<Record<string, unknown>> {
+  async update(scope: WorkspaceScope, slugOrId: string, dto: ConfigUpdateDto): Promise<Record<string, unknown>> {
     if (dto.config !== undefined) this.validate(dto.config);
     const saved = await this.repo.manager.transaction(async (tx) => {
-      const row = await this.find(slugOrId, tx);
+      const row = await this.find(scope, slugOrId, tx);
       if (dto.name !== undefined) row.name = dto.name;
       if (dto.config !== undefined) {
         row.config = encryptConfigSecrets(dto.config, this.secretBox, row.config);
@@ -96,8 +101,8 @@ export class ConfigsService {
     return this.toResponse(saved);
   }
 
-  async remove(slugOrId: string): Promise<Record<string, unknown>> {
-    const row = await this.find(slugOrId);
+  async remove(scope: WorkspaceScope, slugOrId: string): Promise<Record<string, unknown>> {
+    const row = await this.find(scope, slugOrId);
     row.deletedAt = new Date();
     await this.repo.save(row);
     await this.keyChanges.changed('configs');
@@ -112,9 +117,10 @@ export class ConfigsService {
   /**
    * A live config by id or slug. Given a transaction, the row stays locked until it ends, so
    * concurrent PATCHes take turns and each one numbers its version after the previous one.
+   * By id in any workspace the scope sees, by slug in the workspace it acts in.
    */
-  private async find(slugOrId: string, tx?: EntityManager): Promise<StoredConfigEntity> {
-    const where = { ...(isUuid(slugOrId) ? { id: slugOrId } : { slug: slugOrId }), deletedAt: IsNull() };
+  private async find(scope: WorkspaceScope, slugOrId: string, tx?: EntityManager): Promise<StoredConfigEntity> {
+    const where = { ...(isUuid(slugOrId) ? { id: slugOrId, ...scopeWhere(scope) } : { slug: slugOrId, workspaceId: scope.workspaceId }), deletedAt: IsNull() };
     const row = tx
       ? await tx.findOne(StoredConfigEntity, { where, lock: { mode: 'pessimistic_write' } })
       : await this.repo.findOneBy(where);
@@ -122,12 +128,13 @@ export class ConfigsService {
     return row;
   }
 
-  private toResponse(row: StoredConfigEntity): Record<string, unknown> {
+  private async toResponse(row: StoredConfigEntity): Promise<Record<string, unknown>> {
     return {
       id: row.id,
       object: 'config',
       name: row.name,
       slug: row.slug,
+      ...(await workspaceFields(this.workspaces, row.workspaceId)),
       version: row.version,
       config: maskConfigSecrets(row.config, this.secretBox),
       created_at: row.createdAt.toISOString(),

@@ -66,6 +66,7 @@ export interface ResolvedVirtualKey extends McpAccessFields {
 /** An end user that has a budget. */
 export interface EndUserBudget {
   id: string;
+  workspaceId: string;
   budget: KeyBudget;
 }
 
@@ -74,6 +75,11 @@ export interface ResolvedConfig {
   slug: string;
   version: number;
   config: Record<string, unknown>;
+}
+
+/** Cache key of a look-up inside one workspace (slugs and users are unique per workspace only). */
+function cacheKey(workspaceId: string, name: string): string {
+  return `${workspaceId}:${name}`;
 }
 
 /**
@@ -127,21 +133,28 @@ export class KeyLookupService implements OnApplicationBootstrap {
     return this.apiKeys.get(hash, () => this.guard(this.loadApiKey(hash)));
   }
 
-  virtualKey(slugOrId: string): Promise<ResolvedVirtualKey | null> | ResolvedVirtualKey | null {
-    return this.virtualKeys.get(slugOrId, () => this.guard(this.loadVirtualKey(slugOrId)));
+  /**
+   * A virtual key of the workspace `workspaceId`, by id or slug: another workspace's is not
+   * found, exactly like an unknown one (CONTRACT section 13).
+   */
+  virtualKey(workspaceId: string, slugOrId: string): Promise<ResolvedVirtualKey | null> | ResolvedVirtualKey | null {
+    return this.virtualKeys.get(cacheKey(workspaceId, slugOrId), () => this.guard(this.loadVirtualKey(workspaceId, slugOrId)));
   }
 
-  endUserBudget(user: string): Promise<EndUserBudget | null> | EndUserBudget | null {
+  /** The budget of `user` in the workspace: the same `user` in two workspaces is two end users. */
+  endUserBudget(workspaceId: string, user: string): Promise<EndUserBudget | null> | EndUserBudget | null {
+    const key = cacheKey(workspaceId, user);
     const budgets = this.endUserBudgets();
-    return budgets instanceof Map ? (budgets.get(user) ?? null) : budgets.then((map) => map.get(user) ?? null);
+    return budgets instanceof Map ? (budgets.get(key) ?? null) : budgets.then((map) => map.get(key) ?? null);
   }
 
   private endUserBudgets(): Map<string, EndUserBudget> | Promise<Map<string, EndUserBudget>> {
     return this.endUsers.get('all', () => this.guard(this.loadEndUserBudgets(), "The gateway cannot check end users' budgets right now: its database is unreachable"));
   }
 
-  storedConfig(slugOrId: string): Promise<ResolvedConfig | null> | ResolvedConfig | null {
-    return this.configs.get(slugOrId, () => this.guard(this.loadConfig(slugOrId)));
+  /** A stored config of the workspace, by id or slug (another workspace's is not found). */
+  storedConfig(workspaceId: string, slugOrId: string): Promise<ResolvedConfig | null> | ResolvedConfig | null {
+    return this.configs.get(cacheKey(workspaceId, slugOrId), () => this.guard(this.loadConfig(workspaceId, slugOrId)));
   }
 
   /** After missed change notifications: reload everything, keeping what is known for an outage. */
@@ -172,9 +185,8 @@ export class KeyLookupService implements OnApplicationBootstrap {
 
   private async loadEndUserBudgets(): Promise<Map<string, EndUserBudget>> {
     const rows = await this.endUserRepo.findBy({ deletedAt: IsNull(), budgetLimitUsd: Not(IsNull()) });
-    return new Map(rows.map((row) => [row.user, { id: row.id, budget: budgetOf(row)! }]));
+    return new Map(rows.map((row) => [cacheKey(row.workspaceId, row.user), { id: row.id, workspaceId: row.workspaceId, budget: budgetOf(row)! }]));
   }
-
 
   private async loadApiKey(hash: string): Promise<ApiKeyPrincipal | null> {
     const row = await this.apiKeyRepo.findOneBy({ keyHash: hash, revokedAt: IsNull() });
@@ -183,9 +195,9 @@ export class KeyLookupService implements OnApplicationBootstrap {
       defaultConfig: row.defaultConfig, defaultVirtualKey: row.defaultVirtualKey, allowedMcpServers: row.allowedMcpServers, allowedMcpTools: row.allowedMcpTools };
   }
 
-  private async loadVirtualKey(slugOrId: string): Promise<ResolvedVirtualKey | null> {
+  private async loadVirtualKey(workspaceId: string, slugOrId: string): Promise<ResolvedVirtualKey | null> {
     const where = isUuid(slugOrId) ? { id: slugOrId } : { slug: slugOrId };
-    const row = await this.virtualKeyRepo.findOneBy({ ...where, deletedAt: IsNull() });
+    const row = await this.virtualKeyRepo.findOneBy({ ...where, workspaceId, deletedAt: IsNull() });
     if (!row) return null;
     return {
       id: row.id,
@@ -206,9 +218,9 @@ export class KeyLookupService implements OnApplicationBootstrap {
     };
   }
 
-  private async loadConfig(slugOrId: string): Promise<ResolvedConfig | null> {
+  private async loadConfig(workspaceId: string, slugOrId: string): Promise<ResolvedConfig | null> {
     const where = isUuid(slugOrId) ? { id: slugOrId } : { slug: slugOrId };
-    const row = await this.configRepo.findOneBy({ ...where, deletedAt: IsNull() });
+    const row = await this.configRepo.findOneBy({ ...where, workspaceId, deletedAt: IsNull() });
     if (!row) return null;
     return { id: row.id, slug: row.slug, version: row.version, config: decryptConfigSecrets(row.config, this.secretBox) };
   }

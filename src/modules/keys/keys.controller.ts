@@ -55,117 +55,117 @@ export class ApiKeysController {
 @ApiTags('admin: virtual keys')
 @ApiSecurity('gateway-api-key')
 @Permission('resources.write')
-@Audited<VirtualKeysController>({ resource: 'virtual_key', read: (c, { id }) => c.get(id!) })
+@Audited<VirtualKeysController>({ resource: 'virtual_key', read: (c, { id, scope }) => c.get(scope, id!) })
 @Controller('v1/virtual-keys')
 export class VirtualKeysController {
   constructor(private readonly virtualKeys: VirtualKeysService) {}
 
   @Post()
-  create(@Body() dto: VirtualKeyCreateDto) {
-    return this.virtualKeys.create(dto);
+  create(@Scope() scope: WorkspaceScope, @Body() dto: VirtualKeyCreateDto) {
+    return this.virtualKeys.create(scope, dto);
   }
 
   @Get()
   @Permission('resources.read')
-  list(@Query() query: ListQueryDto) {
-    return this.virtualKeys.list(query.limit, query.cursor);
+  list(@Scope() scope: WorkspaceScope, @Query() query: ListQueryDto) {
+    return this.virtualKeys.list(scope, query.limit, query.cursor);
   }
 
   @Get(':idOrSlug')
   @Permission('resources.read')
-  get(@Param('idOrSlug') idOrSlug: string) {
-    return this.virtualKeys.get(idOrSlug);
+  get(@Scope() scope: WorkspaceScope, @Param('idOrSlug') idOrSlug: string) {
+    return this.virtualKeys.get(scope, idOrSlug);
   }
 
   @Patch(':idOrSlug')
-  update(@Param('idOrSlug') idOrSlug: string, @Body() dto: VirtualKeyUpdateDto) {
-    return this.virtualKeys.update(idOrSlug, dto);
+  update(@Scope() scope: WorkspaceScope, @Param('idOrSlug') idOrSlug: string, @Body() dto: VirtualKeyUpdateDto) {
+    return this.virtualKeys.update(scope, idOrSlug, dto);
   }
 
   @Delete(':idOrSlug')
-  remove(@Param('idOrSlug') idOrSlug: string) {
-    return this.virtualKeys.remove(idOrSlug);
+  remove(@Scope() scope: WorkspaceScope, @Param('idOrSlug') idOrSlug: string) {
+    return this.virtualKeys.remove(scope, idOrSlug);
   }
 }
 
 @ApiTags('admin: configs')
 @ApiSecurity('gateway-api-key')
 @Permission('resources.write')
-@Audited<ConfigsController>({ resource: 'config', read: (c, { id }) => c.get(id!, {}) })
+@Audited<ConfigsController>({ resource: 'config', read: (c, { id, scope }) => c.get(scope, id!, {}) })
 @Controller('v1/configs')
 export class ConfigsController {
   constructor(private readonly configs: ConfigsService) {}
 
   @Post()
-  create(@Body() dto: ConfigCreateDto) {
-    return this.configs.create(dto);
+  create(@Scope() scope: WorkspaceScope, @Body() dto: ConfigCreateDto) {
+    return this.configs.create(scope, dto);
   }
 
   @Get()
   @Permission('resources.read')
-  list(@Query() query: ListQueryDto) {
-    return this.configs.list(query.limit, query.cursor);
+  list(@Scope() scope: WorkspaceScope, @Query() query: ListQueryDto) {
+    return this.configs.list(scope, query.limit, query.cursor);
   }
 
   @Get(':idOrSlug')
   @Permission('resources.read')
   @ApiOperation({ summary: 'Read a config: its latest version, or the one `version` names' })
-  get(@Param('idOrSlug') idOrSlug: string, @Query() query: ConfigReadQueryDto) {
-    return this.configs.get(idOrSlug, query.version);
+  get(@Scope() scope: WorkspaceScope, @Param('idOrSlug') idOrSlug: string, @Query() query: ConfigReadQueryDto) {
+    return this.configs.get(scope, idOrSlug, query.version);
   }
 
   @Get(':idOrSlug/versions')
   @Permission('resources.read')
   @ApiOperation({ summary: 'List the versions of a config, newest first' })
-  versions(@Param('idOrSlug') idOrSlug: string, @Query() query: ListQueryDto) {
-    return this.configs.versions(idOrSlug, query.limit, query.cursor);
+  versions(@Scope() scope: WorkspaceScope, @Param('idOrSlug') idOrSlug: string, @Query() query: ListQueryDto) {
+    return this.configs.versions(scope, idOrSlug, query.limit, query.cursor);
   }
 
   @Patch(':idOrSlug')
   @ApiOperation({ summary: 'Update a config; a new config body is a new version, a rename alone is not' })
-  update(@Param('idOrSlug') idOrSlug: string, @Body() dto: ConfigUpdateDto) {
-    return this.configs.update(idOrSlug, dto);
+  update(@Scope() scope: WorkspaceScope, @Param('idOrSlug') idOrSlug: string, @Body() dto: ConfigUpdateDto) {
+    return this.configs.update(scope, idOrSlug, dto);
   }
 
   @Delete(':idOrSlug')
-  remove(@Param('idOrSlug') idOrSlug: string) {
-    return this.configs.remove(idOrSlug);
+  remove(@Scope() scope: WorkspaceScope, @Param('idOrSlug') idOrSlug: string) {
+    return this.configs.remove(scope, idOrSlug);
   }
 }
 
 @ApiTags('admin: end users')
 @ApiSecurity('gateway-api-key')
 @Permission('resources.write')
-@Audited<EndUsersController>({ resource: 'end_user', read: (c, { id }) => c.get(id!) })
+@Audited<EndUsersController>({ resource: 'end_user', read: (c, { id, scope }) => c.get(scope, id!) })
 @Controller('v1/end-users')
 export class EndUsersController {
   constructor(private readonly endUsers: EndUsersService) {}
 
   @Post()
   @ApiOperation({ summary: 'Give an end user (the `user` of requests) a budget' })
-  create(@Body() dto: EndUserCreateDto) {
-    return this.endUsers.create(dto);
+  create(@Scope() scope: WorkspaceScope, @Body() dto: EndUserCreateDto) {
+    return this.endUsers.create(scope, dto);
   }
 
   @Get()
   @Permission('resources.read')
-  list(@Query() query: ListQueryDto) {
-    return this.endUsers.list(query.limit, query.cursor);
+  list(@Scope() scope: WorkspaceScope, @Query() query: ListQueryDto) {
+    return this.endUsers.list(scope, query.limit, query.cursor);
   }
 
   @Get(':idOrUser')
   @Permission('resources.read')
-  get(@Param('idOrUser') idOrUser: string) {
-    return this.endUsers.get(idOrUser);
+  get(@Scope() scope: WorkspaceScope, @Param('idOrUser') idOrUser: string) {
+    return this.endUsers.get(scope, idOrUser);
   }
 
   @Patch(':idOrUser')
-  update(@Param('idOrUser') idOrUser: string, @Body() dto: EndUserUpdateDto) {
-    return this.endUsers.update(idOrUser, dto);
+  update(@Scope() scope: WorkspaceScope, @Param('idOrUser') idOrUser: string, @Body() dto: EndUserUpdateDto) {
+    return this.endUsers.update(scope, idOrUser, dto);
   }
 
   @Delete(':idOrUser')
-  remove(@Param('idOrUser') idOrUser: string) {
-    return this.endUsers.remove(idOrUser);
+  remove(@Scope() scope: WorkspaceScope, @Param('idOrUser') idOrUser: string) {
+    return this.endUsers.remove(scope, idOrUser);
   }
 }

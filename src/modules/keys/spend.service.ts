@@ -13,12 +13,14 @@ export class SpendService {
 
   async budgetStatus(
     column: 'api_key_id' | 'virtual_key_id' | 'end_user' | 'workspace_id',
-    row: { id: string; user?: string; budgetLimitUsd: number | null; budgetPeriod: BudgetPeriod | null },
+    row: { id: string; user?: string; workspaceId?: string; budgetLimitUsd: number | null; budgetPeriod: BudgetPeriod | null },
   ): Promise<{ spent_usd: number; budget_remaining_usd: number | null; budget_period_start: string | null }> {
     const periodStart = budgetPeriodStart(row.budgetPeriod);
+    // An end user is a `user` inside one workspace: the same name elsewhere is someone else.
+    const endUser = column === 'end_user';
     const [spent] = await this.dataSource.query(
-      `select coalesce(sum(cost_usd), 0)::float8 as spent from request_logs where ${column} = $1 and created_at >= $2`,
-      [column === 'end_user' ? row.user : row.id, periodStart ?? new Date(0)],
+      `select coalesce(sum(cost_usd), 0)::float8 as spent from request_logs where ${column} = $1 and created_at >= $2${endUser ? ' and workspace_id = $3' : ''}`,
+      [endUser ? row.user : row.id, periodStart ?? new Date(0), ...(endUser ? [row.workspaceId] : [])],
     );
     const spentUsd = Number(spent.spent);
     return {

@@ -6,7 +6,7 @@ import { GatewayError } from '../../common/errors/gateway-error';
 import { isUuid } from '../../common/ids';
 import { ListPage } from '../../common/http/list.dto';
 import { ProviderRegistry } from '../../providers/registry';
-import { pageNewestFirst, rethrowSlugConflict } from './admin-list';
+import { pageNewestFirst, rethrowSlugConflict, visibleLive, workspaceFields } from './admin-list';
 import { limitsOf } from './api-keys.service';
 import { VirtualKeyCreateDto, VirtualKeyUpdateDto } from './dto/virtual-key.dto';
 import { VirtualKeyEntity } from './entities/virtual-key.entity';
@@ -14,8 +14,13 @@ import { KeyChangeNotifier } from './key-change-notifier.service';
 import { mcpAccessOf } from './mcp-access-fields';
 import { maskProviderOptions, sealProviderOptions } from './provider-option-secrets';
 import { SpendService } from './spend.service';
+import { WorkspaceDirectory } from '../workspaces/workspace-directory.service';
+import { scopeWhere, WorkspaceScope } from '../workspaces/workspace-scope';
 
-/** Admin CRUD of virtual keys: provider credentials (`key`, secret `provider_options`) encrypted at rest, shown as a hint only. */
+/**
+ * Admin CRUD of virtual keys: provider credentials (`key`, secret `provider_options`) encrypted at rest, shown as a hint only.
+ * Every verb acts inside the caller's `WorkspaceScope`: slugs are unique per workspace, another workspace's key is a 404.
+ */
 @Injectable()
 export class VirtualKeysService {
   constructor(
@@ -24,13 +29,15 @@ export class VirtualKeysService {
     private readonly secretBox: SecretBox,
     private readonly keyChanges: KeyChangeNotifier,
     private readonly spend: SpendService,
+    private readonly workspaces: WorkspaceDirectory,
   ) {}
 
-  async create(dto: VirtualKeyCreateDto): Promise<Record<string, unknown>> {
+  async create(scope: WorkspaceScope, dto: VirtualKeyCreateDto): Promise<Record<string, unknown>> {
     const adapter = this.registry.get(dto.provider);
     if (!dto.key && !adapter.credentialOptional) throw GatewayError.invalidRequest(`key is required for provider ${dto.provider}`, 'key');
     if (!dto.custom_host && adapter.requiresCustomHost) throw GatewayError.invalidRequest(`custom_host is required for provider ${dto.provider}`, 'custom_host');
     const row = this.repo.create({
+      workspaceId: scope.workspaceId,
       name: dto.name,
       slug: dto.slug,
       provider: dto.provider,
@@ -46,17 +53,18 @@ export class VirtualKeysService {
     }
   }
 
-  async list(limit: number, cursor?: string): Promise<ListPage<Record<string, unknown>>> {
-    const page = await pageNewestFirst(this.repo, 'row.deleted_at is null', limit, cursor);
+  async list(scope: WorkspaceScope, limit: number, cursor?: string): Promise<ListPage<Record<string, unknown>>> {
+    const [condition, parameters] = visibleLive(scope);
+    const page = await pageNewestFirst(this.repo, condition, limit, cursor, parameters);
     return { ...page, data: await Promise.all(page.data.map((row) => this.toResponse(row))) };
   }
 
-  async get(slugOrId: string): Promise<Record<string, unknown>> {
-    return this.toResponse(await this.find(slugOrId));
+  async get(scope: WorkspaceScope, slugOrId: string): Promise<Record<string, unknown>> {
+    return this.toResponse(await this.find(scope, slugOrId));
   }
 
-  async update(slugOrId: string, dto: VirtualKeyUpdateDto): Promise<Record<string, unknown>> {
-    const row = await this.find(slugOrId);
+  async update(scope: WorkspaceScope, slugOrId: string, dto: VirtualKeyUpdateDto): Promise<Record<string, unknown>> {
+    const row = await this.find(scope, slugOrId);
     if (dto.provider !== undefined) row.provider = this.registry.get(dto.provider).id;
     if (dto.name !== undefined) row.name = dto.name;
     if (dto.disabled !== undefined) row.disabled = dto.disabled;
@@ -67,8 +75,8 @@ export class VirtualKeysService {
     return this.toResponse(saved);
   }
 
-  async remove(slugOrId: string): Promise<Record<string, unknown>> {
-    const row = await this.find(slugOrId);
+  async remove(scope: WorkspaceScope, slugOrId: string): Promise<Record<string, unknown>> {
+    const row = await this.find(scope, slugOrId);
     row.deletedAt = new Date();
     await this.repo.save(row);
     await this.keyChanges.changed('virtual_keys');
@@ -87,8 +95,9 @@ export class VirtualKeysService {
     };
   }
 
-  private async find(slugOrId: string): Promise<VirtualKeyEntity> {
-    const where = isUuid(slugOrId) ? { id: slugOrId } : { slug: slugOrId };
+  /** By id in any workspace the scope sees, by slug in the workspace it acts in. */
+  private async find(scope: WorkspaceScope, slugOrId: string): Promise<VirtualKeyEntity> {
+    const where = isUuid(slugOrId) ? { id: slugOrId, ...scopeWhere(scope) } : { slug: slugOrId, workspaceId: scope.workspaceId };
     const row = await this.repo.findOneBy({ ...where, deletedAt: IsNull() });
     if (!row) throw GatewayError.notFound(`Unknown virtual key '${slugOrId}'`, 'virtual_key_not_found');
     return row;
@@ -100,6 +109,7 @@ export class VirtualKeysService {
       object: 'virtual_key',
       name: row.name,
       slug: row.slug,
+      ...(await workspaceFields(this.workspaces, row.workspaceId)),
       provider: row.provider,
       key_hint: row.keyHint,
       provider_organization: row.providerOrganization,

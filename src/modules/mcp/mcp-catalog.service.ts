@@ -36,7 +36,7 @@ export class McpCatalog {
    */
   async servers(context: RequestContext, slugs: readonly string[] | null, unknown: (slug: string) => GatewayError): Promise<AllowedServer[]> {
     const virtualKeyName = context.requestHeaders['x-gateway-virtual-key'];
-    const virtualKey = typeof virtualKeyName === 'string' ? await this.keys.virtualKey(virtualKeyName) : null;
+    const virtualKey = typeof virtualKeyName === 'string' ? await this.keys.virtualKey(context.principal!.workspaceId, virtualKeyName) : null;
     const access = await this.registry.accessOf(context.principal!, virtualKey);
     // The servers of the key's own workspace only: another workspace's slug is unknown here.
     const workspaceId = context.principal!.workspaceId;

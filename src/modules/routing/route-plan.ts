@@ -97,4 +97,6 @@ export interface RoutePlan {
   project: string | null;
   /** The config's own `custom_host`s were chosen by an admin: a stored config, or an inline one an admin key sent. */
   configHostsAdminChosen: boolean;
+  /** The calling key's workspace: the virtual keys a config's leaves name are looked up there only. */
+  workspaceId: string;
 }

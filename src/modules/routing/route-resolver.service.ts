@@ -9,6 +9,7 @@ import { GatewayConfig, validateGatewayConfig } from './gateway-config.schema';
 import { RouteNode, RoutePlan, RouteTarget } from './route-plan';
 import { UpstreamClient } from '../upstream/upstream-client';
 import { buildRouteTree, leavesOf, singleTargetTree } from './route-tree';
+import { DEFAULT_WORKSPACE_ID } from '../workspaces/workspace.entity';
 
 const NO_ROUTE =
   'No provider selected. Send one of: x-gateway-config (a stored config or inline JSON), x-gateway-virtual-key, ' +
@@ -34,7 +35,9 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
 /**
  * Turns the routing headers and the model into one RoutePlan, in the order of
  * CONTRACT section 1: config, virtual key header, provider header, `@slug/model`;
- * then the API key's own default config or virtual key (section 12).
+ * then the API key's own default config or virtual key (section 12). Virtual keys and
+ * configs are looked up in the calling key's workspace only: another workspace's slug or
+ * id is unknown (CONTRACT section 13).
  */
 @Injectable()
 export class RouteResolver {
@@ -48,7 +51,8 @@ export class RouteResolver {
   ) {}
 
   async resolve(headers: IncomingHttpHeaders, model: unknown, principal: ApiKeyPrincipal | null): Promise<RoutePlan> {
-    const plan = await this.choose(headers, model, principal);
+    // A request refused before its key was known is the default workspace's (as its log row).
+    const plan = await this.choose(headers, model, principal, principal?.workspaceId ?? DEFAULT_WORKSPACE_ID);
     plan.organization = header(headers, 'x-gateway-provider-organization') ?? null;
     plan.project = header(headers, 'x-gateway-provider-project') ?? null;
     return plan;
@@ -63,7 +67,7 @@ export class RouteResolver {
     const source = node.source!;
     let target: RouteTarget;
     if (source.kind === 'resolved') target = { ...source.target };
-    else if (source.kind === 'virtual_key') target = this.targetFromVirtualKey(await this.virtualKey(source.slug));
+    else if (source.kind === 'virtual_key') target = this.targetFromVirtualKey(await this.virtualKey(plan.workspaceId, source.slug));
     else target = blankTarget(this.registry.get(source.provider).id, source.apiKey);
     if (node.customHost) {
       target.customHost = node.customHost;
@@ -77,53 +81,53 @@ export class RouteResolver {
     return target;
   }
 
-  private async choose(headers: IncomingHttpHeaders, model: unknown, principal: ApiKeyPrincipal | null): Promise<RoutePlan> {
+  private async choose(headers: IncomingHttpHeaders, model: unknown, principal: ApiKeyPrincipal | null, workspaceId: string): Promise<RoutePlan> {
     // Hosts an admin chose may be private (UpstreamHostPolicy); an owner is an admin everywhere.
     const isAdmin = principal?.role === 'admin' || principal?.role === 'owner';
     const config = header(headers, 'x-gateway-config');
-    if (config) return this.fromConfigHeader(config, isAdmin);
+    if (config) return this.fromConfigHeader(config, isAdmin, workspaceId);
 
     const virtualKey = header(headers, 'x-gateway-virtual-key');
-    if (virtualKey) return plan(this.targetFromVirtualKey(await this.virtualKey(virtualKey)), 'virtual_key');
+    if (virtualKey) return plan(this.targetFromVirtualKey(await this.virtualKey(workspaceId, virtualKey)), 'virtual_key', workspaceId);
 
     const provider = header(headers, 'x-gateway-provider');
-    if (provider) return plan(this.targetFromProviderHeader(provider, headers, isAdmin), 'provider_header');
+    if (provider) return plan(this.targetFromProviderHeader(provider, headers, isAdmin), 'provider_header', workspaceId);
 
     if (typeof model === 'string' && model.startsWith('@')) {
       const slash = model.indexOf('/');
       if (slash < 2 || slash === model.length - 1) {
         throw GatewayError.invalidRequest(`model '${model}' must have the form @<virtual-key-slug>/<model>`, 'model');
       }
-      const target = this.targetFromVirtualKey(await this.virtualKey(model.slice(1, slash)));
+      const target = this.targetFromVirtualKey(await this.virtualKey(workspaceId, model.slice(1, slash)));
       target.model = model.slice(slash + 1);
-      return plan(target, 'model_prefix');
+      return plan(target, 'model_prefix', workspaceId);
     }
     // Clients that send only a base URL and an API key (Codex, Cursor, Claude Code) route by the key.
-    if (principal?.defaultConfig) return this.fromStoredConfig(principal.defaultConfig);
-    if (principal?.defaultVirtualKey) return plan(this.targetFromVirtualKey(await this.virtualKey(principal.defaultVirtualKey)), 'virtual_key');
+    if (principal?.defaultConfig) return this.fromStoredConfig(principal.defaultConfig, workspaceId);
+    if (principal?.defaultVirtualKey) return plan(this.targetFromVirtualKey(await this.virtualKey(workspaceId, principal.defaultVirtualKey)), 'virtual_key', workspaceId);
     throw GatewayError.invalidRequest(NO_ROUTE);
   }
 
-  private fromConfigHeader(value: string, isAdmin: boolean): Promise<RoutePlan> | RoutePlan {
-    if (!value.trimStart().startsWith('{')) return this.fromStoredConfig(value);
-    return this.planFromConfig(`inline:${value}`, () => parseInlineConfig(value), null, null, isAdmin);
+  private fromConfigHeader(value: string, isAdmin: boolean, workspaceId: string): Promise<RoutePlan> | RoutePlan {
+    if (!value.trimStart().startsWith('{')) return this.fromStoredConfig(value, workspaceId);
+    return this.planFromConfig(`inline:${value}`, () => parseInlineConfig(value), null, null, isAdmin, workspaceId);
   }
 
-  private async fromStoredConfig(slugOrId: string): Promise<RoutePlan> {
-    const stored = await this.keys.storedConfig(slugOrId);
+  private async fromStoredConfig(slugOrId: string, workspaceId: string): Promise<RoutePlan> {
+    const stored = await this.keys.storedConfig(workspaceId, slugOrId);
     if (!stored) throw GatewayError.notFound(`Unknown config '${slugOrId}'`, 'config_not_found');
-    return this.planFromConfig(`stored:${stored.id}:${stored.version}`, () => stored.config, stored.id, stored.version, true);
+    return this.planFromConfig(`stored:${stored.id}:${stored.version}`, () => stored.config, stored.id, stored.version, true, workspaceId);
   }
 
   /** A stored config's version, or an inline config's text, builds the same tree every time (guardrails compile regexes and schemas): built once. */
-  private planFromConfig(cacheKey: string, raw: () => unknown, configId: string | null, configVersion: number | null, hostsAdminChosen: boolean): RoutePlan {
+  private planFromConfig(cacheKey: string, raw: () => unknown, configId: string | null, configVersion: number | null, hostsAdminChosen: boolean, workspaceId: string): RoutePlan {
     let root = this.trees.get(cacheKey);
     if (!root) {
       root = this.buildTree(raw());
       if (this.trees.size >= MAX_CACHED_TREES) this.trees.delete(this.trees.keys().next().value!);
       this.trees.set(cacheKey, root);
     }
-    return { root, configId, configVersion, via: 'config', organization: null, project: null, configHostsAdminChosen: hostsAdminChosen };
+    return { root, configId, configVersion, via: 'config', organization: null, project: null, configHostsAdminChosen: hostsAdminChosen, workspaceId };
   }
 
   private buildTree(raw: unknown): RouteNode {
@@ -138,8 +142,8 @@ export class RouteResolver {
     return root!;
   }
 
-  private async virtualKey(slugOrId: string): Promise<ResolvedVirtualKey> {
-    const key = await this.keys.virtualKey(slugOrId);
+  private async virtualKey(workspaceId: string, slugOrId: string): Promise<ResolvedVirtualKey> {
+    const key = await this.keys.virtualKey(workspaceId, slugOrId);
     if (!key) throw GatewayError.notFound(`Unknown virtual key '${slugOrId}'`, 'virtual_key_not_found');
     if (key.disabled) throw GatewayError.permission(`Virtual key '${key.slug}' is disabled`, 'virtual_key_disabled');
     if (key.expiresAt && key.expiresAt.getTime() <= Date.now()) {
@@ -203,6 +207,6 @@ function blankTarget(provider: string, apiKey: string | null): RouteTarget {
   };
 }
 
-function plan(target: RouteTarget, via: RoutePlan['via']): RoutePlan {
-  return { root: singleTargetTree(target), configId: null, configVersion: null, via, organization: null, project: null, configHostsAdminChosen: false };
+function plan(target: RouteTarget, via: RoutePlan['via'], workspaceId: string): RoutePlan {
+  return { root: singleTargetTree(target), configId: null, configVersion: null, via, organization: null, project: null, configHostsAdminChosen: false, workspaceId };
 }
