@@ -3,6 +3,8 @@
  * `x-gateway-api-key`, JSON both ways, and every failure turned into an `ApiError`
  * whose message is written for a person.
  */
+import { workspaceHeader } from './workspace';
+
 const STORAGE_KEY = 'ai-gateway.admin-key';
 
 export function storedKey(): string | null {
@@ -54,7 +56,7 @@ export function describeError(status: number, body: ErrorBody | undefined): stri
 }
 
 export async function api<T = any>(method: string, path: string, body?: unknown, key = storedKey()): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json' };
+  const headers: Record<string, string> = { accept: 'application/json', ...workspaceHeader(path) };
   if (key) headers['x-gateway-api-key'] = key;
   if (body !== undefined) headers['content-type'] = 'application/json';
   let response: Response;

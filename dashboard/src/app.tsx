@@ -1,11 +1,13 @@
-import { useEffect, useState } from 'preact/hooks';
-import { onUnauthorized, storedKey, storeKey } from './api';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { ApiError, onUnauthorized, storedKey, storeKey } from './api';
 import { href, navigate, routeClick, useLocation } from './router';
 import { AnalyticsPage } from './pages/analytics';
 import { AuditLogPage } from './pages/audit-log';
 import { LogsPage } from './pages/logs';
-import { API_KEYS, CONFIGS, PROMPTS, ResourcePage, VIRTUAL_KEYS } from './pages/resources';
+import { apiKeysSpec, CONFIGS, PROMPTS, ResourcePage, VIRTUAL_KEYS, workspacesSpec } from './pages/resources';
 import { SignIn } from './pages/sign-in';
+import { forgetNames, KINDS, Kind } from './names';
+import { actingWorkspace, Caller, loadCaller, setActingWorkspace } from './workspace';
 
 const NAV = [
   { path: '/logs', label: 'Logs' },
@@ -14,6 +16,7 @@ const NAV = [
   { path: '/virtual-keys', label: 'Virtual keys' },
   { path: '/configs', label: 'Configs' },
   { path: '/prompts', label: 'Prompts' },
+  { path: '/workspaces', label: 'Workspaces' },
   { path: '/audit-log', label: 'Audit log' },
 ];
 
@@ -21,11 +24,46 @@ export function App() {
   const [key, setKey] = useState(storedKey);
   const [signedOutReason, setSignedOutReason] = useState<string | null>(null);
   const location = useLocation();
+  // Who is signed in (an owner or a workspace's key) and the workspaces: read once per sign-in, again after a workspace changes.
+  const [caller, setCaller] = useState<Caller | null>(null);
+  const [callerError, setCallerError] = useState<string | null>(null);
+  const [callerLoads, setCallerLoads] = useState(0);
+  // The workspace an owner acts in; changing it reloads the page shown.
+  const [workspace, setWorkspace] = useState(actingWorkspace);
+
+  useEffect(() => {
+    if (!key) return setCaller(null);
+    let live = true;
+    setCallerError(null);
+    loadCaller().then(
+      (found) => {
+        if (!live) return;
+        setCaller(found);
+        setWorkspace(actingWorkspace());
+      },
+      (e: ApiError) => live && setCallerError(e.message),
+    );
+    return () => {
+      live = false;
+    };
+  }, [key, callerLoads]);
+  // The key form's workspaces follow the one picked (apiKeysSpec reads it).
+  const apiKeys = useMemo(() => caller && apiKeysSpec(caller), [caller, workspace]);
+  // Not remade when a workspace changes: the page keeps its notice ("Saved workspace …").
+  const isOwner = caller?.isOwner;
+  const workspaces = useMemo(() => (isOwner === undefined ? null : workspacesSpec(isOwner)), [isOwner]);
+  const reloadCaller = () => setCallerLoads((n) => n + 1);
+  const switchWorkspace = (slug: string | null) => {
+    setActingWorkspace(slug);
+    for (const kind of Object.keys(KINDS) as Kind[]) forgetNames(kind);
+    setWorkspace(slug);
+  };
 
   useEffect(
     () =>
       onUnauthorized(() => {
         storeKey(null);
+        setActingWorkspace(null);
         setKey(null);
         setSignedOutReason('Your key stopped working (revoked, expired or unknown to this gateway). Sign in again.');
       }),
@@ -56,47 +94,67 @@ export function App() {
 
   const signOut = () => {
     storeKey(null);
+    setActingWorkspace(null);
+    setWorkspace(null);
     setKey(null);
     setSignedOutReason(null);
   };
 
   let page;
-  switch (section?.path) {
-    case '/logs':
-      page = <LogsPage location={location} />;
-      break;
-    case '/analytics':
-      page = <AnalyticsPage location={location} />;
-      break;
-    case '/api-keys':
-      page = <ResourcePage spec={API_KEYS} />;
-      break;
-    case '/virtual-keys':
-      page = <ResourcePage spec={VIRTUAL_KEYS} />;
-      break;
-    case '/configs':
-      page = <ResourcePage spec={CONFIGS} />;
-      break;
-    case '/prompts':
-      page = <ResourcePage spec={PROMPTS} />;
-      break;
-    case '/audit-log':
-      page = <AuditLogPage location={location} />;
-      break;
-    default:
-      page =
-        location.path === '/' ? null : (
-          <section class="empty">
-            <h1>Page not found</h1>
-            <p>
-              There is no dashboard page at <code>/dashboard{location.path}</code>.{' '}
-              <a href={href('/logs')} onClick={(e) => routeClick(e, '/logs')}>
-                Go to the request log
-              </a>
-              .
-            </p>
-          </section>
-        );
+  if (!caller || !apiKeys || !workspaces) {
+    page = callerError ? (
+      <div class="error-box" role="alert">
+        <p>{callerError}</p>
+        <button type="button" onClick={reloadCaller}>
+          Try again
+        </button>
+      </div>
+    ) : (
+      <p class="muted" role="status">
+        Loading…
+      </p>
+    );
+  } else {
+    switch (section?.path) {
+      case '/logs':
+        page = <LogsPage location={location} />;
+        break;
+      case '/analytics':
+        page = <AnalyticsPage location={location} />;
+        break;
+      case '/api-keys':
+        page = <ResourcePage spec={apiKeys} />;
+        break;
+      case '/virtual-keys':
+        page = <ResourcePage spec={VIRTUAL_KEYS} />;
+        break;
+      case '/configs':
+        page = <ResourcePage spec={CONFIGS} />;
+        break;
+      case '/prompts':
+        page = <ResourcePage spec={PROMPTS} />;
+        break;
+      case '/workspaces':
+        page = <ResourcePage spec={workspaces} onChanged={reloadCaller} />;
+        break;
+      case '/audit-log':
+        page = <AuditLogPage location={location} />;
+        break;
+      default:
+        page =
+          location.path === '/' ? null : (
+            <section class="empty">
+              <h1>Page not found</h1>
+              <p>
+                There is no dashboard page at <code>/dashboard{location.path}</code>.{' '}
+                <a href={href('/logs')} onClick={(e) => routeClick(e, '/logs')}>
+                  Go to the request log
+                </a>
+                .
+              </p>
+            </section>
+          );
+    }
   }
 
   return (
@@ -119,11 +177,29 @@ export function App() {
             ))}
           </ul>
         </nav>
+        {caller?.isOwner && (
+          <div class="workspace-switch">
+            <label for="workspace-switch">Workspace</label>
+            <select id="workspace-switch" value={workspace ?? ''} onChange={(e) => switchWorkspace((e.target as HTMLSelectElement).value || null)}>
+              <option value="">All workspaces</option>
+              {caller.workspaces.map((w) => (
+                <option key={w.slug} value={w.slug}>
+                  {w.name}
+                </option>
+              ))}
+            </select>
+          </div>
+        )}
+        {caller && !caller.isOwner && caller.workspaces.length === 1 && (
+          <span class="workspace-name" title="The workspace this key acts in">
+            {caller.workspaces[0].name}
+          </span>
+        )}
         <button type="button" class="secondary sign-out" onClick={signOut}>
           Sign out
         </button>
       </header>
-      <main id="main" tabIndex={-1}>
+      <main id="main" tabIndex={-1} key={workspace ?? ''}>
         {page}
       </main>
     </>

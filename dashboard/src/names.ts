@@ -7,6 +7,7 @@ export const KINDS = {
   'virtual-key': { api: '/v1/virtual-keys', page: '/virtual-keys', label: 'virtual key' },
   config: { api: '/v1/configs', page: '/configs', label: 'config' },
   prompt: { api: '/v1/prompts', page: '/prompts', label: 'prompt' },
+  workspace: { api: '/v1/workspaces', page: '/workspaces', label: 'workspace' },
 } as const;
 export type Kind = keyof typeof KINDS;
 

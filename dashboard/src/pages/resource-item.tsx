@@ -54,9 +54,11 @@ export function ResourceItem({ spec, id, onEdit }: { spec: ResourceSpec; id: str
         <h2 id="resource-item-title" ref={heading} tabIndex={-1}>
           {spec.singular[0].toUpperCase() + spec.singular.slice(1)} “{spec.nameOf(row)}”
         </h2>
-        <button type="button" class="secondary small" onClick={() => onEdit(row)}>
-          Edit
-        </button>
+        {!spec.readOnly && (
+          <button type="button" class="secondary small" onClick={() => onEdit(row)}>
+            Edit
+          </button>
+        )}
       </div>
       <dl class="facts">
         {spec.columns.map((column) => (

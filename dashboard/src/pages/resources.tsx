@@ -4,6 +4,7 @@ import { api, ApiError, ListPage, storedKey } from '../api';
 import { copyText, formatCost, formatDateTime, fromLocalInput, pretty, toLocalInput } from '../format';
 import { forgetNames, KINDS, Kind } from '../names';
 import { href, routeClick, useLocation } from '../router';
+import { actingWorkspace, type Caller } from '../workspace';
 import { ResourceItem } from './resource-item';
 
 export type Row = Record<string, any>;
@@ -26,6 +27,8 @@ interface FieldSpec {
   help?: string;
   placeholder?: string;
   json?: 'object' | 'array';
+  /** The value a new object's form starts with. */
+  initial?: string;
 }
 
 export interface ResourceSpec {
@@ -43,6 +46,10 @@ export interface ResourceSpec {
   secretOnCreate?: boolean;
   deleteLabel: string;
   empty: string;
+  /** Listed and read only: no create, edit or delete (a workspace's own key on the workspaces). */
+  readOnly?: boolean;
+  /** Whether a row offers delete (default: all but the bootstrap key). */
+  deletable?: (row: Row) => boolean;
 }
 
 const PERIODS = [
@@ -91,6 +98,13 @@ const limitFields: FieldSpec[] = [
   { name: 'expires_at', label: 'Expires at', kind: 'datetime', nullable: true, help: 'Empty: never.' },
 ];
 
+const ROLE_OPTIONS = [
+  { value: 'owner', label: 'owner: the whole organisation' },
+  { value: 'admin', label: 'admin: keys and resources of its workspace' },
+  { value: 'member', label: 'member: model calls, own logs' },
+  { value: 'viewer', label: "viewer: its workspace's logs and analytics" },
+];
+
 export const API_KEYS: ResourceSpec = {
   kind: 'api-key',
   title: 'API keys',
@@ -98,8 +112,8 @@ export const API_KEYS: ResourceSpec = {
   path: '/v1/api-keys',
   intro: (
     <>
-      Keys for calling the gateway (<code>x-gateway-api-key</code>, or as the client's own API key: <code>Authorization: Bearer gk-…</code> or <code>x-api-key</code>). Admin keys may also use this dashboard and the admin API. The secret is shown once, when the key is
-      created.
+      Keys for calling the gateway (<code>x-gateway-api-key</code>, or as the client's own API key: <code>Authorization: Bearer gk-…</code> or <code>x-api-key</code>), each in one workspace with a role: <strong>owner</strong> (the whole
+      organisation), <strong>admin</strong> (its workspace's keys and resources), <strong>member</strong> (model calls, its own logs), <strong>viewer</strong> (its workspace's logs and analytics). The secret is shown once, when the key is created.
     </>
   ),
   idOf: (row) => row.id,
@@ -107,6 +121,7 @@ export const API_KEYS: ResourceSpec = {
   columns: [
     { label: 'Name', render: (row) => <strong>{row.name}</strong> },
     { label: 'Role', render: (row) => <span class={`tag role-${row.role}`}>{row.role}</span> },
+    { label: 'Workspace', render: (row) => <code>{row.workspace}</code> },
     { label: 'Key', render: (row) => <code>{row.key_hint}</code> },
     { label: 'Budget', render: budgetCell },
     { label: 'Expires', render: (row) => (row.expires_at ? formatDateTime(row.expires_at) : <span class="muted">never</span>) },
@@ -118,10 +133,8 @@ export const API_KEYS: ResourceSpec = {
       name: 'role',
       label: 'Role',
       kind: 'select',
-      options: [
-        { value: 'user', label: 'user: model calls, own logs' },
-        { value: 'admin', label: 'admin: everything' },
-      ],
+      options: ROLE_OPTIONS.filter((o) => o.value !== 'owner'),
+      initial: 'member',
     },
     {
       name: 'default_virtual_key',
@@ -255,6 +268,65 @@ export const PROMPTS: ResourceSpec = {
   empty: 'No prompts yet. A prompt keeps a template and its model settings in the gateway, versioned.',
 };
 
+/** The API key form for this caller: owners give any role and pick the workspace; others give roles up to admin, in their own. */
+export function apiKeysSpec(caller: Caller): ResourceSpec {
+  if (!caller.isOwner) return API_KEYS;
+  // Acting in one workspace (the header's switcher), an owner creates keys there only.
+  const acting = actingWorkspace();
+  const choices = caller.workspaces.filter((w) => acting === null || w.slug === acting);
+  const workspace: FieldSpec = {
+    name: 'workspace',
+    label: 'Workspace',
+    kind: 'select',
+    createOnly: true,
+    options: choices.map((w) => ({ value: w.slug, label: `${w.name} (${w.slug})` })),
+    initial: choices.find((w) => w.slug === 'default')?.slug ?? choices[0]?.slug,
+    help: acting === null ? 'Fixed once the key is created.' : 'Fixed once the key is created. Pick “All workspaces” in the header to create it in another.',
+  };
+  const fields = API_KEYS.fields.map((f) => (f.name === 'role' ? { ...f, options: ROLE_OPTIONS } : f));
+  return { ...API_KEYS, fields: [fields[0], workspace, ...fields.slice(1)] };
+}
+
+/** Workspaces: owners list, create, change (budget, rate limits) and delete them; a workspace's key reads its own. */
+export function workspacesSpec(isOwner: boolean): ResourceSpec {
+  return {
+    kind: 'workspace',
+    title: 'Workspaces',
+    singular: 'workspace',
+    path: '/v1/workspaces',
+    intro: isOwner ? (
+      <>
+        Each key, virtual key, config, prompt and request belongs to one workspace. A workspace's budget and rate limits hold across all its keys. Pick a workspace in the header to
+        see and manage only its objects. A workspace is deleted once it is empty; <code>default</code> stays.
+      </>
+    ) : (
+      <>Your key acts inside this workspace: its budget and rate limits hold across all the workspace's keys. Only organisation owners change them.</>
+    ),
+    idOf: (row) => row.slug,
+    nameOf: (row) => row.name,
+    columns: [
+      { label: 'Name', render: (row) => <strong>{row.name}</strong> },
+      { label: 'Slug', render: (row) => <code>{row.slug}</code> },
+      { label: 'Budget', render: budgetCell },
+      {
+        label: 'Rate limits',
+        render: (row) =>
+          row.rate_limits?.length ? (row.rate_limits as { type: string; unit: string; value: number }[]).map((l) => `${l.value} ${l.type} ${l.unit}`).join(', ') : <span class="muted">none</span>,
+      },
+      { label: 'Created', render: (row) => formatDateTime(row.created_at) },
+    ],
+    fields: [
+      { name: 'name', label: 'Name', kind: 'text', required: true },
+      { name: 'slug', label: 'Slug', kind: 'text', required: true, placeholder: 'search-team', help: 'Lower-case letters, digits and dashes; keys name it on creation.' },
+      ...limitFields.filter((f) => f.name !== 'expires_at'),
+    ],
+    deleteLabel: 'Delete',
+    empty: 'No workspaces to show.',
+    readOnly: !isOwner,
+    deletable: (row) => row.slug !== 'default',
+  };
+}
+
 /** Form values (strings) from a row, for editing; empty ones for a new row. */
 function valuesOf(fields: FieldSpec[], row: Row | null): Record<string, string> {
   const values: Record<string, string> = {};
@@ -262,7 +334,7 @@ function valuesOf(fields: FieldSpec[], row: Row | null): Record<string, string> 
     const value = row?.[field.name];
     if (field.kind === 'checkbox') values[field.name] = value ? 'true' : 'false';
     else if (field.kind === 'password') values[field.name] = '';
-    else if (value === null || value === undefined) values[field.name] = field.name === 'role' && !row ? 'user' : '';
+    else if (value === null || value === undefined) values[field.name] = !row ? (field.initial ?? '') : '';
     else if (field.kind === 'json') values[field.name] = (Array.isArray(value) && value.length === 0) || (typeof value === 'object' && Object.keys(value).length === 0) ? '' : pretty(value);
     else if (field.kind === 'datetime') values[field.name] = toLocalInput(value);
     else if (field.kind === 'list') values[field.name] = (value as string[]).join(', ');
@@ -330,7 +402,7 @@ function bodyOf(fields: FieldSpec[], values: Record<string, string>, initial: Re
 }
 
 /** List, create, edit and delete one kind of admin object. */
-export function ResourcePage({ spec }: { spec: ResourceSpec }) {
+export function ResourcePage({ spec, onChanged }: { spec: ResourceSpec; onChanged?: () => void }) {
   // `/api-keys/<id>`, `/virtual-keys/<slug>`…: one object's page, shown above the list (links from the log name them so).
   const location = useLocation();
   const selectedPart = location.path.slice(KINDS[spec.kind].page.length + 1);
@@ -385,6 +457,7 @@ export function ResourcePage({ spec }: { spec: ResourceSpec }) {
       await api('DELETE', `${spec.path}/${encodeURIComponent(spec.idOf(row))}`);
       forgetNames(spec.kind);
       setConfirming(null);
+      onChanged?.();
       await load();
       setNotice(`${spec.deleteLabel === 'Revoke' ? 'Revoked' : 'Deleted'} ${spec.singular} “${spec.nameOf(row)}”.`);
     } catch (e) {
@@ -397,7 +470,7 @@ export function ResourcePage({ spec }: { spec: ResourceSpec }) {
     <div class="resources">
       <div class="page-head">
         <h1>{spec.title}</h1>
-        {editing === null && (
+        {editing === null && !spec.readOnly && (
           <button
             type="button"
             onClick={() => {
@@ -425,6 +498,7 @@ export function ResourcePage({ spec }: { spec: ResourceSpec }) {
           onSaved={async (saved, created) => {
             setEditing(null);
             forgetNames(spec.kind);
+            onChanged?.();
             if (created && spec.secretOnCreate && typeof saved.key === 'string') setSecret({ name: saved.name, key: saved.key });
             await load();
             if (!(created && spec.secretOnCreate)) setNotice(`${created ? 'Created' : 'Saved'} ${spec.singular} “${spec.nameOf(saved)}”.`);
@@ -520,6 +594,7 @@ export function ResourcePage({ spec }: { spec: ResourceSpec }) {
                           </button>
                         </span>
                       ) : (
+                        !spec.readOnly && (
                         <>
                           <button
                             type="button"
@@ -533,7 +608,7 @@ export function ResourcePage({ spec }: { spec: ResourceSpec }) {
                           >
                             Edit
                           </button>
-                          {!row.is_bootstrap && (
+                          {(spec.deletable ? spec.deletable(row) : !row.is_bootstrap) && (
                             <button
                               type="button"
                               class="secondary small"
@@ -547,6 +622,7 @@ export function ResourcePage({ spec }: { spec: ResourceSpec }) {
                             </button>
                           )}
                         </>
+                        )
                       )}
                     </td>
                   </tr>
