@@ -9,6 +9,7 @@ import { GatewayValidationPipe } from './common/pipes/gateway-validation.pipe';
 import type { Environment } from './config/environment';
 import { dataSourceOptions } from './database/data-source-options';
 import { AudioModule } from './modules/audio/audio.module';
+import { AuthModule } from './modules/auth/auth.module';
 import { BudgetsModule } from './modules/budgets/budgets.module';
 import { ChatModule } from './modules/chat/chat.module';
 import { DashboardModule } from './modules/dashboard/dashboard.module';
@@ -58,6 +59,7 @@ export class AppModule {
         TelemetryModule,
         BudgetsModule,
         KeysModule,
+        AuthModule,
         McpModule,
         DashboardModule,
         HealthModule,

@@ -1,6 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
+import { SessionService } from '../modules/auth/session.service';
 import { authenticate } from '../modules/keys/authenticate';
 import { KeyLookupService } from '../modules/keys/key-lookup.service';
 import { Permission, Role, ROLES, roleMay } from '../modules/workspaces/roles';
@@ -12,7 +13,8 @@ import { GatewayError } from '../common/errors/gateway-error';
 
 /**
  * Second step of the request path: `x-gateway-api-key` to an API key, from the
- * in-process cache, and the one place where a route's permission is checked against the
+ * in-process cache (or, without a key, the dashboard's session cookie: a person signed in
+ * with OpenID Connect, or an API-key sign-in; writes need its CSRF token), and the one place where a route's permission is checked against the
  * caller's role (roles.ts). Also reads the request-wide headers every operation shares
  * (trace id, metadata), so that a bad one is a 400 before any work is done.
  */
@@ -22,6 +24,7 @@ export class ApiKeyGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly keys: KeyLookupService,
     private readonly workspaces: WorkspaceDirectory,
+    private readonly sessions: SessionService,
   ) {}
 
   /** Route metadata read once per handler, not on every request. */
@@ -35,7 +38,11 @@ export class ApiKeyGuard implements CanActivate {
     const context = maybeContextOf(req);
     if (context) context.operation = facts.operation;
 
-    const principal = await authenticate(this.keys, req.headers, context);
+    const principal = await authenticate(this.keys, req.headers, context, {
+      sessions: this.sessions,
+      write: !SAFE_METHODS.has(req.method),
+      callsModels: facts.permission === 'models.call',
+    });
     if (facts.permission === 'models.call') {
       // The hot path: the key's own role, no workspace to work out.
       if (!roleMay(principal.role, 'models.call')) throw forbidden(principal.role, 'models.call');
@@ -62,6 +69,9 @@ export class ApiKeyGuard implements CanActivate {
     return facts;
   }
 }
+
+/** Methods that change nothing: a session cookie needs no CSRF token for them. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** Names the roles that would do, with the codes clients already know for the admin routes. */
 function forbidden(role: Role, permission: Permission): GatewayError {
