@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { onUnauthorized, storedKey, storeKey } from './api';
+import { loadSession, onUnauthorized, Session, signOut as endSession } from './api';
 import { href, navigate, routeClick, useLocation } from './router';
 import { AnalyticsPage } from './pages/analytics';
 import { LogsPage } from './pages/logs';
@@ -16,16 +16,23 @@ const NAV = [
 ];
 
 export function App() {
-  const [key, setKey] = useState(storedKey);
+  // undefined while the session cookie is being checked.
+  const [key, setKey] = useState<Session | null | undefined>(undefined);
   const [signedOutReason, setSignedOutReason] = useState<string | null>(null);
   const location = useLocation();
+
+  useEffect(() => {
+    loadSession().then(setKey, (e: Error) => {
+      setKey(null);
+      setSignedOutReason(e.message);
+    });
+  }, []);
 
   useEffect(
     () =>
       onUnauthorized(() => {
-        storeKey(null);
         setKey(null);
-        setSignedOutReason('Your key stopped working (revoked, expired or unknown to this gateway). Sign in again.');
+        setSignedOutReason('Your session ended (signed out, expired, or its key was revoked). Sign in again.');
       }),
     [],
   );
@@ -39,23 +46,26 @@ export function App() {
     document.title = key ? `${section?.label ?? 'Dashboard'} · AI Gateway` : 'Sign in · AI Gateway';
   }, [key, section]);
 
+  if (key === undefined) return null;
   if (!key) {
     return (
       <SignIn
         reason={signedOutReason}
-        onSignedIn={(k) => {
-          storeKey(k);
+        onSignedIn={(session) => {
           setSignedOutReason(null);
-          setKey(k);
+          setKey(session);
         }}
       />
     );
   }
 
   const signOut = () => {
-    storeKey(null);
-    setKey(null);
-    setSignedOutReason(null);
+    void endSession()
+      .catch(() => undefined)
+      .then(() => {
+        setKey(null);
+        setSignedOutReason(null);
+      });
   };
 
   let page;
@@ -114,6 +124,9 @@ export function App() {
             ))}
           </ul>
         </nav>
+        <span class="signed-in-as" title={key.role ? `Role: ${key.role}` : undefined}>
+          {key.user ? (key.user.email ?? key.user.name) : key.api_key?.name}
+        </span>
         <button type="button" class="secondary sign-out" onClick={signOut}>
           Sign out
         </button>
