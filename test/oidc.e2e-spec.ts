@@ -7,9 +7,10 @@
  * every way a sign-in can be tampered with. Then API-key sign-in.
  */
 import { randomBytes } from 'node:crypto';
-import { call, expectError } from './support/e2e-helpers';
+import { call, expectError, waitFor } from './support/e2e-helpers';
+import { startGatewayProcess } from './support/gateway-process';
 import { freePort, OidcTestProvider, startOidcProvider } from './support/oidc-provider';
-import { admin, startTestGateway, TestGateway } from './support/test-gateway';
+import { admin, startTestGateway, TEST_ADMIN_KEY, TestGateway } from './support/test-gateway';
 
 jest.setTimeout(60_000);
 
@@ -69,6 +70,9 @@ describe('single sign-on with OpenID Connect', () => {
   let gateway: TestGateway;
   let provider: OidcTestProvider;
   let stranger: OidcTestProvider;
+  /** Sessions are signed with a key derived from this: every instance has the same. */
+  const encryptionKey = randomBytes(32).toString('hex');
+  let oidcEnv: Record<string, string>;
 
   /** A call to the gateway with the session cookie of `jar` (and no API key). */
   const withCookie = (jar: CookieJar, path: string, options: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) =>
@@ -116,13 +120,14 @@ describe('single sign-on with OpenID Connect', () => {
 
   beforeAll(async () => {
     const [port, strangerPort] = await Promise.all([freePort(), freePort()]);
-    gateway = await startTestGateway({
+    oidcEnv = {
       OIDC_ISSUER_URL: `http://127.0.0.1:${port}`,
       OIDC_CLIENT_ID: CLIENT.client_id,
       OIDC_CLIENT_SECRET: CLIENT.client_secret,
       OIDC_SCOPES: 'openid email profile groups',
       OIDC_ROLE_MAPPING: JSON.stringify(MAPPING),
-    });
+    };
+    gateway = await startTestGateway({ ...oidcEnv, GATEWAY_ENCRYPTION_KEY: encryptionKey });
     const client = { ...CLIENT, redirect_uris: [`${gateway.url}/auth/callback`] };
     // The stranger is another issuer that knows the same client: its answers must still be refused.
     [provider, stranger] = await Promise.all([startOidcProvider(port, [client]), startOidcProvider(strangerPort, [client])]);
@@ -275,6 +280,8 @@ describe('single sign-on with OpenID Connect', () => {
   });
 
   it('refuses a tampered state, a replayed code, a wrong nonce and an unknown issuer, with a page a person can read', async () => {
+    const sessions = async () => (await gateway.dataSource.query('select count(*)::int as n from sessions'))[0].n as number;
+    const before = await sessions();
     // State: the answer names another sign-in than this browser's.
     let jar = new CookieJar();
     let callback = await atProvider(jar, await login(jar), 'alice');
@@ -324,8 +331,7 @@ describe('single sign-on with OpenID Connect', () => {
     response = await go(new CookieJar(), `${gateway.url}/auth/callback`, { headers: { accept: 'application/json' } });
     expect(response.status).toBe(400);
     // None of these made a session.
-    const [{ n }] = await gateway.dataSource.query(`select count(*)::int as n from sessions where created_at > now() - interval '20 seconds'`);
-    expect(n).toBe(1); // the one sign-in that went through before its replay
+    expect(await sessions()).toBe(before + 1); // the one sign-in that went through before its replay
   });
 
   it('signs in with an API key for set-ups without an identity provider; logout and revoking the key end it', async () => {
@@ -356,6 +362,28 @@ describe('single sign-on with OpenID Connect', () => {
     expect((await withCookie(keyJar, '/v1/api-keys')).status).toBe(200);
     expect((await admin(gateway, 'DELETE', `/v1/api-keys/${key.id}`)).status).toBe(200);
     expectError(await withCookie(keyJar, '/v1/api-keys'), 401, { type: 'authentication_error', code: 'invalid_session' });
+  });
+
+  it('ends a session on every instance at logout, and loads openid-client in the built gateway', async () => {
+    // A second instance on the same database, as its own process running the build (dist/), with a long cache.
+    const second = await startGatewayProcess({ ...oidcEnv, DATABASE_URL: gateway.databaseUrl, GATEWAY_ADMIN_KEY: TEST_ADMIN_KEY, GATEWAY_ENCRYPTION_KEY: encryptionKey, KEY_CACHE_TTL_MS: '600000' });
+    try {
+      // Node's own require loads the ESM-only openid-client there: the login redirects to the provider.
+      const redirect = await fetch(`${second.url}/auth/login`, { redirect: 'manual' });
+      expect(redirect.status).toBe(302);
+      expect(redirect.headers.get('location')!.startsWith(`${provider.issuer}/auth?`)).toBe(true);
+
+      const { jar } = await signIn('alice');
+      const cookie = jar.header(gateway.url);
+      const onSecond = () => fetch(`${second.url}/v1/api-keys`, { headers: { cookie } });
+      expect((await onSecond()).status).toBe(200); // now cached there
+      const out = await go(jar, `${gateway.url}/auth/logout`, { method: 'POST', headers: { 'x-csrf-token': await csrfOf(jar) } });
+      expect(out.status).toBe(200);
+      // Told through the database (NOTIFY), long before its cache would expire.
+      await waitFor(async () => (await onSecond()).status === 401, 5_000);
+    } finally {
+      await second.stop();
+    }
   });
 
   it('says so when single sign-on is not configured', async () => {
