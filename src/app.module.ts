@@ -10,6 +10,7 @@ import type { Environment } from './config/environment';
 import { dataSourceOptions } from './database/data-source-options';
 import { AudioModule } from './modules/audio/audio.module';
 import { AuditModule } from './modules/audit/audit.module';
+import { AuthModule } from './modules/auth/auth.module';
 import { BudgetsModule } from './modules/budgets/budgets.module';
 import { ChatModule } from './modules/chat/chat.module';
 import { DashboardModule } from './modules/dashboard/dashboard.module';
@@ -59,6 +60,7 @@ export class AppModule {
         TelemetryModule,
         BudgetsModule,
         KeysModule,
+        AuthModule,
         McpModule,
         AuditModule,
         DashboardModule,

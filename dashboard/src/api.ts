@@ -1,24 +1,36 @@
 /**
- * The admin API as the dashboard calls it: the key from sessionStorage in
- * `x-gateway-api-key`, JSON both ways, and every failure turned into an `ApiError`
- * whose message is written for a person.
+ * The admin API as the dashboard calls it: signed in by the gateway's HttpOnly session
+ * cookie (single sign-on, or an API key exchanged once at `/auth/key-session`, so one sign-in
+ * serves every tab), the session's CSRF token in `x-csrf-token` on writes, JSON both ways,
+ * and every failure turned into an `ApiError` whose message is written for a person.
  */
 import { workspaceHeader } from './workspace';
 
-const STORAGE_KEY = 'ai-gateway.admin-key';
-
-export function storedKey(): string | null {
-  try {
-    return sessionStorage.getItem(STORAGE_KEY);
-  } catch {
-    return null;
-  }
+/** Who is signed in (`GET /auth/session`). */
+export interface Session {
+  kind: 'person' | 'api_key';
+  user: { id: string; email: string | null; name: string | null } | null;
+  api_key: { id: string; name: string } | null;
+  role: string | null;
+  workspaces: { id: string | null; slug: string; role: string }[];
+  csrf_token: string;
+  expires_at: string;
 }
 
-export function storeKey(key: string | null): void {
-  if (key === null) sessionStorage.removeItem(STORAGE_KEY);
-  else sessionStorage.setItem(STORAGE_KEY, key);
+/** How the dashboard may sign in (`GET /auth/config`). */
+export interface AuthConfig {
+  sso: boolean;
+  login_url: string | null;
 }
+
+let session: Session | null = null;
+
+/** The session this page is signed in with, once loaded. */
+export function currentSession(): Session | null {
+  return session;
+}
+
+const WRITES = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 
 export class ApiError extends Error {
   constructor(
@@ -55,13 +67,13 @@ export function describeError(status: number, body: ErrorBody | undefined): stri
   return `The gateway answered HTTP ${status} without an explanation.`;
 }
 
-export async function api<T = any>(method: string, path: string, body?: unknown, key = storedKey()): Promise<T> {
+export async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json', ...workspaceHeader(path) };
-  if (key) headers['x-gateway-api-key'] = key;
+  if (session && WRITES.has(method)) headers['x-csrf-token'] = session.csrf_token;
   if (body !== undefined) headers['content-type'] = 'application/json';
   let response: Response;
   try {
-    response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store' });
+    response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store', credentials: 'same-origin' });
   } catch {
     throw new ApiError('The gateway could not be reached. Is it running, and is this page served by it? Check your connection and try again.', 0, 'network_error');
   }
@@ -74,17 +86,55 @@ export async function api<T = any>(method: string, path: string, body?: unknown,
   }
   if (!response.ok) {
     const error = (parsed as ErrorBody | undefined)?.error;
-    // The signed-in key stopped working (not a key being tried on the sign-in form).
-    if (response.status === 401 && key !== null && key === storedKey()) unauthorizedListeners.forEach((listener) => listener());
+    // The session stopped working (signed out elsewhere, expired, its key revoked); not a key being tried on the sign-in form.
+    if (response.status === 401 && session !== null && !path.startsWith('/auth/')) {
+      session = null;
+      unauthorizedListeners.forEach((listener) => listener());
+    }
     throw new ApiError(describeError(response.status, parsed as ErrorBody), response.status, error?.code ?? null, error?.param ?? null);
   }
   if (parsed === undefined && text) throw new ApiError(`The gateway answered ${path} with something that is not JSON.`, response.status, 'invalid_json');
   return parsed as T;
 }
 
-/** Checks that a key is an admin key (the key list is admin-only). */
-export async function checkAdminKey(key: string): Promise<void> {
-  await api('GET', '/v1/api-keys?limit=1', undefined, key);
+export function authConfig(): Promise<AuthConfig> {
+  return api<AuthConfig>('GET', '/auth/config');
+}
+
+/** The session of this browser's cookie, or null when not signed in. */
+export async function loadSession(): Promise<Session | null> {
+  try {
+    session = await api<Session>('GET', '/auth/session');
+  } catch (e) {
+    if ((e as ApiError).status !== 401) throw e;
+    session = null;
+  }
+  return session;
+}
+
+/**
+ * API-key sign-in: the key is exchanged for a session cookie (the page does not keep it),
+ * then checked to be an admin key (the key list is admin-only); a key that is not is
+ * signed out again.
+ */
+export async function keySignIn(key: string): Promise<Session> {
+  session = await api<Session>('POST', '/auth/key-session', { key });
+  try {
+    await api('GET', '/v1/api-keys?limit=1');
+  } catch (e) {
+    await signOut().catch(() => undefined);
+    throw e;
+  }
+  return session!;
+}
+
+/** Ends the session on the gateway (every tab) and forgets it here. */
+export async function signOut(): Promise<void> {
+  try {
+    if (session) await api('POST', '/auth/logout');
+  } finally {
+    session = null;
+  }
 }
 
 export interface ListPage<T> {

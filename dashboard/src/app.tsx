@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { ApiError, onUnauthorized, storedKey, storeKey } from './api';
+import { ApiError, loadSession, onUnauthorized, Session, signOut as endSession } from './api';
 import { href, navigate, routeClick, useLocation } from './router';
 import { AnalyticsPage } from './pages/analytics';
 import { AuditLogPage } from './pages/audit-log';
@@ -21,7 +21,8 @@ const NAV = [
 ];
 
 export function App() {
-  const [key, setKey] = useState(storedKey);
+  // undefined while the session cookie is being checked.
+  const [key, setKey] = useState<Session | null | undefined>(undefined);
   const [signedOutReason, setSignedOutReason] = useState<string | null>(null);
   const location = useLocation();
   // Who is signed in (an owner or a workspace's key) and the workspaces: read once per sign-in, again after a workspace changes.
@@ -35,7 +36,7 @@ export function App() {
     if (!key) return setCaller(null);
     let live = true;
     setCallerError(null);
-    loadCaller().then(
+    loadCaller(key).then(
       (found) => {
         if (!live) return;
         setCaller(found);
@@ -59,13 +60,19 @@ export function App() {
     setWorkspace(slug);
   };
 
+  useEffect(() => {
+    loadSession().then(setKey, (e: Error) => {
+      setKey(null);
+      setSignedOutReason(e.message);
+    });
+  }, []);
+
   useEffect(
     () =>
       onUnauthorized(() => {
-        storeKey(null);
         setActingWorkspace(null);
         setKey(null);
-        setSignedOutReason('Your key stopped working (revoked, expired or unknown to this gateway). Sign in again.');
+        setSignedOutReason('Your session ended (signed out, expired, or its key was revoked). Sign in again.');
       }),
     [],
   );
@@ -79,25 +86,28 @@ export function App() {
     document.title = key ? `${section?.label ?? 'Dashboard'} · AI Gateway` : 'Sign in · AI Gateway';
   }, [key, section]);
 
+  if (key === undefined) return null;
   if (!key) {
     return (
       <SignIn
         reason={signedOutReason}
-        onSignedIn={(k) => {
-          storeKey(k);
+        onSignedIn={(session) => {
           setSignedOutReason(null);
-          setKey(k);
+          setKey(session);
         }}
       />
     );
   }
 
   const signOut = () => {
-    storeKey(null);
-    setActingWorkspace(null);
-    setWorkspace(null);
-    setKey(null);
-    setSignedOutReason(null);
+    void endSession()
+      .catch(() => undefined)
+      .then(() => {
+        setActingWorkspace(null);
+        setWorkspace(null);
+        setKey(null);
+        setSignedOutReason(null);
+      });
   };
 
   let page;
@@ -195,6 +205,9 @@ export function App() {
             {caller.workspaces[0].name}
           </span>
         )}
+        <span class="signed-in-as" title={key.role ? `Role: ${key.role}` : undefined}>
+          {key.user ? (key.user.email ?? key.user.name) : key.api_key?.name}
+        </span>
         <button type="button" class="secondary sign-out" onClick={signOut}>
           Sign out
         </button>

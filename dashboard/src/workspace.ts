@@ -1,4 +1,4 @@
-import { api, ApiError, listAll } from './api';
+import { listAll, type Session } from './api';
 
 /**
  * Who the dashboard is signed in as, as far as the workspaces go: an organisation owner
@@ -47,25 +47,11 @@ export function workspaceHeader(path: string): Record<string, string> {
   return slug && !path.startsWith('/v1/workspaces') ? { 'x-gateway-workspace': slug } : {};
 }
 
-/**
- * Whether the caller is an organisation owner: changing a workspace needs that role, and the
- * key guard answers everyone else 403 before any work, so a change of a workspace that does
- * not exist tells them apart (404 for an owner) without changing anything.
- */
-async function isOwner(): Promise<boolean> {
-  try {
-    await api('PATCH', '/v1/workspaces/dashboard-owner-check-none', {});
-    return true;
-  } catch (e) {
-    if ((e as ApiError).status === 404) return true;
-    if ((e as ApiError).status === 403) return false;
-    throw e;
-  }
-}
-
 /** The caller and its workspaces; a picked workspace that is gone, or a caller who is not an owner, drops the pick. */
-export async function loadCaller(): Promise<Caller> {
-  const [owner, workspaces] = await Promise.all([isOwner(), listAll<Workspace>('/v1/workspaces')]);
+export async function loadCaller(session: Session): Promise<Caller> {
+  // The session says the role: an owner of the organisation, or a role inside one workspace.
+  const owner = session.role === 'owner';
+  const workspaces = await listAll<Workspace>('/v1/workspaces');
   const picked = actingWorkspace();
   if (picked !== null && (!owner || !workspaces.some((w) => w.slug === picked))) setActingWorkspace(null);
   return { isOwner: owner, workspaces: workspaces.sort((a, b) => a.name.localeCompare(b.name)) };

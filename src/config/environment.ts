@@ -12,6 +12,7 @@ import {
   validateSync,
 } from 'class-validator';
 import { toBool, toInt } from '../common/query-transforms';
+import { parseRoleMapping } from '../modules/auth/role-mapping';
 
 /**
  * Every environment variable the gateway reads, parsed once at start-up.
@@ -176,6 +177,36 @@ export class Environment {
   /** Model rounds of a gateway-run tool loop (`x-gateway-mcp`) before it stops with an error. */
   @Transform(toInt) @IsInt() @Min(1)
   MCP_MAX_TURNS = 8;
+
+  /** OpenID Connect sign-in to the dashboard (README, "Single sign-on"): the identity provider's issuer URL. */
+  @IsOptional() @Matches(/^https?:\/\/\S+$/, { message: 'OIDC_ISSUER_URL must be an http(s) URL (the issuer, e.g. https://login.example.com/realms/acme)' })
+  OIDC_ISSUER_URL?: string;
+
+  @IsOptional() @IsString()
+  OIDC_CLIENT_ID?: string;
+
+  @IsOptional() @IsString()
+  OIDC_CLIENT_SECRET?: string;
+
+  /** Where the provider sends people back; default: the request's own `{base}/auth/callback`. */
+  @IsOptional() @Matches(/^https?:\/\/\S+\/auth\/callback$/, { message: 'OIDC_REDIRECT_URI must be an http(s) URL ending in /auth/callback' })
+  OIDC_REDIRECT_URI?: string;
+
+  /** The ID token or userinfo claim that lists a person's groups. */
+  @IsString() @MinLength(1)
+  OIDC_GROUPS_CLAIM = 'groups';
+
+  /** JSON: group → `{"workspace": slug, "role": owner|admin|member|viewer}` (role-mapping.ts). */
+  @IsOptional() @IsString()
+  OIDC_ROLE_MAPPING?: string;
+
+  /** Scopes asked of the provider (space-separated; `openid` is required). */
+  @Matches(/(^|\s)openid(\s|$)/, { message: 'OIDC_SCOPES must include openid' })
+  OIDC_SCOPES = 'openid email profile';
+
+  /** How long a dashboard session (SSO or API-key sign-in) lasts. */
+  @Transform(toInt) @IsInt() @Min(1) @Max(24 * 90)
+  SESSION_TTL_HOURS = 12;
 }
 
 export class InvalidEnvironmentError extends Error {
@@ -186,7 +217,7 @@ export class InvalidEnvironmentError extends Error {
 
 /** Parses and validates the environment; throws one error listing every bad variable. */
 export function validateEnvironment(raw: Record<string, unknown>): Environment {
-  const known = Object.keys(new Environment()).concat('DATABASE_URL', 'GATEWAY_ADMIN_KEY', 'GATEWAY_ENCRYPTION_KEY', 'REDIS_URL', 'LOG_JOURNAL_DIR', 'UPSTREAM_ALLOWED_NETWORKS', 'MCP_ALLOWED_NETWORKS', 'LOG_RETENTION_DAYS', 'ROLLUP_RETENTION_DAYS', 'OTEL_EXPORTER_OTLP_ENDPOINT');
+  const known = Object.keys(new Environment()).concat('DATABASE_URL', 'GATEWAY_ADMIN_KEY', 'GATEWAY_ENCRYPTION_KEY', 'REDIS_URL', 'LOG_JOURNAL_DIR', 'UPSTREAM_ALLOWED_NETWORKS', 'MCP_ALLOWED_NETWORKS', 'LOG_RETENTION_DAYS', 'ROLLUP_RETENTION_DAYS', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OIDC_ISSUER_URL', 'OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_REDIRECT_URI', 'OIDC_ROLE_MAPPING');
   // Empty strings mean "unset", as in most twelve-factor apps.
   const input = Object.fromEntries(
     known.filter((k) => raw[k] !== undefined && raw[k] !== '').map((k) => [k, raw[k]]),
@@ -198,6 +229,22 @@ export function validateEnvironment(raw: Record<string, unknown>): Environment {
   if (env.DATABASE_URL && !env.GATEWAY_ENCRYPTION_KEY) {
     problems.push('GATEWAY_ENCRYPTION_KEY: required when DATABASE_URL is set (the key must be the same on every instance)');
   }
+  problems.push(...oidcProblems(env));
   if (problems.length) throw new InvalidEnvironmentError(problems);
   return env;
+}
+
+/** Sign-in with OpenID Connect needs its three variables together, and a mapping that parses. */
+function oidcProblems(env: Environment): string[] {
+  const set = [env.OIDC_ISSUER_URL, env.OIDC_CLIENT_ID, env.OIDC_CLIENT_SECRET].filter((v) => v !== undefined).length;
+  const problems: string[] = [];
+  if (set !== 0 && set !== 3) problems.push('OIDC_ISSUER_URL, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET: set all three to enable single sign-on, or none');
+  if (env.OIDC_ROLE_MAPPING !== undefined) {
+    try {
+      parseRoleMapping(env.OIDC_ROLE_MAPPING);
+    } catch (error) {
+      problems.push(`OIDC_ROLE_MAPPING: ${(error as Error).message}`);
+    }
+  }
+  return problems;
 }

@@ -10,6 +10,8 @@ import { PromptVersionEntity } from '../modules/prompts/entities/prompt-version.
 import { PromptEntity } from '../modules/prompts/entities/prompt.entity';
 import { WorkspaceEntity } from '../modules/workspaces/workspace.entity';
 import { AuditLogEntity } from '../modules/audit/audit-log.entity';
+import { SessionEntity } from '../modules/auth/entities/session.entity';
+import { UserEntity } from '../modules/auth/entities/user.entity';
 import { InitialSchema1763773200000 } from './migrations/1763773200000-InitialSchema';
 import { ResponseCache1763900000000 } from './migrations/1763900000000-ResponseCache';
 import { ConfigVersions1763900100000 } from './migrations/1763900100000-ConfigVersions';
@@ -30,12 +32,13 @@ import { LogRollupsUnpriced1764001600000 } from './migrations/1764001600000-LogR
 import { Workspaces1764001700000 } from './migrations/1764001700000-Workspaces';
 import { LogSearch1764002000000 } from './migrations/1764002000000-LogSearch';
 import { AuditLog1764001800000 } from './migrations/1764001800000-AuditLog';
+import { UsersSessions1764001900000 } from './migrations/1764001900000-UsersSessions';
 import { encryptProviderOptionSecretsMigration } from './migrations/1764001200000-EncryptProviderOptionSecrets';
 import { McpServers1764001300000 } from './migrations/1764001300000-McpServers';
 import { PartitionRequestLogs1764001500000 } from './migrations/1764001500000-PartitionRequestLogs';
 
-export const ENTITIES = [ApiKeyEntity, VirtualKeyEntity, StoredConfigEntity, ConfigVersionEntity, EndUserEntity, PromptEntity, PromptVersionEntity, RequestLogEntity, McpServerEntity, WorkspaceEntity, AuditLogEntity];
-export const MIGRATIONS = [InitialSchema1763773200000, ResponseCache1763900000000, ConfigVersions1763900100000, Prompts1764000000000, BudgetCounters1764000100000, RateCounters1764000200000, EndUsers1764000300000, LogIndexes1764000400000, FineTuningCharges1764000500000, LogGuardrails1764000600000, LogRollups1764000700000, LogIgnoredParams1764000810000, ApiKeyDefaults1764000900000, PriceOverrides1764001000000, LogBilledUnits1764001100000, McpServers1764001300000, LogToolCalls1764001400000, PartitionRequestLogs1764001500000, LogRollupsUnpriced1764001600000, Workspaces1764001700000, AuditLog1764001800000, LogSearch1764002000000];
+export const ENTITIES = [ApiKeyEntity, VirtualKeyEntity, StoredConfigEntity, ConfigVersionEntity, EndUserEntity, PromptEntity, PromptVersionEntity, RequestLogEntity, McpServerEntity, WorkspaceEntity, AuditLogEntity, UserEntity, SessionEntity];
+export const MIGRATIONS = [InitialSchema1763773200000, ResponseCache1763900000000, ConfigVersions1763900100000, Prompts1764000000000, BudgetCounters1764000100000, RateCounters1764000200000, EndUsers1764000300000, LogIndexes1764000400000, FineTuningCharges1764000500000, LogGuardrails1764000600000, LogRollups1764000700000, LogIgnoredParams1764000810000, ApiKeyDefaults1764000900000, PriceOverrides1764001000000, LogBilledUnits1764001100000, McpServers1764001300000, LogToolCalls1764001400000, PartitionRequestLogs1764001500000, LogRollupsUnpriced1764001600000, Workspaces1764001700000, AuditLog1764001800000, UsersSessions1764001900000, LogSearch1764002000000];
 
 /** Migrations, with those that re-encode stored secrets made with the gateway's encryption key. */
 export function migrations(encryptionKey: string | undefined): DataSourceOptions['migrations'] {

@@ -1,7 +1,8 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { authenticate } from '../modules/keys/authenticate';
+import { SessionService } from '../modules/auth/session.service';
+import { authenticate, CookieAuthentication } from '../modules/keys/authenticate';
 import { KeyLookupService } from '../modules/keys/key-lookup.service';
 import { Permission, Role, ROLES, roleMay } from '../modules/workspaces/roles';
 import { WorkspaceDirectory } from '../modules/workspaces/workspace-directory.service';
@@ -12,9 +13,11 @@ import { GatewayError } from '../common/errors/gateway-error';
 
 /**
  * Second step of the request path: `x-gateway-api-key` to an API key, from the
- * in-process cache, and the one place where a route's permission is checked against the
- * caller's role (roles.ts). Also reads the request-wide headers every operation shares
- * (trace id, metadata), so that a bad one is a 400 before any work is done.
+ * in-process cache (without a key, the dashboard's session cookie: a person signed in with
+ * OpenID Connect, or an API-key sign-in; writes need its CSRF token), and the one place
+ * where a route's permission is checked against the caller's role (roles.ts). Also reads
+ * the request-wide headers every operation shares (trace id, metadata), so that a bad one
+ * is a 400 before any work is done.
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
@@ -22,6 +25,7 @@ export class ApiKeyGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly keys: KeyLookupService,
     private readonly workspaces: WorkspaceDirectory,
+    private readonly sessions: SessionService,
   ) {}
 
   /** Route metadata read once per handler, not on every request. */
@@ -35,7 +39,7 @@ export class ApiKeyGuard implements CanActivate {
     const context = maybeContextOf(req);
     if (context) context.operation = facts.operation;
 
-    const principal = await authenticate(this.keys, req.headers, context);
+    const principal = await authenticate(this.keys, req.headers, context, SAFE_METHODS.has(req.method) ? facts.cookieRead : facts.cookieWrite);
     if (facts.permission === 'models.call') {
       // The hot path: the key's own role, no workspace to work out.
       if (!roleMay(principal.role, 'models.call')) throw forbidden(principal.role, 'models.call');
@@ -56,12 +60,22 @@ export class ApiKeyGuard implements CanActivate {
       const isPublic = this.reflector.getAllAndOverride<boolean>(PUBLIC, targets) ?? false;
       const permission = this.reflector.getAllAndOverride<Permission>(PERMISSION, targets) ?? (operation ? 'models.call' : undefined);
       if (!isPublic && !permission) throw new Error(`${execution.getClass().name}.${handler.name} declares no permission: add @Permission(), @Operation() or @Public()`);
-      facts = { isPublic, operation, permission: permission ?? 'models.call' };
+      const callsModels = (permission ?? 'models.call') === 'models.call';
+      facts = {
+        isPublic,
+        operation,
+        permission: permission ?? 'models.call',
+        cookieRead: { sessions: this.sessions, write: false, callsModels },
+        cookieWrite: { sessions: this.sessions, write: true, callsModels },
+      };
       this.routeFacts.set(handler, facts);
     }
     return facts;
   }
 }
+
+/** Methods that change nothing: a session cookie needs no CSRF token for them. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** Names the roles that would do, with the codes clients already know for the admin routes. */
 function forbidden(role: Role, permission: Permission): GatewayError {
@@ -74,4 +88,7 @@ interface RouteFacts {
   isPublic: boolean;
   operation: string | undefined;
   permission: Permission;
+  /** What `authenticate` needs to take a session cookie on this route, for reads and for writes (made once). */
+  cookieRead: CookieAuthentication;
+  cookieWrite: CookieAuthentication;
 }

@@ -204,7 +204,7 @@ describe('dashboard numbers in a browser', () => {
   it('asks a second, explicit confirmation before revoking the key you are signed in with, then signs you out', async () => {
     const other = await createApiKey(gateway, { name: 'someone else', role: 'admin' });
     const mine = await createApiKey(gateway, { name: 'my own admin key', role: 'admin' });
-    // A new tab: signed in with nothing yet (the key is kept per tab).
+    // A new browser (its own cookies): not signed in yet.
     await page.close();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     await signIn(mine.key);

@@ -110,7 +110,9 @@ describe('dashboard in a browser', () => {
     await input.press('Enter');
     await page.getByRole('heading', { name: 'Request log' }).waitFor();
     expect(page.url()).toBe(url('/logs'));
-    expect(await page.evaluate(() => (globalThis as any).sessionStorage.length)).toBe(1);
+    // Signed in by the gateway's HttpOnly session cookie: the key is not kept in the page.
+    expect(await page.evaluate(() => (globalThis as any).sessionStorage.length)).toBe(0);
+    expect((await page.context().cookies()).filter((c) => c.name === 'gateway_session').map((c) => ({ httpOnly: c.httpOnly, sameSite: c.sameSite }))).toEqual([{ httpOnly: true, sameSite: 'Lax' }]);
   });
 
   it('shows the request log newest first, with no price instead of $0 for an unpriced model', async () => {

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, ApiError, ListPage, storedKey } from '../api';
+import { api, ApiError, currentSession, ListPage } from '../api';
 import { copyText, formatCost, formatDateTime, fromLocalInput, pretty, toLocalInput } from '../format';
 import { forgetNames, KINDS, Kind } from '../names';
 import { href, routeClick, useLocation } from '../router';
@@ -8,11 +8,6 @@ import { actingWorkspace, type Caller } from '../workspace';
 import { ResourceItem } from './resource-item';
 
 export type Row = Record<string, any>;
-
-/** The hint the gateway keeps of a key (its `key_hint`: first 3 and last 4 characters), as maskSecret writes it. */
-function keyHint(key: string): string {
-  return key.length <= 8 ? '…' : `${key.slice(0, 3)}…${key.slice(-4)}`;
-}
 
 interface FieldSpec {
   name: string;
@@ -416,8 +411,8 @@ export function ResourcePage({ spec, onChanged }: { spec: ResourceSpec; onChange
   // Revoking the key this dashboard is signed in with takes a second, explicit confirmation.
   const [confirmingSignOut, setConfirmingSignOut] = useState(false);
   const signedInWith = (row: Row) => {
-    const key = storedKey();
-    return spec.path === '/v1/api-keys' && key !== null && row.key_hint === keyHint(key);
+    const key = currentSession()?.api_key;
+    return spec.path === '/v1/api-keys' && key != null && row.id === key.id;
   };
   const [notice, setNotice] = useState<string | null>(null);
   const [secret, setSecret] = useState<{ name: string; key: string } | null>(null);

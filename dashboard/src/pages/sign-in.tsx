@@ -1,8 +1,15 @@
-import { useState } from 'preact/hooks';
-import { ApiError, checkAdminKey } from '../api';
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, authConfig, AuthConfig, keySignIn, Session } from '../api';
 
-/** The admin key, checked against the gateway, then kept in sessionStorage (this tab only). */
-export function SignIn({ onSignedIn, reason }: { onSignedIn: (key: string) => void; reason: string | null }) {
+/**
+ * Single sign-on when the gateway has it (a link to `/auth/login`), and an admin API key,
+ * exchanged for the gateway's session cookie: the page never keeps the key.
+ */
+export function SignIn({ onSignedIn, reason }: { onSignedIn: (session: Session) => void; reason: string | null }) {
+  const [config, setConfig] = useState<AuthConfig | null>(null);
+  useEffect(() => {
+    authConfig().then(setConfig, () => setConfig(null));
+  }, []);
   const [key, setKey] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -17,8 +24,7 @@ export function SignIn({ onSignedIn, reason }: { onSignedIn: (key: string) => vo
     setBusy(true);
     setError(null);
     try {
-      await checkAdminKey(trimmed);
-      onSignedIn(trimmed);
+      onSignedIn(await keySignIn(trimmed));
     } catch (e) {
       const err = e as ApiError;
       if (err.status === 401) setError('This key is not known to the gateway: it may be mistyped, revoked or expired.');
@@ -37,9 +43,16 @@ export function SignIn({ onSignedIn, reason }: { onSignedIn: (key: string) => vo
             {reason}
           </p>
         )}
+        {config?.sso && config.login_url && (
+          <p class="sso">
+            <a class="button" href={config.login_url}>
+              Sign in with SSO
+            </a>
+          </p>
+        )}
         <p id="sign-in-help">
-          Sign in with an API key whose role is <strong>admin</strong>. It is kept in this browser tab only (sessionStorage) and sent to this gateway as
-          the <code>x-gateway-api-key</code> header.
+          {config?.sso ? 'Or sign in' : 'Sign in'} with an API key whose role is <strong>admin</strong>. The gateway exchanges it for a session cookie (this
+          page does not keep the key); signing out ends the session.
         </p>
         <label for="admin-key">Admin API key</label>
         <input

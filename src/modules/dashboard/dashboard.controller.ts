@@ -21,7 +21,7 @@ const SECURITY_HEADERS: Record<string, string> = {
  * The dashboard's single-page app (built by `npm run build` into `dist/dashboard`),
  * served under `/dashboard`: files as they are (hashed assets cached for a year), any
  * other path under it answered with `index.html` so client-side routes load. Public: the
- * app asks for an admin key itself and sends it on each admin API call.
+ * app signs in itself (the session cookie of `/auth`), and the data behind it is not public.
  */
 @ApiExcludeController()
 @Controller('dashboard')

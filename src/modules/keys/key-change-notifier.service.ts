@@ -6,7 +6,7 @@ import type { Environment } from '../../config/environment';
 import { KeyLookupService } from './key-lookup.service';
 
 const CHANNEL = 'gateway_key_changes';
-export type KeyKind = 'api_keys' | 'virtual_keys' | 'configs' | 'prompts' | 'end_users' | 'prices' | 'mcp_servers' | 'workspaces';
+export type KeyKind = 'api_keys' | 'virtual_keys' | 'configs' | 'prompts' | 'end_users' | 'prices' | 'mcp_servers' | 'workspaces' | 'sessions';
 
 /**
  * Tells every gateway instance on the same database that keys changed (PostgreSQL

@@ -129,7 +129,11 @@ export class KeyLookupService implements OnApplicationBootstrap {
   }
 
   apiKeyBySecret(secret: string): Promise<ApiKeyPrincipal | null> | ApiKeyPrincipal | null {
-    const hash = sha256(secret);
+    return this.apiKeyByHash(sha256(secret));
+  }
+
+  /** A key by the SHA-256 of its secret: a dashboard session made from a key keeps only that. */
+  apiKeyByHash(hash: string): Promise<ApiKeyPrincipal | null> | ApiKeyPrincipal | null {
     return this.apiKeys.get(hash, () => this.guard(this.loadApiKey(hash)));
   }
 
