@@ -5,6 +5,8 @@ import { AnalyticsPage } from './pages/analytics';
 import { LogsPage } from './pages/logs';
 import { API_KEYS, CONFIGS, PROMPTS, ResourcePage, VIRTUAL_KEYS } from './pages/resources';
 import { SignIn } from './pages/sign-in';
+import { END_USERS } from './pages/end-users';
+import { parseVersionsPath, VersionHistoryPage } from './pages/version-history';
 
 const NAV = [
   { path: '/logs', label: 'Logs' },
@@ -13,6 +15,7 @@ const NAV = [
   { path: '/virtual-keys', label: 'Virtual keys' },
   { path: '/configs', label: 'Configs' },
   { path: '/prompts', label: 'Prompts' },
+  { path: '/end-users', label: 'End users' },
 ];
 
 export function App() {
@@ -59,7 +62,12 @@ export function App() {
   };
 
   let page;
-  switch (section?.path) {
+  // `/configs/<slug>/versions`, `/prompts/<slug>/versions`: one config's or prompt's history.
+  const history = parseVersionsPath(location.path);
+  switch (history ? 'history' : section?.path) {
+    case 'history':
+      page = <VersionHistoryPage kind={history!.kind} slug={history!.slug} />;
+      break;
     case '/logs':
       page = <LogsPage location={location} />;
       break;
@@ -77,6 +85,9 @@ export function App() {
       break;
     case '/prompts':
       page = <ResourcePage spec={PROMPTS} />;
+      break;
+    case '/end-users':
+      page = <ResourcePage spec={END_USERS} />;
       break;
     default:
       page =

@@ -7,6 +7,7 @@ export const KINDS = {
   'virtual-key': { api: '/v1/virtual-keys', page: '/virtual-keys', label: 'virtual key' },
   config: { api: '/v1/configs', page: '/configs', label: 'config' },
   prompt: { api: '/v1/prompts', page: '/prompts', label: 'prompt' },
+  'end-user': { api: '/v1/end-users', page: '/end-users', label: 'end user' },
 } as const;
 export type Kind = keyof typeof KINDS;
 
