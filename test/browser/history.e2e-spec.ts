@@ -107,6 +107,11 @@ describe('dashboard: version history and end users', () => {
     for (const line of lines) expect(line).toMatch(/"max_tokens": 50|"temperature": 0\.3/);
     expect(await page.locator('.diff').innerText()).not.toContain(SECRET);
     await shot('history-config-diff');
+    // Unchanged lines beyond three around a change are folded; one button shows them all.
+    expect(await page.locator('.diff-fold').innerText()).toBe('2 unchanged lines');
+    await page.getByRole('button', { name: 'Show unchanged lines' }).click();
+    expect(await page.locator('.diff-fold').count()).toBe(0);
+    expect(await page.locator('.diff-line').first().innerText()).toMatch(/^1\s*\{$/);
 
     // Version 1 (keyboard) against the current one: the override_params the later versions added.
     await versions.nth(2).focus();
@@ -168,7 +173,14 @@ describe('dashboard: version history and end users', () => {
     await shot('history-prompt-diff');
 
     await page.getByRole('button', { name: /^Version 1/ }).click();
+    // Escape cancels the confirmation and gives the focus back to the button that opened it.
     await page.getByRole('button', { name: 'Restore version 1…' }).click();
+    // The confirmation takes the focus.
+    await page.waitForFunction(() => (globalThis as any).document.activeElement?.textContent === 'Restore as version 3');
+    await page.keyboard.press('Escape');
+    await page.waitForFunction(() => (globalThis as any).document.activeElement?.textContent === 'Restore version 1…');
+    expect(await page.getByRole('group', { name: 'Restore version 1?' }).count()).toBe(0);
+    await page.keyboard.press('Enter');
     await page.getByRole('button', { name: 'Restore as version 3' }).click();
     await page.getByRole('status').filter({ hasText: 'Restored version 1 as version 3' }).waitFor();
     const latest = await admin(gateway, 'GET', '/v1/prompts/history-prompt');
@@ -241,7 +253,7 @@ describe('dashboard: version history and end users', () => {
     expect((await admin(gateway, 'GET', '/v1/end-users/grace')).status).toBe(404);
 
     // From ada to her requests in the log.
-    await row('ada').getByRole('link', { name: 'Requests of ada' }).click();
+    await row('ada').getByRole('link', { name: 'See requests of ada' }).click();
     await page.waitForURL(/\/dashboard\/logs\?user=ada$/);
     await page.locator('table.log-table tbody tr').first().waitFor();
     expect(await page.locator('table.log-table tbody td[data-label="User"]').allInnerTexts()).toEqual(['ada', 'ada']);

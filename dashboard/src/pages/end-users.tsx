@@ -6,7 +6,7 @@ import { PERIODS, ResourceSpec, Row } from './resources';
 const logsOf = (user: string) => {
   const to = `/logs?${new URLSearchParams({ user })}`;
   return (
-    <a href={href(to)} onClick={(e) => routeClick(e, to)} aria-label={`Requests of ${user}`}>
+    <a href={href(to)} onClick={(e) => routeClick(e, to)} aria-label={`See requests of ${user}`}>
       See requests
     </a>
   );

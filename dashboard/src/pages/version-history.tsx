@@ -37,6 +37,8 @@ export function VersionHistoryPage({ kind, slug }: { kind: VersionedKind; slug: 
   const [notice, setNotice] = useState<string | null>(null);
   const heading = useRef<HTMLHeadingElement>(null);
   const detailHeading = useRef<HTMLHeadingElement>(null);
+  const restoreButton = useRef<HTMLButtonElement>(null);
+  const confirmBox = useRef<HTMLDivElement>(null);
 
   const load = async (select?: number) => {
     setError(null);
@@ -65,6 +67,11 @@ export function VersionHistoryPage({ kind, slug }: { kind: VersionedKind; slug: 
     setCredentials({});
     setRestoreError(null);
   }, [selected]);
+
+  // The confirmation takes the focus: its first credential to type, else its Restore button.
+  useEffect(() => {
+    if (confirming) confirmBox.current?.querySelector<HTMLElement>('input, button')?.focus();
+  }, [confirming]);
 
   const itemPath = `${page}/${encodeURIComponent(slug)}`;
   const back = (
@@ -105,6 +112,11 @@ export function VersionHistoryPage({ kind, slug }: { kind: VersionedKind; slug: 
   const body = (v: Version) => pretty(versionBody(kind, v));
   const lost = kind === 'config' && !isLatest ? lostCredentials(versionBody(kind, shown), versionBody(kind, latest)) : [];
   const missing = lost.filter((path) => !credentials[path]?.trim());
+
+  const cancel = () => {
+    setConfirming(false);
+    requestAnimationFrame(() => restoreButton.current?.focus());
+  };
 
   const restore = async () => {
     if (missing.length) return;
@@ -196,12 +208,12 @@ export function VersionHistoryPage({ kind, slug }: { kind: VersionedKind; slug: 
             <p class="muted">This is the current version: requests use it.</p>
           ) : !confirming ? (
             <div class="actions">
-              <button type="button" onClick={() => setConfirming(true)}>
+              <button type="button" ref={restoreButton} onClick={() => setConfirming(true)}>
                 Restore version {shown.version}…
               </button>
             </div>
           ) : (
-            <div class="confirm-restore" role="group" aria-labelledby="restore-title">
+            <div class="confirm-restore" role="group" aria-labelledby="restore-title" ref={confirmBox} onKeyDown={(e) => e.key === 'Escape' && cancel()}>
               <h3 id="restore-title">Restore version {shown.version}?</h3>
               <p>
                 This saves version {shown.version} as a new version {latest.version + 1}, which requests then use.{' '}
@@ -233,10 +245,10 @@ export function VersionHistoryPage({ kind, slug }: { kind: VersionedKind; slug: 
                 </p>
               )}
               <div class="actions">
-                <button type="button" onClick={() => void restore()} disabled={busy || missing.length > 0} autoFocus={lost.length === 0}>
+                <button type="button" onClick={() => void restore()} disabled={busy || missing.length > 0}>
                   {busy ? 'Restoring…' : `Restore as version ${latest.version + 1}`}
                 </button>
-                <button type="button" class="secondary" onClick={() => setConfirming(false)}>
+                <button type="button" class="secondary" onClick={cancel}>
                   Cancel
                 </button>
               </div>
