@@ -8,6 +8,8 @@ import { apiKeysSpec, CONFIGS, PROMPTS, ResourcePage, VIRTUAL_KEYS, workspacesSp
 import { SignIn } from './pages/sign-in';
 import { forgetNames, KINDS, Kind } from './names';
 import { actingWorkspace, Caller, loadCaller, setActingWorkspace } from './workspace';
+import { END_USERS } from './pages/end-users';
+import { parseVersionsPath, VersionHistoryPage } from './pages/version-history';
 
 const NAV = [
   { path: '/logs', label: 'Logs' },
@@ -18,6 +20,7 @@ const NAV = [
   { path: '/prompts', label: 'Prompts' },
   { path: '/workspaces', label: 'Workspaces' },
   { path: '/audit-log', label: 'Audit log' },
+  { path: '/end-users', label: 'End users' },
 ];
 
 export function App() {
@@ -125,7 +128,12 @@ export function App() {
       </p>
     );
   } else {
-    switch (section?.path) {
+    // `/configs/<slug>/versions`, `/prompts/<slug>/versions`: one config's or prompt's history.
+    const history = parseVersionsPath(location.path);
+    switch (history ? 'history' : section?.path) {
+      case 'history':
+        page = <VersionHistoryPage kind={history!.kind} slug={history!.slug} />;
+        break;
       case '/logs':
         page = <LogsPage location={location} />;
         break;
@@ -143,6 +151,9 @@ export function App() {
         break;
       case '/prompts':
         page = <ResourcePage spec={PROMPTS} />;
+        break;
+      case '/end-users':
+        page = <ResourcePage spec={END_USERS} />;
         break;
       case '/workspaces':
         page = <ResourcePage spec={workspaces} onChanged={reloadCaller} />;

@@ -8,6 +8,7 @@ export const KINDS = {
   config: { api: '/v1/configs', page: '/configs', label: 'config' },
   prompt: { api: '/v1/prompts', page: '/prompts', label: 'prompt' },
   workspace: { api: '/v1/workspaces', page: '/workspaces', label: 'workspace' },
+  'end-user': { api: '/v1/end-users', page: '/end-users', label: 'end user' },
 } as const;
 export type Kind = keyof typeof KINDS;
 

@@ -6,6 +6,7 @@ import { forgetNames, KINDS, Kind } from '../names';
 import { href, routeClick, useLocation } from '../router';
 import { actingWorkspace, type Caller } from '../workspace';
 import { ResourceItem } from './resource-item';
+import { versionsPath } from './version-history';
 
 export type Row = Record<string, any>;
 
@@ -47,7 +48,7 @@ export interface ResourceSpec {
   deletable?: (row: Row) => boolean;
 }
 
-const PERIODS = [
+export const PERIODS = [
   { value: '', label: 'No budget period' },
   { value: 'daily', label: 'Daily' },
   { value: 'weekly', label: 'Weekly' },
@@ -69,6 +70,16 @@ const budgetCell = (row: Row) =>
       )}
     </span>
   );
+
+/** The version, linked to the history page of the config or prompt (its versions, diffs, restore). */
+const historyLink = (row: Row) => {
+  const to = versionsPath(row.object === 'prompt' ? 'prompt' : 'config', row.slug);
+  return (
+    <a href={href(to)} onClick={(e) => routeClick(e, to)} title="Version history: changes and restore">
+      {row.version} · history
+    </a>
+  );
+};
 
 const logsLink = (filter: [string, string], label: string) => {
   const to = `/logs?${new URLSearchParams([filter])}`;
@@ -202,7 +213,7 @@ export const CONFIGS: ResourceSpec = {
   columns: [
     { label: 'Name', render: (row) => <strong>{row.name}</strong> },
     { label: 'Slug', render: (row) => <code>{row.slug}</code> },
-    { label: 'Version', render: (row) => row.version, num: true },
+    { label: 'Version', render: (row) => historyLink(row), num: true },
     { label: 'Strategy', render: (row) => row.config?.strategy?.mode ?? <span class="muted">single</span> },
     { label: 'Updated', render: (row) => formatDateTime(row.updated_at) },
   ],
@@ -239,7 +250,7 @@ export const PROMPTS: ResourceSpec = {
     { label: 'Slug', render: (row) => <code>{row.slug}</code> },
     { label: 'Model', render: (row) => row.model ?? '—' },
     { label: 'Route', render: (row) => row.virtual_key ?? row.provider ?? <span class="muted">from the call</span> },
-    { label: 'Version', render: (row) => row.version, num: true },
+    { label: 'Version', render: (row) => historyLink(row), num: true },
     { label: 'Updated', render: (row) => formatDateTime(row.updated_at) },
   ],
   fields: [
