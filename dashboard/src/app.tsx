@@ -19,7 +19,7 @@ const NAV = [
   { path: '/configs', label: 'Configs' },
   { path: '/prompts', label: 'Prompts' },
   { path: '/workspaces', label: 'Workspaces' },
-  { path: '/audit-log', label: 'Audit log' },
+  { path: '/audit-log', label: 'Audit log', ownersOnly: true },
   { path: '/end-users', label: 'End users' },
 ];
 
@@ -119,7 +119,7 @@ export function App() {
       <div class="error-box" role="alert">
         <p>{callerError}</p>
         <button type="button" onClick={reloadCaller}>
-          Try again
+          Retry
         </button>
       </div>
     ) : (
@@ -189,7 +189,7 @@ export function App() {
         </a>
         <nav aria-label="Dashboard">
           <ul>
-            {NAV.map((item) => (
+            {NAV.filter((item) => !('ownersOnly' in item) || caller?.isOwner).map((item) => (
               <li key={item.path}>
                 <a href={href(item.path)} aria-current={section?.path === item.path ? 'page' : undefined} onClick={(e) => routeClick(e, item.path)}>
                   {item.label}

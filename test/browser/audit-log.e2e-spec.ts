@@ -4,24 +4,15 @@
  * fields it touched (secrets only as hints), filters by resource and action through the
  * URL; a non-owner key is told the page is for owners. Screenshots in artifacts/screenshots/.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Browser, chromium, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { SHOTS, startBrowser } from './browser-support';
 import { call, createApiKey } from '../support/e2e-helpers';
 import { startTestGateway, TestGateway } from '../support/test-gateway';
 
-const ROOT = join(__dirname, '..', '..');
-const SHOTS = join(ROOT, 'artifacts', 'screenshots');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const VK_SECRET = 'sk-audit-browser-secret-0a1b2c3d4e5f';
 
 jest.setTimeout(60_000);
-
-function ensureDashboardBuilt(): void {
-  if (existsSync(join(ROOT, 'dist', 'dashboard', 'index.html'))) return;
-  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'dashboard/vite.config.mts', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'pipe' });
-}
 
 describe('audit log page in a browser', () => {
   let gateway: TestGateway;
@@ -34,8 +25,7 @@ describe('audit log page in a browser', () => {
   const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
   const items = () => page.locator('li.audit-item');
   const signIn = async (key: string) => {
-    await page.goto(url(''));
-    await page.evaluate(() => (globalThis as any).sessionStorage.clear());
+    await page.context().clearCookies(); // the session of an earlier sign-in
     await page.goto(url(''));
     const input = page.getByLabel('Admin API key');
     await input.fill(key);
@@ -44,8 +34,6 @@ describe('audit log page in a browser', () => {
   };
 
   beforeAll(async () => {
-    ensureDashboardBuilt();
-    mkdirSync(SHOTS, { recursive: true });
     gateway = await startTestGateway();
     owner = await createApiKey(gateway, { name: 'Ada (owner)', role: 'owner' });
     adminKey = await createApiKey(gateway, { name: 'team admin', role: 'admin' });
@@ -54,7 +42,7 @@ describe('audit log page in a browser', () => {
     expect((await as('PATCH', '/v1/virtual-keys/openai-prod', { allowed_models: ['gpt-4o', 'gpt-4o-mini'], budget_limit_usd: 25, budget_period: 'monthly' })).status).toBe(200);
     expect((await as('POST', '/v1/configs', { name: 'Fallback', slug: 'fallback', config: { strategy: { mode: 'fallback' }, targets: [{ virtual_key: 'openai-prod' }] } })).status).toBe(201);
     expect((await as('DELETE', '/v1/configs/fallback')).status).toBe(200);
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+    browser = await startBrowser();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   });
 

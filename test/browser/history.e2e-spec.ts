@@ -5,30 +5,17 @@
  * the stored credential kept, checked upstream), and end users with their budgets,
  * spend, warnings and links to the log. Screenshots go to artifacts/screenshots/.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Browser, chromium, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { SHOTS, startBrowser } from './browser-support';
 import { call, createConfig, createVirtualKey, openai } from '../support/e2e-helpers';
 import { MockUpstream, startMockUpstream } from '../support/mock-upstream';
 import { admin, startTestGateway, TestGateway } from '../support/test-gateway';
 
-const ROOT = join(__dirname, '..', '..');
-const SHOTS = join(ROOT, 'artifacts', 'screenshots');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SECRET = 'sk-history-first-secret-0001';
 const OTHER_SECRET = 'sk-history-other-secret-0002';
 
 jest.setTimeout(60_000);
-
-/** `npm run build` builds the dashboard (CI runs it first); build it here when it is missing. */
-function ensureDashboardBuilt(): void {
-  if (existsSync(join(ROOT, 'dist', 'dashboard', 'index.html'))) return;
-  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'dashboard/vite.config.mts', '--logLevel', 'warn'], {
-    cwd: ROOT,
-    stdio: 'pipe',
-  });
-}
 
 describe('dashboard: version history and end users', () => {
   let gateway: TestGateway;
@@ -51,8 +38,6 @@ describe('dashboard: version history and end users', () => {
   const chatThroughConfig = (slug: string) => openai(gateway, { 'x-gateway-config': slug }).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] });
 
   beforeAll(async () => {
-    ensureDashboardBuilt();
-    mkdirSync(SHOTS, { recursive: true });
     mock = await startMockUpstream();
     gateway = await startTestGateway();
     await createVirtualKey(gateway, { slug: 'openai-history', key: 'sk-vk-history', custom_host: `${mock.url}/v1` });
@@ -76,7 +61,7 @@ describe('dashboard: version history and end users', () => {
     const second = await admin(gateway, 'PATCH', '/v1/prompts/history-prompt', { messages: [{ role: 'user', content: 'Hi there {{name}}, be brief' }], hyperparameters: { temperature: 0.2 } });
     expect(second.body.version).toBe(2);
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+    browser = await startBrowser();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     await page.goto(url(''));
     await page.getByLabel('Admin API key').fill(gateway.adminKey);

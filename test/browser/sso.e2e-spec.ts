@@ -3,23 +3,14 @@
  * sign-in form (a real OpenID provider, test/support/oidc-provider-server.mjs), back to the
  * dashboard signed in by the session cookie, a change made with the CSRF token, sign-out.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Browser, chromium, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { SHOTS, startBrowser } from './browser-support';
 import { freePort, OidcTestProvider, startOidcProvider } from '../support/oidc-provider';
 import { admin, startTestGateway, TestGateway } from '../support/test-gateway';
 
-const ROOT = join(__dirname, '..', '..');
-const SHOTS = join(ROOT, 'artifacts', 'screenshots');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 jest.setTimeout(60_000);
-
-function ensureDashboardBuilt(): void {
-  if (existsSync(join(ROOT, 'dist', 'dashboard', 'index.html'))) return;
-  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'dashboard/vite.config.mts', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'pipe' });
-}
 
 describe('single sign-on in a browser', () => {
   let gateway: TestGateway;
@@ -29,8 +20,6 @@ describe('single sign-on in a browser', () => {
   const url = (path: string) => `${gateway.url}/dashboard${path}`;
 
   beforeAll(async () => {
-    ensureDashboardBuilt();
-    mkdirSync(SHOTS, { recursive: true });
     const port = await freePort();
     const client = { client_id: 'ai-gateway', client_secret: 'gateway-client-secret-0123456789' };
     gateway = await startTestGateway({
@@ -43,7 +32,7 @@ describe('single sign-on in a browser', () => {
     provider = await startOidcProvider(port, [{ ...client, redirect_uris: [`${gateway.url}/auth/callback`] }]);
     expect((await admin(gateway, 'POST', '/v1/workspaces', { name: 'Search', slug: 'search' })).status).toBe(201);
     expect((await admin(gateway, 'POST', '/v1/api-keys', { name: 'search bot', role: 'member', workspace: 'search' })).status).toBe(201);
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+    browser = await startBrowser();
     page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
   });
 

@@ -5,27 +5,14 @@
  * keys any role in any workspace; a workspace's admin key reads its own workspace only.
  * Screenshots in artifacts/screenshots/workspaces-*.png.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Browser, chromium, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { SHOTS, startBrowser } from './browser-support';
 import { call, createApiKey, createVirtualKey } from '../support/e2e-helpers';
 import { admin, startTestGateway, TestGateway } from '../support/test-gateway';
 
-const ROOT = join(__dirname, '..', '..');
-const SHOTS = join(ROOT, 'artifacts', 'screenshots');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 jest.setTimeout(60_000);
-
-/** `npm run build` builds the dashboard (CI runs it first); build it here when it is missing. */
-function ensureDashboardBuilt(): void {
-  if (existsSync(join(ROOT, 'dist', 'dashboard', 'index.html'))) return;
-  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'dashboard/vite.config.mts', '--logLevel', 'warn'], {
-    cwd: ROOT,
-    stdio: 'pipe',
-  });
-}
 
 describe('dashboard workspaces in a browser', () => {
   let gateway: TestGateway;
@@ -53,8 +40,6 @@ describe('dashboard workspaces in a browser', () => {
   };
 
   beforeAll(async () => {
-    ensureDashboardBuilt();
-    mkdirSync(SHOTS, { recursive: true });
     gateway = await startTestGateway();
     expect((await admin(gateway, 'POST', '/v1/workspaces', { name: 'Search team', slug: 'search' })).status).toBe(201);
     searchAdmin = await createApiKey(gateway, { name: 'search admin', role: 'admin', workspace: 'search' });
@@ -62,7 +47,7 @@ describe('dashboard workspaces in a browser', () => {
     const inSearch = await call(gateway, '/v1/virtual-keys', { headers: { 'x-gateway-workspace': 'search' }, body: { slug: 'vk-search', name: 'search credential', provider: 'openai', key: 'sk-search-0000' } });
     expect(inSearch.status).toBe(201);
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+    browser = await startBrowser();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.on('request', (request) => {
       const { pathname } = new URL(request.url());
