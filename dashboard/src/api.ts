@@ -97,6 +97,30 @@ export async function api<T = any>(method: string, path: string, body?: unknown)
   return parsed as T;
 }
 
+/**
+ * Saves an export (`GET …?format=csv|json`) as a file, with the session and the workspace
+ * header of every admin call; the file name is the one the gateway gives.
+ */
+export async function download(path: string): Promise<void> {
+  let response: Response;
+  try {
+    response = await fetch(path, { headers: { ...workspaceHeader(path) }, cache: 'no-store', credentials: 'same-origin' });
+  } catch {
+    throw new ApiError('The gateway could not be reached. Check your connection and try again.', 0, 'network_error');
+  }
+  if (!response.ok) {
+    const parsed = await response.json().catch(() => undefined);
+    throw new ApiError(describeError(response.status, parsed as ErrorBody), response.status, null);
+  }
+  const name = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? 'export';
+  const url = URL.createObjectURL(await response.blob());
+  const link = Object.assign(document.createElement('a'), { href: url, download: name });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
 export function authConfig(): Promise<AuthConfig> {
   return api<AuthConfig>('GET', '/auth/config');
 }

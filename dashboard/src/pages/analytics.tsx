@@ -4,6 +4,7 @@ import { api, ApiError, listAll, Summary, SummaryRow, Timeseries } from '../api'
 import { ChartSeries, TimeChart } from '../components/time-chart';
 import { formatCost, formatInt, formatMs, fromLocalInput, toLocalInput } from '../format';
 import { href, Location, navigate, routeClick } from '../router';
+import { ExportButtons } from '../components/export-buttons';
 
 const RANGES: Record<string, { label: string; ms: number }> = {
   '1h': { label: 'Last hour', ms: 3_600_000 },
@@ -201,7 +202,10 @@ export function AnalyticsPage({ location }: { location: Location }) {
             Loading…
           </p>
         ) : (
-          <Charts series={series} />
+          <>
+            <Charts series={series} />
+            <ExportButtons path={`/v1/analytics/timeseries?${new URLSearchParams({ from: period.from, to: period.to, ...(buckets.interval ? { interval: buckets.interval } : {}) })}`} what="these buckets" formats={['csv']} />
+          </>
         )}
       </section>
 
@@ -231,7 +235,10 @@ export function AnalyticsPage({ location }: { location: Location }) {
         ) : summary.data.length === 0 ? (
           <p class="empty">No requests in this period.</p>
         ) : (
-          <SummaryTable rows={summary.data} estimated={summary.latency_percentiles === 'approximate'} groupBy={groupParam} names={keyNames} period={period} />
+          <>
+            <SummaryTable rows={summary.data} estimated={summary.latency_percentiles === 'approximate'} groupBy={groupParam} names={keyNames} period={period} />
+            <ExportButtons path={`/v1/analytics/summary?${new URLSearchParams({ group_by: groupParam, from: period.from, to: period.to })}`} what="this table" formats={['csv']} />
+          </>
         )}
       </section>
 

@@ -3,19 +3,30 @@ import { api, ApiError, ListPage, LogRow } from '../api';
 import { formatCost, formatInt, formatMs, formatTime, fromLocalInput, statusClass, toLocalInput } from '../format';
 import { href, Location, navigate, routeClick } from '../router';
 import { LogDetail } from './log-detail';
+import { ExportButtons } from '../components/export-buttons';
 
 const POLL_MS = 4000;
 const PAGE = 50;
 /** Filters of GET /v1/logs that the dashboard URL carries under the same names. */
 const FILTERS = [
+  { name: 'q', label: 'Search bodies' },
   { name: 'user', label: 'User' },
   { name: 'model', label: 'Model' },
+  { name: 'model_contains', label: 'Model contains' },
   { name: 'provider', label: 'Provider' },
-  { name: 'status', label: 'Status code' },
+  { name: 'status', label: 'Status' },
   { name: 'api_key_id', label: 'API key id' },
   { name: 'virtual_key', label: 'Virtual key (slug or id)' },
   { name: 'trace_id', label: 'Trace id' },
 ] as const;
+
+/** What each filter takes, where it is not plain. */
+const PLACEHOLDERS: Record<string, string> = {
+  q: 'words, "a phrase", -excluded',
+  model: 'one, or several with commas',
+  provider: 'one, or several with commas',
+  status: '200, 429 or 4xx, 5xx, error',
+};
 
 /** The API filters held in the dashboard URL: the known names, from/to and metadata.<key>. */
 export function filtersOf(query: URLSearchParams): [string, string][] {
@@ -156,6 +167,7 @@ export function LogsPage({ location }: { location: Location }) {
             <button type="button" class="secondary" aria-pressed={paused} onClick={() => setPaused(!paused)}>
               {paused ? 'Resume' : 'Pause'}
             </button>
+            <ExportButtons path={`/v1/logs/export?${filterQuery}`} what="these requests" />
           </div>
         </div>
         <FilterForm key={filterQuery} filters={filters} path="/logs" />
@@ -353,8 +365,8 @@ export function FilterForm({ filters, path }: { filters: [string, string][]; pat
       setProblem('The start of the time range must be before its end.');
       return;
     }
-    if (values.status && !/^[1-5]\d\d$/.test(values.status.trim())) {
-      setProblem('The status code is a number from 100 to 599, e.g. 200 or 429.');
+    if (values.status && !/^(?:[1-5]\d\d|[1-5]xx|error)(?:,(?:[1-5]\d\d|[1-5]xx|error))*$/.test(values.status.replace(/\s/g, ''))) {
+      setProblem('The status is codes (200, 429), classes (4xx, 5xx) or error, separated by commas.');
       return;
     }
     if (values.api_key_id && !/^[0-9a-f-]{36}$/i.test(values.api_key_id.trim())) {
@@ -364,7 +376,7 @@ export function FilterForm({ filters, path }: { filters: [string, string][]; pat
     setProblem(null);
     if (from) out.push(['from', from]);
     if (to) out.push(['to', to]);
-    for (const f of FILTERS) if (values[f.name]?.trim()) out.push([f.name, values[f.name].trim()]);
+    for (const f of FILTERS) if (values[f.name]?.trim()) out.push([f.name, f.name === 'status' ? values.status.replace(/\s/g, '') : values[f.name].trim()]);
     const operation = initial.operation;
     if (operation) out.push(['operation', operation]);
     for (const pair of metadata) if (pair.key.trim() && pair.value !== '') out.push([`metadata.${pair.key.trim()}`, pair.value]);
@@ -390,10 +402,8 @@ export function FilterForm({ filters, path }: { filters: [string, string][]; pat
               <input
                 id={`f-${f.name}`}
                 name={f.name}
-                type={(f.name === 'status' ? 'number' : 'text') as 'text'}
-                inputMode={f.name === 'status' ? 'numeric' : undefined}
-                min={f.name === 'status' ? 100 : undefined}
-                max={f.name === 'status' ? 599 : undefined}
+                type={(f.name === 'q' ? 'search' : 'text') as 'text'}
+                placeholder={PLACEHOLDERS[f.name]}
                 value={values[f.name]}
                 onInput={set(f.name)}
                 autoComplete="off"
