@@ -160,6 +160,8 @@ async function fill(dataSource: DataSource, rows: number): Promise<void> {
   await dataSource.query('analyze virtual_keys');
 }
 
+const isExport = (r: Measured) => r.name.startsWith('export:');
+
 interface Measured {
   name: string;
   rows: number;
@@ -227,6 +229,12 @@ async function main(): Promise<void> {
     const firstPage = await logs.list(adminKey, logQuery({}), {});
     const middle = (await ds.query(`select id, trace_id from request_logs order by id desc offset ${Math.floor(args.rows / 2)} limit 1`))[0];
 
+    /** An export read to its end (what GET /v1/logs/export streams), its rows counted. */
+    const exportAll = async (query: LogQueryDto) => {
+      const rows: unknown[] = [];
+      for await (const batch of logs.exportBatches(adminKey, query, {})) rows.push(...batch.map(() => null));
+      return rows;
+    };
     const queries: [string, () => Promise<{ data: unknown[] } | unknown>][] = [
       ['logs: first page', () => logs.list(adminKey, logQuery({}), {})],
       ['logs: next page (cursor)', () => logs.list(adminKey, logQuery({ cursor: firstPage.next_cursor! }), {})],
@@ -248,6 +256,14 @@ async function main(): Promise<void> {
       ['logs: user= + metadata.team=', () => logs.list(adminKey, logQuery({ user: 'user-17' }), { team: 'ads' })],
       ['logs: user-role key, first page', () => logs.list(userKey, logQuery({}), {})],
       ['logs: one log by id', () => logs.get(adminKey, middle.id)],
+      ['search: q= one row (a rare word), 30 d', () => logs.list(adminKey, logQuery({ q: `"question ${Math.floor(args.rows / 2)}"` }), {})],
+      ['search: q= 1% of rows ("city 42"), 30 d', () => logs.list(adminKey, logQuery({ q: '"city 42"' }), {})],
+      ['search: q= every row (weather), 30 d', () => logs.list(adminKey, logQuery({ q: 'weather' }), {})],
+      ['search: q= + model= + last 24 h', () => logs.list(adminKey, logQuery({ q: '"city 42"', model: 'model-3', from: ago(DAY_MS) }), {})],
+      ['search: q= + status=error, 30 d', () => logs.list(adminKey, logQuery({ q: '"city 42"', status: 'error' }), {})],
+      ['logs: model_contains= + status=4xx,5xx', () => logs.list(adminKey, logQuery({ model_contains: 'EL-2', status: '4xx,5xx' }), {})],
+      ['export: model= last 24 h, every row', () => exportAll(logQuery({ model: 'model-3', from: ago(DAY_MS) }))],
+      ['export: status=error, 30 d, every row', () => exportAll(logQuery({ status: 'error' }))],
     ];
     for (const [label, range] of [['24 h', DAY_MS], ['30 d', 30 * DAY_MS]] as const) {
       for (const groupBy of ['user', 'model', 'provider', 'operation', 'api_key', 'virtual_key', 'metadata.team']) {
@@ -298,9 +314,11 @@ async function main(): Promise<void> {
     log(`| query | rows | median ms | worst ms | under ${TARGET_MS} ms |`);
     log('|---|---:|---:|---:|:---:|');
     for (const r of results) {
-      log(`| ${r.name} | ${r.rows} | ${r.median.toFixed(1)} | ${r.worst.toFixed(1)} | ${r.median < TARGET_MS ? 'yes' : '**no**'} |`);
+      // An export is a download streamed while it is read: its measure is a rate, not a page's time.
+      const verdict = isExport(r) ? `n/a: ${Math.round(r.rows / (r.median / 1000)).toLocaleString('en-US')} rows/s` : r.median < TARGET_MS ? 'yes' : '**no**';
+      log(`| ${r.name} | ${r.rows} | ${r.median.toFixed(1)} | ${r.worst.toFixed(1)} | ${verdict} |`);
     }
-    const slow = results.filter((r) => r.median >= TARGET_MS);
+    const slow = results.filter((r) => !isExport(r) && r.median >= TARGET_MS);
     log('');
     log(slow.length === 0 ? `every query under ${TARGET_MS} ms (median of ${args.runs})` : `${slow.length} of ${results.length} queries at or over ${TARGET_MS} ms`);
   } finally {

@@ -15,6 +15,10 @@ const DAY_MS = 86_400_000;
 const BODY_COLUMNS = new Set(['requestBody', 'responseBody', 'requestHeaders']);
 /** Rows read per query of an export. */
 const EXPORT_BATCH = 1_000;
+/** How long a search may walk the log newest first before the GIN index is made its plan. */
+const SEARCH_WALK_MS = 100;
+/** PostgreSQL's code for a statement ended by statement_timeout. */
+const QUERY_CANCELED = '57014';
 
 /**
  * Reading the request log: filtered, newest first, keyset-paged on the UUIDv7 id. The scope
@@ -29,8 +33,7 @@ export class LogsService {
   ) {}
 
   async list(scope: WorkspaceScope, query: LogQueryDto, metadata: Record<string, string>): Promise<ListPage<Record<string, unknown>>> {
-    const qb = await this.filteredQuery(scope, query, metadata);
-    const rows = await qb.take(query.limit + 1).getMany();
+    const rows = await this.read(await this.filteredQuery(scope, query, metadata), query.limit + 1, query.q !== undefined);
     return listPage(rows.map(toLogResponse), query.limit, (row) => row.id as string);
   }
 
@@ -38,10 +41,38 @@ export class LogsService {
   async *exportBatches(scope: WorkspaceScope, query: LogQueryDto, metadata: Record<string, string>): AsyncGenerator<Record<string, unknown>[]> {
     let cursor = query.cursor;
     for (;;) {
-      const rows = await (await this.filteredQuery(scope, { ...query, cursor } as LogQueryDto, metadata)).take(EXPORT_BATCH).getMany();
+      const rows = await this.read(await this.filteredQuery(scope, { ...query, cursor } as LogQueryDto, metadata), EXPORT_BATCH, query.q !== undefined);
       yield rows.map(toLogResponse);
       if (rows.length < EXPORT_BATCH) return;
       cursor = rows[rows.length - 1].id;
+    }
+  }
+
+  /** The first `limit` rows of a filtered query; a full-text search through `search`. */
+  private read(qb: SelectQueryBuilder<RequestLogEntity>, limit: number, searching: boolean): Promise<RequestLogEntity[]> {
+    qb.take(limit);
+    return searching ? this.search(qb) : qb.getMany();
+  }
+
+  /**
+   * A full-text search has two good plans, and PostgreSQL cannot tell them apart from its
+   * word statistics (a word it has no count of is guessed at about 0.5% of the rows):
+   * walking the log newest first and testing each row, fast when many rows match, or
+   * reading the matches from the GIN index and sorting them, fast when few do (a rare word
+   * walked 1M rows for 27 s in `npm run bench:analytics`). The walk gets SEARCH_WALK_MS;
+   * past that, the index is the only way left to the planner.
+   */
+  private async search(qb: SelectQueryBuilder<RequestLogEntity>): Promise<RequestLogEntity[]> {
+    const run = (settings: string[]) =>
+      this.logs.manager.transaction(async (tx) => {
+        for (const setting of settings) await tx.query(setting);
+        return qb.clone().setQueryRunner(tx.queryRunner!).getMany();
+      });
+    try {
+      return await run([`set local statement_timeout = ${SEARCH_WALK_MS}`]);
+    } catch (error) {
+      if ((error as { driverError?: { code?: string } }).driverError?.code !== QUERY_CANCELED) throw error;
+      return run(['set local enable_indexscan = off', 'set local enable_seqscan = off']);
     }
   }
 
