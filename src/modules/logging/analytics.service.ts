@@ -10,6 +10,7 @@ import type { AnalyticsTimeseriesQueryDto, TimeseriesInterval } from './dto/anal
 import type { AnalyticsFilterDto } from './dto/analytics-filter.dto';
 import { histogramPercentile } from './latency-histogram';
 import { hasFilters, METADATA_VALUE_CHARS, parseFilters, rollupFilter, rowConditions, type AnalyticsFilters } from './analytics-filters';
+import { seriesOf, type SeriesRow } from './analytics-series';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
@@ -570,38 +571,4 @@ function rollupRead(grouping: RollupRead | null, filters: AnalyticsFilters, perK
     return { rollup: { ...read, key: grouping.key }, hours: false };
   }
   return null;
-}
-
-/** A row of the breakdown query (`seriesQuery`). */
-interface SeriesRow {
-  bucket: string;
-  key: string | null;
-  virtual_key_id?: string | null;
-  other: boolean;
-  rank: number;
-  groups: number;
-  [measure: string]: unknown;
-}
-const SERIES_MEASURES = ['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'cost_usd', 'unpriced_requests'] as const;
-
-/** The breakdown's rows laid over every bucket: the top groups in rank order, then `other` (when there are more groups than `top`). */
-function seriesOf(buckets: string[], rows: SeriesRow[], top: number): Record<string, unknown>[] {
-  const series = new Map<string, { head: Record<string, unknown>; points: Map<string, SeriesRow> }>();
-  for (const row of rows) {
-    const id = row.other ? 'other' : `group:${row.rank}`;
-    if (!series.has(id)) {
-      const head = row.other
-        ? { key: null, other: true, groups: row.groups - top }
-        : { key: row.key, ...(row.virtual_key_id !== undefined && { virtual_key_id: row.virtual_key_id }), other: false };
-      series.set(id, { head, points: new Map() });
-    }
-    series.get(id)!.points.set(row.bucket, row);
-  }
-  return [...series.values()].map(({ head, points }) => ({
-    ...head,
-    data: buckets.map((bucket) => {
-      const point = points.get(bucket);
-      return { bucket, ...Object.fromEntries(SERIES_MEASURES.map((measure) => [measure, point ? point[measure] : 0])) };
-    }),
-  }));
 }
