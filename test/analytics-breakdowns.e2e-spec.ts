@@ -173,6 +173,13 @@ describe('analytics breakdowns over time and filters', () => {
       expectBreakdown(body, await truth('log.model', 'true', [], range, 'hour'), 2);
     });
 
+    it('by API key per hour over a long range still comes from the (hourly, per key) rollups', async () => {
+      const range = { from: '2024-03-02T05:30:00.000Z', to: '2024-03-05T00:00:00.000Z' };
+      const body = await get(`/v1/analytics/timeseries?group_by=api_key&top=1&interval=hour&from=${range.from}&to=${range.to}`);
+      expect(body.latency_percentiles).toBe('approximate');
+      expectBreakdown(body, await truth('log.api_key_id::text', 'true', [], range, 'hour'), 1);
+    });
+
     it('agrees between a short range (log rows) and the same days inside a long one (rollups)', async () => {
       const short = await get(`/v1/analytics/timeseries?group_by=model&top=4&interval=day&from=2024-03-03T00:00:00.000Z&to=2024-03-05T00:00:00.000Z`);
       expect(short.latency_percentiles).toBe('exact');
@@ -234,6 +241,11 @@ describe('analytics breakdowns over time and filters', () => {
       const key = await series(`api_key_id=${member.id}&user=user-1,user-2&group_by=user`);
       expect(key.filtered_from).toBe('rollups');
       expectBreakdown(key, await truth('log.end_user', `log.api_key_id = $3 and log.end_user = any($4)`, [member.id, ['user-1', 'user-2']]), 8);
+
+      const sameKey = await series('metadata.team=ads&group_by=metadata.team');
+      expect(sameKey.filtered_from).toBe('rollups');
+      expect(sameKey.series.map((s: Series) => s.key)).toEqual(['ads']);
+      expectBreakdown(sameKey, await truth(`log.metadata ->> 'team'`, `log.metadata @> '{"team":"ads"}'`, []), 8);
 
       const vk = await series('virtual_key=breakdown-vk&group_by=metadata.team');
       expect(vk.filtered_from).toBe('rows');
