@@ -229,6 +229,7 @@ export type Percentiles = 'exact' | 'approximate';
 
 export interface Summary {
   latency_percentiles: Percentiles;
+  filtered_from?: 'rollups' | 'rows';
   data: SummaryRow[];
 }
 
@@ -238,7 +239,21 @@ export interface Timeseries {
   from: string;
   to: string;
   latency_percentiles: Percentiles;
+  /** With filters: whether the rollups answered or the log rows were read. */
+  filtered_from?: 'rollups' | 'rows';
   data: TimeseriesRow[];
+  /** With group_by: the top groups, then `other` (the rest), adding up to `data` bucket by bucket. */
+  group_by?: string;
+  series?: BreakdownSeries[];
+}
+
+export interface BreakdownSeries {
+  key: string | null;
+  virtual_key_id?: string | null;
+  other: boolean;
+  /** `other`: how many groups it holds. */
+  groups?: number;
+  data: Pick<TimeseriesRow, 'bucket' | 'requests' | 'errors' | 'prompt_tokens' | 'completion_tokens' | 'cost_usd' | 'unpriced_requests'>[];
 }
 
 /** Every page of a list endpoint, up to `max` rows. */

@@ -8,14 +8,32 @@ export interface ChartSeries {
   fill?: string;
 }
 
-/**
- * A uPlot line chart over time that follows its container's width. The chart itself is
- * an image to assistive technology (`summary` says what it shows); the numbers are in the
- * data table next to it.
- */
 /** Whole steps for counts (an empty chart reads 0 and 1, not 0, 0, 1, 1, 1 of rounded fractions). */
 const INTEGER_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 1e5, 2e5, 5e5, 1e6, 2e6, 5e6, 1e7, 2e7, 5e7, 1e8, 1e9, 1e10];
+/** A drag narrower than this (pixels) is a click, not a zoom. */
+const MIN_DRAG_PX = 4;
 
+/**
+ * The series stacked: each drawn at the running total of itself and those before it (the
+ * first at the bottom). They are drawn from the top of the stack down, each filled to zero,
+ * so each band shows its own share; the legend and cursor read each one's own values.
+ */
+function stack(series: ChartSeries[]): { drawn: ChartSeries[]; own: (number | null)[][] } {
+  const sums: number[][] = [];
+  series.forEach((s, i) => sums.push(s.values.map((v, j) => (v ?? 0) + (i > 0 ? sums[i - 1][j] : 0))));
+  const order = series.map((_, i) => i).reverse();
+  return {
+    drawn: order.map((i) => ({ ...series[i], values: sums[i], fill: series[i].color })),
+    own: order.map((i) => series[i].values),
+  };
+}
+
+/**
+ * A uPlot chart over time that follows its container's width. The chart itself is
+ * an image to assistive technology (`summary` says what it shows); the numbers are in the
+ * data table next to it. `stacked` draws the series as stacked areas (a breakdown that adds
+ * up to the total); `onZoom` lets a drag across the chart choose a period (milliseconds).
+ */
 export function TimeChart({
   title,
   times,
@@ -23,6 +41,8 @@ export function TimeChart({
   format,
   summary,
   integer = false,
+  stacked = false,
+  onZoom,
 }: {
   title: string;
   times: number[];
@@ -31,12 +51,19 @@ export function TimeChart({
   summary: string;
   /** Counts and milliseconds: only whole numbers on the axis. */
   integer?: boolean;
+  stacked?: boolean;
+  onZoom?: (fromMs: number, toMs: number) => void;
 }) {
   const box = useRef<HTMLDivElement>(null);
+  // The latest handler, without drawing the chart again when only it changed.
+  const zoom = useRef(onZoom);
+  zoom.current = onZoom;
+  const zoomable = onZoom !== undefined;
   useEffect(() => {
     const element = box.current;
     if (!element) return;
     const width = Math.max(240, element.clientWidth);
+    const { drawn, own } = stacked ? stack(series) : { drawn: series, own: series.map((s) => s.values) };
     const plot = new uPlot(
       {
         width,
@@ -44,14 +71,17 @@ export function TimeChart({
         scales: { x: { time: true }, y: { range: (_u, min, max) => [Math.min(0, min), max > 0 ? max * 1.1 : 1] } },
         series: [
           { label: 'Time' },
-          ...series.map((s) => ({
+          ...drawn.map((s, i) => ({
             label: s.label,
             stroke: s.color,
-            width: 2,
+            width: stacked ? 1 : 2,
             fill: s.fill,
             spanGaps: false,
-            points: { show: times.length < 60 },
-            value: (_u: uPlot, v: number | null) => (v === null || v === undefined ? '—' : format(v)),
+            points: { show: !stacked && times.length < 60 },
+            value: (_u: uPlot, _v: number | null, _series: number, index: number | null) => {
+              const v = index === null ? null : own[i][index];
+              return v === null || v === undefined ? '—' : format(v);
+            },
           })),
         ],
         axes: [
@@ -72,9 +102,23 @@ export function TimeChart({
           },
         ],
         legend: { live: true },
-        cursor: { drag: { x: false, y: false } },
+        // A horizontal drag selects a period; the page is asked to show it (the scale is left as is: the new period is fetched).
+        cursor: { drag: { x: zoomable, y: false, setScale: false } },
+        hooks: zoomable
+          ? {
+              setSelect: [
+                (u: uPlot) => {
+                  const { left, width: dragged } = u.select;
+                  if (dragged < MIN_DRAG_PX) return;
+                  const [from, to] = [u.posToVal(left, 'x'), u.posToVal(left + dragged, 'x')];
+                  u.setSelect({ left: 0, top: 0, width: 0, height: 0 }, false);
+                  zoom.current?.(from * 1000, to * 1000);
+                },
+              ],
+            }
+          : {},
       },
-      [times, ...series.map((s) => s.values)] as uPlot.AlignedData,
+      [times, ...drawn.map((s) => s.values)] as uPlot.AlignedData,
       element,
     );
     const observer = new ResizeObserver(() => plot.setSize({ width: Math.max(240, element.clientWidth), height: 200 }));
@@ -83,11 +127,11 @@ export function TimeChart({
       observer.disconnect();
       plot.destroy();
     };
-  }, [times, series]);
+  }, [times, series, stacked, zoomable]);
   return (
-    <figure class="chart">
+    <figure class={`chart${zoomable ? ' zoomable' : ''}`}>
       <figcaption>{title}</figcaption>
-      <div ref={box} role="img" aria-label={summary} class="chart-box" />
+      <div ref={box} role="img" aria-label={summary} class="chart-box" title={zoomable ? 'Drag across the chart to show that period' : undefined} />
     </figure>
   );
 }

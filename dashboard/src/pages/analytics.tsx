@@ -1,10 +1,11 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { api, ApiError, listAll, Summary, SummaryRow, Timeseries } from '../api';
+import { api, ApiError, BreakdownSeries, listAll, Summary, SummaryRow, Timeseries } from '../api';
 import { ChartSeries, TimeChart } from '../components/time-chart';
 import { formatCost, formatInt, formatMs, fromLocalInput, toLocalInput } from '../format';
 import { href, Location, navigate, routeClick } from '../router';
 import { ExportButtons } from '../components/export-buttons';
+import { AnalyticsFilterForm, analyticsFiltersOf } from '../components/analytics-filter-form';
 
 const RANGES: Record<string, { label: string; ms: number }> = {
   '1h': { label: 'Last hour', ms: 3_600_000 },
@@ -49,6 +50,18 @@ const GROUPS = [
   { value: 'metadata', label: 'Metadata key…' },
 ];
 
+/** What the charts can be broken down by (the timeseries' group_by). */
+const BREAKDOWNS = [
+  { value: '', label: 'Nothing (totals)' },
+  { value: 'model', label: 'Model' },
+  { value: 'user', label: 'User' },
+  { value: 'provider', label: 'Provider' },
+  { value: 'metadata', label: 'Metadata key…' },
+];
+/** One colour per group of a breakdown, in rank order (at most 20), and grey for the rest. */
+const PALETTE = ['#1d4ed8', '#047857', '#c2410c', '#7c3aed', '#b91c1c', '#0e7490', '#a16207', '#be185d', '#4d7c0f', '#6d28d9', '#0369a1', '#9a3412', '#15803d', '#86198f', '#b45309', '#1e40af', '#065f46', '#9f1239', '#3f6212', '#5b21b6'];
+const OTHER_COLOR = '#9ca3af';
+
 interface KeyRow {
   id: string;
   name: string;
@@ -66,6 +79,11 @@ export function AnalyticsPage({ location }: { location: Location }) {
   const metaKey = q.get('meta') ?? '';
   const customFrom = q.get('from') ?? '';
   const customTo = q.get('to') ?? '';
+  const filters = analyticsFiltersOf(q);
+  const filterKey = new URLSearchParams(filters).toString();
+  const breakdown = q.get('breakdown') ?? '';
+  const breakdownMeta = q.get('breakdown_meta') ?? '';
+  const breakdownParam = breakdown === 'metadata' ? (breakdownMeta.trim() ? `metadata.${breakdownMeta.trim()}` : null) : breakdown || null;
 
   // The period, fixed for one render of the URL (so "last 24 hours" does not move while reading).
   // A custom range without its start yet shows the last 24 hours.
@@ -92,10 +110,16 @@ export function AnalyticsPage({ location }: { location: Location }) {
   useEffect(() => {
     setSeries(null);
     setSeriesError(null);
-    const params = new URLSearchParams({ from: period.from, to: period.to });
+    const params = new URLSearchParams([['from', period.from], ['to', period.to], ...filters]);
     if (buckets.interval) params.set('interval', buckets.interval);
+    if (breakdownParam) params.set('group_by', breakdownParam);
     api<Timeseries>('GET', `/v1/analytics/timeseries?${params}`).then(setSeries, (e: ApiError) => setSeriesError(e.message));
-  }, [period, buckets.interval, attempt]);
+  }, [period, buckets.interval, filterKey, breakdownParam, attempt]);
+  // A drag across a chart: that period, as a custom range in the URL.
+  const zoomTo = (fromMs: number, toMs: number) => {
+    if (toMs - fromMs < 60_000) return;
+    update({ range: 'custom', from: new Date(Math.round(fromMs)).toISOString(), to: new Date(Math.round(toMs)).toISOString(), interval: null });
+  };
 
   const groupParam = groupBy === 'metadata' ? (metaKey.trim() ? `metadata.${metaKey.trim()}` : null) : groupBy;
   const [summary, setSummary] = useState<Summary | null>(null);
@@ -104,9 +128,9 @@ export function AnalyticsPage({ location }: { location: Location }) {
     setSummary(null);
     setSummaryError(null);
     if (!groupParam) return;
-    const params = new URLSearchParams({ group_by: groupParam, from: period.from, to: period.to });
+    const params = new URLSearchParams([['group_by', groupParam], ['from', period.from], ['to', period.to], ...filters]);
     api<Summary>('GET', `/v1/analytics/summary?${params}`).then(setSummary, (e: ApiError) => setSummaryError(e.message));
-  }, [period, groupParam, attempt]);
+  }, [period, groupParam, filterKey, attempt]);
 
   const [keys, setKeys] = useState<{ api: KeyRow[]; virtual: KeyRow[] } | null>(null);
   const [keysError, setKeysError] = useState<string | null>(null);
@@ -175,6 +199,7 @@ export function AnalyticsPage({ location }: { location: Location }) {
           </select>
         </div>
       </form>
+      <AnalyticsFilterForm key={filterKey} filters={filters} onApply={update} />
       {buckets.note && (
         <p class="notice" role="status" data-testid="interval-note">
           {buckets.note}
@@ -195,6 +220,21 @@ export function AnalyticsPage({ location }: { location: Location }) {
 
       <section aria-labelledby="over-time">
         <h2 id="over-time">Over time</h2>
+        <form class="period" onSubmit={(e) => e.preventDefault()} aria-label="Breakdown">
+          <div class="field">
+            <label for="a-breakdown">Break down by</label>
+            <select id="a-breakdown" value={breakdown} onChange={(e) => update({ breakdown: (e.target as HTMLSelectElement).value })}>
+              {BREAKDOWNS.map((b) => (
+                <option key={b.value} value={b.value}>
+                  {b.label}
+                </option>
+              ))}
+            </select>
+          </div>
+          {breakdown === 'metadata' && <MetaKeyInput id="a-breakdown-meta" initial={breakdownMeta} onApply={(value) => update({ breakdown_meta: value })} />}
+        </form>
+        {breakdown === 'metadata' && !breakdownParam && <p class="muted">Enter the metadata key to break down by (for example team), then press Enter.</p>}
+        <p class="muted chart-hint">Drag across a chart to show that period.</p>
         {seriesError ? (
           notLoaded
         ) : !series ? (
@@ -203,8 +243,14 @@ export function AnalyticsPage({ location }: { location: Location }) {
           </p>
         ) : (
           <>
-            <Charts series={series} />
-            <ExportButtons path={`/v1/analytics/timeseries?${new URLSearchParams({ from: period.from, to: period.to, ...(buckets.interval ? { interval: buckets.interval } : {}) })}`} what="these buckets" formats={['csv']} />
+            {/* Over two days the rollups normally answer; say so when these filters made it read every row. */}
+            {series.filtered_from === 'rows' && Date.parse(series.to) - Date.parse(series.from) > 2 * 86_400_000 && (
+              <p class="muted" data-testid="filtered-from">
+                Read from the log rows (slower): the rollups cannot answer these filters with this breakdown.
+              </p>
+            )}
+            <Charts series={series} names={keyNames} onZoom={zoomTo} />
+            <ExportButtons path={`/v1/analytics/timeseries?${new URLSearchParams([['from', period.from], ['to', period.to], ...filters, ...(buckets.interval ? [['interval', buckets.interval]] : [])])}`} what="these buckets" formats={['csv']} />
           </>
         )}
       </section>
@@ -222,7 +268,7 @@ export function AnalyticsPage({ location }: { location: Location }) {
               ))}
             </select>
           </div>
-          {groupBy === 'metadata' && <MetaKeyInput initial={metaKey} onApply={(value) => update({ meta: value })} />}
+          {groupBy === 'metadata' && <MetaKeyInput id="a-meta" initial={metaKey} onApply={(value) => update({ meta: value })} />}
         </form>
         {!groupParam ? (
           <p class="muted">Enter the metadata key to group by (for example team), then press Enter.</p>
@@ -236,8 +282,8 @@ export function AnalyticsPage({ location }: { location: Location }) {
           <p class="empty">No requests in this period.</p>
         ) : (
           <>
-            <SummaryTable rows={summary.data} estimated={summary.latency_percentiles === 'approximate'} groupBy={groupParam} names={keyNames} period={period} />
-            <ExportButtons path={`/v1/analytics/summary?${new URLSearchParams({ group_by: groupParam, from: period.from, to: period.to })}`} what="this table" formats={['csv']} />
+            <SummaryTable rows={summary.data} estimated={summary.latency_percentiles === 'approximate'} groupBy={groupParam} names={keyNames} period={period} filters={filters} />
+            <ExportButtons path={`/v1/analytics/summary?${new URLSearchParams([['group_by', groupParam], ['from', period.from], ['to', period.to], ...filters])}`} what="this table" formats={['csv']} />
           </>
         )}
       </section>
@@ -259,14 +305,14 @@ export function AnalyticsPage({ location }: { location: Location }) {
   );
 }
 
-function MetaKeyInput({ initial, onApply }: { initial: string; onApply: (value: string) => void }) {
+function MetaKeyInput({ id, initial, onApply }: { id: string; initial: string; onApply: (value: string) => void }) {
   const [value, setValue] = useState(initial);
   return (
     <>
       <div class="field">
-        <label for="a-meta">Metadata key</label>
+        <label for={id}>Metadata key</label>
         <input
-          id="a-meta"
+          id={id}
           value={value}
           placeholder="e.g. team"
           autoComplete="off"
@@ -288,7 +334,16 @@ function MetaKeyInput({ initial, onApply }: { initial: string; onApply: (value: 
 
 const count = (v: number) => (Math.abs(v) >= 10_000 ? `${(v / 1000).toFixed(0)}k` : formatInt(Math.round(v)));
 
-function Charts({ series }: { series: Timeseries }) {
+/** A breakdown's series as chart series: its label, colour and values of one measure. */
+function breakdownSeries(series: BreakdownSeries[], measure: 'requests' | 'cost_usd', names: Map<string, string>, groupBy: string): ChartSeries[] {
+  return series.map((s, i) => ({
+    label: s.other ? `Other (${s.groups} ${s.groups === 1 ? 'group' : 'groups'})` : s.key === null ? '(none)' : groupBy === 'api_key' ? names.get(s.key) ?? s.key : s.key,
+    color: s.other ? OTHER_COLOR : PALETTE[i % PALETTE.length],
+    values: s.data.map((point) => point[measure]),
+  }));
+}
+
+function Charts({ series, names, onZoom }: { series: Timeseries; names: Map<string, string>; onZoom: (fromMs: number, toMs: number) => void }) {
   const data = series.data;
   const times = useMemo(() => data.map((row) => Date.parse(row.bucket) / 1000), [data]);
   const totals = data.reduce(
@@ -318,8 +373,9 @@ function Charts({ series }: { series: Timeseries }) {
       { label: 'p50', color: '#0369a1', values: data.map((r) => r.latency_p50_ms) },
       { label: 'p95', color: '#9d174d', values: data.map((r) => r.latency_p95_ms) },
     ];
-    return { requests, cost, tokens, latency };
-  }, [data]);
+    const breakdown = series.series && series.group_by ? { requests: breakdownSeries(series.series, 'requests', names, series.group_by), cost: breakdownSeries(series.series, 'cost_usd', names, series.group_by) } : null;
+    return { requests, cost, tokens, latency, breakdown };
+  }, [data, series.series, names]);
   const per = series.interval;
   return (
     <>
@@ -353,10 +409,19 @@ function Charts({ series }: { series: Timeseries }) {
       </dl>
       {totals.requests === 0 && <p class="empty">No requests in this period: the charts are flat.</p>}
       <div class="charts">
-        <TimeChart title={`Requests and errors per ${per}`} times={times} series={charts.requests} format={count} integer summary={`${totals.requests} requests and ${totals.errors} errors per ${per}`} />
-        <TimeChart title={`Cost per ${per}`} times={times} series={charts.cost} format={formatCost} summary={`Cost per ${per}, ${costText} in total${totals.unpriced ? `, ${totals.unpriced} requests without a price` : ''}`} />
-        <TimeChart title={`Tokens per ${per}`} times={times} series={charts.tokens} format={count} integer summary={`Prompt and completion tokens per ${per}`} />
-        <TimeChart title={`Latency per ${per} (p50, p95${series.latency_percentiles === 'approximate' ? ', estimated' : ''})`} times={times} series={charts.latency} format={(v) => formatMs(v)} integer summary={`Median and 95th percentile latency per ${per}`} />
+        {charts.breakdown ? (
+          <>
+            <TimeChart title={`Cost per ${per} by ${series.group_by}`} times={times} series={charts.breakdown.cost} stacked format={formatCost} onZoom={onZoom} summary={`Cost per ${per} by ${series.group_by}, stacked: ${charts.breakdown.cost.map((s) => s.label).join(', ')}; ${costText} in total`} />
+            <TimeChart title={`Requests per ${per} by ${series.group_by}`} times={times} series={charts.breakdown.requests} stacked format={count} integer onZoom={onZoom} summary={`Requests per ${per} by ${series.group_by}, stacked: ${charts.breakdown.requests.map((s) => s.label).join(', ')}; ${totals.requests} in total`} />
+          </>
+        ) : (
+          <>
+            <TimeChart title={`Requests and errors per ${per}`} times={times} series={charts.requests} format={count} integer onZoom={onZoom} summary={`${totals.requests} requests and ${totals.errors} errors per ${per}`} />
+            <TimeChart title={`Cost per ${per}`} times={times} series={charts.cost} format={formatCost} onZoom={onZoom} summary={`Cost per ${per}, ${costText} in total${totals.unpriced ? `, ${totals.unpriced} requests without a price` : ''}`} />
+          </>
+        )}
+        <TimeChart title={`Tokens per ${per}`} times={times} series={charts.tokens} format={count} integer onZoom={onZoom} summary={`Prompt and completion tokens per ${per}`} />
+        <TimeChart title={`Latency per ${per} (p50, p95${series.latency_percentiles === 'approximate' ? ', estimated' : ''})`} times={times} series={charts.latency} format={(v) => formatMs(v)} integer onZoom={onZoom} summary={`Median and 95th percentile latency per ${per}`} />
       </div>
       <details class="data-details">
         <summary>The numbers behind the charts</summary>
@@ -406,7 +471,21 @@ function CostWithUnpriced({ row }: { row: Pick<SummaryRow, 'cost_usd' | 'unprice
   return row.cost_usd === null ? <span class="unpriced-cost">{`no price (${without})`}</span> : <>{`${formatCost(row.cost_usd)} + ${without}`}</>;
 }
 
-function SummaryTable({ rows, estimated, groupBy, names, period }: { rows: SummaryRow[]; estimated: boolean; groupBy: string; names: Map<string, string>; period: { from: string; to: string } }) {
+function SummaryTable({
+  rows,
+  estimated,
+  groupBy,
+  names,
+  period,
+  filters,
+}: {
+  rows: SummaryRow[];
+  estimated: boolean;
+  groupBy: string;
+  names: Map<string, string>;
+  period: { from: string; to: string };
+  filters: [string, string][];
+}) {
   const maxCost = Math.max(...rows.map((r) => r.cost_usd ?? 0), 0);
   const maxRequests = Math.max(...rows.map((r) => r.requests), 0);
   const filterOf = ({ key, virtual_key_id }: SummaryRow): [string, string] | null => {
@@ -451,7 +530,8 @@ function SummaryTable({ rows, estimated, groupBy, names, period }: { rows: Summa
             const shared = row.virtual_key_id && rows.some((other) => other !== row && other.key === row.key);
             const label = shared ? `${name} (${row.virtual_key_id!.slice(0, 8)}…)` : name;
             // The log over the same period, so that its list matches the numbers clicked.
-            const to = filter ? `/logs?${new URLSearchParams([filter, ['from', period.from], ['to', period.to]])}` : null;
+            // The filters shown here go along, the clicked group replacing a filter of its own column.
+            const to = filter ? `/logs?${new URLSearchParams([...filters.filter(([name]) => name !== filter[0]), filter, ['from', period.from], ['to', period.to]])}` : null;
             return (
               <tr key={row.virtual_key_id ?? row.key ?? '(none)'}>
                 <th scope="row" data-label={groupBy}>

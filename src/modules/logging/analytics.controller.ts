@@ -1,5 +1,5 @@
-import { Controller, Get, Query, Res } from '@nestjs/common';
-import type { Response } from 'express';
+import { Controller, Get, Query, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { Permission, Scope } from '../../gateway/request-context.decorator';
 import type { WorkspaceScope } from '../workspaces/workspace-scope';
@@ -7,6 +7,7 @@ import { AnalyticsService } from './analytics.service';
 import { AnalyticsQueryDto } from './dto/analytics-query.dto';
 import { AnalyticsTimeseriesQueryDto } from './dto/analytics-timeseries-query.dto';
 import { sendTable } from './table-export';
+import { metadataQuery } from './analytics-filters';
 
 const MEASURES = ['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'cost_usd', 'unpriced_requests', 'latency_p50_ms', 'latency_p95_ms'];
 const SUMMARY_COLUMNS = ['key', 'virtual_key_id', ...MEASURES];
@@ -25,17 +26,17 @@ export class AnalyticsController {
   constructor(private readonly analytics: AnalyticsService) {}
 
   @Get('summary')
-  @ApiOperation({ summary: 'Requests, errors, tokens, cost and latency percentiles grouped by one dimension; member keys see their own, others their workspace rows' })
-  async summary(@Scope() scope: WorkspaceScope, @Query() query: AnalyticsQueryDto, @Res() res: Response): Promise<void> {
-    const summary = await this.analytics.summary(scope, query);
+  @ApiOperation({ summary: 'Requests, errors, tokens, cost and latency percentiles grouped by one dimension, optionally filtered as the log is; member keys see their own, others their workspace rows' })
+  async summary(@Scope() scope: WorkspaceScope, @Query() query: AnalyticsQueryDto, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const summary = await this.analytics.summary(scope, query, metadataQuery(req.query));
     if (query.format !== 'csv') res.json(summary);
     else await sendTable(res, 'csv', `analytics-by-${query.group_by.replace(/[^\w-]/g, '_')}`, SUMMARY_COLUMNS, once(summary.data as unknown[]));
   }
 
   @Get('timeseries')
-  @ApiOperation({ summary: 'Requests, errors, tokens, cost and latency percentiles per minute, hour or day (UTC buckets); member keys see their own, others their workspace rows' })
-  async timeseries(@Scope() scope: WorkspaceScope, @Query() query: AnalyticsTimeseriesQueryDto, @Res() res: Response): Promise<void> {
-    const series = await this.analytics.timeseries(scope, query);
+  @ApiOperation({ summary: 'Requests, errors, tokens, cost and latency percentiles per minute, hour or day (UTC buckets), optionally filtered and broken down by a dimension (group_by: top groups and other as series); member keys see their own, others their workspace rows' })
+  async timeseries(@Scope() scope: WorkspaceScope, @Query() query: AnalyticsTimeseriesQueryDto, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const series = await this.analytics.timeseries(scope, query, metadataQuery(req.query));
     if (query.format !== 'csv') res.json(series);
     else await sendTable(res, 'csv', `analytics-per-${series.interval}`, TIMESERIES_COLUMNS, once(series.data as unknown[]));
   }

@@ -1,12 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { GatewayError } from '../../common/errors/gateway-error';
+import { isUuid } from '../../common/ids';
 import { readsOwnRequestsOnly } from '../workspaces/roles';
 import { DEFAULT_WORKSPACE_ID } from '../workspaces/workspace.entity';
 import type { WorkspaceScope } from '../workspaces/workspace-scope';
 import type { AnalyticsQueryDto } from './dto/analytics-query.dto';
 import type { AnalyticsTimeseriesQueryDto, TimeseriesInterval } from './dto/analytics-timeseries-query.dto';
+import type { AnalyticsFilterDto } from './dto/analytics-filter.dto';
 import { histogramPercentile } from './latency-histogram';
+import { hasFilters, METADATA_VALUE_CHARS, parseFilters, rollupFilter, rowConditions, type AnalyticsFilters } from './analytics-filters';
+import { seriesOf, type SeriesRow } from './analytics-series';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
@@ -20,8 +24,6 @@ export const MAX_BUCKETS = 1500;
  * counts are exact either way.
  */
 export const EXACT_RANGE_MAX_MS = 2 * DAY_MS;
-/** A metadata value is grouped by its first 512 characters, as the rollups store it. */
-const METADATA_VALUE_CHARS = 512;
 
 /**
  * How a summary groups: the expression over a log row (`log`) and,
@@ -31,7 +33,15 @@ const METADATA_VALUE_CHARS = 512;
  */
 interface Grouping {
   row: string;
-  rollup: { dimension: string; name?: string; key: string; absentIsNull?: boolean };
+  rollup: RollupRead;
+}
+/** Rollup rows read: of one dimension (and metadata key `name`), keyed by `key`, narrowed by `where` (over `r`). */
+interface RollupRead {
+  dimension: string;
+  name?: string;
+  key: string;
+  absentIsNull?: boolean;
+  where?: (sql: Parameters) => string[];
 }
 const GROUPINGS: Record<string, Grouping> = {
   user: { row: 'log.end_user', rollup: { dimension: 'user', key: 'r.value' } },
@@ -87,40 +97,46 @@ const PERIODS: Record<RollupPeriod, { size: number; offset: number }> = {
 export class AnalyticsService {
   constructor(private readonly dataSource: DataSource) {}
 
-  async summary(scope: WorkspaceScope, query: AnalyticsQueryDto): Promise<Record<string, unknown>> {
+  async summary(scope: WorkspaceScope, query: AnalyticsQueryDto, metadata: Record<string, string> = {}): Promise<Record<string, unknown>> {
     const to = query.to ? new Date(query.to) : new Date();
     const from = query.from ? new Date(query.from) : new Date(to.getTime() - 30 * DAY_MS);
     if (from >= to) throw GatewayError.invalidRequest('from must be before to', 'from');
+    const filters = await this.filtersOf(scope, query, metadata);
     const sql = new Parameters();
     const grouping = GROUPINGS[query.group_by] ?? metadataGrouping(query.group_by.slice('metadata.'.length), sql);
     const filter = scopeFilter(scope, sql);
-    const exact = to.getTime() - from.getTime() <= EXACT_RANGE_MAX_MS;
+    const conditions = rowConditions(filters, (value) => sql.add(value));
+    const read = to.getTime() - from.getTime() <= EXACT_RANGE_MAX_MS ? null : rollupRead(grouping.rollup, filters, perKey(filter, filters));
+    const exact = read === null;
     const byVirtualKey = query.group_by === 'virtual_key';
     const groups = exact
       ? `select ${grouping.row} as key, ${ROW_AGGREGATES}
          from request_logs log
-         where (${rowsIn([{ from, to }], sql)}) ${filter ? `and ${filter.rows}` : ''}
+         where (${rowsIn([{ from, to }], sql)}) ${filter ? `and ${filter.rows}` : ''} ${conditions.map((c) => `and ${c}`).join(' ')}
          group by 1`
-      : this.histogramAggregate(grouping.rollup, grouping.row, splitRange(from, to, ['week', 'day']), filter, sql);
+      : this.histogramAggregate(read.rollup, grouping.row, splitRange(from, to, ['week', 'day']), filter, conditions, perKey(filter, filters), sql);
     // Virtual keys are grouped by id (a deleted key's slug may have been given to a new one)
     // and named by slug, the id alongside.
-    const rows: Record<string, unknown>[] = await this.aggregate(
-      `with groups as (${groups})
-       select ${byVirtualKey ? 'coalesce(vk.slug, groups.key) as key, groups.key as virtual_key_id' : 'groups.key'},
-              requests, errors, prompt_tokens, completion_tokens, cost_usd, unpriced_requests,
-              ${exact ? 'latency_p50_ms, latency_p95_ms' : 'latency_bins, latency_counts'}
-       from groups
-       ${byVirtualKey ? 'left join virtual_keys vk on vk.id::text = groups.key' : ''}
-       order by cost_usd desc nulls last, requests desc
-       limit 1000`,
-      sql.values,
-    );
+    const [rows] = await this.aggregate<Record<string, unknown>>([
+      [
+        `with groups as (${groups})
+         select ${byVirtualKey ? 'coalesce(vk.slug, groups.key) as key, groups.key as virtual_key_id' : 'groups.key'},
+                requests, errors, prompt_tokens, completion_tokens, cost_usd, unpriced_requests,
+                ${exact ? 'latency_p50_ms, latency_p95_ms' : 'latency_bins, latency_counts'}
+         from groups
+         ${byVirtualKey ? 'left join virtual_keys vk on vk.id::text = groups.key' : ''}
+         order by cost_usd desc nulls last, requests desc
+         limit 1000`,
+        sql.values,
+      ],
+    ]);
     return {
       object: 'analytics.summary',
       group_by: query.group_by,
       from: from.toISOString(),
       to: to.toISOString(),
       latency_percentiles: exact ? 'exact' : 'approximate',
+      ...(hasFilters(filters) && { filtered_from: exact ? 'rows' : 'rollups' }),
       data: exact ? rows : (rows as HistogramRow[]).map(withPercentiles),
     };
   }
@@ -129,8 +145,11 @@ export class AnalyticsService {
    * The log bucketed over time (UTC buckets of a minute, an hour or a day): requests,
    * errors, tokens, cost and latency percentiles per bucket. Every bucket of the range is
    * returned, empty ones with zeros (and null latencies), so a chart needs no gap filling.
+   * With `group_by`, also `series`: the same buckets per group for the `top` groups (by
+   * cost, then requests, over the range) and one `other` series for the rest, which add up
+   * to `data` bucket by bucket (both read in one snapshot).
    */
-  async timeseries(scope: WorkspaceScope, query: AnalyticsTimeseriesQueryDto): Promise<Record<string, unknown>> {
+  async timeseries(scope: WorkspaceScope, query: AnalyticsTimeseriesQueryDto, metadata: Record<string, string> = {}): Promise<Record<string, unknown>> {
     const to = query.to ? new Date(query.to) : new Date();
     const from = query.from ? new Date(query.from) : new Date(to.getTime() - DAY_MS);
     if (from >= to) throw GatewayError.invalidRequest('from must be before to', 'from');
@@ -144,43 +163,197 @@ export class AnalyticsService {
         'interval',
       );
     }
+    const filters = await this.filtersOf(scope, query, metadata);
+    const groupBy = query.group_by;
+    // A minute interval never reaches the rollups: 1,500 minutes are under EXACT_RANGE_MAX_MS.
+    const long = span > EXACT_RANGE_MAX_MS && interval !== 'minute';
+    const bucketOf = (timestamp: string) => `date_trunc('${interval}', ${timestamp} at time zone 'UTC')`;
+    const grouping = (sql: Parameters): Grouping | null => (groupBy ? (GROUPINGS[groupBy] ?? metadataGrouping(groupBy.slice('metadata.'.length), sql)) : null);
+    // The rollups keep hours for the totals (and per API key) only: other dimensions, by the day.
+    const usable = (read: { rollup: RollupRead; hours: boolean } | null) => (read && (read.hours || interval === 'day') ? read : null);
+    // The scope as it narrows the rollups (whether they are read per API key) does not depend on the parameters.
+    const scoped = perKey(scopeFilter(scope, new Parameters()), filters);
+    const totalsRead = long ? usable(rollupRead(null, filters, scoped)) : null;
+    const seriesRead = long && groupBy ? usable(rollupRead(grouping(new Parameters())!.rollup, filters, scoped)) : null;
+    const exact = !totalsRead || (groupBy !== undefined && !seriesRead);
+    const periodsOf = (hours: boolean): RollupPeriod[] => (interval === 'day' ? (hours ? ['day', 'hour'] : ['day']) : ['hour']);
+
     const sql = new Parameters();
     const [toParam, intervalParam, startParam] = [sql.add(to), sql.add(interval), sql.add(start)];
     const filter = scopeFilter(scope, sql);
-    // A minute interval never reaches the rollups: 1,500 minutes are under EXACT_RANGE_MAX_MS.
-    const exact = span <= EXACT_RANGE_MAX_MS || interval === 'minute';
-    const bucketOf = (timestamp: string) => `date_trunc(${intervalParam}, ${timestamp} at time zone 'UTC')`;
+    const conditions = rowConditions(filters, (value) => sql.add(value));
     const aggregated = exact
       ? `select ${bucketOf('log.created_at')} as key, ${ROW_AGGREGATES}
          from request_logs log
-         where (${rowsIn([{ from, to }], sql)}) ${filter ? `and ${filter.rows}` : ''}
+         where (${rowsIn([{ from, to }], sql)}) ${filter ? `and ${filter.rows}` : ''} ${conditions.map((c) => `and ${c}`).join(' ')}
          group by 1`
-      : this.histogramAggregate({ dimension: filter ? 'total' : 'all', key: bucketOf('r.bucket') }, bucketOf('log.created_at'), splitRange(from, to, interval === 'day' ? ['day', 'hour'] : ['hour']), filter, sql);
+      : this.histogramAggregate(
+          { ...totalsRead!.rollup, key: bucketOf('r.bucket') },
+          bucketOf('log.created_at'),
+          splitRange(from, to, periodsOf(totalsRead!.hours)),
+          filter,
+          conditions,
+          perKey(filter, filters),
+          sql,
+        );
     const latencies = exact ? 'agg.latency_p50_ms, agg.latency_p95_ms' : 'agg.latency_bins, agg.latency_counts';
+    const series = groupBy ? this.seriesQuery(scope, filters, { from, to }, bucketOf, grouping, exact ? null : seriesRead!, exact ? null : periodsOf(seriesRead!.hours), query.top ?? 8, groupBy === 'virtual_key') : null;
     // Aggregate first (one pass over the range), then lay the result over every bucket.
-    const rows: Record<string, unknown>[] = await this.aggregate(
-      `with agg as (${aggregated})
-       select to_char(s.bucket, 'YYYY-MM-DD"T"HH24:MI:SS.000"Z"') as bucket,
-              coalesce(agg.requests, 0) as requests,
-              coalesce(agg.errors, 0) as errors,
-              coalesce(agg.prompt_tokens, 0) as prompt_tokens,
-              coalesce(agg.completion_tokens, 0) as completion_tokens,
-              case when agg.key is null then 0 else agg.cost_usd end as cost_usd,
-              coalesce(agg.unpriced_requests, 0) as unpriced_requests,
-              ${latencies}
-       from generate_series(${startParam}::timestamptz at time zone 'UTC', (${toParam}::timestamptz at time zone 'UTC') - interval '1 microsecond', ('1 ' || ${intervalParam})::interval) as s(bucket)
-       left join agg on agg.key = s.bucket
-       order by s.bucket`,
-      sql.values,
-    );
+    const [rows, seriesRows] = await this.aggregate<Record<string, unknown>>([
+      [
+        `with agg as (${aggregated})
+         select to_char(s.bucket, 'YYYY-MM-DD"T"HH24:MI:SS.000"Z"') as bucket,
+                coalesce(agg.requests, 0) as requests,
+                coalesce(agg.errors, 0) as errors,
+                coalesce(agg.prompt_tokens, 0) as prompt_tokens,
+                coalesce(agg.completion_tokens, 0) as completion_tokens,
+                case when agg.key is null then 0 else agg.cost_usd end as cost_usd,
+                coalesce(agg.unpriced_requests, 0) as unpriced_requests,
+                ${latencies}
+         from generate_series(${startParam}::timestamptz at time zone 'UTC', (${toParam}::timestamptz at time zone 'UTC') - interval '1 microsecond', ('1 ' || ${intervalParam})::interval) as s(bucket)
+         left join agg on agg.key = s.bucket
+         order by s.bucket`,
+        sql.values,
+      ],
+      ...(series ? [series] : []),
+    ]);
     return {
       object: 'analytics.timeseries',
       interval,
       from: from.toISOString(),
       to: to.toISOString(),
       latency_percentiles: exact ? 'exact' : 'approximate',
+      ...(hasFilters(filters) && { filtered_from: exact ? 'rows' : 'rollups' }),
       data: exact ? rows : (rows as unknown as HistogramRow[]).map(withPercentiles),
+      ...(groupBy && { group_by: groupBy, top: query.top ?? 8, series: seriesOf(rows.map((row) => row.bucket as string), seriesRows as SeriesRow[], query.top ?? 8) }),
     };
+  }
+
+  /** The filters of a request, a virtual key slug looked up in the acting workspace (the newest key of that slug, deleted ones included, as the log list does). */
+  private async filtersOf(scope: WorkspaceScope, query: AnalyticsFilterDto, metadata: Record<string, string>): Promise<AnalyticsFilters> {
+    let virtualKeyId: string | null = null;
+    if (query.virtual_key !== undefined) {
+      if (isUuid(query.virtual_key)) virtualKeyId = query.virtual_key;
+      else {
+        const [key] = await this.dataSource.query(`select id from virtual_keys where slug = $1 and workspace_id = $2 order by created_at desc limit 1`, [query.virtual_key, scope.workspaceId]);
+        virtualKeyId = key?.id ?? '00000000-0000-0000-0000-000000000000';
+      }
+    }
+    return parseFilters(query, metadata, virtualKeyId);
+  }
+
+  /**
+   * The SQL of the breakdown over time: per bucket, one row per top group (`rank` ≤ top) and
+   * one for the rest together (`key` null, `other`), with `groups`, how many groups there are.
+   * Groups are ranked over the whole range by cost (unknown as 0), then requests, then key.
+   */
+  private seriesQuery(
+    scope: WorkspaceScope,
+    filters: AnalyticsFilters,
+    range: Range,
+    bucketOf: (timestamp: string) => string,
+    groupingOf: (sql: Parameters) => Grouping | null,
+    read: { rollup: RollupRead } | null,
+    periods: RollupPeriod[] | null,
+    top: number,
+    byVirtualKey: boolean,
+  ): [string, unknown[]] {
+    const sql = new Parameters();
+    const grouping = groupingOf(sql)!;
+    const filter = scopeFilter(scope, sql);
+    const conditions = rowConditions(filters, (value) => sql.add(value));
+    const parts: RangeParts = read && periods ? splitRange(range.from, range.to, periods) : { rollups: [], rows: [range] };
+    const cells = this.sumCells(read ? read.rollup : null, bucketOf, grouping.row, parts, filter, conditions, perKey(filter, filters), sql);
+    const topParam = sql.add(top);
+    return [
+      `with cells as (${cells}),
+       per_bucket as (
+         select bucket, key, sum(requests) as requests, sum(errors) as errors, sum(prompt_tokens) as prompt_tokens, sum(completion_tokens) as completion_tokens,
+                sum(cost_usd) as cost_usd, sum(priced_requests) as priced_requests, sum(unpriced_requests) as unpriced_requests
+         from cells group by bucket, key
+         having sum(requests) <> 0
+       ),
+       ranked as (
+         select *, dense_rank() over (order by group_cost desc, group_requests desc, key nulls last) as rank
+         from (select *, coalesce(sum(cost_usd) over w, 0) as group_cost, sum(requests) over w as group_requests
+               from per_bucket window w as (partition by key)) as g
+       ),
+       grouped as (
+         select bucket, case when rank <= ${topParam} then key end as key, rank > ${topParam} as other, min(rank)::int as rank,
+                sum(requests)::int as requests, sum(errors)::int as errors,
+                coalesce(sum(prompt_tokens), 0)::float8 as prompt_tokens, coalesce(sum(completion_tokens), 0)::float8 as completion_tokens,
+                ${costOrUnknown('sum(priced_requests)', 'sum(unpriced_requests)', 'sum(cost_usd)')} as cost_usd,
+                coalesce(sum(unpriced_requests), 0)::int as unpriced_requests
+         from ranked
+         group by 1, 2, 3
+       )
+       select to_char(bucket, 'YYYY-MM-DD"T"HH24:MI:SS.000"Z"') as bucket,
+              ${byVirtualKey ? 'case when grouped.key is null then null else coalesce(vk.slug, grouped.key) end as key, grouped.key as virtual_key_id' : 'grouped.key'},
+              other, rank, (select max(rank) from ranked)::int as groups,
+              requests, errors, prompt_tokens, completion_tokens, cost_usd, unpriced_requests
+       from grouped
+       ${byVirtualKey ? 'left join virtual_keys vk on vk.id::text = grouped.key' : ''}
+       order by rank, bucket`,
+      sql.values,
+    ];
+  }
+
+  /**
+   * The SQL of signed partial sums per (bucket, key) over the rollups of `parts.rollups` (with
+   * the rows queued for them) and the log rows of `parts.rows`: no latency histograms, which
+   * a breakdown does not need and which are the costly part of `histogramAggregate`.
+   */
+  private sumCells(
+    rollup: RollupRead | null,
+    bucketOf: (timestamp: string) => string,
+    rowKey: string,
+    parts: RangeParts,
+    filter: ScopeFilter | null,
+    conditions: string[],
+    perKey: boolean,
+    sql: Parameters,
+  ): string {
+    const rowFilters = `${filter ? `and ${filter.rows}` : ''} ${conditions.map((c) => `and ${c}`).join(' ')}`;
+    const logSums = (table: string, ranges: Range[], scoped: string) =>
+      `select ${bucketOf('log.created_at')}, ${rowKey}, count(*), count(*) filter (where ${FAILED}), sum(log.prompt_tokens), sum(log.completion_tokens),
+              sum(log.cost_usd), count(log.cost_usd), count(*) filter (where ${UNPRICED})
+       from ${table} log
+       where (${ranges.length ? rowsIn(ranges, sql) : 'false'}) ${scoped}
+       group by 1, 2`;
+    if (!rollup || !parts.rollups.length) {
+      return `select ${bucketOf('log.created_at')} as bucket, ${rowKey} as key, count(*) as requests, count(*) filter (where ${FAILED}) as errors,
+                     sum(log.prompt_tokens) as prompt_tokens, sum(log.completion_tokens) as completion_tokens, sum(log.cost_usd) as cost_usd,
+                     count(log.cost_usd) as priced_requests, count(*) filter (where ${UNPRICED}) as unpriced_requests
+              from request_logs log
+              where (${parts.rows.length ? rowsIn(parts.rows, sql) : 'false'}) ${rowFilters}
+              group by 1, 2`;
+    }
+    const rows = logSums('request_logs', parts.rows, rowFilters);
+    const inRange = this.rollupRange(rollup, parts, filter, sql);
+    const [dimension, name] = [sql.add(rollup.dimension), sql.add(rollup.name ?? '')];
+    const sums = 'requests, errors, prompt_tokens, completion_tokens, cost_usd, priced_requests, unpriced_requests';
+    const absent = rollup.absentIsNull
+      ? `union all
+         select ${bucketOf('r.bucket')}, null, ${sums.split(', ').map((column) => `case when r.dimension = ${dimension} then -1 else 1 end * ${column}`).join(', ')}
+         from request_log_rollups r
+         where ((r.dimension = ${dimension} and r.name = ${name}) or (r.dimension = ${sql.add(perKey ? 'total' : 'all')} and r.name = '')) and ${inRange}`
+      : '';
+    return `select ${bucketOf('r.bucket')} as bucket, ${rollup.key} as key, ${sums}
+            from request_log_rollups r
+            where r.dimension = ${dimension} and r.name = ${name} and ${inRange}
+            ${absent}
+            union all
+            ${rows}
+            union all
+            -- Logged rows not compacted into the rollups yet (they have the log's column names).
+            ${logSums('request_log_rollup_queue', parts.rollups, `${filter ? `and ${filter.byKey('log.api_key_id')}` : ''} ${conditions.map((c) => `and ${c}`).join(' ')}`)}`;
+  }
+
+  /** The rollup rows of `parts.rollups` that the scope and `rollup.where` let through (over `r`). */
+  private rollupRange(rollup: RollupRead, parts: RangeParts, filter: ScopeFilter | null, sql: Parameters): string {
+    const periods = parts.rollups.map(({ period, from, to }) => `(r.period = ${sql.add(period)} and r.bucket >= ${sql.add(from)} and r.bucket < ${sql.add(to)})`);
+    const narrowed = [...(filter ? [filter.byKey('r.api_key_id')] : []), ...(rollup.where?.(sql) ?? [])];
+    return `(${periods.join(' or ') || 'false'}) ${narrowed.map((c) => `and ${c}`).join(' ')}`;
   }
 
   /**
@@ -190,9 +363,9 @@ export class AnalyticsService {
    * merge is the costly part (a 30-day summary by 1,000 users spreads into about half a
    * million bins), so it carries nothing else. Both meet in one final grouping by key.
    */
-  private histogramAggregate(rollup: Grouping['rollup'], rowKey: string, parts: RangeParts, filter: ScopeFilter | null, sql: Parameters): string {
-    const periods = parts.rollups.map(({ period, from, to }) => `(r.period = ${sql.add(period)} and r.bucket >= ${sql.add(from)} and r.bucket < ${sql.add(to)})`);
-    const inRange = `(${periods.join(' or ') || 'false'}) ${filter ? `and ${filter.byKey('r.api_key_id')}` : ''}`;
+  private histogramAggregate(rollup: RollupRead, rowKey: string, parts: RangeParts, filter: ScopeFilter | null, conditions: string[], perKey: boolean, sql: Parameters): string {
+    const inRange = this.rollupRange(rollup, parts, filter, sql);
+    const filtered = conditions.map((c) => `and ${c}`).join(' ');
     const [dimension, name] = [sql.add(rollup.dimension), sql.add(rollup.name ?? '')];
     // Rows without the metadata key have no rollup of their own: their (null) group is every
     // row of the totals less the rows with the key (sign -1 takes those away again).
@@ -200,7 +373,7 @@ export class AnalyticsService {
       ? `union all
          select null, case when r.dimension = ${dimension} then -1 else 1 end, requests, errors, prompt_tokens, completion_tokens, cost_usd, priced_requests, unpriced_requests, latency_bins, latency_counts
          from request_log_rollups r
-         where ((r.dimension = ${dimension} and r.name = ${name}) or (r.dimension = ${sql.add(filter ? 'total' : 'all')} and r.name = '')) and ${inRange}`
+         where ((r.dimension = ${dimension} and r.name = ${name}) or (r.dimension = ${sql.add(perKey ? 'total' : 'all')} and r.name = '')) and ${inRange}`
       : '';
     return `with rollup_rows as (
               select ${rollup.key} as key, 1 as sign, requests, errors, prompt_tokens, completion_tokens, cost_usd, priced_requests, unpriced_requests, latency_bins, latency_counts
@@ -212,13 +385,13 @@ export class AnalyticsService {
               select ${rowKey} as key, request_log_latency_bin(log.latency_ms) as bin, ${FAILED}::int as errors,
                      log.prompt_tokens, log.completion_tokens, log.cost_usd, ${UNPRICED}::int as unpriced
               from request_logs log
-              where (${parts.rows.length ? rowsIn(parts.rows, sql) : 'false'}) ${filter ? `and ${filter.rows}` : ''}
+              where (${parts.rows.length ? rowsIn(parts.rows, sql) : 'false'}) ${filter ? `and ${filter.rows}` : ''} ${filtered}
               union all
               -- Logged rows not compacted into the rollups yet (they have the log's column names).
               select ${rowKey}, request_log_latency_bin(log.latency_ms), ${FAILED}::int,
                      log.prompt_tokens, log.completion_tokens, log.cost_usd, ${UNPRICED}::int
               from request_log_rollup_queue log
-              where (${parts.rollups.length ? rowsIn(parts.rollups, sql) : 'false'}) ${filter ? `and ${filter.byKey('log.api_key_id')}` : ''}
+              where (${parts.rollups.length ? rowsIn(parts.rollups, sql) : 'false'}) ${filter ? `and ${filter.byKey('log.api_key_id')}` : ''} ${filtered}
             ),
             bins as (
               select key, bin, sum(n)::int as n
@@ -256,11 +429,14 @@ export class AnalyticsService {
    * added about 80 ms to each without making it faster, and the default 4 MB of work_mem
    * sent the sorts to disk. Both are set for this transaction only.
    */
-  private aggregate<T>(sql: string, params: unknown[]): Promise<T[]> {
-    return this.dataSource.transaction(async (manager) => {
+  private aggregate<T>(queries: [string, unknown[]][]): Promise<T[][]> {
+    // Repeatable read: the totals and the breakdown of one answer see the same rows.
+    return this.dataSource.transaction('REPEATABLE READ', async (manager) => {
       await manager.query(`set local jit = off`);
       await manager.query(`set local work_mem = '64MB'`);
-      return manager.query(sql, params);
+      const results: T[][] = [];
+      for (const [sql, params] of queries) results.push(await manager.query(sql, params));
+      return results;
     });
   }
 }
@@ -365,4 +541,34 @@ function withPercentiles({ latency_bins: bins, latency_counts: counts, ...row }:
 function truncate(date: Date, interval: TimeseriesInterval): Date {
   const size = INTERVAL_MS[interval];
   return new Date(Math.floor(date.getTime() / size) * size);
+}
+
+/** Whether the rollups are read per API key (`total`) rather than over all of them (`all`). */
+function perKey(filter: ScopeFilter | null, filters: AnalyticsFilters): boolean {
+  return filter !== null || filters.apiKeyId !== null;
+}
+
+/**
+ * The rollup rows that answer a grouping (null: the totals, keyed by the caller) under the
+ * filters, and whether they exist per hour; null when the rollups cannot answer (two
+ * filtered dimensions, or a grouping by another dimension than the filtered one).
+ */
+function rollupRead(grouping: RollupRead | null, filters: AnalyticsFilters, perKey: boolean): { rollup: RollupRead; hours: boolean } | null {
+  const narrowed = rollupFilter(filters);
+  if (!narrowed) return null;
+  const apiKey = filters.apiKeyId;
+  const byKey = (sql: Parameters) => (apiKey ? [`r.api_key_id = ${sql.add(apiKey)}::uuid`] : []);
+  const dimension = narrowed.dimension;
+  if (!dimension) {
+    if (!grouping) return { rollup: { dimension: perKey ? 'total' : 'all', key: '', where: byKey }, hours: true };
+    return { rollup: { ...grouping, where: byKey }, hours: grouping.dimension === 'total' };
+  }
+  const where = (sql: Parameters) => [...byKey(sql), `r.value = any(${sql.add(dimension.values)}::text[])`];
+  const read = { dimension: dimension.dimension, name: dimension.name, where };
+  if (!grouping) return { rollup: { ...read, key: '' }, hours: false };
+  // By API key: every dimension's rollups are kept per key. By the filtered dimension itself: its rows of the chosen values.
+  if (grouping.dimension === 'total' || (grouping.dimension === dimension.dimension && (grouping.name ?? '') === dimension.name)) {
+    return { rollup: { ...read, key: grouping.key }, hours: false };
+  }
+  return null;
 }
