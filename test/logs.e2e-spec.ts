@@ -1,3 +1,5 @@
+import { uuidv7 } from '../src/common/ids';
+import { LogsService } from '../src/modules/logging/logs.service';
 import { MockUpstream, startMockUpstream } from './support/mock-upstream';
 import { admin, startTestGateway, TestGateway } from './support/test-gateway';
 import { call, chat, createApiKey, createVirtualKey, expectError, sleep } from './support/e2e-helpers';
@@ -187,5 +189,43 @@ describe('request logs', () => {
     expectError(await call(gateway, '/v1/logs?limit=0'), 400, { type: 'invalid_request_error', param: 'limit' });
     expectError(await call(gateway, '/v1/logs?from=yesterday'), 400, { type: 'invalid_request_error', param: 'from' });
     expectError(await call(gateway, '/v1/logs?cursor=abc'), 400, { type: 'invalid_request_error', param: 'cursor' });
+  });
+  it('a search read from the index window by window (a day, a week, the rest) pages newest first as the walk does', async () => {
+    const logs = gateway.app.get(LogsService);
+    const hours = [2, 5, 30, 72, 200, 300, 500, 700, 900];
+    for (const [i, hoursAgo] of hours.entries()) {
+      const at = Date.now() - hoursAgo * 3_600_000;
+      await gateway.dataSource.query(
+        `insert into request_logs (id, trace_id, created_at, operation, status_code, latency_ms, model, provider, request_body)
+         values ($1, 'needles', $2, 'chat.completions', 200, 5, 'needle-model', 'openai', $3)`,
+        [uuidv7(at), new Date(at), { messages: [{ role: 'user', content: `find the haystack needle number ${i}` }] }],
+      );
+      await gateway.dataSource.query(
+        `insert into request_logs (id, trace_id, created_at, operation, status_code, latency_ms, model, provider, request_body)
+         values ($1, 'hay', $2, 'chat.completions', 200, 5, 'hay-model', 'openai', '{"messages": [{"role": "user", "content": "only hay"}]}')`,
+        [uuidv7(at + 1), new Date(at + 1)],
+      );
+    }
+    const pages = async () => {
+      const ids: string[][] = [];
+      let cursor = '';
+      do {
+        const page = await list(`?q=needle&limit=4${cursor ? `&cursor=${cursor}` : ''}`);
+        ids.push(page.data.map((row: any) => row.id));
+        cursor = page.next_cursor ?? '';
+      } while (cursor);
+      return ids;
+    };
+    const walked = await pages();
+    logs.searchWalkMs = 0; // straight to the index
+    try {
+      const indexed = await pages();
+      expect(indexed).toEqual(walked);
+      expect(indexed.map((page) => page.length)).toEqual([4, 4, 1]);
+      const all = indexed.flat();
+      expect([...all].sort().reverse()).toEqual(all);
+    } finally {
+      logs.searchWalkMs = 100;
+    }
   });
 });
