@@ -170,6 +170,27 @@ describe('log filters picked by name, in a compact bar', () => {
     await page.getByLabel('User', { exact: true }).waitFor();
   });
 
+  it('applies a quick time range as a start in the URL; a custom range asks for From and Until', async () => {
+    await page.goto(url('/logs'));
+    await rowCount(5);
+    expect(await page.getByLabel('From', { exact: true }).count()).toBe(0);
+    await page.getByLabel('Time range').selectOption({ label: 'Last hour' });
+    const before = Date.now();
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/from=/);
+    const from = Date.parse(new URL(page.url()).searchParams.get('from')!);
+    expect(before - from).toBeGreaterThan(3_590_000);
+    expect(before - from).toBeLessThan(3_660_000);
+    await rowCount(5);
+    expect(await page.getByRole('list', { name: 'Active filters' }).innerText()).toMatch(/from: /);
+    // Read back from the URL, the start shows as a custom range, to be changed by hand.
+    expect(await page.getByLabel('Time range').inputValue()).toBe('custom');
+    expect(await page.getByLabel('From', { exact: true }).inputValue()).not.toBe('');
+    await page.getByLabel('Until', { exact: true }).fill('2020-01-01T00:00');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.getByText('The start of the time range must be before its end.').waitFor();
+  });
+
   it('keeps the bar compact on a 390 px wide screen, without sideways scrolling', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(url('/logs'));

@@ -12,14 +12,19 @@ interface Choice {
 /** Past this many, a text box narrows the list. */
 const FILTER_FROM = 8;
 
+/** How long a list read is reused (the filter form is made anew at each change of the filters). */
+const FRESH_MS = 30_000;
+
 /**
- * One list per kind while the page is open: the pickers of every filter form share it. A
- * failure (a viewer may not read API keys) is forgotten, to be tried again next time.
+ * One list per kind for FRESH_MS: the pickers of every filter form share it, and a key made
+ * meanwhile shows up soon after. A failure (a viewer may not read API keys) is forgotten, to
+ * be tried again next time.
  */
-const lists = new Map<Kind, Promise<Choice[]>>();
+const lists = new Map<Kind, { at: number; rows: Promise<Choice[]> }>();
 
 function choicesOf(kind: Kind): Promise<Choice[]> {
-  let found = lists.get(kind);
+  const cached = lists.get(kind);
+  let found = cached && Date.now() - cached.at < FRESH_MS ? cached.rows : undefined;
   if (!found) {
     found = listAll<{ id: string; name?: string; slug?: string; key_hint?: string; provider?: string }>(KINDS[kind].api).then((rows) =>
       rows
@@ -28,7 +33,7 @@ function choicesOf(kind: Kind): Promise<Choice[]> {
         .sort((a, b) => a.name.localeCompare(b.name)),
     );
     found.catch(() => lists.delete(kind));
-    lists.set(kind, found);
+    lists.set(kind, { at: Date.now(), rows: found });
   }
   return found;
 }
