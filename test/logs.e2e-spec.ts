@@ -2,7 +2,7 @@ import { uuidv7 } from '../src/common/ids';
 import { LogsService } from '../src/modules/logging/logs.service';
 import { MockUpstream, startMockUpstream } from './support/mock-upstream';
 import { admin, startTestGateway, TestGateway } from './support/test-gateway';
-import { call, chat, createApiKey, createVirtualKey, expectError, sleep } from './support/e2e-helpers';
+import { call, chat, createApiKey, createConfig, createVirtualKey, expectError, sleep } from './support/e2e-helpers';
 
 /** GET /v1/logs: filters, paging, per-key visibility, metadata, spend and cost (CONTRACT sections 4 and 6). */
 describe('request logs', () => {
@@ -227,5 +227,23 @@ describe('request logs', () => {
     } finally {
       logs.searchWalkMs = 100;
     }
+  });
+
+  it('filters by config and by prompt, each by slug or id (the dashboard picks them by name)', async () => {
+    const config = await createConfig(gateway, 'logs-config', { virtual_key: 'logs-b' });
+    const prompt = (await admin(gateway, 'POST', '/v1/prompts', { name: 'Logs prompt', slug: 'logs-prompt', virtual_key: 'logs-a', model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi {{who}}' }] })).body;
+    const viaConfig = await chat(gateway, { 'x-gateway-config': 'logs-config' }, {});
+    expect(viaConfig.status).toBe(200);
+    const viaPrompt = await call(gateway, '/v1/prompts/logs-prompt/completions', { body: { variables: { who: 'there' } } });
+    expect(viaPrompt.status).toBe(200);
+    await gateway.flushLogs();
+    const configRow = viaConfig.headers.get('x-gateway-request-id');
+    const promptRow = viaPrompt.headers.get('x-gateway-request-id');
+    expect(await listIds('?config=logs-config')).toEqual([configRow]);
+    expect(await listIds(`?config=${config.id}`)).toEqual([configRow]);
+    expect(await listIds('?prompt=logs-prompt')).toEqual([promptRow]);
+    expect(await listIds(`?prompt=${prompt.id}`)).toEqual([promptRow]);
+    expect(await listIds('?config=no-such-config')).toEqual([]);
+    expect(await listIds('?prompt=logs-config')).toEqual([]);
   });
 });

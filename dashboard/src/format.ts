@@ -71,3 +71,19 @@ export async function copyText(text: string): Promise<boolean> {
     return ok;
   }
 }
+
+const relative = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
+  ['year', 365 * 86_400_000],
+  ['month', 30 * 86_400_000],
+  ['day', 86_400_000],
+  ['hour', 3_600_000],
+  ['minute', 60_000],
+];
+
+/** "5 minutes ago", "yesterday", "just now": the largest whole unit (times in the future read "just now" too). */
+export function formatRelative(iso: string, now = Date.now()): string {
+  const ago = now - new Date(iso).getTime();
+  for (const [unit, ms] of UNITS) if (ago >= ms) return relative.format(-Math.floor(ago / ms), unit);
+  return 'just now';
+}

@@ -135,6 +135,8 @@ describe('dashboard in a browser', () => {
   });
 
   it('filters by user and by metadata, with the filters in a URL that can be shared', async () => {
+    // User and metadata are behind "More filters" (the compact bar holds search, time range, status and model).
+    await page.getByRole('button', { name: 'More filters' }).click();
     await page.getByLabel('User', { exact: true }).fill('alice');
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.waitForURL(/user=alice/);
@@ -142,6 +144,7 @@ describe('dashboard in a browser', () => {
     expect(await userCells()).toEqual(['alice', 'alice']);
 
     await page.getByRole('button', { name: 'Clear', exact: true }).click();
+    await page.getByRole('button', { name: 'More filters' }).click();
     await page.getByLabel('Key', { exact: true }).fill('team');
     await page.getByLabel('Value', { exact: true }).fill('ads');
     await page.getByRole('button', { name: 'Apply filters' }).click();
@@ -328,6 +331,7 @@ describe('dashboard in a browser', () => {
     await page.locator('table.log-table tbody tr').first().waitFor();
     const logsApi = (u: URL) => u.pathname === '/v1/logs';
     await page.route(logsApi, (route) => route.abort('connectionrefused'));
+    await page.getByRole('button', { name: 'More filters' }).click();
     await page.getByLabel('User', { exact: true }).fill('nobody');
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.getByText(/The gateway could not be reached/).waitFor();

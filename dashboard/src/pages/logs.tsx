@@ -4,6 +4,8 @@ import { formatCost, formatInt, formatMs, formatTime, fromLocalInput, statusClas
 import { href, Location, navigate, routeClick } from '../router';
 import { LogDetail } from './log-detail';
 import { ExportButtons } from '../components/export-buttons';
+import { NamePicker } from '../components/name-picker';
+import { Kind, useName } from '../names';
 
 const POLL_MS = 4000;
 const PAGE = 50;
@@ -15,8 +17,10 @@ const FILTERS = [
   { name: 'model_contains', label: 'Model contains' },
   { name: 'provider', label: 'Provider' },
   { name: 'status', label: 'Status' },
-  { name: 'api_key_id', label: 'API key id' },
-  { name: 'virtual_key', label: 'Virtual key (slug or id)' },
+  { name: 'api_key_id', label: 'API key' },
+  { name: 'virtual_key', label: 'Virtual key' },
+  { name: 'config', label: 'Config' },
+  { name: 'prompt', label: 'Prompt' },
   { name: 'trace_id', label: 'Trace id' },
 ] as const;
 
@@ -45,6 +49,19 @@ function labelOf(name: string): string {
 
 function valueLabel(name: string, value: string): string {
   return name === 'from' || name === 'to' ? new Date(value).toLocaleString() : value;
+}
+
+/** The filters that name an admin object, shown by its name in a chip. */
+const NAMED: Record<string, Kind> = { api_key_id: 'api-key', virtual_key: 'virtual-key', config: 'config', prompt: 'prompt' };
+
+function ChipValue({ name, value }: { name: string; value: string }) {
+  const kind = NAMED[name];
+  return kind ? <NamedValue kind={kind} value={value} /> : <strong>{valueLabel(name, value)}</strong>;
+}
+
+function NamedValue({ kind, value }: { kind: Kind; value: string }) {
+  const named = useName(kind, value);
+  return <strong title={value}>{named && 'name' in named ? named.name : value}</strong>;
 }
 
 export function LogsPage({ location }: { location: Location }) {
@@ -176,7 +193,7 @@ export function LogsPage({ location }: { location: Location }) {
             {filters.map(([name, value]) => (
               <li key={name}>
                 <span>
-                  {labelOf(name)}: <strong>{valueLabel(name, value)}</strong>
+                  {labelOf(name)}: <ChipValue name={name} value={value} />
                 </span>
                 <button
                   type="button"
@@ -339,7 +356,25 @@ function EmptyLog({ filtered }: { filtered: boolean }) {
   );
 }
 
-/** The filter form: its values go to the URL (so a view can be shared), the list reads them from there. */
+/** Quick time ranges: a start that many minutes before the moment the filter is applied. */
+const RANGES = [
+  { value: '', label: 'Any time', minutes: 0 },
+  { value: '15m', label: 'Last 15 minutes', minutes: 15 },
+  { value: '1h', label: 'Last hour', minutes: 60 },
+  { value: '24h', label: 'Last 24 hours', minutes: 1440 },
+  { value: '7d', label: 'Last 7 days', minutes: 10_080 },
+  { value: '30d', label: 'Last 30 days', minutes: 43_200 },
+  { value: 'custom', label: 'Custom range', minutes: 0 },
+] as const;
+
+/** The filters in the compact bar; the rest are behind "More filters". */
+const IN_BAR = new Set(['q', 'status', 'model', 'from', 'to']);
+
+/**
+ * The filter bar: search, time range, status and model in one row above the list, the rest
+ * behind "More filters" (open while one of them is set). Its values go to the URL (so a view
+ * can be shared), the list reads them from there.
+ */
 export function FilterForm({ filters, path }: { filters: [string, string][]; path: string }) {
   const initial = Object.fromEntries(filters);
   const [values, setValues] = useState<Record<string, string>>(() => ({
@@ -347,20 +382,41 @@ export function FilterForm({ filters, path }: { filters: [string, string][]; pat
     from: toLocalInput(initial.from),
     to: toLocalInput(initial.to),
   }));
+  const [range, setRange] = useState<string>(initial.from || initial.to ? 'custom' : '');
   const [metadata, setMetadata] = useState<{ key: string; value: string }[]>(() => {
     const pairs = filters.filter(([name]) => name.startsWith('metadata.')).map(([name, value]) => ({ key: name.slice(9), value }));
     return pairs.length ? pairs : [{ key: '', value: '' }];
   });
+  const moreActive = filters.filter(([name]) => !IN_BAR.has(name) && name !== 'operation').length;
+  const [more, setMore] = useState(moreActive > 0);
   const [problem, setProblem] = useState<string | null>(null);
-  const wide = typeof window !== 'undefined' && window.matchMedia('(min-width: 900px)').matches;
 
   const set = (name: string) => (event: Event) => setValues({ ...values, [name]: (event.target as HTMLInputElement).value });
+  const text = (name: (typeof FILTERS)[number]['name'], type: 'text' | 'search' = 'text') => (
+    <div class={`field f-${name}`} key={name}>
+      <label for={`f-${name}`}>{FILTERS.find((f) => f.name === name)!.label}</label>
+      <input
+        id={`f-${name}`}
+        name={name}
+        type={type as 'text'}
+        placeholder={PLACEHOLDERS[name]}
+        value={values[name]}
+        onInput={set(name)}
+        autoComplete="off"
+        spellcheck={false}
+      />
+    </div>
+  );
+  const picker = (name: string, kind: Kind) => (
+    <NamePicker key={name} kind={kind} id={`f-${name}`} label={FILTERS.find((f) => f.name === name)!.label} value={values[name]} onChange={(value) => setValues({ ...values, [name]: value })} />
+  );
 
   const submit = (event: Event) => {
     event.preventDefault();
     const out: [string, string][] = [];
-    const from = fromLocalInput(values.from);
-    const to = fromLocalInput(values.to);
+    const preset = RANGES.find((r) => r.value === range);
+    const from = range === 'custom' ? fromLocalInput(values.from) : preset?.minutes ? new Date(Date.now() - preset.minutes * 60_000).toISOString() : undefined;
+    const to = range === 'custom' ? fromLocalInput(values.to) : undefined;
     if (from && to && from >= to) {
       setProblem('The start of the time range must be before its end.');
       return;
@@ -384,10 +440,33 @@ export function FilterForm({ filters, path }: { filters: [string, string][]; pat
   };
 
   return (
-    <details class="filters" open={wide || filters.length > 0}>
-      <summary>Filters{filters.length ? ` (${filters.length} active)` : ''}</summary>
-      <form onSubmit={submit} aria-label="Filter requests">
-        <div class="filter-grid">
+    <form class="filters filter-bar" onSubmit={submit} aria-label="Filter requests">
+      <div class="filter-row">
+        {text('q', 'search')}
+        <div class="field f-range">
+          <label for="f-range">Time range</label>
+          <select id="f-range" value={range} onChange={(e) => setRange((e.target as HTMLSelectElement).value)}>
+            {RANGES.map((r) => (
+              <option key={r.value} value={r.value}>
+                {r.label}
+              </option>
+            ))}
+          </select>
+        </div>
+        {text('status')}
+        {text('model')}
+        <div class="filter-actions">
+          <button type="submit">Apply filters</button>
+          <button type="button" class="secondary" aria-expanded={more} aria-controls="more-filters" onClick={() => setMore(!more)}>
+            {more ? 'Fewer filters' : `More filters${moreActive ? ` (${moreActive})` : ''}`}
+          </button>
+          <button type="button" class="secondary" onClick={() => navigate(path)}>
+            Clear
+          </button>
+        </div>
+      </div>
+      {range === 'custom' && (
+        <div class="filter-row custom-range">
           <div class="field">
             <label for="f-from">From</label>
             <input id="f-from" type="datetime-local" value={values.from} onInput={set('from')} />
@@ -396,21 +475,23 @@ export function FilterForm({ filters, path }: { filters: [string, string][]; pat
             <label for="f-to">Until</label>
             <input id="f-to" type="datetime-local" value={values.to} onInput={set('to')} />
           </div>
-          {FILTERS.map((f) => (
-            <div class="field" key={f.name}>
-              <label for={`f-${f.name}`}>{f.label}</label>
-              <input
-                id={`f-${f.name}`}
-                name={f.name}
-                type={(f.name === 'q' ? 'search' : 'text') as 'text'}
-                placeholder={PLACEHOLDERS[f.name]}
-                value={values[f.name]}
-                onInput={set(f.name)}
-                autoComplete="off"
-                spellcheck={false}
-              />
-            </div>
-          ))}
+        </div>
+      )}
+      {problem && (
+        <p class="error" role="alert">
+          {problem}
+        </p>
+      )}
+      <div id="more-filters" class="more-filters" hidden={!more}>
+        <div class="filter-grid">
+          {text('user')}
+          {text('model_contains')}
+          {text('provider')}
+          {picker('api_key_id', 'api-key')}
+          {picker('virtual_key', 'virtual-key')}
+          {picker('config', 'config')}
+          {picker('prompt', 'prompt')}
+          {text('trace_id')}
         </div>
         <fieldset class="metadata-filters">
           <legend>Metadata</legend>
@@ -447,18 +528,7 @@ export function FilterForm({ filters, path }: { filters: [string, string][]; pat
             Add a metadata filter
           </button>
         </fieldset>
-        {problem && (
-          <p class="error" role="alert">
-            {problem}
-          </p>
-        )}
-        <div class="actions">
-          <button type="submit">Apply filters</button>
-          <button type="button" class="secondary" onClick={() => navigate(path)}>
-            Clear
-          </button>
-        </div>
-      </form>
-    </details>
+      </div>
+    </form>
   );
 }

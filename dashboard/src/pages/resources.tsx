@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, currentSession, ListPage } from '../api';
-import { copyText, formatCost, formatDateTime, fromLocalInput, pretty, toLocalInput } from '../format';
+import { copyText, formatCost, formatDateTime, formatRelative, fromLocalInput, pretty, toLocalInput } from '../format';
 import { forgetNames, KINDS, Kind } from '../names';
 import { href, routeClick, useLocation } from '../router';
 import { actingWorkspace, type Caller } from '../workspace';
@@ -131,6 +131,7 @@ export const API_KEYS: ResourceSpec = {
     { label: 'Key', render: (row) => <code>{row.key_hint}</code> },
     { label: 'Budget', render: budgetCell },
     { label: 'Expires', render: (row) => (row.expires_at ? formatDateTime(row.expires_at) : <span class="muted">never</span>) },
+    { label: 'Last used', render: lastUsedCell },
     { label: 'Logs', render: (row) => logsLink(['api_key_id', row.id], 'See requests') },
   ],
   fields: [
@@ -159,6 +160,16 @@ export const API_KEYS: ResourceSpec = {
   empty: 'No API keys yet besides the one you signed in with? Create one for each application or person.',
 };
 
+/** When a key's newest request was stored: relative, the exact time on hover; "never" before its first. */
+function lastUsedCell(row: Row): ComponentChildren {
+  if (!row.last_used_at) return <span class="muted">never</span>;
+  return (
+    <time dateTime={row.last_used_at} title={formatDateTime(row.last_used_at)}>
+      {formatRelative(row.last_used_at)}
+    </time>
+  );
+}
+
 export const VIRTUAL_KEYS: ResourceSpec = {
   kind: 'virtual-key',
   title: 'Virtual keys',
@@ -179,6 +190,7 @@ export const VIRTUAL_KEYS: ResourceSpec = {
     { label: 'Credential', render: (row) => (row.key_hint ? <code>{row.key_hint}</code> : <span class="muted">none</span>) },
     { label: 'Budget', render: budgetCell },
     { label: 'State', render: (row) => (row.disabled ? <span class="tag role-admin">disabled</span> : 'active') },
+    { label: 'Last used', render: lastUsedCell },
     { label: 'Logs', render: (row) => logsLink(['virtual_key', row.slug], 'See requests') },
   ],
   fields: [

@@ -149,6 +149,7 @@ export class ApiKeysService {
       allowed_mcp_servers: row.allowedMcpServers,
       allowed_tools: row.allowedMcpTools,
       ...(await this.spend.budgetStatus('api_key_id', row)),
+      last_used_at: row.lastUsedAt?.toISOString() ?? null,
       created_at: row.createdAt.toISOString(),
       updated_at: row.updatedAt.toISOString(),
     };

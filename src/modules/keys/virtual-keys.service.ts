@@ -125,6 +125,7 @@ export class VirtualKeysService {
       expires_at: row.expiresAt?.toISOString() ?? null,
       disabled: row.disabled,
       ...(await this.spend.budgetStatus('virtual_key_id', row)),
+      last_used_at: row.lastUsedAt?.toISOString() ?? null,
       created_at: row.createdAt.toISOString(),
       updated_at: row.updatedAt.toISOString(),
     };

@@ -20,10 +20,17 @@ export type LogRecord = Partial<RequestLogEntity> & { budgetSettlements?: Budget
  */
 interface Queued extends JournalEntry {
   settlements: RowSettlements;
+  /** The keys the row names and its time, for their last_used_at (see markKeysUsed). */
+  used: { apiKeyId: string | null; virtualKeyId: string | null; at: number };
 }
 
 function queued(record: LogRecord, json = JSON.stringify(record)): Queued {
-  return { json, settlements: { logId: record.id!, budgets: record.budgetSettlements ?? [], tokens: record.tokenSettlements ?? [] } };
+  return {
+    json,
+    settlements: { logId: record.id!, budgets: record.budgetSettlements ?? [], tokens: record.tokenSettlements ?? [] },
+    // A record read back from the journal has its time as an ISO string.
+    used: { apiKeyId: record.apiKeyId ?? null, virtualKeyId: record.virtualKeyId ?? null, at: new Date(record.createdAt ?? Date.now()).getTime() },
+  };
 }
 
 /** A line of the journal read back (throws when it is not JSON: a line a crash cut short). */
@@ -130,7 +137,9 @@ export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
         if (isDataError(error)) ({ unwritten, failure } = await this.insertOneByOne(batch));
         else unwritten = batch;
       }
-      this.journal?.release(unwritten.length ? batch.filter((entry) => !unwritten.includes(entry)) : batch);
+      const written = unwritten.length ? batch.filter((entry) => !unwritten.includes(entry)) : batch;
+      this.journal?.release(written);
+      await this.markKeysUsed(written);
       if (unwritten.length) {
         this.queue.unshift(...unwritten);
         this.failures++;
@@ -190,6 +199,35 @@ export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
     const steps = this.counters.logInsertSteps(settlements, params);
     await this.dataSource.query(steps.length ? `with inserted as (${insert} returning id), ${steps.join(', ')} select 1` : insert, params);
     await this.counters.afterLogInsert(settlements);
+  }
+
+  /**
+   * Moves the keys' last_used_at forward to their newest row of a stored batch: one UPDATE per
+   * batch, after the INSERT and apart from it, so that its failure costs the rows nothing (it
+   * is only logged). A key row locked by someone else (an admin's change) is skipped, not
+   * waited for: the next batch with that key sets it.
+   */
+  private async markKeysUsed(written: Queued[]): Promise<void> {
+    const newest = (key: 'apiKeyId' | 'virtualKeyId'): [string[], string[]] => {
+      const byKey = new Map<string, number>();
+      for (const { used } of written) {
+        const id = used[key];
+        if (id && Number.isFinite(used.at) && used.at > (byKey.get(id) ?? -Infinity)) byKey.set(id, used.at);
+      }
+      return [[...byKey.keys()], [...byKey.values()].map((at) => new Date(at).toISOString())];
+    };
+    const [apiKeys, apiKeyTimes] = newest('apiKeyId');
+    const [virtualKeys, virtualKeyTimes] = newest('virtualKeyId');
+    if (!apiKeys.length && !virtualKeys.length) return;
+    const step = (name: string, table: string, ids: number, times: number) =>
+      `${name} as (update ${table} k set last_used_at = u.at from unnest($${ids}::uuid[], $${times}::timestamptz[]) as u(id, at)
+        where k.id = u.id and (k.last_used_at is null or k.last_used_at < u.at)
+          and k.id in (select id from ${table} where id = any($${ids}::uuid[]) for update skip locked) returning 1)`;
+    try {
+      await this.dataSource.query(`with ${step('a', 'api_keys', 1, 2)}, ${step('v', 'virtual_keys', 3, 4)} select 1`, [apiKeys, apiKeyTimes, virtualKeys, virtualKeyTimes]);
+    } catch (error) {
+      this.logger.warn(`Setting last_used_at of ${apiKeys.length + virtualKeys.length} keys failed (the log rows are stored): ${(error as Error).message}`);
+    }
   }
 
   /**

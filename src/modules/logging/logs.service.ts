@@ -12,6 +12,8 @@ import { applySearchFilters } from './log-filters';
 import { RequestLogEntity } from './entities/request-log.entity';
 
 const DAY_MS = 86_400_000;
+/** What an unknown slug filters on: no row has it. */
+const NO_ID = '00000000-0000-0000-0000-000000000000';
 const BODY_COLUMNS = new Set(['requestBody', 'responseBody', 'requestHeaders']);
 /** Rows read per query of an export. */
 const EXPORT_BATCH = 1_000;
@@ -118,6 +120,8 @@ export class LogsService {
       if (value !== undefined) qb.andWhere(`log.${column} = :f${i}`, { [`f${i}`]: value });
     });
     if (query.virtual_key) qb.andWhere('log.virtual_key_id = :vk', { vk: await this.virtualKeyId(scope, query.virtual_key) });
+    if (query.config) qb.andWhere('log.config_id = :config', { config: await this.slugId('configs', scope, query.config) });
+    if (query.prompt) qb.andWhere('log.prompt_id = :prompt', { prompt: await this.slugId('prompts', scope, query.prompt) });
     if (query.from) qb.andWhere('log.created_at >= :from', { from: query.from });
     if (query.to) qb.andWhere('log.created_at < :to', { to: query.to });
     if (Object.keys(metadata).length) qb.andWhere('log.metadata @> :metadata', { metadata: JSON.stringify(metadata) });
@@ -154,7 +158,14 @@ export class LogsService {
   private async virtualKeyId(scope: WorkspaceScope, slugOrId: string): Promise<string | null> {
     if (isUuid(slugOrId)) return slugOrId;
     const key = await this.virtualKeys.findOne({ where: { slug: slugOrId, workspaceId: scope.workspaceId }, order: { createdAt: 'DESC' }, withDeleted: true });
-    return key?.id ?? '00000000-0000-0000-0000-000000000000';
+    return key?.id ?? NO_ID;
+  }
+
+  /** The same for a config or a prompt slug: the newest of that slug, deleted ones included, in the acting workspace. */
+  private async slugId(table: 'configs' | 'prompts', scope: WorkspaceScope, slugOrId: string): Promise<string> {
+    if (isUuid(slugOrId)) return slugOrId;
+    const [row] = await this.logs.query(`select id from ${table} where slug = $1 and workspace_id = $2 order by created_at desc limit 1`, [slugOrId, scope.workspaceId]);
+    return row?.id ?? NO_ID;
   }
 }
 

@@ -66,6 +66,10 @@ export class ApiKeyEntity {
   @Column('timestamptz', { name: 'revoked_at', nullable: true })
   revokedAt: Date | null;
 
+  /** Newest created_at of this key's stored log rows; set by the log writer per batch, never by a save here. */
+  @Column({ type: 'timestamptz', name: 'last_used_at', nullable: true, insert: false, update: false })
+  lastUsedAt: Date | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 

@@ -70,6 +70,10 @@ export class VirtualKeyEntity {
   @Column('timestamptz', { name: 'deleted_at', nullable: true })
   deletedAt: Date | null;
 
+  /** Newest created_at of this key's stored log rows; set by the log writer per batch, never by a save here. */
+  @Column({ type: 'timestamptz', name: 'last_used_at', nullable: true, insert: false, update: false })
+  lastUsedAt: Date | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 

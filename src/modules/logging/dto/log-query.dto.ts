@@ -40,6 +40,12 @@ export class LogQueryDto extends ListQueryDto {
   @ApiPropertyOptional({ description: 'Virtual key id or slug' }) @IsOptional() @IsString()
   virtual_key?: string;
 
+  @ApiPropertyOptional({ description: 'Config id or slug' }) @IsOptional() @IsString() @Length(1, 200)
+  config?: string;
+
+  @ApiPropertyOptional({ description: 'Prompt id or slug' }) @IsOptional() @IsString() @Length(1, 200)
+  prompt?: string;
+
   @ApiPropertyOptional({ description: 'Operation(s), comma-separated' }) @IsOptional() @IsString()
   operation?: string;
 
