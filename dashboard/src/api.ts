@@ -59,7 +59,7 @@ export function describeError(status: number, body: ErrorBody | undefined): stri
   const error = body?.error;
   const message = error?.message?.trim();
   if (status === 401) return 'This key was not accepted: it is unknown to the gateway, revoked or expired.';
-  if (status === 403 && error?.code === 'admin_required') return 'This key is not an admin key. Sign in with an API key whose role is admin.';
+  if (status === 403 && error?.code === 'admin_required') return 'This needs an admin key: the role of this sign-in may not do it.';
   if (status === 403) return message ? `Not allowed: ${message}` : 'This key may not do that.';
   if (status === 503 && error?.code === 'gateway_unavailable') return `The gateway is running but cannot reach its database right now. ${message ?? ''}`.trim();
   if (status >= 500) return message ? `The gateway failed to answer (${status}): ${message}` : `The gateway failed to answer (HTTP ${status}). Try again in a moment.`;
@@ -138,13 +138,13 @@ export async function loadSession(): Promise<Session | null> {
 
 /**
  * API-key sign-in: the key is exchanged for a session cookie (the page does not keep it),
- * then checked to be an admin key (the key list is admin-only); a key that is not is
- * signed out again.
+ * then checked to read the log, which every role may (a `member` its own requests, a
+ * `viewer` its workspace's); the pages its role may not use are left out of the menu.
  */
 export async function keySignIn(key: string): Promise<Session> {
   session = await api<Session>('POST', '/auth/key-session', { key });
   try {
-    await api('GET', '/v1/api-keys?limit=1');
+    await api('GET', '/v1/logs?limit=1&include_bodies=false');
   } catch (e) {
     await signOut().catch(() => undefined);
     throw e;

@@ -11,16 +11,18 @@ import { actingWorkspace, Caller, loadCaller, setActingWorkspace } from './works
 import { END_USERS } from './pages/end-users';
 import { parseVersionsPath, VersionHistoryPage } from './pages/version-history';
 
-const NAV = [
+/** The pages, and the roles that may use them (the API's own rules, roles.ts: `resources.read`, `audit.read`); no `roles`: every role. */
+const ADMINS = ['owner', 'admin'];
+const NAV: { path: string; label: string; roles?: string[] }[] = [
   { path: '/logs', label: 'Logs' },
   { path: '/analytics', label: 'Analytics' },
-  { path: '/api-keys', label: 'API keys' },
-  { path: '/virtual-keys', label: 'Virtual keys' },
-  { path: '/configs', label: 'Configs' },
-  { path: '/prompts', label: 'Prompts' },
+  { path: '/api-keys', label: 'API keys', roles: ADMINS },
+  { path: '/virtual-keys', label: 'Virtual keys', roles: ADMINS },
+  { path: '/configs', label: 'Configs', roles: ADMINS },
+  { path: '/prompts', label: 'Prompts', roles: ADMINS },
   { path: '/workspaces', label: 'Workspaces' },
-  { path: '/audit-log', label: 'Audit log', ownersOnly: true },
-  { path: '/end-users', label: 'End users' },
+  { path: '/audit-log', label: 'Audit log', roles: ['owner'] },
+  { path: '/end-users', label: 'End users', roles: ADMINS },
 ];
 
 export function App() {
@@ -189,7 +191,7 @@ export function App() {
         </a>
         <nav aria-label="Dashboard">
           <ul>
-            {NAV.filter((item) => !('ownersOnly' in item) || caller?.isOwner).map((item) => (
+            {NAV.filter((item) => !item.roles || item.roles.includes(key.role ?? '')).map((item) => (
               <li key={item.path}>
                 <a href={href(item.path)} aria-current={section?.path === item.path ? 'page' : undefined} onClick={(e) => routeClick(e, item.path)}>
                   {item.label}

@@ -27,7 +27,7 @@ describe('audit log page in a browser', () => {
   const signIn = async (key: string) => {
     await page.context().clearCookies(); // the session of an earlier sign-in
     await page.goto(url(''));
-    const input = page.getByLabel('Admin API key');
+    const input = page.getByLabel('Gateway API key');
     await input.fill(key);
     await input.press('Enter');
     await page.getByRole('heading', { name: 'Request log' }).waitFor();

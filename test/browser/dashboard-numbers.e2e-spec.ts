@@ -40,8 +40,8 @@ describe('dashboard numbers in a browser', () => {
 
   const signIn = async (key: string) => {
     await page.goto(url(''));
-    await page.getByLabel('Admin API key').fill(key);
-    await page.getByLabel('Admin API key').press('Enter');
+    await page.getByLabel('Gateway API key').fill(key);
+    await page.getByLabel('Gateway API key').press('Enter');
     await page.getByRole('heading', { name: 'Request log' }).waitFor();
   };
   const chartsDrawn = () => page.waitForFunction(() => (globalThis as any).document.querySelectorAll('.chart canvas').length === 4);
@@ -227,7 +227,7 @@ describe('dashboard numbers in a browser', () => {
     await page.getByRole('button', { name: 'Revoke my own admin key' }).click();
     await page.getByRole('button', { name: 'Yes, revoke' }).click();
     await page.getByRole('button', { name: 'Revoke and sign out' }).click();
-    await page.getByLabel('Admin API key').waitFor();
+    await page.getByLabel('Gateway API key').waitFor();
     expect(await revoked(mine.id)).toBe(true);
   });
 });

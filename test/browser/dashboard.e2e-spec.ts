@@ -92,19 +92,27 @@ describe('dashboard in a browser', () => {
     expect((await fetch(url('/assets/..%2f..%2fpackage.json'))).status).toBe(404);
   });
 
-  it('refuses a wrong key and a user-role key in words, and signs in with an admin key', async () => {
+  it('refuses a wrong key in words, lets a member key read only what its role may, and signs in with an admin key', async () => {
     await page.goto(url(''));
-    const input = page.getByLabel('Admin API key');
+    const input = page.getByLabel('Gateway API key');
     await input.fill('gk-not-a-real-key');
     await input.press('Enter');
     await expect(page.getByRole('alert').textContent()).resolves.toMatch(/not known to the gateway/);
 
-    await input.fill(userKey.key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByText('This key is not an admin key').waitFor();
     // A refused key on the form is not "your key stopped working".
     expect(await page.getByText(/stopped working/).count()).toBe(0);
     await shot('sign-in-error');
+
+    // A member reads its own requests: the log and analytics, not the pages of admins.
+    await input.fill(userKey.key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Request log' }).waitFor();
+    const menu = await page.getByRole('navigation').getByRole('link').allInnerTexts();
+    expect(menu).toEqual(expect.arrayContaining(['Logs', 'Analytics']));
+    expect(menu).not.toContain('API keys');
+    expect(menu).not.toContain('Audit log');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await input.waitFor();
 
     await input.fill(gateway.adminKey);
     await input.press('Enter');
@@ -156,8 +164,8 @@ describe('dashboard in a browser', () => {
     const shared = page.url();
     const other = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     await other.goto(shared);
-    await other.getByLabel('Admin API key').fill(gateway.adminKey);
-    await other.getByLabel('Admin API key').press('Enter');
+    await other.getByLabel('Gateway API key').fill(gateway.adminKey);
+    await other.getByLabel('Gateway API key').press('Enter');
     await other.locator('table.log-table tbody tr').first().waitFor();
     expect(await other.locator('table.log-table tbody tr').count()).toBe(4);
     expect(await other.getByRole('list', { name: 'Active filters' }).innerText()).toMatch(/metadata team: ads/);

@@ -64,8 +64,8 @@ describe('dashboard: version history and end users', () => {
     browser = await startBrowser();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     await page.goto(url(''));
-    await page.getByLabel('Admin API key').fill(gateway.adminKey);
-    await page.getByLabel('Admin API key').press('Enter');
+    await page.getByLabel('Gateway API key').fill(gateway.adminKey);
+    await page.getByLabel('Gateway API key').press('Enter');
     await page.getByRole('heading', { name: 'Request log' }).waitFor();
   });
 

@@ -144,8 +144,8 @@ describe('request views in a browser', () => {
     browser = await startBrowser();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     await page.goto(url(''));
-    await page.getByLabel('Admin API key').fill(gateway.adminKey);
-    await page.getByLabel('Admin API key').press('Enter');
+    await page.getByLabel('Gateway API key').fill(gateway.adminKey);
+    await page.getByLabel('Gateway API key').press('Enter');
     await page.getByRole('heading', { name: 'Request log' }).waitFor();
   });
 

@@ -40,8 +40,8 @@ describe('log search and export in a browser', () => {
     browser = await startBrowser();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
     await page.goto(url(''));
-    await page.getByLabel('Admin API key').fill(gateway.adminKey);
-    await page.getByLabel('Admin API key').press('Enter');
+    await page.getByLabel('Gateway API key').fill(gateway.adminKey);
+    await page.getByLabel('Gateway API key').press('Enter');
     await page.getByRole('heading', { name: 'Request log' }).waitFor();
     await waitForRows(4);
   });

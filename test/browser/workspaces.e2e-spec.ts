@@ -29,7 +29,7 @@ describe('dashboard workspaces in a browser', () => {
   const optionTexts = (select: string) => page.locator(`${select} option`).evaluateAll((options) => options.map((o: any) => o.textContent as string));
   const signIn = async (key: string) => {
     await page.goto(url(''));
-    await page.getByLabel('Admin API key').fill(key);
+    await page.getByLabel('Gateway API key').fill(key);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Request log' }).waitFor();
   };

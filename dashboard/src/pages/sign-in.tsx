@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, authConfig, AuthConfig, keySignIn, Session } from '../api';
 
 /**
- * Single sign-on when the gateway has it (a link to `/auth/login`), and an admin API key,
+ * Single sign-on when the gateway has it (a link to `/auth/login`), and a gateway API key,
  * exchanged for the gateway's session cookie: the page never keeps the key.
  */
 export function SignIn({ onSignedIn, reason }: { onSignedIn: (session: Session) => void; reason: string | null }) {
@@ -18,7 +18,7 @@ export function SignIn({ onSignedIn, reason }: { onSignedIn: (session: Session) 
     event.preventDefault();
     const trimmed = key.trim();
     if (!trimmed) {
-      setError('Enter an admin API key (it starts with gk-).');
+      setError('Enter a gateway API key (it starts with gk-).');
       return;
     }
     setBusy(true);
@@ -51,10 +51,10 @@ export function SignIn({ onSignedIn, reason }: { onSignedIn: (session: Session) 
           </p>
         )}
         <p id="sign-in-help">
-          {config?.sso ? 'Or sign in' : 'Sign in'} with an API key whose role is <strong>admin</strong>. The gateway exchanges it for a session cookie (this
+          {config?.sso ? 'Or sign in' : 'Sign in'} with a gateway API key: <strong>owner</strong> and <strong>admin</strong> keys manage the gateway, <strong>member</strong> and <strong>viewer</strong> keys read the log and analytics. The gateway exchanges it for a session cookie (this
           page does not keep the key); signing out ends the session.
         </p>
-        <label for="admin-key">Admin API key</label>
+        <label for="admin-key">Gateway API key</label>
         <input
           id="admin-key"
           name="admin-key"
