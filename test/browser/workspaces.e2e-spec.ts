@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { SHOTS, startBrowser } from './browser-support';
-import { call, createApiKey, createVirtualKey } from '../support/e2e-helpers';
+import { call, createApiKey, createVirtualKey, waitFor } from '../support/e2e-helpers';
 import { admin, startTestGateway, TestGateway } from '../support/test-gateway';
 
 
@@ -154,7 +154,10 @@ describe('dashboard workspaces in a browser', () => {
     await page.getByRole('button', { name: 'Yes, delete' }).click();
     await page.getByText('Deleted workspace “Ads team”.').waitFor();
     expect((await admin(gateway, 'GET', '/v1/workspaces/ads')).status).toBe(404);
-    await expect(optionTexts('#workspace-switch')).resolves.toEqual(['All workspaces', 'Default', 'Search team']);
+    // The switcher's list is read again after the deletion: waited for.
+    const left = ['All workspaces', 'Default', 'Search team'];
+    await waitFor(async () => JSON.stringify(await optionTexts('#workspace-switch')) === JSON.stringify(left) || null, 5_000).catch(() => undefined);
+    await expect(optionTexts('#workspace-switch')).resolves.toEqual(left);
   });
 
   it("a workspace's admin key reads its own workspace only, and gives roles up to admin there", async () => {
