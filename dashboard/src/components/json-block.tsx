@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
-import { copyText, pretty } from '../format';
+import { copyText } from '../clipboard';
+import { pretty } from '../format';
 
 /** A JSON value pretty-printed, with a heading and a copy button; "Not recorded." for none. */
 export function JsonBlock({ title, value, note }: { title: string; value: unknown; note?: string }) {

@@ -1,7 +1,8 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, currentSession, ListPage } from '../api';
-import { copyText, formatCost, formatDateTime, formatRelative, fromLocalInput, pretty, toLocalInput } from '../format';
+import { copyText } from '../clipboard';
+import { formatCost, formatDateTime, formatRelative, fromLocalInput, pretty, toLocalInput } from '../format';
 import { forgetNames, KINDS, Kind } from '../names';
 import { href, routeClick, useLocation } from '../router';
 import { actingWorkspace, type Caller } from '../workspace';
