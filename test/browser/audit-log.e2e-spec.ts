@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { SHOTS, startBrowser } from './browser-support';
+import { signIn as signInOnForm, SHOTS, startBrowser } from './browser-support';
 import { call, createApiKey } from '../support/e2e-helpers';
 import { startTestGateway, TestGateway } from '../support/test-gateway';
 
@@ -26,11 +26,7 @@ describe('audit log page in a browser', () => {
   const items = () => page.locator('li.audit-item');
   const signIn = async (key: string) => {
     await page.context().clearCookies(); // the session of an earlier sign-in
-    await page.goto(url(''));
-    const input = page.getByLabel('Gateway API key');
-    await input.fill(key);
-    await input.press('Enter');
-    await page.getByRole('heading', { name: 'Request log' }).waitFor();
+    await signInOnForm(page, url(''), key);
   };
 
   beforeAll(async () => {

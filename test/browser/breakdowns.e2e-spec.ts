@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { SHOTS, startBrowser } from './browser-support';
+import { signIn, SHOTS, startBrowser } from './browser-support';
 import { startTestGateway, TestGateway } from '../support/test-gateway';
 
 jest.setTimeout(90_000);
@@ -39,10 +39,7 @@ describe('analytics breakdowns in a browser', () => {
     );
     browser = await startBrowser();
     page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
-    await page.goto(url(''));
-    await page.getByLabel('Gateway API key').fill(gateway.adminKey);
-    await page.getByLabel('Gateway API key').press('Enter');
-    await page.getByRole('heading', { name: 'Request log' }).waitFor();
+    await signIn(page, url(''), gateway.adminKey);
   });
 
   afterAll(async () => {

@@ -2,7 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Browser, chromium } from 'playwright-core';
+import { Browser, chromium, Page } from 'playwright-core';
 
 const ROOT = join(__dirname, '..', '..');
 export const SHOTS = join(ROOT, 'artifacts', 'screenshots');
@@ -22,4 +22,12 @@ export async function startBrowser(): Promise<Browser> {
   ensureDashboardBuilt();
   mkdirSync(SHOTS, { recursive: true });
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+}
+
+/** Signs in on the dashboard's form with a gateway API key and waits for the request log. */
+export async function signIn(page: Page, dashboardUrl: string, key: string): Promise<void> {
+  await page.goto(dashboardUrl);
+  await page.getByLabel('Gateway API key').fill(key);
+  await page.getByLabel('Gateway API key').press('Enter');
+  await page.getByRole('heading', { name: 'Request log' }).waitFor();
 }

@@ -9,7 +9,7 @@
  */
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { SHOTS, startBrowser } from './browser-support';
+import { signIn as signInOnForm, SHOTS, startBrowser } from './browser-support';
 import { createApiKey, createVirtualKey, openai } from '../support/e2e-helpers';
 import { MockUpstream, startMockUpstream } from '../support/mock-upstream';
 import { startTestGateway, TestGateway } from '../support/test-gateway';
@@ -38,12 +38,7 @@ describe('dashboard numbers in a browser', () => {
     return id as string;
   };
 
-  const signIn = async (key: string) => {
-    await page.goto(url(''));
-    await page.getByLabel('Gateway API key').fill(key);
-    await page.getByLabel('Gateway API key').press('Enter');
-    await page.getByRole('heading', { name: 'Request log' }).waitFor();
-  };
+  const signIn = (key: string) => signInOnForm(page, url(''), key);
   const chartsDrawn = () => page.waitForFunction(() => (globalThis as any).document.querySelectorAll('.chart canvas').length === 4);
 
   beforeAll(async () => {

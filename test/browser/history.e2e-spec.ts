@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { SHOTS, startBrowser } from './browser-support';
+import { signIn, SHOTS, startBrowser } from './browser-support';
 import { call, createConfig, createVirtualKey, openai } from '../support/e2e-helpers';
 import { MockUpstream, startMockUpstream } from '../support/mock-upstream';
 import { admin, startTestGateway, TestGateway } from '../support/test-gateway';
@@ -63,10 +63,7 @@ describe('dashboard: version history and end users', () => {
 
     browser = await startBrowser();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    await page.goto(url(''));
-    await page.getByLabel('Gateway API key').fill(gateway.adminKey);
-    await page.getByLabel('Gateway API key').press('Enter');
-    await page.getByRole('heading', { name: 'Request log' }).waitFor();
+    await signIn(page, url(''), gateway.adminKey);
   });
 
   afterAll(async () => {

@@ -8,7 +8,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { SHOTS, startBrowser } from './browser-support';
+import { signIn, SHOTS, startBrowser } from './browser-support';
 import { admin, startTestGateway, TestGateway } from '../support/test-gateway';
 import { call, createApiKey, createVirtualKey, openai } from '../support/e2e-helpers';
 import { startMcpTestServer, type McpTestServer } from '../support/mcp-test-server';
@@ -143,10 +143,7 @@ describe('request views in a browser', () => {
 
     browser = await startBrowser();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    await page.goto(url(''));
-    await page.getByLabel('Gateway API key').fill(gateway.adminKey);
-    await page.getByLabel('Gateway API key').press('Enter');
-    await page.getByRole('heading', { name: 'Request log' }).waitFor();
+    await signIn(page, url(''), gateway.adminKey);
   });
 
   afterAll(async () => {

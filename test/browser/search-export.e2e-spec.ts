@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { SHOTS, startBrowser } from './browser-support';
+import { signIn, SHOTS, startBrowser } from './browser-support';
 import { chat, createVirtualKey } from '../support/e2e-helpers';
 import { MockUpstream, startMockUpstream } from '../support/mock-upstream';
 import { startTestGateway, TestGateway } from '../support/test-gateway';
@@ -39,10 +39,7 @@ describe('log search and export in a browser', () => {
     await gateway.flushLogs();
     browser = await startBrowser();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
-    await page.goto(url(''));
-    await page.getByLabel('Gateway API key').fill(gateway.adminKey);
-    await page.getByLabel('Gateway API key').press('Enter');
-    await page.getByRole('heading', { name: 'Request log' }).waitFor();
+    await signIn(page, url(''), gateway.adminKey);
     await waitForRows(4);
   });
 

@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { SHOTS, startBrowser } from './browser-support';
+import { signIn as signInOnForm, SHOTS, startBrowser } from './browser-support';
 import { call, createApiKey, createVirtualKey, waitFor } from '../support/e2e-helpers';
 import { admin, startTestGateway, TestGateway } from '../support/test-gateway';
 
@@ -27,12 +27,7 @@ describe('dashboard workspaces in a browser', () => {
   const rows = () => page.locator('table.resource-table tbody tr');
   const row = (text: string) => page.locator('table.resource-table tbody tr', { hasText: text });
   const optionTexts = (select: string) => page.locator(`${select} option`).evaluateAll((options) => options.map((o: any) => o.textContent as string));
-  const signIn = async (key: string) => {
-    await page.goto(url(''));
-    await page.getByLabel('Gateway API key').fill(key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Request log' }).waitFor();
-  };
+  const signIn = (key: string) => signInOnForm(page, url(''), key);
   const go = async (path: string, heading: string, link = heading) => {
     await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: link, exact: true }).click();
     await page.waitForURL(url(path));

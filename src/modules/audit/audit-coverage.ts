@@ -2,7 +2,7 @@ import { RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA } from '@nestjs/common/constants';
 import { PERMISSION } from '../../gateway/request-context.decorator';
 import type { Permission } from '../workspaces/roles';
-import { AUDITED, type AuditTarget } from './audited.decorator';
+import { AUDITED, type AuditTarget } from './audit-target';
 
 /** The permissions of admin changes: every route that needs one of them is audited. */
 export const CHANGE_PERMISSIONS: ReadonlySet<Permission> = new Set(['resources.write', 'organisation.manage']);

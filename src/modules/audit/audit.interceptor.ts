@@ -4,7 +4,7 @@ import type { Request } from 'express';
 import { concatMap, from, Observable, switchMap } from 'rxjs';
 import { GatewayError } from '../../common/errors/gateway-error';
 import { maybeContextOf } from '../../gateway/request-context';
-import { AUDIT_ACTION, type AuditedRequest, type AuditTarget, type ResourceView } from './audited.decorator';
+import { AUDIT_ACTION, type AuditedRequest, type AuditTarget, type ResourceView } from './audit-target';
 import { auditedRoute, type AuditedRoute } from './audit-coverage';
 import { maskForAudit } from './audit-masking';
 import { AuditLogService } from './audit-log.service';

@@ -1,5 +1,5 @@
-import { Module, OnModuleInit } from '@nestjs/common';
-import { APP_INTERCEPTOR, DiscoveryModule, DiscoveryService } from '@nestjs/core';
+import { Global, Module, OnModuleInit } from '@nestjs/common';
+import { DiscoveryModule, DiscoveryService } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditLogController } from './audit-log.controller';
 import { AuditLogEntity } from './audit-log.entity';
@@ -7,11 +7,17 @@ import { AuditLogService } from './audit-log.service';
 import { unauditedRoutes } from './audit-coverage';
 import { AuditInterceptor } from './audit.interceptor';
 
-/** The audit log of admin changes: the global interceptor that writes it, `GET /v1/audit-log` that reads it. */
+/**
+ * The audit log of admin changes: the interceptor that writes it (put on each audited
+ * controller by `@Audited`, so global: it resolves in the controllers' modules), and
+ * `GET /v1/audit-log` that reads it.
+ */
+@Global()
 @Module({
   imports: [DiscoveryModule, TypeOrmModule.forFeature([AuditLogEntity])],
   controllers: [AuditLogController],
-  providers: [AuditLogService, { provide: APP_INTERCEPTOR, useClass: AuditInterceptor }],
+  providers: [AuditLogService, AuditInterceptor],
+  exports: [AuditLogService, AuditInterceptor],
 })
 export class AuditModule implements OnModuleInit {
   constructor(private readonly discovery: DiscoveryService) {}

@@ -1,4 +1,4 @@
-import type { AuditedRequest, ResourceView } from '../audit/audited.decorator';
+import type { AuditedRequest, ResourceView } from '../audit/audit-target';
 import type { PriceQueryDto } from './dto/price.dto';
 
 /**

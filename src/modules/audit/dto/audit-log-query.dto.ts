@@ -2,7 +2,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { ListQueryDto } from '../../../common/http/list.dto';
 import { IsInstant } from '../../../common/pipes/validators';
-import { AUDIT_RESOURCES, type AuditResource } from '../audited.decorator';
+import { AUDIT_RESOURCES, type AuditResource } from '../audit-target';
 
 /** Filters of `GET /v1/audit-log`, with `limit` and `cursor` as every admin list. */
 export class AuditLogQueryDto extends ListQueryDto {
