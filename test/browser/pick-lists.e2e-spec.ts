@@ -33,6 +33,13 @@ describe('log filters picked by name, in a compact bar', () => {
     // The option's value (its id or slug), read as the browser does: an option without the attribute has its text.
     await select.selectOption(await option.evaluate((o: any) => o.value as string));
   };
+  /** The chips name what they filter once the names have loaded (they show the id or slug until then): waited for, not read at once. */
+  const chipsShow = async (text: string) => {
+    const chips = page.getByRole('list', { name: 'Active filters' });
+    await waitFor(async () => (await chips.innerText()).includes(text) || null, 10_000).catch(() => undefined);
+    expect(await chips.innerText()).toContain(text);
+    return chips.innerText();
+  };
   const optionTexts = (label: string) => page.getByLabel(label, { exact: true }).locator('option').allInnerTexts();
 
   beforeAll(async () => {
@@ -97,9 +104,7 @@ describe('log filters picked by name, in a compact bar', () => {
     await page.waitForURL(new RegExp(`api_key_id=${billing.id}`));
     await rowCount(2);
     expect((await userCells()).sort()).toEqual(['ben', 'cy']);
-    const chips = page.getByRole('list', { name: 'Active filters' });
-    expect(await chips.innerText()).toContain('api key: Billing bot');
-    expect(await chips.innerText()).not.toContain(billing.id);
+    expect(await chipsShow('api key: Billing bot')).not.toContain(billing.id);
     // Set from the URL, More filters opens by itself and shows the pick.
     await page.reload();
     await rowCount(2);
@@ -128,12 +133,14 @@ describe('log filters picked by name, in a compact bar', () => {
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.waitForURL(/virtual_key=vk-beta/);
     await rowCount(2);
-    expect(await page.getByRole('list', { name: 'Active filters' }).innerText()).toContain('virtual key: VK beta');
+    await chipsShow('virtual key: VK beta');
     await page.getByRole('button', { name: 'Remove filter virtual key vk-beta' }).click();
     await rowCount(5);
   });
 
   it('filters by a config and by a prompt chosen by name', async () => {
+    await page.goto(url('/logs'));
+    await rowCount(5);
     await page.getByRole('button', { name: 'More filters' }).click();
     await page.getByLabel('Config', { exact: true }).locator('option', { hasText: 'cfg-main' }).waitFor({ state: 'attached' });
     await pick('Config', 'cfg-main');
@@ -151,7 +158,7 @@ describe('log filters picked by name, in a compact bar', () => {
     await page.waitForURL(/prompt=greeting/);
     await rowCount(1);
     expect(await userCells()).toEqual(['eve']);
-    expect(await page.getByRole('list', { name: 'Active filters' }).innerText()).toContain('prompt: Greeting');
+    await chipsShow('prompt: Greeting');
   });
 
   it('works by keyboard: Enter in the search applies, Tab reaches More filters and Space opens it', async () => {
