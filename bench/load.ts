@@ -12,6 +12,8 @@ export interface Target {
   /** Full URL of the chat completions endpoint. */
   url: string;
   headers: Record<string, string>;
+  /** The authority to trust for an https URL (the mock's test certificate, see --tls). */
+  ca?: string;
 }
 
 export interface Percentiles {

@@ -68,12 +68,13 @@ function track(name: string, proc: ChildProcess): Child {
   return child;
 }
 
-export async function startMock(core?: number): Promise<{ child: Child; url: string }> {
-  const [cmd, args] = nodeCommand([join(__dirname, 'mock-server.js')], core);
+/** The mock in a child process; with `tls`, over TLS offering HTTP/2, and `caFile` the authority that signed it. */
+export async function startMock(core?: number, tls = false): Promise<{ child: Child; url: string; caFile?: string }> {
+  const [cmd, args] = nodeCommand([join(__dirname, 'mock-server.js'), ...(tls ? ['--tls'] : [])], core);
   const proc = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'] });
   const child = track('mock', proc);
+  let seen = '';
   const url = await new Promise<string>((done, fail) => {
-    let seen = '';
     const onData = (text: string) => {
       seen += text;
       const match = /MOCK_URL=(\S+)/.exec(seen);
@@ -86,7 +87,7 @@ export async function startMock(core?: number): Promise<{ child: Child; url: str
     void child.exited.then((code) => fail(new Error(`mock upstream exited (${code}):\n${child.tail.join('\n')}`)));
   });
   child.ready = true;
-  return { child, url };
+  return { child, url, caFile: /MOCK_CA_FILE=(\S+)/.exec(seen)?.[1] };
 }
 
 export interface GatewayOptions {

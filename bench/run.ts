@@ -3,7 +3,7 @@
  * behind the gateway (real embedded PostgreSQL, request logging on).
  *
  *   npm run bench -- [--duration 8] [--pin] [--ttft 200] [--profile]
- *   npm run bench -- --streams [N] [--stream-delay 1500]
+ *   npm run bench -- --streams [N] [--stream-delay 1500] [--tls]
  *   npm run bench -- --workers [--duration 8]
  *
  *   --duration N  seconds per measured run (default 8)
@@ -18,10 +18,14 @@
  *                 in the load generator, two in the gateway and one in the mock; with WORKERS=2 in
  *                 the environment the gateway's two sockets per stream are spread over two
  *                 processes, and its RSS is the sum of its processes)
+ *   --tls         with --streams: the mock serves over TLS and offers HTTP/2 (ALPN), as providers
+ *                 do; the gateway trusts its test authority (UPSTREAM_CA_FILE) and speaks HTTP/2 to
+ *                 it unless UPSTREAM_HTTP2=false is in the environment (run both to compare)
  *   --workers     instead: throughput (json and streaming, c=32) of a gateway with WORKERS=1 and
  *                 one with WORKERS=2, measured in turn, side by side
  */
 import { randomBytes } from 'node:crypto';
+import { Agent, request } from 'undici';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
@@ -42,10 +46,11 @@ interface Args {
   streams: number;
   streamDelay: number;
   workers: boolean;
+  tls: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { duration: 8, pin: false, ttft: 200, profile: false, streams: 0, streamDelay: 1500, workers: false };
+  const args: Args = { duration: 8, pin: false, ttft: 200, profile: false, streams: 0, streamDelay: 1500, workers: false, tls: false };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split('=', 2);
     const value = () => Number(inline ?? argv[++i]);
@@ -57,11 +62,13 @@ function parseArgs(argv: string[]): Args {
     else if (flag === '--streams') args.streams = optionalValue(2000);
     else if (flag === '--stream-delay') args.streamDelay = value();
     else if (flag === '--workers') args.workers = true;
+    else if (flag === '--tls') args.tls = true;
     else throw new Error(`unknown argument ${argv[i]} (see the header of bench/run.ts)`);
   }
   if (!(args.duration >= 1)) throw new Error('--duration must be a number of seconds >= 1');
   if (!(args.ttft >= 1)) throw new Error('--ttft must be >= 1');
   if (!(args.streams >= 0) || !(args.streamDelay >= 1)) throw new Error('--streams and --stream-delay must be positive numbers');
+  if (args.tls && !args.streams) throw new Error('--tls goes with --streams');
   return args;
 }
 
@@ -85,14 +92,15 @@ async function createVirtualKey(gatewayUrl: string, adminKey: string, mockUrl: s
 async function smokeTest(targets: Target[]): Promise<void> {
   for (const target of targets) {
     for (const stream of [false, true]) {
-      const response = await fetch(target.url, {
+      const response = await request(target.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...target.headers },
         body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello' }], ...(stream ? { stream: true } : {}) }),
+        dispatcher: target.ca ? new Agent({ connect: { ca: target.ca } }) : undefined,
       });
-      const text = await response.text();
-      if (response.status !== 200 || !text.includes(stream ? 'data: [DONE]' : '"choices"')) {
-        throw new Error(`${target.name} ${stream ? 'streaming' : 'non-streaming'} smoke test: ${response.status} ${text.slice(0, 500)}`);
+      const text = await response.body.text();
+      if (response.statusCode !== 200 || !text.includes(stream ? 'data: [DONE]' : '"choices"')) {
+        throw new Error(`${target.name} ${stream ? 'streaming' : 'non-streaming'} smoke test: ${response.statusCode} ${text.slice(0, 500)}`);
       }
     }
   }
@@ -155,7 +163,8 @@ async function compareRuns(args: Args, direct: Target, gateway: Target, gatewayC
 async function streamsScenario(args: Args, direct: Target, gateway: Target, gatewayChild: Child): Promise<void> {
   const model = `mock-slow-${args.streamDelay}`;
   const single = await runStreams(direct, 1, model);
-  log(`many streams: ${args.streams} at once of ${model} (one alone takes ${single.wallSeconds.toFixed(1)} s); ulimit -n ${fileLimit()}`);
+  const upstream = !args.tls ? 'plain HTTP/1.1' : process.env.UPSTREAM_HTTP2 === 'false' ? 'TLS, HTTP/1.1 (UPSTREAM_HTTP2=false)' : 'TLS, HTTP/2';
+  log(`many streams: ${args.streams} at once of ${model} (one alone takes ${single.wallSeconds.toFixed(1)} s); gateway to mock over ${upstream}; ulimit -n ${fileLimit()}`);
   const results: StreamsResult[] = [];
   for (const [target, rssOf] of [[direct, undefined], [gateway, () => gatewayRssKiB(gatewayChild.proc.pid!)]] as const) {
     const result = await runStreams(target, args.streams, model, rssOf);
@@ -165,7 +174,7 @@ async function streamsScenario(args: Args, direct: Target, gateway: Target, gate
     results.push(result);
     await sleep(2_000); // sockets closing, log rows written
   }
-  writeFileSync(join(RESULTS_DIR, 'streams-latest.json'), JSON.stringify({ model, singleStreamSeconds: single.wallSeconds, results }, null, 2));
+  writeFileSync(join(RESULTS_DIR, 'streams-latest.json'), JSON.stringify({ model, upstream, singleStreamSeconds: single.wallSeconds, results }, null, 2));
 }
 
 /** The soft limit of open files of this shell (the gateway inherits it). */
@@ -242,7 +251,7 @@ async function main(): Promise<void> {
   let failed = false;
 
   try {
-    const mock = await startMock(pin ? 0 : undefined);
+    const mock = await startMock(pin ? 0 : undefined, args.tls);
     const port = await freePort();
     const adminKey = `bench-${randomBytes(13).toString('hex')}`; // 32 characters
     const gatewayUrl = `http://127.0.0.1:${port}`;
@@ -253,11 +262,12 @@ async function main(): Promise<void> {
       adminKey,
       core: pin ? 1 : undefined,
       nodeFlags: args.profile ? ['--cpu-prof', `--cpu-prof-dir=${RESULTS_DIR}`, `--cpu-prof-name=${profileName}`] : [],
+      env: mock.caFile ? { UPSTREAM_CA_FILE: mock.caFile } : {},
     });
     await waitForHealth(gatewayUrl, gatewayChild);
     await createVirtualKey(gatewayUrl, adminKey, mock.url);
 
-    const direct: Target = { name: 'direct', url: `${mock.url}/v1/chat/completions`, headers: {} };
+    const direct: Target = { name: 'direct', url: `${mock.url}/v1/chat/completions`, headers: {}, ca: mock.caFile ? readFileSync(mock.caFile, 'utf8') : undefined };
     const gateway: Target = {
       name: 'gateway',
       url: `${gatewayUrl}/v1/chat/completions`,
@@ -266,7 +276,8 @@ async function main(): Promise<void> {
     await smokeTest([direct, gateway]);
 
     log('warming up...');
-    for (const target of args.profile || args.workers ? [gateway] : [direct, gateway]) {
+    // (The load generator's runs go over plain HTTP only: with --tls the gateway alone warms up.)
+    for (const target of args.profile || args.workers || args.tls ? [gateway] : [direct, gateway]) {
       for (const stream of [false, true]) await runLoad(target, stream, 8, 1.5);
     }
 

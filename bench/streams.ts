@@ -68,7 +68,7 @@ function processName(pid: number): string {
 /** Opens `streams` streaming requests at once and reads each to its end; `rssOf` (the gateway's pids) is sampled every 100 ms. */
 export async function runStreams(target: Target, streams: number, model: string, rssOf?: () => number): Promise<StreamsResult> {
   // A pool of its own without a connection limit: the load generator must not be what queues.
-  const dispatcher = new Agent({ connections: null, keepAliveTimeout: 1_000 });
+  const dispatcher = new Agent({ connections: null, keepAliveTimeout: 1_000, connect: target.ca ? { ca: target.ca } : undefined });
   const body = chatBody(true, model);
   const rssBefore = rssOf?.() ?? 0;
   let rssPeak = rssBefore;

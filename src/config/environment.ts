@@ -13,6 +13,7 @@ import {
 } from 'class-validator';
 import { toBool, toInt } from '../common/query-transforms';
 import { parseRoleMapping } from '../modules/auth/role-mapping';
+import { certificateAuthorities } from '../modules/upstream/certificate-authorities';
 
 /**
  * Every environment variable the gateway reads, parsed once at start-up.
@@ -109,6 +110,18 @@ export class Environment {
    */
   @Transform(toInt) @IsInt() @Min(0)
   UPSTREAM_MAX_CONNECTIONS = 0;
+
+  /**
+   * HTTP/2 to providers that offer it (TLS origins whose ALPN picks h2): hundreds of open
+   * streams share one connection instead of a connection (and a file descriptor) each.
+   * Origins that answer HTTP/1.1, and `http:` ones, stay on HTTP/1.1.
+   */
+  @Transform(toBool) @IsBoolean()
+  UPSTREAM_HTTP2 = true;
+
+  /** A PEM file of certificate authorities trusted for provider connections besides the system's (a self-hosted model server behind an internal CA). */
+  @IsOptional() @IsString()
+  UPSTREAM_CA_FILE?: string;
 
   /** First retry delay of a config's `retry`; doubles per attempt, with jitter. */
   @Transform(toInt) @IsInt() @Min(0)
@@ -217,7 +230,7 @@ export class InvalidEnvironmentError extends Error {
 
 /** Parses and validates the environment; throws one error listing every bad variable. */
 export function validateEnvironment(raw: Record<string, unknown>): Environment {
-  const known = Object.keys(new Environment()).concat('DATABASE_URL', 'GATEWAY_ADMIN_KEY', 'GATEWAY_ENCRYPTION_KEY', 'REDIS_URL', 'LOG_JOURNAL_DIR', 'UPSTREAM_ALLOWED_NETWORKS', 'MCP_ALLOWED_NETWORKS', 'LOG_RETENTION_DAYS', 'ROLLUP_RETENTION_DAYS', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OIDC_ISSUER_URL', 'OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_REDIRECT_URI', 'OIDC_ROLE_MAPPING');
+  const known = Object.keys(new Environment()).concat('DATABASE_URL', 'GATEWAY_ADMIN_KEY', 'GATEWAY_ENCRYPTION_KEY', 'REDIS_URL', 'LOG_JOURNAL_DIR', 'UPSTREAM_ALLOWED_NETWORKS', 'MCP_ALLOWED_NETWORKS', 'LOG_RETENTION_DAYS', 'ROLLUP_RETENTION_DAYS', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OIDC_ISSUER_URL', 'OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_REDIRECT_URI', 'OIDC_ROLE_MAPPING', 'UPSTREAM_CA_FILE');
   // Empty strings mean "unset", as in most twelve-factor apps.
   const input = Object.fromEntries(
     known.filter((k) => raw[k] !== undefined && raw[k] !== '').map((k) => [k, raw[k]]),
@@ -230,6 +243,11 @@ export function validateEnvironment(raw: Record<string, unknown>): Environment {
     problems.push('GATEWAY_ENCRYPTION_KEY: required when DATABASE_URL is set (the key must be the same on every instance)');
   }
   problems.push(...oidcProblems(env));
+  try {
+    certificateAuthorities(env.UPSTREAM_CA_FILE);
+  } catch (error) {
+    problems.push((error as Error).message);
+  }
   if (problems.length) throw new InvalidEnvironmentError(problems);
   return env;
 }

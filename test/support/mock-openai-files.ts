@@ -162,7 +162,7 @@ export function serveOpenAIMultipart(req: http.IncomingMessage, res: http.Server
 
   const upload: RecordedUpload = { path, headers: req.headers, fields: {}, files: [], complete: false };
   if (context.record) {
-    const rec: RecordedRequest = { method: 'POST', path, query: parseQuery(rawQuery), headers: req.headers, body: upload.fields, upload };
+    const rec: RecordedRequest = { method: 'POST', path, query: parseQuery(rawQuery), headers: req.headers, body: upload.fields, upload, httpVersion: req.httpVersion };
     context.record(rec, res);
     res.once('close', () => {
       if (rec.aborted) upload.aborted = true;

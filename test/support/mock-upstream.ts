@@ -59,7 +59,9 @@
  * recorded as `aborted`: that flag means the client went away.
  */
 import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import * as http2 from 'node:http2';
+import * as https from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
 import {
   AZURE_MISSING_API_VERSION_BODY,
   BAD_JSON_BODY,
@@ -95,6 +97,8 @@ export interface RecordedRequest {
   headers: Record<string, string | string[] | undefined>;
   /** Parsed JSON body, or undefined when there was none or it was not JSON. */
   body: any;
+  /** '1.1' or '2.0': the protocol the request came in on. */
+  httpVersion: string;
   /** Set when the client went away before the reply was complete (e.g. aborted a stream). */
   aborted?: boolean;
   /** When (Date.now()) the client went away. */
@@ -120,6 +124,15 @@ export interface MockUpstreamOptions {
   port?: number;
   /** Record every request in `requests` (default true; the benchmark passes false). */
   record?: boolean;
+  /**
+   * Serve over TLS with this key and certificate (see test-certificates.ts): `url` is then
+   * https://localhost:PORT. The server offers HTTP/2 and HTTP/1.1 (ALPN), as providers do.
+   */
+  tls?: { key: string; cert: string };
+  /** With `tls`: what ALPN offers: 'h2' (default: HTTP/2, HTTP/1.1 for clients without it) or 'http/1.1' only. */
+  alpn?: 'h2' | 'http/1.1';
+  /** With HTTP/2: the server's SETTINGS_MAX_CONCURRENT_STREAMS (default: Node's, no limit). */
+  maxConcurrentStreams?: number;
 }
 
 const CHAT_PATHS = new Set(['/v1/chat/completions', '/chat/completions', '/openai/v1/chat/completions']);
@@ -280,11 +293,14 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
   const track = (rec: RecordedRequest, res: http.ServerResponse): void => {
     requests.push(rec);
     res.once('close', () => {
-      if (!res.writableFinished && !cutOnPurpose.has(res)) Object.assign(rec, { aborted: true, abortedAt: Date.now() });
+      // Over HTTP/2 a response reads as finished even when the client reset its stream: the reset code tells.
+      const stream = (res as unknown as { stream?: http2.ServerHttp2Stream }).stream;
+      const cut = stream ? stream.rstCode !== http2.constants.NGHTTP2_NO_ERROR : !res.writableFinished;
+      if (cut && !cutOnPurpose.has(res)) Object.assign(rec, { aborted: true, abortedAt: Date.now() });
     });
   };
 
-  const server = http.createServer((req, res) => {
+  const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
     // Multipart uploads stream through their own parser (a file may be hundreds of MB).
     if (serveOpenAIMultipart(req, res, { record: record ? track : undefined, flakyFailures })) return;
     // Read the whole body (most requests arrive in a single chunk).
@@ -304,6 +320,17 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
         else res.destroy();
       }
     });
+  };
+  // Over HTTP/2 the compatibility API hands the same handler a request and a response per stream.
+  const server: http.Server | http2.Http2SecureServer | https.Server = !options.tls
+    ? http.createServer(onRequest)
+    : options.alpn === 'http/1.1'
+      ? https.createServer({ ...options.tls }, onRequest)
+      : http2.createSecureServer({ ...options.tls, allowHTTP1: true, settings: options.maxConcurrentStreams ? { maxConcurrentStreams: options.maxConcurrentStreams } : undefined }, onRequest as never);
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
   });
 
   function handle(req: http.IncomingMessage, res: http.ServerResponse, raw: string): void {
@@ -325,7 +352,7 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
 
     let rec: RecordedRequest | undefined;
     if (record) {
-      rec = { method, path, query: parseQuery(rawQuery), headers: req.headers, body };
+      rec = { method, path, query: parseQuery(rawQuery), headers: req.headers, body, httpVersion: req.httpVersion };
       track(rec, res);
     }
 
@@ -435,11 +462,12 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
     });
   });
   const port = (server.address() as AddressInfo).port;
-  selfUrl = `http://127.0.0.1:${port}`;
+  // The test certificate names localhost (and 127.0.0.1).
+  selfUrl = options.tls ? `https://localhost:${port}` : `http://127.0.0.1:${port}`;
 
   let closing: Promise<void> | undefined;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: selfUrl,
     port,
     requests,
     vertex,
@@ -451,7 +479,7 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
     close: () =>
       (closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
-        server.closeAllConnections();
+        for (const socket of sockets) socket.destroy();
       })),
   };
 }

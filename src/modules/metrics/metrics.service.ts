@@ -89,6 +89,16 @@ export class MetricsService {
       },
     });
     new Gauge({
+      name: 'gateway_upstream_http2_sessions',
+      help: 'Open HTTP/2 connections to providers (each carries many requests at once), by provider',
+      labelNames: ['provider'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [provider, sessions] of upstream.http2SessionsByProvider()) this.set({ provider }, sessions);
+      },
+    });
+    new Gauge({
       name: 'gateway_log_journal_bytes',
       help: 'Size of the on-disk log journal (records not yet in the database)',
       registers: [this.registry],

@@ -4,6 +4,7 @@ import { ClientClosedRequestError, GatewayError, type LoggedError } from '../../
 import type { AnswerOutcome } from '../routing/attempt';
 import { relayUpstreamSse, type SseStreamHandler } from './sse-relay';
 import type { UpstreamResponse } from './upstream-client';
+import { Readiness } from '../health/readiness.service';
 
 /** A chat-like handler: each event's data is a frame, `[DONE]` the end marker, `boom` an error event. */
 class TestHandler implements SseStreamHandler {
@@ -278,12 +279,12 @@ describe('relayUpstreamSse', () => {
     it('ends an open stream with the shutting_down error event, aborting the provider, and settles its outcome', async () => {
       const { response, body } = fakeResponse();
       const handler = new TestHandler();
-      const deadline = new AbortController();
-      const relayed = relayUpstreamSse(response, context(), 1000, handler, deadline.signal);
+      const deadline = new Readiness();
+      const relayed = relayUpstreamSse(response, context(), 1000, handler, deadline);
       body.write(event('partial'));
       const { frames, outcome } = await relayed;
       const client = collect(frames);
-      deadline.abort();
+      deadline.reachDeadline();
       await client.done;
 
       expect(client.received).toEqual([event('partial'), 'event: error\ndata: shutting_down\n\n']);
@@ -295,28 +296,29 @@ describe('relayUpstreamSse', () => {
     it('before the first event: rejects with a 503 shutting_down', async () => {
       const { response } = fakeResponse();
       const handler = new TestHandler();
-      const deadline = new AbortController();
-      const relayed = relayUpstreamSse(response, context(), 1000, handler, deadline.signal);
-      deadline.abort();
+      const deadline = new Readiness();
+      const relayed = relayUpstreamSse(response, context(), 1000, handler, deadline);
+      deadline.reachDeadline();
       await expect(relayed).rejects.toMatchObject({ status: 503, code: 'shutting_down' });
       expect(handler.finished).toBe(0);
     });
 
     it('a stream that ended before the deadline no longer listens to it', async () => {
       const { response, body } = fakeResponse();
-      const deadline = new AbortController();
-      const listeners = jest.spyOn(deadline.signal, 'removeEventListener');
-      const relayed = relayUpstreamSse(response, context(), 1000, new TestHandler(), deadline.signal);
+      const deadline = new Readiness();
+      const watching = () => (deadline as unknown as { atDeadline: Set<unknown> }).atDeadline.size;
+      const relayed = relayUpstreamSse(response, context(), 1000, new TestHandler(), deadline);
       body.write(event('all'));
       const { frames, outcome } = await relayed;
       const client = collect(frames);
       body.end(event('[DONE]'));
+      expect(watching()).toBe(1);
       await client.done;
-      deadline.abort();
+      expect(watching()).toBe(0);
+      deadline.reachDeadline();
 
       expect((await outcome).error).toBeNull();
       expect(client.received).toEqual([event('all'), event('[DONE]')]);
-      expect(listeners).toHaveBeenCalledWith('abort', expect.any(Function));
     });
   });
 });

@@ -6,6 +6,7 @@ import { ClientClosedRequestError, GatewayError, type LoggedError } from '../../
 import type { AnswerOutcome } from '../routing/attempt';
 import { AWS_EVENT_STREAM, AwsEventStreamReader } from './aws-event-stream';
 import type { UpstreamResponse } from './upstream-client';
+import type { ShutdownDeadline } from '../health/readiness.service';
 
 /** What an operation does with a provider's event stream (chat, responses, messages …). */
 export interface SseStreamHandler {
@@ -40,7 +41,7 @@ export interface RelayedStream {
  * After that, failures end the stream with an error event. However it ends, the stream's
  * outcome (the handler's, with the first error: an event's, else the stream's own) is
  * settled once. Unsubscribing (the client left) destroys the upstream body, aborting the request.
- * `shutdownDeadline` aborting (the instance's shutdown grace period is over) ends the
+ * `shutdownDeadline` passing (the instance's shutdown grace period is over) ends the
  * stream like a failure: the error event `shutting_down`, then the end of the response.
  */
 export function relayUpstreamSse(
@@ -48,7 +49,7 @@ export function relayUpstreamSse(
   context: Pick<RequestContext, 'abort'>,
   idleTimeoutMs: number,
   handler: SseStreamHandler,
-  shutdownDeadline?: AbortSignal,
+  shutdownDeadline?: ShutdownDeadline,
 ): Promise<RelayedStream> {
   response.clearTimeout(); // from here the idle timeout between events applies
   const body = response.body;
@@ -66,6 +67,7 @@ export function relayUpstreamSse(
     let started = false;
     let ended = false;
     let idle: NodeJS.Timeout | undefined;
+    let stopWatchingDeadline: () => void = () => undefined;
 
     const emit = (frame: string) => (subscriber ? subscriber.next(frame) : backlog.push(frame));
     const frames = new Observable<string>((sub) => {
@@ -76,7 +78,7 @@ export function relayUpstreamSse(
         if (ended) return;
         ended = true;
         clearTimeout(idle);
-        shutdownDeadline?.removeEventListener('abort', onShutdownDeadline);
+        stopWatchingDeadline();
         // A client may hang up as soon as it has the stream's last event (Codex does after
         // `response.completed`, before the provider closes): it read to the end, a success.
         const clientLeft: LoggedError | null = handler.isComplete() ? null : { type: 'client_error', code: 'client_closed_request', message: 'The client closed the connection mid-stream' };
@@ -90,7 +92,7 @@ export function relayUpstreamSse(
       if (ended) return;
       ended = true;
       clearTimeout(idle);
-      shutdownDeadline?.removeEventListener('abort', onShutdownDeadline);
+      stopWatchingDeadline();
       body.destroy(); // a silent provider is aborted; after a clean end this is a no-op
       if (!started) {
         reject(beforeStart());
@@ -134,8 +136,7 @@ export function relayUpstreamSse(
       const failure = GatewayError.shuttingDown('The gateway instance shut down before the stream ended (its shutdown grace period is over)');
       settle({ type: failure.type, code: failure.code, message: failure.message }, () => failure);
     };
-    if (shutdownDeadline?.aborted) onShutdownDeadline();
-    else shutdownDeadline?.addEventListener('abort', onShutdownDeadline, { once: true });
+    stopWatchingDeadline = shutdownDeadline?.onDeadline(onShutdownDeadline) ?? stopWatchingDeadline;
 
     body.on('data', (bytes: Buffer) => {
       armIdleTimer();

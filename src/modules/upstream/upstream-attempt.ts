@@ -262,7 +262,7 @@ export class UpstreamAttempt {
 
   /** A provider's event stream relayed to the client through `handler` (see relayUpstreamSse). */
   async stream(context: RequestContext, answer: SentAttempt, handler: SseStreamHandler): Promise<GatewayResult> {
-    const { frames, outcome } = await relayUpstreamSse(answer.response, context, answer.timeoutMs, handler, this.readiness.deadline);
+    const { frames, outcome } = await relayUpstreamSse(answer.response, context, answer.timeoutMs, handler, this.readiness);
     return { kind: 'sse', status: answer.response.status, frames, outcome };
   }
 

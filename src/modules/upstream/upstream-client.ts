@@ -1,18 +1,22 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { EventEmitter } from 'node:events';
-import { Agent, Dispatcher, errors, request } from 'undici';
+import type { Readable } from 'node:stream';
+import { Agent, errors, request } from 'undici';
 import { ClientClosedRequestError, GatewayError } from '../../common/errors/gateway-error';
 import { ThrottledWarning } from '../../common/logging/throttled-warning';
 import type { Environment } from '../../config/environment';
 import { UpstreamHostPolicy, UpstreamHostRefusedError } from './upstream-host-policy';
+import { Http2NotSent, Http2Origins } from './http2-origins';
+import { certificateAuthorities } from './certificate-authorities';
 import type { UpstreamRequest } from '../../providers/provider-adapter';
 import { Readiness } from '../health/readiness.service';
 
 export interface UpstreamResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
-  body: Dispatcher.ResponseData['body'];
+  /** undici's body, or the HTTP/2 stream: read it, iterate it, or destroy it to abort. */
+  body: Readable;
   /** Stops the request timer once the caller has what the timeout guards (the body, or the first byte of a stream). */
   clearTimeout(): void;
   timedOut(): boolean;
@@ -28,10 +32,11 @@ export interface SendOptions {
   provider?: string;
 }
 
-/** A host policy and the connection pool that resolves through it. */
+/** A host policy and the connections that resolve through it: undici's HTTP/1.1 pool, HTTP/2 sessions (null when off). */
 interface Route {
   policy: UpstreamHostPolicy;
   agent: Agent;
+  http2: Http2Origins | null;
 }
 
 /**
@@ -52,7 +57,7 @@ export class UpstreamClient implements OnApplicationShutdown {
   private readonly maxResponseBytes: number;
   /** UPSTREAM_MAX_CONNECTIONS per origin; 0: no limit, so nothing ever waits for a connection. */
   private readonly maxConnections: number;
-  /** The provider last seen sending to each origin (with a limit only), for the waiting-requests metric. */
+  /** The provider last seen sending to each origin (with a limit, or over HTTP/2), for the waiting-requests and sessions metrics. */
   private readonly providerOfOrigin = new Map<string, string>();
   private readonly saturated = new ThrottledWarning(new Logger(UpstreamClient.name), 30_000);
 
@@ -65,8 +70,13 @@ export class UpstreamClient implements OnApplicationShutdown {
     const allowed = config.get('UPSTREAM_ALLOWED_NETWORKS', { infer: true });
     const allowedNetworks = allowed ? allowed.split(',').map((cidr) => cidr.trim()) : [];
     const allowPrivate = config.get('UPSTREAM_ALLOW_PRIVATE_NETWORKS', { infer: true });
-    this.requested = route(new UpstreamHostPolicy(allowPrivate, allowedNetworks), this.maxConnections);
-    this.adminChosen = allowPrivate ? this.requested : route(new UpstreamHostPolicy(true, allowedNetworks), this.maxConnections);
+    const connections: ConnectionOptions = {
+      maxConnections: this.maxConnections,
+      http2: config.get('UPSTREAM_HTTP2', { infer: true }),
+      ca: certificateAuthorities(config.get('UPSTREAM_CA_FILE', { infer: true })),
+    };
+    this.requested = route(new UpstreamHostPolicy(allowPrivate, allowedNetworks), connections);
+    this.adminChosen = allowPrivate ? this.requested : route(new UpstreamHostPolicy(true, allowedNetworks), connections);
   }
 
   /** Requests waiting for a free connection (past UPSTREAM_MAX_CONNECTIONS), by provider; origins with none are left out. */
@@ -89,15 +99,18 @@ export class UpstreamClient implements OnApplicationShutdown {
    */
   private noteWaiting(agent: Agent, url: string, provider: string | undefined): void {
     const origin = new URL(url).origin;
-    if (provider) {
-      if (this.providerOfOrigin.size >= 1000 && !this.providerOfOrigin.has(origin)) this.providerOfOrigin.clear();
-      this.providerOfOrigin.set(origin, provider);
-    }
+    this.noteProvider(origin, provider);
     const stats = agent.stats[origin];
     const queued = stats ? waitingIn(stats) : 0;
     if (queued > 0) {
       this.saturated.warn(`${queued} request(s) to ${provider ?? origin} wait for a connection: all ${this.maxConnections} are busy (UPSTREAM_MAX_CONNECTIONS)`);
     }
+  }
+
+  private noteProvider(origin: string, provider: string | undefined): void {
+    if (!provider || this.providerOfOrigin.get(origin) === provider) return;
+    if (this.providerOfOrigin.size >= 1000 && !this.providerOfOrigin.has(origin)) this.providerOfOrigin.clear();
+    this.providerOfOrigin.set(origin, provider);
   }
 
   /** The host policy for connections made outside undici (the realtime WebSocket): check the URL, then resolve with `lookupFor`. */
@@ -158,9 +171,8 @@ export class UpstreamClient implements OnApplicationShutdown {
   async send(upstream: UpstreamRequest, options: SendOptions): Promise<UpstreamResponse> {
     const { signal, timeoutMs } = options;
     if (signal.aborted) throw new ClientClosedRequestError();
-    const shutdown = this.readiness.deadline;
-    if (shutdown.aborted) throw shutDown();
-    const { policy, agent } = this.routeFor(options.privateNetworkAllowed);
+    if (this.readiness.pastDeadline) throw shutDown();
+    const { policy, agent, http2 } = this.routeFor(options.privateNetworkAllowed);
     try {
       policy.checkUrl(upstream.url);
     } catch (error) {
@@ -173,7 +185,7 @@ export class UpstreamClient implements OnApplicationShutdown {
     signal.addEventListener('abort', onClientGone, { once: true });
     // At the shutdown deadline a request still waiting on its provider ends with a 503 the
     // client can retry elsewhere (and its row says why), not a connection closed under it.
-    shutdown.addEventListener('abort', onClientGone, { once: true });
+    const stopWatchingDeadline = this.readiness.onDeadline(onClientGone);
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
@@ -183,10 +195,10 @@ export class UpstreamClient implements OnApplicationShutdown {
     const detach = () => {
       clear();
       signal.removeEventListener('abort', onClientGone);
-      shutdown.removeEventListener('abort', onClientGone);
+      stopWatchingDeadline();
     };
 
-    try {
+    const viaHttp1 = async () => {
       // undici ties the signal to the body too: aborting later destroys the body stream.
       const sent = request(upstream.url, {
         method: upstream.method,
@@ -200,19 +212,33 @@ export class UpstreamClient implements OnApplicationShutdown {
       // Dispatching is synchronous: the request is on a connection or in the pool's queue by now.
       if (this.maxConnections) this.noteWaiting(agent, upstream.url, options.provider);
       const response = await sent;
+      return { status: response.statusCode, headers: response.headers, body: response.body as Readable };
+    };
+
+    try {
+      // A streamed body (a multipart upload) stays on HTTP/1.1: it cannot be sent again if a session refuses it.
+      const url = http2 && (upstream.body === undefined || typeof upstream.body === 'string') ? new URL(upstream.url) : null;
+      const session = url ? http2!.sessionFor(url) : null;
+      let response: { status: number; headers: UpstreamResponse['headers']; body: Readable };
+      if (session) {
+        this.noteProvider(url!.origin, options.provider);
+        try {
+          response = await http2!.request(session, url!, upstream.method, upstream.headers, upstream.body as string | undefined, abort);
+        } catch (error) {
+          // Refused before the provider saw it (the session closing): safe to send again.
+          if (!(error instanceof Http2NotSent) || abort.aborted) throw error;
+          response = await viaHttp1();
+        }
+      } else {
+        response = await viaHttp1();
+      }
       response.body.once('close', detach);
-      return {
-        status: response.statusCode,
-        headers: response.headers,
-        body: response.body,
-        clearTimeout: clear,
-        timedOut: () => timedOut,
-      };
+      return { ...response, clearTimeout: clear, timedOut: () => timedOut };
     } catch (error) {
       detach();
       if (timedOut || error instanceof errors.HeadersTimeoutError) throw GatewayError.upstreamTimeout(timeoutMs);
       if (signal.aborted) throw new ClientClosedRequestError();
-      if (shutdown.aborted) throw shutDown();
+      if (this.readiness.pastDeadline) throw shutDown();
       if (error instanceof UpstreamHostRefusedError) throw hostRefused(error);
       throw GatewayError.upstreamUnreachable(`The provider could not be reached (${describe(error)})`);
     }
@@ -240,15 +266,28 @@ export class UpstreamClient implements OnApplicationShutdown {
       if (error instanceof GatewayError) throw error;
       if (response.timedOut() || error instanceof errors.BodyTimeoutError) throw GatewayError.upstreamTimeout(timeoutMs);
       if (signal.aborted) throw new ClientClosedRequestError();
-      if (this.readiness.deadline.aborted) throw shutDown();
+      if (this.readiness.pastDeadline) throw shutDown();
       throw GatewayError.upstreamUnreachable(`The provider's answer broke off (${describe(error)})`);
     } finally {
       response.clearTimeout();
     }
   }
 
+  /** Open HTTP/2 sessions by provider, for `gateway_upstream_http2_sessions`. */
+  http2SessionsByProvider(): Map<string, number> {
+    const sessions = new Map<string, number>();
+    for (const http2 of new Set([this.requested.http2, this.adminChosen.http2])) {
+      for (const [origin, count] of http2?.sessionCounts() ?? []) {
+        const provider = this.providerOfOrigin.get(origin) ?? 'other';
+        sessions.set(provider, (sessions.get(provider) ?? 0) + count);
+      }
+    }
+    return sessions;
+  }
+
   async onApplicationShutdown(): Promise<void> {
-    await Promise.all([...new Set([this.requested.agent, this.adminChosen.agent])].map((agent) => agent.close()));
+    const routes = [...new Set([this.requested, this.adminChosen])];
+    await Promise.all(routes.flatMap((route) => [route.agent.close(), route.http2?.close()]));
   }
 }
 
@@ -268,14 +307,28 @@ class AttemptAbort extends EventEmitter {
   }
 }
 
+interface ConnectionOptions {
+  /** UPSTREAM_MAX_CONNECTIONS (HTTP/1.1 connections per origin; 0: no limit). */
+  maxConnections: number;
+  http2: boolean;
+  /** Certificate authorities to trust (the system's plus UPSTREAM_CA_FILE's), or undefined: the system's. */
+  ca: string[] | undefined;
+}
+
 /**
  * Every connection resolves through its host policy (see UpstreamHostPolicy). Without a
- * limit (`connections: null`) each open request has a connection of its own: a stream
- * holds its connection for its whole length, so a fixed pool queued every stream past it.
+ * limit (`connections: null`) each open HTTP/1.1 request has a connection of its own: a
+ * stream holds its connection for its whole length, so a fixed pool queued every stream past it.
  */
-function route(policy: UpstreamHostPolicy, maxConnections: number): Route {
-  return { policy, agent: new Agent({ keepAliveTimeout: 30_000, connections: maxConnections || null, connect: { timeout: 10_000, lookup: policy.lookup } }) };
+function route(policy: UpstreamHostPolicy, options: ConnectionOptions): Route {
+  const tlsOptions = { lookup: policy.lookup, ...(options.ca ? { ca: options.ca } : {}) };
+  return {
+    policy,
+    agent: new Agent({ keepAliveTimeout: 30_000, connections: options.maxConnections || null, connect: { timeout: 10_000, ...tlsOptions } }),
+    http2: options.http2 ? new Http2Origins(tlsOptions) : null,
+  };
 }
+
 
 /**
  * Requests in an origin's pool that wait for a busy connection. A pool counts them as
