@@ -326,7 +326,7 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
     ? http.createServer(onRequest)
     : options.alpn === 'http/1.1'
       ? https.createServer({ ...options.tls }, onRequest)
-      : http2.createSecureServer({ ...options.tls, allowHTTP1: true, settings: options.maxConcurrentStreams ? { maxConcurrentStreams: options.maxConcurrentStreams } : undefined }, onRequest as never);
+      : http2.createSecureServer({ ...options.tls, allowHTTP1: true, maxSessionMemory: 64, settings: options.maxConcurrentStreams ? { maxConcurrentStreams: options.maxConcurrentStreams } : undefined }, onRequest as never);
   const sockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);

@@ -7,8 +7,14 @@ import * as tls from 'node:tls';
 const HTTP1_RECHECK_MS = 60 * 60_000;
 /** After a failed connection, how long before another h2 session to the origin is tried (HTTP/1.1 meanwhile). */
 const RETRY_AFTER_FAILURE_MS = 30_000;
-/** Streams on one session at most, whatever the server allows: past it another connection opens. */
-const MAX_STREAMS_PER_SESSION = 1000;
+/**
+ * Streams on one session at most, whatever the server allows: past it another connection
+ * opens. Providers' servers advertise 100 to 256; more on one connection only queues more
+ * in its buffers (and one lost connection fails more streams).
+ */
+const MAX_STREAMS_PER_SESSION = 256;
+/** Node's cap on a session's buffered frames (default 10 MB), in MB: 256 streams' events queue while the gateway is busy. */
+const SESSION_MEMORY_MB = 64;
 /** Streams a session is assumed to take before the server says (RFC 9113 recommends at least 100). */
 const DEFAULT_STREAM_LIMIT = 100;
 /** A session with no stream open for this long is closed (as undici's keep-alive does for HTTP/1.1). */
@@ -185,11 +191,14 @@ export class Http2Origins {
     if (this.probing.has(origin)) return;
     this.probing.add(origin);
     const socket = connectTls(url, ['h2', 'http/1.1'], this.tlsOptions);
-    socket.once('error', () => {
+    const failed = () => {
       this.probing.delete(origin);
       this.origins.set(origin, { protocol: 'unknown', retryAt: Date.now() + RETRY_AFTER_FAILURE_MS });
-    });
+    };
+    socket.once('error', failed);
     socket.once('secureConnect', () => {
+      // From here a failure is the session's (the origin stays HTTP/2; the next request opens another).
+      socket.off('error', failed);
       this.probing.delete(origin);
       if (socket.alpnProtocol !== 'h2' || this.closed) {
         socket.destroy();
@@ -203,7 +212,7 @@ export class Http2Origins {
   }
 
   private addSession(url: URL, state: Extract<OriginState, { protocol: 'http2' }>, socket: tls.TLSSocket): Session {
-    const session = http2.connect(url.origin, { createConnection: () => socket, settings: { enablePush: false, initialWindowSize: STREAM_WINDOW_BYTES } });
+    const session = http2.connect(url.origin, { createConnection: () => socket, maxSessionMemory: SESSION_MEMORY_MB, settings: { enablePush: false, initialWindowSize: STREAM_WINDOW_BYTES } });
     const entry: Session = { session, open: 0, connected: false };
     session.once('connect', () => (entry.connected = true));
     state.sessions.push(entry);
