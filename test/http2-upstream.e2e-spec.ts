@@ -9,6 +9,7 @@
 import * as http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { chat, createVirtualKey, openai, waitFor } from './support/e2e-helpers';
+import { BEDROCK_TEST_CREDENTIALS } from './support/mock-bedrock';
 import { MockUpstream, startMockUpstream } from './support/mock-upstream';
 import { testCertificates } from './support/test-certificates';
 import { startTestGateway, TestGateway } from './support/test-gateway';
@@ -106,6 +107,49 @@ describe('HTTP/2 to providers', () => {
     // Every stream over HTTP/2: two per session, a new session opened for the ones past the room.
     expect(narrow.requests.map((r) => r.httpVersion)).toEqual(Array(6).fill('2.0'));
     expect(await sessions()).toBeGreaterThanOrEqual(3);
+  });
+
+  it('signs Bedrock requests over HTTP/2 as AWS checks them (the host as :authority), Converse and ConverseStream', async () => {
+    await createVirtualKey(gateway, {
+      slug: 'bedrock-h2',
+      provider: 'bedrock',
+      key: BEDROCK_TEST_CREDENTIALS.secretAccessKey,
+      custom_host: h2.url,
+      provider_options: { aws_region: 'us-east-1', aws_access_key_id: BEDROCK_TEST_CREDENTIALS.accessKeyId },
+    });
+    await warm('h2');
+    h2.reset();
+    const client = openai(gateway, {});
+    const answer = await client.chat.completions.create({ model: '@bedrock-h2/meta.llama3-1-70b-instruct-v1:0', messages: [{ role: 'user', content: 'echo: signed' }] });
+    expect(answer.choices[0].message.content).toBe('signed');
+    let text = '';
+    for await (const chunk of await client.chat.completions.create({ model: '@bedrock-h2/meta.llama3-1-70b-instruct-v1:0', stream: true, messages: [{ role: 'user', content: 'echo: binary frames' }] })) text += chunk.choices[0]?.delta?.content ?? '';
+    expect(text).toBe('binary frames');
+    expect(h2.requests.map((r) => [r.path.split('/').pop(), r.httpVersion])).toEqual([
+      ['converse', '2.0'],
+      ['converse-stream', '2.0'],
+    ]);
+  });
+
+  it('relays a large binary answer (speech) over HTTP/2 whole', async () => {
+    await warm('h2');
+    h2.reset();
+    const speech = await openai(gateway, { 'x-gateway-virtual-key': 'h2' }).audio.speech.create({ model: 'tts-1', voice: 'alloy', input: 'x'.repeat(300) });
+    expect((await speech.arrayBuffer()).byteLength).toBe(300_000);
+    expect(h2.requests[0].httpVersion).toBe('2.0');
+  });
+
+  it('answers 502 when the provider resets the stream mid-answer, and ends a broken stream with an error event', async () => {
+    await warm('h2');
+    h2.reset();
+    const cut = await chat(gateway, { 'x-gateway-virtual-key': 'h2' }, { model: 'mock-cut-body' });
+    expect(cut.status).toBe(502);
+    expect(cut.body.error).toMatchObject({ code: 'upstream_unreachable', message: expect.stringMatching(/broke off/) });
+    const stream = await chat(gateway, { 'x-gateway-virtual-key': 'h2' }, { model: 'mock-stream-cut', stream: true });
+    expect(stream.status).toBe(200);
+    expect(stream.text).toMatch(/"code":"upstream_stream_broken"/);
+    expect(stream.text).not.toContain('data: [DONE]');
+    expect(h2.requests.map((r) => r.httpVersion)).toEqual(['2.0', '2.0']);
   });
 
   it('cancels the HTTP/2 stream when the client leaves mid-stream', async () => {

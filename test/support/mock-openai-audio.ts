@@ -53,7 +53,7 @@ export function serveOpenAIAudio(res: http.ServerResponse, call: MockCall): bool
   if (answerFailureSwitch(res, behaviour, { stream: false, flakyCounters: call.flakyFailures, flakyKey: () => model + body.input }, replies)) return true;
 
   const audio = speechBytes(body.input);
-  res.writeHead(200, { 'content-type': CONTENT_TYPES[body.response_format ?? 'mp3'] ?? 'audio/mpeg', 'transfer-encoding': 'chunked' });
+  res.writeHead(200, { 'content-type': CONTENT_TYPES[body.response_format ?? 'mp3'] ?? 'audio/mpeg' }); // no length: chunked over HTTP/1.1, DATA frames over HTTP/2
   let offset = 0;
   // Paced, a chunk per timer tick, as a provider sends audio while it synthesises it (and so
   // a client that leaves early reaches the mock before the whole answer sits in socket buffers).

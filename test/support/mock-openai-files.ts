@@ -416,7 +416,7 @@ export function serveOpenAIFiles(res: http.ServerResponse, call: MockCall): bool
 
 /** A file's content in 64 KiB chunks with backpressure (chunked transfer). */
 function streamBytes(res: http.ServerResponse, bytes: Buffer): void {
-  res.writeHead(200, { 'content-type': 'application/octet-stream', 'transfer-encoding': 'chunked' });
+  res.writeHead(200, { 'content-type': 'application/octet-stream' }); // no length: chunked over HTTP/1.1, DATA frames over HTTP/2
   let offset = 0;
   const pump = (): void => {
     while (!res.destroyed) {

@@ -189,7 +189,10 @@ const cutOnPurpose = new WeakSet<http.ServerResponse>();
 /** Drops the connection without an answer (or after the headers already sent). */
 export function dropConnection(res: http.ServerResponse): void {
   cutOnPurpose.add(res);
-  res.destroy();
+  // Over HTTP/2 an answer breaks off as its stream reset (the connection carries others).
+  const stream = (res as unknown as { stream?: http2.ServerHttp2Stream }).stream;
+  if (stream) stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
+  else res.destroy();
 }
 
 const ID_PREFIX = 'chatcmpl-' + Math.random().toString(36).slice(2, 10);
@@ -293,14 +296,16 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
   const track = (rec: RecordedRequest, res: http.ServerResponse): void => {
     requests.push(rec);
     res.once('close', () => {
-      // Over HTTP/2 a response reads as finished even when the client reset its stream: the reset code tells.
-      const stream = (res as unknown as { stream?: http2.ServerHttp2Stream }).stream;
-      const cut = stream ? stream.rstCode !== http2.constants.NGHTTP2_NO_ERROR : !res.writableFinished;
+      // Over HTTP/2 a response reads as finished even when the client reset its stream: whether the mock ended it tells.
+      const overHttp2 = (res as unknown as { stream?: unknown }).stream !== undefined;
+      const cut = overHttp2 ? !res.writableEnded : !res.writableFinished;
       if (cut && !cutOnPurpose.has(res)) Object.assign(rec, { aborted: true, abortedAt: Date.now() });
     });
   };
 
   const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    // Over HTTP/2 the host travels as :authority; servers read it as Host (AWS checks it in signatures).
+    if (req.headers.host === undefined && typeof req.headers[':authority'] === 'string') req.headers.host = req.headers[':authority'];
     // Multipart uploads stream through their own parser (a file may be hundreds of MB).
     if (serveOpenAIMultipart(req, res, { record: record ? track : undefined, flakyFailures })) return;
     // Read the whole body (most requests arrive in a single chunk).

@@ -22,6 +22,8 @@ const IDLE_SESSION_MS = 30_000;
 const CONNECT_TIMEOUT_MS = 10_000;
 /** At shutdown (the gateway's own grace period is over by then), how long open streams get before their session is cut. */
 const CLOSE_GRACE_MS = 1_000;
+/** Origins remembered at most (hosts named per request can be many): past it the oldest without a session is forgotten. */
+const MAX_ORIGINS = 1000;
 /** Credit per stream (HTTP/2's default is 64 KiB): a large JSON answer arrives without waiting on window updates. */
 const STREAM_WINDOW_BYTES = 1 << 20;
 
@@ -111,6 +113,18 @@ export class Http2Origins {
     return null;
   }
 
+  private remember(origin: string, state: OriginState): void {
+    if (this.origins.size >= MAX_ORIGINS && !this.origins.has(origin)) {
+      for (const [known, knownState] of this.origins) {
+        if (knownState.protocol !== 'http2' || knownState.sessions.length === 0) {
+          this.origins.delete(known);
+          break;
+        }
+      }
+    }
+    this.origins.set(origin, state);
+  }
+
   /**
    * Sends one request on `session`. Resolves with the answer once its headers arrive;
    * rejects with Http2NotSent when the request never reached the provider (send it over
@@ -193,7 +207,7 @@ export class Http2Origins {
     const socket = connectTls(url, ['h2', 'http/1.1'], this.tlsOptions);
     const failed = () => {
       this.probing.delete(origin);
-      this.origins.set(origin, { protocol: 'unknown', retryAt: Date.now() + RETRY_AFTER_FAILURE_MS });
+      this.remember(origin, { protocol: 'unknown', retryAt: Date.now() + RETRY_AFTER_FAILURE_MS });
     };
     socket.once('error', failed);
     socket.once('secureConnect', () => {
@@ -202,11 +216,11 @@ export class Http2Origins {
       this.probing.delete(origin);
       if (socket.alpnProtocol !== 'h2' || this.closed) {
         socket.destroy();
-        if (!this.closed) this.origins.set(origin, { protocol: 'http1', recheckAt: Date.now() + HTTP1_RECHECK_MS });
+        if (!this.closed) this.remember(origin, { protocol: 'http1', recheckAt: Date.now() + HTTP1_RECHECK_MS });
         return;
       }
       const state = { protocol: 'http2' as const, sessions: [], streamLimit: DEFAULT_STREAM_LIMIT };
-      this.origins.set(origin, state);
+      this.remember(origin, state);
       this.addSession(url, state, socket);
     });
   }
