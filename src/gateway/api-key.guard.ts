@@ -1,4 +1,4 @@
-import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Injectable, Logger } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { SessionService } from '../modules/auth/session.service';
@@ -10,6 +10,8 @@ import { scopeOf } from '../modules/workspaces/workspace-scope';
 import { maybeContextOf } from './request-context';
 import { OPERATION, PERMISSION, PUBLIC } from './request-context.decorator';
 import { GatewayError } from '../common/errors/gateway-error';
+import { ThrottledWarning } from '../common/logging/throttled-warning';
+import type { ApiKeyPrincipal } from '../modules/keys/key-lookup.service';
 
 /**
  * Second step of the request path: `x-gateway-api-key` to an API key, from the
@@ -30,6 +32,9 @@ export class ApiKeyGuard implements CanActivate {
 
   /** Route metadata read once per handler, not on every request. */
   private readonly routeFacts = new WeakMap<Function, RouteFacts>();
+  private readonly logger = new Logger('ApiKeyGuard');
+  /** Refusals of unauthenticated callers, throttled: anyone can send them, as fast as they like. */
+  private readonly unauthenticated = new ThrottledWarning(this.logger, 10_000);
 
   async canActivate(execution: ExecutionContext): Promise<boolean> {
     const facts = this.factsOf(execution);
@@ -39,16 +44,30 @@ export class ApiKeyGuard implements CanActivate {
     const context = maybeContextOf(req);
     if (context) context.operation = facts.operation;
 
-    const principal = await authenticate(this.keys, req.headers, context, SAFE_METHODS.has(req.method) ? facts.cookieRead : facts.cookieWrite);
+    let principal: ApiKeyPrincipal;
+    try {
+      principal = await authenticate(this.keys, req.headers, context, SAFE_METHODS.has(req.method) ? facts.cookieRead : facts.cookieWrite);
+    } catch (error) {
+      if (error instanceof GatewayError) this.unauthenticated.warn(`Refused ${req.method} ${req.path} (${error.status} ${error.code}): ${error.message}`);
+      throw error;
+    }
     if (facts.permission === 'models.call') {
       // The hot path: the key's own role, no workspace to work out.
-      if (!roleMay(principal.role, 'models.call')) throw forbidden(principal.role, 'models.call');
+      if (!roleMay(principal.role, 'models.call')) throw this.refuse(req, principal, principal.role, 'models.call');
       return true;
     }
     const scope = await scopeOf(principal, req.headers['x-gateway-workspace'], this.workspaces);
-    if (!roleMay(scope.caller.role, facts.permission)) throw forbidden(scope.caller.role, facts.permission);
+    if (!roleMay(scope.caller.role, facts.permission)) throw this.refuse(req, principal, scope.caller.role, facts.permission);
     if (context) context.scope = scope;
     return true;
+  }
+
+  /** The 403, with a log line naming who was refused what (the key by id and name, never its secret). */
+  private refuse(req: Request, principal: ApiKeyPrincipal, role: Role, permission: Permission): GatewayError {
+    const error = forbidden(role, permission);
+    const who = principal.kind === 'person' ? `person ${principal.name} (user ${principal.id})` : `API key ${principal.name} (${principal.id})`;
+    this.logger.warn(`Refused ${req.method} ${req.path} (403 ${error.code}): ${who} has role ${role}, the route needs ${permission}`);
+    return error;
   }
 
   private factsOf(execution: ExecutionContext): RouteFacts {

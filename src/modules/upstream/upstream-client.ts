@@ -217,7 +217,7 @@ export class UpstreamClient implements OnApplicationShutdown {
 
     try {
       // A streamed body (a multipart upload) stays on HTTP/1.1: it cannot be sent again if a session refuses it.
-      const url = http2 && (upstream.body === undefined || typeof upstream.body === 'string') ? new URL(upstream.url) : null;
+      const url = http2 && upstream.url.startsWith('https:') && (upstream.body === undefined || typeof upstream.body === 'string') ? new URL(upstream.url) : null;
       const session = url ? http2!.sessionFor(url) : null;
       let response: { status: number; headers: UpstreamResponse['headers']; body: Readable };
       if (session) {
