@@ -119,4 +119,19 @@ describe('log export', () => {
     expect(series.slice(1).reduce((sum, row) => sum + Number(row[1]), 0)).toBe(2502);
     expectError(await call(gateway, '/v1/analytics/summary?group_by=model&format=xlsx'), 400, { type: 'invalid_request_error', param: 'format' });
   });
+
+  it('a breakdown as CSV: a row per group and bucket, the same numbers as its JSON series', async () => {
+    const query = '/v1/analytics/timeseries?interval=hour&group_by=model&top=1';
+    const json = (await call(gateway, query)).body;
+    // The top model (by cost, then requests) and the other one.
+    expect(json.series.map((s: any) => s.other)).toEqual([false, true]);
+    const csv = await call(gateway, `${query}&format=csv`);
+    expect(csv.headers.get('content-disposition')).toBe('attachment; filename="analytics-per-hour-by-model.csv"');
+    const [header, ...rows] = parseCsv(csv.text);
+    expect(header).toEqual(['bucket', 'key', 'virtual_key_id', 'other', 'requests', 'errors', 'prompt_tokens', 'completion_tokens', 'cost_usd', 'unpriced_requests']);
+    const expected = json.series.flatMap((s: any) => s.data.map((point: any) => [point.bucket, s.key ?? '', String(s.other), String(point.requests), String(point.errors)]));
+    expect(rows.map((row) => [row[0], row[1], row[3], row[4], row[5]])).toEqual(expected);
+    // The groups add up to every request of the period.
+    expect(rows.reduce((sum, row) => sum + Number(row[4]), 0)).toBe(2502);
+  });
 });

@@ -250,7 +250,11 @@ export function AnalyticsPage({ location }: { location: Location }) {
               </p>
             )}
             <Charts series={series} names={keyNames} onZoom={zoomTo} />
-            <ExportButtons path={`/v1/analytics/timeseries?${new URLSearchParams([['from', period.from], ['to', period.to], ...filters, ...(buckets.interval ? [['interval', buckets.interval]] : [])])}`} what="these buckets" formats={['csv']} />
+            <ExportButtons
+              path={`/v1/analytics/timeseries?${new URLSearchParams([['from', period.from], ['to', period.to], ...filters, ...(buckets.interval ? [['interval', buckets.interval]] : []), ...(breakdownParam ? [['group_by', breakdownParam]] : [])])}`}
+              what={breakdownParam ? 'this breakdown' : 'these buckets'}
+              formats={['csv']}
+            />
           </>
         )}
       </section>

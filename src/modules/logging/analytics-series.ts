@@ -14,7 +14,9 @@ export interface SeriesRow {
   groups: number;
   [measure: string]: unknown;
 }
-const SERIES_MEASURES = ['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'cost_usd', 'unpriced_requests'] as const;
+export const SERIES_MEASURES = ['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'cost_usd', 'unpriced_requests'] as const;
+/** The columns of a breakdown as a table (CSV): one row per group and bucket. */
+export const BREAKDOWN_COLUMNS = ['bucket', 'key', 'virtual_key_id', 'other', ...SERIES_MEASURES];
 
 /** The breakdown's rows laid over every bucket: the top groups in rank order, then `other` (when there are more groups than `top`). */
 export function seriesOf(buckets: string[], rows: SeriesRow[], top: number): Record<string, unknown>[] {
@@ -36,4 +38,9 @@ export function seriesOf(buckets: string[], rows: SeriesRow[], top: number): Rec
       return { bucket, ...Object.fromEntries(SERIES_MEASURES.map((measure) => [measure, point ? point[measure] : 0])) };
     }),
   }));
+}
+
+/** The series of `seriesOf` as table rows (the CSV export): each group's buckets, in its rank order, `other` last. */
+export function breakdownRows(series: Record<string, unknown>[]): Record<string, unknown>[] {
+  return series.flatMap(({ data, ...head }) => (data as Record<string, unknown>[]).map((point) => ({ bucket: point.bucket, key: head.key, virtual_key_id: head.virtual_key_id ?? null, other: head.other, ...point })));
 }

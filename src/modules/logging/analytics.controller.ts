@@ -8,12 +8,13 @@ import { AnalyticsQueryDto } from './dto/analytics-query.dto';
 import { AnalyticsTimeseriesQueryDto } from './dto/analytics-timeseries-query.dto';
 import { sendTable } from './table-export';
 import { metadataQuery } from './analytics-filters';
+import { BREAKDOWN_COLUMNS, breakdownRows } from './analytics-series';
 
 const MEASURES = ['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'cost_usd', 'unpriced_requests', 'latency_p50_ms', 'latency_p95_ms'];
 const SUMMARY_COLUMNS = ['key', 'virtual_key_id', ...MEASURES];
 const TIMESERIES_COLUMNS = ['bucket', ...MEASURES];
 
-/** An analytics table is at most 1,500 rows, read whole: one batch. */
+/** An analytics table is at most 1,500 rows (a breakdown: that per group), read whole: one batch. */
 async function* once(rows: unknown[]): AsyncGenerator<Record<string, unknown>[]> {
   yield rows as Record<string, unknown>[];
 }
@@ -38,6 +39,8 @@ export class AnalyticsController {
   async timeseries(@Scope() scope: WorkspaceScope, @Query() query: AnalyticsTimeseriesQueryDto, @Req() req: Request, @Res() res: Response): Promise<void> {
     const series = await this.analytics.timeseries(scope, query, metadataQuery(req.query));
     if (query.format !== 'csv') res.json(series);
+    // With group_by, the breakdown is the table: a row per group and bucket.
+    else if (series.series) await sendTable(res, 'csv', `analytics-per-${series.interval}-by-${String(series.group_by).replace(/[^\w-]/g, '_')}`, BREAKDOWN_COLUMNS, once(breakdownRows(series.series as Record<string, unknown>[])));
     else await sendTable(res, 'csv', `analytics-per-${series.interval}`, TIMESERIES_COLUMNS, once(series.data as unknown[]));
   }
 }
