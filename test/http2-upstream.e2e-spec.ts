@@ -269,6 +269,33 @@ describe('HTTP/2: a stream the server refuses, an untrusted certificate, UPSTREA
     }
   });
 
+  it('answers 502 when an HTTP/2 provider goes down, and serves again once it is back', async () => {
+    let mock = await startMockUpstream({ tls: certificates });
+    const port = mock.port;
+    const gateway = await startTestGateway({ UPSTREAM_CA_FILE: certificates.caFile });
+    try {
+      await createVirtualKey(gateway, { slug: 'flaky', key: 'sk-flaky-000000', custom_host: `${mock.url}/v1` });
+      expect((await chat(gateway, { 'x-gateway-virtual-key': 'flaky' })).status).toBe(200);
+      await sessionOpened(gateway);
+      await mock.close();
+      await waitFor(async () => (await http2Sessions(gateway)) === 0 || null, 5_000);
+      // A new session cannot connect: the request goes over HTTP/1.1, which cannot either.
+      for (let i = 0; i < 2; i++) {
+        const response = await chat(gateway, { 'x-gateway-virtual-key': 'flaky' });
+        expect(response.status).toBe(502);
+        expect(response.body.error.code).toBe('upstream_unreachable');
+      }
+      expect((await fetch(`${gateway.url}/health`)).status).toBe(200);
+      mock = await startMockUpstream({ tls: certificates, port });
+      expect((await chat(gateway, { 'x-gateway-virtual-key': 'flaky' })).status).toBe(200);
+      expect((await chat(gateway, { 'x-gateway-virtual-key': 'flaky' })).status).toBe(200);
+      expect(mock.requests.at(-1)!.httpVersion).toBe('2.0');
+    } finally {
+      await gateway.close();
+      await mock.close();
+    }
+  });
+
   it('answers 502 for a provider whose certificate the gateway does not trust, and opens no session', async () => {
     const mock = await startMockUpstream({ tls: certificates });
     const gateway = await startTestGateway(); // no UPSTREAM_CA_FILE: the test CA is unknown

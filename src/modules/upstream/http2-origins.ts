@@ -198,7 +198,6 @@ export class Http2Origins {
     );
   }
 
-
   /** Opens a TLS connection offering h2 and HTTP/1.1: the server's pick decides the origin's protocol (the connection becomes its first session). */
   private probe(url: URL): void {
     const origin = url.origin;
