@@ -9,7 +9,7 @@ import { startMockUpstream } from '../test/support/mock-upstream';
 import { testCertificates } from '../test/support/test-certificates';
 
 async function main(): Promise<void> {
-  const certificates = process.argv.includes('--tls') ? testCertificates() : undefined;
+  const certificates = process.argv.includes('--tls') ? await testCertificates() : undefined;
   const mock = await startMockUpstream({ record: false, tls: certificates });
   let closing = false;
   const stop = () => {

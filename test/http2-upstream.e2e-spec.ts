@@ -11,12 +11,15 @@ import type { AddressInfo } from 'node:net';
 import { chat, createVirtualKey, openai, waitFor } from './support/e2e-helpers';
 import { BEDROCK_TEST_CREDENTIALS } from './support/mock-bedrock';
 import { MockUpstream, startMockUpstream } from './support/mock-upstream';
-import { testCertificates } from './support/test-certificates';
+import { testCertificates, type TestCertificates } from './support/test-certificates';
 import { startTestGateway, TestGateway } from './support/test-gateway';
 
 jest.setTimeout(60_000);
 
-const certificates = testCertificates();
+let certificates: TestCertificates;
+beforeAll(async () => {
+  certificates = await testCertificates();
+});
 
 /** The gateway's open HTTP/2 connections to providers, from /metrics. */
 async function http2Sessions(gateway: TestGateway): Promise<number> {
