@@ -91,18 +91,20 @@ async function createVirtualKey(gatewayUrl: string, adminKey: string, mockUrl: s
 /** One request per target and mode before any load: a clear error beats 100k non-2xx. */
 async function smokeTest(targets: Target[]): Promise<void> {
   for (const target of targets) {
+    const dispatcher = target.ca ? new Agent({ connect: { ca: target.ca } }) : undefined;
     for (const stream of [false, true]) {
       const response = await request(target.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...target.headers },
         body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello' }], ...(stream ? { stream: true } : {}) }),
-        dispatcher: target.ca ? new Agent({ connect: { ca: target.ca } }) : undefined,
+        dispatcher,
       });
       const text = await response.body.text();
       if (response.statusCode !== 200 || !text.includes(stream ? 'data: [DONE]' : '"choices"')) {
         throw new Error(`${target.name} ${stream ? 'streaming' : 'non-streaming'} smoke test: ${response.statusCode} ${text.slice(0, 500)}`);
       }
     }
+    await dispatcher?.close();
   }
 }
 

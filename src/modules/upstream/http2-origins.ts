@@ -50,6 +50,12 @@ type OriginState =
       streamLimit: number;
     };
 
+/** Where a request goes over HTTP/2: a session with room, and the request's URL parsed. */
+export interface Http2Target {
+  entry: Session;
+  url: URL;
+}
+
 export interface Http2Answer {
   status: number;
   headers: Record<string, string | string[] | undefined>;
@@ -65,7 +71,7 @@ export interface Http2Answer {
 export class Http2NotSent extends Error {}
 
 /** An attempt aborted (the client left, a timeout, the shutdown deadline) before the answer's headers. */
-export class Http2Aborted extends Error {}
+class Http2Aborted extends Error {}
 
 /**
  * HTTP/2 to the providers that offer it. A stream holds its request for the answer's
@@ -94,19 +100,20 @@ export class Http2Origins {
   ) {}
 
   /**
-   * A session to `url`'s origin with room for one more stream, or null: send this request
+   * A session to `href`'s origin with room for one more stream, or null: send this request
    * over HTTP/1.1 (the origin's protocol is not known yet, or it is HTTP/1.1). When every
    * session to an HTTP/2 origin is full, another opens at once and takes the request: it
    * waits for that connection as an HTTP/1.1 request waits for its own.
    */
-  sessionFor(url: URL): Session | null {
-    if (url.protocol !== 'https:' || this.closed) return null;
+  sessionFor(href: string): Http2Target | null {
+    if (!href.startsWith('https:') || this.closed) return null;
+    const url = new URL(href);
     const state = this.origins.get(url.origin);
     if (state?.protocol === 'http2') {
       for (const entry of state.sessions) {
-        if (entry.open < roomOf(entry.session, state.streamLimit)) return entry;
+        if (entry.open < roomOf(entry.session, state.streamLimit)) return { entry, url };
       }
-      return this.addSession(url, state, connectTls(url, ['h2'], this.tlsOptions));
+      return { entry: this.addSession(url, state, connectTls(url, ['h2'], this.tlsOptions)), url };
     }
     const now = Date.now();
     if (!state || (state.protocol === 'unknown' && now >= state.retryAt) || (state.protocol === 'http1' && now >= state.recheckAt)) this.probe(url);
@@ -130,7 +137,7 @@ export class Http2Origins {
    * rejects with Http2NotSent when the request never reached the provider (send it over
    * HTTP/1.1), Http2Aborted when `abort` fired first, or the stream's error.
    */
-  request(entry: Session, url: URL, method: string, headers: Record<string, string>, body: string | undefined, abort: EventEmitter): Promise<Http2Answer> {
+  request({ entry, url }: Http2Target, method: string, headers: Record<string, string>, body: string | undefined, abort: EventEmitter): Promise<Http2Answer> {
     const { session } = entry;
     let stream: http2.ClientHttp2Stream;
     try {

@@ -7,7 +7,7 @@ import { ClientClosedRequestError, GatewayError } from '../../common/errors/gate
 import { ThrottledWarning } from '../../common/logging/throttled-warning';
 import type { Environment } from '../../config/environment';
 import { UpstreamHostPolicy, UpstreamHostRefusedError } from './upstream-host-policy';
-import { Http2NotSent, Http2Origins } from './http2-origins';
+import { type Http2Answer, Http2NotSent, Http2Origins } from './http2-origins';
 import { certificateAuthorities } from './certificate-authorities';
 import type { UpstreamRequest } from '../../providers/provider-adapter';
 import { Readiness } from '../health/readiness.service';
@@ -216,22 +216,14 @@ export class UpstreamClient implements OnApplicationShutdown {
     };
 
     try {
-      // A streamed body (a multipart upload) stays on HTTP/1.1: it cannot be sent again if a session refuses it.
-      const url = http2 && upstream.url.startsWith('https:') && (upstream.body === undefined || typeof upstream.body === 'string') ? new URL(upstream.url) : null;
-      const session = url ? http2!.sessionFor(url) : null;
-      let response: { status: number; headers: UpstreamResponse['headers']; body: Readable };
-      if (session) {
-        this.noteProvider(url!.origin, options.provider);
-        try {
-          response = await http2!.request(session, url!, upstream.method, upstream.headers, upstream.body as string | undefined, abort);
-        } catch (error) {
-          // Refused before the provider saw it (the session closing): safe to send again.
-          if (!(error instanceof Http2NotSent) || abort.aborted) throw error;
-          response = await viaHttp1();
-        }
-      } else {
-        response = await viaHttp1();
-      }
+      const overHttp2 = this.viaHttp2(http2, upstream, abort, options.provider);
+      const response = overHttp2
+        ? await overHttp2.catch((error: unknown) => {
+            // Refused before the provider saw it (the session closing): safe to send again.
+            if (!(error instanceof Http2NotSent) || abort.aborted) throw error;
+            return viaHttp1();
+          })
+        : await viaHttp1();
       response.body.once('close', detach);
       return { ...response, clearTimeout: clear, timedOut: () => timedOut };
     } catch (error) {
@@ -242,6 +234,16 @@ export class UpstreamClient implements OnApplicationShutdown {
       if (error instanceof UpstreamHostRefusedError) throw hostRefused(error);
       throw GatewayError.upstreamUnreachable(`The provider could not be reached (${describe(error)})`);
     }
+  }
+
+  /** The request sent on an HTTP/2 session with room, or null: it goes over HTTP/1.1 (see Http2Origins). */
+  private viaHttp2(http2: Http2Origins | null, upstream: UpstreamRequest, abort: AttemptAbort, provider: string | undefined): Promise<Http2Answer> | null {
+    // A streamed body (a multipart upload) stays on HTTP/1.1: it cannot be sent again if a session refuses it.
+    if (!http2 || typeof upstream.body === 'object') return null;
+    const target = http2.sessionFor(upstream.url);
+    if (!target) return null;
+    this.noteProvider(target.url.origin, provider);
+    return http2.request(target, upstream.method, upstream.headers, upstream.body, abort);
   }
 
   /**
@@ -328,7 +330,6 @@ function route(policy: UpstreamHostPolicy, options: ConnectionOptions): Route {
     http2: options.http2 ? new Http2Origins(tlsOptions) : null,
   };
 }
-
 
 /**
  * Requests in an origin's pool that wait for a busy connection. A pool counts them as
