@@ -6,6 +6,8 @@ import { WsAdapter } from '@nestjs/platform-ws';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { NextFunction, Request, Response } from 'express';
 import { answerParserErrors } from './common/http/client-error.handler';
+import { setClientStreamLimits } from './common/http/client-stream';
+import { applyServerTimeouts } from './common/http/server-timeouts';
 import { jsonBody } from './common/http/json-body.middleware';
 import { AppModule } from './app.module';
 import { RequestContextMiddleware } from './gateway/request-context.middleware';
@@ -25,6 +27,9 @@ export async function createGatewayApp(env: Environment): Promise<INestApplicati
   app.set('etag', false);
   app.set('trust proxy', false);
   answerParserErrors(app.getHttpServer());
+  // Hostile or broken clients (CONTRACT section 15): sockets that send nothing or trickle, streams no one reads.
+  applyServerTimeouts(app.getHttpServer(), env);
+  setClientStreamLimits(app, { bufferBytes: env.STREAM_CLIENT_BUFFER_BYTES, idleMs: env.STREAM_CLIENT_IDLE_MS });
   if (cluster.isWorker) {
     // WORKERS > 1: which worker answered, for operators (and the tests) telling them apart.
     const pid = String(process.pid);
@@ -42,16 +47,24 @@ export async function createGatewayApp(env: Environment): Promise<INestApplicati
   const requestContext = new RequestContextMiddleware(app.get(RequestLogger), app.get(RequestTracer));
   app.use((req: Request, res: Response, next: NextFunction) => requestContext.use(req, res, next));
 
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('AI Gateway')
-      .setDescription('OpenAI- and Anthropic-compatible gateway: routing, keys, logging and cost. See README.md.')
-      .setVersion('1')
-      .addApiKey({ type: 'apiKey', in: 'header', name: 'x-gateway-api-key' }, 'gateway-api-key')
-      .build(),
-  );
-  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
+  if (env.DOCS_ENABLED) {
+    const document = SwaggerModule.createDocument(
+      app,
+      new DocumentBuilder()
+        .setTitle('AI Gateway')
+        .setDescription('OpenAI- and Anthropic-compatible gateway: routing, keys, logging and cost. See README.md.')
+        .setVersion('1')
+        .addApiKey({ type: 'apiKey', in: 'header', name: 'x-gateway-api-key' }, 'gateway-api-key')
+        .build(),
+    );
+    SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
+  }
+
+  // Last in the chain, after the routes and Nest's own error handling (hence the init here):
+  // an error that still reaches Express is answered in JSON, never by its HTML page and stack.
+  await app.init();
+  const lastResort = new Logger('UnhandledError');
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => writeError(req, res, error, lastResort));
 
   // Signals are handled by main.ts (grace period, then app.close(), which runs the shutdown hooks).
   return app;

@@ -6,6 +6,7 @@ import { validateEnvironment, type Environment } from './config/environment';
 import { dataSourceOptions } from './database/data-source-options';
 import { EmbeddedPostgres } from './database/embedded-postgres';
 import { serveClusterMetrics } from './modules/metrics/cluster-metrics';
+import { listenForMetrics, metricsAddress } from './modules/metrics/metrics-listener';
 
 /** A worker that dies sooner than this after its start is restarted after a pause, not at once (a crash loop). */
 const STEADY_AFTER_MS = 10_000;
@@ -38,7 +39,8 @@ export function workerCount(workers: string): number {
  * notifications, the rollup lock). Each worker writes its own log journal files (named
  * by its pid); a worker that dies is restarted, and its replacement replays the files
  * of the dead one. The primary also answers the workers' `/metrics` with every
- * worker's metrics. SIGTERM/SIGINT go to every worker; once all have finished their
+ * worker's metrics, and holds the METRICS_PORT listener when that is set.
+ * SIGTERM/SIGINT go to every worker; once all have finished their
  * shutdown the primary stops the database and exits (0 when every worker did).
  */
 export async function runClusterPrimary(): Promise<boolean> {
@@ -55,7 +57,10 @@ export async function runClusterPrimary(): Promise<boolean> {
     process.env.GATEWAY_ENCRYPTION_KEY = env.GATEWAY_ENCRYPTION_KEY ??= loadOrCreateEncryptionKey(env.DATA_DIR);
   }
   await migrate(env);
-  serveClusterMetrics();
+  const clusterMetrics = serveClusterMetrics();
+  // METRICS_PORT: the primary serves it, summing every worker (the workers open no listener of their own for it).
+  const metricsServer = env.METRICS_PORT === undefined ? null : await listenForMetrics(env, clusterMetrics);
+  if (metricsServer) log(`metrics at ${metricsAddress(metricsServer)}`);
 
   let stopping = false;
   let quickDeaths = 0;
@@ -84,6 +89,7 @@ export async function runClusterPrimary(): Promise<boolean> {
     const cutOff = setTimeout(() => workers.forEach((worker) => worker.isDead() || worker.process.kill('SIGKILL')), env.SHUTDOWN_DELAY_MS + env.SHUTDOWN_GRACE_MS + 10_000);
     const clean = (await Promise.all(exits)).every(Boolean);
     clearTimeout(cutOff);
+    metricsServer?.close();
     await embedded?.stop();
     process.exit(clean ? 0 : 1);
   };

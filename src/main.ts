@@ -22,7 +22,7 @@ async function main(): Promise<void> {
 
   const app = await createGatewayApp(env);
   await app.listen(env.PORT, env.HOST);
-  process.stdout.write(`AI gateway listening on http://${env.HOST}:${env.PORT} (docs at /docs)\n`);
+  process.stdout.write(`AI gateway listening on http://${env.HOST}:${env.PORT}${env.DOCS_ENABLED ? ' (docs at /docs)' : ''}\n`);
 
   new GracefulShutdown(app, env, embedded).onSignals();
 }

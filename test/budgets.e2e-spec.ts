@@ -1,10 +1,13 @@
 /**
  * Budgets on API keys and virtual keys: reserved before anything is sent, settled by the
- * log rows, refused with 402 once spent, holding under 50 concurrent requests; with the
+ * log rows, refused with 402 once spent, holding under 50 concurrent requests (even when
+ * the provider answers past max_tokens: reservations learn the key's real costs); with the
  * counters in PostgreSQL, and in Redis when the machine has one (TEST_REDIS_URL).
  */
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
-import { call, createApiKey, createVirtualKey } from './support/e2e-helpers';
+import { call, createApiKey, createVirtualKey, waitFor } from './support/e2e-helpers';
 import { MockUpstream, startMockUpstream } from './support/mock-upstream';
 import { admin, startTestGateway, TestGateway } from './support/test-gateway';
 
@@ -176,6 +179,56 @@ describe.each(STORES)('budgets, counters in %s', (_store, env) => {
     expect((await ask('dave@example.com')).status).toBe(200);
     expect((await admin(gateway, 'DELETE', `/v1/end-users/${created.body.id}`)).body).toMatchObject({ deleted: true });
     expect((await admin(gateway, 'GET', '/v1/end-users/dave@example.com')).status).toBe(404);
+  });
+
+  describe('a provider that answers past max_tokens (CONTRACT section 15)', () => {
+    // The mock ignores max_tokens and echoes 400 words: 400 output tokens, 502 prompt tokens.
+    const LONG_ANSWER = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: `echo: ${'word '.repeat(400).trim()}` }], max_tokens: 1 };
+    const REAL_COST = (502 * 0.15 + 400 * 0.6) / 1e6; // $0.0003153
+    const LIMIT = 0.002;
+
+    it('50 concurrent requests with max_tokens 1 overshoot the budget by about one request at most, once the key has seen one', async () => {
+      const key = await createApiKey(gateway, { role: 'user', budget_limit_usd: LIMIT });
+      const send = () => call(gateway, '/v1/chat/completions', { headers: { 'x-gateway-virtual-key': 'openai-prod' }, body: LONG_ANSWER, apiKey: key.key });
+      const first = await send();
+      expect(first.status).toBe(200);
+      expect(first.body.usage).toMatchObject({ prompt_tokens: 502, completion_tokens: 400 });
+      await gateway.flushLogs();
+
+      const responses = await Promise.all(Array.from({ length: 50 }, send));
+      const served = responses.filter((r) => r.status === 200).length;
+      expect(served + responses.filter((r) => r.status === 402).length).toBe(50);
+      await gateway.flushLogs();
+      const logged = await loggedCost('api_key_id', key.id);
+      expect(logged.total).toBeCloseTo((served + 1) * REAL_COST, 12);
+      // Trusting max_tokens: 1, all 50 went through (51 × $0.000315 = 8 × the budget).
+      expect(logged.total).toBeLessThanOrEqual(LIMIT + REAL_COST + 1e-9);
+      expect(served).toBeGreaterThanOrEqual(Math.floor((LIMIT - REAL_COST) / REAL_COST));
+      expect(await counter(key.id)).toEqual({ spent: expect.closeTo(logged.total, 12), reserved: 0 });
+    });
+
+    it('`n: 5` reserves five answers', async () => {
+      // A provider that holds every request until told to answer: the reservation can be read meanwhile.
+      const held: http.ServerResponse[] = [];
+      const holding = http.createServer((_req, res) => held.push(res));
+      await new Promise<void>((resolve) => holding.listen(0, '127.0.0.1', resolve));
+      await createVirtualKey(gateway, { slug: 'holding', key: 'sk-holding', custom_host: `http://127.0.0.1:${(holding.address() as AddressInfo).port}/v1` });
+      const key = await createApiKey(gateway, { role: 'user', budget_limit_usd: 1 });
+      const body = { model: 'gpt-4o-mini', messages: LONG, max_tokens: 100, n: 5 };
+      const pending = call(gateway, '/v1/chat/completions', { headers: { 'x-gateway-virtual-key': 'holding' }, body, apiKey: key.key });
+      try {
+        await waitFor(() => held.length === 1 || null, 5_000);
+        const promptTokens = Math.ceil(JSON.stringify(LONG).length / 4);
+        expect((await counter(key.id))?.reserved).toBeCloseTo((promptTokens * 0.15 + 5 * 100 * 0.6) / 1e6, 9);
+      } finally {
+        held.forEach((res) => res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":{"message":"done","type":"server_error"}}'));
+        await pending;
+        holding.closeAllConnections();
+        holding.close();
+      }
+      await gateway.flushLogs();
+      expect(await counter(key.id)).toEqual({ spent: 0, reserved: 0 });
+    });
   });
 
   describe('rate limits', () => {

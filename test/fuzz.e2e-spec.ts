@@ -27,6 +27,7 @@ import {
   hostileDate,
   hostileEncoded,
   hostileHeaders,
+  hostileMultipart,
   hostileQuery,
   incompressible,
   slotsOf,
@@ -77,6 +78,8 @@ interface RouteSpec {
   path(rng: Rng, fx: Fixtures): string;
   /** A valid-looking body (plain JS), mutated by the fuzzer. */
   body?(rng: Rng, fx: Fixtures, tag: string): Record<string, unknown>;
+  /** An upload route: the text fields of a valid form (plus a file part), sent as hostile multipart (hostileMultipart). */
+  form?(rng: Rng, path: string): Record<string, string>;
   /** The routing headers a well-formed call would send. */
   headers?(rng: Rng, fx: Fixtures): Record<string, string>;
 }
@@ -256,6 +259,19 @@ const ROUTES: RouteSpec[] = [
         return_documents: maybe(rng, 0.5, () => rng.chance(0.5)),
         user: 'fuzz-user',
       }),
+  },
+  {
+    name: 'POST /v1/files|audio (multipart)',
+    weight: 5,
+    method: 'POST',
+    shape: 'openai',
+    upstream: true,
+    path: (rng) => rng.pick(['/v1/files', '/v1/audio/transcriptions', '/v1/audio/translations']),
+    headers: modelRouting,
+    form: (rng, path): Record<string, string> =>
+      path === '/v1/files'
+        ? { purpose: rng.pick(['fine-tune', 'batch', 'assistants', '']) }
+        : { model: rng.pick(['whisper-1', 'gpt-4o-transcribe', `@${VK}/whisper-1`]), ...(rng.chance(0.5) ? { response_format: rng.pick(['json', 'text', 'verbose_json', 'srt']) } : {}) },
   },
   {
     name: 'POST /v1/images/generations',
@@ -722,7 +738,12 @@ function generateCase(seed: number, index: number, rotation: RouteSpec[], fx: Fi
   let body: Buffer | null = null;
 
   const tag = `${seed.toString(36)}-${index}`;
-  if (route.body) {
+  if (route.form) {
+    const form = hostileMultipart(rng, route.form(rng, path));
+    body = form.body;
+    headers['content-type'] = form.contentType;
+    notes.push(...form.notes);
+  } else if (route.body) {
     let template: J = tree(route.body(rng, fx, tag));
     // Model routing through the @slug/model prefix when no routing header was chosen.
     if (route.upstream && !headers['x-gateway-virtual-key'] && !headers['x-gateway-provider'] && template instanceof Obj && route.name !== 'POST /v1/prompts/{id}/completions') {
@@ -947,6 +968,8 @@ function problemsOf(c: FuzzCase, answer: Answer): string[] {
     if (!/^application\/json/i.test(type)) problems.push(`error content-type ${type || 'none'}`);
   } else if (status >= 200 && status < 300 && status !== 204 && c.method !== 'OPTIONS') {
     if (/text\/event-stream/i.test(type)) return problems;
+    // A transcript asked for as text, SRT or VTT comes back as text.
+    if (c.path.startsWith('/v1/audio/') && /^text\//i.test(type)) return problems;
     try {
       JSON.parse(text);
       if (!/json/i.test(type)) problems.push(`${status} JSON with content-type ${type || 'none'}`);

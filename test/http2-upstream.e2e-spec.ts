@@ -12,7 +12,7 @@ import { chat, createVirtualKey, openai, waitFor } from './support/e2e-helpers';
 import { BEDROCK_TEST_CREDENTIALS } from './support/mock-bedrock';
 import { MockUpstream, startMockUpstream } from './support/mock-upstream';
 import { testCertificates, type TestCertificates } from './support/test-certificates';
-import { startTestGateway, TestGateway } from './support/test-gateway';
+import { fetchMetrics, startTestGateway, TestGateway } from './support/test-gateway';
 
 jest.setTimeout(60_000);
 
@@ -23,7 +23,7 @@ beforeAll(async () => {
 
 /** The gateway's open HTTP/2 connections to providers, from /metrics. */
 async function http2Sessions(gateway: TestGateway): Promise<number> {
-  const text = await (await fetch(`${gateway.url}/metrics`)).text();
+  const text = await (await fetchMetrics(gateway.url)).text();
   return [...text.matchAll(/^gateway_upstream_http2_sessions\{provider="[^"]+"\} (\d+)$/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
 }
 const sessionOpened = (gateway: TestGateway) => waitFor(async () => (await http2Sessions(gateway)) > 0 || null, 5_000);

@@ -1,5 +1,5 @@
 /**
- * What operators watch: Prometheus metrics at /metrics (requests, errors, latency,
+ * What operators watch: Prometheus metrics at /metrics (behind METRICS_TOKEN here; requests, errors, latency,
  * upstream latency, tokens and cost by provider and model, log queue and journal), and
  * JSON log lines carrying the trace id and no secret.
  */
@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { call, createVirtualKey } from './support/e2e-helpers';
 import { startGatewayProcess } from './support/gateway-process';
 import { MockUpstream, startMockUpstream } from './support/mock-upstream';
-import { startTestGateway, TEST_ADMIN_KEY, TestGateway } from './support/test-gateway';
+import { fetchMetrics, startTestGateway, TEST_ADMIN_KEY, TestGateway } from './support/test-gateway';
 
 const PROVIDER_SECRET = 'sk-observability-secret-0123456789';
 
@@ -42,7 +42,7 @@ describe('observability', () => {
     expect((await chat('nowhere', 'gpt-4o-mini')).status).toBe(502);
     await gateway.flushLogs();
 
-    const response = await fetch(`${gateway.url}/metrics`);
+    const response = await fetchMetrics(gateway.url);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
     const text = await response.text();

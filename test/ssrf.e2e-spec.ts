@@ -42,6 +42,28 @@ describe('provider host policy', () => {
     expect(mock.requests).toHaveLength(0);
   });
 
+  it('judges IPv6 forms by the IPv4 they embed, and refuses the special-purpose ranges, for hosts named per request', async () => {
+    const reserved = [
+      'http://[64:ff9b::a9fe:a9fe]/v1', 'http://[64:ff9b:1::a9fe:a9fe]/v1', 'http://[2002:a9fe:a9fe::1]/v1', 'http://[::169.254.169.254]/v1',
+      'http://192.0.2.1/v1', 'http://198.51.100.1/v1', 'http://203.0.113.1/v1', 'http://255.255.255.255/v1', 'http://[2001:db8::1]/v1', 'http://[100::1]/v1',
+    ];
+    for (const host of reserved) {
+      expectError(await viaHost(strict, host), 400, { type: 'invalid_request_error', code: 'upstream_host_not_allowed', message: /link-local, metadata or reserved/ });
+    }
+    const internal = ['http://[::7f00:1]/v1', 'http://[::127.0.0.1]/v1', 'http://[::ffff:127.0.0.1]/v1', 'http://[64:ff9b::a00:1]/v1', 'http://[2002:7f00:1::1]/v1', 'http://[fec0::1]/v1', 'http://198.18.0.1/v1'];
+    for (const host of internal) {
+      expectError(await viaHost(strict, host), 400, { type: 'invalid_request_error', code: 'upstream_host_not_allowed', message: /private address/ });
+    }
+    expect(mock.requests).toHaveLength(0);
+  });
+
+  it('applies the same checks to MCP server hosts', async () => {
+    for (const url of ['http://[64:ff9b::a9fe:a9fe]/mcp', 'http://[::7f00:1]/mcp', 'http://198.18.0.1/mcp', 'http://[fec0::1]/mcp']) {
+      const created = await call(strict, '/v1/mcp-servers', { body: { name: 'm', slug: 'm', url } });
+      expectError(created, 400, { type: 'invalid_request_error', code: 'mcp_server_not_allowed', param: 'url' });
+    }
+  });
+
   it('refuses loopback named per request by a user key, checked after DNS resolution of a name, in headers and inline configs alike', async () => {
     const response = await viaHost(strict, `http://localhost:${mockPort()}/v1`);
     expectError(response, 400, { type: 'invalid_request_error', code: 'upstream_host_not_allowed', message: /localhost is not allowed: .*private address.*UPSTREAM_ALLOW_PRIVATE_NETWORKS/ });

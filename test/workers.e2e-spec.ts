@@ -13,7 +13,7 @@ import { createApiKey, createVirtualKey, waitFor } from './support/e2e-helpers';
 import { GatewayProcess, startGatewayProcess } from './support/gateway-process';
 import { MockUpstream, startMockUpstream } from './support/mock-upstream';
 import { startTcpProxy, TcpProxy } from './support/tcp-proxy';
-import { startTestGateway, TEST_ADMIN_KEY, TestGateway } from './support/test-gateway';
+import { fetchMetrics, startTestGateway, TEST_ADMIN_KEY, TEST_METRICS_TOKEN, TestGateway } from './support/test-gateway';
 
 const chatBody = (content: string, model = 'gpt-4o-mini', stream = false) => JSON.stringify({ model, messages: [{ role: 'user', content }], ...(stream ? { stream } : {}) });
 
@@ -44,7 +44,7 @@ describe('WORKERS=2', () => {
     const url = new URL(observer.databaseUrl);
     url.host = proxy.address;
     gateway = await startGatewayProcess(
-      { DATABASE_URL: url.toString(), GATEWAY_ADMIN_KEY: TEST_ADMIN_KEY, GATEWAY_ENCRYPTION_KEY: encryptionKey, LOG_JOURNAL_DIR: journalDir, WORKERS: '2', SHUTDOWN_DELAY_MS: '0' },
+      { DATABASE_URL: url.toString(), GATEWAY_ADMIN_KEY: TEST_ADMIN_KEY, GATEWAY_ENCRYPTION_KEY: encryptionKey, LOG_JOURNAL_DIR: journalDir, WORKERS: '2', SHUTDOWN_DELAY_MS: '0', METRICS_TOKEN: TEST_METRICS_TOKEN },
       60_000,
     );
   }, 90_000);
@@ -71,7 +71,7 @@ describe('WORKERS=2', () => {
   };
   const rows = async (text: string) =>
     Number((await observer.dataSource.query(`select count(*)::int as n from request_logs where request_body::text like $1`, [`%${text}%`]))[0].n);
-  const metrics = async () => (await fetch(`${gateway.url}/metrics`)).text();
+  const metrics = async () => (await fetchMetrics(gateway.url)).text();
 
   it('serves from both workers, and /metrics counts the requests of both', async () => {
     const workers = new Set<number>();
@@ -150,7 +150,7 @@ describe('UPSTREAM_MAX_CONNECTIONS', () => {
         headers: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': 'one-connection', 'content-type': 'application/json' },
         body,
       }).then(async (response) => ({ status: response.status, text: await response.text() }));
-    const waitingFor = async () => metricSum(await (await fetch(`${gateway.url}/metrics`)).text(), 'gateway_upstream_waiting_requests', 'provider="openai"');
+    const waitingFor = async () => metricSum(await (await fetchMetrics(gateway.url)).text(), 'gateway_upstream_waiting_requests', 'provider="openai"');
 
     expect(await waitingFor()).toBe(0);
     // A slow stream holds the only connection; the second request waits behind it.

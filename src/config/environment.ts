@@ -159,6 +159,26 @@ export class Environment {
   @Transform(toInt) @IsInt() @Min(0)
   SHUTDOWN_DELAY_MS = 5000;
 
+  /** A connection that has not sent a whole request head (its headers) this long after it opened, or after its request began, is closed (408). */
+  @Transform(toInt) @IsInt() @Min(1)
+  SERVER_HEADERS_TIMEOUT_MS = 30000;
+
+  /** A request whose body has not been fully received this long after it began is closed (408). The answer's time does not count. */
+  @Transform(toInt) @IsInt() @Min(1)
+  SERVER_REQUEST_TIMEOUT_MS = 300000;
+
+  /** A keep-alive connection idle this long between requests is closed (above the usual load balancer's 60 s, so the balancer closes first). */
+  @Transform(toInt) @IsInt() @Min(1)
+  SERVER_KEEPALIVE_TIMEOUT_MS = 65000;
+
+  /** Bytes of a stream the gateway holds for a client that reads slower than the provider writes; past it, the provider is read no faster than the client reads. */
+  @Transform(toInt) @IsInt() @Min(16 * 1024)
+  STREAM_CLIENT_BUFFER_BYTES = 1024 * 1024;
+
+  /** A streaming client that is behind and reads nothing this long is disconnected (logged 499). */
+  @Transform(toInt) @IsInt() @Min(1)
+  STREAM_CLIENT_IDLE_MS = 60000;
+
   /** Worker processes on one port: a number, or `auto` for one per core. */
   @Matches(/^(auto|[1-9]\d{0,2})$/, { message: 'WORKERS must be a number of processes (1-999) or auto' })
   WORKERS = '1';
@@ -174,6 +194,22 @@ export class Environment {
   /** OTLP/HTTP endpoint (e.g. `http://otel-collector:4318`); set: one trace per request is exported. */
   @IsOptional() @Matches(/^https?:\/\/\S+$/, { message: 'OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL' })
   OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+
+  /** Set: `GET /metrics` needs `Authorization: Bearer <this>` (401 otherwise). Neither this nor METRICS_PORT: /metrics answers 404. */
+  @IsOptional() @IsString() @MinLength(16, { message: 'METRICS_TOKEN must be at least 16 characters' })
+  METRICS_TOKEN?: string;
+
+  /** Set: /metrics is served on this port only (its own listener on METRICS_HOST; the main port answers 404). */
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(65535)
+  METRICS_PORT?: number;
+
+  /** Where the METRICS_PORT listener binds: loopback by default, so only the machine (or the pod) reads it. */
+  @IsString() @MinLength(1)
+  METRICS_HOST = '127.0.0.1';
+
+  /** `false`: no OpenAPI document or UI at /docs and /docs-json. */
+  @Transform(toBool) @IsBoolean()
+  DOCS_ENABLED = true;
 
   /** The service name traces carry. */
   @IsString() @MinLength(1)
@@ -230,7 +266,7 @@ export class InvalidEnvironmentError extends Error {
 
 /** Parses and validates the environment; throws one error listing every bad variable. */
 export function validateEnvironment(raw: Record<string, unknown>): Environment {
-  const known = Object.keys(new Environment()).concat('DATABASE_URL', 'GATEWAY_ADMIN_KEY', 'GATEWAY_ENCRYPTION_KEY', 'REDIS_URL', 'LOG_JOURNAL_DIR', 'UPSTREAM_ALLOWED_NETWORKS', 'MCP_ALLOWED_NETWORKS', 'LOG_RETENTION_DAYS', 'ROLLUP_RETENTION_DAYS', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OIDC_ISSUER_URL', 'OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_REDIRECT_URI', 'OIDC_ROLE_MAPPING', 'UPSTREAM_CA_FILE');
+  const known = Object.keys(new Environment()).concat('DATABASE_URL', 'GATEWAY_ADMIN_KEY', 'GATEWAY_ENCRYPTION_KEY', 'REDIS_URL', 'LOG_JOURNAL_DIR', 'UPSTREAM_ALLOWED_NETWORKS', 'MCP_ALLOWED_NETWORKS', 'LOG_RETENTION_DAYS', 'ROLLUP_RETENTION_DAYS', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OIDC_ISSUER_URL', 'OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_REDIRECT_URI', 'OIDC_ROLE_MAPPING', 'UPSTREAM_CA_FILE', 'METRICS_TOKEN', 'METRICS_PORT');
   // Empty strings mean "unset", as in most twelve-factor apps.
   const input = Object.fromEntries(
     known.filter((k) => raw[k] !== undefined && raw[k] !== '').map((k) => [k, raw[k]]),
@@ -243,6 +279,8 @@ export function validateEnvironment(raw: Record<string, unknown>): Environment {
     problems.push('GATEWAY_ENCRYPTION_KEY: required when DATABASE_URL is set (the key must be the same on every instance)');
   }
   problems.push(...oidcProblems(env));
+  if (env.METRICS_PORT !== undefined && env.METRICS_PORT === env.PORT) problems.push('METRICS_PORT: must differ from PORT (metrics get a listener of their own)');
+  if (env.SERVER_HEADERS_TIMEOUT_MS > env.SERVER_REQUEST_TIMEOUT_MS) problems.push('SERVER_HEADERS_TIMEOUT_MS: must not be above SERVER_REQUEST_TIMEOUT_MS (the headers are part of the request)');
   try {
     certificateAuthorities(env.UPSTREAM_CA_FILE);
   } catch (error) {

@@ -6,7 +6,7 @@ import { maybeContextOf } from './request-context';
 import { anthropicErrorType } from '../common/errors/anthropic-error';
 import { speaksAnthropic } from '../common/http/anthropic-shape';
 import { ClientClosedRequestError, GatewayError, UpstreamHttpError } from '../common/errors/gateway-error';
-import { setRoutingHeaders } from '../modules/routing/gateway-result';
+import { routingHeaders } from '../modules/routing/gateway-result';
 
 const NEST_STATUS_TYPES: Record<number, string> = {
   400: 'invalid_request_error',
@@ -52,7 +52,21 @@ export class GatewayExceptionFilter implements ExceptionFilter {
   }
 }
 
+/**
+ * Writes the error answer, and cannot fail: if writing it throws (a header value Node
+ * refuses, a body that will not serialise), a minimal JSON error in the route's shape goes
+ * instead, or, once the answer has begun, the socket is ended. Never Express's HTML page.
+ */
 export function writeError(req: Request, res: Response, exception: unknown, logger: Logger): void {
+  try {
+    answerError(req, res, exception, logger);
+  } catch (failure) {
+    writeMinimalError(req, res, exception);
+    logger.error({ msg: 'Could not write an error answer; wrote a minimal one', error: failure instanceof Error ? failure.message : String(failure) });
+  }
+}
+
+function answerError(req: Request, res: Response, exception: unknown, logger: Logger): void {
   const context = maybeContextOf(req);
   if (exception instanceof ClientClosedRequestError) {
     context?.noteFailure(exception);
@@ -61,11 +75,13 @@ export function writeError(req: Request, res: Response, exception: unknown, logg
     return;
   }
   // Errors say what routing did too: the provider tried, retries, target (CONTRACT section 2).
-  if (context && !res.headersSent) setRoutingHeaders(res, context);
+  if (context && !res.headersSent) setHeaders(res, routingHeaders(context));
   if (exception instanceof UpstreamHttpError) {
     context?.noteFailure(exception);
     if (res.headersSent) return void res.end();
-    res.status(exception.status).set(exception.headers).type(exception.contentType).end(exception.body);
+    res.status(exception.status);
+    setHeaders(res, { ...exception.headers, 'content-type': exception.contentType });
+    res.end(exception.body);
     return;
   }
 
@@ -76,10 +92,39 @@ export function writeError(req: Request, res: Response, exception: unknown, logg
   else if (error.status >= 500) logger.warn({ msg: error.message, trace_id: traceId, status: error.status, code: error.code, provider: context?.lastAttempt?.provider ?? context?.provider ?? undefined });
   context?.noteFailure(error);
   if (res.headersSent) return void res.end();
-  res.status(error.status).set(error.headers);
+  res.status(error.status);
+  setHeaders(res, error.headers);
   if (speaksAnthropic(req.path, req.headers)) {
     res.json({ type: 'error', error: { type: anthropicErrorType(error.type, error.status), message: error.message, ...error.details } });
   } else {
     res.json({ error: { message: error.message, type: error.type, param: error.param, code: error.code, ...error.details } });
+  }
+}
+
+/** Sets each header Node accepts; one it refuses (a line break, a character past Latin-1) is left out rather than losing the whole answer. */
+function setHeaders(res: Response, headers: Record<string, string>): void {
+  for (const [name, value] of Object.entries(headers)) {
+    try {
+      res.set(name, value);
+    } catch {
+      // Left out: the error itself matters more than this header.
+    }
+  }
+}
+
+/** The last resort: the error's status and type when they can be read, in the route's shape, with nothing taken from data. */
+function writeMinimalError(req: Request, res: Response, exception: unknown): void {
+  try {
+    if (res.headersSent) return void res.destroy();
+    const known = exception instanceof GatewayError && exception.status >= 400 && exception.status <= 599;
+    const status = known ? exception.status : 500;
+    const type = known ? exception.type : 'api_error';
+    const message = known ? exception.message : 'Internal gateway error';
+    const body = speaksAnthropic(req.path ?? '', req.headers ?? {})
+      ? { type: 'error', error: { type: anthropicErrorType(type, status), message } }
+      : { error: { message, type, param: null, code: known ? exception.code : 'internal_error' } };
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  } catch {
+    res.destroy();
   }
 }

@@ -1,5 +1,5 @@
 import { GatewayError } from '../common/errors/gateway-error';
-import { IgnoredParams } from './ignored-params';
+import { fieldName, IgnoredParams } from './ignored-params';
 
 describe('IgnoredParams', () => {
   it('collects each ignored field once, without its indexes, in the order first seen', () => {
@@ -25,5 +25,26 @@ describe('IgnoredParams', () => {
       'tools[2].eager_input_streaming would be ignored (it only streams arguments unbuffered); the config sets strict_params, which refuses any parameter a translation cannot keep',
     );
     expect(ignored.list()).toEqual([]);
+  });
+
+  it("records a caller's own keys percent-encoded, so the list is a valid header value that cannot inject one", () => {
+    const ignored = new IgnoredParams();
+    for (const key of ['user_id', '中', 'a\r\nx-injected: 1', 'b,c', '100%', 'emoji 🙂', '\ud800']) ignored.ignore(`metadata.${key}`, 'no chat counterpart');
+    expect(ignored.list()).toEqual([
+      'metadata.user_id',
+      'metadata.%E4%B8%AD',
+      'metadata.a%0D%0Ax-injected:%201',
+      'metadata.b%2Cc',
+      'metadata.100%25',
+      'metadata.emoji%20%F0%9F%99%82',
+      'metadata.%EF%BF%BD',
+    ]);
+    const header = ignored.list().join(',');
+    expect(header).toMatch(/^[\x21-\x7e]+$/);
+    expect(header.split(',').map(decodeURIComponent)).toEqual(['metadata.user_id', 'metadata.中', 'metadata.a\r\nx-injected: 1', 'metadata.b,c', 'metadata.100%', 'metadata.emoji 🙂', 'metadata.\ufffd']);
+  });
+
+  it('leaves the names of the APIs themselves as they are', () => {
+    for (const name of ['tools[].cache_control', 'messages[].content[].cache_control', 'stream_options.include_obfuscation', "a-b_c.d[]!$&'()*+/:;<=>?@^`{|}~"]) expect(fieldName(name)).toBe(name);
   });
 });

@@ -10,6 +10,11 @@ import { GatewayError } from '../common/errors/gateway-error';
  * what it can and refuses (a 400) what would change the answer's meaning. Paths are
  * recorded without their indexes (`tools[].eager_input_streaming`), so twenty tools with
  * `cache_control` are one name, not twenty.
+ *
+ * A path holds the caller's own keys (`metadata.<any key>`), and the list goes out as a
+ * response header, where a line break would inject a header and a character past Latin-1
+ * makes Node throw. So names are recorded percent-encoded (`fieldName`): the header and
+ * the log row carry the same name, and `decodeURIComponent` gives the key back.
  */
 export class IgnoredParams {
   private readonly names = new Set<string>();
@@ -24,13 +29,25 @@ export class IgnoredParams {
     if (this.strict) {
       throw GatewayError.invalidRequest(`${path} would be ignored (${why}); the config sets strict_params, which refuses any parameter a translation cannot keep`, path, 'strict_params');
     }
-    this.names.add(path.replace(/\[\d+\]/g, '[]'));
+    this.names.add(fieldName(path.replace(/\[\d+\]/g, '[]')));
   }
 
   /** The ignored fields, in the order first seen. */
   list(): string[] {
     return [...this.names];
   }
+}
+
+/** Any byte but printable ASCII, `%` (the escape itself) and `,` (the header's list separator). */
+const UNSAFE_IN_NAME = /[^\x21-\x24\x26-\x2b\x2d-\x7e]/gu;
+
+/**
+ * A field path as a header-safe name: every character outside printable ASCII, and `%`
+ * and `,`, is percent-encoded as its UTF-8 bytes (`metadata.中` is `metadata.%E4%B8%AD`).
+ * A lone surrogate (which `encodeURIComponent` refuses) is encoded as U+FFFD.
+ */
+export function fieldName(path: string): string {
+  return path.replace(UNSAFE_IN_NAME, (ch) => [...Buffer.from(ch, 'utf8')].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join(''));
 }
 
 /**

@@ -506,6 +506,87 @@ export function rawBody(rng: Rng, validText: string): RawBody {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Multipart bodies (the upload routes)
+
+export interface MultipartCase {
+  body: Buffer;
+  contentType: string;
+  notes: string[];
+}
+
+/**
+ * A multipart/form-data body for an upload route (`fields`: its text fields, plus a `file`
+ * part), valid or broken the ways a hostile client would break it: cut anywhere (the
+ * closing boundary missing, as in issue 32), a boundary that lies, part headers malformed,
+ * oversized or repeated, too many parts, random bytes, a body meant for JSON.
+ */
+export function hostileMultipart(rng: Rng, fields: Record<string, string>): MultipartCase {
+  let boundary = `fz${rng.int(1e9).toString(36)}`;
+  const notes: string[] = [];
+  const file = Buffer.from(rng.pick(['{"a":1}\n', 'RIFF....WAVEfmt ', '', 'x'.repeat(rng.pick([1, 100, 70_000]))]));
+  const parts: { headers: string; value: Buffer }[] = [
+    ...Object.entries(fields).map(([name, value]) => ({ headers: `Content-Disposition: form-data; name="${name}"`, value: Buffer.from(value) })),
+    { headers: `Content-Disposition: form-data; name="file"; filename="${rng.pick(['a.jsonl', 'a.wav', '', '../../etc/passwd', '中.txt', 'a"b.txt'])}"\r\nContent-Type: ${rng.pick(['application/jsonl', 'audio/wav', 'text/plain'])}`, value: file },
+  ];
+  const kind = rng.weighted<string>([
+    [3, 'valid'], [6, 'truncated'], [2, 'no-closing'], [2, 'boundary'], [3, 'part-headers'], [1, 'many-parts'], [1, 'big-field'], [1, 'garbage'], [1, 'preamble'],
+  ]);
+  notes.push(`multipart: ${kind}`);
+  switch (kind) {
+    case 'part-headers': {
+      const part = rng.pick(parts);
+      part.headers = rng.pick([
+        'Content-Disposition form-data; name="file"',
+        'Content-Type: text/plain',
+        `Content-Disposition: form-data; name="${'n'.repeat(100_000)}"`,
+        'Content-Disposition: attachment; name="file"; filename="a"',
+        `${'X-A: b\r\n'.repeat(3000)}Content-Disposition: form-data; name="file"; filename="a"`,
+        'Content-Disposition: form-data; name="file"; filename="a"\r\nContent-Transfer-Encoding: base64',
+        'Content-Disposition: form-data; name=file\u0000; filename="a"',
+        'Content-Disposition: form-data; name="file"; filename*=UTF-8\'\'%E4%B8%AD',
+      ]);
+      notes.push(`part header ${preview(part.headers, 60)}`);
+      break;
+    }
+    case 'many-parts': {
+      const count = rng.pick([201, 1001, 3000]);
+      parts.unshift(...Array.from({ length: count }, (_, i) => ({ headers: `Content-Disposition: form-data; name="f${i}"`, value: Buffer.from('v') })));
+      notes.push(`${count} extra fields`);
+      break;
+    }
+    case 'big-field':
+      parts[0] = { headers: parts[0].headers, value: Buffer.alloc(1024 * 1024 + rng.pick([1, 70_000]), 0x70) };
+      notes.push('a text field over 1 MiB');
+      break;
+  }
+  const body = Buffer.concat([
+    ...(kind === 'preamble' ? [Buffer.from('preamble text\r\n')] : []),
+    ...parts.flatMap((part) => [Buffer.from(`--${boundary}\r\n${part.headers}\r\n\r\n`), part.value, Buffer.from('\r\n')]),
+    Buffer.from(kind === 'no-closing' ? '' : `--${boundary}--\r\n`),
+  ]);
+  let contentType = `multipart/form-data; boundary=${boundary}`;
+  switch (kind) {
+    case 'truncated': {
+      const at = rng.int(body.length);
+      notes.push(`cut at byte ${at} of ${body.length}`);
+      return { body: body.subarray(0, at), contentType, notes };
+    }
+    case 'boundary':
+      boundary = rng.pick(['', 'other', '"unclosed', 'b'.repeat(300), 'a b', '--', `${boundary}x`]);
+      contentType = rng.pick([`multipart/form-data; boundary=${boundary}`, 'multipart/form-data', 'multipart/form-data; boundary', `multipart/mixed; boundary=${boundary}`]);
+      notes.push(`content-type ${preview(contentType, 60)}`);
+      return { body, contentType, notes };
+    case 'garbage': {
+      const noise = Buffer.alloc(rng.pick([1, 64, 4096]));
+      for (let i = 0; i < noise.length; i++) noise[i] = rng.int(256);
+      return { body: rng.chance(0.5) ? noise : Buffer.concat([body.subarray(0, rng.int(body.length)), noise]), contentType, notes };
+    }
+    default:
+      return { body, contentType, notes };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Headers
 
 /**

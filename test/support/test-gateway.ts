@@ -11,6 +11,8 @@ import { validateEnvironment } from '../../src/config/environment';
 import { LogWriter } from '../../src/modules/logging/log-writer.service';
 
 export const TEST_ADMIN_KEY = 'gk-test-admin-key-0123456789';
+/** The test gateway's METRICS_TOKEN: `/metrics` answers only with it (pass `METRICS_TOKEN: ''` for none). */
+export const TEST_METRICS_TOKEN = 'metrics-test-token-0123456789';
 
 export interface TestGateway {
   app: INestApplication;
@@ -66,6 +68,7 @@ export async function startTestGateway(env: Record<string, string> = {}, options
       LOG_LEVEL: 'error',
       LOG_FLUSH_INTERVAL_MS: '20',
       PORT: '0',
+      METRICS_TOKEN: TEST_METRICS_TOKEN,
       ...env,
     }),
   );
@@ -94,6 +97,11 @@ export async function startTestGateway(env: Record<string, string> = {}, options
       await cleanup.end();
     },
   };
+}
+
+/** `GET /metrics` of a gateway (its URL), with the test token. */
+export function fetchMetrics(url: string, token = TEST_METRICS_TOKEN): Promise<Response> {
+  return fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${token}` } });
 }
 
 /** Calls the admin API with the bootstrap admin key. */

@@ -47,6 +47,11 @@ export function maskSecret(secret: string): string {
   return `${secret.slice(0, 3)}…${secret.slice(-4)}`;
 }
 
+/** Whether `value` has the shape of `maskSecret`'s output: a hint an admin read showed and a PATCH may send back. */
+export function isSecretHint(value: string): boolean {
+  return value === '…' || (value.length === 8 && value[3] === '…');
+}
+
 export function sha256(value: string): string {
   return createHash('sha256').update(value).digest('hex');
 }

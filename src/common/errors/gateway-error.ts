@@ -106,8 +106,8 @@ export interface LoggedError {
 
 /** Thrown when the client disconnected before the provider answered (logged as 499). */
 export class ClientClosedRequestError extends Error {
-  constructor() {
-    super('The client closed the connection');
+  constructor(message = 'The client closed the connection') {
+    super(message);
   }
 }
 

@@ -1,7 +1,7 @@
 import { Busboy, type BusboyInstance } from '@fastify/busboy';
 import type { Request } from 'express';
 import { PassThrough, type Readable } from 'node:stream';
-import { GatewayError } from '../errors/gateway-error';
+import { ClientClosedRequestError, GatewayError } from '../errors/gateway-error';
 import { closeAfterAnswer } from './json-body.middleware';
 
 /** What the log keeps of an uploaded file: never its bytes. */
@@ -22,6 +22,9 @@ export interface FormSummary {
 const MAX_FIELD_BYTES = 1024 * 1024;
 /** Enough of a WAV file's start to find its `fmt ` and `data` chunks. */
 const WAV_SNIFF_BYTES = 4096;
+/** More parts than a form of the API has; past these the form is refused, not cut silently. */
+const MAX_FIELDS = 200;
+const MAX_PARTS = 1000;
 
 /**
  * A multipart/form-data upload streamed through to the provider: the client's bytes are
@@ -32,8 +35,10 @@ const WAV_SNIFF_BYTES = 4096;
  * the text fields before the first file are known (`ready`).
  *
  * Over `limitBytes` the upload fails with 413 (from Content-Length before anything is
- * read, or as the stream passes the limit); a malformed form, or one without a required
- * part, fails with 400.
+ * read, or as the stream passes the limit); a malformed form (cut short, a bad part
+ * header, too many parts), or one without a required part, fails with 400; a client that
+ * leaves mid-upload is a 499. Every emitter on the way (the request, the parser, each
+ * file stream) has its `error` handled here: an unhandled one would end the process.
  */
 export class MultipartUpload {
   readonly summary: FormSummary = { fields: {}, files: [] };
@@ -49,12 +54,15 @@ export class MultipartUpload {
   private readonly parser: BusboyInstance;
   private received = 0;
   private started = false;
-  private failure: GatewayError | null = null;
+  /** The parser has seen the form's closing delimiter; what follows (an epilogue) is still passed on. */
+  private formRead = false;
+  private failure: GatewayError | ClientClosedRequestError | null = null;
   /** The latest chunk, kept from the provider while a required part is missing. */
   private held: Buffer | null = null;
   private readonly readyPromise: Promise<FormSummary>;
   private settleReady!: { resolve: (summary: FormSummary) => void; reject: (error: unknown) => void };
   private readonly finished: Promise<void>;
+  private settleFinished!: { resolve: () => void; reject: (error: unknown) => void };
 
   constructor(
     private readonly req: Request,
@@ -79,16 +87,21 @@ export class MultipartUpload {
     this.body.on('error', () => undefined);
     this.readyPromise = new Promise((resolve, reject) => (this.settleReady = { resolve, reject }));
     this.readyPromise.catch(() => undefined); // a failure is also reported by whoever reads the body
+    this.finished = new Promise((resolve, reject) => (this.settleFinished = { resolve, reject }));
+    this.finished.catch(() => undefined); // read only once the provider has answered
     try {
-      this.parser = Busboy({ headers: req.headers as { 'content-type': string }, limits: { fieldSize: MAX_FIELD_BYTES, fields: 200, parts: 1000 } });
+      this.parser = Busboy({ headers: req.headers as { 'content-type': string }, limits: { fieldSize: MAX_FIELD_BYTES, fields: MAX_FIELDS, parts: MAX_PARTS } });
     } catch (error) {
-      throw GatewayError.invalidRequest(`The multipart body cannot be read: ${(error as Error).message}`, null, 'invalid_multipart');
+      // No boundary, an empty one, or one over 256 characters.
+      throw malformed((error as Error).message);
     }
-    this.finished = new Promise((resolve) => this.parser.once('finish', resolve));
     this.parser.on('field', (name: string, value: string, _nameTruncated: boolean, valueTruncated: boolean) => this.onField(name, value, valueTruncated));
     this.parser.on('file', (field: string, stream: Readable, filename: string, _encoding: string, mimeType: string) => this.onFile(field, stream, filename, mimeType));
     this.parser.once('finish', () => this.onFormRead());
-    this.parser.once('error', (error: Error) => this.fail(GatewayError.invalidRequest(`The multipart body cannot be read: ${error.message}`, null, 'invalid_multipart')));
+    // `on`, not `once`: the parser may report more than one error (the form, then its last part).
+    this.parser.on('error', (error: Error) => this.fail(malformed(error.message)));
+    this.parser.once('fieldsLimit', () => this.fail(malformed(`the form has more than ${MAX_FIELDS} text fields`)));
+    this.parser.once('partsLimit', () => this.fail(malformed(`the form has more than ${MAX_PARTS} parts`)));
     this.pump();
   }
 
@@ -103,40 +116,59 @@ export class MultipartUpload {
     return this.body;
   }
 
-  /** Resolves once the whole form has been read (the summary is then complete). */
+  /** Resolves once the whole form has been read (the summary is then complete); rejects with the upload's failure. */
   async whenRead(): Promise<void> {
     await this.finished;
   }
 
-  /** A failure the upload met (limit, malformed form), to report instead of the upstream error it caused. */
-  error(): GatewayError | null {
+  /** A failure the upload met (limit, malformed form, the client gone), to report instead of the upstream error it caused. */
+  error(): GatewayError | ClientClosedRequestError | null {
     return this.failure;
   }
 
+  private readonly onData = (chunk: Buffer): void => {
+    if (this.failure || this.body.destroyed) return;
+    this.received += chunk.length;
+    if (this.received > this.limitBytes) return this.fail(GatewayError.payloadTooLarge(this.limitBytes));
+    this.parser.write(chunk);
+    // While a required part is still missing, the latest chunk is held back: the provider
+    // must not get a complete form that the gateway is about to refuse (see onFormRead).
+    const outgoing = this.held;
+    this.held = chunk;
+    if (outgoing) this.send(outgoing);
+    if (!this.missing()) {
+      this.send(this.held);
+      this.held = null;
+    }
+    if (!this.started && this.body.readableLength > MAX_FIELD_BYTES + 64 * 1024) {
+      this.fail(GatewayError.invalidRequest(`The form's text fields before the first file are larger than ${MAX_FIELD_BYTES} bytes`, null, 'invalid_multipart'));
+    }
+  };
+
+  private readonly onEnd = (): void => {
+    if (this.failure) return;
+    if (this.formRead) this.endBody();
+    else this.parser.end();
+  };
+
+  /** A request stream fails only when its connection does (reset, or closed before the body's end): the client has gone. */
+  private readonly onGone = (): void => {
+    if (!this.req.complete) this.fail(new ClientClosedRequestError());
+  };
+
   private pump(): void {
     const { req } = this;
-    req.on('data', (chunk: Buffer) => {
-      if (this.failure || this.body.destroyed) return;
-      this.received += chunk.length;
-      if (this.received > this.limitBytes) return this.fail(GatewayError.payloadTooLarge(this.limitBytes));
-      this.parser.write(chunk);
-      // While a required part is still missing, the latest chunk is held back: the provider
-      // must not get a complete form that the gateway is about to refuse (see onFormRead).
-      const outgoing = this.held;
-      this.held = chunk;
-      if (outgoing) this.send(outgoing);
-      if (!this.missing()) {
-        this.send(this.held);
-        this.held = null;
-      }
-      if (!this.started && this.body.readableLength > MAX_FIELD_BYTES + 64 * 1024) {
-        this.fail(GatewayError.invalidRequest(`The form's text fields before the first file are larger than ${MAX_FIELD_BYTES} bytes`, null, 'invalid_multipart'));
-      }
-    });
-    req.once('end', () => {
-      if (!this.failure) this.parser.end();
-    });
-    req.once('error', () => this.fail(GatewayError.invalidRequest('The request body could not be read', null, 'invalid_body')));
+    req.on('data', this.onData);
+    req.once('end', this.onEnd);
+    req.on('error', this.onGone);
+    req.once('close', this.onGone);
+  }
+
+  /** Our listeners off the request once it is read or refused; the `error` one stays, since a request's late error unheard would end the process. */
+  private detach(): void {
+    this.req.off('data', this.onData);
+    this.req.off('end', this.onEnd);
+    this.req.off('close', this.onGone);
   }
 
   /** Before the upstream request starts, the fields are held (bounded by MAX_FIELD_BYTES); after, the provider's pace holds the client back. */
@@ -164,7 +196,15 @@ export class MultipartUpload {
     this.settleReady.resolve(this.summary);
     if (this.held) this.send(this.held);
     this.held = null;
+    this.formRead = true;
+    // The closing delimiter may come before the request's last bytes: the body ends with the request.
+    if (this.req.complete) this.endBody();
+  }
+
+  private endBody(): void {
     this.body.end();
+    this.detach();
+    this.settleFinished.resolve();
   }
 
   private onField(name: string, value: string, truncated: boolean): void {
@@ -195,21 +235,30 @@ export class MultipartUpload {
     });
     stream.once('end', () => {
       if (head) this.wavSeconds = wavSeconds(Buffer.concat(head), file.bytes);
+      head = null;
     });
+    // The parser passes its own failure on to the file being read ("Part terminated early").
+    stream.on('error', (error: Error) => this.fail(malformed(error.message)));
     // The first file's start is the moment the fields before it are known.
     if (first) this.settleReady.resolve(this.summary);
   }
 
-  private fail(error: GatewayError): void {
+  private fail(error: GatewayError | ClientClosedRequestError): void {
     if (this.failure) return;
     this.failure = error;
-    this.req.removeAllListeners('data');
+    this.detach();
+    this.held = null;
     // A body still coming is dropped, then the connection closes; a body read whole leaves it open.
-    if (!this.req.complete) closeAfterAnswer(this.req, this.req.res!);
+    if (!this.req.complete && !this.req.destroyed) closeAfterAnswer(this.req, this.req.res!);
     this.settleReady.reject(error);
+    this.settleFinished.reject(error);
     this.body.destroy(error);
     this.parser.destroy();
   }
+}
+
+function malformed(why: string): GatewayError {
+  return GatewayError.invalidRequest(`The multipart body cannot be read: ${why}`, null, 'invalid_multipart');
 }
 
 /**

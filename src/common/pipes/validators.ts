@@ -1,4 +1,6 @@
 import { isISO8601, registerDecorator, ValidateIf } from 'class-validator';
+import { HEADER_VALUE_RULE, isHeaderValue } from '../http/header-value';
+import { hasUserinfo } from '../http/http-url';
 
 /**
  * The field may be left out, but not sent as `null`: unlike `@IsOptional()`, a null still
@@ -39,6 +41,34 @@ export function IsInstant() {
       validator: {
         validate: (value: unknown) => typeof value === 'string' && isISO8601(value, { strict: true }) && Number.isFinite(Date.parse(value)),
         defaultMessage: () => `${propertyName} must be an ISO 8601 date-time, e.g. 2026-01-31T12:00:00Z`,
+      },
+    });
+}
+
+/** A string the gateway sends as an HTTP header value (see isHeaderValue); other types are left to the field's other validators. */
+export function IsHeaderValue() {
+  return (object: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isHeaderValue',
+      target: object.constructor,
+      propertyName,
+      validator: {
+        validate: (value: unknown) => typeof value !== 'string' || isHeaderValue(value),
+        defaultMessage: () => `${propertyName} ${HEADER_VALUE_RULE}`,
+      },
+    });
+}
+
+/** A URL without `user:password@` (see hasUserinfo); other types are left to the field's other validators. */
+export function HasNoUserinfo() {
+  return (object: object, propertyName: string) =>
+    registerDecorator({
+      name: 'hasNoUserinfo',
+      target: object.constructor,
+      propertyName,
+      validator: {
+        validate: (value: unknown) => typeof value !== 'string' || !hasUserinfo(value),
+        defaultMessage: () => `${propertyName} must not carry user:password@ (the gateway does not send it; put credentials in the key or headers, which are encrypted)`,
       },
     });
 }

@@ -5,6 +5,7 @@ import { GatewayError } from '../../common/errors/gateway-error';
 import type { ListPage } from '../../common/http/list.dto';
 import { uuidv7 } from '../../common/ids';
 import { pageNewestFirst } from '../keys/admin-list';
+import { storableJson } from '../logging/storable-record';
 import type { WorkspaceScope } from '../workspaces/workspace-scope';
 import { AuditLogEntity } from './audit-log.entity';
 import type { AuditLogQueryDto } from './dto/audit-log-query.dto';
@@ -44,8 +45,9 @@ export class AuditLogService {
         action: entry.action,
         resource: entry.resource,
         resourceId: entry.resourceId,
-        before: entry.before as object,
-        after: entry.after as object,
+        // An admin body may hold a lone surrogate or NUL (a name, a config value) that jsonb refuses.
+        before: storableJson(entry.before) as object,
+        after: storableJson(entry.after) as object,
       });
     } catch (error) {
       this.logger.error(`Audit record lost: ${entry.action} ${entry.resource} ${entry.resourceId ?? ''} by ${entry.actor.kind} ${entry.actor.id} was made but not recorded: ${(error as Error).message}`);

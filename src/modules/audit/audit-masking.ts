@@ -1,11 +1,12 @@
 import { maskSecret } from '../../common/crypto/secret-box';
+import { redactUserinfo } from '../../common/http/http-url';
 
 /**
  * Second line of defence for what the audit log stores: the views it records are the admin
  * API's, already masked, except the one answer that carries a secret on purpose (a created
  * API key's `key`). Every string under a credential's name, every value of a `headers`
  * object and every gateway key (`gk-…`) anywhere becomes its hint (`sk-…a1b2`, as `key_hint`
- * shows), unless it already is one.
+ * shows), unless it already is one; the `user:password@` of a URL anywhere is hidden.
  */
 const SECRET_NAME = /(^|_)(key|token|secret|password|authorization|credentials?)$/;
 /** Names that end like a credential but hold a slug or an identifier. */
@@ -24,7 +25,7 @@ function isMasked(value: string): boolean {
 }
 
 export function maskForAudit(value: unknown, insideHeaders = false, depth = 0): unknown {
-  if (typeof value === 'string') return value.replace(GATEWAY_KEY, (secret) => maskSecret(secret));
+  if (typeof value === 'string') return redactUserinfo(value.replace(GATEWAY_KEY, (secret) => maskSecret(secret)));
   if (value === null || typeof value !== 'object') return value;
   if (depth >= MAX_DEPTH) return '[nested too deep]';
   if (value instanceof Date) return value.toISOString();

@@ -11,11 +11,10 @@ import { WorkspaceDirectory } from '../workspaces/workspace-directory.service';
 import { DEFAULT_WORKSPACE_ID } from '../workspaces/workspace.entity';
 import type { BudgetHold, BudgetScope, BudgetSettlement } from './budget-types';
 import { CounterStore } from './counter-store';
+import { outputTokenAllowance, RecentCosts } from './reservation-estimate';
 
 /** A lifetime budget (no period) counts from here. */
 const LIFETIME = new Date(0);
-/** Output tokens assumed for the estimate when the request sets no limit. */
-const DEFAULT_OUTPUT_TOKENS = 1024;
 /** The log rows a counter is seeded from: `$1` the owner, `$3` the request's workspace (an end user is a user inside one). */
 const LOG_ROWS: Record<BudgetScope, string> = {
   api_key: 'api_key_id = $1',
@@ -26,15 +25,21 @@ const LOG_ROWS: Record<BudgetScope, string> = {
 
 /**
  * Budgets that hold under concurrency and across instances. Before a request is sent,
- * its estimated cost (prices × prompt size and max_tokens) is reserved on the counter of
- * each budgeted key, end user and workspace (CounterStore: PostgreSQL, or Redis), in one atomic step that refuses
- * once spent + reserved reaches the limit; that is a 402 `budget_exceeded` and nothing
- * goes upstream. When the log rows are stored, their cost is added to the spend and the
- * reservation released, once per row, so a counter always equals the sum of its logged
- * costs. Keys without a budget cost nothing here.
+ * its estimated cost is reserved on the counter of each budgeted key, end user and
+ * workspace (CounterStore: PostgreSQL, or Redis), in one atomic step that refuses once
+ * spent + reserved reaches the limit; that is a 402 `budget_exceeded` and nothing goes
+ * upstream. The estimate is the larger of the body's (prices × prompt size and output
+ * allowance, `n` choices included) and what that counter's requests to the model cost
+ * lately (`RecentCosts`, learned from the log rows): a provider answering past
+ * `max_tokens` cannot make concurrent requests overshoot by more than about one. When
+ * the log rows are stored, their cost is added to the spend and the reservation
+ * released, once per row, so a counter always equals the sum of its logged costs. Keys
+ * without a budget cost nothing here.
  */
 @Injectable()
 export class BudgetLedger {
+  private readonly recentCosts = new RecentCosts();
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly pricing: PricingService,
@@ -65,8 +70,10 @@ export class BudgetLedger {
       if (endUser) wanted.push(['end_user', endUser.id, context.user, endUser.budget, null]);
     }
     if (wanted.length === 0) return;
-    const amountUsd = this.estimate(target.provider, body);
+    const model = typeof body.model === 'string' ? body.model : '';
+    const fromBody = this.estimate(target.provider, body);
     for (const [scope, scopeId, owner, budget, name] of wanted) {
+      const amountUsd = Math.max(fromBody, this.recentCosts.expected(costKey(scope, scopeId, target.provider, model)));
       const periodStart = budgetPeriodStart(budget.period) ?? LIFETIME;
       const seed = () => this.loggedSpend(scope, owner, periodStart, workspaceId);
       const reservation = await this.counters.reserveBudget({ scope, scopeId, periodStart }, amountUsd, budget.limitUsd, seed);
@@ -76,14 +83,25 @@ export class BudgetLedger {
     }
   }
 
-  /** The cost of the request if it used its whole output allowance; 0 for a model without a price. */
+  /** The cost of the request if it used its whole output allowance (every choice); 0 for a model without a price. */
   estimate(provider: string, body: Record<string, unknown>): number {
     const model = typeof body.model === 'string' ? body.model : '';
     const promptTokens = estimatePromptTokens(body);
-    const limit = [body.max_completion_tokens, body.max_tokens, body.max_output_tokens].find((value) => typeof value === 'number');
-    const completionTokens = typeof limit === 'number' ? limit : DEFAULT_OUTPUT_TOKENS;
+    const completionTokens = outputTokenAllowance(body);
     const usage = { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
     return this.pricing.cost(provider, model, usage) ?? 0;
+  }
+
+  /**
+   * A log row's cost, learned by the budgets it counts towards (as `settlementsOf` decides),
+   * under the provider and model its request named: what the next reservations hold.
+   */
+  observe(holds: BudgetHold[], row: LoggedCost): void {
+    // Unpriced and free rows (a cache hit, an MCP tool call) teach nothing.
+    if (!row.costUsd || !row.provider || !row.model) return;
+    for (const hold of holds) {
+      if (ownsRow(hold, row)) this.recentCosts.observe(costKey(hold.scope, hold.scopeId, row.provider, row.model), row.costUsd);
+    }
   }
 
   /** What the log holds for the owner since the period started: where a new counter starts. */
@@ -94,6 +112,13 @@ export class BudgetLedger {
     );
     return Number(row.spent);
   }
+}
+
+/** What a log row tells the budgets: whose it is, and what it cost. */
+type LoggedCost = { apiKeyId: string | null; virtualKeyId: string | null; user: string | null; workspaceId: string; costUsd: number | null; provider?: string | null; model?: string | null };
+
+function costKey(scope: BudgetScope, scopeId: string, provider: string, model: string): string {
+  return `${scope}:${scopeId}:${provider}:${model}`;
 }
 
 function budgetExceeded(scope: BudgetScope, budget: KeyBudget, name: string | null): GatewayError {
@@ -107,11 +132,7 @@ function budgetExceeded(scope: BudgetScope, budget: KeyBudget, name: string | nu
  * request holds and that the row belongs to; on the request's final row, the
  * reservations released.
  */
-export function settlementsOf(
-  holds: BudgetHold[],
-  row: { apiKeyId: string | null; virtualKeyId: string | null; user: string | null; workspaceId: string; costUsd: number | null },
-  final: boolean,
-): BudgetSettlement[] {
+export function settlementsOf(holds: BudgetHold[], row: LoggedCost, final: boolean): BudgetSettlement[] {
   const settlements: BudgetSettlement[] = [];
   for (const hold of holds) {
     const owned = ownsRow(hold, row);

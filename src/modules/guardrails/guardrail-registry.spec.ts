@@ -42,7 +42,7 @@ describe('validateGuardrails', () => {
 
   it('names the exact field of a check parameter', () => {
     const value = [{ checks: [{ type: 'json' }] }, { checks: [{ type: 'regex', pattern: 'a' }, { type: 'regex', pattern: '(' }] }];
-    expect(validateGuardrails(value, 'config.input_guardrails')).toEqual(['config.input_guardrails[1].checks[1].pattern must be a valid regular expression']);
+    expect(validateGuardrails(value, 'config.input_guardrails')).toEqual(['config.input_guardrails[1].checks[1].pattern must be a valid regular expression (missing closing ): `(`)']);
   });
 
   it.each([

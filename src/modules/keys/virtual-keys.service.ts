@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, Repository } from 'typeorm';
 import { maskSecret, SecretBox } from '../../common/crypto/secret-box';
 import { GatewayError } from '../../common/errors/gateway-error';
+import { redactUserinfo } from '../../common/http/http-url';
 import { isUuid } from '../../common/ids';
 import { ListPage } from '../../common/http/list.dto';
 import { ProviderRegistry } from '../../providers/registry';
@@ -114,7 +115,8 @@ export class VirtualKeysService {
       key_hint: row.keyHint,
       provider_organization: row.providerOrganization,
       provider_project: row.providerProject,
-      custom_host: row.customHost,
+      // A host stored with `user:password@` before such hosts were refused shows without it.
+      custom_host: row.customHost && redactUserinfo(row.customHost),
       provider_options: maskProviderOptions(row.providerOptions, this.secretBox),
       budget_limit_usd: row.budgetLimitUsd,
       budget_period: row.budgetPeriod,

@@ -2,6 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { VirtualKeyEntity } from '../keys/entities/virtual-key.entity';
 import { MetricsController } from '../metrics/metrics.controller';
+import { MetricsPort } from '../metrics/metrics-port.service';
 import { MetricsService } from '../metrics/metrics.service';
 import { PricingModule } from '../pricing/pricing.module';
 import { AnalyticsController } from './analytics.controller';
@@ -18,7 +19,7 @@ import { RequestLogger } from './request-logger.service';
 @Module({
   imports: [TypeOrmModule.forFeature([RequestLogEntity, VirtualKeyEntity]), PricingModule],
   controllers: [LogsController, AnalyticsController, MetricsController],
-  providers: [LogWriter, LogRollupCompactor, LogPartitionMaintainer, RequestLogger, LogsService, AnalyticsService, MetricsService],
+  providers: [LogWriter, LogRollupCompactor, LogPartitionMaintainer, RequestLogger, LogsService, AnalyticsService, MetricsService, MetricsPort],
   exports: [RequestLogger, LogWriter, MetricsService],
 })
 export class LoggingModule {}

@@ -41,6 +41,20 @@ describe('redaction', () => {
     expect(body).toEqual(copy);
   });
 
+  it('hides the user:password@ of a URL in any header, in an inline config and in URL fields of bodies', () => {
+    const headers = redactHeaders({
+      'x-gateway-custom-host': 'http://user:p%40ss@llm.example.com/v1',
+      referer: 'https://a:b@c@example.com/page?x=@y',
+      'x-gateway-config': JSON.stringify({ provider: 'openai', targets: [{ custom_host: 'https://u:secret@h.example/v1' }] }),
+    });
+    expect(headers['x-gateway-custom-host']).toBe('http://[REDACTED]@llm.example.com/v1');
+    expect(headers.referer).toBe('https://[REDACTED]@example.com/page?x=@y');
+    expect(headers['x-gateway-config']).not.toContain('secret');
+    expect(JSON.parse(headers['x-gateway-config']).targets[0].custom_host).toBe('https://[REDACTED]@h.example/v1');
+    const body = redactBody({ tools: [{ type: 'mcp', server_url: 'https://me:pw@mcp.example.com/sse' }], text: 'mail me@example.com' });
+    expect(body).toEqual({ tools: [{ type: 'mcp', server_url: 'https://[REDACTED]@mcp.example.com/sse' }], text: 'mail me@example.com' });
+  });
+
   it('returns bodies without secrets as they are (no copy on the hot path)', () => {
     const body = { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] };
     expect(redactBody(body)).toBe(body);

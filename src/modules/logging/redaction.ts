@@ -1,3 +1,5 @@
+import { redactUserinfo } from '../../common/http/http-url';
+
 export const REDACTED = '[REDACTED]';
 
 /** Header names whose values are credentials. */
@@ -9,6 +11,8 @@ const SECRET_HEADERS = new Set([
 
 /** Body fields whose values are credentials (provider keys, MCP tokens). */
 const SECRET_FIELDS = new Set(['api_key', 'apikey', 'authorization', 'authorization_token', 'access_token', 'password', 'secret']);
+/** Body fields that hold a URL, whose `user:password@` is hidden (a config's host, an MCP server's, a webhook's). */
+const URL_FIELDS = new Set(['custom_host', 'url', 'server_url', 'base_url']);
 
 export function redactHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
@@ -16,7 +20,8 @@ export function redactHeaders(headers: Record<string, string | string[] | undefi
     if (value === undefined) continue;
     const lower = name.toLowerCase();
     const text = Array.isArray(value) ? value.join(', ') : value;
-    out[name] = SECRET_HEADERS.has(lower) ? REDACTED : lower === 'x-gateway-config' ? redactInlineConfig(text) : text;
+    // Any value may be a URL with `user:password@` (x-gateway-custom-host, a referer).
+    out[name] = SECRET_HEADERS.has(lower) ? REDACTED : lower === 'x-gateway-config' ? redactInlineConfig(text) : redactUserinfo(text);
   }
   return out;
 }
@@ -37,7 +42,8 @@ export const TOO_DEEP = '[nested deeper than 64 levels: not stored]';
 
 /**
  * A copy of a request or response body with every credential replaced: secret fields
- * anywhere, and every value of a `headers` object (MCP tool headers carry tokens).
+ * anywhere, every value of a `headers` object (MCP tool headers carry tokens), and the
+ * `user:password@` of URL fields.
  * Objects without secrets are returned as they are, not copied.
  */
 export function redactBody<T>(value: T, insideHeaders = false, depth = 0): T {
@@ -56,6 +62,7 @@ export function redactBody<T>(value: T, insideHeaders = false, depth = 0): T {
     const lower = key.toLowerCase();
     let redacted: unknown;
     if ((insideHeaders || SECRET_FIELDS.has(lower)) && typeof inner === 'string') redacted = REDACTED;
+    else if (URL_FIELDS.has(lower) && typeof inner === 'string') redacted = redactUserinfo(inner);
     else redacted = redactBody(inner, lower === 'headers', depth + 1);
     if (redacted !== inner) (copy ??= { ...(value as Record<string, unknown>) })[key] = redacted;
   }

@@ -4,7 +4,7 @@ import type { Request, Response } from 'express';
 import type { RequestContext } from '../../gateway/request-context';
 import { uuidv7 } from '../../common/ids';
 import type { Environment } from '../../config/environment';
-import { settlementsOf } from '../budgets/budget-ledger.service';
+import { BudgetLedger, settlementsOf } from '../budgets/budget-ledger.service';
 import type { BudgetSettlement, TokenSettlement } from '../budgets/budget-types';
 import { tokenSettlementsOf } from '../budgets/rate-limiter.service';
 import { MetricsService } from '../metrics/metrics.service';
@@ -42,6 +42,7 @@ export class RequestLogger {
     private readonly pricing: PricingService,
     private readonly metrics: MetricsService,
     private readonly tracer: RequestTracer,
+    private readonly budgets: BudgetLedger,
     config: ConfigService<Environment, true>,
   ) {
     this.logBodies = config.get('LOG_BODIES', { infer: true });
@@ -124,9 +125,10 @@ export class RequestLogger {
     if (context.span) this.tracer.requestEnded(context, context.span, own, (attempt) => this.costOf(attempt, attempt.outcome?.servedModel ?? attempt.model));
   }
 
-  /** Settles the row's budget holds (`final`: the request's own row releases them) and token windows, then queues it. */
+  /** Settles the row's budget holds (`final`: the request's own row releases them; its cost teaches the next reservations) and token windows, then queues it. */
   private queue(row: QueuedRow, context: RequestContext, final: boolean): void {
     row.budgetSettlements = settlementsOf(context.budgetHolds, row, final);
+    this.budgets.observe(context.budgetHolds, row);
     row.tokenSettlements = tokenSettlementsOf(context.tokenWindows, row);
     this.writer.enqueue(row);
     this.metrics.observe(row, row.error ? (row.error.code ?? row.error.type) : null);

@@ -10,6 +10,7 @@ import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ClientClosedRequestError, GatewayError } from '../../common/errors/gateway-error';
+import { ajvRegExp } from '../../common/regex/safe-regex';
 import type { Environment } from '../../config/environment';
 import { UpstreamHostPolicy, UpstreamHostRefusedError } from '../upstream/upstream-host-policy';
 import type { McpCallResult, McpServerTarget, McpTool } from './mcp-types';
@@ -257,7 +258,8 @@ export class McpClientPool implements OnApplicationShutdown {
   /** Every tool the server lists, with its argument checks compiled (one ajv per list, dropped with it). */
   private listTools(server: McpServerTarget, connection: Connection): Promise<Map<string, CatalogEntry>> {
     const listing = (async () => {
-      const ajv = new Ajv({ strict: false, logger: false });
+      // A server's `pattern`s run in RE2: a hostile server cannot stall the gateway with one.
+      const ajv = new Ajv({ strict: false, logger: false, code: { regExp: ajvRegExp } });
       const catalog = new Map<string, CatalogEntry>();
       let cursor: string | undefined;
       for (let page = 0; page < MAX_TOOL_PAGES; page++) {

@@ -28,8 +28,11 @@ export function joinClusterMetrics(registry: Registry): void {
   new AggregatorRegistry(); // installs the worker's answer to the primary's collection
 }
 
-/** In the primary: answers each worker's ASK with the metrics of all of them. */
-export function serveClusterMetrics(): void {
+/**
+ * In the primary: answers each worker's ASK with the metrics of all of them. Returns the
+ * same collection for the primary's own METRICS_PORT listener.
+ */
+export function serveClusterMetrics(): () => Promise<string> {
   const aggregator = new AggregatorRegistry();
   cluster.on('message', (worker, message: { type?: string; id?: number }) => {
     if (message?.type !== ASK) return;
@@ -41,6 +44,7 @@ export function serveClusterMetrics(): void {
       (error: Error) => reply({ error: error.message }),
     );
   });
+  return () => aggregator.clusterMetrics();
 }
 
 let nextId = 0;

@@ -1,9 +1,12 @@
 import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { GatewayError } from '../../common/errors/gateway-error';
+import type { Environment } from '../../config/environment';
 import { LogWriter } from '../logging/log-writer.service';
 import { UpstreamClient } from '../upstream/upstream-client';
 import { clusterMetricsText, inClusterWorker, joinClusterMetrics } from './cluster-metrics';
+import { metricsRefusal, MetricsSettings } from './metrics-access';
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
@@ -20,7 +23,7 @@ export interface ObservedRequest {
 }
 
 /**
- * Prometheus metrics at /metrics: process defaults, and per logged request its count,
+ * Prometheus metrics at /metrics (behind METRICS_TOKEN or on METRICS_PORT: metrics-access.ts): process defaults, and per logged request its count,
  * errors, latency, tokens and cost; per upstream call its latency to the response
  * headers; requests waiting for an upstream connection, the log queue and journal as
  * gauges. With WORKERS > 1, `/metrics` answers for all workers (cluster-metrics.ts). A model is a label only when the price
@@ -68,7 +71,10 @@ export class MetricsService {
     registers: [this.registry],
   });
 
-  constructor(logWriter: LogWriter, upstream: UpstreamClient) {
+  private readonly access: MetricsSettings;
+
+  constructor(logWriter: LogWriter, upstream: UpstreamClient, config: ConfigService<Environment, true>) {
+    this.access = { METRICS_TOKEN: config.get('METRICS_TOKEN', { infer: true }), METRICS_PORT: config.get('METRICS_PORT', { infer: true }) };
     collectDefaultMetrics({ register: this.registry });
     new Gauge({
       name: 'gateway_log_queue_depth',
@@ -107,6 +113,12 @@ export class MetricsService {
       },
     });
     if (inClusterWorker()) joinClusterMetrics(this.registry);
+  }
+
+  /** The text for a request on the gateway's port: 404 or 401 unless METRICS_TOKEN allows it there. */
+  mainPortText(authorization: string | undefined): Promise<string> {
+    const refusal = metricsRefusal(this.access, 'main', authorization);
+    return refusal ? Promise.reject(refusal) : this.text();
   }
 
   /** The Prometheus text: this process's registry, or with WORKERS > 1 every worker's, summed by the primary. */

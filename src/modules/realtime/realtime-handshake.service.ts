@@ -9,6 +9,7 @@ import { routeRequest } from '../routing/provider-routing.guard';
 import { routingHeaders } from '../routing/gateway-result';
 import { traceIdFrom } from '../../common/ids';
 import type { Environment } from '../../config/environment';
+import type { ClientStreamLimits } from '../../common/http/client-stream';
 import { ProviderRegistry } from '../../providers/registry';
 import type { Guardrail } from '../guardrails/guardrail-registry';
 import { enforceGuardrails } from '../guardrails/guardrail-stage';
@@ -24,8 +25,12 @@ import { leavesOf } from '../routing/route-tree';
 import { UpstreamClient } from '../upstream/upstream-client';
 import { type ClientEventCheck, type EarlyMessage, RealtimeSession, type UpstreamSocket } from './realtime-session';
 import { roleMay } from '../workspaces/roles';
+import { CredentialScrubber } from '../upstream/credential-scrubber';
 
 /** Browsers cannot set headers on a WebSocket: the key and the virtual key come as subprotocols. */
+/** How much of a provider's refusal of a session (its HTTP error body) is kept. */
+const ERROR_BODY_BYTES = 64 * 1024;
+
 const PROTOCOL_HEADERS: [prefix: string, header: string][] = [
   ['gateway-key.', 'x-gateway-api-key'],
   ['gateway-virtual-key.', 'x-gateway-virtual-key'],
@@ -55,6 +60,8 @@ export function sessionHeaders(context: RequestContext): Record<string, string> 
 @Injectable()
 export class RealtimeHandshake {
   private readonly timeoutMs: number;
+  /** STREAM_CLIENT_BUFFER_BYTES and STREAM_CLIENT_IDLE_MS, for each session's client (CONTRACT section 15). */
+  private readonly limits: ClientStreamLimits;
 
   constructor(
     private readonly keys: KeyLookupService,
@@ -67,6 +74,7 @@ export class RealtimeHandshake {
     config: ConfigService<Environment, true>,
   ) {
     this.timeoutMs = config.get('UPSTREAM_TIMEOUT_MS', { infer: true });
+    this.limits = { bufferBytes: config.get('STREAM_CLIENT_BUFFER_BYTES', { infer: true }), idleMs: config.get('STREAM_CLIENT_IDLE_MS', { infer: true }) };
   }
 
   /** Resolves with the session (provider connected) or rejects with a HandshakeRefusal; either way the session's log row is taken care of. */
@@ -107,9 +115,11 @@ export class RealtimeHandshake {
       upstream!,
       () => {
         sessionEnded(session);
-        this.requestLogger.sessionClosed(context, 101);
+        // 101, the session's answer; a failure the session noted (its client cut, or gone before the upgrade) is 499.
+        this.requestLogger.sessionClosed(context, context.failure?.status ?? 101);
       },
       leaf.inputGuardrails.length ? (event) => checkRealtimeEvent(leaf.inputGuardrails, event, context, attempt) : null,
+      this.limits,
     );
     return session;
   }
@@ -125,19 +135,30 @@ export class RealtimeHandshake {
     const beta = headers['openai-beta'];
     if (typeof beta === 'string') upstreamHeaders['openai-beta'] = beta;
     this.upstreamClient.checkHost(url, target.privateNetworkAllowed);
+    const scrubber = CredentialScrubber.of({ method: 'GET', url, headers: upstreamHeaders }, target);
     return new Promise((resolve, reject) => {
       const socket = new WebSocket(url, { headers: upstreamHeaders, handshakeTimeout: this.timeoutMs, lookup: this.upstreamClient.lookupFor(target.privateNetworkAllowed), maxPayload: 64 * 1024 * 1024 });
       // The provider speaks first (`session.created`), before the session exists: held until it does.
       const early: EarlyMessage[] = [];
       const hold = (data: RawData, isBinary: boolean) => early.push({ data, isBinary });
       socket.on('message', hold);
-      socket.once('open', () => resolve({ socket, early, stopHolding: () => socket.off('message', hold) }));
+      socket.once('open', () => resolve({ socket, early, stopHolding: () => socket.off('message', hold), scrubber }));
       socket.once('unexpected-response', (_request, response) => {
+        // The provider's refusal, passed on: its first ERROR_BODY_BYTES only, and a
+        // connection cut mid-body is a 502 (unheard, the response's error would end the process).
         const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        let kept = 0;
+        response.on('data', (chunk: Buffer) => {
+          if (kept < ERROR_BODY_BYTES) chunks.push(chunk.subarray(0, ERROR_BODY_BYTES - kept));
+          kept += chunk.length;
+        });
         response.once('end', () => {
           const type = String(response.headers['content-type'] ?? 'application/json');
-          reject(new UpstreamHttpError(response.statusCode ?? 502, Buffer.concat(chunks), type, {}));
+          reject(new UpstreamHttpError(response.statusCode ?? 502, scrubber.bytes(Buffer.concat(chunks)), type, {}));
+          socket.terminate();
+        });
+        response.once('error', (error) => {
+          reject(GatewayError.upstreamUnreachable(`The provider's refusal of the realtime session broke off (${error.message})`));
           socket.terminate();
         });
       });

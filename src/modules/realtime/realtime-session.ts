@@ -1,12 +1,12 @@
 import type { RawData, WebSocket } from 'ws';
 import type { RequestContext } from '../../gateway/request-context';
-import type { LoggedError } from '../../common/errors/gateway-error';
+import { ClientClosedRequestError, type LoggedError } from '../../common/errors/gateway-error';
+import { type ClientStreamLimits, IdleWatch } from '../../common/http/client-stream';
 import type { NormalizedUsage } from '../../providers/usage';
 import type { Attempt } from '../routing/attempt';
+import type { CredentialScrubber } from '../upstream/credential-scrubber';
 import { addUsage, MAX_LOGGED_EVENTS, summariseEvent, usageOfResponseDone } from './realtime-events';
 
-/** Above this many bytes waiting to be sent on one side, the other side is paused. */
-const HIGH_WATER_BYTES = 1024 * 1024;
 /** A peer that does not answer a close within this time is cut off. */
 const CLOSE_TIMEOUT_MS = 1000;
 
@@ -28,6 +28,8 @@ export interface UpstreamSocket {
   socket: WebSocket;
   early: EarlyMessage[];
   stopHolding(): void;
+  /** Hides the credentials the gateway opened the socket with from the provider's events. */
+  scrubber: CredentialScrubber;
 }
 
 /**
@@ -39,16 +41,22 @@ export type ClientEventCheck = (event: Record<string, unknown>) => Promise<{ ref
 
 /**
  * One realtime session: the client's WebSocket and the provider's, relayed both ways
- * in order, with backpressure (a side that cannot keep up pauses the other). Every event
+ * in order, with backpressure (a side that cannot keep up pauses the other, Relay) and,
+ * as for streams over HTTP (CONTRACT section 15), a client that is behind and takes
+ * nothing for STREAM_CLIENT_IDLE_MS closed (1008) and the session logged 499. Every event
  * is noted for the log (audio summarised), the usage of each `response.done` summed; when
  * either side closes, the other is closed with the same code and the session's one log
  * row is written (`onEnd`).
  */
 export class RealtimeSession {
   private client: WebSocket | null = null;
+  /** The two directions, once the client is attached. */
+  private toClient: Relay | null = null;
+  private toUpstream: Relay | null = null;
   /** Provider events that arrived before the client's socket was handed over. */
   private readonly early: EarlyMessage[];
   private readonly upstream: WebSocket;
+  private readonly scrubber: CredentialScrubber;
   private readonly sent: EventLog = { events: [], omitted: 0 };
   private readonly received: EventLog = { events: [], omitted: 0 };
   private ended = false;
@@ -65,10 +73,12 @@ export class RealtimeSession {
     provider: UpstreamSocket,
     private readonly onEnd: (context: RequestContext) => void,
     private readonly checkClientEvent: ClientEventCheck | null,
+    private readonly limits: ClientStreamLimits,
   ) {
     context.isStream = true;
     context.requestBody = { model: attempt.model, events: this.sent.events };
     const upstream = (this.upstream = provider.socket);
+    this.scrubber = provider.scrubber;
     this.early = provider.early;
     provider.stopHolding();
     upstream.on('message', (data, isBinary) => (this.client ? this.fromUpstream(data, isBinary) : this.early.push({ data, isBinary })));
@@ -79,11 +89,24 @@ export class RealtimeSession {
   /** The client's socket, once the handshake has completed: relaying starts. */
   attach(client: WebSocket): void {
     this.client = client;
+    this.toClient = new Relay(client, this.upstream, this.limits.bufferBytes, new IdleWatch(this.limits.idleMs, () => this.toClient!.taken, this.clientIdle));
+    this.toUpstream = new Relay(this.upstream, client, this.limits.bufferBytes, null);
     client.on('message', (data, isBinary) => this.fromClient(data, isBinary));
     client.once('close', (code, reason) => this.clientClosed(code, reason.toString()));
     client.on('error', () => undefined); // followed by 'close'
     for (const { data, isBinary } of this.early.splice(0)) this.fromUpstream(data, isBinary);
     if (this.upstream.readyState !== this.upstream.OPEN) this.upstreamClosed(1011, 'The provider closed the session');
+  }
+
+  /**
+   * The client's connection was gone before its upgrade completed (it left during the
+   * handshake): it will never be attached, so the provider's socket is closed here and
+   * the session logged 499.
+   */
+  abandon(): void {
+    this.context.noteFailure(new ClientClosedRequestError('The client left before the realtime session opened'));
+    closeWithin(this.upstream, 1001, 'The client left');
+    this.finish();
   }
 
   /** Shutdown: both sides told the gateway is going away. */
@@ -94,16 +117,24 @@ export class RealtimeSession {
 
   private fromClient(data: RawData, isBinary: boolean): void {
     const event = isBinary ? null : parse(data);
+    const toUpstream = this.toUpstream!;
     if (!this.checkClientEvent || !event) {
       if (event) note(this.sent, event);
-      return this.forward(this.upstream, this.client!, data, isBinary);
+      return toUpstream.send(data, isBinary);
     }
     // Checked in order: a later event never overtakes one still being checked. The log keeps
-    // the event as checked (a redaction is what was sent, and what is kept).
+    // the event as checked (a redaction is what was sent, and what is kept). Events waiting
+    // for their check count as waiting to go upstream: a client that sends faster than its
+    // events are checked is paused like one the provider does not keep up with.
+    const size = byteLength(data);
+    toUpstream.hold(size);
     this.checking = this.checking.then(async () => {
-      const verdict = await this.checkClientEvent!(event).finally(() => note(this.sent, event));
-      if (verdict?.forward) return this.forward(this.upstream, this.client!, Buffer.from(JSON.stringify(verdict.forward)), false);
-      if (!verdict?.refusal) return this.forward(this.upstream, this.client!, data, isBinary);
+      const verdict = await this.checkClientEvent!(event).finally(() => {
+        note(this.sent, event);
+        toUpstream.release(size);
+      });
+      if (verdict?.forward) return toUpstream.send(Buffer.from(JSON.stringify(verdict.forward)), false);
+      if (!verdict?.refusal) return toUpstream.send(data, isBinary);
       // Refused: the provider never sees it; the client gets an `error` event saying why.
       this.refuse(verdict.refusal);
     });
@@ -115,10 +146,11 @@ export class RealtimeSession {
 
   private refuse(refusal: Record<string, unknown>): void {
     note(this.received, refusal);
-    if (this.client!.readyState === this.client!.OPEN) this.client!.send(JSON.stringify(refusal));
+    this.toClient!.send(Buffer.from(JSON.stringify(refusal)), false);
   }
 
-  private fromUpstream(data: RawData, isBinary: boolean): void {
+  private fromUpstream(received: RawData, isBinary: boolean): void {
+    const data = isBinary ? received : this.scrubber.bytes(received as Buffer);
     const event = isBinary ? null : parse(data);
     if (event) {
       note(this.received, event);
@@ -128,17 +160,16 @@ export class RealtimeSession {
         if (usage) this.usage = addUsage(this.usage, usage);
       }
     }
-    this.forward(this.client!, this.upstream, data, isBinary);
+    this.toClient!.send(data, isBinary);
   }
 
-  /** Sends on `to`; while `to` has more than HIGH_WATER_BYTES waiting, `from` is paused. */
-  private forward(to: WebSocket, from: WebSocket, data: RawData, isBinary: boolean): void {
-    if (to.readyState !== to.OPEN) return;
-    to.send(data as Buffer, { binary: isBinary }, () => {
-      if (from.isPaused && to.bufferedAmount < HIGH_WATER_BYTES / 2) from.resume();
-    });
-    if (to.bufferedAmount > HIGH_WATER_BYTES && !from.isPaused) from.pause();
-  }
+  /** The client is behind and took nothing for STREAM_CLIENT_IDLE_MS: closed, and the session logged 499 (its close ends the session). */
+  private readonly clientIdle = () => {
+    if (this.ended) return;
+    this.context.noteFailure(new ClientClosedRequestError(`The client read nothing for ${this.limits.idleMs} ms (STREAM_CLIENT_IDLE_MS)`));
+    // The close frame queues behind what the client did not read: closeWithin cuts the connection 1 s later.
+    closeWithin(this.client!, 1008, `The client read nothing for ${this.limits.idleMs} ms`);
+  };
 
   private clientClosed(code: number, reason: string): void {
     closeWithin(this.upstream, sendableCode(code, 1000), reason);
@@ -153,15 +184,81 @@ export class RealtimeSession {
     this.end();
   }
 
+  /** Both sides closed (or closing): the session's one row. Before the client is attached, attach() ends it. */
   private end(): void {
-    if (this.ended || !this.client) return;
+    if (this.client) this.finish();
+  }
+
+  private finish(): void {
+    if (this.ended) return;
     this.ended = true;
+    this.toClient?.stop();
     if (this.sent.omitted) (this.context.requestBody as Record<string, unknown>).omitted_events = this.sent.omitted;
     const responseBody = this.received.omitted ? { events: this.received.events, omitted_events: this.received.omitted } : { events: this.received.events };
     // The session is the attempt's answer: known only now.
     this.attempt.outcome = { responseBody, usage: this.usage, servedModel: null, ttftMs: this.ttftMs, error: this.error };
     this.onEnd(this.context);
   }
+}
+
+/**
+ * One direction of a session: events sent on `to`, no faster than `to`'s peer takes them.
+ * What waits to go out (ws's `bufferedAmount`, plus events `hold()` counts, still being
+ * checked) past `bufferBytes` (STREAM_CLIENT_BUFFER_BYTES) pauses `from`: its socket is no
+ * longer read, so its peer's writes block (TCP) instead of piling up in the gateway. `from`
+ * resumes below half of it (a margin, so it does not flip at every event). With an
+ * IdleWatch, a peer of `to` that is behind and takes nothing is reported.
+ */
+class Relay {
+  /** Bytes of events `to`'s socket has taken (their send completed): rises only when its peer reads. */
+  taken = 0;
+  /** Bytes accepted from `from` that are not yet handed to `to`. */
+  private held = 0;
+
+  constructor(
+    private readonly to: WebSocket,
+    private readonly from: WebSocket,
+    private readonly bufferBytes: number,
+    private readonly idle: IdleWatch | null,
+  ) {}
+
+  send(data: RawData, isBinary: boolean): void {
+    const to = this.to;
+    if (to.readyState !== to.OPEN) return;
+    const size = byteLength(data);
+    to.send(data as Buffer, { binary: isBinary }, (error) => {
+      if (!error) this.taken += size;
+      if (to.bufferedAmount === 0) this.idle?.caughtUp();
+      this.balance();
+    });
+    // Not all of it went out at once: `to`'s peer is behind (for now).
+    if (to.bufferedAmount > 0) this.idle?.behind();
+    this.balance();
+  }
+
+  hold(bytes: number): void {
+    this.held += bytes;
+    this.balance();
+  }
+
+  release(bytes: number): void {
+    this.held -= bytes;
+    this.balance();
+  }
+
+  stop(): void {
+    this.idle?.caughtUp();
+  }
+
+  private balance(): void {
+    const waiting = this.held + this.to.bufferedAmount;
+    if (waiting > this.bufferBytes && !this.from.isPaused) this.from.pause();
+    else if (waiting < this.bufferBytes / 2 && this.from.isPaused) this.from.resume();
+  }
+}
+
+function byteLength(data: RawData): number {
+  return Array.isArray(data) ? data.reduce((sum, part) => sum + part.length, 0) : data.byteLength;
 }
 
 function parse(data: RawData): Record<string, unknown> | null {

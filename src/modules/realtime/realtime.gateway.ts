@@ -33,6 +33,12 @@ export class RealtimeGateway implements OnGatewayInit<WebSocketServer>, OnGatewa
             this.accepted.set(info.req, session);
             this.live.add(session);
             done(true);
+            // done() upgrades at once (handleConnection takes the session), unless the client
+            // left meanwhile: then ws only destroys its socket, and the session is closed here.
+            if (this.accepted.has(info.req) && info.req.socket.destroyed) {
+              this.accepted.delete(info.req);
+              session.abandon();
+            }
           },
           (error: unknown) => {
             const refusal = error instanceof HandshakeRefusal ? error : new HandshakeRefusal(500, '{"error":{"message":"Internal gateway error","type":"api_error","param":null,"code":"internal_error"}}', { 'Content-Type': 'application/json' });

@@ -1,3 +1,5 @@
+import { compileSafeRegex } from '../../common/regex/safe-regex';
+
 /**
  * Evaluates a conditional-routing query (CONTRACT section 5) against what is known of a
  * request: `metadata.<key>` (the x-gateway-metadata header and the key's metadata) and
@@ -59,7 +61,8 @@ function applyOperator(operator: string, actual: unknown, operand: unknown): boo
     case '$lte':
       return compare(actual, operand, (a, b) => a <= b);
     case '$regex':
-      return typeof actual === 'string' && regex(operand as string).test(actual);
+      // Compiled (and cached) when the config was validated; RE2, so no pattern can stall the event loop.
+      return typeof actual === 'string' && compileSafeRegex(operand as string).regex?.test(actual) === true;
     default:
       return false;
   }
@@ -86,16 +89,4 @@ function compare(actual: unknown, operand: unknown, holds: (a: number | string, 
   }
   if (typeof operand === 'string' && typeof actual === 'string') return holds(actual, operand);
   return false;
-}
-
-// Conditions are evaluated on every request: compile each pattern once.
-const compiled = new Map<string, RegExp>();
-function regex(pattern: string): RegExp {
-  let re = compiled.get(pattern);
-  if (!re) {
-    if (compiled.size > 1000) compiled.clear();
-    re = new RegExp(pattern);
-    compiled.set(pattern, re);
-  }
-  return re;
 }

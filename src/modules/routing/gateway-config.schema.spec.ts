@@ -17,6 +17,23 @@ describe('validateGatewayConfig', () => {
     expect(validateGatewayConfig(config, providers)).toEqual([]);
   });
 
+  it('refuses header-bound fields a header cannot carry, and hosts with user:password@, at any level', () => {
+    const rule = 'must not contain line breaks, other control characters or characters outside Latin-1 (it is sent as an HTTP header)';
+    const config = {
+      provider_organization: 'org\r\nX-Injected: 1',
+      targets: [{ provider: 'openai', api_key: 'sk-\u4e2d', provider_project: 'p\u0000', custom_host: 'https://u:p@h.example/v1' }],
+    };
+    expect(validateGatewayConfig(config, providers)).toEqual([
+      `config.provider_organization ${rule}`,
+      'config.targets[0].custom_host must not carry user:password@ (the gateway does not send it)',
+      `config.targets[0].provider_project ${rule}`,
+      `config.targets[0].api_key ${rule}`,
+    ]);
+    // Latin-1, a service account's JSON (never a header) and the hint an admin read showed are fine.
+    const fine = { provider: 'openai', provider_organization: 'soci\u00e9t\u00e9', targets: [{ provider: 'openai', api_key: '{\n "type": "service_account"\n}' }, { provider: 'openai', api_key: 'sk-\u2026abcd' }] };
+    expect(validateGatewayConfig(fine, providers)).toEqual([]);
+  });
+
   it('names the path of every bad field', () => {
     const problems = validateGatewayConfig(
       { retry: { attempts: 11 }, targets: [{ provider: 'nope' }, { request_timeout: -1, colour: 'red' }], cache: { mode: 'fuzzy' } },
@@ -64,7 +81,12 @@ describe('validateGatewayConfig', () => {
     ]);
     expect(validateGatewayConfig(config({ 'params.model': { $in: 'gpt' }, 'params.x': { $regex: '(' } }), providers)).toEqual([
       'config.strategy.conditions[0].query.params.model.$in must be an array',
-      'config.strategy.conditions[0].query.params.x.$regex must be a valid regular expression string',
+      'config.strategy.conditions[0].query.params.x.$regex must be a valid regular expression (missing closing ): `(`)',
+    ]);
+    // Patterns run in RE2 (linear time): what needs backtracking is refused with the reason.
+    expect(validateGatewayConfig(config({ 'metadata.user': { $regex: '^(a+)\\1$' }, 'params.x': { $regex: 7 } }), providers)).toEqual([
+      'config.strategy.conditions[0].query.metadata.user.$regex must not use backreferences (\\1, \\k<name>): user-supplied patterns run in a linear-time engine (RE2), which cannot run them',
+      'config.strategy.conditions[0].query.params.x.$regex must be a regular expression string of at most 1000 characters',
     ]);
     expect(validateGatewayConfig(config({ $or: [] }), providers)).toEqual(['config.strategy.conditions[0].query.$or must be a non-empty array of queries']);
   });

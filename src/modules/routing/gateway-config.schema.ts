@@ -1,5 +1,8 @@
 import { isInt, isObject, unknownFields } from '../../common/config-fields';
-import { isHttpUrl } from '../../common/http/http-url';
+import { isSecretHint } from '../../common/crypto/secret-box';
+import { HEADER_VALUE_RULE, isHeaderValue } from '../../common/http/header-value';
+import { hasUserinfo, isHttpUrl } from '../../common/http/http-url';
+import { compileSafeRegex } from '../../common/regex/safe-regex';
 import { validateGuardrails } from '../guardrails/guardrail-registry';
 
 /**
@@ -57,6 +60,8 @@ export function validateGatewayConfig(config: unknown, knownProviders: string[],
     problems.push(`${at('provider')} '${config.provider}' is not a known provider (${knownProviders.join(', ')})`);
   }
   if (config.custom_host !== undefined && !isHttpUrl(config.custom_host)) problems.push(`${at('custom_host')} must be an http(s) URL`);
+  else if (config.custom_host !== undefined && hasUserinfo(config.custom_host)) problems.push(`${at('custom_host')} must not carry user:password@ (the gateway does not send it)`);
+  problems.push(...headerFieldProblems(config, at));
   if (config.override_params !== undefined && !isObject(config.override_params)) problems.push(`${at('override_params')} must be an object`);
   if (config.request_timeout !== undefined && !isInt(config.request_timeout, 1, 3_600_000)) {
     problems.push(`${at('request_timeout')} must be an integer number of milliseconds from 1 to 3600000`);
@@ -82,6 +87,23 @@ export function validateGatewayConfig(config: unknown, knownProviders: string[],
     else targets.forEach((t, i) => problems.push(...validateGatewayConfig(t, knownProviders, `${at('targets')}[${i}]`, depth + 1)));
   }
   problems.push(...validateStrategy(config, at('strategy')));
+  return problems;
+}
+
+/**
+ * Fields sent as header values (`OpenAI-Organization`, `OpenAI-Project`, the key in
+ * `Authorization`): checked here, so that a bad one is a 400 when the config is given (stored
+ * or inline), not a 502 on every request. An `api_key` may be a service account's JSON
+ * (Vertex AI, never sent as is) or, in a stored config's PATCH, the hint a read showed.
+ */
+function headerFieldProblems(config: Record<string, unknown>, at: (field: string) => string): string[] {
+  const problems: string[] = [];
+  for (const field of ['provider_organization', 'provider_project', 'api_key']) {
+    const value = config[field];
+    if (typeof value !== 'string' || isHeaderValue(value)) continue;
+    if (field === 'api_key' && (value.trimStart().startsWith('{') || isSecretHint(value))) continue;
+    problems.push(`${at(field)} ${HEADER_VALUE_RULE}`);
+  }
   return problems;
 }
 
@@ -178,21 +200,14 @@ function validateQuery(query: Record<string, unknown>, path: string): string[] {
       for (const [operator, operand] of Object.entries(value)) {
         if (!FIELD_OPERATORS.has(operator)) problems.push(`${at}.${operator} is not an operator (${[...FIELD_OPERATORS].join(' ')})`);
         else if ((operator === '$in' || operator === '$nin') && !Array.isArray(operand)) problems.push(`${at}.${operator} must be an array`);
-        else if (operator === '$regex' && !isRegex(operand)) problems.push(`${at}.$regex must be a valid regular expression string`);
+        else if (operator === '$regex') {
+          const problem = typeof operand === 'string' && operand.length <= 1000 ? compileSafeRegex(operand).problem : 'must be a regular expression string of at most 1000 characters';
+          if (problem) problems.push(`${at}.$regex ${problem}`);
+        }
       }
     }
   }
   return problems;
-}
-
-function isRegex(value: unknown): boolean {
-  if (typeof value !== 'string' || value.length > 1000) return false;
-  try {
-    new RegExp(value);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function validateStatusCodes(codes: unknown, path: string): string[] {

@@ -1,7 +1,8 @@
 import type { Response } from 'express';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream';
 import type { Observable } from 'rxjs';
+import { ClientClosedRequestError } from '../../common/errors/gateway-error';
+import { ClientStreamWriter, clientStreamLimitsOf, pipeToClient, type StreamFlow } from '../../common/http/client-stream';
 import type { RequestContext } from '../../gateway/request-context';
 import type { AnswerOutcome } from './attempt';
 
@@ -9,11 +10,13 @@ import type { AnswerOutcome } from './attempt';
  * What an operation service hands back to its controller: a JSON body (the provider's
  * bytes, passed through), a stream of ready-made SSE frames, or a binary body (audio)
  * streamed from the provider to the client as it comes; each with what the answer taught
- * the gateway (a stream's and a binary body's once they have ended).
+ * the gateway (a stream's and a binary body's once they have ended). A stream read from a
+ * provider carries its `flow`, which the edge pauses while the client is behind; frames
+ * already in memory (a cache hit, a tool loop's last round) need none.
  */
 export type GatewayResult =
   | { kind: 'json'; status: number; body: Buffer; outcome: AnswerOutcome }
-  | { kind: 'sse'; status: number; frames: Observable<string>; outcome: Promise<AnswerOutcome> }
+  | { kind: 'sse'; status: number; frames: Observable<string>; outcome: Promise<AnswerOutcome>; flow?: StreamFlow }
   | { kind: 'binary'; status: number; contentType: string; body: Readable; outcome: Promise<AnswerOutcome> };
 
 /** The response headers of CONTRACT section 2 that depend on how the request was served: by its last attempt. */
@@ -34,7 +37,11 @@ export function setRoutingHeaders(res: Response, context: RequestContext): void 
   for (const [name, value] of Object.entries(routingHeaders(context))) res.setHeader(name, value);
 }
 
-/** The edge: writes a GatewayResult to the client, frame by frame for streams. */
+/**
+ * The edge: writes a GatewayResult to the client, frame by frame for streams, no faster
+ * than the client reads (ClientStreamWriter: the source paused past STREAM_CLIENT_BUFFER_BYTES,
+ * a client that reads nothing for STREAM_CLIENT_IDLE_MS disconnected and logged 499).
+ */
 export function sendGatewayResult(res: Response, context: RequestContext, result: GatewayResult): void {
   setRoutingHeaders(res, context);
   res.statusCode = result.status;
@@ -43,10 +50,16 @@ export function sendGatewayResult(res: Response, context: RequestContext, result
     res.end(result.body);
     return;
   }
+  const limits = clientStreamLimitsOf(res);
+  const disconnectIdle = () => {
+    context.noteFailure(new ClientClosedRequestError(`The client read nothing for ${limits.idleMs} ms (STREAM_CLIENT_IDLE_MS)`));
+    res.statusCode = 499; // what the log row records; the client had the stream's 200
+    res.destroy();
+  };
   if (result.kind === 'binary') {
     res.setHeader('content-type', result.contentType);
-    // Backpressure both ways; a client that leaves destroys the provider's body (and request).
-    pipeline(result.body, res, () => undefined);
+    // A client that leaves destroys the provider's body (and request).
+    pipeToClient(res, result.body, limits, disconnectIdle);
     return;
   }
   res.setHeader('content-type', 'text/event-stream; charset=utf-8');
@@ -54,10 +67,11 @@ export function sendGatewayResult(res: Response, context: RequestContext, result
   res.setHeader('connection', 'keep-alive');
   res.setHeader('x-accel-buffering', 'no');
   res.flushHeaders();
+  const writer = new ClientStreamWriter(res, result.flow ?? null, limits, disconnectIdle);
   const subscription = result.frames.subscribe({
-    next: (frame) => res.write(frame),
-    error: () => res.end(),
-    complete: () => res.end(),
+    next: (frame) => writer.write(frame),
+    error: () => writer.end(),
+    complete: () => writer.end(),
   });
   // A client that leaves unsubscribes, which aborts the upstream request (and ends the stream's outcome).
   if (res.destroyed) subscription.unsubscribe();

@@ -4,7 +4,7 @@ import { GatewayError } from '../../common/errors/gateway-error';
 import { ProviderRegistry } from '../../providers/registry';
 import { ApiKeyPrincipal, KeyLookupService, ResolvedVirtualKey } from '../keys/key-lookup.service';
 import { providerKeyOf } from '../../common/guards/gateway-key';
-import { isHttpUrl } from '../../common/http/http-url';
+import { hasUserinfo, isHttpUrl, redactUserinfo } from '../../common/http/http-url';
 import { GatewayConfig, validateGatewayConfig } from './gateway-config.schema';
 import { RouteNode, RoutePlan, RouteTarget } from './route-plan';
 import { UpstreamClient } from '../upstream/upstream-client';
@@ -84,13 +84,17 @@ export class RouteResolver {
   private async choose(headers: IncomingHttpHeaders, model: unknown, principal: ApiKeyPrincipal | null, workspaceId: string): Promise<RoutePlan> {
     // Hosts an admin chose may be private (UpstreamHostPolicy); an owner is an admin everywhere.
     const isAdmin = principal?.role === 'admin' || principal?.role === 'owner';
+    const provider = header(headers, 'x-gateway-provider');
     const config = header(headers, 'x-gateway-config');
-    if (config) return this.fromConfigHeader(config, isAdmin, workspaceId);
+    // x-gateway-custom-host belongs to the x-gateway-provider route, with the request's own key; when a
+    // config or a virtual key wins over that route, the whole of it is set aside. Sent without it, the
+    // host would redirect a stored credential: refused, unless it is the host stored with the key.
+    const requestedHost = provider ? undefined : header(headers, 'x-gateway-custom-host');
+    if (config) return this.fromConfigHeader(config, isAdmin, workspaceId, requestedHost);
 
     const virtualKey = header(headers, 'x-gateway-virtual-key');
-    if (virtualKey) return plan(this.targetFromVirtualKey(await this.virtualKey(workspaceId, virtualKey)), 'virtual_key', workspaceId);
+    if (virtualKey) return plan(await this.virtualKeyTarget(workspaceId, virtualKey, requestedHost), 'virtual_key', workspaceId);
 
-    const provider = header(headers, 'x-gateway-provider');
     if (provider) return plan(this.targetFromProviderHeader(provider, headers, isAdmin), 'provider_header', workspaceId);
 
     if (typeof model === 'string' && model.startsWith('@')) {
@@ -98,22 +102,50 @@ export class RouteResolver {
       if (slash < 2 || slash === model.length - 1) {
         throw GatewayError.invalidRequest(`model '${model}' must have the form @<virtual-key-slug>/<model>`, 'model');
       }
-      const target = this.targetFromVirtualKey(await this.virtualKey(workspaceId, model.slice(1, slash)));
+      const target = await this.virtualKeyTarget(workspaceId, model.slice(1, slash), requestedHost);
       target.model = model.slice(slash + 1);
       return plan(target, 'model_prefix', workspaceId);
     }
     // Clients that send only a base URL and an API key (Codex, Cursor, Claude Code) route by the key.
-    if (principal?.defaultConfig) return this.fromStoredConfig(principal.defaultConfig, workspaceId);
-    if (principal?.defaultVirtualKey) return plan(this.targetFromVirtualKey(await this.virtualKey(workspaceId, principal.defaultVirtualKey)), 'virtual_key', workspaceId);
+    if (principal?.defaultConfig) return this.fromStoredConfig(principal.defaultConfig, workspaceId, requestedHost);
+    if (principal?.defaultVirtualKey) return plan(await this.virtualKeyTarget(workspaceId, principal.defaultVirtualKey, requestedHost), 'virtual_key', workspaceId);
     throw GatewayError.invalidRequest(NO_ROUTE);
   }
 
-  private fromConfigHeader(value: string, isAdmin: boolean, workspaceId: string): Promise<RoutePlan> | RoutePlan {
-    if (!value.trimStart().startsWith('{')) return this.fromStoredConfig(value, workspaceId);
-    return this.planFromConfig(`inline:${value}`, () => parseInlineConfig(value), null, null, isAdmin, workspaceId);
+  /** A virtual key's target; a host named per request must be the one stored with the key (CONTRACT section 15). */
+  private async virtualKeyTarget(workspaceId: string, slugOrId: string, requestedHost: string | undefined): Promise<RouteTarget> {
+    const key = await this.virtualKey(workspaceId, slugOrId);
+    if (requestedHost !== undefined) assertSameHost(requestedHost, key.customHost, 'x-gateway-custom-host', `virtual key '${key.slug}'`);
+    return this.targetFromVirtualKey(key);
   }
 
-  private async fromStoredConfig(slugOrId: string, workspaceId: string): Promise<RoutePlan> {
+  private async fromConfigHeader(value: string, isAdmin: boolean, workspaceId: string, requestedHost: string | undefined): Promise<RoutePlan> {
+    if (!value.trimStart().startsWith('{')) return this.fromStoredConfig(value, workspaceId, requestedHost);
+    refuseHostWithConfig(requestedHost);
+    const routed = this.planFromConfig(`inline:${value}`, () => parseInlineConfig(value), null, null, isAdmin, workspaceId);
+    await this.checkInlineHosts(routed.root, workspaceId);
+    return routed;
+  }
+
+  /**
+   * A config given per request may name hosts, but may not send a stored credential to one
+   * (CONTRACT section 15): a leaf with a virtual key and a `custom_host` (its own or
+   * inherited) must name the host stored with that key. Checked on every request before
+   * anything is sent, with the keys as they are now (an admin may change a key's host).
+   * A stored config's hosts were chosen by an admin, who may pair them as they like.
+   */
+  private async checkInlineHosts(root: RouteNode, workspaceId: string): Promise<void> {
+    for (const leaf of leavesOf(root)) {
+      if (leaf.source?.kind !== 'virtual_key' || leaf.customHost === null) continue;
+      const key = await this.keys.virtualKey(workspaceId, leaf.source.slug);
+      if (!key) throw GatewayError.notFound(`Unknown virtual key '${leaf.source.slug}'`, 'virtual_key_not_found');
+      const field = `config${leaf.path === null ? '' : ` target ${leaf.path}`} custom_host`;
+      assertSameHost(leaf.customHost, key.customHost, 'x-gateway-config', `virtual key '${key.slug}'`, field);
+    }
+  }
+
+  private async fromStoredConfig(slugOrId: string, workspaceId: string, requestedHost: string | undefined): Promise<RoutePlan> {
+    refuseHostWithConfig(requestedHost);
     const stored = await this.keys.storedConfig(workspaceId, slugOrId);
     if (!stored) throw GatewayError.notFound(`Unknown config '${slugOrId}'`, 'config_not_found');
     return this.planFromConfig(`stored:${stored.id}:${stored.version}`, () => stored.config, stored.id, stored.version, true, workspaceId);
@@ -183,8 +215,42 @@ export class RouteResolver {
     if (customHost !== null && !isHttpUrl(customHost)) {
       throw GatewayError.invalidRequest('x-gateway-custom-host must be an http(s) URL', 'x-gateway-custom-host');
     }
+    if (customHost !== null && hasUserinfo(customHost)) {
+      throw GatewayError.invalidRequest('x-gateway-custom-host must not carry user:password@ (the gateway does not send it; send the key in Authorization)', 'x-gateway-custom-host');
+    }
     return { ...blankTarget(adapter.id, apiKey), providerOptions, customHost, privateNetworkAllowed: customHost === null || isAdmin };
   }
+}
+
+/** Base URLs compared as the adapters use them (trailing slashes cut). */
+function sameHost(a: string, b: string): boolean {
+  return a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
+}
+
+/**
+ * A stored credential goes only to the host stored with it, or (none stored) to its
+ * provider's own endpoint: `host`, named per request, must be `storedHost`.
+ */
+function assertSameHost(host: string, storedHost: string | null, param: string, credential: string, field = param): void {
+  if (storedHost !== null && sameHost(host, storedHost)) return;
+  throw credentialHostMismatch(
+    param,
+    `${field} names the host ${redactUserinfo(host)}, but ${credential} is a stored credential that goes only to ${storedHost === null ? "its provider's own endpoint" : 'the host stored with it'}. ` +
+      'To use another host, send its own key: x-gateway-provider with Authorization, or a config target with provider and api_key',
+  );
+}
+
+/** x-gateway-custom-host is never applied to a config's targets: refused rather than silently ignored. */
+function refuseHostWithConfig(requestedHost: string | undefined): void {
+  if (requestedHost === undefined) return;
+  throw credentialHostMismatch(
+    'x-gateway-custom-host',
+    "x-gateway-custom-host cannot redirect a config: its targets name their hosts (custom_host). A host named per request goes with the request's own key: x-gateway-provider with Authorization",
+  );
+}
+
+function credentialHostMismatch(param: string, message: string): GatewayError {
+  return GatewayError.invalidRequest(message, param, 'credential_host_mismatch');
 }
 
 function blankTarget(provider: string, apiKey: string | null): RouteTarget {

@@ -8,7 +8,6 @@ import { FormSummary, MultipartUpload } from '../../common/http/multipart-upload
 import type { Environment } from '../../config/environment';
 import type { UpstreamRequest } from '../../providers/provider-adapter';
 import type { NormalizedUsage } from '../../providers/usage';
-import { UpstreamClient } from '../upstream/upstream-client';
 import { UpstreamAttempt } from '../upstream/upstream-attempt';
 import type { RouteTarget } from './route-plan';
 import { RouteExecutor } from './route-executor.service';
@@ -38,7 +37,6 @@ export class UploadOperations {
   constructor(
     private readonly executor: RouteExecutor,
     private readonly attempts: UpstreamAttempt,
-    private readonly upstream: UpstreamClient,
     config: ConfigService<Environment, true>,
   ) {
     this.limitBytes = config.get('UPLOAD_LIMIT_BYTES', { infer: true });
@@ -73,7 +71,7 @@ export class UploadOperations {
           const { raw, json } = await this.attempts.readJsonObject(context, answer);
           return { kind: 'json', status: answer.response.status, body: raw, outcome: { responseBody: json, usage: spec.usage(json, upload), servedModel: null } };
         }
-        const raw = await this.upstream.readBody(answer.response, answer.timeoutMs, context.abort.signal);
+        const raw = await this.attempts.readBody(context, answer);
         const text = raw.toString('utf8');
         const logged = { type: 'text', content_type: contentType, text: text.length > LOGGED_TEXT_CHARS ? `${text.slice(0, LOGGED_TEXT_CHARS)}…` : text };
         const outcome = Promise.resolve({ responseBody: logged, usage: spec.usage(null, upload), servedModel: null });

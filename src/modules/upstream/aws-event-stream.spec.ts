@@ -44,4 +44,22 @@ describe('AwsEventStreamReader', () => {
     expect(reader.feed(delta.subarray(0, 20))).toEqual([]);
     expect(reader.hasPartialFrame()).toBe(true);
   });
+
+  it('refuses a frame declaring more than AWS allows, at its prelude, before buffering it', () => {
+    const prelude = Buffer.alloc(12);
+    prelude.writeUInt32BE(0xffff_fff0, 0);
+    expect(() => new AwsEventStreamReader().feed(prelude)).toThrow(/declares 4294967280 bytes, more than/);
+  });
+
+  it('joins a large frame trickled in small chunks once, not at every chunk', () => {
+    const big = frame({ ':message-type': 'event', ':event-type': 'chunk' }, 'x'.repeat(8 * 1024 * 1024));
+    const reader = new AwsEventStreamReader();
+    const started = performance.now();
+    const events = [];
+    for (let i = 0; i < big.length; i += 1024) events.push(...reader.feed(big.subarray(i, i + 1024)));
+    expect(events).toHaveLength(1);
+    expect(events[0].data).toHaveLength(8 * 1024 * 1024);
+    // Joined at every chunk, 8,192 chunks would copy about 34 GB.
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
 });

@@ -11,6 +11,12 @@ export function isEventStream(contentType: string): boolean {
 }
 
 /**
+ * AWS limits an event stream message to 16 MiB of payload and 128 KiB of headers; a frame
+ * declaring more is refused rather than buffered.
+ */
+const MAX_FRAME_BYTES = 16 * 1024 * 1024 + 128 * 1024 + 16;
+
+/**
  * AWS's binary event stream as events for an SseStreamHandler, one per frame, so that
  * a vendor's stream decoder reads Bedrock's frames as it reads SSE events:
  *
@@ -21,30 +27,47 @@ export function isEventStream(contentType: string): boolean {
  *
  * Frames are split by their length prelude and decoded by smithy's codec, which checks
  * both CRCs: a corrupt frame throws, and the relay ends the stream with an error event.
+ * The stream is the provider's (or, through a custom host, anyone's): a frame may not
+ * declare more than MAX_FRAME_BYTES, and a frame's chunks are joined once it is whole, so
+ * neither a huge prelude nor a frame trickled in small chunks costs more than its size.
  */
 export class AwsEventStreamReader {
   private readonly codec = new EventStreamCodec(toUtf8, fromUtf8);
-  private pending: Buffer = Buffer.alloc(0);
+  /** The bytes of frames not yet whole, as they came. */
+  private chunks: Buffer[] = [];
+  private buffered = 0;
 
   /** The events of the complete frames in `bytes` (and what earlier calls left over). */
   feed(bytes: Buffer): EventSourceMessage[] {
-    this.pending = this.pending.length ? Buffer.concat([this.pending, bytes]) : bytes;
+    if (bytes.length) {
+      this.chunks.push(bytes);
+      this.buffered += bytes.length;
+    }
     const events: EventSourceMessage[] = [];
-    while (this.pending.length >= 4) {
-      const length = this.pending.readUInt32BE(0);
+    while (this.buffered >= 4) {
+      const length = this.head(4).readUInt32BE(0);
       // The prelude (12 bytes) and the message CRC (4) are the least a frame holds.
       if (length < 16) throw new Error(`an event stream frame declares ${length} bytes`);
-      if (this.pending.length < length) break;
-      const frame = this.pending.subarray(0, length);
-      this.pending = this.pending.subarray(length);
-      events.push(eventOf(this.codec.decode(frame)));
+      if (length > MAX_FRAME_BYTES) throw new Error(`an event stream frame declares ${length} bytes, more than the ${MAX_FRAME_BYTES} allowed`);
+      if (this.buffered < length) break;
+      const pending = this.head(this.buffered);
+      const rest = pending.subarray(length);
+      this.chunks = rest.length ? [rest] : [];
+      this.buffered = rest.length;
+      events.push(eventOf(this.codec.decode(pending.subarray(0, length))));
     }
     return events;
   }
 
   /** Bytes of a frame begun but not finished: at the end of the body that is a cut stream. */
   hasPartialFrame(): boolean {
-    return this.pending.length > 0;
+    return this.buffered > 0;
+  }
+
+  /** The buffered bytes from the start, at least `bytes` of them in one buffer (joining the chunks only when needed). */
+  private head(bytes: number): Buffer {
+    if (this.chunks[0].length < bytes) this.chunks = [Buffer.concat(this.chunks, this.buffered)];
+    return this.chunks[0];
   }
 }
 

@@ -321,4 +321,42 @@ describe('relayUpstreamSse', () => {
       expect(client.received).toEqual([event('all'), event('[DONE]')]);
     });
   });
+
+  describe('flow (a client behind)', () => {
+    it('pause stops reading the body and its silence timer; resume reads on and re-arms it', async () => {
+      const { response, body } = fakeResponse();
+      const handler = new TestHandler();
+      const relayed = relayUpstreamSse(response, context(), 40, handler);
+      body.write(event('first'));
+      const { frames, outcome, flow } = await relayed;
+      const client = collect(frames);
+
+      flow.pause();
+      body.write(event('second'));
+      await new Promise((resolve) => setTimeout(resolve, 100)); // past the 40 ms silence timeout
+      expect(client.received).toEqual([event('first')]); // not read while paused
+      expect(await isSettled(outcome)).toBe(false); // and no request_timeout
+
+      flow.resume();
+      await tick();
+      expect(client.received).toEqual([event('first'), event('second')]);
+      await client.done; // silent again, and no longer paused: the timer ends it
+      expect((await outcome).error?.code).toBe('request_timeout');
+    });
+
+    it('the client leaving while paused still destroys the body and settles the outcome once', async () => {
+      const { response, body } = fakeResponse();
+      const handler = new TestHandler();
+      const relayed = relayUpstreamSse(response, context(), 1000, handler);
+      body.write(event('first'));
+      const { frames, outcome, flow } = await relayed;
+      const client = collect(frames);
+      flow.pause();
+      client.subscription.unsubscribe();
+      flow.resume(); // after the end: nothing happens
+      expect((await outcome).error?.code).toBe('client_closed_request');
+      expect(body.destroyed).toBe(true);
+      expect(handler.finished).toBe(1);
+    });
+  });
 });

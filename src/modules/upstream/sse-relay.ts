@@ -3,6 +3,7 @@ import { createParser, EventSourceMessage } from 'eventsource-parser';
 import { Observable, Subscriber } from 'rxjs';
 import type { RequestContext } from '../../gateway/request-context';
 import { ClientClosedRequestError, GatewayError, type LoggedError } from '../../common/errors/gateway-error';
+import type { StreamFlow } from '../../common/http/client-stream';
 import type { AnswerOutcome } from '../routing/attempt';
 import { AWS_EVENT_STREAM, AwsEventStreamReader } from './aws-event-stream';
 import type { UpstreamResponse } from './upstream-client';
@@ -26,10 +27,12 @@ export interface SseStreamHandler {
   finish(): AnswerOutcome;
 }
 
-/** A relayed stream: the frames for the client, and its outcome once it has ended. */
+/** A relayed stream: the frames for the client, its outcome once it has ended, and how the edge slows it. */
 export interface RelayedStream {
   frames: Observable<string>;
   outcome: Promise<AnswerOutcome>;
+  /** Pauses the reading of the provider's body while the client is behind (see ClientStreamWriter). */
+  flow: StreamFlow;
 }
 
 /**
@@ -41,6 +44,8 @@ export interface RelayedStream {
  * After that, failures end the stream with an error event. However it ends, the stream's
  * outcome (the handler's, with the first error: an event's, else the stream's own) is
  * settled once. Unsubscribing (the client left) destroys the upstream body, aborting the request.
+ * `flow.pause()` stops reading the body (the provider's writes then block on TCP's or
+ * HTTP/2's flow control) and the silence timer with it, until `flow.resume()`.
  * `shutdownDeadline` passing (the instance's shutdown grace period is over) ends the
  * stream like a failure: the error event `shutting_down`, then the end of the response.
  */
@@ -67,6 +72,7 @@ export function relayUpstreamSse(
     let started = false;
     let ended = false;
     let idle: NodeJS.Timeout | undefined;
+    let paused = false;
     let stopWatchingDeadline: () => void = () => undefined;
 
     const emit = (frame: string) => (subscriber ? subscriber.next(frame) : backlog.push(frame));
@@ -118,8 +124,23 @@ export function relayUpstreamSse(
       for (const frame of eventFrames) emit(frame);
       if (!started) {
         started = true;
-        resolve({ frames, outcome });
+        resolve({ frames, outcome, flow });
       }
+    };
+    // A provider is not silent while the gateway does not read it: no idle timer while paused.
+    const flow: StreamFlow = {
+      pause: () => {
+        if (ended || paused) return;
+        paused = true;
+        clearTimeout(idle);
+        body.pause();
+      },
+      resume: () => {
+        if (ended || !paused) return;
+        paused = false;
+        armIdleTimer();
+        body.resume();
+      },
     };
     const feed = bytesReader(String(response.headers['content-type'] ?? ''), onEvent);
 
@@ -179,6 +200,9 @@ export function relayUpstreamSse(
   });
 }
 
+/** The largest SSE event the relay buffers (a streamed image's base64 is a few MiB). */
+const MAX_EVENT_CHARS = 32 * 1024 * 1024;
+
 /** What turns the body's bytes into events: AWS's binary frames, else SSE text. Throws on bytes that cannot be frames. */
 function bytesReader(contentType: string, onEvent: (event: EventSourceMessage) => void): (bytes: Buffer) => void {
   if (contentType.includes(AWS_EVENT_STREAM)) {
@@ -187,7 +211,16 @@ function bytesReader(contentType: string, onEvent: (event: EventSourceMessage) =
       for (const event of reader.feed(bytes)) onEvent(event);
     };
   }
-  const parser = createParser({ onEvent });
+  // One event (or a line without its end) past the limit stops the stream with a 502 rather
+  // than buffering whatever a provider, or a custom host, keeps sending; other parse errors
+  // (an unknown field, a bad `retry`) are ignored, as the SSE standard says.
+  const parser = createParser({
+    onEvent,
+    maxBufferSize: MAX_EVENT_CHARS,
+    onError: (error) => {
+      if (error.type === 'max-buffer-size-exceeded') throw new Error(`an event is larger than ${MAX_EVENT_CHARS} characters`);
+    },
+  });
   const decoder = new StringDecoder('utf8'); // a character may span two network chunks
   return (bytes) => parser.feed(decoder.write(bytes));
 }

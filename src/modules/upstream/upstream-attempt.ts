@@ -15,6 +15,7 @@ import { Readiness } from '../health/readiness.service';
 import { isEventStream } from './aws-event-stream';
 import { relayUpstreamSse, type SseStreamHandler } from './sse-relay';
 import { UpstreamClient, UpstreamResponse } from './upstream-client';
+import { CredentialScrubber } from './credential-scrubber';
 
 /** The capabilities that build a request from a body (all but the REST resources and the realtime socket). */
 export type BodyOperation = Exclude<ProviderOperation, ResourceOperation | 'anthropicModels' | 'realtime'>;
@@ -51,6 +52,8 @@ export interface OperationSpec<K extends ProviderOperation = BodyOperation> {
 export interface SentAttempt {
   response: UpstreamResponse;
   timeoutMs: number;
+  /** Hides the credentials this attempt sent from its answer: every read of the body goes through it. */
+  scrubber: CredentialScrubber;
 }
 
 /**
@@ -192,6 +195,7 @@ export class UpstreamAttempt {
   async sendRequest(context: RequestContext, target: RouteTarget, unsigned: UpstreamRequest): Promise<SentAttempt> {
     const sign = this.registry.get(target.provider).signRequest;
     const request = sign ? await sign(unsigned, target) : unsigned;
+    const scrubber = CredentialScrubber.of(request, target);
     const timeoutMs = target.requestTimeoutMs ?? this.defaultTimeoutMs;
     const signal = context.abort.signal;
     const sentAt = performance.now();
@@ -201,16 +205,22 @@ export class UpstreamAttempt {
     });
     this.metrics.observeUpstream(target.provider, response.status, (performance.now() - sentAt) / 1000);
     if (response.status >= 400) {
-      const raw = await this.upstream.readBody(response, timeoutMs, signal);
+      const raw = scrubber.bytes(await this.upstream.readBody(response, timeoutMs, signal));
       const contentType = String(response.headers['content-type'] ?? '') || 'application/json';
-      throw new UpstreamHttpError(response.status, raw, contentType, passThroughHeaders(response.headers));
+      throw new UpstreamHttpError(response.status, raw, contentType, scrubber.headers(passThroughHeaders(response.headers)));
     }
-    return { response, timeoutMs };
+    return { response, timeoutMs, scrubber };
+  }
+
+  /** A whole answer's bytes, the credentials sent hidden (see CredentialScrubber). */
+  async readBody(context: RequestContext, { response, timeoutMs, scrubber }: SentAttempt): Promise<Buffer> {
+    return scrubber.bytes(await this.upstream.readBody(response, timeoutMs, context.abort.signal));
   }
 
   /** Reads a JSON answer whole and parses it; a body that is not JSON is a 502 (and can fall back). */
-  async readJsonObject(context: RequestContext, { response, timeoutMs }: SentAttempt): Promise<{ raw: Buffer; json: Record<string, any> }> {
-    const raw = await this.upstream.readBody(response, timeoutMs, context.abort.signal);
+  async readJsonObject(context: RequestContext, sent: SentAttempt): Promise<{ raw: Buffer; json: Record<string, any> }> {
+    const { response } = sent;
+    const raw = await this.readBody(context, sent);
     let json: Record<string, any>;
     try {
       json = JSON.parse(raw.toString('utf8'));
@@ -262,8 +272,8 @@ export class UpstreamAttempt {
 
   /** A provider's event stream relayed to the client through `handler` (see relayUpstreamSse). */
   async stream(context: RequestContext, answer: SentAttempt, handler: SseStreamHandler): Promise<GatewayResult> {
-    const { frames, outcome } = await relayUpstreamSse(answer.response, context, answer.timeoutMs, handler, this.readiness);
-    return { kind: 'sse', status: answer.response.status, frames, outcome };
+    const { frames, outcome, flow } = await relayUpstreamSse(answer.response, context, answer.timeoutMs, answer.scrubber.stream(handler), this.readiness);
+    return { kind: 'sse', status: answer.response.status, frames, outcome, flow };
   }
 
   /** A JSON answer's outcome: the object, its usage (or the cost the operation prices itself) and served model. */

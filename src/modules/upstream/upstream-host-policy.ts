@@ -1,16 +1,32 @@
 import { BlockList, isIP, LookupFunction } from 'node:net';
 import { lookup as dnsLookup, LookupAddress } from 'node:dns';
 import { lookup as dnsLookupAll } from 'node:dns/promises';
+import { embeddedIpv4 } from './embedded-ipv4';
 
-/** Never reachable: link-local (cloud metadata lives there), unspecified, multicast and reserved ranges. */
+/**
+ * Never reachable: link-local (cloud metadata lives there), unspecified, multicast, and
+ * the special-purpose ranges no provider can be on (IANA's IPv4 and IPv6 special-purpose
+ * registries: documentation, reserved, discard, protocol assignments).
+ */
 const ALWAYS_DENIED: [string, number, 'ipv4' | 'ipv6'][] = [
   ['0.0.0.0', 8, 'ipv4'],
   ['169.254.0.0', 16, 'ipv4'],
   ['100.100.100.200', 32, 'ipv4'], // Alibaba Cloud metadata
-  ['192.0.0.0', 24, 'ipv4'],
-  ['224.0.0.0', 4, 'ipv4'],
-  ['240.0.0.0', 4, 'ipv4'],
+  ['192.0.0.0', 24, 'ipv4'], // IETF protocol assignments
+  ['192.0.2.0', 24, 'ipv4'], // documentation (TEST-NET-1)
+  ['192.88.99.0', 24, 'ipv4'], // the former 6to4 relay anycast
+  ['198.51.100.0', 24, 'ipv4'], // documentation (TEST-NET-2)
+  ['203.0.113.0', 24, 'ipv4'], // documentation (TEST-NET-3)
+  ['224.0.0.0', 4, 'ipv4'], // multicast
+  ['240.0.0.0', 4, 'ipv4'], // reserved, and the broadcast address
   ['::', 128, 'ipv6'],
+  ['100::', 64, 'ipv6'], // discard-only
+  ['2001::', 32, 'ipv6'], // Teredo (the address it reaches is hidden inside)
+  ['2001:10::', 28, 'ipv6'], // ORCHID, never routed
+  ['2001:20::', 28, 'ipv6'], // ORCHIDv2, never routed
+  ['2001:db8::', 32, 'ipv6'], // documentation
+  ['3fff::', 20, 'ipv6'], // documentation
+  ['5f00::', 16, 'ipv6'], // SRv6 segment identifiers
   ['fe80::', 10, 'ipv6'],
   ['fd00:ec2::254', 128, 'ipv6'], // AWS metadata over IPv6
   ['ff00::', 8, 'ipv6'],
@@ -22,9 +38,13 @@ const PRIVATE: [string, number, 'ipv4' | 'ipv6'][] = [
   ['172.16.0.0', 12, 'ipv4'],
   ['192.168.0.0', 16, 'ipv4'],
   ['127.0.0.0', 8, 'ipv4'],
-  ['100.64.0.0', 10, 'ipv4'],
+  ['100.64.0.0', 10, 'ipv4'], // shared address space (carrier-grade NAT)
+  ['198.18.0.0', 15, 'ipv4'], // benchmarking; also where proxies' fake-IP DNS answers point
   ['::1', 128, 'ipv6'],
-  ['fc00::', 7, 'ipv6'],
+  ['64:ff9b:1::', 48, 'ipv6'], // local-use NAT64: a translator of the operator's own network
+  ['2001:2::', 48, 'ipv6'], // benchmarking
+  ['fc00::', 7, 'ipv6'], // unique local
+  ['fec0::', 10, 'ipv6'], // site-local (deprecated, still routed inside some networks)
 ];
 
 const CHECKED_URLS_MAX = 1024;
@@ -47,6 +67,8 @@ const UPSTREAM_WORDING: HostPolicyWording = {
   allowListSetting: 'UPSTREAM_ALLOWED_NETWORKS',
   privateHint: 'set UPSTREAM_ALLOW_PRIVATE_NETWORKS or UPSTREAM_ALLOWED_NETWORKS to allow it',
 };
+
+const typeOf = (ip: string): 'ipv4' | 'ipv6' => (isIP(ip) === 6 ? 'ipv6' : 'ipv4');
 
 function blockList(ranges: [string, number, 'ipv4' | 'ipv6'][]): BlockList {
   const list = new BlockList();
@@ -93,14 +115,20 @@ export class UpstreamHostPolicy {
     }
   }
 
-  /** Why the gateway may not connect to `address`, or null when it may. */
+  /**
+   * Why the gateway may not connect to `address`, or null when it may. An IPv6 address that
+   * embeds an IPv4 one (mapped, compatible, NAT64, 6to4: see embeddedIpv4) must pass as
+   * itself (a local-use NAT64 prefix is private) and as the IPv4 host it reaches.
+   */
   refusal(address: string): string | null {
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-    const ip = mapped ? mapped[1] : address;
-    const type = isIP(ip) === 6 ? 'ipv6' : 'ipv4';
-    if (this.denied.check(ip, type)) return `${ip} is a link-local, metadata or reserved address`;
-    if (this.allowed.check(ip, type)) return null;
-    if (!this.allowPrivate && this.privateRanges.check(ip, type)) return `${ip} is a private address (${this.wording.privateHint})`;
+    const ipv4 = embeddedIpv4(address);
+    const ips = ipv4 === null ? [address] : [address, ipv4];
+    const named = (ip: string) => (ip === address ? ip : `${address} embeds ${ip}, which`);
+    for (const ip of ips) if (this.denied.check(ip, typeOf(ip))) return `${named(ip)} is a link-local, metadata or reserved address`;
+    for (const ip of ips) {
+      if (this.allowed.check(ip, typeOf(ip)) || this.allowPrivate) continue;
+      if (this.privateRanges.check(ip, typeOf(ip))) return `${named(ip)} is a private address (${this.wording.privateHint})`;
+    }
     return null;
   }
 

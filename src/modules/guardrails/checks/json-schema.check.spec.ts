@@ -58,4 +58,16 @@ describe('JsonSchemaCheck', () => {
       "c.schema is not a valid JSON schema: can't resolve reference https://example.com/remote.json from id #",
     ]);
   });
+
+  it("runs the schema's patterns in RE2: a catastrophic one answers at once, one needing backtracking is refused", () => {
+    const check = build({ type: 'object', properties: { user: { type: 'string', pattern: '^(a+)+$' } }, patternProperties: { '^x-': { type: 'number' } } });
+    const started = performance.now();
+    expect(check.run(input(JSON.stringify({ user: `${'a'.repeat(40)}!` }))).verdict).toBe(false);
+    expect(performance.now() - started).toBeLessThan(200);
+    expect(check.run(input('{"user":"aaa"}')).verdict).toBe(true);
+    expect(check.run(input('{"x-y":"no"}')).verdict).toBe(false);
+    expect(JsonSchemaCheck.parse({ schema: { type: 'string', pattern: '(?=a)' } }, 'c').problems).toEqual([
+      'c.schema is not a valid JSON schema: pattern "(?=a)" must not use lookahead or lookbehind ((?=, (?!, (?<=, (?<!): user-supplied patterns run in a linear-time engine (RE2), which cannot run them',
+    ]);
+  });
 });

@@ -7,19 +7,20 @@
  * without walking the schema again. Writing a validator by hand would mean re-implementing
  * `$ref`, `allOf`/`anyOf`/`oneOf`, formats and their edge cases.
  *
- * Like the `regex` check, a schema's `pattern` keywords run with no timeout: configs are
- * written by the gateway's own key holders, who are trusted not to write catastrophic ones.
+ * Like the `regex` check, a schema's `pattern` keywords run in RE2 (`ajvRegExp`): linear
+ * time, and a pattern that needs backtracking makes the schema a 400 at validation.
  */
 import Ajv, { ValidateFunction } from 'ajv';
 import { CheckInput, CheckResult, GuardrailCheck, ParsedCheck, joinedText } from '../guardrail-check';
 import { isObject, unknownFields } from '../../../common/config-fields';
+import { ajvRegExp } from '../../../common/regex/safe-regex';
 import { parseJson } from './json.check';
 
 // One instance for every check: building an Ajv costs ~15 ms, compiling a schema on it
 // well under one. `strict: false` so that keywords and formats ajv does not know (e.g.
 // `format: "email"` without ajv-formats, `description`-like annotations) are ignored as
 // the JSON Schema spec says, not refused; `logger: false` keeps those notes off the console.
-const ajv = new Ajv({ strict: false, logger: false });
+const ajv = new Ajv({ strict: false, logger: false, code: { regExp: ajvRegExp } });
 
 export class JsonSchemaCheck implements GuardrailCheck {
   readonly type = 'json_schema';

@@ -1,5 +1,6 @@
 import { CheckInput } from '../guardrail-check';
-import { MAX_MATCHED_CHARS, RegexCheck } from './regex.check';
+import { MAX_MATCHED_CHARS } from '../../../common/regex/safe-regex';
+import { RegexCheck } from './regex.check';
 
 const input = (...texts: string[]): CheckInput => ({ stage: 'input', texts, model: 'gpt-4o', metadata: {} });
 const build = (params: Record<string, unknown>) => {
@@ -41,13 +42,21 @@ describe('RegexCheck', () => {
     [{}, 'c.pattern must be a non-empty string of at most 500 characters'],
     [{ pattern: '' }, 'c.pattern must be a non-empty string of at most 500 characters'],
     [{ pattern: 'a'.repeat(501) }, 'c.pattern must be a non-empty string of at most 500 characters'],
-    [{ pattern: '(a' }, 'c.pattern must be a valid regular expression'],
+    [{ pattern: '(a' }, 'c.pattern must be a valid regular expression (missing closing ): `(a`)'],
+    [{ pattern: '(?=a)b' }, 'c.pattern must not use lookahead or lookbehind ((?=, (?!, (?<=, (?<!): user-supplied patterns run in a linear-time engine (RE2), which cannot run them'],
     [{ pattern: 'a', flags: 'g' }, 'c.flags must be a string of the flags i, m, s, u'],
     [{ pattern: 'a', flags: 1 }, 'c.flags must be a string of the flags i, m, s, u'],
     [{ pattern: 'a', must: 'maybe' }, 'c.must must be one of match, not_match'],
     [{ pattern: 'a', other: 1 }, 'c.other is not a known field'],
   ])('refuses %j', (params, problem) => {
     expect(RegexCheck.parse(params, 'c')).toEqual({ problems: [problem] });
+  });
+
+  it('runs a catastrophic-backtracking pattern in linear time', () => {
+    const check = build({ pattern: '^(a+)+$' });
+    const started = performance.now();
+    expect(check.run(input(`${'a'.repeat(10_000)}!`)).verdict).toBe(false);
+    expect(performance.now() - started).toBeLessThan(200);
   });
 
   it('accepts a pattern of exactly 500 characters', () => {

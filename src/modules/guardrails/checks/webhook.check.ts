@@ -1,4 +1,6 @@
-import { isHttpUrl } from '../../../common/http/http-url';
+import { isSecretHint } from '../../../common/crypto/secret-box';
+import { HEADER_VALUE_RULE, isHeaderValue } from '../../../common/http/header-value';
+import { hasUserinfo, isHttpUrl } from '../../../common/http/http-url';
 import { CheckDependencies, CheckInput, CheckResult, GuardrailCheck, ParsedCheck, PostJson } from '../guardrail-check';
 import { isInt, isObject, unknownFields } from '../../../common/config-fields';
 
@@ -17,7 +19,6 @@ export const MAX_TIMEOUT_MS = 30_000;
 // A hook's reason ends up in the 446 body and the log: keep it to a sentence or two.
 const MAX_REASON_LENGTH = 500;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const CONTROL_CHARS = /[\0\r\n]/;
 
 export class WebhookCheck implements GuardrailCheck {
   readonly type = 'webhook';
@@ -33,11 +34,14 @@ export class WebhookCheck implements GuardrailCheck {
     const problems = unknownFields(params, ['url', 'headers', 'timeout_ms'], path);
     const { url, headers = {}, timeout_ms: timeoutMs = DEFAULT_TIMEOUT_MS } = params;
     if (!isHttpUrl(url)) problems.push(`${path}.url must be an http(s) URL`);
+    else if (hasUserinfo(url)) problems.push(`${path}.url must not carry user:password@ (send credentials in headers, which are encrypted)`);
     if (!isObject(headers)) problems.push(`${path}.headers must be an object`);
     else {
       for (const [name, value] of Object.entries(headers)) {
         if (!HEADER_NAME.test(name)) problems.push(`${path}.headers.${name} is not a valid header name`);
-        else if (typeof value !== 'string' || CONTROL_CHARS.test(value)) problems.push(`${path}.headers.${name} must be a string without line breaks`);
+        else if (typeof value !== 'string') problems.push(`${path}.headers.${name} must be a string`);
+        // A stored config's header sent back as the hint a read showed keeps the stored value (encryptConfigSecrets).
+        else if (!isHeaderValue(value) && !isSecretHint(value)) problems.push(`${path}.headers.${name} ${HEADER_VALUE_RULE}`);
       }
     }
     if (!isInt(timeoutMs, 1, MAX_TIMEOUT_MS)) problems.push(`${path}.timeout_ms must be an integer number of milliseconds from 1 to ${MAX_TIMEOUT_MS}`);

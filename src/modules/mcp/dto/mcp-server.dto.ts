@@ -1,5 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, OmitType, PartialType } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsOptional, IsString, IsUrl, Length, Matches, ValidateIf } from 'class-validator';
+import { isSecretHint } from '../../../common/crypto/secret-box';
+import { isHeaderValue } from '../../../common/http/header-value';
 import { Omittable } from '../../../common/pipes/validators';
 import { SLUG } from '../../keys/dto/virtual-key.dto';
 import { IsRecordOf } from '../../keys/dto/string-record.validator';
@@ -9,13 +11,16 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const MAX_HEADERS = 32;
 const MAX_HEADER_VALUE = 8192;
 
-/** Header names to string values (credentials such as a bearer token may be long; no line breaks). */
+/**
+ * Header names to string values (credentials such as a bearer token may be long). A value is
+ * a header value (no control characters, Latin-1) or the hint a read showed (sealHeaders keeps the stored one).
+ */
 const IsHeaderRecord = () =>
   IsRecordOf(
     'isHeaderRecord',
     MAX_HEADERS,
-    (name, v) => HEADER_NAME.test(name) && typeof v === 'string' && v.length <= MAX_HEADER_VALUE && !/[\r\n\0]/.test(v),
-    (property) => `${property} must be an object of at most ${MAX_HEADERS} header names to string values (no line breaks, at most ${MAX_HEADER_VALUE} characters)`,
+    (name, v) => HEADER_NAME.test(name) && typeof v === 'string' && v.length <= MAX_HEADER_VALUE && (isHeaderValue(v) || isSecretHint(v)),
+    (property) => `${property} must be an object of at most ${MAX_HEADERS} header names to string values (no line breaks or other control characters, Latin-1 only, at most ${MAX_HEADER_VALUE} characters)`,
   );
 
 export class McpServerCreateDto {
