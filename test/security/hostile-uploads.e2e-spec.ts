@@ -183,8 +183,8 @@ describe('hostile clients: uploads and header-bound values', () => {
       const [upload] = await waitFor(() => (uploadsOf(mock).length && uploadsOf(mock).every((u) => u.aborted) ? uploadsOf(mock) : null));
       expect(upload.complete).toBe(false);
       await gateway.flushLogs();
-      const [row] = await gateway.dataSource.query(`select error->>'code' as code from request_logs where operation = $1 order by created_at desc limit 1`, [OPERATION[path]]);
-      expect(row).toEqual({ code: 'client_closed_request' });
+      const [row] = await gateway.dataSource.query(`select error->>'code' as code, status_code from request_logs where operation = $1 order by created_at desc limit 1`, [OPERATION[path]]);
+      expect(row).toEqual({ code: 'client_closed_request', status_code: 499 });
       await stillServing();
     });
   });
