@@ -55,6 +55,7 @@ describe('BudgetLedger.reserve', () => {
   let reserveBudget: jest.Mock;
   let ledger: BudgetLedger;
 
+  afterEach(() => jest.restoreAllMocks());
   beforeEach(() => {
     reserveBudget = jest.fn().mockResolvedValue('held');
     const counters = { reserveBudget } as unknown as CounterStore;
@@ -77,6 +78,8 @@ describe('BudgetLedger.reserve', () => {
   });
 
   it("reserves what this budget's requests to the model really cost lately when the body promises less", async () => {
+    // Time stands still: the learned cost decays with it.
+    jest.spyOn(Date, 'now').mockReturnValue(1_800_000_000_000);
     // The provider ignored max_tokens: 1 and answered with 40 tokens.
     ledger.observe(context().budgetHolds.concat({ scope: 'api_key', scopeId: 'key-1', owner: 'key-1', workspaceId: WS, periodStart: new Date(0), amountUsd: 1 }), logged(40));
     expect(await reserved({ model: 'gpt-4o-mini', max_tokens: 1 })).toEqual([40]);

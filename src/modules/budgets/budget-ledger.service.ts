@@ -73,7 +73,7 @@ export class BudgetLedger {
     const model = typeof body.model === 'string' ? body.model : '';
     const fromBody = this.estimate(target.provider, body);
     for (const [scope, scopeId, owner, budget, name] of wanted) {
-      const amountUsd = Math.max(fromBody, this.recentCosts.expected(costKey(scope, scopeId, target.provider, model)));
+      const amountUsd = toCounterScale(Math.max(fromBody, this.recentCosts.expected(costKey(scope, scopeId, target.provider, model))));
       const periodStart = budgetPeriodStart(budget.period) ?? LIFETIME;
       const seed = () => this.loggedSpend(scope, owner, periodStart, workspaceId);
       const reservation = await this.counters.reserveBudget({ scope, scopeId, periodStart }, amountUsd, budget.limitUsd, seed);
@@ -155,4 +155,13 @@ function ownsRow(hold: BudgetHold, row: { apiKeyId: string | null; virtualKeyId:
     case 'workspace':
       return hold.owner === row.workspaceId;
   }
+}
+
+/**
+ * Rounded up to the counters' scale (numeric(20, 10)): a reservation is added one by one
+ * but released as a sum, and unrounded amounts would leave a residue such as 1e-10
+ * reserved after every request has settled.
+ */
+function toCounterScale(usd: number): number {
+  return Math.ceil(usd * 1e10) / 1e10;
 }
