@@ -30,6 +30,7 @@ import { LogQueryDto } from '../src/modules/logging/dto/log-query.dto';
 import { DEFAULT_WORKSPACE_ID } from '../src/modules/workspaces/workspace.entity';
 import type { WorkspaceScope } from '../src/modules/workspaces/workspace-scope';
 import { RequestLogEntity } from '../src/modules/logging/entities/request-log.entity';
+import { LogBodyReader } from '../src/modules/logging/body-parts/log-body-reader';
 import { LogsService } from '../src/modules/logging/logs.service';
 import { LogPartitionMaintainer } from '../src/modules/logging/log-partition-maintainer.service';
 import type { ConfigService } from '@nestjs/config';
@@ -212,7 +213,7 @@ async function main(): Promise<void> {
     const [{ size }] = await ds.query(`select pg_size_pretty(sum(pg_total_relation_size(inhrelid))) as size from pg_inherits where inhparent = 'request_logs'::regclass`);
     log(`${String(version).split(',')[0]}; request_logs ${size} with its indexes (its partitions')`);
 
-    const logs = new LogsService(ds.getRepository(RequestLogEntity), ds.getRepository(VirtualKeyEntity));
+    const logs = new LogsService(ds.getRepository(RequestLogEntity), ds.getRepository(VirtualKeyEntity), new LogBodyReader(ds));
     const analytics = new AnalyticsService(ds);
     const spend = new SpendService(ds);
     // The scopes the key guard gives: an admin and a member of the (default) workspace every row is in, an owner seeing every workspace.

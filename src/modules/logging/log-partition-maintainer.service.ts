@@ -10,6 +10,8 @@ const MAINTENANCE_INTERVAL_MS = 3_600_000;
 export const PARTITION_DAYS_AHEAD = 3;
 /** Rollup rows deleted per statement: short transactions beside the compactor's upserts. */
 const ROLLUP_DELETE_BATCH = 5_000;
+/** Body parts freed per statement, for the same reason. */
+const PART_DELETE_BATCH = 1_000;
 /**
  * How long a pass waits for a lock on the log. Dropping a partition needs ACCESS EXCLUSIVE on
  * the log (DETACH ... CONCURRENTLY is refused while a default partition exists): statements
@@ -28,13 +30,16 @@ export interface MaintenanceReport {
   dropped: string[];
   /** Rollup rows deleted by ROLLUP_RETENTION_DAYS. */
   rollupRowsDeleted: number;
+  /** Log body parts freed: no kept row references them (LOG_RETENTION_DAYS), or their workspace is deleted. */
+  partsFreed: number;
 }
 
 /**
  * Keeps the day partitions of the request log (migration PartitionRequestLogs): makes those
  * of today and the next PARTITION_DAYS_AHEAD days, and of any day that has rows waiting in
- * the default partition (they move in); drops the partitions older than LOG_RETENTION_DAYS
- * and deletes the rollups older than ROLLUP_RETENTION_DAYS. Off the request path and the
+ * the default partition (they move in); drops the partitions older than LOG_RETENTION_DAYS,
+ * frees the body parts no kept row references and those of deleted workspaces, and deletes
+ * the rollups older than ROLLUP_RETENTION_DAYS. Off the request path and the
  * log writer's (short lock timeouts; what could not be done is done next pass), on one
  * instance at a time (advisory lock), at start-up and every hour.
  */
@@ -84,8 +89,14 @@ export class LogPartitionMaintainer implements OnApplicationBootstrap, BeforeApp
       if (!locked) return null;
       try {
         await db.query(`set lock_timeout = '${LOCK_TIMEOUT}'`);
-        const report = { created: await this.createPartitions(db, now), dropped: await this.dropOldPartitions(db, now), rollupRowsDeleted: await this.deleteOldRollups(db, now) };
+        const report = {
+          created: await this.createPartitions(db, now),
+          dropped: await this.dropOldPartitions(db, now),
+          partsFreed: await this.freeParts(db, now),
+          rollupRowsDeleted: await this.deleteOldRollups(db, now),
+        };
         if (report.created.length) this.logger.log(`Request log partitions made for ${report.created.join(', ')}`);
+        if (report.partsFreed) this.logger.log(`Log retention: ${report.partsFreed} body parts no kept row references freed`);
         if (report.rollupRowsDeleted) this.logger.log(`Rollup retention (${this.rollupRetentionDays} days): ${report.rollupRowsDeleted} rollup rows deleted`);
         return report;
       } finally {
@@ -130,6 +141,28 @@ export class LogPartitionMaintainer implements OnApplicationBootstrap, BeforeApp
       }
     }
     return dropped;
+  }
+
+  /**
+   * Frees the body parts (migration LogBodyParts) that only dropped rows referenced: those
+   * last referenced before the oldest day kept; and every part of a deleted workspace. In
+   * batches of short statements: the log writer, which may store one of them again
+   * meanwhile, waits at most for one batch.
+   */
+  private async freeParts(db: QueryRunner, now: Date): Promise<number> {
+    const oldestKept = this.logRetentionDays ? dayOf(Math.floor((now.getTime() - this.logRetentionDays * DAY_MS) / DAY_MS)) : null;
+    const unreferenced = `select p.ctid from log_body_parts p where p.last_seen_day < $1::date limit ${PART_DELETE_BATCH}`;
+    const ofDeletedWorkspaces = `select p.ctid from log_body_parts p join workspaces w on w.id = p.workspace_id where w.deleted_at is not null limit ${PART_DELETE_BATCH}`;
+    let freed = 0;
+    for (const [select, params] of [[unreferenced, [oldestKept]], [ofDeletedWorkspaces, []]] as const) {
+      if (params.length && params[0] === null) continue;
+      for (;;) {
+        const [, count] = await db.query(`delete from log_body_parts where ctid = any(array(${select}))`, [...params]);
+        freed += count;
+        if (count < PART_DELETE_BATCH) break;
+      }
+    }
+    return freed;
   }
 
   /** Deletes, in small batches, the rollup rows whose period ended ROLLUP_RETENTION_DAYS or more ago. */

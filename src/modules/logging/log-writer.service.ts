@@ -8,11 +8,15 @@ import type { BudgetSettlement, TokenSettlement } from '../budgets/budget-types'
 import { CounterStore, type RowSettlements } from '../budgets/counter-store';
 import { RequestLogEntity } from './entities/request-log.entity';
 import { LogJournal, type JournalEntry } from './log-journal';
-import { storableRecord } from './storable-record';
+import { KnownParts, recordWithParts } from './body-parts/record-parts';
+import { storableJson, storableRecord } from './storable-record';
 import { DEFAULT_WORKSPACE_ID } from '../workspaces/workspace.entity';
 
 /** A log row, and what it does to budget and token-rate counters once stored (see CounterStore). */
-export type LogRecord = Partial<RequestLogEntity> & { budgetSettlements?: BudgetSettlement[]; tokenSettlements?: TokenSettlement[] };
+export type LogRecord = Omit<Partial<RequestLogEntity>, 'partHashes'> & { budgetSettlements?: BudgetSettlement[]; tokenSettlements?: TokenSettlement[] };
+
+/** A record as queued and journaled: its bodies split (record-parts.ts), with the parts to store. */
+type StoredRecord = LogRecord & { partHashes?: string[] | null; bodyParts?: { h: string; n: number; b: unknown }[] | null };
 
 /**
  * A queued record: its JSON, serialised once (the journal's line and the INSERT's
@@ -22,18 +26,21 @@ interface Queued extends JournalEntry {
   settlements: RowSettlements;
   /** The keys the row names and its time, for their last_used_at (see markKeysUsed). */
   used: { apiKeyId: string | null; virtualKeyId: string | null; at: number };
+  /** The parts the record carries, for KnownParts once it is stored. */
+  partKeys: string[];
 }
 
-function queued(record: LogRecord, json = JSON.stringify(record)): Queued {
+function queued(record: LogRecord, json: string, partKeys: string[] = []): Queued {
   return {
     json,
+    partKeys,
     settlements: { logId: record.id!, budgets: record.budgetSettlements ?? [], tokens: record.tokenSettlements ?? [] },
     // A record read back from the journal has its time as an ISO string.
     used: { apiKeyId: record.apiKeyId ?? null, virtualKeyId: record.virtualKeyId ?? null, at: new Date(record.createdAt ?? Date.now()).getTime() },
   };
 }
 
-/** A line of the journal read back (throws when it is not JSON: a line a crash cut short). */
+/** A line of the journal read back (throws when it is not JSON: a line a crash cut short); its parts are in it. */
 const requeued = (json: string): Queued => queued(JSON.parse(json) as LogRecord, json);
 
 /**
@@ -59,6 +66,8 @@ export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
   private readonly maxQueue: number;
 
   private readonly journal: LogJournal | null;
+  /** Parts stored lately, which a record need not carry again (see KnownParts). */
+  readonly knownParts = new KnownParts();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -79,7 +88,8 @@ export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
   }
 
   enqueue(record: LogRecord): void {
-    const entry = queued(record);
+    const { json, partKeys } = recordWithParts(record, this.knownParts);
+    const entry = queued(record, json, partKeys);
     this.journal?.append(entry);
     if (this.queue.length >= this.maxQueue) {
       // The oldest record leaves memory; if it is journaled it is read back once the queue drains.
@@ -139,6 +149,7 @@ export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
       }
       const written = unwritten.length ? batch.filter((entry) => !unwritten.includes(entry)) : batch;
       this.journal?.release(written);
+      this.knownParts.learn(written.flatMap((entry) => entry.partKeys));
       await this.markKeysUsed(written);
       if (unwritten.length) {
         this.queue.unshift(...unwritten);
@@ -164,14 +175,16 @@ export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
       } catch (error) {
         if (!isDataError(error)) return { unwritten: batch.slice(index), failure: error };
       }
-      const record = JSON.parse(entry.json) as LogRecord;
+      const record = JSON.parse(entry.json) as StoredRecord;
       const cleaned = storableRecord(record, this.columnTypes());
+      cleaned.bodyParts = record.bodyParts?.map((part) => ({ ...part, b: storableJson(part.b) }));
       try {
-        await this.insert([queued(cleaned)]);
+        await this.insert([queued(cleaned, JSON.stringify(cleaned), entry.partKeys)]);
       } catch (error) {
         if (!isDataError(error)) return { unwritten: batch.slice(index), failure: error };
         const note = { gateway_note: `body not storable: ${(error as Error).message}` };
-        await this.insert([queued({ ...cleaned, requestBody: note, responseBody: note, requestHeaders: null })]).catch((again: Error) =>
+        const bare = { ...cleaned, requestBody: note, responseBody: note, requestHeaders: null, partHashes: null, partLayout: null, bodyParts: null };
+        await this.insert([queued(bare, JSON.stringify(bare))]).catch((again: Error) =>
           this.logger.error(`Log record ${record.id} dropped: ${again.message}`),
         );
       }
@@ -197,7 +210,7 @@ export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
     const insert = (this.insertSql ??= this.buildInsertSql());
     const settlements = batch.map((entry) => entry.settlements);
     const steps = this.counters.logInsertSteps(settlements, params);
-    await this.dataSource.query(steps.length ? `with inserted as (${insert} returning id), ${steps.join(', ')} select 1` : insert, params);
+    await this.dataSource.query(`with ${insert}${steps.map((step) => `, ${step}`).join('')} select 1`, params);
     await this.counters.afterLogInsert(settlements);
   }
 
@@ -231,17 +244,33 @@ export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
   }
 
   /**
-   * `$1` is a JSON array of records keyed by property name; each column is read by its property name and type.
-   * A record stored before (a replay) is skipped: its key is (id, created_at), the log being partitioned by
-   * created_at, and a replayed record carries the created_at it was first written with.
+   * Two steps of one statement (the rows' settlements follow them), so a row is never stored without its parts:
+   *
+   * - `parts`: the parts the records carry (`bodyParts`, see record-parts.ts), each once, in the order of the
+   *   table's key (two instances storing the same parts take their locks in the same order); a part stored
+   *   before gets the row's day as its last_seen_day when that is later (retention reads it).
+   * - `inserted`: the rows. `$1` is a JSON array of records keyed by property name; each column is read by its
+   *   property name and type. A record stored before (a replay) is skipped: its key is (id, created_at), the
+   *   log being partitioned by created_at, and a replayed record carries the created_at it was first written with.
    */
   private buildInsertSql(): string {
     const columns = this.dataSource.getMetadata(RequestLogEntity).columns;
     const names = columns.map((column) => `"${column.databaseName}"`).join(',');
-    const fields = columns.map((column) => `"${column.propertyName}" ${String(column.type)}`).join(',');
+    const fields = columns.map((column) => `"${column.propertyName}" ${String(column.type)}${column.isArray ? '[]' : ''}`).join(',');
     // A journal written before workspaces existed replays rows without one: they belong to `default`.
-    const values = columns.map((column) => (column.propertyName === 'workspaceId' ? `coalesce(r."workspaceId", '${DEFAULT_WORKSPACE_ID}')` : `r."${column.propertyName}"`)).join(',');
-    return `insert into request_logs (${names}) select ${values} from json_to_recordset($1::json) as r(${fields}) on conflict (id, created_at) do nothing`;
+    const workspace = `coalesce(r."workspaceId", '${DEFAULT_WORKSPACE_ID}')`;
+    const values = columns.map((column) => (column.propertyName === 'workspaceId' ? workspace : `r."${column.propertyName}"`)).join(',');
+    const parts = `parts as (
+      insert into log_body_parts (workspace_id, hash, body, bytes, last_seen_day)
+      select distinct on (1, 2) ${workspace}, p.h, p.b, p.n, (r."createdAt" at time zone 'UTC')::date
+      from json_to_recordset($1::json) as r("workspaceId" uuid, "createdAt" timestamptz, "bodyParts" json)
+      cross join lateral json_to_recordset(r."bodyParts") as p(h bytea, n integer, b jsonb)
+      order by 1, 2, 5 desc
+      on conflict (workspace_id, hash) do update set last_seen_day = excluded.last_seen_day where log_body_parts.last_seen_day < excluded.last_seen_day)`;
+    const rows = `inserted as (
+      insert into request_logs (${names}) select ${values} from json_to_recordset($1::json) as r(${fields})
+      on conflict (id, created_at) do nothing returning id)`;
+    return `${parts}, ${rows}`;
   }
 
   private schedule(delayMs: number): void {

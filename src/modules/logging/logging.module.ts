@@ -8,6 +8,7 @@ import { PricingModule } from '../pricing/pricing.module';
 import { AnalyticsController } from './analytics.controller';
 import { AnalyticsService } from './analytics.service';
 import { RequestLogEntity } from './entities/request-log.entity';
+import { LogBodyReader } from './body-parts/log-body-reader';
 import { LogPartitionMaintainer } from './log-partition-maintainer.service';
 import { LogRollupCompactor } from './log-rollup-compactor.service';
 import { LogWriter } from './log-writer.service';
@@ -19,7 +20,7 @@ import { RequestLogger } from './request-logger.service';
 @Module({
   imports: [TypeOrmModule.forFeature([RequestLogEntity, VirtualKeyEntity]), PricingModule],
   controllers: [LogsController, AnalyticsController, MetricsController],
-  providers: [LogWriter, LogRollupCompactor, LogPartitionMaintainer, RequestLogger, LogsService, AnalyticsService, MetricsService, MetricsPort],
+  providers: [LogBodyReader, LogWriter, LogRollupCompactor, LogPartitionMaintainer, RequestLogger, LogsService, AnalyticsService, MetricsService, MetricsPort],
   exports: [RequestLogger, LogWriter, MetricsService],
 })
 export class LoggingModule {}

@@ -4,6 +4,7 @@ import type { Request, Response } from 'express';
 import { Permission, Scope } from '../../gateway/request-context.decorator';
 import type { WorkspaceScope } from '../workspaces/workspace-scope';
 import { LogExportQueryDto, LogQueryDto } from './dto/log-query.dto';
+import { LogStorageQueryDto } from './dto/log-storage-query.dto';
 import { sendTable } from './table-export';
 import { LogsService } from './logs.service';
 
@@ -43,6 +44,13 @@ export class LogsController {
     const columns = query.include_bodies ? [...LOG_EXPORT_COLUMNS, 'request_headers', 'request_body', 'response_body'] : LOG_EXPORT_COLUMNS;
     const stamp = new Date().toISOString().slice(0, 19).replace(/:/g, '-');
     await sendTable(res, query.format, `request-logs-${stamp}`, columns, this.logs.exportBatches(scope, query, metadata));
+  }
+
+  @Get('storage')
+  @Permission('resources.read')
+  @ApiOperation({ summary: 'What the log stores by UTC day: rows, body parts, bytes received against bytes stored (CONTRACT section 14)' })
+  storage(@Scope() scope: WorkspaceScope, @Query() query: LogStorageQueryDto) {
+    return this.logs.storage(scope, query.days);
   }
 
   @Get(':id')

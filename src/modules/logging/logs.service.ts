@@ -8,13 +8,14 @@ import { VirtualKeyEntity } from '../keys/entities/virtual-key.entity';
 import { readsOwnRequestsOnly } from '../workspaces/roles';
 import { scopeWhere, type WorkspaceScope } from '../workspaces/workspace-scope';
 import { LogQueryDto } from './dto/log-query.dto';
-import { applySearchFilters } from './log-filters';
+import { LogBodyReader } from './body-parts/log-body-reader';
+import { applySearchFilters, SEARCH_PLAN_SQL, searchPlan } from './log-filters';
 import { RequestLogEntity } from './entities/request-log.entity';
 
 const DAY_MS = 86_400_000;
 /** What an unknown slug filters on: no row has it. */
 const NO_ID = '00000000-0000-0000-0000-000000000000';
-const BODY_COLUMNS = new Set(['requestBody', 'responseBody', 'requestHeaders']);
+const BODY_COLUMNS = new Set(['requestBody', 'responseBody', 'requestHeaders', 'partHashes', 'partLayout']);
 /** Rows read per query of an export. */
 const EXPORT_BATCH = 1_000;
 /** How long a search may walk the log newest first before the GIN index is made its plan. */
@@ -37,6 +38,7 @@ export class LogsService {
   constructor(
     @InjectRepository(RequestLogEntity) private readonly logs: Repository<RequestLogEntity>,
     @InjectRepository(VirtualKeyEntity) private readonly virtualKeys: Repository<VirtualKeyEntity>,
+    private readonly bodies: LogBodyReader,
   ) {}
 
   async list(scope: WorkspaceScope, query: LogQueryDto, metadata: Record<string, string>): Promise<ListPage<Record<string, unknown>>> {
@@ -55,9 +57,11 @@ export class LogsService {
     }
   }
 
-  /** The first `limit` rows of a filtered query; a full-text search through `search`. */
-  private read(qb: SelectQueryBuilder<RequestLogEntity>, limit: number, searching: boolean): Promise<RequestLogEntity[]> {
-    return searching ? this.search(qb, limit) : qb.take(limit).getMany();
+  /** The first `limit` rows of a filtered query (a full-text search through `search`), their bodies whole. */
+  private async read(qb: SelectQueryBuilder<RequestLogEntity>, limit: number, searching: boolean): Promise<RequestLogEntity[]> {
+    const rows = await (searching ? this.search(qb, limit) : qb.take(limit).getMany());
+    await this.bodies.join(rows);
+    return rows;
   }
 
   /**
@@ -115,7 +119,8 @@ export class LogsService {
       ['trace_id', query.trace_id],
       ['api_key_id', apiKeyId],
     ];
-    applySearchFilters(qb, query);
+    const search = query.q === undefined ? undefined : searchPlan((await this.logs.query(SEARCH_PLAN_SQL, [query.q]))[0]);
+    applySearchFilters(qb, query, scope.visible, search);
     filters.forEach(([column, value], i) => {
       if (value !== undefined) qb.andWhere(`log.${column} = :f${i}`, { [`f${i}`]: value });
     });
@@ -135,6 +140,7 @@ export class LogsService {
   async get(scope: WorkspaceScope, id: string): Promise<Record<string, unknown>> {
     const row = isUuid(id) ? await this.find(scope, id) : null;
     if (!row) throw GatewayError.notFound(`No log with id '${id}'`, 'log_not_found');
+    await this.bodies.join([row]);
     return toLogResponse(row);
   }
 
@@ -152,6 +158,45 @@ export class LogsService {
       if (near) return near;
     }
     return this.logs.findOneBy(where);
+  }
+
+  /**
+   * What the log stores by UTC day, newest first: its rows and the bytes of their bodies as
+   * received (`body_bytes`; for a row written before parts, its bodies' JSON text), the parts
+   * first stored that day, and the bytes stored: the rows' body columns and the new parts,
+   * as PostgreSQL holds them (compressed). Sizes are read row by row: an admin's occasional
+   * question, bounded by `days`.
+   */
+  async storage(scope: WorkspaceScope, days: number): Promise<Record<string, unknown>> {
+    const since = new Date(Math.floor(Date.now() / DAY_MS - days + 1) * DAY_MS);
+    const visible = scope.visible;
+    const inScope = (column: string) => (visible === null ? '' : `and ${column} = any($2::uuid[])`);
+    const params = visible === null ? [since] : [since, visible];
+    const rows: { day: string; rows: string; received: string; stored: string }[] = await this.logs.query(
+      `select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day, count(*) as rows,
+         coalesce(sum(coalesce(body_bytes, octet_length(coalesce(request_body::text, '')) + octet_length(coalesce(response_body::text, '')))), 0) as received,
+         coalesce(sum(coalesce(pg_column_size(request_body), 0) + coalesce(pg_column_size(response_body), 0)
+           + coalesce(pg_column_size(part_hashes), 0) + coalesce(pg_column_size(part_layout), 0)), 0) as stored
+       from request_logs where created_at >= $1 ${inScope('workspace_id')} group by 1`,
+      params,
+    );
+    const parts: { day: string; parts: string; bytes: string; stored: string }[] = await this.logs.query(
+      `select to_char(first_seen_at at time zone 'UTC', 'YYYY-MM-DD') as day, count(*) as parts, sum(bytes) as bytes, coalesce(sum(pg_column_size(body)), 0) as stored
+       from log_body_parts where first_seen_at >= $1 ${inScope('workspace_id')} group by 1`,
+      params,
+    );
+    const byDay = new Map<string, { day: string; rows: number; parts: number; bytes_received: number; bytes_stored: number }>();
+    const dayOf = (day: string) => byDay.get(day) ?? byDay.set(day, { day, rows: 0, parts: 0, bytes_received: 0, bytes_stored: 0 }).get(day)!;
+    for (const row of rows) Object.assign(dayOf(row.day), { rows: Number(row.rows), bytes_received: Number(row.received) }).bytes_stored += Number(row.stored);
+    for (const part of parts) Object.assign(dayOf(part.day), { parts: Number(part.parts) }).bytes_stored += Number(part.stored);
+    const data = [...byDay.values()].sort((a, b) => b.day.localeCompare(a.day));
+    const total = data.reduce((sum, day) => ({ rows: sum.rows + day.rows, parts: sum.parts + day.parts, bytes_received: sum.bytes_received + day.bytes_received, bytes_stored: sum.bytes_stored + day.bytes_stored }), {
+      rows: 0,
+      parts: 0,
+      bytes_received: 0,
+      bytes_stored: 0,
+    });
+    return { object: 'log_storage', since: since.toISOString(), total, data };
   }
 
   /** A virtual key slug names the newest key of that slug (deleted ones included) in the acting workspace. */

@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { BodyLayout } from '../body-parts/body-parts';
 import { numericColumn } from '../../../database/column-transformers';
 import type { ToolCallRecord } from '../tool-call-record';
 
@@ -61,6 +62,21 @@ export class RequestLogEntity {
 
   @Column('jsonb', { name: 'response_body', nullable: true })
   responseBody: unknown;
+
+  /**
+   * The bodies' parts, in the order of `partLayout` (CONTRACT section 14, body-parts.ts): the
+   * bodies above are then skeletons and read whole only through LogBodyReader. Null for a
+   * row stored whole (written before parts, or with nothing worth a part).
+   */
+  @Column('bytea', { name: 'part_hashes', array: true, nullable: true })
+  partHashes: Buffer[] | null;
+
+  @Column('jsonb', { name: 'part_layout', nullable: true })
+  partLayout: { request?: BodyLayout; response?: BodyLayout } | null;
+
+  /** The bodies' JSON size in bytes as received (request and response), before they were split. */
+  @Column('integer', { name: 'body_bytes', nullable: true })
+  bodyBytes: number | null;
 
   @Column('integer', { name: 'prompt_tokens', nullable: true })
   promptTokens: number | null;

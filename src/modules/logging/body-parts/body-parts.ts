@@ -1,0 +1,127 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * A logged body as its parts (CONTRACT section 14): the values an agent resends on every
+ * turn (the system prompt, the tool definitions, each message or input item, each
+ * choice or content block of an answer) are stored once per workspace, keyed by the
+ * SHA-256 of their JSON text, and the row keeps the rest of the body (its skeleton) with
+ * a layout that says where each part goes back.
+ *
+ * The parts are found by top-level field, whatever the wire format: a field of
+ * WHOLE_FIELDS is one part, each element of an array under EACH_FIELDS is one. A value
+ * shorter than MIN_PART_BYTES stays in the skeleton (a reference would cost more than
+ * it saves); past MAX_PARTS_PER_BODY the rest stays in the skeleton too, so a hostile
+ * body of tens of thousands of messages costs one pass over it, no more.
+ */
+
+/** Fields whose whole value is one part: repeated as a block from request to request. */
+const WHOLE_FIELDS = ['system', 'tools', 'instructions', 'functions', 'systemInstruction', 'tool_config', 'toolConfig'];
+/** Fields whose array elements are parts: a conversation grows by appending to them. */
+const EACH_FIELDS = ['messages', 'input', 'contents', 'content', 'choices', 'output', 'candidates'];
+/** Under this many bytes of JSON a value stays in the row: a reference costs about 40. */
+export const MIN_PART_BYTES = 64;
+export const MAX_PARTS_PER_BODY = 5_000;
+
+/** A part's key: its SHA-256, hex (64 characters). */
+export type PartHash = string;
+
+export interface Part {
+  hash: PartHash;
+  /** The part's JSON text, as hashed. */
+  json: string;
+}
+
+/**
+ * Where a body's parts go back, in the order of its hashes: `[field]` is one part (the
+ * field's whole value), `[field, [i, j, …]]` one part per listed index of the field's array.
+ */
+export type BodyLayout = ([string] | [string, number[]])[];
+
+export interface SplitBody {
+  /** The body without its parts (array elements that are parts are null in place). */
+  skeleton: unknown;
+  layout: BodyLayout;
+  parts: Part[];
+  /** The body's JSON length in bytes, as received: what storage is measured against. */
+  bytes: number;
+}
+
+export function hashPart(json: string): PartHash {
+  return createHash('sha256').update(json).digest('hex');
+}
+
+/** The body as skeleton, layout and parts; a body with no part (or not an object) is its own skeleton. */
+export function splitBody(body: unknown): SplitBody {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    return { skeleton: body, layout: [], parts: [], bytes: body === null || body === undefined ? 0 : byteLength(JSON.stringify(body)) };
+  }
+  const record = body as Record<string, unknown>;
+  const skeleton: Record<string, unknown> = { ...record };
+  const layout: BodyLayout = [];
+  const parts: Part[] = [];
+  const room = () => parts.length < MAX_PARTS_PER_BODY;
+  let bytes = 1; // the braces, less the comma counted after the last field
+
+  for (const [field, value] of Object.entries(record)) {
+    if (value === undefined) continue;
+    const json = JSON.stringify(value);
+    if (json === undefined) continue;
+    bytes += byteLength(json) + byteLength(JSON.stringify(field)) + 2; // the colon and the comma
+    if (WHOLE_FIELDS.includes(field) && json.length >= MIN_PART_BYTES && room()) {
+      parts.push({ hash: hashPart(json), json });
+      layout.push([field]);
+      delete skeleton[field];
+    } else if (EACH_FIELDS.includes(field) && Array.isArray(value) && json.length >= MIN_PART_BYTES) {
+      const indices: number[] = [];
+      let elements: unknown[] | null = null;
+      value.forEach((element, index) => {
+        if (!room() || element === null || typeof element !== 'object') return;
+        const elementJson = JSON.stringify(element);
+        if (elementJson.length < MIN_PART_BYTES) return;
+        parts.push({ hash: hashPart(elementJson), json: elementJson });
+        indices.push(index);
+        (elements ??= [...value])[index] = null;
+      });
+      if (elements) {
+        skeleton[field] = elements;
+        layout.push([field, indices]);
+      }
+    }
+  }
+  bytes = Math.max(bytes, 2);
+  return layout.length === 0 ? { skeleton: body, layout, parts, bytes } : { skeleton, layout, parts, bytes };
+}
+
+/** How many parts a layout places (the length of its body's hashes). */
+export function partCount(layout: BodyLayout): number {
+  return layout.reduce((count, [, indices]) => count + (indices ? indices.length : 1), 0);
+}
+
+/**
+ * The body again: the skeleton with each part put back where the layout says. A part the
+ * store could not give (`read` answers undefined) reads `{"_missing_part": "<hash>"}`.
+ */
+export function joinBody(skeleton: unknown, layout: BodyLayout, hashes: readonly PartHash[], read: (hash: PartHash) => unknown): unknown {
+  if (layout.length === 0 || skeleton === null || typeof skeleton !== 'object' || Array.isArray(skeleton)) return skeleton;
+  const body: Record<string, unknown> = { ...(skeleton as Record<string, unknown>) };
+  let next = 0;
+  const part = () => {
+    const hash = hashes[next++];
+    const value = hash === undefined ? undefined : read(hash);
+    return value === undefined ? { _missing_part: hash ?? null } : value;
+  };
+  for (const [field, indices] of layout) {
+    if (!indices) {
+      body[field] = part();
+      continue;
+    }
+    const elements = Array.isArray(body[field]) ? [...(body[field] as unknown[])] : [];
+    for (const index of indices) elements[index] = part();
+    body[field] = elements;
+  }
+  return body;
+}
+
+function byteLength(text: string): number {
+  return Buffer.byteLength(text);
+}

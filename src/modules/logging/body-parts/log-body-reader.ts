@@ -1,0 +1,52 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { RequestLogEntity } from '../entities/request-log.entity';
+import { joinBody, partCount, type BodyLayout } from './body-parts';
+
+/** Parts read per query: a page of an export names thousands. */
+const PARTS_PER_QUERY = 2_000;
+
+/**
+ * Puts log rows' bodies back together from their parts (CONTRACT section 14): one query
+ * per PARTS_PER_QUERY distinct parts of the rows read, each part read once however many
+ * rows share it. A part that is gone (or a layout that does not fit its hashes) reads as
+ * `{"_missing_part": "<hash>"}` in place, never an error.
+ */
+@Injectable()
+export class LogBodyReader {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** Replaces, in place, the skeleton bodies of the rows that have parts by the whole bodies. */
+  async join(rows: RequestLogEntity[]): Promise<void> {
+    const split = rows.filter((row) => row.partLayout && row.partHashes?.length && (row.requestBody !== undefined || row.responseBody !== undefined));
+    if (split.length === 0) return;
+    const wanted = new Map<string, [string, string]>();
+    for (const row of split) {
+      for (const hash of row.partHashes!) {
+        const hex = hash.toString('hex');
+        wanted.set(`${row.workspaceId}/${hex}`, [row.workspaceId, hex]);
+      }
+    }
+    const found = new Map<string, unknown>();
+    const keys = [...wanted.values()];
+    for (let start = 0; start < keys.length; start += PARTS_PER_QUERY) {
+      const chunk = keys.slice(start, start + PARTS_PER_QUERY);
+      const parts: { workspace_id: string; hash: string; body: unknown }[] = await this.dataSource.query(
+        `select p.workspace_id, encode(p.hash, 'hex') as hash, p.body
+         from unnest($1::uuid[], $2::text[]) as k(workspace_id, hash)
+         join log_body_parts p on p.workspace_id = k.workspace_id and p.hash = decode(k.hash, 'hex')
+         where p.body is not null`,
+        [chunk.map(([workspaceId]) => workspaceId), chunk.map(([, hex]) => hex)],
+      );
+      for (const part of parts) found.set(`${part.workspace_id}/${part.hash}`, part.body);
+    }
+    for (const row of split) {
+      const hashes = row.partHashes!.map((hash) => hash.toString('hex'));
+      const read = (hex: string) => found.get(`${row.workspaceId}/${hex}`);
+      const { request = [], response = [] } = row.partLayout as { request?: BodyLayout; response?: BodyLayout };
+      const requestCount = partCount(request);
+      if (row.requestBody !== undefined) row.requestBody = joinBody(row.requestBody, request, hashes.slice(0, requestCount), read);
+      if (row.responseBody !== undefined) row.responseBody = joinBody(row.responseBody, response, hashes.slice(requestCount), read);
+    }
+  }
+}

@@ -1,0 +1,88 @@
+import { DEFAULT_WORKSPACE_ID } from '../../workspaces/workspace.entity';
+import { splitBody, type BodyLayout, type Part } from './body-parts';
+
+/** Parts remembered as stored; the least recently referenced is forgotten first (~100 bytes each). */
+const KNOWN_PARTS_MAX = 100_000;
+
+/**
+ * The parts this process knows are stored with `last_seen_day` at least a given day: a
+ * row referencing one of them that day needs nothing written for it. A part is learnt
+ * only once the statement that stored it has committed (LogWriter), so a failed batch
+ * never leaves a reference to a part that is not there.
+ */
+export class KnownParts {
+  private readonly keys = new Map<string, true>();
+
+  constructor(private readonly max = KNOWN_PARTS_MAX) {}
+
+  has(key: string): boolean {
+    if (!this.keys.has(key)) return false;
+    // Re-inserted: the Map's order is the order of last use.
+    this.keys.delete(key);
+    this.keys.set(key, true);
+    return true;
+  }
+
+  learn(keys: readonly string[]): void {
+    for (const key of keys) {
+      this.keys.delete(key);
+      this.keys.set(key, true);
+      if (this.keys.size > this.max) this.keys.delete(this.keys.keys().next().value!);
+    }
+  }
+
+  /** Forgets every part (their rows may have been deleted: retention, a workspace deleted). */
+  clear(): void {
+    this.keys.clear();
+  }
+}
+
+/** The key of a part in KnownParts: its workspace, its hash and the day it was last referenced. */
+export const knownPartKey = (workspaceId: string, hash: string, day: string) => `${workspaceId}/${hash}/${day}`;
+
+export interface RecordWithParts {
+  /** The record's JSON: bodies as skeletons, `partHashes`, `partLayout`, `bodyBytes`, and `bodyParts`, the parts to store. */
+  json: string;
+  /** KnownParts keys of the parts the row references and KnownParts did not hold: learnt once it is stored. */
+  partKeys: string[];
+}
+
+/**
+ * The log record as the log writer stores it: its bodies split into parts (body-parts.ts),
+ * the parts not known to be stored carried along in `bodyParts` (`h` the hash as bytea
+ * text, `n` its JSON bytes, `b` its JSON) for the same INSERT, and in the journal. The
+ * parts' JSON is spliced into the record's text, not serialised a second time.
+ */
+export function recordWithParts(record: Record<string, unknown> & { workspaceId?: string | null; createdAt?: Date }, known: KnownParts): RecordWithParts {
+  const hasBodies = (record.requestBody ?? null) !== null || (record.responseBody ?? null) !== null;
+  if (!hasBodies) return { json: JSON.stringify(record), partKeys: [] };
+  const request = splitBody(record.requestBody ?? null);
+  const response = splitBody(record.responseBody ?? null);
+  const bodyBytes = request.bytes + response.bytes;
+  if (request.parts.length + response.parts.length === 0) return { json: JSON.stringify({ ...record, bodyBytes }), partKeys: [] };
+
+  const workspaceId = record.workspaceId ?? DEFAULT_WORKSPACE_ID;
+  const day = (record.createdAt instanceof Date ? record.createdAt : new Date()).toISOString().slice(0, 10);
+  const layout: { request?: BodyLayout; response?: BodyLayout } = {};
+  if (request.layout.length) layout.request = request.layout;
+  if (response.layout.length) layout.response = response.layout;
+  const parts: Part[] = [...request.parts, ...response.parts];
+  const row = {
+    ...record,
+    requestBody: request.skeleton,
+    responseBody: response.skeleton,
+    partHashes: parts.map((part) => `\\x${part.hash}`),
+    partLayout: layout,
+    bodyBytes,
+  };
+  const partKeys = new Set<string>();
+  const carried: string[] = [];
+  for (const part of parts) {
+    const key = knownPartKey(workspaceId, part.hash, day);
+    if (partKeys.has(key) || known.has(key)) continue;
+    partKeys.add(key);
+    carried.push(`{"h":"\\\\x${part.hash}","n":${Buffer.byteLength(part.json)},"b":${part.json}}`);
+  }
+  const json = JSON.stringify(row);
+  return { json: carried.length ? `${json.slice(0, -1)},"bodyParts":[${carried.join(',')}]}` : json, partKeys: [...partKeys] };
+}
