@@ -146,6 +146,39 @@ export async function waitForHealth(baseUrl: string, child: Child, timeoutMs = 9
   throw new Error(`${child.name} not healthy after ${timeoutMs} ms (last: ${last}):\n${child.tail.join('\n')}`);
 }
 
+/** A virtual key of the bench's gateway: a mock-backed provider (custom_host = the mock's /v1, as both adapters append their paths to it). */
+export async function createVirtualKey(gatewayUrl: string, adminKey: string, mockUrl: string, provider = 'openai', slug = 'bench'): Promise<void> {
+  const response = await fetch(`${gatewayUrl}/v1/virtual-keys`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-gateway-api-key': adminKey },
+    body: JSON.stringify({ name: slug, slug, provider, key: `sk-${slug}-0000000000`, custom_host: `${mockUrl}/v1` }),
+  });
+  if (response.status !== 201 && response.status !== 200) {
+    throw new Error(`creating the virtual key ${slug} failed: ${response.status} ${await response.text()}`);
+  }
+}
+
+/** Lets the gateway write the log rows of the requests so far (`pending_logs: 0` on /health); false on timeout. */
+export async function waitForLogsWritten(gatewayUrl: string, timeoutMs = 20_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const health = (await fetch(`${gatewayUrl}/health`).then((r) => r.json()).catch(() => ({}))) as { pending_logs?: number };
+    if (health.pending_logs === 0) return true;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  process.stdout.write(`  (the gateway still had log rows pending after ${timeoutMs} ms)\n`);
+  return false;
+}
+
+/**
+ * The embedded PostgreSQL a gateway started in `dataDir`: its postmaster's pid and the URL
+ * of the gateway's database (postmaster.pid: line 1 the pid, line 4 the port; trust auth on loopback).
+ */
+export function embeddedPostgresOf(dataDir: string): { pid: number; url: string } {
+  const lines = readFileSync(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n');
+  return { pid: Number(lines[0]), url: `postgres://postgres@127.0.0.1:${Number(lines[3])}/gateway` };
+}
+
 /** SIGTERM, then SIGKILL after `graceMs`. */
 export async function stopChild(child: Child, graceMs = 15_000): Promise<void> {
   if (child.proc.exitCode !== null || child.proc.signalCode !== null) return;
@@ -195,15 +228,19 @@ export function stopAll(dataDir?: string): Promise<void> {
   })());
 }
 
-/** CPU seconds (user + system) of a process and, separately, of all its descendants (e.g. PostgreSQL). */
-export function cpuSeconds(rootPid: number): { self: number; descendants: number } {
+/**
+ * CPU seconds (user + system) of a process and, separately, of all its descendants (e.g.
+ * PostgreSQL); `reaped`: of the process's children that exited (PostgreSQL's autovacuum
+ * workers and closed backends, seen through the postmaster).
+ */
+export function cpuSeconds(rootPid: number): { self: number; descendants: number; reaped: number } {
   const ticks = 100; // USER_HZ; 100 on every mainstream Linux
   const stats = new Map<number, { ppid: number; cpu: number; reaped: number }>();
   let entries: string[] = [];
   try {
     entries = readdirSync('/proc');
   } catch {
-    return { self: NaN, descendants: NaN };
+    return { self: NaN, descendants: NaN, reaped: NaN };
   }
   for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue;
@@ -232,5 +269,5 @@ export function cpuSeconds(rootPid: number): { self: number; descendants: number
       }
     }
   }
-  return { self, descendants };
+  return { self, descendants, reaped: stats.get(rootPid)?.reaped ?? NaN };
 }

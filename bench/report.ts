@@ -63,7 +63,8 @@ const ms = (v: number) => (Number.isFinite(v) ? v.toFixed(3) : 'n/a');
 const signed = (v: number) => (Number.isFinite(v) ? (v >= 0 ? '+' : '') + v.toFixed(3) : 'n/a');
 const int = (v: number) => (Number.isFinite(v) ? Math.round(v).toString() : 'n/a');
 
-function table(header: string[], rows: string[][]): string {
+/** Columns aligned: the first to the left, the others to the right. */
+export function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');

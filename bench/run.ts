@@ -5,6 +5,7 @@
  *   npm run bench -- [--duration 8] [--pin] [--ttft 200] [--profile]
  *   npm run bench -- --streams [N] [--stream-delay 1500] [--tls]
  *   npm run bench -- --workers [--duration 8]
+ *   npm run bench -- --agent [--sessions 16] [--turns 20] [--profile]
  *
  *   --duration N  seconds per measured run (default 8)
  *   --pin         gateway (and its PostgreSQL) on core 1, mock and load generator on core 0
@@ -23,6 +24,17 @@
  *                 it unless UPSTREAM_HTTP2=false is in the environment (run both to compare)
  *   --workers     instead: throughput (json and streaming, c=32) of a gateway with WORKERS=1 and
  *                 one with WORKERS=2, measured in turn, side by side
+ *   --agent       instead: coding-agent sessions replayed from test/fixtures/clients/ (half Claude
+ *                 Code on /v1/messages, half Codex on /v1/responses; half of each streaming), each
+ *                 turn resending the conversation grown by a tool call and ~3 KB of its output;
+ *                 straight to the mock, through the gateway (bodies logged) and through a second
+ *                 gateway with LOG_BODIES=false: req/s, CPU per request of the gateway, the mock and
+ *                 the gateway's PostgreSQL, bytes sent and stored per request; then logged bodies
+ *                 read back through GET /v1/logs/{id} and compared with those sent (see bench/agent.ts);
+ *                 with --profile, the logging gateway runs under --cpu-prof and the top self-time
+ *                 functions of its runs are printed
+ *   --sessions N  with --agent: sessions at once (default 16), each one turn after the other
+ *   --turns N     with --agent: requests per session (default 20)
  */
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'undici';
@@ -30,8 +42,9 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { measureTtft, problemsOf, runLoad, stopLoad, type LoadResult, type Target } from './load';
+import { agentScenario } from './agent';
 import { formatProfile, summarizeProfile, type ProfileSummary } from './profile';
-import { Child, cpuSeconds, freePort, hasTaskset, makeDataDir, pinSelf, startGateway, startMock, stopAll, stopChild, waitForHealth } from './processes';
+import { Child, cpuSeconds, createVirtualKey, freePort, hasTaskset, makeDataDir, pinSelf, startGateway, startMock, stopAll, stopChild, waitForHealth, waitForLogsWritten } from './processes';
 import { finishReport, type Scenario } from './report';
 import { describeStreams, gatewayRssKiB, runStreams, type StreamsResult } from './streams';
 
@@ -47,10 +60,13 @@ interface Args {
   streamDelay: number;
   workers: boolean;
   tls: boolean;
+  agent: boolean;
+  sessions: number;
+  turns: number;
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { duration: 8, pin: false, ttft: 200, profile: false, streams: 0, streamDelay: 1500, workers: false, tls: false };
+  const args: Args = { duration: 8, pin: false, ttft: 200, profile: false, streams: 0, streamDelay: 1500, workers: false, tls: false, agent: false, sessions: 16, turns: 20 };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split('=', 2);
     const value = () => Number(inline ?? argv[++i]);
@@ -63,12 +79,18 @@ function parseArgs(argv: string[]): Args {
     else if (flag === '--stream-delay') args.streamDelay = value();
     else if (flag === '--workers') args.workers = true;
     else if (flag === '--tls') args.tls = true;
+    else if (flag === '--agent') args.agent = true;
+    else if (flag === '--sessions') args.sessions = value();
+    else if (flag === '--turns') args.turns = value();
     else throw new Error(`unknown argument ${argv[i]} (see the header of bench/run.ts)`);
   }
   if (!(args.duration >= 1)) throw new Error('--duration must be a number of seconds >= 1');
   if (!(args.ttft >= 1)) throw new Error('--ttft must be >= 1');
   if (!(args.streams >= 0) || !(args.streamDelay >= 1)) throw new Error('--streams and --stream-delay must be positive numbers');
   if (args.tls && !args.streams) throw new Error('--tls goes with --streams');
+  if (!(Number.isInteger(args.sessions) && args.sessions >= 1) || !(Number.isInteger(args.turns) && args.turns >= 1)) throw new Error('--sessions and --turns must be whole numbers >= 1');
+  if (!args.agent && argv.some((a) => /^--(sessions|turns)\b/.test(a))) throw new Error('--sessions and --turns go with --agent');
+  if (args.agent && (args.streams || args.workers)) throw new Error('--agent is a scenario of its own: not with --streams or --workers');
   return args;
 }
 
@@ -76,17 +98,6 @@ const log = (message: string) => process.stdout.write(`${message}\n`);
 /** The provider latency of the last scenario (the mock's `mock-slow-<ms>` model). */
 const PROVIDER_LATENCY_MS = 50;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function createVirtualKey(gatewayUrl: string, adminKey: string, mockUrl: string): Promise<void> {
-  const response = await fetch(`${gatewayUrl}/v1/virtual-keys`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-gateway-api-key': adminKey },
-    body: JSON.stringify({ name: 'bench', slug: 'bench', provider: 'openai', key: 'sk-bench-0000000000', custom_host: `${mockUrl}/v1` }),
-  });
-  if (response.status !== 201 && response.status !== 200) {
-    throw new Error(`creating the virtual key failed: ${response.status} ${await response.text()}`);
-  }
-}
 
 /** One request per target and mode before any load: a clear error beats 100k non-2xx. */
 async function smokeTest(targets: Target[]): Promise<void> {
@@ -106,17 +117,6 @@ async function smokeTest(targets: Target[]): Promise<void> {
     }
     await dispatcher?.close();
   }
-}
-
-/** Lets the gateway write the previous run's log rows, so they do not bleed into the next run. */
-async function waitForLogsWritten(gatewayUrl: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const health = (await fetch(`${gatewayUrl}/health`).then((r) => r.json()).catch(() => ({}))) as { pending_logs?: number };
-    if (health.pending_logs === 0) return;
-    await sleep(100);
-  }
-  log(`  (the gateway still had log rows pending after ${timeoutMs} ms)`);
 }
 
 function describe(r: LoadResult): string {
@@ -277,9 +277,10 @@ async function main(): Promise<void> {
     };
     await smokeTest([direct, gateway]);
 
-    log('warming up...');
-    // (The load generator's runs go over plain HTTP only: with --tls the gateway alone warms up.)
-    for (const target of args.profile || args.workers || args.tls ? [gateway] : [direct, gateway]) {
+    // (The load generator's runs go over plain HTTP only: with --tls the gateway alone warms up. --agent warms up with its own sessions.)
+    const warmUpTargets = args.agent ? [] : args.profile || args.workers || args.tls ? [gateway] : [direct, gateway];
+    if (warmUpTargets.length) log('warming up...');
+    for (const target of warmUpTargets) {
       for (const stream of [false, true]) await runLoad(target, stream, 8, 1.5);
     }
 
@@ -287,6 +288,16 @@ async function main(): Promise<void> {
       await streamsScenario(args, direct, gateway, gatewayChild);
     } else if (args.workers) {
       await workersScenario(args, mock.url, gateway, adminKey);
+    } else if (args.agent) {
+      failed = await agentScenario({
+        args: { sessions: args.sessions, turns: args.turns },
+        mock,
+        gateway: { child: gatewayChild, url: gatewayUrl, dataDir },
+        adminKey,
+        gatewayCore: pin ? 1 : undefined,
+        resultsDir: RESULTS_DIR,
+        onGatewayWindow: (name, fromUs, toUs) => windows.push({ name, fromUs, toUs }),
+      });
     } else if (args.profile) {
       for (const stream of [false, true]) {
         await waitForLogsWritten(gatewayUrl);

@@ -8,8 +8,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *   JSON text after redaction. `last_seen_day` is the newest UTC day of a row referencing
  *   it, so retention frees what no kept row references by that date alone. `body` is null
  *   when the part lives in object storage (LOG_BODY_STORE).
- * - `log_body_part_document(body)`: the part's words for search, indexed once per part;
- *   `log_tsvector_agg` puts a row's documents together when a search needs the whole row.
+ * - `log_body_part_document(body)`: the part's words for search, indexed once per part.
  * - On the log: `part_hashes` (the row's parts in the order of `part_layout`, GIN-indexed:
  *   search finds the rows of the parts it matched), `part_layout` (where each part goes
  *   back in `request_body` / `response_body`, which keep the rest of the bodies) and
@@ -37,8 +36,6 @@ export class LogBodyParts1764002200000 implements MigrationInterface {
       language sql immutable parallel safe
       as $$ select to_tsvector('simple'::regconfig, left(coalesce(body::text, ''), 100000)) $$`);
     await db.query(`create index log_body_parts_search on log_body_parts using gin (log_body_part_document(body))`);
-    // A row's words are its own and its parts' in order (a phrase never spans two parts: || shifts positions).
-    await db.query(`create aggregate log_tsvector_agg(tsvector) (sfunc = tsvector_concat, stype = tsvector, initcond = '')`);
     await db.query(`alter table request_logs add column part_hashes bytea[], add column part_layout jsonb, add column body_bytes integer`);
     await db.query(`create index request_logs_part_hashes on request_logs using gin (part_hashes)`);
   }
@@ -47,7 +44,6 @@ export class LogBodyParts1764002200000 implements MigrationInterface {
     await db.query(`drop index request_logs_part_hashes`);
     await db.query(`alter table request_logs drop column part_hashes, drop column part_layout, drop column body_bytes`);
     await db.query(`drop table log_body_parts`);
-    await db.query(`drop aggregate log_tsvector_agg(tsvector)`);
     await db.query(`drop function log_body_part_document(jsonb)`);
   }
 }

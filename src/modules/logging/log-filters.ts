@@ -11,27 +11,69 @@ export function valuesOf(filter: string): string[] {
 }
 
 /**
- * How a full-text search `q` reads a log row whose bodies are split into parts (see
- * applySearchFilters), from PostgreSQL's own reading of `q` (searchPlanQuery).
+ * A full-text search `q` as the terms a row must have and those it must not (see
+ * applySearchFilters), from PostgreSQL's own reading of `q` (SEARCH_PLAN_SQL): the query
+ * cut at its top-level ANDs. A row matches a term when its own text or one of its parts
+ * does, so `refund policy` finds a row with "refund" in a message and "policy" in the
+ * system prompt; a phrase, or an OR, is matched within one part.
  */
 export interface SearchPlan {
-  /**
-   * The query's positive terms joined by OR (`to_tsquery` text), which a matching row has
-   * in its own text or in one of its parts: the index-served filter. Null when there is
-   * none (`-word` alone): every row is a candidate.
-   */
-  anyTerm: string | null;
-  /** The query combines terms (AND, NOT): a row's text and its parts must be read together. */
-  wholeRow: boolean;
+  /** tsquery texts (cast, not parsed again: a lexeme stays as PostgreSQL made it), each matched by the row's text or one of its parts. */
+  required: string[];
+  /** tsquery texts that neither the row's text nor any of its parts may match. */
+  excluded: string[];
 }
 
-/** `$1` the search text: the query as PostgreSQL reads it, and its positive part. */
-export const SEARCH_PLAN_SQL = `select websearch_to_tsquery('simple', $1)::text as query, querytree(websearch_to_tsquery('simple', $1)) as positive`;
+/** `$1` the search text: the query as PostgreSQL reads it (`'a' <-> 'b' & !'c'`). */
+export const SEARCH_PLAN_SQL = `select websearch_to_tsquery('simple', $1)::text as query`;
 
-export function searchPlan(row: { query: string; positive: string }): SearchPlan {
-  const wholeRow = /[&!]/.test(row.query);
-  const positive = row.positive === 'T' || row.positive === '' ? null : row.positive;
-  return { anyTerm: positive && wholeRow ? positive.replace(/&|<\d*->/g, '|') : positive, wholeRow };
+export function searchPlan(query: string): SearchPlan {
+  const plan: SearchPlan = { required: [], excluded: [] };
+  for (const operand of topLevelOperands(query)) {
+    const negated = operand.startsWith('!') ? operand.slice(1).trim() : null;
+    // `!'word'` or `!( … )` is an exclusion; a `!` that binds less than the whole operand stays in a term.
+    if (negated !== null && isOneGroup(negated)) plan.excluded.push(negated);
+    else plan.required.push(operand);
+  }
+  return plan;
+}
+
+/** One quoted lexeme, or one parenthesised group, and nothing else. */
+function isOneGroup(text: string): boolean {
+  if (/^'(?:[^']|'')*'$/.test(text)) return true;
+  if (!text.startsWith('(')) return false;
+  let depth = 0;
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i];
+    if (char === "'") quoted = !quoted;
+    else if (quoted) continue;
+    else if (char === '(') depth++;
+    else if (char === ')' && --depth === 0) return i === text.length - 1;
+  }
+  return false;
+}
+
+/** The operands of a tsquery's text joined by `&` outside quotes and parentheses (the whole query when an OR joins them). */
+function topLevelOperands(query: string): string[] {
+  const operands: string[] = [];
+  let depth = 0;
+  let quoted = false;
+  let start = 0;
+  for (let i = 0; i < query.length; i++) {
+    const char = query[i];
+    if (char === "'") quoted = !quoted; // a doubled quote inside a lexeme toggles twice
+    else if (quoted) continue;
+    else if (char === '(') depth++;
+    else if (char === ')') depth--;
+    else if (char === '|' && depth === 0) return [query.trim()].filter(Boolean); // & binds tighter: an OR of ANDs is one term
+    else if (char === '&' && depth === 0) {
+      operands.push(query.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  operands.push(query.slice(start).trim());
+  return operands.filter(Boolean);
 }
 
 /**
@@ -62,18 +104,13 @@ export function applySearchFilters(qb: SelectQueryBuilder<RequestLogEntity>, que
     qb.andWhere(`(${conditions.join(' or ')})`);
   }
   if (query.q && search) {
-    qb.setParameters({ search: query.q, searchAny: search.anyTerm, searchWorkspaces: workspaces });
+    qb.setParameters({ searchWorkspaces: workspaces });
     const inWorkspaces = workspaces === null ? '' : 'p.workspace_id in (:...searchWorkspaces) and ';
-    const anyTerm = search.wholeRow ? `to_tsquery('simple', :searchAny)` : `websearch_to_tsquery('simple', :search)`;
-    if (search.anyTerm !== null) {
-      qb.andWhere(`(request_log_document(log.request_body, log.response_body) @@ ${anyTerm}
-        or log.part_hashes && array(select p.hash from log_body_parts p where ${inWorkspaces}log_body_part_document(p.body) @@ ${anyTerm}))`);
-    }
-    if (search.wholeRow) {
-      qb.andWhere(`(request_log_document(log.request_body, log.response_body) || coalesce((
-          select log_tsvector_agg(log_body_part_document(p.body) order by h.ord)
-          from unnest(log.part_hashes) with ordinality as h(hash, ord) join log_body_parts p on p.workspace_id = log.workspace_id and p.hash = h.hash
-        ), ''::tsvector)) @@ websearch_to_tsquery('simple', :search)`);
-    }
+    const matches = (parameter: string) => `(request_log_document(log.request_body, log.response_body) @@ cast(:${parameter} as tsquery)
+      or log.part_hashes && array(select p.hash from log_body_parts p where ${inWorkspaces}log_body_part_document(p.body) @@ cast(:${parameter} as tsquery)))`;
+    search.required.forEach((term, i) => qb.andWhere(matches(`searchTerm${i}`), { [`searchTerm${i}`]: term }));
+    search.excluded.forEach((term, i) => qb.andWhere(`not ${matches(`searchExcluded${i}`)}`, { [`searchExcluded${i}`]: term }));
+    // Words PostgreSQL does not index (punctuation alone): no row matches, as before parts.
+    if (search.required.length + search.excluded.length === 0) qb.andWhere('false');
   }
 }

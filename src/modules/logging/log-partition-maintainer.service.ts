@@ -145,12 +145,13 @@ export class LogPartitionMaintainer implements OnApplicationBootstrap, BeforeApp
 
   /**
    * Frees the body parts (migration LogBodyParts) that only dropped rows referenced: those
-   * last referenced before the oldest day kept; and every part of a deleted workspace. In
+   * last referenced before the oldest day the log still holds; and every part of a deleted
+   * workspace. In
    * batches of short statements: the log writer, which may store one of them again
    * meanwhile, waits at most for one batch.
    */
   private async freeParts(db: QueryRunner, now: Date): Promise<number> {
-    const oldestKept = this.logRetentionDays ? dayOf(Math.floor((now.getTime() - this.logRetentionDays * DAY_MS) / DAY_MS)) : null;
+    const oldestKept = this.logRetentionDays ? await this.oldestDayKept(db, now) : null;
     const unreferenced = `select p.ctid from log_body_parts p where p.last_seen_day < $1::date limit ${PART_DELETE_BATCH}`;
     const ofDeletedWorkspaces = `select p.ctid from log_body_parts p join workspaces w on w.id = p.workspace_id where w.deleted_at is not null limit ${PART_DELETE_BATCH}`;
     let freed = 0;
@@ -163,6 +164,21 @@ export class LogPartitionMaintainer implements OnApplicationBootstrap, BeforeApp
       }
     }
     return freed;
+  }
+
+  /**
+   * The oldest day whose rows the log may still hold: the retention's, or earlier when a
+   * partition past it is still there (its drop failed and waits for the next pass) or the
+   * default partition holds older rows.
+   */
+  private async oldestDayKept(db: QueryRunner, now: Date): Promise<string> {
+    const retained = dayOf(Math.floor((now.getTime() - this.logRetentionDays! * DAY_MS) / DAY_MS));
+    const partitions: { name: string }[] = await db.query(
+      `select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'request_logs'::regclass`,
+    );
+    const [{ day: waiting }] = await db.query(`select to_char(min(created_at) at time zone 'UTC', 'YYYY-MM-DD') as day from request_logs_default`);
+    const days = partitions.map(({ name }) => PARTITION_NAME.exec(name)).filter((match) => match !== null).map((match) => `${match[1]}-${match[2]}-${match[3]}`);
+    return [retained, ...days, ...(waiting ? [waiting] : [])].sort()[0];
   }
 
   /** Deletes, in small batches, the rollup rows whose period ended ROLLUP_RETENTION_DAYS or more ago. */

@@ -119,7 +119,7 @@ export class LogsService {
       ['trace_id', query.trace_id],
       ['api_key_id', apiKeyId],
     ];
-    const search = query.q === undefined ? undefined : searchPlan((await this.logs.query(SEARCH_PLAN_SQL, [query.q]))[0]);
+    const search = query.q === undefined ? undefined : searchPlan((await this.logs.query(SEARCH_PLAN_SQL, [query.q]))[0].query);
     applySearchFilters(qb, query, scope.visible, search);
     filters.forEach(([column, value], i) => {
       if (value !== undefined) qb.andWhere(`log.${column} = :f${i}`, { [`f${i}`]: value });
