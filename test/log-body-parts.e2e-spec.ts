@@ -49,7 +49,8 @@ const CODEX = recorded('codex-tool.json');
 
 const DAY_MS = 86_400_000;
 const dayOf = (time: number) => new Date(time).toISOString().slice(0, 10);
-const sha256 = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex');
+/** A part's key: the first 128 bits of the SHA-256 of its JSON text, as a UUID. */
+const sha256 = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 32).replace(/^(.{8})(.{4})(.{4})(.{4})/, '$1-$2-$3-$4-');
 const clone = <T>(value: T): T => structuredClone(value);
 /** A word no other request of the run contains (letters only: one token for the search). */
 const word = (label: string) => `${label}${randomBytes(6).toString('hex').replace(/[0-9]/g, (d) => 'ghijklmnop'[Number(d)])}`;
@@ -79,12 +80,12 @@ describe('log bodies stored as parts', () => {
   let mock: MockUpstream;
 
   const sql = <T = any>(text: string, params: unknown[] = []): Promise<T[]> => gateway.dataSource.query(text, params);
-  /** The row's part references, in order, as hex. */
+  /** The row's part references, in order. */
   const partHashesOf = async (id: string): Promise<string[]> =>
-    (await sql<{ hash: string }>(`select encode(h, 'hex') as hash from request_logs, unnest(part_hashes) with ordinality as u(h, n) where id = $1 order by n`, [id])).map((row) => row.hash);
-  /** The parts stored for a workspace: hash (hex) → bytes. */
+    (await sql<{ hash: string }>(`select h::text as hash from request_logs, unnest(part_hashes) with ordinality as u(h, n) where id = $1 order by n`, [id])).map((row) => row.hash);
+  /** The parts stored for a workspace: key → bytes. */
   const partsOf = async (workspaceId: string): Promise<Map<string, number>> =>
-    new Map((await sql<{ hash: string; bytes: number }>(`select encode(hash, 'hex') as hash, bytes from log_body_parts where workspace_id = $1`, [workspaceId])).map((row) => [row.hash, row.bytes]));
+    new Map((await sql<{ hash: string; bytes: number }>(`select hash::text as hash, bytes from log_body_parts where workspace_id = $1`, [workspaceId])).map((row) => [row.hash, row.bytes]));
   const defaultWorkspace = async () => (await sql<{ id: string }>(`select id from workspaces where slug = 'default'`))[0].id;
 
   interface Route {
@@ -285,7 +286,7 @@ describe('log bodies stored as parts', () => {
 
       // One row each for the tools and the system prompt, whose hash both turns reference.
       for (const field of ['tools', 'system']) {
-        const stored = await sql(`select encode(hash, 'hex') as hash from log_body_parts where workspace_id = $1 and body = $2::jsonb`, [session.id, JSON.stringify(second.body[field])]);
+        const stored = await sql(`select hash::text as hash from log_body_parts where workspace_id = $1 and body = $2::jsonb`, [session.id, JSON.stringify(second.body[field])]);
         expect(stored).toEqual([{ hash: sha256(second.body[field]) }]);
         expect(await partHashesOf(firstId)).toContain(stored[0].hash);
         expect(await partHashesOf(secondId)).toContain(stored[0].hash);
@@ -348,7 +349,7 @@ describe('log bodies stored as parts', () => {
       const [partsA, partsB] = [await partsOf(teamA.id), await partsOf(teamB.id)];
       expect([...partsA.keys()]).toEqual(expect.arrayContaining(await partHashesOf(idA)));
       expect([...partsB.keys()]).toEqual(expect.arrayContaining(await partHashesOf(idB)));
-      expect(await sql(`select workspace_id from log_body_parts where hash = decode($1, 'hex') and workspace_id in ($2, $3) order by 1`, [sha256(body.tools), teamA.id, teamB.id])).toEqual(
+      expect(await sql(`select workspace_id from log_body_parts where hash = $1::uuid and workspace_id in ($2, $3) order by 1`, [sha256(body.tools), teamA.id, teamB.id])).toEqual(
         [{ workspace_id: teamA.id }, { workspace_id: teamB.id }].sort((a, b) => a.workspace_id.localeCompare(b.workspace_id)),
       );
 
@@ -477,7 +478,7 @@ describe('log bodies stored as parts', () => {
     const last = body.input.length - 1;
     const hash = sha256(body.input[last]);
     expect(await partHashesOf(id)).toContain(hash);
-    const [deleted] = await sql(`delete from log_body_parts where workspace_id = $1 and hash = decode($2, 'hex') returning 1`, [await defaultWorkspace(), hash]);
+    const [deleted] = await sql(`delete from log_body_parts where workspace_id = $1 and hash = $2::uuid returning 1`, [await defaultWorkspace(), hash]);
     expect(deleted).toBeDefined();
 
     const expected = clone(body);

@@ -5,7 +5,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * src/modules/logging/body-parts/body-parts.ts):
  *
  * - `log_body_parts`: each distinct part once per workspace, keyed by the SHA-256 of its
- *   JSON text after redaction. `last_seen_day` is the newest UTC day of a row referencing
+ *   JSON text after redaction (its first 128 bits, as a uuid: see body-parts.ts). `last_seen_day` is the newest UTC day of a row referencing
  *   it, so retention frees what no kept row references by that date alone. `body` is null
  *   when the part lives in object storage (LOG_BODY_STORE).
  * - `log_body_part_document(body)`: the part's words for search, indexed once per part.
@@ -24,7 +24,7 @@ export class LogBodyParts1764002200000 implements MigrationInterface {
     await db.query(`
       create table log_body_parts (
         workspace_id uuid not null,
-        hash bytea not null,
+        hash uuid not null,
         body jsonb,
         bytes integer not null,
         first_seen_at timestamptz not null default now(),
@@ -36,7 +36,7 @@ export class LogBodyParts1764002200000 implements MigrationInterface {
       language sql immutable parallel safe
       as $$ select to_tsvector('simple'::regconfig, left(coalesce(body::text, ''), 100000)) $$`);
     await db.query(`create index log_body_parts_search on log_body_parts using gin (log_body_part_document(body))`);
-    await db.query(`alter table request_logs add column part_hashes bytea[], add column part_layout jsonb, add column body_bytes integer`);
+    await db.query(`alter table request_logs add column part_hashes uuid[], add column part_layout jsonb, add column body_bytes integer`);
     await db.query(`create index request_logs_part_hashes on request_logs using gin (part_hashes)`);
   }
 

@@ -13,10 +13,10 @@ import { storableJson, storableRecord } from './storable-record';
 import { DEFAULT_WORKSPACE_ID } from '../workspaces/workspace.entity';
 
 /** A log row, and what it does to budget and token-rate counters once stored (see CounterStore). */
-export type LogRecord = Omit<Partial<RequestLogEntity>, 'partHashes'> & { budgetSettlements?: BudgetSettlement[]; tokenSettlements?: TokenSettlement[] };
+export type LogRecord = Partial<RequestLogEntity> & { budgetSettlements?: BudgetSettlement[]; tokenSettlements?: TokenSettlement[] };
 
 /** A record as queued and journaled: its bodies split (record-parts.ts), with the parts to store. */
-type StoredRecord = LogRecord & { partHashes?: string[] | null; bodyParts?: { h: string; n: number; b: unknown }[] | null };
+type StoredRecord = LogRecord & { bodyParts?: { h: string; n: number; b: unknown }[] | null };
 
 /**
  * A queued record: its JSON, serialised once (the journal's line and the INSERT's
@@ -264,7 +264,7 @@ export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
       insert into log_body_parts (workspace_id, hash, body, bytes, last_seen_day)
       select distinct on (1, 2) ${workspace}, p.h, p.b, p.n, (r."createdAt" at time zone 'UTC')::date
       from json_to_recordset($1::json) as r("workspaceId" uuid, "createdAt" timestamptz, "bodyParts" json)
-      cross join lateral json_to_recordset(r."bodyParts") as p(h bytea, n integer, b jsonb)
+      cross join lateral json_to_recordset(r."bodyParts") as p(h uuid, n integer, b jsonb)
       order by 1, 2, 5 desc
       on conflict (workspace_id, hash) do update set last_seen_day = excluded.last_seen_day where log_body_parts.last_seen_day < excluded.last_seen_day)`;
     const rows = `inserted as (

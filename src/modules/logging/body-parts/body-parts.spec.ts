@@ -84,7 +84,7 @@ describe('recordWithParts', () => {
     const first = recordWithParts(record, known);
     const stored = JSON.parse(first.json);
     expect(stored.bodyParts).toHaveLength(5);
-    expect(stored.bodyParts[0]).toEqual({ h: `\\x${hashPart(JSON.stringify(conversation.system))}`, n: Buffer.byteLength(JSON.stringify(conversation.system)), b: conversation.system });
+    expect(stored.bodyParts[0]).toEqual({ h: hashPart(JSON.stringify(conversation.system)), n: Buffer.byteLength(JSON.stringify(conversation.system)), b: conversation.system });
     expect(stored.partHashes).toEqual(stored.bodyParts.map((part: { h: string }) => part.h));
     expect(stored.partLayout).toEqual({ request: [['system'], ['tools'], ['messages', [0, 2]]], response: [['content', [0]]] });
     expect(stored.bodyBytes).toBe(Buffer.byteLength(JSON.stringify(record.requestBody)) + Buffer.byteLength(JSON.stringify(record.responseBody)));

@@ -7,6 +7,11 @@ import { createHash } from 'node:crypto';
  * SHA-256 of their JSON text, and the row keeps the rest of the body (its skeleton) with
  * a layout that says where each part goes back.
  *
+ * A part's key is the first 128 bits of its SHA-256, written as a UUID: a row names dozens
+ * of parts, and PostgreSQL keeps a `uuid[]` at 16 bytes an element where a `bytea[]` of
+ * whole hashes takes 36. A collision by chance needs about 2^64 parts of one workspace;
+ * one made on purpose could only merge two bodies of its maker's own workspace.
+ *
  * The parts are found by top-level field, whatever the wire format: a field of
  * WHOLE_FIELDS is one part, each element of an array under EACH_FIELDS is one. A value
  * shorter than MIN_PART_BYTES stays in the skeleton (a reference would cost more than
@@ -22,7 +27,7 @@ const EACH_FIELDS = ['messages', 'input', 'contents', 'content', 'choices', 'out
 export const MIN_PART_BYTES = 64;
 export const MAX_PARTS_PER_BODY = 5_000;
 
-/** A part's key: its SHA-256, hex (64 characters). */
+/** A part's key: the first 128 bits of its SHA-256, as a UUID. */
 export type PartHash = string;
 
 export interface Part {
@@ -47,7 +52,8 @@ export interface SplitBody {
 }
 
 export function hashPart(json: string): PartHash {
-  return createHash('sha256').update(json).digest('hex');
+  const hex = createHash('sha256').update(json).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
 /** The body as skeleton, layout and parts; a body with no part (or not an object) is its own skeleton. */
@@ -64,20 +70,16 @@ export function splitBody(body: unknown): SplitBody {
 
   for (const [field, value] of Object.entries(record)) {
     if (value === undefined) continue;
-    const json = JSON.stringify(value);
-    if (json === undefined) continue;
-    bytes += byteLength(json) + byteLength(JSON.stringify(field)) + 2; // the colon and the comma
-    if (WHOLE_FIELDS.includes(field) && json.length >= MIN_PART_BYTES && room()) {
-      parts.push({ hash: hashPart(json), json });
-      layout.push([field]);
-      delete skeleton[field];
-    } else if (EACH_FIELDS.includes(field) && Array.isArray(value) && json.length >= MIN_PART_BYTES) {
+    bytes += byteLength(JSON.stringify(field)) + 2; // the colon and the comma
+    if (EACH_FIELDS.includes(field) && Array.isArray(value)) {
+      // Element by element: the array's JSON is theirs, commas and brackets apart.
       const indices: number[] = [];
       let elements: unknown[] | null = null;
+      bytes += Math.max(value.length - 1, 0) + 2;
       value.forEach((element, index) => {
-        if (!room() || element === null || typeof element !== 'object') return;
-        const elementJson = JSON.stringify(element);
-        if (elementJson.length < MIN_PART_BYTES) return;
+        const elementJson = JSON.stringify(element) ?? 'null';
+        bytes += byteLength(elementJson);
+        if (!room() || element === null || typeof element !== 'object' || elementJson.length < MIN_PART_BYTES) return;
         parts.push({ hash: hashPart(elementJson), json: elementJson });
         indices.push(index);
         (elements ??= [...value])[index] = null;
@@ -86,6 +88,18 @@ export function splitBody(body: unknown): SplitBody {
         skeleton[field] = elements;
         layout.push([field, indices]);
       }
+      continue;
+    }
+    const json = JSON.stringify(value);
+    if (json === undefined) {
+      bytes -= byteLength(JSON.stringify(field)) + 2;
+      continue;
+    }
+    bytes += byteLength(json);
+    if (WHOLE_FIELDS.includes(field) && json.length >= MIN_PART_BYTES && room()) {
+      parts.push({ hash: hashPart(json), json });
+      layout.push([field]);
+      delete skeleton[field];
     }
   }
   bytes = Math.max(bytes, 2);

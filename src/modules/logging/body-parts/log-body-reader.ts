@@ -22,27 +22,24 @@ export class LogBodyReader {
     if (split.length === 0) return;
     const wanted = new Map<string, [string, string]>();
     for (const row of split) {
-      for (const hash of row.partHashes!) {
-        const hex = hash.toString('hex');
-        wanted.set(`${row.workspaceId}/${hex}`, [row.workspaceId, hex]);
-      }
+      for (const hash of row.partHashes!) wanted.set(`${row.workspaceId}/${hash}`, [row.workspaceId, hash]);
     }
     const found = new Map<string, unknown>();
     const keys = [...wanted.values()];
     for (let start = 0; start < keys.length; start += PARTS_PER_QUERY) {
       const chunk = keys.slice(start, start + PARTS_PER_QUERY);
       const parts: { workspace_id: string; hash: string; body: unknown }[] = await this.dataSource.query(
-        `select p.workspace_id, encode(p.hash, 'hex') as hash, p.body
-         from unnest($1::uuid[], $2::text[]) as k(workspace_id, hash)
-         join log_body_parts p on p.workspace_id = k.workspace_id and p.hash = decode(k.hash, 'hex')
+        `select p.workspace_id, p.hash, p.body
+         from unnest($1::uuid[], $2::uuid[]) as k(workspace_id, hash)
+         join log_body_parts p on p.workspace_id = k.workspace_id and p.hash = k.hash
          where p.body is not null`,
-        [chunk.map(([workspaceId]) => workspaceId), chunk.map(([, hex]) => hex)],
+        [chunk.map(([workspaceId]) => workspaceId), chunk.map(([, hash]) => hash)],
       );
       for (const part of parts) found.set(`${part.workspace_id}/${part.hash}`, part.body);
     }
     for (const row of split) {
-      const hashes = row.partHashes!.map((hash) => hash.toString('hex'));
-      const read = (hex: string) => found.get(`${row.workspaceId}/${hex}`);
+      const hashes = row.partHashes!;
+      const read = (hash: string) => found.get(`${row.workspaceId}/${hash}`);
       const { request = [], response = [] } = row.partLayout as { request?: BodyLayout; response?: BodyLayout };
       const requestCount = partCount(request);
       if (row.requestBody !== undefined) row.requestBody = joinBody(row.requestBody, request, hashes.slice(0, requestCount), read);

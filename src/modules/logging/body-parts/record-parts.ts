@@ -49,8 +49,8 @@ export interface RecordWithParts {
 
 /**
  * The log record as the log writer stores it: its bodies split into parts (body-parts.ts),
- * the parts not known to be stored carried along in `bodyParts` (`h` the hash as bytea
- * text, `n` its JSON bytes, `b` its JSON) for the same INSERT, and in the journal. The
+ * the parts not known to be stored carried along in `bodyParts` (`h` the part's key,
+ * `n` its JSON bytes, `b` its JSON) for the same INSERT, and in the journal. The
  * parts' JSON is spliced into the record's text, not serialised a second time.
  */
 export function recordWithParts(record: Record<string, unknown> & { workspaceId?: string | null; createdAt?: Date }, known: KnownParts): RecordWithParts {
@@ -71,7 +71,7 @@ export function recordWithParts(record: Record<string, unknown> & { workspaceId?
     ...record,
     requestBody: request.skeleton,
     responseBody: response.skeleton,
-    partHashes: parts.map((part) => `\\x${part.hash}`),
+    partHashes: parts.map((part) => part.hash),
     partLayout: layout,
     bodyBytes,
   };
@@ -81,7 +81,7 @@ export function recordWithParts(record: Record<string, unknown> & { workspaceId?
     const key = knownPartKey(workspaceId, part.hash, day);
     if (partKeys.has(key) || known.has(key)) continue;
     partKeys.add(key);
-    carried.push(`{"h":"\\\\x${part.hash}","n":${Buffer.byteLength(part.json)},"b":${part.json}}`);
+    carried.push(`{"h":"${part.hash}","n":${Buffer.byteLength(part.json)},"b":${part.json}}`);
   }
   const json = JSON.stringify(row);
   return { json: carried.length ? `${json.slice(0, -1)},"bodyParts":[${carried.join(',')}]}` : json, partKeys: [...partKeys] };

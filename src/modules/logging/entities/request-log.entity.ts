@@ -68,8 +68,8 @@ export class RequestLogEntity {
    * bodies above are then skeletons and read whole only through LogBodyReader. Null for a
    * row stored whole (written before parts, or with nothing worth a part).
    */
-  @Column('bytea', { name: 'part_hashes', array: true, nullable: true })
-  partHashes: Buffer[] | null;
+  @Column('uuid', { name: 'part_hashes', array: true, nullable: true })
+  partHashes: string[] | null;
 
   @Column('jsonb', { name: 'part_layout', nullable: true })
   partLayout: { request?: BodyLayout; response?: BodyLayout } | null;
