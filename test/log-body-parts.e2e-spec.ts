@@ -31,7 +31,7 @@ import type { Environment } from '../src/config/environment';
 import { LogPartitionMaintainer } from '../src/modules/logging/log-partition-maintainer.service';
 import { LogWriter } from '../src/modules/logging/log-writer.service';
 import { LogsService } from '../src/modules/logging/logs.service';
-import { call, createVirtualKey, openai, sleep, waitFor } from './support/e2e-helpers';
+import { call, createVirtualKey, openai, parseCsv, sleep, waitFor } from './support/e2e-helpers';
 import { MockUpstream, startMockUpstream } from './support/mock-upstream';
 import { startTcpProxy, TcpProxy } from './support/tcp-proxy';
 import { admin, startTestGateway, TestGateway } from './support/test-gateway';
@@ -733,22 +733,3 @@ describe('log bodies stored as parts, while the database is down', () => {
   }, 60_000);
 });
 
-/** A CSV text as rows of cells (RFC 4180: quoted cells, doubled quotes, CRLF rows). */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (cell += '"'), i++;
-      else if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') row.push(cell), (cell = '');
-    else if (c === '\r' && text[i + 1] === '\n') row.push(cell), rows.push(row), (row = []), (cell = ''), i++;
-    else cell += c;
-  }
-  return rows;
-}

@@ -4,29 +4,10 @@
  * cells a spreadsheet would run as formulas defused; a bad filter is a 400 before any byte.
  */
 import { uuidv7 } from '../src/common/ids';
-import { call, chat, createApiKey, createVirtualKey, expectError } from './support/e2e-helpers';
+import { call, chat, createApiKey, createVirtualKey, expectError, parseCsv } from './support/e2e-helpers';
 import { MockUpstream, startMockUpstream } from './support/mock-upstream';
 import { startTestGateway, TestGateway } from './support/test-gateway';
 
-/** A CSV parser for the test (quoted cells with "" escapes, CRLF rows). */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (cell += '"'), i++;
-      else if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') row.push(cell), (cell = '');
-    else if (c === '\r' && text[i + 1] === '\n') row.push(cell), rows.push(row), (row = []), (cell = ''), i++;
-    else cell += c;
-  }
-  return rows;
-}
 
 describe('log export', () => {
   let gateway: TestGateway;
