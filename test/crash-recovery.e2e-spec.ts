@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { createVirtualKey, waitFor } from './support/e2e-helpers';
+import { createVirtualKey, waitFor, LOGGED_TEXT_SQL } from './support/e2e-helpers';
 import { GatewayProcess, startGatewayProcess } from './support/gateway-process';
 import { MockUpstream, startMockUpstream } from './support/mock-upstream';
 import { startTcpProxy, TcpProxy } from './support/tcp-proxy';
@@ -57,7 +57,7 @@ describe('a gateway process that crashes or is stopped', () => {
       body,
     });
   const rows = async (text: string) =>
-    Number((await observer.dataSource.query(`select count(*)::int as n from request_logs where request_body::text like $1`, [`%${text}%`]))[0].n);
+    Number((await observer.dataSource.query(`select count(*)::int as n from request_logs where ${LOGGED_TEXT_SQL} like $1`, [`%${text}%`]))[0].n);
 
   it('kill -9 loses no log row that was journaled: the next process replays them at start', async () => {
     const first = await start();
@@ -104,7 +104,7 @@ describe('a gateway process that crashes or is stopped', () => {
     expect(await response.text()).toContain('"code":"shutting_down"');
     expect(await child.exited).toBe(0);
     expect(Date.now() - stoppedAt).toBeLessThan(3_000);
-    const [row] = await observer.dataSource.query(`select error from request_logs where request_body::text like '%stream past the grace period%'`);
+    const [row] = await observer.dataSource.query(`select error from request_logs where ${LOGGED_TEXT_SQL} like '%stream past the grace period%'`);
     expect(row.error).toMatchObject({ code: 'shutting_down' });
   });
 });

@@ -5,7 +5,7 @@
  * The mock's rules are in test/support/mock-anthropic.ts and mock-gemini.ts.
  */
 import Anthropic from '@anthropic-ai/sdk';
-import { call, createVirtualKey, logOf } from './support/e2e-helpers';
+import { call, createVirtualKey, logOf, LOGGED_TEXT_SQL } from './support/e2e-helpers';
 import { MockUpstream, startMockUpstream } from './support/mock-upstream';
 import { admin, startTestGateway, TestGateway } from './support/test-gateway';
 
@@ -107,7 +107,7 @@ describe('messages through the gateway with the Anthropic SDK', () => {
       const log = await logOf(gateway, response.headers.get('x-gateway-request-id'));
       expect(log.request_body.mcp_servers.map((s: any) => s.authorization_token)).toEqual(['[REDACTED]', '[REDACTED]']);
       expect(log.response_body.content.map((b: any) => b.type)).toEqual(types);
-      const stored = await gateway.dataSource.query('select request_body::text as body, request_headers::text as headers from request_logs where id = $1', [log.id]);
+      const stored = await gateway.dataSource.query(`select ${LOGGED_TEXT_SQL} as body, request_headers::text as headers from request_logs where id = $1`, [log.id]);
       expect(stored[0].body + stored[0].headers).not.toContain(MCP_TOKEN);
     });
 

@@ -7,7 +7,7 @@
  */
 import { calcPrice } from '@pydantic/genai-prices';
 import OpenAI from 'openai';
-import { call, createVirtualKey, expectError, logOf, openai } from './support/e2e-helpers';
+import { call, createVirtualKey, expectError, logOf, openai, LOGGED_TEXT_SQL } from './support/e2e-helpers';
 import { MockUpstream, startMockUpstream } from './support/mock-upstream';
 import { admin, startTestGateway, TestGateway } from './support/test-gateway';
 
@@ -87,7 +87,7 @@ describe('responses through the gateway with the OpenAI SDK', () => {
     // MCP headers reach the provider but are never stored.
     expect(sent.body.tools[3].headers.Authorization).toBe(MCP_BEARER);
     expect(log.request_body.tools[3].headers).toEqual({ Authorization: '[REDACTED]' });
-    const stored = await gateway.dataSource.query('select request_body::text || response_body::text as text from request_logs where id = $1', [log.id]);
+    const stored = await gateway.dataSource.query(`select ${LOGGED_TEXT_SQL} as text from request_logs where id = $1`, [log.id]);
     expect(stored[0].text).not.toContain('mcp-secret-token');
   });
 

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
-import { createVirtualKey, waitFor } from './support/e2e-helpers';
+import { createVirtualKey, waitFor, LOGGED_TEXT_SQL } from './support/e2e-helpers';
 import { GatewayProcess, startGatewayProcess } from './support/gateway-process';
 import { MockUpstream, startMockUpstream } from './support/mock-upstream';
 import { startTestGateway, TEST_ADMIN_KEY, TestGateway } from './support/test-gateway';
@@ -47,7 +47,7 @@ describe('a gateway process stopped with SIGTERM', () => {
       body: JSON.stringify({ model, stream, messages: [{ role: 'user', content }] }),
     });
   const rowOf = async (marker: string): Promise<{ status_code: number; error: { code?: string } | null } | undefined> =>
-    (await observer.dataSource.query(`select status_code, error from request_logs where request_body::text like $1`, [`%${marker}%`]))[0];
+    (await observer.dataSource.query(`select status_code, error from request_logs where ${LOGGED_TEXT_SQL} like $1`, [`%${marker}%`]))[0];
   /** Resolves with the error code of a new TCP connection to the process, or 'connected'. */
   const tryConnect = (child: GatewayProcess) =>
     new Promise<string>((resolve) => {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { request } from 'undici';
-import { createApiKey, createVirtualKey, waitFor } from './support/e2e-helpers';
+import { createApiKey, createVirtualKey, waitFor, LOGGED_TEXT_SQL } from './support/e2e-helpers';
 import { GatewayProcess, startGatewayProcess } from './support/gateway-process';
 import { MockUpstream, startMockUpstream } from './support/mock-upstream';
 import { startTcpProxy, TcpProxy } from './support/tcp-proxy';
@@ -70,7 +70,7 @@ describe('WORKERS=2', () => {
     return { status: response.statusCode, worker: Number(response.headers['x-gateway-worker']), text: await response.body.text() };
   };
   const rows = async (text: string) =>
-    Number((await observer.dataSource.query(`select count(*)::int as n from request_logs where request_body::text like $1`, [`%${text}%`]))[0].n);
+    Number((await observer.dataSource.query(`select count(*)::int as n from request_logs where ${LOGGED_TEXT_SQL} like $1`, [`%${text}%`]))[0].n);
   const metrics = async () => (await fetchMetrics(gateway.url)).text();
 
   it('serves from both workers, and /metrics counts the requests of both', async () => {

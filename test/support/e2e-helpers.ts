@@ -136,3 +136,10 @@ export function parseCsv(text: string): string[][] {
   }
   return rows;
 }
+
+/**
+ * SQL for a `request_logs` row (unaliased): its bodies' text as stored, their parts included
+ * (bodies are stored as parts, CONTRACT section 14), for tests that look for a marker or a secret.
+ */
+export const LOGGED_TEXT_SQL = `(coalesce(request_body::text, '') || ' ' || coalesce(response_body::text, '') || ' ' || coalesce((
+  select string_agg(p.body::text, ' ') from log_body_parts p where p.workspace_id = request_logs.workspace_id and p.hash = any(request_logs.part_hashes)), ''))`;

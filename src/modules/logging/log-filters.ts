@@ -107,8 +107,9 @@ export function applySearchFilters(qb: SelectQueryBuilder<RequestLogEntity>, que
     qb.setParameters({ searchWorkspaces: workspaces });
     const inWorkspaces = workspaces === null ? '' : 'p.workspace_id in (:...searchWorkspaces) and ';
     const matches = (parameter: string) => `(request_log_document(log.request_body, log.response_body) @@ cast(:${parameter} as tsquery)
-      or log.part_hashes && array(select p.hash from log_body_parts p where ${inWorkspaces}log_body_part_document(p.body) @@ cast(:${parameter} as tsquery)))`;
+      or coalesce(log.part_hashes && array(select p.hash from log_body_parts p where ${inWorkspaces}log_body_part_document(p.body) @@ cast(:${parameter} as tsquery)), false))`;
     search.required.forEach((term, i) => qb.andWhere(matches(`searchTerm${i}`), { [`searchTerm${i}`]: term }));
+    // `matches` is never null (a row without parts: coalesce), so `not` keeps the rows that lack the term.
     search.excluded.forEach((term, i) => qb.andWhere(`not ${matches(`searchExcluded${i}`)}`, { [`searchExcluded${i}`]: term }));
     // Words PostgreSQL does not index (punctuation alone): no row matches, as before parts.
     if (search.required.length + search.excluded.length === 0) qb.andWhere('false');
