@@ -446,6 +446,22 @@ describe('log bodies stored as parts', () => {
       expect(indexed).toEqual(expected());
     });
 
+    it('a query an attacker writes (quotes, parentheses, operators, backslashes, only punctuation, 500 characters) is read as words: 200, never 500', async () => {
+      const hostile = [
+        `'${TOOL}' & !(`, `(${TOOL}) <-> ) | ( -`, `"${MSG}" -"${SYS}" or (${TOOL}`, `a\\' & b''c | !!d`, `'''`, `!!!`, `-${TOOL}`, `<-> & | ! ( )`,
+        `${TOOL} ${'x('.repeat(240)}`, `"${MSG}" "${P1} -${P2}" or -(${SYS} | ${TOOL})`,
+      ];
+      for (const q of hostile) {
+        const found = await call(gateway, `/v1/logs?include_bodies=false&q=${encodeURIComponent(q)}`);
+        expect({ q, status: found.status, list: Array.isArray(found.body?.data) }).toEqual({ q, status: 200, list: true });
+      }
+      // `-word` alone keeps every row but those with the word anywhere, parts included.
+      const { data } = (await call(gateway, `/v1/logs?include_bodies=false&limit=200&q=${encodeURIComponent(`-${TOOL}`)}`)).body;
+      const ids = data.map((row: any) => row.id);
+      expect(ids).not.toContain(withAll);
+      expect(ids).toEqual(expect.arrayContaining([withoutSys, answered]));
+    });
+
     it('a row whose parts hold more distinct words than one tsvector takes (1 MB) does not break AND and -word searches', async () => {
       const [FIRST, LAST, ABSENT] = ['first', 'last', 'absent'].map(word);
       // 14 messages of 7,000 distinct 12-letter words each: about 1.2 MB of words, each message a part under 100,000 characters.

@@ -42,38 +42,38 @@ export function searchPlan(query: string): SearchPlan {
 function isOneGroup(text: string): boolean {
   if (/^'(?:[^']|'')*'$/.test(text)) return true;
   if (!text.startsWith('(')) return false;
-  let depth = 0;
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i];
-    if (char === "'") quoted = !quoted;
-    else if (quoted) continue;
-    else if (char === '(') depth++;
-    else if (char === ')' && --depth === 0) return i === text.length - 1;
-  }
+  for (const { char, index, depth } of outsideQuotes(text)) if (char === ')' && depth === 0) return index === text.length - 1;
   return false;
 }
 
 /** The operands of a tsquery's text joined by `&` outside quotes and parentheses (the whole query when an OR joins them). */
 function topLevelOperands(query: string): string[] {
   const operands: string[] = [];
-  let depth = 0;
-  let quoted = false;
   let start = 0;
-  for (let i = 0; i < query.length; i++) {
-    const char = query[i];
-    if (char === "'") quoted = !quoted; // a doubled quote inside a lexeme toggles twice
-    else if (quoted) continue;
-    else if (char === '(') depth++;
-    else if (char === ')') depth--;
-    else if (char === '|' && depth === 0) return [query.trim()].filter(Boolean); // & binds tighter: an OR of ANDs is one term
-    else if (char === '&' && depth === 0) {
-      operands.push(query.slice(start, i).trim());
-      start = i + 1;
+  for (const { char, index, depth } of outsideQuotes(query)) {
+    if (depth > 0) continue;
+    if (char === '|') return [query.trim()].filter(Boolean); // & binds tighter: an OR of ANDs is one term
+    if (char === '&') {
+      operands.push(query.slice(start, index).trim());
+      start = index + 1;
     }
   }
   operands.push(query.slice(start).trim());
   return operands.filter(Boolean);
+}
+
+/** The characters of a tsquery's text outside its quoted lexemes, each with the parenthesis depth it stands at (a parenthesis at its outer one). */
+function* outsideQuotes(text: string): Generator<{ char: string; index: number; depth: number }> {
+  let depth = 0;
+  let quoted = false;
+  for (let index = 0; index < text.length; index++) {
+    const char = text[index];
+    if (char === "'") quoted = !quoted; // a doubled quote inside a lexeme toggles twice
+    if (char === "'" || quoted) continue;
+    if (char === ')') depth--;
+    yield { char, index, depth };
+    if (char === '(') depth++;
+  }
 }
 
 /**

@@ -125,15 +125,10 @@ export class LogPartitionMaintainer implements OnApplicationBootstrap, BeforeApp
   /** Drops the day partitions that ended LOG_RETENTION_DAYS or more ago (whole days only: a row is kept at least that long). */
   private async dropOldPartitions(db: QueryRunner, now: Date): Promise<string[]> {
     if (!this.logRetentionDays) return [];
-    const oldestKept = dayOf(Math.floor((now.getTime() - this.logRetentionDays * DAY_MS) / DAY_MS));
-    const partitions: { name: string }[] = await db.query(
-      `select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'request_logs'::regclass order by c.relname`,
-    );
+    const oldestKept = this.oldestRetainedDay(now);
     const dropped: string[] = [];
-    for (const { name } of partitions) {
-      const match = PARTITION_NAME.exec(name);
-      const day = match && `${match[1]}-${match[2]}-${match[3]}`;
-      if (!day || day >= oldestKept) continue;
+    for (const { name, day } of await partitionsByDay(db)) {
+      if (day >= oldestKept) continue;
       // A dropped partition fires no DELETE trigger: its days stay in the rollups.
       if (await this.attempt(`dropping the partition of ${day}`, () => db.query(`drop table ${name}`).then(() => true))) {
         dropped.push(day);
@@ -146,24 +141,21 @@ export class LogPartitionMaintainer implements OnApplicationBootstrap, BeforeApp
   /**
    * Frees the body parts (migration LogBodyParts) that only dropped rows referenced: those
    * last referenced before the oldest day the log still holds; and every part of a deleted
-   * workspace. In
-   * batches of short statements: the log writer, which may store one of them again
-   * meanwhile, waits at most for one batch.
+   * workspace. In batches of short statements: the log writer, which may store one of them
+   * again meanwhile, waits at most for one batch.
    */
   private async freeParts(db: QueryRunner, now: Date): Promise<number> {
-    const oldestKept = this.logRetentionDays ? await this.oldestDayKept(db, now) : null;
-    const unreferenced = `select p.ctid from log_body_parts p where p.last_seen_day < $1::date limit ${PART_DELETE_BATCH}`;
-    const ofDeletedWorkspaces = `select p.ctid from log_body_parts p join workspaces w on w.id = p.workspace_id where w.deleted_at is not null limit ${PART_DELETE_BATCH}`;
     let freed = 0;
-    for (const [select, params] of [[unreferenced, [oldestKept]], [ofDeletedWorkspaces, []]] as const) {
-      if (params.length && params[0] === null) continue;
-      for (;;) {
-        const [, count] = await db.query(`delete from log_body_parts where ctid = any(array(${select}))`, [...params]);
-        freed += count;
-        if (count < PART_DELETE_BATCH) break;
-      }
+    if (this.logRetentionDays) {
+      freed += await deleteInBatches(db, 'log_body_parts', 'last_seen_day < $1::date', [await this.oldestDayHeld(db, now)], PART_DELETE_BATCH);
     }
-    return freed;
+    const ofDeletedWorkspaces = 'workspace_id in (select id from workspaces where deleted_at is not null)';
+    return freed + (await deleteInBatches(db, 'log_body_parts', ofDeletedWorkspaces, [], PART_DELETE_BATCH));
+  }
+
+  /** The first day LOG_RETENTION_DAYS keeps. */
+  private oldestRetainedDay(now: Date): string {
+    return dayOf(Math.floor((now.getTime() - this.logRetentionDays! * DAY_MS) / DAY_MS));
   }
 
   /**
@@ -171,30 +163,17 @@ export class LogPartitionMaintainer implements OnApplicationBootstrap, BeforeApp
    * partition past it is still there (its drop failed and waits for the next pass) or the
    * default partition holds older rows.
    */
-  private async oldestDayKept(db: QueryRunner, now: Date): Promise<string> {
-    const retained = dayOf(Math.floor((now.getTime() - this.logRetentionDays! * DAY_MS) / DAY_MS));
-    const partitions: { name: string }[] = await db.query(
-      `select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'request_logs'::regclass`,
-    );
+  private async oldestDayHeld(db: QueryRunner, now: Date): Promise<string> {
     const [{ day: waiting }] = await db.query(`select to_char(min(created_at) at time zone 'UTC', 'YYYY-MM-DD') as day from request_logs_default`);
-    const days = partitions.map(({ name }) => PARTITION_NAME.exec(name)).filter((match) => match !== null).map((match) => `${match[1]}-${match[2]}-${match[3]}`);
-    return [retained, ...days, ...(waiting ? [waiting] : [])].sort()[0];
+    const days = (await partitionsByDay(db)).map(({ day }) => day);
+    return [this.oldestRetainedDay(now), ...days, ...(waiting ? [waiting] : [])].sort()[0];
   }
 
   /** Deletes, in small batches, the rollup rows whose period ended ROLLUP_RETENTION_DAYS or more ago. */
   private async deleteOldRollups(db: QueryRunner, now: Date): Promise<number> {
     if (!this.rollupRetentionDays) return 0;
     const cutoff = new Date(now.getTime() - this.rollupRetentionDays * DAY_MS);
-    let deleted = 0;
-    for (;;) {
-      const [, count] = await db.query(
-        `delete from request_log_rollups where ctid = any(array(
-           select ctid from request_log_rollups where bucket + ('1 ' || period)::interval <= $1 limit ${ROLLUP_DELETE_BATCH}))`,
-        [cutoff],
-      );
-      deleted += count;
-      if (count < ROLLUP_DELETE_BATCH) return deleted;
-    }
+    return deleteInBatches(db, 'request_log_rollups', `bucket + ('1 ' || period)::interval <= $1`, [cutoff], ROLLUP_DELETE_BATCH);
   }
 
   /** Runs one step; a lock it waited for too long (or another failure) is logged and left for the next pass (undefined). */
@@ -205,6 +184,27 @@ export class LogPartitionMaintainer implements OnApplicationBootstrap, BeforeApp
       this.logger.warn(`Log partition maintenance: ${what} failed, tried again next pass: ${(error as Error).message}`);
       return undefined;
     }
+  }
+}
+
+/** The log's day partitions (the default one apart), oldest first. */
+async function partitionsByDay(db: QueryRunner): Promise<{ name: string; day: string }[]> {
+  const partitions: { name: string }[] = await db.query(
+    `select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'request_logs'::regclass order by c.relname`,
+  );
+  return partitions.flatMap(({ name }) => {
+    const match = PARTITION_NAME.exec(name);
+    return match ? [{ name, day: `${match[1]}-${match[2]}-${match[3]}` }] : [];
+  });
+}
+
+/** Deletes the rows of `table` that `where` selects, `batch` rows a statement (short transactions beside the writers'); answers how many. */
+async function deleteInBatches(db: QueryRunner, table: string, where: string, params: unknown[], batch: number): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const [, count] = await db.query(`delete from ${table} where ctid = any(array(select ctid from ${table} where ${where} limit ${batch}))`, params);
+    deleted += count;
+    if (count < batch) return deleted;
   }
 }
 

@@ -172,30 +172,24 @@ export class LogsService {
     const visible = scope.visible;
     const inScope = (column: string) => (visible === null ? '' : `and ${column} = any($2::uuid[])`);
     const params = visible === null ? [since] : [since, visible];
-    const rows: { day: string; rows: string; received: string; stored: string }[] = await this.logs.query(
-      `select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day, count(*) as rows,
-         coalesce(sum(coalesce(body_bytes, octet_length(coalesce(request_body::text, '')) + octet_length(coalesce(response_body::text, '')))), 0) as received,
-         coalesce(sum(coalesce(pg_column_size(request_body), 0) + coalesce(pg_column_size(response_body), 0)
-           + coalesce(pg_column_size(part_hashes), 0) + coalesce(pg_column_size(part_layout), 0)), 0) as stored
-       from request_logs where created_at >= $1 ${inScope('workspace_id')} group by 1`,
+    type Day = { day: string; rows: number; parts: number; bytes_received: number; bytes_stored: number };
+    const data: Day[] = await this.logs.query(
+      `with logged as (
+         select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day, count(*) as rows,
+           sum(coalesce(body_bytes, octet_length(coalesce(request_body::text, '')) + octet_length(coalesce(response_body::text, '')))) as received,
+           sum(coalesce(pg_column_size(request_body), 0) + coalesce(pg_column_size(response_body), 0)
+             + coalesce(pg_column_size(part_hashes), 0) + coalesce(pg_column_size(part_layout), 0)) as stored
+         from request_logs where created_at >= $1 ${inScope('workspace_id')} group by 1),
+       parts as (
+         select to_char(first_seen_at at time zone 'UTC', 'YYYY-MM-DD') as day, count(*) as parts, sum(pg_column_size(body)) as stored
+         from log_body_parts where first_seen_at >= $1 ${inScope('workspace_id')} group by 1)
+       select day, coalesce(l.rows, 0)::float8 as rows, coalesce(p.parts, 0)::float8 as parts, coalesce(l.received, 0)::float8 as bytes_received,
+         (coalesce(l.stored, 0) + coalesce(p.stored, 0))::float8 as bytes_stored
+       from logged l full join parts p using (day) order by day desc`,
       params,
     );
-    const parts: { day: string; parts: string; bytes: string; stored: string }[] = await this.logs.query(
-      `select to_char(first_seen_at at time zone 'UTC', 'YYYY-MM-DD') as day, count(*) as parts, sum(bytes) as bytes, coalesce(sum(pg_column_size(body)), 0) as stored
-       from log_body_parts where first_seen_at >= $1 ${inScope('workspace_id')} group by 1`,
-      params,
-    );
-    const byDay = new Map<string, { day: string; rows: number; parts: number; bytes_received: number; bytes_stored: number }>();
-    const dayOf = (day: string) => byDay.get(day) ?? byDay.set(day, { day, rows: 0, parts: 0, bytes_received: 0, bytes_stored: 0 }).get(day)!;
-    for (const row of rows) Object.assign(dayOf(row.day), { rows: Number(row.rows), bytes_received: Number(row.received) }).bytes_stored += Number(row.stored);
-    for (const part of parts) Object.assign(dayOf(part.day), { parts: Number(part.parts) }).bytes_stored += Number(part.stored);
-    const data = [...byDay.values()].sort((a, b) => b.day.localeCompare(a.day));
-    const total = data.reduce((sum, day) => ({ rows: sum.rows + day.rows, parts: sum.parts + day.parts, bytes_received: sum.bytes_received + day.bytes_received, bytes_stored: sum.bytes_stored + day.bytes_stored }), {
-      rows: 0,
-      parts: 0,
-      bytes_received: 0,
-      bytes_stored: 0,
-    });
+    const total = { rows: 0, parts: 0, bytes_received: 0, bytes_stored: 0 };
+    for (const day of data) for (const key of Object.keys(total) as (keyof typeof total)[]) total[key] += day[key];
     return { object: 'log_storage', since: since.toISOString(), total, data };
   }
 

@@ -31,7 +31,7 @@ export class KnownParts {
     }
   }
 
-  /** Forgets every part (their rows may have been deleted: retention, a workspace deleted). */
+  /** Forgets every part, as a new day does (what the tests use to stand for one). */
   clear(): void {
     this.keys.clear();
   }
