@@ -17,14 +17,16 @@ const conversation = {
 
 /** Joins a split body again from its own parts. */
 function roundTrip(body: unknown): unknown {
-  const { skeleton, layout, parts } = splitBody(body);
+  const { skeletonJson, layout, parts } = splitBody(body);
+  const skeleton = JSON.parse(skeletonJson);
   const byHash = new Map(parts.map((part) => [part.hash, JSON.parse(part.json)]));
   return joinBody(skeleton, layout, parts.map((part) => part.hash), (hash) => byHash.get(hash));
 }
 
 describe('splitBody and joinBody', () => {
   it('takes the system prompt and the tools whole, each message of the conversation apart, and puts them back', () => {
-    const { skeleton, layout, parts, bytes } = splitBody(conversation);
+    const { skeletonJson, layout, parts, bytes } = splitBody(conversation);
+    const skeleton = JSON.parse(skeletonJson);
     expect(layout).toEqual([['system'], ['tools'], ['messages', [0, 2]]]);
     expect(parts.map((part) => JSON.parse(part.json))).toEqual([conversation.system, conversation.tools, conversation.messages[0], conversation.messages[2]]);
     expect(parts[0].hash).toBe(hashPart(JSON.stringify(conversation.system)));
@@ -48,7 +50,8 @@ describe('splitBody and joinBody', () => {
     for (const body of [null, 'text', [1, 2], { model: 'm', messages: [{ role: 'user', content: 'hi' }] }, { input: long('a string input') }]) {
       const split = splitBody(body);
       expect(split.parts).toEqual([]);
-      expect(split.skeleton).toBe(body);
+      expect(JSON.parse(split.skeletonJson)).toEqual(body);
+      expect(split.skeletonJson).toBe(JSON.stringify(body));
       expect(roundTrip(body)).toEqual(body);
     }
     expect(splitBody({}).bytes).toBe(2);
@@ -57,7 +60,8 @@ describe('splitBody and joinBody', () => {
   it(`stops at ${MAX_PARTS_PER_BODY} parts: the rest of a hostile body stays in place`, () => {
     const messages = Array.from({ length: MAX_PARTS_PER_BODY + 100 }, (_, i) => ({ role: 'user', content: `message ${i} ${'x'.repeat(MIN_PART_BYTES)}` }));
     const tiny = Array.from({ length: 20_000 }, () => ({ role: 'user', content: 'hi' }));
-    const { parts, skeleton } = splitBody({ messages, tools: messages.slice(0, 3) });
+    const { parts, skeletonJson } = splitBody({ messages, tools: messages.slice(0, 3) });
+    const skeleton = JSON.parse(skeletonJson);
     expect(parts).toHaveLength(MAX_PARTS_PER_BODY);
     expect((skeleton as { messages: unknown[] }).messages.slice(MAX_PARTS_PER_BODY)).toEqual(messages.slice(MAX_PARTS_PER_BODY));
     expect((skeleton as { tools: unknown }).tools).toEqual(messages.slice(0, 3));
@@ -66,7 +70,8 @@ describe('splitBody and joinBody', () => {
   });
 
   it('reads a part the store could not give as {"_missing_part": hash}, and a layout longer than its hashes too', () => {
-    const { skeleton, layout, parts } = splitBody(conversation);
+    const { skeletonJson, layout, parts } = splitBody(conversation);
+    const skeleton = JSON.parse(skeletonJson);
     const hashes = parts.map((part) => part.hash);
     const joined = joinBody(skeleton, layout, hashes, (hash) => (hash === hashes[1] ? undefined : JSON.parse(parts.find((part) => part.hash === hash)!.json))) as typeof conversation;
     expect(joined.tools).toEqual({ _missing_part: hashes[1] });

@@ -34,6 +34,8 @@ export interface Part {
   hash: PartHash;
   /** The part's JSON text, as hashed. */
   json: string;
+  /** Its length in bytes (UTF-8). */
+  bytes: number;
 }
 
 /**
@@ -43,8 +45,12 @@ export interface Part {
 export type BodyLayout = ([string] | [string, number[]])[];
 
 export interface SplitBody {
-  /** The body without its parts (array elements that are parts are null in place). */
-  skeleton: unknown;
+  /**
+   * The JSON text of the body without its parts (array elements that are parts are null in
+   * place), built from the pieces serialised to find the parts: a logged body is serialised
+   * once, parts or not. `null` for no body.
+   */
+  skeletonJson: string;
   layout: BodyLayout;
   parts: Part[];
   /** The body's JSON length in bytes, as received: what storage is measured against. */
@@ -56,54 +62,52 @@ export function hashPart(json: string): PartHash {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
-/** The body as skeleton, layout and parts; a body with no part (or not an object) is its own skeleton. */
+/** The body as skeleton, layout and parts; a body that is not an object has no part. */
 export function splitBody(body: unknown): SplitBody {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    return { skeleton: body, layout: [], parts: [], bytes: body === null || body === undefined ? 0 : byteLength(JSON.stringify(body)) };
+  if (body === null || body === undefined || typeof body !== 'object' || Array.isArray(body)) {
+    const json = JSON.stringify(body ?? null);
+    return { skeletonJson: json, layout: [], parts: [], bytes: body == null ? 0 : Buffer.byteLength(json) };
   }
-  const record = body as Record<string, unknown>;
-  const skeleton: Record<string, unknown> = { ...record };
   const layout: BodyLayout = [];
   const parts: Part[] = [];
+  /** `"field":value` of each field the skeleton keeps. */
+  const kept: string[] = [];
   const room = () => parts.length < MAX_PARTS_PER_BODY;
+  const asPart = (json: string): Part => {
+    const part = { hash: hashPart(json), json, bytes: Buffer.byteLength(json) };
+    parts.push(part);
+    return part;
+  };
   let bytes = 1; // the braces, less the comma counted after the last field
 
-  for (const [field, value] of Object.entries(record)) {
-    if (value === undefined) continue;
-    bytes += byteLength(JSON.stringify(field)) + 2; // the colon and the comma
-    if (EACH_FIELDS.includes(field) && Array.isArray(value)) {
-      // Element by element: the array's JSON is theirs, commas and brackets apart.
+  for (const [field, value] of Object.entries(body as Record<string, unknown>)) {
+    const json = EACH_FIELDS.includes(field) && Array.isArray(value) ? null : JSON.stringify(value);
+    if (json === undefined) continue; // undefined, a function: not in the JSON
+    const key = JSON.stringify(field);
+    bytes += Buffer.byteLength(key) + 2; // the colon and the comma
+    if (json === null) {
+      // An array of EACH_FIELDS, element by element: its JSON is theirs, commas and brackets apart.
+      const elements = (value as unknown[]).map((element) => JSON.stringify(element) ?? 'null');
       const indices: number[] = [];
-      let elements: unknown[] | null = null;
-      bytes += Math.max(value.length - 1, 0) + 2;
-      value.forEach((element, index) => {
-        const elementJson = JSON.stringify(element) ?? 'null';
-        bytes += byteLength(elementJson);
-        if (!room() || element === null || typeof element !== 'object' || elementJson.length < MIN_PART_BYTES) return;
-        parts.push({ hash: hashPart(elementJson), json: elementJson });
-        indices.push(index);
-        (elements ??= [...value])[index] = null;
+      bytes += Math.max(elements.length - 1, 0) + 2;
+      elements.forEach((elementJson, index) => {
+        if (elementJson.length >= MIN_PART_BYTES && (elementJson[0] === '{' || elementJson[0] === '[') && room()) {
+          bytes += asPart(elementJson).bytes;
+          indices.push(index);
+          elements[index] = 'null';
+        } else bytes += Buffer.byteLength(elementJson);
       });
-      if (elements) {
-        skeleton[field] = elements;
-        layout.push([field, indices]);
-      }
-      continue;
-    }
-    const json = JSON.stringify(value);
-    if (json === undefined) {
-      bytes -= byteLength(JSON.stringify(field)) + 2;
-      continue;
-    }
-    bytes += byteLength(json);
-    if (WHOLE_FIELDS.includes(field) && json.length >= MIN_PART_BYTES && room()) {
-      parts.push({ hash: hashPart(json), json });
+      if (indices.length) layout.push([field, indices]);
+      kept.push(`${key}:[${elements.join(',')}]`);
+    } else if (WHOLE_FIELDS.includes(field) && json.length >= MIN_PART_BYTES && room()) {
+      bytes += asPart(json).bytes;
       layout.push([field]);
-      delete skeleton[field];
+    } else {
+      bytes += Buffer.byteLength(json);
+      kept.push(`${key}:${json}`);
     }
   }
-  bytes = Math.max(bytes, 2);
-  return layout.length === 0 ? { skeleton: body, layout, parts, bytes } : { skeleton, layout, parts, bytes };
+  return { skeletonJson: `{${kept.join(',')}}`, layout, parts, bytes: Math.max(bytes, 2) };
 }
 
 /** How many parts a layout places (the length of its body's hashes). */
@@ -134,8 +138,4 @@ export function joinBody(skeleton: unknown, layout: BodyLayout, hashes: readonly
     body[field] = elements;
   }
   return body;
-}
-
-function byteLength(text: string): number {
-  return Buffer.byteLength(text);
 }

@@ -56,33 +56,29 @@ export interface RecordWithParts {
 export function recordWithParts(record: Record<string, unknown> & { workspaceId?: string | null; createdAt?: Date }, known: KnownParts): RecordWithParts {
   const hasBodies = (record.requestBody ?? null) !== null || (record.responseBody ?? null) !== null;
   if (!hasBodies) return { json: JSON.stringify(record), partKeys: [] };
-  const request = splitBody(record.requestBody ?? null);
-  const response = splitBody(record.responseBody ?? null);
-  const bodyBytes = request.bytes + response.bytes;
-  if (request.parts.length + response.parts.length === 0) return { json: JSON.stringify({ ...record, bodyBytes }), partKeys: [] };
-
-  const workspaceId = record.workspaceId ?? DEFAULT_WORKSPACE_ID;
-  const day = (record.createdAt instanceof Date ? record.createdAt : new Date()).toISOString().slice(0, 10);
-  const layout: { request?: BodyLayout; response?: BodyLayout } = {};
-  if (request.layout.length) layout.request = request.layout;
-  if (response.layout.length) layout.response = response.layout;
+  const request = splitBody(record.requestBody);
+  const response = splitBody(record.responseBody);
   const parts: Part[] = [...request.parts, ...response.parts];
-  const row = {
-    ...record,
-    requestBody: request.skeleton,
-    responseBody: response.skeleton,
-    partHashes: parts.map((part) => part.hash),
-    partLayout: layout,
-    bodyBytes,
-  };
+  const fields: Record<string, unknown> = { ...record, requestBody: undefined, responseBody: undefined, bodyBytes: request.bytes + response.bytes };
   const partKeys = new Set<string>();
   const carried: string[] = [];
-  for (const part of parts) {
-    const key = knownPartKey(workspaceId, part.hash, day);
-    if (partKeys.has(key) || known.has(key)) continue;
-    partKeys.add(key);
-    carried.push(`{"h":"${part.hash}","n":${Buffer.byteLength(part.json)},"b":${part.json}}`);
+  if (parts.length) {
+    const layout: { request?: BodyLayout; response?: BodyLayout } = {};
+    if (request.layout.length) layout.request = request.layout;
+    if (response.layout.length) layout.response = response.layout;
+    Object.assign(fields, { partHashes: parts.map((part) => part.hash), partLayout: layout });
+    const workspaceId = record.workspaceId ?? DEFAULT_WORKSPACE_ID;
+    const day = (record.createdAt instanceof Date ? record.createdAt : new Date()).toISOString().slice(0, 10);
+    for (const part of parts) {
+      const key = knownPartKey(workspaceId, part.hash, day);
+      if (partKeys.has(key) || known.has(key)) continue;
+      partKeys.add(key);
+      carried.push(`{"h":"${part.hash}","n":${part.bytes},"b":${part.json}}`);
+    }
   }
-  const json = JSON.stringify(row);
-  return { json: carried.length ? `${json.slice(0, -1)},"bodyParts":[${carried.join(',')}]}` : json, partKeys: [...partKeys] };
+  // The bodies' text spliced in as built by splitBody (JSON.stringify leaves out the undefined ones).
+  const spliced = [`"requestBody":${request.skeletonJson}`, `"responseBody":${response.skeletonJson}`];
+  if (carried.length) spliced.push(`"bodyParts":[${carried.join(',')}]`);
+  const json = JSON.stringify(fields);
+  return { json: `${json.slice(0, -1)}${json.length > 2 ? ',' : ''}${spliced.join(',')}}`, partKeys: [...partKeys] };
 }
