@@ -8,8 +8,8 @@ export interface UpstreamRequest {
   method: 'GET' | 'POST' | 'DELETE';
   url: string;
   headers: Record<string, string>;
-  /** JSON text, or an upload streamed through (sent once: no retry can replay it). */
-  body?: string | Readable;
+  /** JSON text, the JSON bytes the client sent (see jsonPayload), or an upload streamed through (sent once: no retry can replay it). */
+  body?: string | Buffer | Readable;
   /**
    * Fields of the client's body a translation dropped because they only tune delivery or
    * caching (see IgnoredParams); the request path names them in a header and the log.

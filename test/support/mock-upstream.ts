@@ -97,6 +97,8 @@ export interface RecordedRequest {
   headers: Record<string, string | string[] | undefined>;
   /** Parsed JSON body, or undefined when there was none or it was not JSON. */
   body: any;
+  /** The body's bytes as they arrived (not for multipart uploads: see `upload`). */
+  rawBody?: Buffer;
   /** '1.1' or '2.0': the protocol the request came in on. */
   httpVersion: string;
   /** Set when the client went away before the reply was complete (e.g. aborted a stream). */
@@ -316,9 +318,9 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
       else (more ??= [first]).push(chunk);
     });
     req.on('end', () => {
-      const raw = more ? Buffer.concat(more).toString() : first ? first.toString() : '';
+      const bytes = more ? Buffer.concat(more) : (first ?? Buffer.alloc(0));
       try {
-        handle(req, res, raw);
+        handle(req, res, bytes);
       } catch (error) {
         // A bug or odd input (e.g. a malformed %-escape) must not take the test process down.
         if (!res.headersSent) sendJson(res, 500, errorBody(`Mock upstream failure: ${error}`, 'server_error'));
@@ -338,7 +340,8 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
     socket.once('close', () => sockets.delete(socket));
   });
 
-  function handle(req: http.IncomingMessage, res: http.ServerResponse, raw: string): void {
+  function handle(req: http.IncomingMessage, res: http.ServerResponse, bytes: Buffer): void {
+    const raw = bytes.toString();
     const method = req.method ?? 'GET';
     const url = req.url ?? '/';
     const q = url.indexOf('?');
@@ -357,7 +360,7 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
 
     let rec: RecordedRequest | undefined;
     if (record) {
-      rec = { method, path, query: parseQuery(rawQuery), headers: req.headers, body, httpVersion: req.httpVersion };
+      rec = { method, path, query: parseQuery(rawQuery), headers: req.headers, body, rawBody: bytes, httpVersion: req.httpVersion };
       track(rec, res);
     }
 

@@ -4,6 +4,7 @@ import { from, Observable } from 'rxjs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createHash } from 'node:crypto';
 import type { RequestContext } from '../../gateway/request-context';
+import { forgetReceivedBytes } from '../../common/http/received-body';
 import { ClientClosedRequestError, describeFailure, GatewayError, UpstreamHttpError } from '../../common/errors/gateway-error';
 import type { GatewayResult } from './gateway-result';
 import type { Environment } from '../../config/environment';
@@ -31,9 +32,15 @@ export type AttemptSender = (target: RouteTarget, body: Record<string, unknown>,
 /** How long an answer waits for its cache write before it is sent anyway. */
 const CACHE_WRITE_WAIT_MS = 250;
 
-/** The body sent to a target: the model routing chose, then the config's override_params. */
-export function upstreamBodyFor(body: Record<string, unknown>, target: RouteTarget): Record<string, unknown> {
-  return { ...body, model: target.model ?? body.model, ...target.overrideParams };
+/**
+ * The body sent to a target: the model routing chose, then the config's override_params,
+ * in a copy (`copy` too for a leaf whose guardrails may redact it). Without either it is
+ * the client's own object, which an adapter of the client's format sends as received (jsonPayload).
+ */
+export function upstreamBodyFor(body: Record<string, unknown>, target: RouteTarget, copy = false): Record<string, unknown> {
+  const model = target.model ?? body.model;
+  if (!copy && model === body.model && Object.keys(target.overrideParams).length === 0) return body;
+  return { ...body, model, ...target.overrideParams };
 }
 
 /** What identifies an upstream for the cache and the circuit breaker; holds no secret. */
@@ -173,7 +180,7 @@ class ExecutionRun {
    */
   private async leaf(node: RouteNode): Promise<GatewayResult> {
     const target = await this.tools.resolver.resolveLeaf(node, this.context.route!);
-    const body = upstreamBodyFor(this.body, target);
+    const body = upstreamBodyFor(this.body, target, node.inputGuardrails.length > 0);
     const attempt = this.open(node, target, 0, body);
     try {
       await this.checkInput(node, attempt, body);
@@ -209,9 +216,14 @@ class ExecutionRun {
     return attempt;
   }
 
-  /** Input guardrails before anything is spent or sent; redactions land in `body`, a denial is a 446. */
+  /**
+   * Input guardrails before anything is spent or sent; redactions land in `body`, a denial is a 446.
+   * A redaction writes into objects `body` shares with the client's (a copy is shallow): from then
+   * on the client's body, on this leaf or any other, is serialised, not sent as received.
+   */
   private async checkInput(node: RouteNode, attempt: Attempt, body: Record<string, unknown>): Promise<void> {
     if (!node.inputGuardrails.length || !this.texts) return;
+    forgetReceivedBytes(this.body);
     await enforceGuardrails('input', node.inputGuardrails, this.texts.request(body), { model: attempt.model, metadata: this.context.metadata }, attempt);
   }
 

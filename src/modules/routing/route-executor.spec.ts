@@ -1,6 +1,7 @@
 import type { ConfigService } from '@nestjs/config';
 import { Subject } from 'rxjs';
 import { GatewayError, UpstreamHttpError } from '../../common/errors/gateway-error';
+import { jsonPayload, keepReceivedBytes } from '../../common/http/received-body';
 import type { Environment } from '../../config/environment';
 import { RequestContext } from '../../gateway/request-context';
 import type { BudgetLedger } from '../budgets/budget-ledger.service';
@@ -10,7 +11,7 @@ import { buildGuardrails } from '../guardrails/guardrail-registry';
 import { CHAT_TEXTS } from '../guardrails/operation-texts';
 import type { AnswerOutcome, Attempt } from './attempt';
 import type { GatewayResult } from './gateway-result';
-import { RouteExecutor, type AttemptSender } from './route-executor.service';
+import { RouteExecutor, upstreamBodyFor, type AttemptSender } from './route-executor.service';
 import type { RouteNode, RouteTarget } from './route-plan';
 import { singleTargetTree } from './route-tree';
 
@@ -346,5 +347,52 @@ describe('RouteExecutor', () => {
     const [attempt] = context.attempts;
     await attempt.settled;
     expect(attempt.error?.code).toBe('guardrail_denied');
+  });
+});
+
+describe('the body sent to a target', () => {
+  /** A body as the body parser leaves it: its bytes kept beside it. */
+  function received(): Record<string, unknown> {
+    const bytes = Buffer.from('{ "model" : "gpt-4o", "messages": [{"role":"user","content":"hi \\u00e9"}], "temperature": 1.0 }');
+    const parsed = JSON.parse(bytes.toString()) as Record<string, unknown>;
+    keepReceivedBytes(parsed, bytes);
+    return parsed;
+  }
+
+  it("is the client's own object, sent as the bytes received, when routing changes nothing", () => {
+    const client = received();
+    const sent = upstreamBodyFor(client, { ...target(), model: 'gpt-4o' });
+    expect(sent).toBe(client);
+    expect(jsonPayload(sent)).toEqual(Buffer.from('{ "model" : "gpt-4o", "messages": [{"role":"user","content":"hi \\u00e9"}], "temperature": 1.0 }'));
+  });
+
+  it("is a serialised copy with routing's model or a config's override_params; the client's object stays as it came", () => {
+    const client = received();
+    const renamed = upstreamBodyFor(client, { ...target(), model: 'gpt-4o-mini' });
+    const overridden = upstreamBodyFor(client, { ...target(), overrideParams: { temperature: 0 } });
+    expect(jsonPayload(renamed)).toBe('{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi é"}],"temperature":1}');
+    expect(jsonPayload(overridden)).toBe('{"model":"gpt-4o","messages":[{"role":"user","content":"hi é"}],"temperature":0}');
+    expect(client).toMatchObject({ model: 'gpt-4o', temperature: 1 });
+    expect(Buffer.isBuffer(jsonPayload(client))).toBe(true);
+  });
+
+  it('is serialised once a leaf has input guardrails (a redaction writes into it), on that leaf and every later one', async () => {
+    const { executor } = setup();
+    const pii = buildGuardrails([{ name: 'pii', deny: false, checks: [{ type: 'pii', kinds: ['email'], action: 'redact' }] }]);
+    const context = contextFor(fallback([leaf('openai', { inputGuardrails: pii }), leaf('groq')]));
+    const client = received();
+    (client.messages as { content: string }[])[0].content = 'mail a@example.com';
+    const payloads: (string | Buffer)[] = [];
+    const send = jest.fn<ReturnType<AttemptSender>, Parameters<AttemptSender>>(async (_target, sent) => {
+      payloads.push(jsonPayload(sent));
+      if (payloads.length === 1) throw upstreamError(503);
+      return json(chatOutcome('ok'));
+    });
+
+    await executor.execute(context, client, send, { texts: CHAT_TEXTS });
+
+    expect(payloads).toHaveLength(2);
+    for (const payload of payloads) expect(typeof payload).toBe('string');
+    expect(payloads[0]).not.toContain('a@example.com');
   });
 });

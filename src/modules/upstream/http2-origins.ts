@@ -137,7 +137,7 @@ export class Http2Origins {
    * rejects with Http2NotSent when the request never reached the provider (send it over
    * HTTP/1.1), Http2Aborted when `abort` fired first, or the stream's error.
    */
-  request({ entry, url }: Http2Target, method: string, headers: Record<string, string>, body: string | undefined, abort: EventEmitter): Promise<Http2Answer> {
+  request({ entry, url }: Http2Target, method: string, headers: Record<string, string>, body: string | Buffer | undefined, abort: EventEmitter): Promise<Http2Answer> {
     const { session } = entry;
     let stream: http2.ClientHttp2Stream;
     try {

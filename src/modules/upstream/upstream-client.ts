@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { EventEmitter } from 'node:events';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { Agent, errors, request } from 'undici';
 import { ClientClosedRequestError, GatewayError } from '../../common/errors/gateway-error';
 import { ThrottledWarning } from '../../common/logging/throttled-warning';
@@ -239,7 +239,7 @@ export class UpstreamClient implements OnApplicationShutdown {
   /** The request sent on an HTTP/2 session with room, or null: it goes over HTTP/1.1 (see Http2Origins). */
   private viaHttp2(http2: Http2Origins | null, upstream: UpstreamRequest, abort: AttemptAbort, provider: string | undefined): Promise<Http2Answer> | null {
     // A streamed body (a multipart upload) stays on HTTP/1.1: it cannot be sent again if a session refuses it.
-    if (!http2 || typeof upstream.body === 'object') return null;
+    if (!http2 || upstream.body instanceof Readable) return null;
     const target = http2.sessionFor(upstream.url);
     if (!target) return null;
     this.noteProvider(target.url.origin, provider);

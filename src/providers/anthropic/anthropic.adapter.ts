@@ -1,3 +1,4 @@
+import { jsonPayload } from '../../common/http/received-body';
 import type { ProviderTarget } from '../provider-target';
 import type { ChatTranslation } from '../chat-format';
 import { IgnoredParams } from '../ignored-params';
@@ -34,13 +35,13 @@ function anthropicRequestHeaders(target: ProviderTarget, headers: Record<string,
 
 const baseUrl = (target: ProviderTarget) => (target.customHost ?? ANTHROPIC_BASE_URL).replace(/\/+$/, '');
 
-/** A JSON POST to a path of the API (`/messages`, `/messages/count_tokens`). */
+/** A JSON POST to a path of the API (`/messages`, `/messages/count_tokens`); a client's Messages body unchanged goes as received. */
 function postRequest(path: string, payload: Record<string, unknown>, target: ProviderTarget, headers: Record<string, string> = {}): UpstreamRequest {
   return {
     method: 'POST',
     url: `${baseUrl(target)}${path}`,
     headers: { 'content-type': 'application/json', ...anthropicRequestHeaders(target, headers) },
-    body: JSON.stringify(payload),
+    body: jsonPayload(payload),
   };
 }
 

@@ -1,4 +1,5 @@
 import { GatewayError } from '../../common/errors/gateway-error';
+import { jsonPayload } from '../../common/http/received-body';
 import type { ProviderTarget } from '../provider-target';
 import type { ProviderAdapter, RealtimeCapability, RequestBuilder, ResourceCapability, ResponsesCapability, UpstreamRequest } from '../provider-adapter';
 
@@ -29,7 +30,7 @@ export class AzureOpenAIAdapter implements ProviderAdapter {
   readonly audioTranscriptions = this.operation('audio/transcriptions');
   readonly audioTranslations = this.operation('audio/translations');
   readonly responses: ResponsesCapability = {
-    buildRequest: (body, target) => ({ method: 'POST', url: this.responsesUrl(target, '', ''), headers: this.headers(target), body: JSON.stringify(body) }),
+    buildRequest: (body, target) => ({ method: 'POST', url: this.responsesUrl(target, '', ''), headers: this.headers(target), body: jsonPayload(body) }),
     resourceRequest: (method, path, query, target) => ({ method, url: this.responsesUrl(target, path, query), headers: this.headers(target) }),
   };
 
@@ -81,7 +82,7 @@ export class AzureOpenAIAdapter implements ProviderAdapter {
     if (!deployment) throw GatewayError.invalidRequest('Azure OpenAI needs a deployment: provider_options.deployment or model', 'model');
     const apiVersion = encodeURIComponent(options.api_version ?? AZURE_DEFAULT_API_VERSION);
     const url = `${this.host(target)}/openai/deployments/${encodeURIComponent(deployment)}/${operation}?api-version=${apiVersion}`;
-    return { method: 'POST', url, headers: this.headers(target), body: JSON.stringify(body) };
+    return { method: 'POST', url, headers: this.headers(target), body: jsonPayload(body) };
   }
 
   private host(target: ProviderTarget): string {

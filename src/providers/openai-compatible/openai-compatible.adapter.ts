@@ -1,4 +1,5 @@
 import { GatewayError } from '../../common/errors/gateway-error';
+import { jsonPayload } from '../../common/http/received-body';
 import type { ProviderTarget } from '../provider-target';
 import { RESOURCE_OPERATIONS, type ProviderAdapter, type RealtimeCapability, type RequestBuilder, type ResourceCapability, type ResourceOperation, type ResponsesCapability, type UpstreamRequest } from '../provider-adapter';
 
@@ -110,8 +111,9 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
     return { buildRequest: (body, target) => this.post(path, body, target) };
   }
 
+  /** The client's body unchanged goes as received (OpenAI's format is the vendor's). */
   protected post(path: string, body: Record<string, unknown>, target: ProviderTarget): UpstreamRequest {
-    return { method: 'POST', url: this.url(target, path, ''), headers: this.headers(target), body: JSON.stringify(body) };
+    return { method: 'POST', url: this.url(target, path, ''), headers: this.headers(target), body: jsonPayload(body) };
   }
 
   /** `{base}{path}?{fixed query}&{query}`, either query part left out when empty. */
