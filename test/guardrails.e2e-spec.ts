@@ -2,8 +2,9 @@
  * Guardrails (CONTRACT section 5) on chat, responses and messages, streamed and not,
  * and on realtime text input: a denying guardrail stops the request with 446 and a body
  * naming the failed checks (the provider never sees a denied request); a non-denying
- * one lets it through with `x-gateway-guardrails: failed`; PII can be redacted instead;
- * the results are stored with the log.
+ * one lets it through with `x-gateway-guardrails: failed`; PII can be redacted instead (in a
+ * request, a realtime event or a JSON answer; a streamed answer only in its log, its text
+ * being sent as it comes); the results are stored with the log.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import * as http from 'node:http';
@@ -125,6 +126,48 @@ describe('guardrails', () => {
     expect(bad.response.headers.get('x-gateway-guardrails')).toBe('failed');
   });
 
+  it('redacts a JSON answer when an output check says redact: the client gets what the log keeps (chat, messages, responses)', async () => {
+    const pii = { name: 'pii-out', deny: true, checks: [{ type: 'pii', kinds: ['email'], action: 'redact' }] };
+    const loggedAnswer = async (response: Response) => {
+      const log = await logOf(gateway, response.headers.get('x-gateway-request-id'));
+      expect(log.guardrails).toMatchObject({ output: [{ name: 'pii-out', verdict: true, checks: [{ type: 'pii', reason: 'redacted 1 email' }] }] });
+      expect(JSON.stringify(log.response_body)).not.toContain('ada@example.com');
+      return log.response_body;
+    };
+
+    const chat = await chatClient({ output_guardrails: [pii] }).chat.completions.create(ask('echo: write to ada@example.com')).withResponse();
+    expect(chat.data.choices[0].message.content).toBe('write to [REDACTED_EMAIL]');
+    expect((await loggedAnswer(chat.response)).choices[0].message.content).toBe('write to [REDACTED_EMAIL]');
+
+    const anthropic = new Anthropic({
+      baseURL: gateway.url,
+      apiKey: 'unused',
+      defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': JSON.stringify({ virtual_key: 'anthropic-prod', output_guardrails: [pii] }) },
+    });
+    const messages = await anthropic.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 20, messages: [{ role: 'user', content: 'echo: write to ada@example.com' }] }).withResponse();
+    expect(messages.data.content[0]).toMatchObject({ type: 'text', text: 'write to [REDACTED_EMAIL]' });
+    expect((await loggedAnswer(messages.response)).content[0].text).toBe('write to [REDACTED_EMAIL]');
+
+    const responses = await chatClient({ output_guardrails: [pii] }).responses.create({ model: 'gpt-4o-mini', input: 'echo: write to ada@example.com' }).withResponse();
+    expect(responses.data.output_text).toBe('write to [REDACTED_EMAIL]');
+    expect(JSON.stringify(responses.data)).not.toContain('ada@example.com');
+    expect(JSON.stringify(await loggedAnswer(responses.response))).toContain('write to [REDACTED_EMAIL]');
+  });
+
+  it('checks a streamed answer for redaction at its end: the text went out as it came, the log keeps it redacted', async () => {
+    const pii = { name: 'pii-out', deny: true, checks: [{ type: 'pii', kinds: ['email'], action: 'redact' }] };
+    const { data: stream, response } = await chatClient({ output_guardrails: [pii] }).chat.completions.create({ ...ask('echo: write to ada@example.com'), stream: true }).withResponse();
+    const pieces: string[] = [];
+    for await (const chunk of stream) pieces.push(chunk.choices[0]?.delta?.content ?? '');
+    // A stream cannot be taken back: the check runs on the assembled answer once it has been sent.
+    expect(pieces.join('')).toBe('write to ada@example.com');
+    const requestId = response.headers.get('x-gateway-request-id');
+    await waitFor(async () => (await logOf(gateway, requestId)).guardrails?.output);
+    const log = await logOf(gateway, requestId);
+    expect(log.guardrails).toMatchObject({ output: [{ name: 'pii-out', verdict: true, checks: [{ type: 'pii', reason: 'redacted 1 email' }] }] });
+    expect(JSON.stringify(log.response_body)).not.toContain('ada@example.com');
+  });
+
   it('calls a webhook check with the texts and honours its verdict; allowed models', async () => {
     const webhook = { name: 'policy', deny: true, checks: [{ type: 'webhook', url: hookUrl, headers: { authorization: 'Bearer hook-secret' } }] };
     const refused = await call(gateway, '/v1/chat/completions', { headers: configHeader({ input_guardrails: [webhook] }), body: ask('I want a refund') });
@@ -215,6 +258,22 @@ describe('guardrails', () => {
     expect(refusal.error).toMatchObject({ type: 'guardrail_denied', guardrails: [{ name: 'no-secrets' }] });
     const upstreamSaw = realtime.connections.at(-1)!.received.filter((event: any) => event.type === 'conversation.item.create');
     expect(upstreamSaw.map((event: any) => event.item.content[0].text)).toEqual(['hello']);
+    socket.close();
+  });
+
+  it('sends the provider a realtime input event as redacted, not as the client wrote it', async () => {
+    const pii = { name: 'pii-in', deny: true, checks: [{ type: 'pii', kinds: ['email'], action: 'redact' }] };
+    const config = JSON.stringify({ virtual_key: 'openai-realtime', input_guardrails: [pii] });
+    const socket = new WebSocket(`${gateway.url.replace('http', 'ws')}/v1/realtime?model=gpt-realtime`, { headers: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': config } });
+    await new Promise((resolve, reject) => {
+      socket.once('open', resolve);
+      socket.once('error', reject);
+    });
+    socket.send(JSON.stringify({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'mail ada@example.com' }] } }));
+    const upstreamSaw = await waitFor(() =>
+      realtime.connections.flatMap((connection) => connection.received).find((event: any) => event.type === 'conversation.item.create' && event.item.content[0].text.startsWith('mail ')),
+    );
+    expect(upstreamSaw.item.content[0].text).toBe('mail [REDACTED_EMAIL]');
     socket.close();
   });
 });

@@ -6,7 +6,8 @@ import { sseFrame } from '../../common/http/sse-frame';
  * list of slots, each readable and (for redaction) writable in place.
  */
 export interface TextSlot {
-  text: string;
+  /** The text as it is now: after a `set`, the new one. */
+  readonly text: string;
   set(text: string): void;
 }
 
@@ -22,10 +23,24 @@ export interface OperationTexts {
 
 const isObject = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** A string member of `holder` as a slot. */
-function slot(holder: Record<string, any>, key: string | number): TextSlot[] {
-  const value = holder[key as string];
-  return typeof value === 'string' ? [{ text: value, set: (text) => (holder[key as string] = text) }] : [];
+/**
+ * A string member of `holder` as a slot. `text` reads the member each time rather than
+ * keeping the value found: callers compare it with what it was before the guardrails ran to
+ * know whether a redaction changed anything (and so re-encode a JSON answer, forward a
+ * realtime event as redacted); a copy would never change, and the text as received would go on.
+ */
+function slot(holder: Record<string, any>, key: string): TextSlot[] {
+  if (typeof holder[key] !== 'string') return [];
+  return [
+    {
+      get text(): string {
+        return holder[key];
+      },
+      set: (text) => {
+        holder[key] = text;
+      },
+    },
+  ];
 }
 
 /** A content that is a string or a list of parts whose text parts have `type` in `types`. */

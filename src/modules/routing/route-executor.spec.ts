@@ -273,6 +273,22 @@ describe('RouteExecutor', () => {
     expect(attempt.guardrails?.output?.map((g) => [g.name, g.verdict])).toEqual([['no-secrets', false]]);
   });
 
+  it('sends (and caches) a JSON answer an output guardrail redacted as redacted, the same as its outcome for the log', async () => {
+    const { executor, store } = setup();
+    const outputGuardrails = buildGuardrails([{ name: 'pii', deny: true, checks: [{ type: 'pii', kinds: ['email'], action: 'redact' }] }]);
+    const context = contextFor(leaf('openai', { outputGuardrails, cache: { maxAgeSeconds: 60 } }));
+    const send = scriptedSender(json(chatOutcome('mail ada@example.com')));
+
+    const result = await executor.execute(context, body, send, { texts: CHAT_TEXTS });
+    if (result.kind !== 'json') throw new Error('expected a JSON answer');
+
+    const sent = JSON.parse(result.body.toString('utf8'));
+    expect(sent.choices[0].message.content).toBe('mail [REDACTED_EMAIL]');
+    expect(result.outcome.responseBody).toEqual(sent);
+    expect(context.attempts[0].outcome?.responseBody).toEqual(sent);
+    expect([...store.values()][0].body).not.toContain('ada@example.com');
+  });
+
   it('ends a streamed attempt only once the stream outcome settles', async () => {
     const { executor } = setup();
     const context = contextFor(leaf('openai'));
