@@ -24,6 +24,7 @@ import { EmbeddedPostgres } from '../src/database/embedded-postgres';
 import { SpendService } from '../src/modules/keys/spend.service';
 import { VirtualKeyEntity } from '../src/modules/keys/entities/virtual-key.entity';
 import { AnalyticsService } from '../src/modules/logging/analytics.service';
+import { PartStore } from '../src/modules/logging/body-parts/part-store';
 import { AnalyticsQueryDto } from '../src/modules/logging/dto/analytics-query.dto';
 import { AnalyticsTimeseriesQueryDto } from '../src/modules/logging/dto/analytics-timeseries-query.dto';
 import { LogQueryDto } from '../src/modules/logging/dto/log-query.dto';
@@ -156,7 +157,8 @@ async function fill(dataSource: DataSource, rows: number): Promise<void> {
   process.stdout.write('\n');
   // As the gateway does at start-up: each day's rows move out of the default partition into their own.
   const partitioning = Date.now();
-  await new LogPartitionMaintainer(dataSource, { get: () => undefined } as unknown as ConfigService<Environment, true>).run();
+  const noSettings = { get: () => undefined } as unknown as ConfigService<Environment, true>;
+  await new LogPartitionMaintainer(dataSource, new PartStore(noSettings), noSettings).run();
   log(`  rows moved into day partitions (${((Date.now() - partitioning) / 1000).toFixed(0)} s)`);
   // The gateway folds queued rows into the rollups every second; here, once, all of them.
   const compacting = Date.now();
@@ -213,7 +215,7 @@ async function main(): Promise<void> {
     const [{ size }] = await ds.query(`select pg_size_pretty(sum(pg_total_relation_size(inhrelid))) as size from pg_inherits where inhparent = 'request_logs'::regclass`);
     log(`${String(version).split(',')[0]}; request_logs ${size} with its indexes (its partitions')`);
 
-    const logs = new LogsService(ds.getRepository(RequestLogEntity), ds.getRepository(VirtualKeyEntity), new LogBodyReader(ds));
+    const logs = new LogsService(ds.getRepository(RequestLogEntity), ds.getRepository(VirtualKeyEntity), new LogBodyReader(ds, new PartStore({ get: () => undefined } as unknown as ConfigService<Environment, true>)));
     const analytics = new AnalyticsService(ds);
     const spend = new SpendService(ds);
     // The scopes the key guard gives: an admin and a member of the (default) workspace every row is in, an owner seeing every workspace.

@@ -29,6 +29,7 @@ import { Client } from 'pg';
 import { uuidv7 } from '../src/common/ids';
 import type { Environment } from '../src/config/environment';
 import { LogPartitionMaintainer } from '../src/modules/logging/log-partition-maintainer.service';
+import { PartStore } from '../src/modules/logging/body-parts/part-store';
 import { LogWriter } from '../src/modules/logging/log-writer.service';
 import { LogsService } from '../src/modules/logging/logs.service';
 import { call, createVirtualKey, openai, parseCsv, sleep, waitFor } from './support/e2e-helpers';
@@ -177,7 +178,7 @@ describe('log bodies stored as parts', () => {
   }
 
   const maintainer = (env: Partial<Environment>) =>
-    new LogPartitionMaintainer(gateway.dataSource, { get: (name: keyof Environment) => env[name] } as unknown as ConfigService<Environment, true>);
+    new LogPartitionMaintainer(gateway.dataSource, gateway.app.get(PartStore), { get: (name: keyof Environment) => env[name] } as unknown as ConfigService<Environment, true>);
 
   beforeAll(async () => {
     mock = await startMockUpstream();

@@ -12,6 +12,7 @@ import { uuidv7 } from '../src/common/ids';
 import type { Environment } from '../src/config/environment';
 import { PartitionRequestLogs1764001500000 } from '../src/database/migrations/1764001500000-PartitionRequestLogs';
 import { LogPartitionMaintainer, PARTITION_DAYS_AHEAD } from '../src/modules/logging/log-partition-maintainer.service';
+import { PartStore } from '../src/modules/logging/body-parts/part-store';
 import { LogRollupCompactor } from '../src/modules/logging/log-rollup-compactor.service';
 import { LogWriter } from '../src/modules/logging/log-writer.service';
 import { admin, startTestGateway, TestGateway } from './support/test-gateway';
@@ -38,7 +39,7 @@ describe('request log partitions', () => {
   const compact = () => query('select request_log_rollups_compact(100000)');
   const rollups = () => query(`select period, bucket, dimension, name, value, api_key_id, requests, errors, prompt_tokens, completion_tokens, cost_usd::text, latency_bins, latency_counts from request_log_rollups order by 1, 2, 3, 4, 5, 6`);
   const maintainer = (env: Partial<Environment>) =>
-    new LogPartitionMaintainer(gateway.dataSource, { get: (name: keyof Environment) => env[name] } as unknown as ConfigService<Environment, true>);
+    new LogPartitionMaintainer(gateway.dataSource, gateway.app.get(PartStore), { get: (name: keyof Environment) => env[name] } as unknown as ConfigService<Environment, true>);
 
   beforeAll(async () => {
     gateway = await startTestGateway();

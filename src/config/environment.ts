@@ -58,6 +58,29 @@ export class Environment {
   @Transform(toBool) @IsBoolean()
   LOG_BODIES = true;
 
+  /**
+   * Move the log rows written before bodies were stored as parts (their bodies whole) to
+   * parts, in the background: small batches, one instance at a time, at start-up and then
+   * hourly until none is left (LogBodyBackfill). `false`: they stay whole (and read as before).
+   */
+  @Transform(toBool) @IsBoolean()
+  LOG_BODY_BACKFILL = true;
+
+  /**
+   * Where the parts of logged bodies live (CONTRACT section 14): unset keeps them in
+   * PostgreSQL; `s3://bucket/prefix` keeps them in an S3-compatible object store and only
+   * their references (and search words) in PostgreSQL. Credentials and region come from
+   * the AWS SDK's usual chain (AWS_REGION, AWS_ACCESS_KEY_ID, profiles, instance roles).
+   */
+  @IsOptional() @Matches(/^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/[A-Za-z0-9!_.*'()\/-]*)?$/, {
+    message: 'LOG_BODY_STORE must be s3://bucket or s3://bucket/prefix (a bucket name of 3-63 lowercase letters, digits, dots and hyphens; a prefix of letters, digits and !_.*\'()/-)',
+  })
+  LOG_BODY_STORE?: string;
+
+  /** The S3-compatible server of LOG_BODY_STORE (MinIO, R2, GCS interoperability…); addressed path-style. Unset: AWS S3. */
+  @IsOptional() @Matches(/^https?:\/\/[^\s/@]+(\/\S*)?$/, { message: 'LOG_BODY_STORE_ENDPOINT must be an http:// or https:// URL without user:password@' })
+  LOG_BODY_STORE_ENDPOINT?: string;
+
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';
 
@@ -266,7 +289,7 @@ export class InvalidEnvironmentError extends Error {
 
 /** Parses and validates the environment; throws one error listing every bad variable. */
 export function validateEnvironment(raw: Record<string, unknown>): Environment {
-  const known = Object.keys(new Environment()).concat('DATABASE_URL', 'GATEWAY_ADMIN_KEY', 'GATEWAY_ENCRYPTION_KEY', 'REDIS_URL', 'LOG_JOURNAL_DIR', 'UPSTREAM_ALLOWED_NETWORKS', 'MCP_ALLOWED_NETWORKS', 'LOG_RETENTION_DAYS', 'ROLLUP_RETENTION_DAYS', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OIDC_ISSUER_URL', 'OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_REDIRECT_URI', 'OIDC_ROLE_MAPPING', 'UPSTREAM_CA_FILE', 'METRICS_TOKEN', 'METRICS_PORT');
+  const known = Object.keys(new Environment()).concat('DATABASE_URL', 'GATEWAY_ADMIN_KEY', 'GATEWAY_ENCRYPTION_KEY', 'REDIS_URL', 'LOG_JOURNAL_DIR', 'UPSTREAM_ALLOWED_NETWORKS', 'MCP_ALLOWED_NETWORKS', 'LOG_RETENTION_DAYS', 'ROLLUP_RETENTION_DAYS', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OIDC_ISSUER_URL', 'OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_REDIRECT_URI', 'OIDC_ROLE_MAPPING', 'UPSTREAM_CA_FILE', 'METRICS_TOKEN', 'METRICS_PORT', 'LOG_BODY_STORE', 'LOG_BODY_STORE_ENDPOINT');
   // Empty strings mean "unset", as in most twelve-factor apps.
   const input = Object.fromEntries(
     known.filter((k) => raw[k] !== undefined && raw[k] !== '').map((k) => [k, raw[k]]),

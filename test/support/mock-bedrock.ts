@@ -114,8 +114,11 @@ export const BEDROCK_TEST_SESSION = { accessKeyId: 'ASIAMOCKBEDROCK00002', secre
 export const BEDROCK_TEST_ASSUMED = { accessKeyId: 'ASIAMOCKASSUMED00003', secretAccessKey: 'mock/Assumed+Secret0000000000000000000003', sessionToken: 'mock-assumed-session-token-3' };
 /** The role the mock's STS lets BEDROCK_TEST_CREDENTIALS assume, given its external id. */
 export const BEDROCK_TEST_ROLE = { arn: 'arn:aws:iam::123456789012:role/bedrock-invoker', externalId: 'mock-external-id' };
+/** The identity the mock object store (mock-s3.ts) lets in. */
+export const S3_TEST_CREDENTIALS = { accessKeyId: 'AKIAMOCKS3STORE00001', secretAccessKey: 'mock/S3+Secret000000000000000000000000001' };
 const IDENTITIES = new Map<string, { secretAccessKey: string; sessionToken?: string }>([
   [BEDROCK_TEST_CREDENTIALS.accessKeyId, BEDROCK_TEST_CREDENTIALS],
+  [S3_TEST_CREDENTIALS.accessKeyId, S3_TEST_CREDENTIALS],
   [BEDROCK_TEST_SESSION.accessKeyId, BEDROCK_TEST_SESSION],
   [BEDROCK_TEST_ASSUMED.accessKeyId, BEDROCK_TEST_ASSUMED],
 ]);

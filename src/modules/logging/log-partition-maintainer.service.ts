@@ -2,6 +2,8 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap }
 import { ConfigService } from '@nestjs/config';
 import { DataSource, QueryRunner } from 'typeorm';
 import type { Environment } from '../../config/environment';
+import { exclusivePass } from '../../database/exclusive-pass';
+import { PartStore } from './body-parts/part-store';
 
 const DAY_MS = 86_400_000;
 /** How often a pass runs (and once at start-up): partitions are made days ahead, so a missed pass costs nothing. */
@@ -53,6 +55,7 @@ export class LogPartitionMaintainer implements OnApplicationBootstrap, BeforeApp
 
   constructor(
     private readonly dataSource: DataSource,
+    private readonly partStore: PartStore,
     config: ConfigService<Environment, true>,
   ) {
     this.logRetentionDays = config.get('LOG_RETENTION_DAYS', { infer: true });
@@ -80,32 +83,19 @@ export class LogPartitionMaintainer implements OnApplicationBootstrap, BeforeApp
       .finally(() => (this.running = undefined)));
   }
 
-  private async pass(now: Date): Promise<MaintenanceReport | null> {
-    // One connection for the session-level advisory lock and the lock timeout.
-    const db = this.dataSource.createQueryRunner();
-    await db.connect();
-    try {
-      const [{ locked }] = await db.query('select pg_try_advisory_lock($1) as locked', [MAINTENANCE_LOCK]);
-      if (!locked) return null;
-      try {
-        await db.query(`set lock_timeout = '${LOCK_TIMEOUT}'`);
-        const report = {
-          created: await this.createPartitions(db, now),
-          dropped: await this.dropOldPartitions(db, now),
-          partsFreed: await this.freeParts(db, now),
-          rollupRowsDeleted: await this.deleteOldRollups(db, now),
-        };
-        if (report.created.length) this.logger.log(`Request log partitions made for ${report.created.join(', ')}`);
-        if (report.partsFreed) this.logger.log(`Log retention: ${report.partsFreed} body parts no kept row references freed`);
-        if (report.rollupRowsDeleted) this.logger.log(`Rollup retention (${this.rollupRetentionDays} days): ${report.rollupRowsDeleted} rollup rows deleted`);
-        return report;
-      } finally {
-        await db.query('reset lock_timeout');
-        await db.query('select pg_advisory_unlock($1)', [MAINTENANCE_LOCK]);
-      }
-    } finally {
-      await db.release();
-    }
+  private pass(now: Date): Promise<MaintenanceReport | null> {
+    return exclusivePass(this.dataSource, MAINTENANCE_LOCK, LOCK_TIMEOUT, async (db) => {
+      const report = {
+        created: await this.createPartitions(db, now),
+        dropped: await this.dropOldPartitions(db, now),
+        partsFreed: await this.freeParts(db, now),
+        rollupRowsDeleted: await this.deleteOldRollups(db, now),
+      };
+      if (report.created.length) this.logger.log(`Request log partitions made for ${report.created.join(', ')}`);
+      if (report.partsFreed) this.logger.log(`Log retention: ${report.partsFreed} body parts no kept row references freed`);
+      if (report.rollupRowsDeleted) this.logger.log(`Rollup retention (${this.rollupRetentionDays} days): ${report.rollupRowsDeleted} rollup rows deleted`);
+      return report;
+    });
   }
 
   /** Today's partition and the next days', and one for each day that has rows in the default partition. */
@@ -146,11 +136,23 @@ export class LogPartitionMaintainer implements OnApplicationBootstrap, BeforeApp
    */
   private async freeParts(db: QueryRunner, now: Date): Promise<number> {
     let freed = 0;
-    if (this.logRetentionDays) {
-      freed += await deleteInBatches(db, 'log_body_parts', 'last_seen_day < $1::date', [await this.oldestDayHeld(db, now)], PART_DELETE_BATCH);
+    if (this.logRetentionDays) freed += await this.freePartsWhere(db, 'last_seen_day < $1::date', [await this.oldestDayHeld(db, now)]);
+    return freed + (await this.freePartsWhere(db, 'workspace_id in (select id from workspaces where deleted_at is not null)', []));
+  }
+
+  /**
+   * Deletes the part rows `where` selects, in batches; with parts in an object store, each
+   * batch with its objects (PartStore.freeWith).
+   */
+  private async freePartsWhere(db: QueryRunner, where: string, params: unknown[]): Promise<number> {
+    if (this.partStore.inDatabase) return deleteInBatches(db, 'log_body_parts', where, params, PART_DELETE_BATCH);
+    const batch = `delete from log_body_parts where ctid = any(array(select ctid from log_body_parts where ${where} limit ${PART_DELETE_BATCH})) returning workspace_id, hash`;
+    let freed = 0;
+    for (;;) {
+      const count = await this.partStore.freeWith(db, batch, params);
+      freed += count;
+      if (count < PART_DELETE_BATCH) return freed;
     }
-    const ofDeletedWorkspaces = 'workspace_id in (select id from workspaces where deleted_at is not null)';
-    return freed + (await deleteInBatches(db, 'log_body_parts', ofDeletedWorkspaces, [], PART_DELETE_BATCH));
   }
 
   /** The first day LOG_RETENTION_DAYS keeps. */

@@ -10,6 +10,8 @@ import { RequestLogEntity } from './entities/request-log.entity';
 import { LogJournal, type JournalEntry } from './log-journal';
 import { KnownParts, recordWithParts } from './body-parts/record-parts';
 import { storableJson, storableRecord } from './storable-record';
+import { partsUpsertStep, RECORD_WORKSPACE_SQL } from './body-parts/part-sql';
+import { PartStore, type PartToStore } from './body-parts/part-store';
 import { DEFAULT_WORKSPACE_ID } from '../workspaces/workspace.entity';
 
 /** A log row, and what it does to budget and token-rate counters once stored (see CounterStore). */
@@ -28,12 +30,15 @@ interface Queued extends JournalEntry {
   used: { apiKeyId: string | null; virtualKeyId: string | null; at: number };
   /** The parts the record carries, for KnownParts once it is stored. */
   partKeys: string[];
+  /** The parts the record carries, to put in the object store first (PartStore; empty when parts are in PostgreSQL). */
+  parts: PartToStore[];
 }
 
-function queued(record: LogRecord, json: string, partKeys: string[] = []): Queued {
+function queued(record: LogRecord, json: string, partKeys: string[] = [], parts: PartToStore[] = []): Queued {
   return {
     json,
     partKeys,
+    parts,
     settlements: { logId: record.id!, budgets: record.budgetSettlements ?? [], tokens: record.tokenSettlements ?? [] },
     // A record read back from the journal has its time as an ISO string.
     used: { apiKeyId: record.apiKeyId ?? null, virtualKeyId: record.virtualKeyId ?? null, at: new Date(record.createdAt ?? Date.now()).getTime() },
@@ -41,7 +46,16 @@ function queued(record: LogRecord, json: string, partKeys: string[] = []): Queue
 }
 
 /** A line of the journal read back (throws when it is not JSON: a line a crash cut short); its parts are in it. */
-const requeued = (json: string): Queued => queued(JSON.parse(json) as LogRecord, json);
+function requeued(json: string): Queued {
+  const record = JSON.parse(json) as StoredRecord;
+  return queued(record, json, [], partsCarried(record));
+}
+
+/** The parts a stored record carries, as the object store takes them. */
+function partsCarried(record: StoredRecord): PartToStore[] {
+  const workspaceId = record.workspaceId ?? DEFAULT_WORKSPACE_ID;
+  return (record.bodyParts ?? []).map((part) => ({ workspaceId, hash: part.h, json: JSON.stringify(part.b) }));
+}
 
 /**
  * Writes log rows off the request path: each record is journaled on disk (LogJournal),
@@ -72,6 +86,7 @@ export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
   constructor(
     private readonly dataSource: DataSource,
     private readonly counters: CounterStore,
+    private readonly partStore: PartStore,
     config: ConfigService<Environment, true>,
   ) {
     this.batchSize = config.get('LOG_BATCH_SIZE', { infer: true });
@@ -88,8 +103,8 @@ export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
   }
 
   enqueue(record: LogRecord): void {
-    const { json, partKeys } = recordWithParts(record, this.knownParts);
-    const entry = queued(record, json, partKeys);
+    const { json, partKeys, parts } = recordWithParts(record, this.knownParts);
+    const entry = queued(record, json, partKeys, this.partStore.inDatabase ? [] : parts);
     this.journal?.append(entry);
     if (this.queue.length >= this.maxQueue) {
       // The oldest record leaves memory; if it is journaled it is read back once the queue drains.
@@ -179,7 +194,7 @@ export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
       const cleaned = storableRecord(record, this.columnTypes());
       cleaned.bodyParts = record.bodyParts?.map((part) => ({ ...part, b: storableJson(part.b) }));
       try {
-        await this.insert([queued(cleaned, JSON.stringify(cleaned), entry.partKeys)]);
+        await this.insert([queued(cleaned, JSON.stringify(cleaned), entry.partKeys, this.partStore.inDatabase ? [] : partsCarried(cleaned))]);
       } catch (error) {
         if (!isDataError(error)) return { unwritten: batch.slice(index), failure: error };
         const note = { gateway_note: `body not storable: ${(error as Error).message}` };
@@ -210,8 +225,20 @@ export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
     const insert = (this.insertSql ??= this.buildInsertSql());
     const settlements = batch.map((entry) => entry.settlements);
     const steps = this.counters.logInsertSteps(settlements, params);
-    await this.dataSource.query(`with ${insert}${steps.map((step) => `, ${step}`).join('')} select 1`, params);
+    const statement = `with ${insert}${steps.map((step) => `, ${step}`).join('')} select 1`;
+    if (this.partStore.inDatabase) await this.dataSource.query(statement, params);
+    else await this.insertAfterParts(batch, statement, params);
     await this.counters.afterLogInsert(settlements);
+  }
+
+  /** With parts in an object store: puts the batch's parts there, then stores the rows (PartStore.putThenStore). */
+  private async insertAfterParts(batch: Queued[], statement: string, params: unknown[]): Promise<void> {
+    const db = this.dataSource.createQueryRunner();
+    try {
+      await this.partStore.putThenStore(db, batch.flatMap((entry) => entry.parts), statement, params);
+    } finally {
+      await db.release();
+    }
   }
 
   /**
@@ -245,32 +272,20 @@ export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
 
   /**
    * Two steps of one statement (the rows' settlements follow them), so a row is never stored without its parts:
-   *
-   * - `parts`: the parts the records carry (`bodyParts`, see record-parts.ts), each once, in the order of the
-   *   table's key (two instances storing the same parts take their locks in the same order); a part stored
-   *   before gets the row's day as its last_seen_day when that is later (retention reads it).
-   * - `inserted`: the rows. `$1` is a JSON array of records keyed by property name; each column is read by its
-   *   property name and type. A record stored before (a replay) is skipped: its key is (id, created_at), the
-   *   log being partitioned by created_at, and a replayed record carries the created_at it was first written with.
+   * `parts` (part-sql.ts), then `inserted`, the rows. `$1` is a JSON array of records keyed by property name;
+   * each column is read by its property name and type. A record stored before (a replay) is skipped: its key
+   * is (id, created_at), the log being partitioned by created_at, and a replayed record carries the created_at
+   * it was first written with.
    */
   private buildInsertSql(): string {
     const columns = this.dataSource.getMetadata(RequestLogEntity).columns;
     const names = columns.map((column) => `"${column.databaseName}"`).join(',');
     const fields = columns.map((column) => `"${column.propertyName}" ${String(column.type)}${column.isArray ? '[]' : ''}`).join(',');
-    // A journal written before workspaces existed replays rows without one: they belong to `default`.
-    const workspace = `coalesce(r."workspaceId", '${DEFAULT_WORKSPACE_ID}')`;
-    const values = columns.map((column) => (column.propertyName === 'workspaceId' ? workspace : `r."${column.propertyName}"`)).join(',');
-    const parts = `parts as (
-      insert into log_body_parts (workspace_id, hash, body, bytes, last_seen_day)
-      select distinct on (1, 2) ${workspace}, p.h, p.b, p.n, (r."createdAt" at time zone 'UTC')::date
-      from json_to_recordset($1::json) as r("workspaceId" uuid, "createdAt" timestamptz, "bodyParts" json)
-      cross join lateral json_to_recordset(r."bodyParts") as p(h uuid, n integer, b jsonb)
-      order by 1, 2, 5 desc
-      on conflict (workspace_id, hash) do update set last_seen_day = excluded.last_seen_day where log_body_parts.last_seen_day < excluded.last_seen_day)`;
+    const values = columns.map((column) => (column.propertyName === 'workspaceId' ? RECORD_WORKSPACE_SQL : `r."${column.propertyName}"`)).join(',');
     const rows = `inserted as (
       insert into request_logs (${names}) select ${values} from json_to_recordset($1::json) as r(${fields})
       on conflict (id, created_at) do nothing returning id)`;
-    return `${parts}, ${rows}`;
+    return `${partsUpsertStep('$1', this.partStore.inDatabase)}, ${rows}`;
   }
 
   private schedule(delayMs: number): void {

@@ -8,7 +8,9 @@ import { PricingModule } from '../pricing/pricing.module';
 import { AnalyticsController } from './analytics.controller';
 import { AnalyticsService } from './analytics.service';
 import { RequestLogEntity } from './entities/request-log.entity';
+import { LogBodyBackfill } from './body-parts/log-body-backfill.service';
 import { LogBodyReader } from './body-parts/log-body-reader';
+import { PartStore } from './body-parts/part-store';
 import { LogPartitionMaintainer } from './log-partition-maintainer.service';
 import { LogRollupCompactor } from './log-rollup-compactor.service';
 import { LogWriter } from './log-writer.service';
@@ -20,7 +22,7 @@ import { RequestLogger } from './request-logger.service';
 @Module({
   imports: [TypeOrmModule.forFeature([RequestLogEntity, VirtualKeyEntity]), PricingModule],
   controllers: [LogsController, AnalyticsController, MetricsController],
-  providers: [LogBodyReader, LogWriter, LogRollupCompactor, LogPartitionMaintainer, RequestLogger, LogsService, AnalyticsService, MetricsService, MetricsPort],
+  providers: [PartStore, LogBodyReader, LogWriter, LogRollupCompactor, LogPartitionMaintainer, LogBodyBackfill, RequestLogger, LogsService, AnalyticsService, MetricsService, MetricsPort],
   exports: [RequestLogger, LogWriter, MetricsService],
 })
 export class LoggingModule {}

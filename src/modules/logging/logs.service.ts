@@ -164,15 +164,16 @@ export class LogsService {
    * What the log stores by UTC day, newest first: its rows and the bytes of their bodies as
    * received (`body_bytes`; for a row written before parts, its bodies' JSON text), the parts
    * first stored that day, and the bytes stored: the rows' body columns and the new parts,
-   * as PostgreSQL holds them (compressed). Sizes are read row by row: an admin's occasional
-   * question, bounded by `days`.
+   * as PostgreSQL holds them (compressed), plus the parts in an object store
+   * (LOG_BODY_STORE; `bytes_in_object_store`, their JSON size). Sizes are read row by row:
+   * an admin's occasional question, bounded by `days`.
    */
   async storage(scope: WorkspaceScope, days: number): Promise<Record<string, unknown>> {
     const since = new Date(Math.floor(Date.now() / DAY_MS - days + 1) * DAY_MS);
     const visible = scope.visible;
     const inScope = (column: string) => (visible === null ? '' : `and ${column} = any($2::uuid[])`);
     const params = visible === null ? [since] : [since, visible];
-    type Day = { day: string; rows: number; parts: number; bytes_received: number; bytes_stored: number };
+    type Day = { day: string; rows: number; parts: number; bytes_received: number; bytes_stored: number; bytes_in_object_store: number };
     const data: Day[] = await this.logs.query(
       `with logged as (
          select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day, count(*) as rows,
@@ -181,14 +182,17 @@ export class LogsService {
              + coalesce(pg_column_size(part_hashes), 0) + coalesce(pg_column_size(part_layout), 0)) as stored
          from request_logs where created_at >= $1 ${inScope('workspace_id')} group by 1),
        parts as (
-         select to_char(first_seen_at at time zone 'UTC', 'YYYY-MM-DD') as day, count(*) as parts, sum(pg_column_size(body)) as stored
+         select to_char(first_seen_at at time zone 'UTC', 'YYYY-MM-DD') as day, count(*) as parts,
+           sum(coalesce(pg_column_size(body), 0) + coalesce(pg_column_size(document), 0)) as stored,
+           sum(case when body is null then bytes else 0 end) as in_object_store
          from log_body_parts where first_seen_at >= $1 ${inScope('workspace_id')} group by 1)
        select day, coalesce(l.rows, 0)::float8 as rows, coalesce(p.parts, 0)::float8 as parts, coalesce(l.received, 0)::float8 as bytes_received,
-         (coalesce(l.stored, 0) + coalesce(p.stored, 0))::float8 as bytes_stored
+         (coalesce(l.stored, 0) + coalesce(p.stored, 0) + coalesce(p.in_object_store, 0))::float8 as bytes_stored,
+         coalesce(p.in_object_store, 0)::float8 as bytes_in_object_store
        from logged l full join parts p using (day) order by day desc`,
       params,
     );
-    const total = { rows: 0, parts: 0, bytes_received: 0, bytes_stored: 0 };
+    const total = { rows: 0, parts: 0, bytes_received: 0, bytes_stored: 0, bytes_in_object_store: 0 };
     for (const day of data) for (const key of Object.keys(total) as (keyof typeof total)[]) total[key] += day[key];
     return { object: 'log_storage', since: since.toISOString(), total, data };
   }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { RequestLogEntity } from '../entities/request-log.entity';
 import { joinBody, partCount, type BodyLayout } from './body-parts';
+import { PartStore } from './part-store';
 
 /** Parts read per query: a page of an export names thousands. */
 const PARTS_PER_QUERY = 2_000;
@@ -9,12 +10,16 @@ const PARTS_PER_QUERY = 2_000;
 /**
  * Puts log rows' bodies back together from their parts (CONTRACT section 14): one query
  * per PARTS_PER_QUERY distinct parts of the rows read, each part read once however many
- * rows share it. A part that is gone (or a layout that does not fit its hashes) reads as
+ * rows share it; the parts PostgreSQL does not hold are read from the object store when
+ * there is one (PartStore: parts stored before LOG_BODY_STORE was set stay readable). A part that is gone (or a layout that does not fit its hashes) reads as
  * `{"_missing_part": "<hash>"}` in place, never an error.
  */
 @Injectable()
 export class LogBodyReader {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly partStore: PartStore,
+  ) {}
 
   /** Replaces, in place, the skeleton bodies of the rows that have parts by the whole bodies. */
   async join(rows: RequestLogEntity[]): Promise<void> {
@@ -36,6 +41,10 @@ export class LogBodyReader {
         [chunk.map(([workspaceId]) => workspaceId), chunk.map(([, hash]) => hash)],
       );
       for (const part of parts) found.set(`${part.workspace_id}/${part.hash}`, part.body);
+    }
+    // Parts not in PostgreSQL are in the object store (LOG_BODY_STORE), or gone.
+    if (!this.partStore.inDatabase && found.size < wanted.size) {
+      for (const [key, body] of await this.partStore.get(keys.filter(([workspaceId, hash]) => !found.has(`${workspaceId}/${hash}`)))) found.set(key, body);
     }
     for (const row of split) {
       const hashes = row.partHashes!;

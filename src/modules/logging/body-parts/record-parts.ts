@@ -1,5 +1,6 @@
 import { DEFAULT_WORKSPACE_ID } from '../../workspaces/workspace.entity';
 import { splitBody, type BodyLayout, type Part } from './body-parts';
+import type { PartToStore } from './part-store';
 
 /** Parts remembered as stored; the least recently referenced is forgotten first (~100 bytes each). */
 const KNOWN_PARTS_MAX = 100_000;
@@ -45,6 +46,8 @@ export interface RecordWithParts {
   json: string;
   /** KnownParts keys of the parts the row references and KnownParts did not hold: learnt once it is stored. */
   partKeys: string[];
+  /** The parts carried in `bodyParts`, for an object store (PartStore.put). */
+  parts: PartToStore[];
 }
 
 /**
@@ -55,30 +58,30 @@ export interface RecordWithParts {
  */
 export function recordWithParts(record: Record<string, unknown> & { workspaceId?: string | null; createdAt?: Date }, known: KnownParts): RecordWithParts {
   const hasBodies = (record.requestBody ?? null) !== null || (record.responseBody ?? null) !== null;
-  if (!hasBodies) return { json: JSON.stringify(record), partKeys: [] };
+  if (!hasBodies) return { json: JSON.stringify(record), partKeys: [], parts: [] };
   const request = splitBody(record.requestBody);
   const response = splitBody(record.responseBody);
   const parts: Part[] = [...request.parts, ...response.parts];
   const fields: Record<string, unknown> = { ...record, requestBody: undefined, responseBody: undefined, bodyBytes: request.bytes + response.bytes };
   const partKeys = new Set<string>();
-  const carried: string[] = [];
+  const carried: Part[] = [];
+  const workspaceId = record.workspaceId ?? DEFAULT_WORKSPACE_ID;
   if (parts.length) {
     const layout: { request?: BodyLayout; response?: BodyLayout } = {};
     if (request.layout.length) layout.request = request.layout;
     if (response.layout.length) layout.response = response.layout;
     Object.assign(fields, { partHashes: parts.map((part) => part.hash), partLayout: layout });
-    const workspaceId = record.workspaceId ?? DEFAULT_WORKSPACE_ID;
     const day = (record.createdAt instanceof Date ? record.createdAt : new Date()).toISOString().slice(0, 10);
     for (const part of parts) {
       const key = knownPartKey(workspaceId, part.hash, day);
       if (partKeys.has(key) || known.has(key)) continue;
       partKeys.add(key);
-      carried.push(`{"h":"${part.hash}","n":${part.bytes},"b":${part.json}}`);
+      carried.push(part);
     }
   }
   // The bodies' text spliced in as built by splitBody (JSON.stringify leaves out the undefined ones).
   const spliced = [`"requestBody":${request.skeletonJson}`, `"responseBody":${response.skeletonJson}`];
-  if (carried.length) spliced.push(`"bodyParts":[${carried.join(',')}]`);
+  if (carried.length) spliced.push(`"bodyParts":[${carried.map((part) => `{"h":"${part.hash}","n":${part.bytes},"b":${part.json}}`).join(',')}]`);
   const json = JSON.stringify(fields);
-  return { json: `${json.slice(0, -1)}${json.length > 2 ? ',' : ''}${spliced.join(',')}}`, partKeys: [...partKeys] };
+  return { json: `${json.slice(0, -1)}${json.length > 2 ? ',' : ''}${spliced.join(',')}}`, partKeys: [...partKeys], parts: carried.map((part) => ({ workspaceId, hash: part.hash, json: part.json })) };
 }
