@@ -118,14 +118,84 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 // Vocabulary of the tool outputs: a TypeScript service's files, code and test names.
 const NOUNS = [
-  'budget', 'ledger', 'router', 'stream', 'session', 'upstream', 'journal', 'retry', 'policy', 'tenant', 'cache', 'token', 'usage', 'price',
-  'config', 'guard', 'span', 'metric', 'partition', 'rollup', 'export', 'prompt', 'tool', 'schema', 'adapter', 'decoder', 'writer', 'reader',
-  'queue', 'worker', 'health', 'audit', 'webhook', 'limit', 'window', 'catalog', 'model', 'request', 'response', 'header', 'workspace',
-  'trace', 'event', 'chunk', 'message', 'attempt', 'target', 'provider', 'credential', 'snapshot',
+  'budget',
+  'ledger',
+  'router',
+  'stream',
+  'session',
+  'upstream',
+  'journal',
+  'retry',
+  'policy',
+  'tenant',
+  'cache',
+  'token',
+  'usage',
+  'price',
+  'config',
+  'guard',
+  'span',
+  'metric',
+  'partition',
+  'rollup',
+  'export',
+  'prompt',
+  'tool',
+  'schema',
+  'adapter',
+  'decoder',
+  'writer',
+  'reader',
+  'queue',
+  'worker',
+  'health',
+  'audit',
+  'webhook',
+  'limit',
+  'window',
+  'catalog',
+  'model',
+  'request',
+  'response',
+  'header',
+  'workspace',
+  'trace',
+  'event',
+  'chunk',
+  'message',
+  'attempt',
+  'target',
+  'provider',
+  'credential',
+  'snapshot',
 ];
 const VERBS = [
-  'load', 'save', 'resolve', 'reserve', 'settle', 'parse', 'encode', 'decode', 'flush', 'merge', 'split', 'route', 'record', 'verify',
-  'render', 'compact', 'prune', 'count', 'replay', 'release', 'open', 'close', 'read', 'write', 'refresh', 'apply',
+  'load',
+  'save',
+  'resolve',
+  'reserve',
+  'settle',
+  'parse',
+  'encode',
+  'decode',
+  'flush',
+  'merge',
+  'split',
+  'route',
+  'record',
+  'verify',
+  'render',
+  'compact',
+  'prune',
+  'count',
+  'replay',
+  'release',
+  'open',
+  'close',
+  'read',
+  'write',
+  'refresh',
+  'apply',
 ];
 const ROLES = ['service', 'controller', 'module', 'guard', 'adapter', 'store', 'writer', 'decoder', 'planner', 'client'];
 const DIRS = ['src/modules', 'src/providers', 'src/common', 'test/e2e', 'src/gateway', 'packages/core/src', 'lib', 'scripts'];
@@ -187,11 +257,14 @@ function sourceFile(rng: Rng): ToolCall {
 /** `ls -la` of a folder. */
 function listing(rng: Rng): ToolCall {
   const dir = `${rng.pick(DIRS)}/${rng.pick(NOUNS)}`;
-  const stamp = () => `${rng.pick(MONTHS)} ${String(rng.int(1, 28)).padStart(2)} ${String(rng.int(0, 23)).padStart(2, '0')}:${String(rng.int(0, 59)).padStart(2, '0')}`;
+  const stamp = () =>
+    `${rng.pick(MONTHS)} ${String(rng.int(1, 28)).padStart(2)} ${String(rng.int(0, 23)).padStart(2, '0')}:${String(rng.int(0, 59)).padStart(2, '0')}`;
   let output = `total ${rng.int(40, 900)}\ndrwxr-xr-x ${rng.int(3, 20)} dev dev  4096 ${stamp()} .\ndrwxr-xr-x ${rng.int(3, 20)} dev dev  4096 ${stamp()} ..\n`;
   while (output.length < TOOL_OUTPUT_BYTES) {
     const folder = rng.next() < 0.12;
-    const name = folder ? rng.pick(NOUNS) + 's' : `${rng.pick(NOUNS)}-${rng.pick(NOUNS)}.${rng.pick(ROLES)}${rng.next() < 0.3 ? '.spec' : ''}.${rng.pick(['ts', 'ts', 'ts', 'json', 'md'])}`;
+    const name = folder
+      ? rng.pick(NOUNS) + 's'
+      : `${rng.pick(NOUNS)}-${rng.pick(NOUNS)}.${rng.pick(ROLES)}${rng.next() < 0.3 ? '.spec' : ''}.${rng.pick(['ts', 'ts', 'ts', 'json', 'md'])}`;
     const size = folder ? 4096 : rng.int(180, 48_000);
     output += `${folder ? 'drwxr-xr-x' : '-rw-r--r--'} ${folder ? rng.int(2, 9) : 1} dev dev ${String(size).padStart(5)} ${stamp()} ${name}\n`;
   }
@@ -269,7 +342,15 @@ function claudeCodeSession(rng: Rng, turns: number, stream: boolean): Pick<Sessi
               { role: 'assistant', content: [{ type: 'tool_use', id, name: 'Bash', input: { command: call.command, description: call.description } }] },
               {
                 role: 'user',
-                content: [{ tool_use_id: id, type: 'tool_result', content: call.output, is_error: false, ...(i === rounds.length - 1 ? { cache_control: { type: 'ephemeral' } } : {}) }],
+                content: [
+                  {
+                    tool_use_id: id,
+                    type: 'tool_result',
+                    content: call.output,
+                    is_error: false,
+                    ...(i === rounds.length - 1 ? { cache_control: { type: 'ephemeral' } } : {}),
+                  },
+                ],
               },
             ]),
           ];
@@ -296,8 +377,21 @@ function codexSession(rng: Rng, turns: number, stream: boolean): Pick<Session, '
         `Chunk ID: ${rng.chars(HEX, 6)}\nWall time: ${(rng.next() * 3).toFixed(4)} seconds\nProcess exited with code 0\n` +
         `Original token count: ${Math.ceil(call.output.length / 4)}\nOutput:\n${call.output}`;
       items.push(
-        { type: 'reasoning', id: `rs_${rng.chars(HEX, 48)}`, summary: [], content: null, encrypted_content: `gAAAAAB${rng.bytes(rng.int(280, 420)).toString('base64url')}` },
-        { type: 'function_call', status: 'completed', id: `fc_${rng.chars(HEX, 48)}`, name: 'exec_command', arguments: JSON.stringify({ cmd: call.command }), call_id: callId },
+        {
+          type: 'reasoning',
+          id: `rs_${rng.chars(HEX, 48)}`,
+          summary: [],
+          content: null,
+          encrypted_content: `gAAAAAB${rng.bytes(rng.int(280, 420)).toString('base64url')}`,
+        },
+        {
+          type: 'function_call',
+          status: 'completed',
+          id: `fc_${rng.chars(HEX, 48)}`,
+          name: 'exec_command',
+          arguments: JSON.stringify({ cmd: call.command }),
+          call_id: callId,
+        },
         { type: 'function_call_output', id: `fco_${rng.uuid()}`, call_id: callId, output },
       );
     }
@@ -499,7 +593,9 @@ async function measure(sessions: Session[], side: Side, mockPid: number): Promis
   // Per round too: how far the rounds agree tells how much to trust the sums.
   const perRequestMs = (key: 'gatewayCpu' | 'postgresCpu') => (((after[key] - before[key]) * 1000) / run.sent.length).toFixed(2);
   log(
-    `  ${side.name.padEnd(26)} ${ok}/${run.sent.length} answered in ${run.seconds.toFixed(1)} s, ${Math.round(ok / run.seconds).toString().padStart(3)} req/s` +
+    `  ${side.name.padEnd(26)} ${ok}/${run.sent.length} answered in ${run.seconds.toFixed(1)} s, ${Math.round(ok / run.seconds)
+      .toString()
+      .padStart(3)} req/s` +
       (side.gateway
         ? `; CPU ms/request gateway ${perRequestMs('gatewayCpu')}, PostgreSQL ${perRequestMs('postgresCpu')}; ` +
           `stored ${kib((after.databaseBytes - before.databaseBytes) / run.sent.length)}/request; log written ${logTailSeconds.toFixed(1)} s after the last answer`
@@ -554,15 +650,20 @@ function figuresOf(measurements: Measurement[]): Figures {
     for (const [tableName, bytes] of after.tables) {
       const was = before.tables.get(tableName) ?? { heap: 0, toast: 0, indexes: 0 };
       const total = growth.get(tableName) ?? { heap: 0, toast: 0, indexes: 0 };
-      growth.set(tableName, { heap: total.heap + bytes.heap - was.heap, toast: total.toast + bytes.toast - was.toast, indexes: total.indexes + bytes.indexes - was.indexes });
+      growth.set(tableName, {
+        heap: total.heap + bytes.heap - was.heap,
+        toast: total.toast + bytes.toast - was.toast,
+        indexes: total.indexes + bytes.indexes - was.indexes,
+      });
     }
   }
   const bytesStoredPerRequest = sum((m) => m.after.databaseBytes - m.before.databaseBytes) / requests;
   const grown = [...growth].map(([tableName, b]) => ({ name: tableName, heap: b.heap / requests, toast: b.toast / requests, indexes: b.indexes / requests }));
   const tablesTotal = grown.reduce((total, t) => total + t.heap + t.toast + t.indexes, 0);
   const storedByTable = Number.isFinite(bytesStoredPerRequest)
-    ? [...grown.filter((t) => t.heap + t.toast + t.indexes !== 0), { name: 'other', heap: bytesStoredPerRequest - tablesTotal, toast: 0, indexes: 0 }]
-        .sort((a, b) => b.heap + b.toast + b.indexes - (a.heap + a.toast + a.indexes))
+    ? [...grown.filter((t) => t.heap + t.toast + t.indexes !== 0), { name: 'other', heap: bytesStoredPerRequest - tablesTotal, toast: 0, indexes: 0 }].sort(
+        (a, b) => b.heap + b.toast + b.indexes - (a.heap + a.toast + a.indexes),
+      )
     : [];
   return {
     requests: sent.length,
@@ -721,12 +822,20 @@ function formatAgentReport(results: SideResult[]): string {
     ['bytes sent per request', ...cells((r) => kib(r.bytesSentPerRequest))],
     [
       'bytes stored per request (% of sent)',
-      ...cells((r) => (Number.isFinite(r.bytesStoredPerRequest) ? `${kib(r.bytesStoredPerRequest)} (${((r.bytesStoredPerRequest / r.bytesSentPerRequest) * 100).toFixed(1)}%)` : 'n/a')),
+      ...cells((r) =>
+        Number.isFinite(r.bytesStoredPerRequest)
+          ? `${kib(r.bytesStoredPerRequest)} (${((r.bytesStoredPerRequest / r.bytesSentPerRequest) * 100).toFixed(1)}%)`
+          : 'n/a',
+      ),
     ],
     ['log written after the load (s)', ...cells((r) => (Number.isFinite(r.logTailSeconds) ? r.logTailSeconds.toFixed(1) : 'n/a'))],
     [
       'read-back',
-      ...cells((r) => (!r.readBack ? 'n/a' : `${r.readBack.mismatches.length ? 'DIFFERS' : r.name.includes('LOG_BODIES=false') ? 'no bodies' : 'equal'} ${r.readBack.matching}/${r.readBack.checked}`)),
+      ...cells((r) =>
+        !r.readBack
+          ? 'n/a'
+          : `${r.readBack.mismatches.length ? 'DIFFERS' : r.name.includes('LOG_BODIES=false') ? 'no bodies' : 'equal'} ${r.readBack.matching}/${r.readBack.checked}`,
+      ),
     ],
   ];
   return table(['', ...results.map((r) => r.name)], rows);
@@ -736,7 +845,11 @@ function formatAgentReport(results: SideResult[]): string {
 function formatStorage(result: SideResult): string {
   const parts = result.storedByTable
     .filter((t) => Math.abs(t.heap + t.toast + t.indexes) >= 51)
-    .map((t) => (t.name === 'other' ? `other ${kib(t.heap)}` : `${t.name} ${kib(t.heap + t.toast + t.indexes)} (heap ${kib(t.heap)}, TOAST ${kib(t.toast)}, indexes ${kib(t.indexes)})`));
+    .map((t) =>
+      t.name === 'other'
+        ? `other ${kib(t.heap)}`
+        : `${t.name} ${kib(t.heap + t.toast + t.indexes)} (heap ${kib(t.heap)}, TOAST ${kib(t.toast)}, indexes ${kib(t.indexes)})`,
+    );
   return `  ${result.name}: ${parts.join('; ') || 'nothing'}`;
 }
 
@@ -811,10 +924,19 @@ export async function agentScenario(options: AgentScenarioOptions): Promise<bool
         logged.mismatches.map((m) => `\n  ${m}`).join(''),
     );
     const quiet = results[2].readBack!;
-    log(`LOG_BODIES=false rows without bodies: ${quiet.mismatches.length ? 'NO' : 'yes'} (${quiet.matching}/${quiet.checked})` + quiet.mismatches.map((m) => `\n  ${m}`).join(''));
+    log(
+      `LOG_BODIES=false rows without bodies: ${quiet.mismatches.length ? 'NO' : 'yes'} (${quiet.matching}/${quiet.checked})` +
+        quiet.mismatches.map((m) => `\n  ${m}`).join(''),
+    );
 
     const failures = results.flatMap((r) => r.failures);
-    if (failures.length) process.stderr.write(`\n!!! NOT EVERY REQUEST SUCCEEDED (${failures.length}):\n${failures.slice(0, 10).map((f) => `!!!   ${f}`).join('\n')}\n`);
+    if (failures.length)
+      process.stderr.write(
+        `\n!!! NOT EVERY REQUEST SUCCEEDED (${failures.length}):\n${failures
+          .slice(0, 10)
+          .map((f) => `!!!   ${f}`)
+          .join('\n')}\n`,
+      );
     for (const gateway of gateways) {
       if (gateway.child.linesSinceReady > 0) {
         log(`\nthe gateway on ${gateway.url} wrote ${gateway.child.linesSinceReady} log line(s) at warn or above; the last ones:`);
@@ -825,7 +947,10 @@ export async function agentScenario(options: AgentScenarioOptions): Promise<bool
 
     const file = join(options.resultsDir, 'agent-latest.json');
     const requestsPerSide = args.sessions * args.turns * ROUNDS;
-    writeFileSync(file, JSON.stringify({ startedAt: new Date().toISOString(), node: process.version, args, rounds: ROUNDS, requestsPerSide, results }, null, 2));
+    writeFileSync(
+      file,
+      JSON.stringify({ startedAt: new Date().toISOString(), node: process.version, args, rounds: ROUNDS, requestsPerSide, results }, null, 2),
+    );
     log(`results written to ${file}`);
   } finally {
     for (const gateway of gateways) await gateway.db.end().catch(() => undefined);

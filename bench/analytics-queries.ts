@@ -212,10 +212,16 @@ async function main(): Promise<void> {
     }
     const ds = dataSource!;
     const [{ version }] = await ds.query('select version()');
-    const [{ size }] = await ds.query(`select pg_size_pretty(sum(pg_total_relation_size(inhrelid))) as size from pg_inherits where inhparent = 'request_logs'::regclass`);
+    const [{ size }] = await ds.query(
+      `select pg_size_pretty(sum(pg_total_relation_size(inhrelid))) as size from pg_inherits where inhparent = 'request_logs'::regclass`,
+    );
     log(`${String(version).split(',')[0]}; request_logs ${size} with its indexes (its partitions')`);
 
-    const logs = new LogsService(ds.getRepository(RequestLogEntity), ds.getRepository(VirtualKeyEntity), new LogBodyReader(ds, new PartStore({ get: () => undefined } as unknown as ConfigService<Environment, true>)));
+    const logs = new LogsService(
+      ds.getRepository(RequestLogEntity),
+      ds.getRepository(VirtualKeyEntity),
+      new LogBodyReader(ds, new PartStore({ get: () => undefined } as unknown as ConfigService<Environment, true>)),
+    );
     const analytics = new AnalyticsService(ds);
     const spend = new SpendService(ds);
     // The scopes the key guard gives: an admin and a member of the (default) workspace every row is in, an owner seeing every workspace.
@@ -275,7 +281,10 @@ async function main(): Promise<void> {
       ['export: model= last 24 h, every row', () => exportAll(logQuery({ model: 'model-3', from: ago(DAY_MS) }))],
       ['export: status=error, 30 d, every row', () => exportAll(logQuery({ status: 'error' }))],
     ];
-    for (const [label, range] of [['24 h', DAY_MS], ['30 d', 30 * DAY_MS]] as const) {
+    for (const [label, range] of [
+      ['24 h', DAY_MS],
+      ['30 d', 30 * DAY_MS],
+    ] as const) {
       for (const groupBy of ['user', 'model', 'provider', 'operation', 'api_key', 'virtual_key', 'metadata.team']) {
         queries.push([`summary by ${groupBy}, ${label}`, () => summary(groupBy, range)]);
       }
@@ -293,14 +302,18 @@ async function main(): Promise<void> {
       `keys page: spent_usd of ${API_KEYS} API keys`,
       async () => {
         const keys = await ds.query('select id, budget_limit_usd, budget_period from api_keys');
-        return Promise.all(keys.map((k: any) => spend.budgetStatus('api_key_id', { id: k.id, budgetLimitUsd: k.budget_limit_usd, budgetPeriod: k.budget_period })));
+        return Promise.all(
+          keys.map((k: any) => spend.budgetStatus('api_key_id', { id: k.id, budgetLimitUsd: k.budget_limit_usd, budgetPeriod: k.budget_period })),
+        );
       },
     ]);
     queries.push([
       `keys page: spent_usd of ${VIRTUAL_KEYS} virtual keys`,
       async () => {
         const keys = await ds.query('select id, budget_limit_usd, budget_period from virtual_keys');
-        return Promise.all(keys.map((k: any) => spend.budgetStatus('virtual_key_id', { id: k.id, budgetLimitUsd: k.budget_limit_usd, budgetPeriod: k.budget_period })));
+        return Promise.all(
+          keys.map((k: any) => spend.budgetStatus('virtual_key_id', { id: k.id, budgetLimitUsd: k.budget_limit_usd, budgetPeriod: k.budget_period })),
+        );
       },
     ]);
 
@@ -330,7 +343,11 @@ async function main(): Promise<void> {
     }
     const slow = results.filter((r) => !isExport(r) && r.median >= TARGET_MS);
     log('');
-    log(slow.length === 0 ? `every query under ${TARGET_MS} ms (median of ${args.runs})` : `${slow.length} of ${results.length} queries at or over ${TARGET_MS} ms`);
+    log(
+      slow.length === 0
+        ? `every query under ${TARGET_MS} ms (median of ${args.runs})`
+        : `${slow.length} of ${results.length} queries at or over ${TARGET_MS} ms`,
+    );
   } finally {
     await dataSource?.destroy();
     await admin.end();

@@ -162,7 +162,9 @@ export async function createVirtualKey(gatewayUrl: string, adminKey: string, moc
 export async function waitForLogsWritten(gatewayUrl: string, timeoutMs = 20_000): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const health = (await fetch(`${gatewayUrl}/health`).then((r) => r.json()).catch(() => ({}))) as { pending_logs?: number };
+    const health = (await fetch(`${gatewayUrl}/health`)
+      .then((r) => r.json())
+      .catch(() => ({}))) as { pending_logs?: number };
     if (health.pending_logs === 0) return true;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -259,7 +261,7 @@ export function cpuSeconds(rootPid: number): { self: number; descendants: number
   const self = stats.get(rootPid)?.cpu ?? NaN;
   let descendants = 0;
   const parents = new Set([rootPid]);
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (const [pid, stat] of stats) {
       if (!parents.has(pid) && parents.has(stat.ppid)) {

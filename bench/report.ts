@@ -93,7 +93,11 @@ export function evaluateGoals(scenarios: Scenario[], ttft: TtftResult[]): Goal[]
     });
     const cpuUs = compare(s).gatewayCpuMsPerRequest * 1000;
     const limit = stream ? GOALS.cpuUsPerRequest.stream : GOALS.cpuUsPerRequest.json;
-    goals.push({ goal: `gateway CPU per request at 32 connections (${stream ? 'streaming' : 'non-streaming'}) <= ${limit} µs`, measured: `${int(cpuUs)} µs`, met: cpuUs <= limit });
+    goals.push({
+      goal: `gateway CPU per request at 32 connections (${stream ? 'streaming' : 'non-streaming'}) <= ${limit} µs`,
+      measured: `${int(cpuUs)} µs`,
+      met: cpuUs <= limit,
+    });
   }
   const slowProvider = scenarios.find((s) => s.providerLatencyMs);
   if (slowProvider) {

@@ -44,7 +44,21 @@ import { join } from 'node:path';
 import { measureTtft, problemsOf, runLoad, stopLoad, type LoadResult, type Target } from './load';
 import { agentScenario } from './agent';
 import { formatProfile, summarizeProfile, type ProfileSummary } from './profile';
-import { Child, cpuSeconds, createVirtualKey, freePort, hasTaskset, makeDataDir, pinSelf, startGateway, startMock, stopAll, stopChild, waitForHealth, waitForLogsWritten } from './processes';
+import {
+  Child,
+  cpuSeconds,
+  createVirtualKey,
+  freePort,
+  hasTaskset,
+  makeDataDir,
+  pinSelf,
+  startGateway,
+  startMock,
+  stopAll,
+  stopChild,
+  waitForHealth,
+  waitForLogsWritten,
+} from './processes';
 import { finishReport, type Scenario } from './report';
 import { describeStreams, gatewayRssKiB, runStreams, type StreamsResult } from './streams';
 
@@ -66,7 +80,19 @@ interface Args {
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { duration: 8, pin: false, ttft: 200, profile: false, streams: 0, streamDelay: 1500, workers: false, tls: false, agent: false, sessions: 16, turns: 20 };
+  const args: Args = {
+    duration: 8,
+    pin: false,
+    ttft: 200,
+    profile: false,
+    streams: 0,
+    streamDelay: 1500,
+    workers: false,
+    tls: false,
+    agent: false,
+    sessions: 16,
+    turns: 20,
+  };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split('=', 2);
     const value = () => Number(inline ?? argv[++i]);
@@ -88,7 +114,8 @@ function parseArgs(argv: string[]): Args {
   if (!(args.ttft >= 1)) throw new Error('--ttft must be >= 1');
   if (!(args.streams >= 0) || !(args.streamDelay >= 1)) throw new Error('--streams and --stream-delay must be positive numbers');
   if (args.tls && !args.streams) throw new Error('--tls goes with --streams');
-  if (!(Number.isInteger(args.sessions) && args.sessions >= 1) || !(Number.isInteger(args.turns) && args.turns >= 1)) throw new Error('--sessions and --turns must be whole numbers >= 1');
+  if (!(Number.isInteger(args.sessions) && args.sessions >= 1) || !(Number.isInteger(args.turns) && args.turns >= 1))
+    throw new Error('--sessions and --turns must be whole numbers >= 1');
   if (!args.agent && argv.some((a) => /^--(sessions|turns)\b/.test(a))) throw new Error('--sessions and --turns go with --agent');
   if (args.agent && (args.streams || args.workers)) throw new Error('--agent is a scenario of its own: not with --streams or --workers');
   return args;
@@ -146,7 +173,14 @@ async function compareRuns(args: Args, direct: Target, gateway: Target, gatewayC
       await waitForLogsWritten(gatewayUrl);
       const g = await gatewayRun(gatewayChild, () => runLoad(gateway, stream, connections, args.duration));
       log(describe(g.result));
-      scenarios.push({ name: `${stream ? 'streaming' : 'non-streaming'} c=${connections}`, stream, connections, direct: d, gateway: g.result, gatewayCpu: g.cpu });
+      scenarios.push({
+        name: `${stream ? 'streaming' : 'non-streaming'} c=${connections}`,
+        stream,
+        connections,
+        direct: d,
+        gateway: g.result,
+        gatewayCpu: g.cpu,
+      });
     }
   }
   // As in production: the provider takes its time, the gateway must not be what limits the rate.
@@ -157,7 +191,15 @@ async function compareRuns(args: Args, direct: Target, gateway: Target, gatewayC
   await waitForLogsWritten(gatewayUrl);
   const g = await gatewayRun(gatewayChild, () => runLoad(gateway, false, 64, args.duration, slow));
   log(describe(g.result));
-  scenarios.push({ name: `non-streaming c=64, provider ${PROVIDER_LATENCY_MS} ms`, stream: false, connections: 64, providerLatencyMs: PROVIDER_LATENCY_MS, direct: d, gateway: g.result, gatewayCpu: g.cpu });
+  scenarios.push({
+    name: `non-streaming c=64, provider ${PROVIDER_LATENCY_MS} ms`,
+    stream: false,
+    connections: 64,
+    providerLatencyMs: PROVIDER_LATENCY_MS,
+    direct: d,
+    gateway: g.result,
+    gatewayCpu: g.cpu,
+  });
   return scenarios;
 }
 
@@ -166,9 +208,14 @@ async function streamsScenario(args: Args, direct: Target, gateway: Target, gate
   const model = `mock-slow-${args.streamDelay}`;
   const single = await runStreams(direct, 1, model);
   const upstream = !args.tls ? 'plain HTTP/1.1' : process.env.UPSTREAM_HTTP2 === 'false' ? 'TLS, HTTP/1.1 (UPSTREAM_HTTP2=false)' : 'TLS, HTTP/2';
-  log(`many streams: ${args.streams} at once of ${model} (one alone takes ${single.wallSeconds.toFixed(1)} s); gateway to mock over ${upstream}; ulimit -n ${fileLimit()}`);
+  log(
+    `many streams: ${args.streams} at once of ${model} (one alone takes ${single.wallSeconds.toFixed(1)} s); gateway to mock over ${upstream}; ulimit -n ${fileLimit()}`,
+  );
   const results: StreamsResult[] = [];
-  for (const [target, rssOf] of [[direct, undefined], [gateway, () => gatewayRssKiB(gatewayChild.proc.pid!)]] as const) {
+  for (const [target, rssOf] of [
+    [direct, undefined],
+    [gateway, () => gatewayRssKiB(gatewayChild.proc.pid!)],
+  ] as const) {
     const result = await runStreams(target, args.streams, model, rssOf);
     log(describeStreams(result));
     // e.g. `accept EMFILE`: each stream holds two of the gateway's file descriptors.
@@ -219,7 +266,10 @@ async function workersScenario(args: Args, mockUrl: string, gateway: Target, adm
     await stopChild(two);
     const mean = (workers: number, key: 'json' | 'stream') => runs.filter((run) => run.workers === workers).reduce((sum, run) => sum + run[key], 0) / 2;
     log(`\n  workers   json req/s   stream req/s   (mean of 2 runs each, c=32, ${cpus().length} cores)`);
-    for (const workers of targets.keys()) log(`  ${String(workers).padEnd(9)} ${Math.round(mean(workers, 'json')).toString().padStart(10)}   ${Math.round(mean(workers, 'stream')).toString().padStart(12)}`);
+    for (const workers of targets.keys())
+      log(
+        `  ${String(workers).padEnd(9)} ${Math.round(mean(workers, 'json')).toString().padStart(10)}   ${Math.round(mean(workers, 'stream')).toString().padStart(12)}`,
+      );
     writeFileSync(join(RESULTS_DIR, 'workers-latest.json'), JSON.stringify({ cores: cpus().length, runs }, null, 2));
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
@@ -269,7 +319,12 @@ async function main(): Promise<void> {
     await waitForHealth(gatewayUrl, gatewayChild);
     await createVirtualKey(gatewayUrl, adminKey, mock.url);
 
-    const direct: Target = { name: 'direct', url: `${mock.url}/v1/chat/completions`, headers: {}, ca: mock.caFile ? readFileSync(mock.caFile, 'utf8') : undefined };
+    const direct: Target = {
+      name: 'direct',
+      url: `${mock.url}/v1/chat/completions`,
+      headers: {},
+      ca: mock.caFile ? readFileSync(mock.caFile, 'utf8') : undefined,
+    };
     const gateway: Target = {
       name: 'gateway',
       url: `${gatewayUrl}/v1/chat/completions`,

@@ -111,7 +111,10 @@ export async function runStreams(target: Target, streams: number, model: string,
 }
 
 export function describeStreams(r: StreamsResult): string {
-  const memory = r.rssPeakMiB === undefined ? '' : `  RSS ${r.rssBeforeMiB!.toFixed(0)} → ${r.rssPeakMiB.toFixed(0)} MiB (${r.kibPerStream!.toFixed(1)} KiB per open stream)`;
+  const memory =
+    r.rssPeakMiB === undefined
+      ? ''
+      : `  RSS ${r.rssBeforeMiB!.toFixed(0)} → ${r.rssPeakMiB.toFixed(0)} MiB (${r.kibPerStream!.toFixed(1)} KiB per open stream)`;
   const errors = r.failed ? `   !!! ${r.failed} failed (${r.firstError})` : '';
   return `  ${r.target.padEnd(7)} ${r.streams} streams: all done in ${r.wallSeconds.toFixed(1)} s (slowest ${r.slowestSeconds.toFixed(1)} s)${memory}${errors}`;
 }

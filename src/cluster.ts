@@ -72,7 +72,9 @@ export async function runClusterPrimary(): Promise<boolean> {
     if (stopping) return;
     quickDeaths = lived < STEADY_AFTER_MS ? quickDeaths + 1 : 0;
     const pauseMs = restartPauseMs(quickDeaths);
-    log(`worker ${worker.process.pid} ended (${signal ?? `exit code ${code}`}); starting another${pauseMs ? ` in ${pauseMs / 1000} s (${quickDeaths} died within ${STEADY_AFTER_MS / 1000} s of starting)` : ''}`);
+    log(
+      `worker ${worker.process.pid} ended (${signal ?? `exit code ${code}`}); starting another${pauseMs ? ` in ${pauseMs / 1000} s (${quickDeaths} died within ${STEADY_AFTER_MS / 1000} s of starting)` : ''}`,
+    );
     if (pauseMs) setTimeout(() => !stopping && fork(), pauseMs);
     else fork();
   });
@@ -86,7 +88,10 @@ export async function runClusterPrimary(): Promise<boolean> {
     const exits = workers.map((worker) => new Promise<boolean>((resolve) => worker.once('exit', (code) => resolve(code === 0))));
     for (const worker of workers) worker.process.kill(signal);
     // A worker stuck past its own grace period (and the delay before it) is killed.
-    const cutOff = setTimeout(() => workers.forEach((worker) => worker.isDead() || worker.process.kill('SIGKILL')), env.SHUTDOWN_DELAY_MS + env.SHUTDOWN_GRACE_MS + 10_000);
+    const cutOff = setTimeout(
+      () => workers.forEach((worker) => worker.isDead() || worker.process.kill('SIGKILL')),
+      env.SHUTDOWN_DELAY_MS + env.SHUTDOWN_GRACE_MS + 10_000,
+    );
     const clean = (await Promise.all(exits)).every(Boolean);
     clearTimeout(cutOff);
     metricsServer?.close();

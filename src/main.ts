@@ -28,6 +28,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof InvalidEnvironmentError ? error.message : (error as Error)?.stack ?? error}\n`);
+  process.stderr.write(`${error instanceof InvalidEnvironmentError ? error.message : ((error as Error)?.stack ?? error)}\n`);
   process.exit(1);
 });

@@ -25,12 +25,22 @@ describe('owner keys cannot all go', () => {
     expect(other.is_bootstrap).toBe(false);
 
     // Even another owner (not only the bootstrap key itself) is refused.
-    expectError(await call(gateway, `/v1/api-keys/${bootstrap[0].id}`, { method: 'DELETE', apiKey: other.key }), 409, { type: 'conflict_error', code: 'bootstrap_key', message: /GATEWAY_ADMIN_KEY/ });
-    expectError(await call(gateway, `/v1/api-keys/${bootstrap[0].id}`, { method: 'PATCH', body: { role: 'member' }, apiKey: other.key }), 409, { type: 'conflict_error', code: 'bootstrap_key' });
+    expectError(await call(gateway, `/v1/api-keys/${bootstrap[0].id}`, { method: 'DELETE', apiKey: other.key }), 409, {
+      type: 'conflict_error',
+      code: 'bootstrap_key',
+      message: /GATEWAY_ADMIN_KEY/,
+    });
+    expectError(await call(gateway, `/v1/api-keys/${bootstrap[0].id}`, { method: 'PATCH', body: { role: 'member' }, apiKey: other.key }), 409, {
+      type: 'conflict_error',
+      code: 'bootstrap_key',
+    });
     expect((await admin(gateway, 'GET', `/v1/api-keys/${bootstrap[0].id}`)).body).toMatchObject({ role: 'owner', is_bootstrap: true, workspace: 'default' });
     // A workspace admin may not touch an owner's key at all.
     const workspaceAdmin = await createApiKey(gateway, { name: 'workspace admin', role: 'admin' });
-    expectError(await call(gateway, `/v1/api-keys/${other.id}`, { method: 'DELETE', apiKey: workspaceAdmin.key }), 403, { type: 'permission_error', code: 'role_not_allowed' });
+    expectError(await call(gateway, `/v1/api-keys/${other.id}`, { method: 'DELETE', apiKey: workspaceAdmin.key }), 403, {
+      type: 'permission_error',
+      code: 'role_not_allowed',
+    });
     expect((await call(gateway, '/v1/api-keys')).status).toBe(200);
 
     // A renamed bootstrap key is still fine; another owner can go while the bootstrap key stays.
@@ -55,8 +65,14 @@ describe('owner keys cannot all go', () => {
     expectError(one.status === 409 ? one : two, 409, { type: 'conflict_error', code: 'last_owner_key', message: /create another owner key first/ });
     expect((await call(gateway, '/v1/api-keys', { apiKey: gone.key })).status).toBe(401);
 
-    expectError(await call(gateway, `/v1/api-keys/${survivor.id}`, { method: 'DELETE', apiKey: survivor.key }), 409, { type: 'conflict_error', code: 'last_owner_key' });
-    expectError(await call(gateway, `/v1/api-keys/${survivor.id}`, { method: 'PATCH', body: { role: 'admin' }, apiKey: survivor.key }), 409, { type: 'conflict_error', code: 'last_owner_key' });
+    expectError(await call(gateway, `/v1/api-keys/${survivor.id}`, { method: 'DELETE', apiKey: survivor.key }), 409, {
+      type: 'conflict_error',
+      code: 'last_owner_key',
+    });
+    expectError(await call(gateway, `/v1/api-keys/${survivor.id}`, { method: 'PATCH', body: { role: 'admin' }, apiKey: survivor.key }), 409, {
+      type: 'conflict_error',
+      code: 'last_owner_key',
+    });
     expect((await call(gateway, '/v1/api-keys', { apiKey: survivor.key })).status).toBe(200);
 
     // With another owner, the survivor may go.

@@ -16,7 +16,15 @@ const FROM = '2024-03-01T06:30:00.000Z';
 const TO = '2024-03-09T18:45:00.000Z';
 const FAILED = '(log.status_code >= 400 or log.error is not null)';
 
-type Point = { bucket: string; requests: number; errors: number; prompt_tokens: number; completion_tokens: number; cost_usd: number | null; unpriced_requests: number };
+type Point = {
+  bucket: string;
+  requests: number;
+  errors: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost_usd: number | null;
+  unpriced_requests: number;
+};
 type Series = { key: string | null; other: boolean; groups?: number; virtual_key_id?: string | null; data: Point[] };
 
 describe('analytics breakdowns over time and filters', () => {
@@ -123,7 +131,10 @@ describe('analytics breakdowns over time and filters', () => {
       }
       if (grouped) expect(series.reduce((sum, s) => sum + (s.data[i].cost_usd ?? 0), 0)).toBeCloseTo(totals.cost_usd ?? 0, 10);
       expect(totals.requests).toBe(rows.reduce((sum, row) => sum + row.requests, 0));
-      expect(totals.cost_usd ?? 0).toBeCloseTo(rows.reduce((sum, row) => sum + (row.cost_usd ?? 0), 0), 10);
+      expect(totals.cost_usd ?? 0).toBeCloseTo(
+        rows.reduce((sum, row) => sum + (row.cost_usd ?? 0), 0),
+        10,
+      );
       for (const s of series) {
         const mine = s.other ? rows.filter((row) => row.rank > top) : rows.filter((row) => row.key === s.key);
         expect({ key: s.key, bucket, requests: s.data[i].requests, errors: s.data[i].errors, prompt_tokens: s.data[i].prompt_tokens }).toEqual({
@@ -133,7 +144,10 @@ describe('analytics breakdowns over time and filters', () => {
           errors: mine.reduce((sum, row) => sum + row.errors, 0),
           prompt_tokens: mine.reduce((sum, row) => sum + row.prompt_tokens, 0),
         });
-        expect(s.data[i].cost_usd ?? 0).toBeCloseTo(mine.reduce((sum, row) => sum + (row.cost_usd ?? 0), 0), 10);
+        expect(s.data[i].cost_usd ?? 0).toBeCloseTo(
+          mine.reduce((sum, row) => sum + (row.cost_usd ?? 0), 0),
+          10,
+        );
       }
     }
     expect(sumOf(body.data, 'requests')).toBeGreaterThan(0);
@@ -260,12 +274,18 @@ describe('analytics breakdowns over time and filters', () => {
       const long = await get(`/v1/analytics/summary?group_by=api_key&model=gpt-4o&from=${FROM}&to=${TO}`);
       expect(long).toMatchObject({ filtered_from: 'rollups', latency_percentiles: 'approximate' });
       expect(long.data.reduce((sum: number, row: any) => sum + row.requests, 0)).toBe(exact.reduce((sum, row) => sum + row.requests, 0));
-      const [{ m }] = await gateway.dataSource.query(`select count(*)::int as m from request_logs where model = 'gpt-4o' and api_key_id = $3 and created_at >= $1 and created_at < $2`, [FROM, TO, member.id]);
+      const [{ m }] = await gateway.dataSource.query(
+        `select count(*)::int as m from request_logs where model = 'gpt-4o' and api_key_id = $3 and created_at >= $1 and created_at < $2`,
+        [FROM, TO, member.id],
+      );
       expect(long.data.find((row: any) => row.key === member.id).requests).toBe(m);
       // Grouped by another column than the one filtered: the log rows.
       const byProvider = await get(`/v1/analytics/summary?group_by=provider&model=gpt-4o&from=${FROM}&to=${TO}`);
       expect(byProvider).toMatchObject({ filtered_from: 'rows', latency_percentiles: 'exact' });
-      const [{ n }] = await gateway.dataSource.query(`select count(*)::int as n from request_logs where model = 'gpt-4o' and provider = 'openai' and created_at >= $1 and created_at < $2`, [FROM, TO]);
+      const [{ n }] = await gateway.dataSource.query(
+        `select count(*)::int as n from request_logs where model = 'gpt-4o' and provider = 'openai' and created_at >= $1 and created_at < $2`,
+        [FROM, TO],
+      );
       expect(byProvider.data.find((row: any) => row.key === 'openai').requests).toBe(n);
 
       const crossed = await get(`/v1/analytics/summary?group_by=user&model=gpt-4o&provider=openai&from=${FROM}&to=${TO}`);
@@ -274,7 +294,9 @@ describe('analytics breakdowns over time and filters', () => {
 
       const short = await get(`/v1/analytics/summary?group_by=model&model=gpt-4o&from=2024-03-03T00:00:00.000Z&to=2024-03-04T00:00:00.000Z`);
       expect(short.filtered_from).toBe('rows');
-      const [{ day }] = await gateway.dataSource.query(`select count(*)::int as day from request_logs where model = 'gpt-4o' and created_at >= '2024-03-03' and created_at < '2024-03-04'`);
+      const [{ day }] = await gateway.dataSource.query(
+        `select count(*)::int as day from request_logs where model = 'gpt-4o' and created_at >= '2024-03-03' and created_at < '2024-03-04'`,
+      );
       expect(short.data).toEqual([expect.objectContaining({ key: 'gpt-4o', requests: day })]);
       const unfiltered = await get(`/v1/analytics/summary?group_by=model&from=${FROM}&to=${TO}`);
       expect(unfiltered.filtered_from).toBeUndefined();
@@ -289,7 +311,11 @@ describe('analytics breakdowns over time and filters', () => {
       expect(sumOf(other.data, 'requests')).toBe(0);
       expect(other.series).toEqual([]);
       const short = await get(`/v1/analytics/timeseries?group_by=user&interval=hour&from=2024-03-03T00:00:00.000Z&to=2024-03-04T00:00:00.000Z`, member.key);
-      expectBreakdown(short, await truth('log.end_user', 'log.api_key_id = $3', [member.id], { from: '2024-03-03T00:00:00.000Z', to: '2024-03-04T00:00:00.000Z' }, 'hour'), 8);
+      expectBreakdown(
+        short,
+        await truth('log.end_user', 'log.api_key_id = $3', [member.id], { from: '2024-03-03T00:00:00.000Z', to: '2024-03-04T00:00:00.000Z' }, 'hour'),
+        8,
+      );
     });
 
     it("a workspace's admin sees its workspace's rows; the owner every workspace's", async () => {

@@ -210,11 +210,10 @@ describe('analytics over long ranges (rollups)', () => {
       expectClose(body.data, await exactSummary(groupBy, userKey.id), groupOf);
     }
     const series = await call(gateway, `/v1/analytics/timeseries?interval=day&from=${FROM}&to=${TO}`, { apiKey: userKey.key });
-    const [{ n }] = await gateway.dataSource.query('select count(*)::int as n from request_logs where created_at >= $1 and created_at < $2 and api_key_id = $3', [
-      FROM,
-      TO,
-      userKey.id,
-    ]);
+    const [{ n }] = await gateway.dataSource.query(
+      'select count(*)::int as n from request_logs where created_at >= $1 and created_at < $2 and api_key_id = $3',
+      [FROM, TO, userKey.id],
+    );
     expect(series.body.data.reduce((sum: number, row: Figures) => sum + (row.requests as number), 0)).toBe(n);
   });
 

@@ -13,11 +13,22 @@ describe('analytics timeseries', () => {
   let userKey: { id: string; key: string };
 
   /** A log row written straight into the table, at a chosen time. */
-  const insertLog = (createdAt: string, fields: { latency: number; status?: number; cost?: number | null; prompt?: number; completion?: number; apiKeyId?: string }) =>
+  const insertLog = (
+    createdAt: string,
+    fields: { latency: number; status?: number; cost?: number | null; prompt?: number; completion?: number; apiKeyId?: string },
+  ) =>
     gateway.dataSource.query(
       `insert into request_logs (id, trace_id, created_at, operation, status_code, latency_ms, cost_usd, prompt_tokens, completion_tokens, api_key_id, model, provider)
        values (gen_random_uuid(), 'seeded', $1, 'chat.completions', $2, $3, $4, $5, $6, $7, 'gpt-4o-mini', 'openai')`,
-      [createdAt, fields.status ?? 200, fields.latency, fields.cost === undefined ? 0.001 : fields.cost, fields.prompt ?? 10, fields.completion ?? 5, fields.apiKeyId ?? null],
+      [
+        createdAt,
+        fields.status ?? 200,
+        fields.latency,
+        fields.cost === undefined ? 0.001 : fields.cost,
+        fields.prompt ?? 10,
+        fields.completion ?? 5,
+        fields.apiKeyId ?? null,
+      ],
     );
 
   beforeAll(async () => {
@@ -86,8 +97,28 @@ describe('analytics timeseries', () => {
         latency_p50_ms: 200,
         latency_p95_ms: 290,
       },
-      { bucket: '2025-01-01T11:00:00.000Z', requests: 1, errors: 0, prompt_tokens: 10, completion_tokens: 5, cost_usd: 0.001, unpriced_requests: 0, latency_p50_ms: 50, latency_p95_ms: 50 },
-      { bucket: '2025-01-01T12:00:00.000Z', requests: 0, errors: 0, prompt_tokens: 0, completion_tokens: 0, cost_usd: 0, unpriced_requests: 0, latency_p50_ms: null, latency_p95_ms: null },
+      {
+        bucket: '2025-01-01T11:00:00.000Z',
+        requests: 1,
+        errors: 0,
+        prompt_tokens: 10,
+        completion_tokens: 5,
+        cost_usd: 0.001,
+        unpriced_requests: 0,
+        latency_p50_ms: 50,
+        latency_p95_ms: 50,
+      },
+      {
+        bucket: '2025-01-01T12:00:00.000Z',
+        requests: 0,
+        errors: 0,
+        prompt_tokens: 0,
+        completion_tokens: 0,
+        cost_usd: 0,
+        unpriced_requests: 0,
+        latency_p50_ms: null,
+        latency_p95_ms: null,
+      },
     ]);
   });
 
@@ -99,7 +130,9 @@ describe('analytics timeseries', () => {
        values (gen_random_uuid(), 'seeded', '2025-01-02T10:10:00Z', 'chat.completions', 446, 3, null, 'gpt-4o-mini', 'openai', '{"type": "guardrail_denied"}')`,
     );
     const body = await timeseries('from=2025-01-02T09:00:00Z&to=2025-01-02T11:00:00Z&interval=hour');
-    expect(body.data.map(({ bucket, requests, cost_usd, unpriced_requests }: Record<string, unknown>) => ({ bucket, requests, cost_usd, unpriced_requests }))).toEqual([
+    expect(
+      body.data.map(({ bucket, requests, cost_usd, unpriced_requests }: Record<string, unknown>) => ({ bucket, requests, cost_usd, unpriced_requests })),
+    ).toEqual([
       { bucket: '2025-01-02T09:00:00.000Z', requests: 1, cost_usd: null, unpriced_requests: 1 },
       { bucket: '2025-01-02T10:00:00.000Z', requests: 1, cost_usd: 0, unpriced_requests: 0 },
     ]);

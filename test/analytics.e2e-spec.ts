@@ -98,7 +98,9 @@ describe('analytics summary', () => {
     const before = byKey((await summary('group_by=user')).data);
     // The gateway of this file compacts every 200 ms (ROLLUP_COMPACT_INTERVAL_MS).
     await waitFor(async () => (await gateway.dataSource.query('select count(*)::int as n from request_log_rollup_queue'))[0].n === 0);
-    const [{ rolled }] = await gateway.dataSource.query(`select coalesce(sum(requests), 0)::int as rolled from request_log_rollups where period = 'day' and dimension = 'all'`);
+    const [{ rolled }] = await gateway.dataSource.query(
+      `select coalesce(sum(requests), 0)::int as rolled from request_log_rollups where period = 'day' and dimension = 'all'`,
+    );
     expect(rolled).toBe(6);
     const after = byKey((await summary('group_by=user')).data);
     expect(after.dave).toMatchObject({ unpriced_requests: 1, cost_usd: null });
@@ -122,7 +124,10 @@ describe('analytics summary', () => {
 
   it('keeps a deleted virtual key apart from a new key given its slug, over a day and over a month', async () => {
     const sendThrough = (virtualKey: string) =>
-      call(gateway, '/v1/chat/completions', { headers: { 'x-gateway-virtual-key': virtualKey }, body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] } });
+      call(gateway, '/v1/chat/completions', {
+        headers: { 'x-gateway-virtual-key': virtualKey },
+        body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+      });
     const old = await createVirtualKey(gateway, { slug: 'rotated', key: 'sk-old', custom_host: `${mock.url}/v1` });
     for (let i = 0; i < 2; i++) expect((await sendThrough('rotated')).status).toBe(200);
     expect((await call(gateway, '/v1/virtual-keys/rotated', { method: 'DELETE' })).status).toBe(200);
@@ -133,7 +138,12 @@ describe('analytics summary', () => {
     const monthAgo = new Date(Date.now() - 30 * 86_400_000).toISOString();
     for (const query of ['group_by=virtual_key', `group_by=virtual_key&from=${monthAgo}`]) {
       const rotated = (await summary(query)).data.filter((row: any) => row.key === 'rotated');
-      expect(rotated.map((row: any) => [row.virtual_key_id, row.requests]).sort()).toEqual([[old.id, 2], [renewed.id, 1]].sort());
+      expect(rotated.map((row: any) => [row.virtual_key_id, row.requests]).sort()).toEqual(
+        [
+          [old.id, 2],
+          [renewed.id, 1],
+        ].sort(),
+      );
     }
     // The id is what the dashboard links to: it finds exactly that group's rows in the log.
     expect((await call(gateway, `/v1/logs?virtual_key=${old.id}`)).body.data).toHaveLength(2);

@@ -35,7 +35,12 @@ describe('models in Anthropic shape with the Anthropic SDK', () => {
   beforeEach(() => mock.reset());
 
   const anthropic = (virtualKey: string) =>
-    new Anthropic({ baseURL: gateway.url, apiKey: 'dummy-key', maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': virtualKey } });
+    new Anthropic({
+      baseURL: gateway.url,
+      apiKey: 'dummy-key',
+      maxRetries: 0,
+      defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': virtualKey },
+    });
 
   async function listAll(client: Anthropic, limit?: number): Promise<any[]> {
     const models: any[] = [];
@@ -87,9 +92,19 @@ describe('models in Anthropic shape with the Anthropic SDK', () => {
     });
 
     it('retrieves one model converted, and answers vendor-version like anthropic-version', async () => {
-      expect(await anthropic('openai-prod').models.retrieve('gpt-4o')).toEqual({ type: 'model', id: 'gpt-4o', display_name: 'gpt-4o', created_at: '2024-05-10T18:50:49Z' });
+      expect(await anthropic('openai-prod').models.retrieve('gpt-4o')).toEqual({
+        type: 'model',
+        id: 'gpt-4o',
+        display_name: 'gpt-4o',
+        created_at: '2024-05-10T18:50:49Z',
+      });
       const raw = await call(gateway, '/v1/models?limit=1', { headers: { 'x-gateway-virtual-key': 'openai-prod', 'vendor-version': '2023-06-01' } });
-      expect(raw.body).toMatchObject({ data: [{ type: 'model', id: MOCK_MODEL_IDS[0] }], has_more: true, first_id: MOCK_MODEL_IDS[0], last_id: MOCK_MODEL_IDS[0] });
+      expect(raw.body).toMatchObject({
+        data: [{ type: 'model', id: MOCK_MODEL_IDS[0] }],
+        has_more: true,
+        first_id: MOCK_MODEL_IDS[0],
+        last_id: MOCK_MODEL_IDS[0],
+      });
     });
 
     it("keeps OpenAI's shape, as the provider sent it, without the header", async () => {
@@ -102,22 +117,31 @@ describe('models in Anthropic shape with the Anthropic SDK', () => {
       const badLimit = await call(gateway, '/v1/models?limit=0', { headers: { 'x-gateway-virtual-key': 'openai-prod', 'anthropic-version': '2023-06-01' } });
       expect(badLimit.status).toBe(400);
       expect(badLimit.body).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: 'limit must be an integer from 1 to 1000' } });
-      const noList = await call(gateway, '/v1/models', { headers: { 'x-gateway-provider': 'fireworks-ai', authorization: 'Bearer fw', 'anthropic-version': '2023-06-01' } });
+      const noList = await call(gateway, '/v1/models', {
+        headers: { 'x-gateway-provider': 'fireworks-ai', authorization: 'Bearer fw', 'anthropic-version': '2023-06-01' },
+      });
       expect(noList.status).toBe(400);
-      expect(noList.body).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: 'Provider fireworks-ai does not offer a model list' } });
+      expect(noList.body).toMatchObject({
+        type: 'error',
+        error: { type: 'invalid_request_error', message: 'Provider fireworks-ai does not offer a model list' },
+      });
     });
   });
 
   describe('from Gemini, converted', () => {
     it("lists Gemini's OpenAI-compatible list with the SDK", async () => {
       const models = await listAll(anthropic('gemini-prod'));
-      expect(models).toEqual(GEMINI_OPENAI_MODELS.map((model) => ({ type: 'model', id: model.id, display_name: model.id, created_at: '1970-01-01T00:00:00Z' })));
+      expect(models).toEqual(
+        GEMINI_OPENAI_MODELS.map((model) => ({ type: 'model', id: model.id, display_name: model.id, created_at: '1970-01-01T00:00:00Z' })),
+      );
       expect(mock.requests[0].path).toBe('/v1beta/openai/models');
       expect(mock.requests[0].headers.authorization).toBe('Bearer gemini-key-565656');
     });
 
     it("passes Gemini's error through in Anthropic's shape with its status", async () => {
-      const missing = await call(gateway, '/v1/models/gemini-0-nothing', { headers: { 'x-gateway-virtual-key': 'gemini-prod', 'anthropic-version': '2023-06-01' } });
+      const missing = await call(gateway, '/v1/models/gemini-0-nothing', {
+        headers: { 'x-gateway-virtual-key': 'gemini-prod', 'anthropic-version': '2023-06-01' },
+      });
       expect(missing.status).toBe(404);
       expect(missing.body).toMatchObject({ type: 'error', error: { type: 'not_found_error', message: expect.stringContaining('gemini-0-nothing') } });
     });

@@ -11,7 +11,12 @@ describe('the application', () => {
   it('GET /health: 200 with the database up, no key needed', async () => {
     const response = await call(gateway, '/health', { apiKey: null });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ status: 'ok', database: 'up', pending_logs: expect.any(Number), price_catalog: { name: '@pydantic/genai-prices', version: expect.stringMatching(/^\d+\./) } });
+    expect(response.body).toEqual({
+      status: 'ok',
+      database: 'up',
+      pending_logs: expect.any(Number),
+      price_catalog: { name: '@pydantic/genai-prices', version: expect.stringMatching(/^\d+\./) },
+    });
   });
 
   it('GET /docs-json: an OpenAPI document listing the operations', async () => {

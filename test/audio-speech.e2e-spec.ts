@@ -29,11 +29,20 @@ describe('audio speech', () => {
 
   it('returns the audio byte for byte, priced per character, with the log keeping its type and size only', async () => {
     const input = 'Hello from the gateway, spoken aloud.';
-    const response = await openai(gateway, { 'x-gateway-virtual-key': 'openai-prod' }).audio.speech.create({ model: 'tts-1', voice: 'alloy', input, response_format: 'opus' });
+    const response = await openai(gateway, { 'x-gateway-virtual-key': 'openai-prod' }).audio.speech.create({
+      model: 'tts-1',
+      voice: 'alloy',
+      input,
+      response_format: 'opus',
+    });
     expect(response.headers.get('content-type')).toBe('audio/opus');
     const audio = Buffer.from(await response.arrayBuffer());
     expect(audio.equals(speechBytes(input))).toBe(true);
-    expect(mock.requests[0]).toMatchObject({ path: '/v1/audio/speech', headers: { authorization: 'Bearer sk-audio' }, body: { model: 'tts-1', voice: 'alloy', input } });
+    expect(mock.requests[0]).toMatchObject({
+      path: '/v1/audio/speech',
+      headers: { authorization: 'Bearer sk-audio' },
+      body: { model: 'tts-1', voice: 'alloy', input },
+    });
 
     const log = await logOf(gateway, response.headers.get('x-gateway-request-id'));
     expect(log).toMatchObject({
@@ -51,7 +60,13 @@ describe('audio speech', () => {
     const url = new URL(`${gateway.url}/v1/audio/speech`);
     const received = await new Promise<{ first: number; status: number }>((resolve, reject) => {
       const req = http.request(
-        { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': 'openai-prod', 'content-type': 'application/json' } },
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'POST',
+          headers: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': 'openai-prod', 'content-type': 'application/json' },
+        },
         (res) => {
           res.once('data', (chunk: Buffer) => {
             resolve({ first: chunk.length, status: res.statusCode! });
@@ -75,7 +90,11 @@ describe('audio speech', () => {
   });
 
   it('checks the body, and reaches Azure at its deployment', async () => {
-    const send = (body: Record<string, unknown>) => call(gateway, '/v1/audio/speech', { headers: { 'x-gateway-virtual-key': 'openai-prod' }, body: { model: 'tts-1', voice: 'alloy', input: 'hi', ...body } });
+    const send = (body: Record<string, unknown>) =>
+      call(gateway, '/v1/audio/speech', {
+        headers: { 'x-gateway-virtual-key': 'openai-prod' },
+        body: { model: 'tts-1', voice: 'alloy', input: 'hi', ...body },
+      });
     expectError(await send({ input: '' }), 400, { type: 'invalid_request_error', param: 'input', message: 'input should not be empty' });
     expectError(await send({ speed: 9 }), 400, { type: 'invalid_request_error', param: 'speed' });
     expectError(await send({ response_format: 'ogg' }), 400, { type: 'invalid_request_error', param: 'response_format' });
@@ -88,7 +107,10 @@ describe('audio speech', () => {
   });
 
   it("passes a provider's error through as JSON", async () => {
-    const response = await call(gateway, '/v1/audio/speech', { headers: { 'x-gateway-virtual-key': 'openai-prod' }, body: { model: 'mock-error-429', voice: 'alloy', input: 'hi' } });
+    const response = await call(gateway, '/v1/audio/speech', {
+      headers: { 'x-gateway-virtual-key': 'openai-prod' },
+      body: { model: 'mock-error-429', voice: 'alloy', input: 'hi' },
+    });
     expect(response.status).toBe(429);
     expect(response.body.error.code).toBe('rate_limit_exceeded');
   });

@@ -51,7 +51,13 @@ describe('audit log', () => {
     expect(rows.map((r) => r.action)).toEqual(['create', 'update', 'revoke']);
     const { key: _secret, ...view } = created.body;
     for (const row of rows) {
-      expect(row).toMatchObject({ object: 'audit_log_entry', resource: 'api_key', resource_id: created.body.id, workspace_id: created.body.workspace_id, actor: { kind: 'api_key', id: owner.id, name: 'audit owner' } });
+      expect(row).toMatchObject({
+        object: 'audit_log_entry',
+        resource: 'api_key',
+        resource_id: created.body.id,
+        workspace_id: created.body.workspace_id,
+        actor: { kind: 'api_key', id: owner.id, name: 'audit owner' },
+      });
       expect(Object.keys(row).sort()).toEqual(['action', 'actor', 'after', 'before', 'created_at', 'id', 'object', 'resource', 'resource_id', 'workspace_id']);
     }
     expect(rows[0].before).toBeNull();
@@ -64,7 +70,13 @@ describe('audit log', () => {
   });
 
   it('virtual keys: the provider key and secret options only as hints', async () => {
-    const created = await asOwner('/v1/virtual-keys', 'POST', { name: 'OpenAI', slug: 'openai-audit', provider: 'openai', key: VK_SECRET, provider_options: { session_token: OPTION_SECRET } });
+    const created = await asOwner('/v1/virtual-keys', 'POST', {
+      name: 'OpenAI',
+      slug: 'openai-audit',
+      provider: 'openai',
+      key: VK_SECRET,
+      provider_options: { session_token: OPTION_SECRET },
+    });
     expect(created.status).toBe(201);
     expect((await asOwner('/v1/virtual-keys/openai-audit', 'PATCH', { key: VK_SECRET_2, allowed_models: ['gpt-4o'] })).status).toBe(200);
     expect((await asOwner('/v1/virtual-keys/openai-audit', 'DELETE')).status).toBe(200);
@@ -79,10 +91,34 @@ describe('audit log', () => {
 
   it('configs, prompts, MCP servers, end users: create, update, delete', async () => {
     const cases = [
-      { resource: 'config', path: '/v1/configs', create: { name: 'Prod', slug: 'prod-audit', config: { provider: 'openai', api_key: CONFIG_SECRET } }, update: { name: 'Prod 2' }, field: 'name' },
-      { resource: 'prompt', path: '/v1/prompts', create: { name: 'Reply', slug: 'reply-audit', model: 'gpt-4o', provider: 'openai', messages: [{ role: 'user', content: 'Hi {{name}}' }] }, update: { name: 'Reply 2' }, field: 'name' },
-      { resource: 'mcp_server', path: '/v1/mcp-servers', create: { name: 'Files', slug: 'files-audit', url: MCP_URL, headers: { Authorization: MCP_SECRET } }, update: { name: 'Files 2' }, field: 'name' },
-      { resource: 'end_user', path: '/v1/end-users', create: { user: 'ada@example.com', budget_limit_usd: 5, budget_period: 'monthly' }, update: { budget_limit_usd: 7 }, field: 'budget_limit_usd' },
+      {
+        resource: 'config',
+        path: '/v1/configs',
+        create: { name: 'Prod', slug: 'prod-audit', config: { provider: 'openai', api_key: CONFIG_SECRET } },
+        update: { name: 'Prod 2' },
+        field: 'name',
+      },
+      {
+        resource: 'prompt',
+        path: '/v1/prompts',
+        create: { name: 'Reply', slug: 'reply-audit', model: 'gpt-4o', provider: 'openai', messages: [{ role: 'user', content: 'Hi {{name}}' }] },
+        update: { name: 'Reply 2' },
+        field: 'name',
+      },
+      {
+        resource: 'mcp_server',
+        path: '/v1/mcp-servers',
+        create: { name: 'Files', slug: 'files-audit', url: MCP_URL, headers: { Authorization: MCP_SECRET } },
+        update: { name: 'Files 2' },
+        field: 'name',
+      },
+      {
+        resource: 'end_user',
+        path: '/v1/end-users',
+        create: { user: 'ada@example.com', budget_limit_usd: 5, budget_period: 'monthly' },
+        update: { budget_limit_usd: 7 },
+        field: 'budget_limit_usd',
+      },
     ];
     for (const c of cases) {
       const created = await asOwner(c.path, 'POST', c.create);
@@ -125,7 +161,10 @@ describe('audit log', () => {
   });
 
   it('names the acting key of another role, in its own workspace', async () => {
-    const created = await call(gateway, '/v1/configs', { apiKey: workspaceAdmin.key, body: { name: 'By admin', slug: 'by-admin', config: { provider: 'openai', api_key: CONFIG_SECRET } } });
+    const created = await call(gateway, '/v1/configs', {
+      apiKey: workspaceAdmin.key,
+      body: { name: 'By admin', slug: 'by-admin', config: { provider: 'openai', api_key: CONFIG_SECRET } },
+    });
     expect(created.status).toBe(201);
     const [row] = await rowsOf('config', created.body.id);
     expect(row).toMatchObject({ action: 'create', actor: { kind: 'api_key', id: workspaceAdmin.id, name: 'team admin' } });
@@ -199,7 +238,11 @@ describe('audit log', () => {
 
   it('an owner narrowed by x-gateway-workspace sees only that workspace', async () => {
     const ws = await asOwner('/v1/workspaces', 'POST', { name: 'Ads', slug: 'ads-audit' });
-    const inAds = await call(gateway, '/v1/end-users', { apiKey: owner.key, headers: { 'x-gateway-workspace': 'ads-audit' }, body: { user: 'bob@example.com' } });
+    const inAds = await call(gateway, '/v1/end-users', {
+      apiKey: owner.key,
+      headers: { 'x-gateway-workspace': 'ads-audit' },
+      body: { user: 'bob@example.com' },
+    });
     expect(inAds.status).toBe(201);
     const narrowed = await call(gateway, '/v1/audit-log?limit=500', { apiKey: owner.key, headers: { 'x-gateway-workspace': 'ads-audit' } });
     expect(narrowed.status).toBe(200);
@@ -214,7 +257,11 @@ describe('audit log', () => {
     await gateway.dataSource.query('alter table audit_log rename to audit_log_away');
     try {
       const res = await asOwner('/v1/end-users', 'POST', { user: 'carol@example.com' });
-      expectError(res, 503, { type: 'service_unavailable', code: 'audit_log_unavailable', message: /end_user create was made, but its audit record could not be written/ });
+      expectError(res, 503, {
+        type: 'service_unavailable',
+        code: 'audit_log_unavailable',
+        message: /end_user create was made, but its audit record could not be written/,
+      });
     } finally {
       await gateway.dataSource.query('alter table audit_log_away rename to audit_log');
     }

@@ -71,13 +71,22 @@ describe('embeddings on AWS Bedrock', () => {
     });
 
     it("decodes the SDK's default base64 to the same numbers, passes input_type, truncate and dimensions (v4, behind a profile)", async () => {
-      const data = await client.embeddings.create({ model: COHERE_V4, input: 'find me', dimensions: 256, input_type: 'search_query', truncate: 'END' } as OpenAI.EmbeddingCreateParams);
+      const data = await client.embeddings.create({
+        model: COHERE_V4,
+        input: 'find me',
+        dimensions: 256,
+        input_type: 'search_query',
+        truncate: 'END',
+      } as OpenAI.EmbeddingCreateParams);
       expect(data.data[0].embedding).toEqual(mockEmbeddingVector('find me', 256));
       const [sent] = invokes();
       expect(sent.path).toBe(`/model/${encodeURIComponent(COHERE_V4)}/invoke`);
       expect(sent.body).toEqual({ texts: ['find me'], input_type: 'search_query', truncate: 'END', output_dimension: 256 });
 
-      const raw = await call(gateway, '/v1/embeddings', { headers: { 'x-gateway-virtual-key': 'bedrock-embed' }, body: { model: COHERE, input: 'find me', encoding_format: 'base64' } });
+      const raw = await call(gateway, '/v1/embeddings', {
+        headers: { 'x-gateway-virtual-key': 'bedrock-embed' },
+        body: { model: COHERE, input: 'find me', encoding_format: 'base64' },
+      });
       expect(raw.status).toBe(200);
       const bytes = Buffer.from(raw.body.data[0].embedding, 'base64');
       expect(Array.from(new Float32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4))).toEqual(mockEmbeddingVector('find me', 1024));
@@ -89,7 +98,11 @@ describe('embeddings on AWS Bedrock', () => {
       expect(data.data).toHaveLength(100);
       expect(data.data[99]).toMatchObject({ index: 99, embedding: mockEmbeddingVector('text number 99', 1024) });
       expect(data.usage.prompt_tokens).toBe(input.reduce((sum, text) => sum + mockEmbeddingTokens(text), 0));
-      expect(invokes().map((request) => request.body.texts.length).sort((a, b) => a - b)).toEqual([4, 96]);
+      expect(
+        invokes()
+          .map((request) => request.body.texts.length)
+          .sort((a, b) => a - b),
+      ).toEqual([4, 96]);
     });
   });
 
@@ -107,7 +120,9 @@ describe('embeddings on AWS Bedrock', () => {
         expect(request.path).toBe(`/model/${encodeURIComponent(TITAN)}/invoke`);
         expect(request.headers.authorization).toMatch(SIGNED);
       }
-      expect(sent.map((request) => request.body).sort((a, b) => a.inputText.localeCompare(b.inputText))).toEqual(input.map((inputText) => ({ inputText, dimensions: 256 })));
+      expect(sent.map((request) => request.body).sort((a, b) => a.inputText.localeCompare(b.inputText))).toEqual(
+        input.map((inputText) => ({ inputText, dimensions: 256 })),
+      );
 
       const requestId = response.headers.get('x-gateway-request-id');
       const log = await logOf(gateway, requestId);
@@ -120,7 +135,9 @@ describe('embeddings on AWS Bedrock', () => {
     });
 
     it("answers one text in one request, the SDK's default base64 decoded; v1 takes inputText alone", async () => {
-      const data = await client.embeddings.create({ model: TITAN_V1, input: 'just one', normalize: false } as OpenAI.EmbeddingCreateParams).catch((error: unknown) => error);
+      const data = await client.embeddings
+        .create({ model: TITAN_V1, input: 'just one', normalize: false } as OpenAI.EmbeddingCreateParams)
+        .catch((error: unknown) => error);
       // Titan v1 takes no normalize: Bedrock's ValidationException passes through as a 400.
       expect(data).toBeInstanceOf(OpenAI.BadRequestError);
       expect((data as InstanceType<typeof OpenAI.BadRequestError>).message).toMatch(/ValidationException.*extraneous key \[normalize\]/);
@@ -145,10 +162,22 @@ describe('embeddings on AWS Bedrock', () => {
 
   it('refuses what Bedrock cannot embed before anything is sent: token ids, an unknown field, a model of neither family (400 naming the field)', async () => {
     const headers = { 'x-gateway-virtual-key': 'bedrock-embed' };
-    expectError(await call(gateway, '/v1/embeddings', { headers, body: { model: TITAN, input: [[1, 2, 3]] } }), 400, { type: 'invalid_request_error', param: 'input' });
-    expectError(await call(gateway, '/v1/embeddings', { headers, body: { model: TITAN, input: ['a', 'b'], input_type: 'search_query' } }), 400, { type: 'invalid_request_error', param: 'input_type' });
-    expectError(await call(gateway, '/v1/embeddings', { headers, body: { model: COHERE, input: 'a', embedding_types: ['int8'] } }), 400, { type: 'invalid_request_error', param: 'embedding_types' });
-    expectError(await call(gateway, '/v1/embeddings', { headers, body: { model: 'amazon.titan-embed-image-v1', input: 'a' } }), 400, { type: 'invalid_request_error', param: 'model' });
+    expectError(await call(gateway, '/v1/embeddings', { headers, body: { model: TITAN, input: [[1, 2, 3]] } }), 400, {
+      type: 'invalid_request_error',
+      param: 'input',
+    });
+    expectError(await call(gateway, '/v1/embeddings', { headers, body: { model: TITAN, input: ['a', 'b'], input_type: 'search_query' } }), 400, {
+      type: 'invalid_request_error',
+      param: 'input_type',
+    });
+    expectError(await call(gateway, '/v1/embeddings', { headers, body: { model: COHERE, input: 'a', embedding_types: ['int8'] } }), 400, {
+      type: 'invalid_request_error',
+      param: 'embedding_types',
+    });
+    expectError(await call(gateway, '/v1/embeddings', { headers, body: { model: 'amazon.titan-embed-image-v1', input: 'a' } }), 400, {
+      type: 'invalid_request_error',
+      param: 'model',
+    });
     expect(invokes()).toHaveLength(0);
   });
 });

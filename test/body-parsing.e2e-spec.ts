@@ -37,7 +37,12 @@ describe('request body reading', () => {
   afterAll(() => gateway?.close());
 
   it('refuses a chunked body (no Content-Length) as soon as it passes the limit', async () => {
-    const response = await send(gateway, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, ['{"model":"x","pad":"', 'a'.repeat(1500), 'b'.repeat(1500), '"}']);
+    const response = await send(gateway, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, [
+      '{"model":"x","pad":"',
+      'a'.repeat(1500),
+      'b'.repeat(1500),
+      '"}',
+    ]);
     expect(response.status).toBe(413);
     expect(response.body.error).toMatchObject({ code: 'payload_too_large', type: 'invalid_request_error' });
   });
@@ -45,11 +50,7 @@ describe('request body reading', () => {
   it('parses a chunked body under the limit, split inside a multi-byte character', async () => {
     const body = Buffer.from(JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], stream: 'héllo' }));
     const split = body.indexOf(Buffer.from('é')) + 1; // between the two bytes of é
-    const response = await send(
-      gateway,
-      { ...ROUTED, 'content-type': 'application/json' },
-      [body.subarray(0, split), body.subarray(split)],
-    );
+    const response = await send(gateway, { ...ROUTED, 'content-type': 'application/json' }, [body.subarray(0, split), body.subarray(split)]);
     // The body was read whole and parsed: validation (not JSON parsing) rejects the stream flag.
     expect(response.status).toBe(400);
     expect(response.body.error.param).toBe('stream');

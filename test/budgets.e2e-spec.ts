@@ -27,9 +27,20 @@ interface CounterReader {
 
 function postgresCounters(gateway: TestGateway): CounterReader {
   return {
-    budget: async (scopeId) => (await gateway.dataSource.query('select spent_usd::float8 as spent, reserved_usd::float8 as reserved from budget_counters where scope_id = $1', [scopeId]))[0],
+    budget: async (scopeId) =>
+      (
+        await gateway.dataSource.query('select spent_usd::float8 as spent, reserved_usd::float8 as reserved from budget_counters where scope_id = $1', [
+          scopeId,
+        ])
+      )[0],
     tokens: async (scope, scopeId, limitKey) =>
-      (await gateway.dataSource.query('select used::int as used from rate_counters where scope = $1 and scope_id = $2 and limit_key = $3', [scope, scopeId, limitKey]))[0]?.used,
+      (
+        await gateway.dataSource.query('select used::int as used from rate_counters where scope = $1 and scope_id = $2 and limit_key = $3', [
+          scope,
+          scopeId,
+          limitKey,
+        ])
+      )[0]?.used,
     close: async () => undefined,
   };
 }
@@ -80,7 +91,10 @@ describe.each(STORES)('budgets, counters in %s', (_store, env) => {
   beforeEach(() => mock.reset());
 
   const loggedCost = async (column: string, id: string) => {
-    const [row] = await gateway.dataSource.query(`select coalesce(sum(cost_usd), 0)::float8 as total, count(*)::int as n from request_logs where ${column} = $1`, [id]);
+    const [row] = await gateway.dataSource.query(
+      `select coalesce(sum(cost_usd), 0)::float8 as total, count(*)::int as n from request_logs where ${column} = $1`,
+      [id],
+    );
     return row as { total: number; n: number };
   };
   const counter = (scopeId: string) => counters.budget(scopeId);
@@ -88,7 +102,9 @@ describe.each(STORES)('budgets, counters in %s', (_store, env) => {
   it('50 concurrent requests against an API key whose budget covers 5: 5 served, the rest 402 before reaching the provider', async () => {
     const key = await createApiKey(gateway, { role: 'user', budget_limit_usd: 0.000759 }); // 5 × COST exactly
     const responses = await Promise.all(
-      Array.from({ length: 50 }, () => call(gateway, '/v1/chat/completions', { headers: { 'x-gateway-virtual-key': 'openai-prod' }, body: BODY, apiKey: key.key })),
+      Array.from({ length: 50 }, () =>
+        call(gateway, '/v1/chat/completions', { headers: { 'x-gateway-virtual-key': 'openai-prod' }, body: BODY, apiKey: key.key }),
+      ),
     );
     const served = responses.filter((r) => r.status === 200);
     const refused = responses.filter((r) => r.status === 402);
@@ -108,7 +124,13 @@ describe.each(STORES)('budgets, counters in %s', (_store, env) => {
   });
 
   it("a virtual key's budget (just under 2 requests' cost): 402 once spent, and a fallback config moves on to the next target", async () => {
-    const vk = await createVirtualKey(gateway, { slug: 'small-vk', key: 'sk-small', custom_host: `${mock.url}/v1`, budget_limit_usd: 0.000303, budget_period: 'daily' });
+    const vk = await createVirtualKey(gateway, {
+      slug: 'small-vk',
+      key: 'sk-small',
+      custom_host: `${mock.url}/v1`,
+      budget_limit_usd: 0.000303,
+      budget_period: 'daily',
+    });
     const headers = { 'x-gateway-virtual-key': 'small-vk' };
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) statuses.push((await call(gateway, '/v1/chat/completions', { headers, body: BODY })).status);
@@ -144,21 +166,38 @@ describe.each(STORES)('budgets, counters in %s', (_store, env) => {
     const hit = await send();
     expect(hit.status).toBe(200);
     expect(hit.headers.get('x-gateway-cache-status')).toBe('HIT');
-    const other = await call(gateway, '/v1/chat/completions', { headers: { 'x-gateway-virtual-key': 'openai-prod' }, body: { ...BODY, messages: [{ role: 'user', content: 'another question' }] }, apiKey: key.key });
+    const other = await call(gateway, '/v1/chat/completions', {
+      headers: { 'x-gateway-virtual-key': 'openai-prod' },
+      body: { ...BODY, messages: [{ role: 'user', content: 'another question' }] },
+      apiKey: key.key,
+    });
     expect(other.status).toBe(402);
   });
 
   it('keys without a budget never touch the counters', async () => {
     const key = await createApiKey(gateway, { role: 'user' });
-    expect((await call(gateway, '/v1/chat/completions', { headers: { 'x-gateway-virtual-key': 'openai-prod' }, body: BODY, apiKey: key.key })).status).toBe(200);
+    expect((await call(gateway, '/v1/chat/completions', { headers: { 'x-gateway-virtual-key': 'openai-prod' }, body: BODY, apiKey: key.key })).status).toBe(
+      200,
+    );
     await gateway.flushLogs();
     expect(await counter(key.id)).toBeUndefined();
   });
 
   it('end users (the `user` field) have budgets managed like keys', async () => {
-    const created = await admin(gateway, 'POST', '/v1/end-users', { user: 'dave@example.com', budget_limit_usd: 0.000303, budget_period: 'monthly', metadata: { plan: 'free' } });
+    const created = await admin(gateway, 'POST', '/v1/end-users', {
+      user: 'dave@example.com',
+      budget_limit_usd: 0.000303,
+      budget_period: 'monthly',
+      metadata: { plan: 'free' },
+    });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ object: 'end_user', user: 'dave@example.com', budget_limit_usd: 0.000303, spent_usd: 0, budget_remaining_usd: 0.000303 });
+    expect(created.body).toMatchObject({
+      object: 'end_user',
+      user: 'dave@example.com',
+      budget_limit_usd: 0.000303,
+      spent_usd: 0,
+      budget_remaining_usd: 0.000303,
+    });
     expect((await admin(gateway, 'POST', '/v1/end-users', { user: 'dave@example.com' })).status).toBe(409);
 
     const ask = (user: string) => call(gateway, '/v1/chat/completions', { headers: { 'x-gateway-virtual-key': 'openai-prod' }, body: { ...BODY, user } });
@@ -232,8 +271,11 @@ describe.each(STORES)('budgets, counters in %s', (_store, env) => {
   });
 
   describe('rate limits', () => {
-    const chatWith = (apiKey: string, headers: Record<string, string> = { 'x-gateway-virtual-key': 'openai-prod' }, body: Record<string, unknown> = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }) =>
-      call(gateway, '/v1/chat/completions', { headers, body, apiKey });
+    const chatWith = (
+      apiKey: string,
+      headers: Record<string, string> = { 'x-gateway-virtual-key': 'openai-prod' },
+      body: Record<string, unknown> = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+    ) => call(gateway, '/v1/chat/completions', { headers, body, apiKey });
 
     it('requests per minute: exactly the limit served under 20 concurrent requests, then 429 with Retry-After', async () => {
       const key = await createApiKey(gateway, { role: 'user', rate_limits: [{ type: 'requests', unit: 'rpm', value: 5 }] });
@@ -241,7 +283,11 @@ describe.each(STORES)('budgets, counters in %s', (_store, env) => {
       expect(responses.filter((r) => r.status === 200)).toHaveLength(5);
       const limited = responses.filter((r) => r.status === 429);
       expect(limited).toHaveLength(15);
-      expect(limited[0].body.error).toMatchObject({ type: 'rate_limit_error', code: 'rate_limit_exceeded', message: expect.stringMatching(/5 requests per minute/) });
+      expect(limited[0].body.error).toMatchObject({
+        type: 'rate_limit_error',
+        code: 'rate_limit_exceeded',
+        message: expect.stringMatching(/5 requests per minute/),
+      });
       const retryAfter = Number(limited[0].headers.get('retry-after'));
       expect(retryAfter).toBeGreaterThanOrEqual(1);
       expect(retryAfter).toBeLessThanOrEqual(60);
@@ -249,7 +295,12 @@ describe.each(STORES)('budgets, counters in %s', (_store, env) => {
     });
 
     it("tokens per minute on a virtual key: admitted while the window's logged tokens are under the limit", async () => {
-      const vk = await createVirtualKey(gateway, { slug: 'token-limited', key: 'sk-tokens', custom_host: `${mock.url}/v1`, rate_limits: [{ type: 'tokens', unit: 'rpm', value: 1000 }] });
+      const vk = await createVirtualKey(gateway, {
+        slug: 'token-limited',
+        key: 'sk-tokens',
+        custom_host: `${mock.url}/v1`,
+        rate_limits: [{ type: 'tokens', unit: 'rpm', value: 1000 }],
+      });
       const headers = { 'x-gateway-virtual-key': 'token-limited' };
       expect((await chatWith(gateway.adminKey, headers, BODY)).status).toBe(200); // 1,003 tokens
       await gateway.flushLogs();

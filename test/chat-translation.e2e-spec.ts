@@ -13,7 +13,11 @@ const ANTHROPIC_SECRET = 'sk-ant-chat-secret-777777';
 const GEMINI_SECRET = 'gemini-chat-secret-888888';
 const WEATHER_TOOL = {
   type: 'function' as const,
-  function: { name: 'get_weather', description: 'Weather by city', parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] } },
+  function: {
+    name: 'get_weather',
+    description: 'Weather by city',
+    parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] },
+  },
 };
 const PIXEL = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 
@@ -66,13 +70,23 @@ describe('chat completions translated for Anthropic and Gemini', () => {
       expect(JSON.stringify(sent.body.messages[0].content)).toContain('echo: hello claude');
 
       const log = await logOf(gateway, response.headers.get('x-gateway-request-id'));
-      expect(log).toMatchObject({ provider: 'anthropic', model: 'claude-sonnet-4-5', user: 'carol', prompt_tokens: data.usage!.prompt_tokens, completion_tokens: data.usage!.completion_tokens });
+      expect(log).toMatchObject({
+        provider: 'anthropic',
+        model: 'claude-sonnet-4-5',
+        user: 'carol',
+        prompt_tokens: data.usage!.prompt_tokens,
+        completion_tokens: data.usage!.completion_tokens,
+      });
       expect(log.cost_usd).toBeCloseTo((data.usage!.prompt_tokens * 3 + data.usage!.completion_tokens * 15) / 1e6, 12);
       expect(log.response_body.choices[0].message.content).toBe('hello claude');
     });
 
     it('streams OpenAI chunks from Anthropic events, usage only when asked for', async () => {
-      const stream = await client.chat.completions.create({ model: '@anthropic-prod/claude-sonnet-4-5', messages: [{ role: 'user', content: 'echo: one two three' }], stream: true });
+      const stream = await client.chat.completions.create({
+        model: '@anthropic-prod/claude-sonnet-4-5',
+        messages: [{ role: 'user', content: 'echo: one two three' }],
+        stream: true,
+      });
       let text = '';
       let usageChunks = 0;
       let finish: string | null = null;
@@ -111,7 +125,10 @@ describe('chat completions translated for Anthropic and Gemini', () => {
       expect(first.choices[0].finish_reason).toBe('tool_calls');
       expect(call0.function.name).toBe('get_weather');
       expect(JSON.parse(call0.function.arguments)).toEqual({ location: 'Paris' });
-      expect(upstream().body).toMatchObject({ tools: [{ name: 'get_weather', input_schema: WEATHER_TOOL.function.parameters }], tool_choice: { type: 'auto' } });
+      expect(upstream().body).toMatchObject({
+        tools: [{ name: 'get_weather', input_schema: WEATHER_TOOL.function.parameters }],
+        tool_choice: { type: 'auto' },
+      });
 
       mock.reset();
       const stream = await client.chat.completions.create({ model: '@anthropic-prod/claude-sonnet-4-5', messages, tools: [WEATHER_TOOL], stream: true });
@@ -132,14 +149,25 @@ describe('chat completions translated for Anthropic and Gemini', () => {
         tools: [WEATHER_TOOL],
       });
       const history = upstream().body.messages;
-      expect(history[1]).toMatchObject({ role: 'assistant', content: expect.arrayContaining([{ type: 'tool_use', id: call0.id, name: 'get_weather', input: { location: 'Paris' } }]) });
+      expect(history[1]).toMatchObject({
+        role: 'assistant',
+        content: expect.arrayContaining([{ type: 'tool_use', id: call0.id, name: 'get_weather', input: { location: 'Paris' } }]),
+      });
       expect(history[2]).toMatchObject({ role: 'user', content: [expect.objectContaining({ type: 'tool_result', tool_use_id: call0.id })] });
     });
 
     it('translates image inputs', async () => {
       await client.chat.completions.create({
         model: '@anthropic-prod/claude-sonnet-4-5',
-        messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url: PIXEL } }] }],
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'What is this?' },
+              { type: 'image_url', image_url: { url: PIXEL } },
+            ],
+          },
+        ],
       });
       expect(upstream().body.messages[0].content).toEqual([
         { type: 'text', text: 'What is this?' },
@@ -152,19 +180,25 @@ describe('chat completions translated for Anthropic and Gemini', () => {
       ['logit_bias', { logit_bias: { 50256: -100 } }, 'logit_bias'],
       ['a temperature above 1', { temperature: 1.5 }, 'temperature'],
     ])('refuses what Anthropic lacks (%s): 400 naming the field, nothing sent', async (_name, extra, param) => {
-      const response = await call(gateway, '/v1/chat/completions', { body: { model: '@anthropic-prod/claude-sonnet-4-5', messages: [{ role: 'user', content: 'hi' }], ...extra } });
+      const response = await call(gateway, '/v1/chat/completions', {
+        body: { model: '@anthropic-prod/claude-sonnet-4-5', messages: [{ role: 'user', content: 'hi' }], ...extra },
+      });
       expectError(response, 400, { type: 'invalid_request_error', param, message: /anthropic/ });
       expect(mock.requests).toHaveLength(0);
     });
 
     it("passes Anthropic's errors on in OpenAI's error shape with their status", async () => {
-      const response = await call(gateway, '/v1/chat/completions', { body: { model: '@anthropic-prod/mock-error-429', messages: [{ role: 'user', content: 'hi' }] } });
+      const response = await call(gateway, '/v1/chat/completions', {
+        body: { model: '@anthropic-prod/mock-error-429', messages: [{ role: 'user', content: 'hi' }] },
+      });
       expect(response.status).toBe(429);
       expect(response.body).toEqual({ error: { message: expect.any(String), type: 'rate_limit_error', param: null, code: null } });
     });
 
     it('a malformed stream chunk ends the OpenAI stream with an error event', async () => {
-      const response = await call(gateway, '/v1/chat/completions', { body: { model: '@anthropic-prod/mock-malformed-chunk', messages: [{ role: 'user', content: 'hi' }], stream: true } });
+      const response = await call(gateway, '/v1/chat/completions', {
+        body: { model: '@anthropic-prod/mock-malformed-chunk', messages: [{ role: 'user', content: 'hi' }], stream: true },
+      });
       expect(response.status).toBe(200);
       const frames = response.text.trim().split('\n\n');
       expect(JSON.parse(frames[0].slice(6)).choices[0].delta.role).toBe('assistant');
@@ -178,7 +212,14 @@ describe('chat completions translated for Anthropic and Gemini', () => {
 
     it('translates to generateContent and answers in OpenAI shape with usage and cost', async () => {
       const { data, response } = await openai(gateway, GEMINI)
-        .chat.completions.create({ model: 'gemini-2.5-flash', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'echo: hello gemini' }], max_tokens: 30 })
+        .chat.completions.create({
+          model: 'gemini-2.5-flash',
+          messages: [
+            { role: 'system', content: 'Be brief.' },
+            { role: 'user', content: 'echo: hello gemini' },
+          ],
+          max_tokens: 30,
+        })
         .withResponse();
       expect(data.choices[0]).toMatchObject({ message: { role: 'assistant', content: 'hello gemini' }, finish_reason: 'stop' });
       const sent = upstream();
@@ -195,14 +236,23 @@ describe('chat completions translated for Anthropic and Gemini', () => {
     });
 
     it('streams from streamGenerateContent, tool calls included', async () => {
-      const stream = await openai(gateway, GEMINI).chat.completions.create({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'echo: streamed by gemini' }], stream: true });
+      const stream = await openai(gateway, GEMINI).chat.completions.create({
+        model: 'gemini-2.5-flash',
+        messages: [{ role: 'user', content: 'echo: streamed by gemini' }],
+        stream: true,
+      });
       let text = '';
       for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
       expect(text).toBe('streamed by gemini');
       expect(upstream()).toMatchObject({ path: '/v1beta/models/gemini-2.5-flash:streamGenerateContent', query: { alt: 'sse' } });
 
       mock.reset();
-      const tools = await openai(gateway, GEMINI).chat.completions.create({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'weather in Paris?' }], tools: [WEATHER_TOOL], stream: true });
+      const tools = await openai(gateway, GEMINI).chat.completions.create({
+        model: 'gemini-2.5-flash',
+        messages: [{ role: 'user', content: 'weather in Paris?' }],
+        tools: [WEATHER_TOOL],
+        stream: true,
+      });
       let args = '';
       for await (const chunk of tools) args += chunk.choices[0]?.delta?.tool_calls?.[0]?.function?.arguments ?? '';
       expect(JSON.parse(args)).toEqual({ location: 'Paris' });
@@ -211,7 +261,10 @@ describe('chat completions translated for Anthropic and Gemini', () => {
     });
 
     it('refuses what Gemini lacks with a 400', async () => {
-      const response = await call(gateway, '/v1/chat/completions', { headers: GEMINI, body: { model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'hi' }], logit_bias: { 1: 1 } } });
+      const response = await call(gateway, '/v1/chat/completions', {
+        headers: GEMINI,
+        body: { model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'hi' }], logit_bias: { 1: 1 } },
+      });
       expectError(response, 400, { type: 'invalid_request_error', param: 'logit_bias', message: /google/ });
       expect(mock.requests).toHaveLength(0);
     });

@@ -59,7 +59,7 @@ describe('the gateway key as the client API key, and default routes', () => {
     expect(mock.requests[0].headers.authorization).toBeUndefined();
   });
 
-  it('takes the Anthropic SDK\'s authToken (Authorization: Bearer gk-…) too', async () => {
+  it("takes the Anthropic SDK's authToken (Authorization: Bearer gk-…) too", async () => {
     const key = await createApiKey(gateway, { name: 'bearer', default_virtual_key: 'anthropic-default' });
     const client = new Anthropic({ baseURL: gateway.url, apiKey: null, authToken: key.key, maxRetries: 0 });
     const message = await client.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 50, messages: HELLO });
@@ -74,7 +74,12 @@ describe('the gateway key as the client API key, and default routes', () => {
     expect(mock.requests[0]).toMatchObject({ path: '/v1/chat/completions', body: { model: 'gpt-4.1-mini' } });
 
     mock.reset();
-    const explicit = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: key.key, maxRetries: 0, defaultHeaders: { 'x-gateway-virtual-key': 'openai-default' } });
+    const explicit = new OpenAI({
+      baseURL: `${gateway.url}/v1`,
+      apiKey: key.key,
+      maxRetries: 0,
+      defaultHeaders: { 'x-gateway-virtual-key': 'openai-default' },
+    });
     await explicit.chat.completions.create({ model: 'gpt-4o-mini', messages: HELLO });
     expect(mock.requests[0].body.model).toBe('gpt-4o-mini');
   });
@@ -98,14 +103,26 @@ describe('the gateway key as the client API key, and default routes', () => {
 
   it('without a default, a key-only request names the ways to route, including the key defaults', async () => {
     const key = await createApiKey(gateway, { name: 'no-route' });
-    const response = await call(gateway, '/v1/chat/completions', { apiKey: null, headers: { authorization: `Bearer ${key.key}` }, body: { model: 'gpt-4o-mini', messages: HELLO } });
+    const response = await call(gateway, '/v1/chat/completions', {
+      apiKey: null,
+      headers: { authorization: `Bearer ${key.key}` },
+      body: { model: 'gpt-4o-mini', messages: HELLO },
+    });
     expectError(response, 400, { type: 'invalid_request_error', message: /default_virtual_key or default_config/ });
   });
 
   it('treats a Bearer that is not a gk- key as a provider key, never as the gateway key', async () => {
-    const missing = await call(gateway, '/v1/chat/completions', { apiKey: null, headers: { authorization: 'Bearer sk-some-provider-key' }, body: { model: 'gpt-4o-mini', messages: HELLO } });
+    const missing = await call(gateway, '/v1/chat/completions', {
+      apiKey: null,
+      headers: { authorization: 'Bearer sk-some-provider-key' },
+      body: { model: 'gpt-4o-mini', messages: HELLO },
+    });
     expectError(missing, 401, { type: 'authentication_error', code: 'invalid_api_key', message: /^Missing gateway API key/ });
-    const wrong = await call(gateway, '/v1/chat/completions', { apiKey: null, headers: { 'x-api-key': 'gk-not-a-real-key-000000000' }, body: { model: 'gpt-4o-mini', messages: HELLO } });
+    const wrong = await call(gateway, '/v1/chat/completions', {
+      apiKey: null,
+      headers: { 'x-api-key': 'gk-not-a-real-key-000000000' },
+      body: { model: 'gpt-4o-mini', messages: HELLO },
+    });
     expectError(wrong, 401, { type: 'authentication_error', code: 'invalid_api_key', message: 'Invalid or revoked gateway API key' });
 
     // A gk- key in Authorization next to x-gateway-provider is not a provider credential.

@@ -30,7 +30,11 @@ function clientHeaders(request: RecordedRequest, routing: Record<string, string>
   return { ...Object.fromEntries(Object.entries(request.headers).filter(([name]) => !skip.has(name))), ...routing };
 }
 
-const WEATHER = { name: 'get_weather', description: 'Weather by city', input_schema: { type: 'object' as const, properties: { location: { type: 'string' } } } };
+const WEATHER = {
+  name: 'get_weather',
+  description: 'Weather by city',
+  input_schema: { type: 'object' as const, properties: { location: { type: 'string' } } },
+};
 
 describe('clients unchanged: Claude Code bodies, and parameters mapped, ignored or refused', () => {
   let gateway: TestGateway;
@@ -64,7 +68,13 @@ describe('clients unchanged: Claude Code bodies, and parameters mapped, ignored 
   /** A conversation as Claude Code holds it: a system message after the first user turn, thinking in the assistant's history. */
   const CONVERSATION: Anthropic.Beta.BetaMessageParam[] = [
     { role: 'user', content: 'What is the weather?' },
-    { role: 'assistant', content: [{ type: 'thinking', thinking: 'The user wants weather.', signature: 'sig-abc' }, { type: 'text', text: 'Where?' }] },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'thinking', thinking: 'The user wants weather.', signature: 'sig-abc' },
+        { type: 'text', text: 'Where?' },
+      ],
+    },
     { role: 'system' as any, content: 'Plan mode is on.' },
     { role: 'user', content: [{ type: 'text', text: 'echo: in Paris', cache_control: { type: 'ephemeral' } }] },
   ];
@@ -105,7 +115,10 @@ describe('clients unchanged: Claude Code bodies, and parameters mapped, ignored 
         body: { model: 'gpt-4o-mini', max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }], tools: [{ ...WEATHER, eager_input_streaming: true }] },
       });
       expect(response.status).toBe(400);
-      expect(response.body).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringMatching(/^tools\[0\]\.eager_input_streaming would be ignored .*strict_params/) } });
+      expect(response.body).toEqual({
+        type: 'error',
+        error: { type: 'invalid_request_error', message: expect.stringMatching(/^tools\[0\]\.eager_input_streaming would be ignored .*strict_params/) },
+      });
       expect(mock.requests).toHaveLength(0);
 
       const plain = await call(gateway, '/v1/messages', {
@@ -118,7 +131,14 @@ describe('clients unchanged: Claude Code bodies, and parameters mapped, ignored 
     it('a malformed block the bridge cannot read is a 400 naming the field, in Anthropic shape', async () => {
       const response = await call(gateway, '/v1/messages', {
         headers: OPENAI,
-        body: { model: 'gpt-4o-mini', max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: [{ text: 'no type' }] }] },
+        body: {
+          model: 'gpt-4o-mini',
+          max_tokens: 10,
+          messages: [
+            { role: 'user', content: 'Hi' },
+            { role: 'assistant', content: [{ text: 'no type' }] },
+          ],
+        },
       });
       expect(response.status).toBe(400);
       expect(response.body.error.message).toMatch(/^messages\[1\]\.content\[0\] must be a content block with a type/);
@@ -187,14 +207,23 @@ describe('clients unchanged: Claude Code bodies, and parameters mapped, ignored 
       'request %i goes through to %s, streamed back in Anthropic events',
       async (_i, target, request) => {
         const model = target === 'openai' ? 'gpt-5-mini' : 'gemini-2.5-pro';
-        const response = await call(gateway, request.path, { headers: clientHeaders(request, { 'x-gateway-virtual-key': `${target}-prod` }), body: { ...request.body, model } });
+        const response = await call(gateway, request.path, {
+          headers: clientHeaders(request, { 'x-gateway-virtual-key': `${target}-prod` }),
+          body: { ...request.body, model },
+        });
         expect(response.status).toBe(200);
         expect(response.text).toMatch(/^event: message_start\n/);
         expect(response.text).toContain('event: message_stop');
         const sent = upstream().body;
         if (target === 'openai') {
           // adaptive thinking sends no level; output_config.effort does.
-          expect(sent).toMatchObject({ model, reasoning_effort: 'medium', max_completion_tokens: 128000, stream: true, user: expect.stringMatching(/^[0-9a-f]{64}$/) });
+          expect(sent).toMatchObject({
+            model,
+            reasoning_effort: 'medium',
+            max_completion_tokens: 128000,
+            stream: true,
+            user: expect.stringMatching(/^[0-9a-f]{64}$/),
+          });
           expect(sent.messages.filter((m: any) => m.role === 'system')).toHaveLength(2);
           expect(sent.messages[0].role).toBe('system');
           expect(sent.messages.map((m: any) => m.role)).toContain('user');
@@ -219,7 +248,12 @@ describe('clients unchanged: Claude Code bodies, and parameters mapped, ignored 
     const client = () => openai(gateway, {});
 
     it('reasoning_effort becomes extended thinking with a budget', async () => {
-      await client().chat.completions.create({ model: '@anthropic-prod/claude-sonnet-4-5', messages: [{ role: 'user', content: 'Hi' }], reasoning_effort: 'high', max_completion_tokens: 20000 });
+      await client().chat.completions.create({
+        model: '@anthropic-prod/claude-sonnet-4-5',
+        messages: [{ role: 'user', content: 'Hi' }],
+        reasoning_effort: 'high',
+        max_completion_tokens: 20000,
+      });
       expect(upstream().body).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 16384 }, max_tokens: 20000 });
     });
 
@@ -228,18 +262,25 @@ describe('clients unchanged: Claude Code bodies, and parameters mapped, ignored 
       const answer = await client().chat.completions.create(request);
       expect((answer.choices[0].message as any).reasoning_content).toBe(THINKING_TEXT);
       let streamed = '';
-      for await (const chunk of await client().chat.completions.create({ ...request, stream: true })) streamed += (chunk.choices[0]?.delta as any)?.reasoning_content ?? '';
+      for await (const chunk of await client().chat.completions.create({ ...request, stream: true }))
+        streamed += (chunk.choices[0]?.delta as any)?.reasoning_content ?? '';
       expect(streamed).toBe(THINKING_TEXT);
     });
 
     it('a tool loop with reasoning_effort goes on without thinking (a chat history has no signed thinking for the tool call), naming reasoning_effort as ignored', async () => {
       const messages = [
         { role: 'user' as const, content: 'What is the weather in Paris?' },
-        { role: 'assistant' as const, content: null, tool_calls: [{ id: 'call_1', type: 'function' as const, function: { name: 'get_weather', arguments: '{"location":"Paris"}' } }] },
+        {
+          role: 'assistant' as const,
+          content: null,
+          tool_calls: [{ id: 'call_1', type: 'function' as const, function: { name: 'get_weather', arguments: '{"location":"Paris"}' } }],
+        },
         { role: 'tool' as const, tool_call_id: 'call_1', content: 'Sunny' },
       ];
       const tools = [{ type: 'function' as const, function: { name: 'get_weather', parameters: WEATHER.input_schema } }];
-      const { data, response } = await client().chat.completions.create({ model: '@anthropic-prod/claude-sonnet-4-5', messages, tools, reasoning_effort: 'medium' }).withResponse();
+      const { data, response } = await client()
+        .chat.completions.create({ model: '@anthropic-prod/claude-sonnet-4-5', messages, tools, reasoning_effort: 'medium' })
+        .withResponse();
       expect(data.choices[0].message.content).toBeTruthy();
       expect(upstream().body).not.toHaveProperty('thinking');
       expect(response.headers.get('x-gateway-ignored-params')).toBe('reasoning_effort');
@@ -254,7 +295,9 @@ describe('clients unchanged: Claude Code bodies, and parameters mapped, ignored 
     });
 
     it('n = 2 is refused: a 400 naming n, nothing sent', async () => {
-      const response = await call(gateway, '/v1/chat/completions', { body: { model: '@anthropic-prod/claude-sonnet-4-5', messages: [{ role: 'user', content: 'Hi' }], n: 2 } });
+      const response = await call(gateway, '/v1/chat/completions', {
+        body: { model: '@anthropic-prod/claude-sonnet-4-5', messages: [{ role: 'user', content: 'Hi' }], n: 2 },
+      });
       expectError(response, 400, { type: 'invalid_request_error', param: 'n', message: /anthropic/ });
       expect(mock.requests).toHaveLength(0);
     });
@@ -268,7 +311,15 @@ describe('clients unchanged: Claude Code bodies, and parameters mapped, ignored 
     });
 
     it('an unknown role or reasoning_effort value passes to an OpenAI provider untouched', async () => {
-      const body = { model: 'gpt-5-mini', messages: [{ role: 'critic', content: 'Be harsh.' }, { role: 'user', content: 'Hi' }], reasoning_effort: 'xhigh', verbosity: 'low' };
+      const body = {
+        model: 'gpt-5-mini',
+        messages: [
+          { role: 'critic', content: 'Be harsh.' },
+          { role: 'user', content: 'Hi' },
+        ],
+        reasoning_effort: 'xhigh',
+        verbosity: 'low',
+      };
       const response = await call(gateway, '/v1/chat/completions', { headers: OPENAI, body });
       expect(response.status).toBe(200);
       expect(upstream().body).toEqual(body);

@@ -13,7 +13,11 @@ import { admin, startTestGateway, TestGateway } from './support/test-gateway';
 const COHERE_SECRET = 'cohere-secret-key-424242';
 const WEATHER_TOOL = {
   type: 'function' as const,
-  function: { name: 'get_weather', description: 'Weather by city', parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] } },
+  function: {
+    name: 'get_weather',
+    description: 'Weather by city',
+    parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] },
+  },
 };
 const DOCUMENTS = ['Paris is the capital of France.', 'The weather in Berlin is cold.', 'Cats sleep a lot.'];
 
@@ -44,7 +48,16 @@ describe('cohere', () => {
   describe('chat completions', () => {
     it('translates the request and answers in OpenAI shape, logged with tokens and cost', async () => {
       const { data, response } = await client.chat.completions
-        .create({ model: 'command-a-03-2025', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'echo: hello cohere' }], max_tokens: 50, top_p: 0.5, user: 'dana' })
+        .create({
+          model: 'command-a-03-2025',
+          messages: [
+            { role: 'system', content: 'Be brief.' },
+            { role: 'user', content: 'echo: hello cohere' },
+          ],
+          max_tokens: 50,
+          top_p: 0.5,
+          user: 'dana',
+        })
         .withResponse();
       expect(data.object).toBe('chat.completion');
       expect(data.choices[0]).toMatchObject({ index: 0, message: { role: 'assistant', content: 'hello cohere' }, finish_reason: 'stop' });
@@ -53,7 +66,10 @@ describe('cohere', () => {
       expect(sent.headers.authorization).toBe(`Bearer ${COHERE_SECRET}`);
       expect(sent.body).toEqual({
         model: 'command-a-03-2025',
-        messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'echo: hello cohere' }],
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: 'echo: hello cohere' },
+        ],
         max_tokens: 50,
         p: 0.5,
       });
@@ -61,13 +77,25 @@ describe('cohere', () => {
       expect(data.usage).toMatchObject({ prompt_tokens: 7, completion_tokens: 2, total_tokens: 9 });
 
       const log = await logOf(gateway, response.headers.get('x-gateway-request-id'));
-      expect(log).toMatchObject({ operation: 'chat.completions', provider: 'cohere', model: 'command-a-03-2025', user: 'dana', prompt_tokens: 7, completion_tokens: 2 });
+      expect(log).toMatchObject({
+        operation: 'chat.completions',
+        provider: 'cohere',
+        model: 'command-a-03-2025',
+        user: 'dana',
+        prompt_tokens: 7,
+        completion_tokens: 2,
+      });
       expect(log.cost_usd).toBeCloseTo((7 * 2.5 + 2 * 10) / 1e6, 12);
     });
 
     it('streams OpenAI chunks from Cohere events, with usage', async () => {
       const { data: stream, response } = await client.chat.completions
-        .create({ model: 'command-a-03-2025', messages: [{ role: 'user', content: 'echo: one two three' }], stream: true, stream_options: { include_usage: true } })
+        .create({
+          model: 'command-a-03-2025',
+          messages: [{ role: 'user', content: 'echo: one two three' }],
+          stream: true,
+          stream_options: { include_usage: true },
+        })
         .withResponse();
       let text = '';
       let finish: string | null = null;
@@ -112,17 +140,27 @@ describe('cohere', () => {
       });
       expect(answer.choices[0]).toMatchObject({ message: { content: 'Hello from mock' }, finish_reason: 'stop' });
       expect(upstream().body.messages.slice(1)).toEqual([
-        { role: 'assistant', tool_plan: 'I will look up the weather.', tool_calls: [{ id: toolCall.id, type: 'function', function: { name: 'get_weather', arguments: '{"location":"Paris"}' } }] },
+        {
+          role: 'assistant',
+          tool_plan: 'I will look up the weather.',
+          tool_calls: [{ id: toolCall.id, type: 'function', function: { name: 'get_weather', arguments: '{"location":"Paris"}' } }],
+        },
         { role: 'tool', tool_call_id: toolCall.id, content: '{"temperature": 21}' },
       ]);
     });
 
     it('refuses what Cohere cannot do with a 400 naming it, and passes Cohere errors on in OpenAI shape', async () => {
-      const refused = await call(gateway, '/v1/chat/completions', { headers: { 'x-gateway-virtual-key': 'cohere-prod' }, body: { model: 'command-a-03-2025', messages: [{ role: 'user', content: 'hi' }], n: 2 } });
+      const refused = await call(gateway, '/v1/chat/completions', {
+        headers: { 'x-gateway-virtual-key': 'cohere-prod' },
+        body: { model: 'command-a-03-2025', messages: [{ role: 'user', content: 'hi' }], n: 2 },
+      });
       expectError(refused, 400, { type: 'invalid_request_error', param: 'n' });
       expect(mock.requests).toHaveLength(0);
 
-      const failed = await call(gateway, '/v1/chat/completions', { headers: { 'x-gateway-virtual-key': 'cohere-prod' }, body: { model: 'mock-error-429', messages: [{ role: 'user', content: 'hi' }] } });
+      const failed = await call(gateway, '/v1/chat/completions', {
+        headers: { 'x-gateway-virtual-key': 'cohere-prod' },
+        body: { model: 'mock-error-429', messages: [{ role: 'user', content: 'hi' }] },
+      });
       expectError(failed, 429, { type: 'rate_limit_error', message: 'Mock error (status 429)' });
     });
   });
@@ -135,7 +173,14 @@ describe('cohere', () => {
       });
       expect(messages.status).toBe(200);
       expect(messages.body).toMatchObject({ type: 'message', role: 'assistant', content: [{ type: 'text', text: 'bridged hello' }], stop_reason: 'end_turn' });
-      expect(upstream().body).toMatchObject({ model: 'command-a-03-2025', max_tokens: 64, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'echo: bridged hello' }] });
+      expect(upstream().body).toMatchObject({
+        model: 'command-a-03-2025',
+        max_tokens: 64,
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: 'echo: bridged hello' },
+        ],
+      });
 
       mock.reset();
       const response = await client.responses.create({ model: 'command-a-03-2025', input: 'echo: via responses' });
@@ -146,7 +191,9 @@ describe('cohere', () => {
 
   describe('embeddings', () => {
     it('answers float vectors in OpenAI shape, logged with tokens and cost', async () => {
-      const { data, response } = await client.embeddings.create({ model: 'embed-v4.0', input: ['hello world', 'second text'], encoding_format: 'float' }).withResponse();
+      const { data, response } = await client.embeddings
+        .create({ model: 'embed-v4.0', input: ['hello world', 'second text'], encoding_format: 'float' })
+        .withResponse();
       expect(data.object).toBe('list');
       expect(data.data).toHaveLength(2);
       expect(data.data[1]).toMatchObject({ object: 'embedding', index: 1 });
@@ -166,12 +213,20 @@ describe('cohere', () => {
       const floats = await client.embeddings.create({ model: 'embed-v4.0', input: 'hello world', encoding_format: 'float', dimensions: 4 });
       mock.reset();
       // No encoding_format: the SDK asks for base64 and decodes it into numbers itself.
-      const decoded = await client.embeddings.create({ model: 'embed-v4.0', input: 'hello world', dimensions: 4, input_type: 'search_query' } as OpenAI.EmbeddingCreateParams);
+      const decoded = await client.embeddings.create({
+        model: 'embed-v4.0',
+        input: 'hello world',
+        dimensions: 4,
+        input_type: 'search_query',
+      } as OpenAI.EmbeddingCreateParams);
       expect(upstream().body).toMatchObject({ input_type: 'search_query', output_dimension: 4, embedding_types: ['float'] });
       expect(decoded.data[0].embedding).toHaveLength(4);
       decoded.data[0].embedding.forEach((value, i) => expect(value).toBeCloseTo(floats.data[0].embedding[i], 6));
 
-      const raw = await call(gateway, '/v1/embeddings', { headers: { 'x-gateway-virtual-key': 'cohere-prod' }, body: { model: 'embed-v4.0', input: 'hello world', dimensions: 4, encoding_format: 'base64' } });
+      const raw = await call(gateway, '/v1/embeddings', {
+        headers: { 'x-gateway-virtual-key': 'cohere-prod' },
+        body: { model: 'embed-v4.0', input: 'hello world', dimensions: 4, encoding_format: 'base64' },
+      });
       expect(typeof raw.body.data[0].embedding).toBe('string');
       expect(Buffer.from(raw.body.data[0].embedding, 'base64')).toHaveLength(16);
     });
@@ -181,7 +236,14 @@ describe('cohere', () => {
     it('ranks the documents best first with their texts, logged as rerank with its search units at $2 per 1,000 searches', async () => {
       const response = await call(gateway, '/v1/rerank', {
         headers: { 'x-gateway-virtual-key': 'cohere-prod' },
-        body: { model: 'rerank-v3.5', query: 'weather in Berlin', documents: [DOCUMENTS[0], { text: DOCUMENTS[1] }, DOCUMENTS[2]], top_n: 2, return_documents: true, user: 'erin' },
+        body: {
+          model: 'rerank-v3.5',
+          query: 'weather in Berlin',
+          documents: [DOCUMENTS[0], { text: DOCUMENTS[1] }, DOCUMENTS[2]],
+          top_n: 2,
+          return_documents: true,
+          user: 'erin',
+        },
       });
       expect(response.status).toBe(200);
       expect(response.body).toMatchObject({
@@ -199,15 +261,28 @@ describe('cohere', () => {
       expect(sent.body).toEqual({ model: 'rerank-v3.5', query: 'weather in Berlin', documents: DOCUMENTS, top_n: 2 });
 
       const log = await logOf(gateway, response.headers.get('x-gateway-request-id'));
-      expect(log).toMatchObject({ operation: 'rerank', provider: 'cohere', model: 'rerank-v3.5', user: 'erin', status_code: 200, prompt_tokens: 0, billed_units: { search_units: 1 } });
+      expect(log).toMatchObject({
+        operation: 'rerank',
+        provider: 'cohere',
+        model: 'rerank-v3.5',
+        user: 'erin',
+        status_code: 200,
+        prompt_tokens: 0,
+        billed_units: { search_units: 1 },
+      });
       expect(log.cost_usd).toBeCloseTo(0.002, 12);
       expect(log.response_body.usage).toEqual({ search_units: 1 });
     });
 
     it('an override sets the per-search price; 150 documents are two search units', async () => {
-      expect((await admin(gateway, 'POST', '/v1/prices', { provider: 'cohere', model: 'rerank-english-v3.0', input: 0, output: 0, per_search: 0.005 })).status).toBe(201);
+      expect(
+        (await admin(gateway, 'POST', '/v1/prices', { provider: 'cohere', model: 'rerank-english-v3.0', input: 0, output: 0, per_search: 0.005 })).status,
+      ).toBe(201);
       const documents = Array.from({ length: 150 }, (_, i) => `document ${i}`);
-      const response = await call(gateway, '/v1/rerank', { headers: { 'x-gateway-virtual-key': 'cohere-prod' }, body: { model: 'rerank-english-v3.0', query: 'cats', documents } });
+      const response = await call(gateway, '/v1/rerank', {
+        headers: { 'x-gateway-virtual-key': 'cohere-prod' },
+        body: { model: 'rerank-english-v3.0', query: 'cats', documents },
+      });
       expect(response.status).toBe(200);
       const log = await logOf(gateway, response.headers.get('x-gateway-request-id'));
       expect(log.billed_units).toEqual({ search_units: 2 });
@@ -215,25 +290,43 @@ describe('cohere', () => {
       expect((await call(gateway, '/v1/prices/cohere/rerank-english-v3.0', { method: 'DELETE' })).status).toBe(204);
 
       // A rerank model nothing prices per search: no cost rather than a made-up 0.
-      const unpriced = await call(gateway, '/v1/rerank', { headers: { 'x-gateway-virtual-key': 'cohere-prod' }, body: { model: 'rerank-unknown-v9', query: 'cats', documents: DOCUMENTS } });
+      const unpriced = await call(gateway, '/v1/rerank', {
+        headers: { 'x-gateway-virtual-key': 'cohere-prod' },
+        body: { model: 'rerank-unknown-v9', query: 'cats', documents: DOCUMENTS },
+      });
       expect((await logOf(gateway, unpriced.headers.get('x-gateway-request-id'))).cost_usd).toBeNull();
     });
 
     it('leaves documents out unless asked, and checks what the gateway reads', async () => {
-      const plain = await call(gateway, '/v1/rerank', { headers: { 'x-gateway-virtual-key': 'cohere-prod' }, body: { model: 'rerank-v3.5', query: 'cats', documents: DOCUMENTS } });
+      const plain = await call(gateway, '/v1/rerank', {
+        headers: { 'x-gateway-virtual-key': 'cohere-prod' },
+        body: { model: 'rerank-v3.5', query: 'cats', documents: DOCUMENTS },
+      });
       expect(plain.status).toBe(200);
       expect(plain.body.results.map((result: any) => result.index)).toEqual([2, 0, 1]);
       expect(plain.body.results[0]).toEqual({ index: 2, relevance_score: 1 });
 
-      const bad = await call(gateway, '/v1/rerank', { headers: { 'x-gateway-virtual-key': 'cohere-prod' }, body: { model: 'rerank-v3.5', query: 'cats', documents: [1, 2] } });
+      const bad = await call(gateway, '/v1/rerank', {
+        headers: { 'x-gateway-virtual-key': 'cohere-prod' },
+        body: { model: 'rerank-v3.5', query: 'cats', documents: [1, 2] },
+      });
       expectError(bad, 400, { type: 'invalid_request_error', param: 'documents[0]' });
-      const badTopN = await call(gateway, '/v1/rerank', { headers: { 'x-gateway-virtual-key': 'cohere-prod' }, body: { model: 'rerank-v3.5', query: 'cats', documents: DOCUMENTS, top_n: 0 } });
+      const badTopN = await call(gateway, '/v1/rerank', {
+        headers: { 'x-gateway-virtual-key': 'cohere-prod' },
+        body: { model: 'rerank-v3.5', query: 'cats', documents: DOCUMENTS, top_n: 0 },
+      });
       expectError(badTopN, 400, { type: 'invalid_request_error', param: 'top_n' });
 
-      const unoffered = await call(gateway, '/v1/rerank', { headers: { 'x-gateway-provider': 'anthropic', authorization: 'Bearer sk-ant-x' }, body: { model: 'claude', query: 'cats', documents: DOCUMENTS } });
+      const unoffered = await call(gateway, '/v1/rerank', {
+        headers: { 'x-gateway-provider': 'anthropic', authorization: 'Bearer sk-ant-x' },
+        body: { model: 'claude', query: 'cats', documents: DOCUMENTS },
+      });
       expectError(unoffered, 400, { type: 'invalid_request_error', message: /anthropic does not offer rerank/ });
 
-      const failed = await call(gateway, '/v1/rerank', { headers: { 'x-gateway-virtual-key': 'cohere-prod' }, body: { model: 'mock-error-401', query: 'cats', documents: DOCUMENTS } });
+      const failed = await call(gateway, '/v1/rerank', {
+        headers: { 'x-gateway-virtual-key': 'cohere-prod' },
+        body: { model: 'mock-error-401', query: 'cats', documents: DOCUMENTS },
+      });
       expectError(failed, 401, { type: 'authentication_error', message: 'Mock error (status 401)' });
     });
 
@@ -242,14 +335,29 @@ describe('cohere', () => {
       const response = await call(gateway, '/v1/rerank', { headers, body: { model: 'bge-reranker-v2-m3', query: 'cats', documents: DOCUMENTS, top_n: 1 } });
       expect(response.status).toBe(200);
       // The server sent each result's document; the client did not ask for them.
-      expect(response.body).toMatchObject({ object: 'list', model: 'bge-reranker-v2-m3', results: [{ index: 2, relevance_score: 1 }], usage: { total_tokens: 21 } });
+      expect(response.body).toMatchObject({
+        object: 'list',
+        model: 'bge-reranker-v2-m3',
+        results: [{ index: 2, relevance_score: 1 }],
+        usage: { total_tokens: 21 },
+      });
       expect(response.body.results[0].document).toBeUndefined();
       expect(upstream()).toMatchObject({ path: '/v1/rerank', headers: { authorization: 'Bearer vllm-key' } });
       const log = await logOf(gateway, response.headers.get('x-gateway-request-id'));
-      expect(log).toMatchObject({ operation: 'rerank', provider: 'openai-compatible', model: 'bge-reranker-v2-m3', prompt_tokens: 21, total_tokens: 21, billed_units: null, cost_usd: null });
+      expect(log).toMatchObject({
+        operation: 'rerank',
+        provider: 'openai-compatible',
+        model: 'bge-reranker-v2-m3',
+        prompt_tokens: 21,
+        total_tokens: 21,
+        billed_units: null,
+        cost_usd: null,
+      });
 
       // With a token price (an override for the self-hosted model), the tokens are priced at the input rate.
-      expect((await admin(gateway, 'POST', '/v1/prices', { provider: 'openai-compatible', model: 'bge-reranker-v2-m3', input: 0.5, output: 0 })).status).toBe(201);
+      expect((await admin(gateway, 'POST', '/v1/prices', { provider: 'openai-compatible', model: 'bge-reranker-v2-m3', input: 0.5, output: 0 })).status).toBe(
+        201,
+      );
       const priced = await call(gateway, '/v1/rerank', { headers, body: { model: 'bge-reranker-v2-m3', query: 'cats', documents: DOCUMENTS, top_n: 1 } });
       expect((await logOf(gateway, priced.headers.get('x-gateway-request-id'))).cost_usd).toBeCloseTo((21 * 0.5) / 1e6, 12);
       expect((await call(gateway, '/v1/prices/openai-compatible/bge-reranker-v2-m3', { method: 'DELETE' })).status).toBe(204);

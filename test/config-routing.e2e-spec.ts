@@ -507,7 +507,10 @@ describe('config routing', () => {
   describe('inheritance and override_params', () => {
     it('targets inherit provider, api_key, custom_host and retry; a child may override them', async () => {
       const config = {
-        ...fallback([{ override_params: { model: 'mock-error-503' } }, { api_key: 'sk-child', custom_host: `${mock.url}/v1`, override_params: { model: 'ok-child' } }]),
+        ...fallback([
+          { override_params: { model: 'mock-error-503' } },
+          { api_key: 'sk-child', custom_host: `${mock.url}/v1`, override_params: { model: 'ok-child' } },
+        ]),
         provider: 'openai',
         api_key: 'sk-parent',
         custom_host: `${spare.url}/v1`,
@@ -527,7 +530,13 @@ describe('config routing', () => {
       const config = { ...on('parent-model'), ...fallback([middle]), override_params: { model: 'parent-model', temperature: 0.1, max_tokens: 5 } };
       const res = await post(config, { body: { temperature: 0.9, max_tokens: 100, user: 'u-1' } });
       expect(routing(res)).toEqual(served('0.0'));
-      expect(mock.requests[0].body).toEqual({ model: 'child-model', messages: [{ role: 'user', content: 'Say hello' }], temperature: 0.1, max_tokens: 9, user: 'u-1' });
+      expect(mock.requests[0].body).toEqual({
+        model: 'child-model',
+        messages: [{ role: 'user', content: 'Say hello' }],
+        temperature: 0.1,
+        max_tokens: 9,
+        user: 'u-1',
+      });
     });
   });
 
@@ -618,7 +627,10 @@ describe('config routing', () => {
 
   describe('invalid configs: 400 invalid_config naming the field, never a 500', () => {
     const ok = () => on('ok-never');
-    const conditional = (query: Config, then = 'a') => ({ strategy: { mode: 'conditional', conditions: [{ query, then }] }, targets: [{ ...ok(), name: 'a' }] });
+    const conditional = (query: Config, then = 'a') => ({
+      strategy: { mode: 'conditional', conditions: [{ query, then }] },
+      targets: [{ ...ok(), name: 'a' }],
+    });
 
     it.each<[string, () => Config | string, string[]]>([
       ['bad JSON', () => '{"strategy": {"mode": "fallback"', ['JSON']],
@@ -630,7 +642,11 @@ describe('config routing', () => {
       ['retry.attempts 11', () => ({ ...ok(), retry: { attempts: 11 } }), ['config.retry.attempts']],
       ['retry.attempts in a target', () => fallback([ok(), { ...ok(), retry: { attempts: 11 } }]), ['config.targets[1].retry.attempts']],
       ['circuit_breaker.failure_threshold 0', () => ({ ...ok(), circuit_breaker: { failure_threshold: 0 } }), ['config.circuit_breaker.failure_threshold']],
-      ['circuit_breaker.cooldown_ms negative', () => fallback([ok(), { ...ok(), circuit_breaker: { cooldown_ms: -1 } }]), ['config.targets[1].circuit_breaker.cooldown_ms']],
+      [
+        'circuit_breaker.cooldown_ms negative',
+        () => fallback([ok(), { ...ok(), circuit_breaker: { cooldown_ms: -1 } }]),
+        ['config.targets[1].circuit_breaker.cooldown_ms'],
+      ],
       ['circuit_breaker.window_ms not a number', () => ({ ...ok(), circuit_breaker: { window_ms: 'soon' } }), ['config.circuit_breaker.window_ms']],
       ['circuit_breaker not an object', () => ({ ...ok(), circuit_breaker: true }), ['config.circuit_breaker']],
       ['cache.mode unknown', () => ({ ...ok(), cache: { mode: 'fuzzy' } }), ['config.cache.mode']],

@@ -21,7 +21,13 @@ const MESSAGES = [
   { role: 'user' as const, content: 'Please be quick about it, I am leaving soon.' },
 ];
 const SYSTEM = 'You are a terse weather assistant.';
-const TOOLS = [{ name: 'get_weather', description: 'Current weather of a city', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] } }];
+const TOOLS = [
+  {
+    name: 'get_weather',
+    description: 'Current weather of a city',
+    input_schema: { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] },
+  },
+];
 const ACCOUNT = 'counter@vertex-test.iam.gserviceaccount.com';
 const BEDROCK_CLAUDE = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
 const VERTEX_CLAUDE = 'claude-sonnet-4-5@20250929';
@@ -59,7 +65,13 @@ describe('messages.count_tokens for Claude on Bedrock and Vertex AI', () => {
       client_id: '1234567890',
       token_uri: `${mock.url}/token`,
     });
-    await createVirtualKey(gateway, { slug: 'vertex-count', provider: 'vertex-ai', key: serviceAccount, custom_host: mock.url, provider_options: { project_id: 'vertex-test', region: 'us-east5' } });
+    await createVirtualKey(gateway, {
+      slug: 'vertex-count',
+      provider: 'vertex-ai',
+      key: serviceAccount,
+      custom_host: mock.url,
+      provider_options: { project_id: 'vertex-test', region: 'us-east5' },
+    });
   });
 
   afterAll(async () => {
@@ -70,13 +82,21 @@ describe('messages.count_tokens for Claude on Bedrock and Vertex AI', () => {
   beforeEach(() => mock.reset());
 
   const anthropic = (virtualKey: string) =>
-    new Anthropic({ baseURL: gateway.url, apiKey: 'dummy-key', maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': virtualKey } });
+    new Anthropic({
+      baseURL: gateway.url,
+      apiKey: 'dummy-key',
+      maxRetries: 0,
+      defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': virtualKey },
+    });
   const modelCalls = () => mock.requests.filter((request) => request.path.startsWith('/model/') || request.path.startsWith('/v1/projects/'));
 
   describe('Bedrock', () => {
     it('counts a Claude body with CountTokens (the InvokeModel body in base64, signed) and logs it free', async () => {
       const { data, response } = await anthropic('bedrock-count')
-        .messages.countTokens({ model: BEDROCK_CLAUDE, system: SYSTEM, messages: MESSAGES, tools: TOOLS }, { headers: { 'anthropic-beta': 'token-efficient-tools-2025-02-19' } })
+        .messages.countTokens(
+          { model: BEDROCK_CLAUDE, system: SYSTEM, messages: MESSAGES, tools: TOOLS },
+          { headers: { 'anthropic-beta': 'token-efficient-tools-2025-02-19' } },
+        )
         .withResponse();
       expect(modelCalls()).toHaveLength(1);
       const sent = modelCalls()[0];
@@ -112,7 +132,11 @@ describe('messages.count_tokens for Claude on Bedrock and Vertex AI', () => {
     });
 
     it('sets max_tokens above a thinking budget, which InvokeModel requires', async () => {
-      const data = await anthropic('bedrock-count').messages.countTokens({ model: 'anthropic.claude-sonnet-4-5-20250929-v1:0', messages: MESSAGES, thinking: { type: 'enabled', budget_tokens: 2048 } });
+      const data = await anthropic('bedrock-count').messages.countTokens({
+        model: 'anthropic.claude-sonnet-4-5-20250929-v1:0',
+        messages: MESSAGES,
+        thinking: { type: 'enabled', budget_tokens: 2048 },
+      });
       const invokeBody = JSON.parse(Buffer.from(modelCalls()[0].body.input.invokeModel.body, 'base64').toString('utf8'));
       expect(invokeBody.max_tokens).toBe(2049);
       expect(invokeBody.thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
@@ -140,13 +164,19 @@ describe('messages.count_tokens for Claude on Bedrock and Vertex AI', () => {
         .messages.countTokens({ model: 'us.anthropic.claude-mock-error-429', messages: MESSAGES })
         .catch((error: unknown) => error);
       expect(throttled).toBeInstanceOf(Anthropic.RateLimitError);
-      expect((throttled as InstanceType<typeof Anthropic.RateLimitError>).error).toMatchObject({ type: 'error', error: { type: 'rate_limit_error', message: expect.stringContaining('Too many requests') } });
+      expect((throttled as InstanceType<typeof Anthropic.RateLimitError>).error).toMatchObject({
+        type: 'error',
+        error: { type: 'rate_limit_error', message: expect.stringContaining('Too many requests') },
+      });
 
       const unsigned = await anthropic('bedrock-bad-secret')
         .messages.countTokens({ model: BEDROCK_CLAUDE, messages: MESSAGES })
         .catch((error: unknown) => error);
       expect(unsigned).toBeInstanceOf(Anthropic.PermissionDeniedError);
-      expect((unsigned as InstanceType<typeof Anthropic.PermissionDeniedError>).error).toMatchObject({ type: 'error', error: { message: expect.stringContaining('signature') } });
+      expect((unsigned as InstanceType<typeof Anthropic.PermissionDeniedError>).error).toMatchObject({
+        type: 'error',
+        error: { message: expect.stringContaining('signature') },
+      });
     });
   });
 

@@ -21,7 +21,13 @@ const MESSAGES = [
   { role: 'user' as const, content: 'Please be quick about it.' },
 ];
 const SYSTEM = 'You are a terse weather assistant.';
-const TOOLS = [{ name: 'get_weather', description: 'Current weather of a city', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] } }];
+const TOOLS = [
+  {
+    name: 'get_weather',
+    description: 'Current weather of a city',
+    input_schema: { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] },
+  },
+];
 
 describe('messages.count_tokens with the Anthropic SDK', () => {
   let gateway: TestGateway;
@@ -48,7 +54,10 @@ describe('messages.count_tokens with the Anthropic SDK', () => {
   describe('natively to Anthropic', () => {
     it('passes the body through to /v1/messages/count_tokens with the provider key and the mapped version, and logs it free', async () => {
       const { data, response } = await anthropic({ 'x-gateway-virtual-key': 'anthropic-prod' })
-        .messages.countTokens({ model: 'claude-sonnet-4-5', system: SYSTEM, messages: MESSAGES, tools: TOOLS }, { headers: { 'vendor-version': '2023-01-01', 'vendor-beta': 'token-counting-2024-11-01' } })
+        .messages.countTokens(
+          { model: 'claude-sonnet-4-5', system: SYSTEM, messages: MESSAGES, tools: TOOLS },
+          { headers: { 'vendor-version': '2023-01-01', 'vendor-beta': 'token-counting-2024-11-01' } },
+        )
         .withResponse();
       expect(mock.requests).toHaveLength(1);
       const sent = mock.requests[0];
@@ -76,7 +85,7 @@ describe('messages.count_tokens with the Anthropic SDK', () => {
       expect(log.request_headers['x-api-key']).toBe('[REDACTED]');
     });
 
-    it('routes @slug/model like /v1/messages and passes Anthropic\'s own refusal through in its shape', async () => {
+    it("routes @slug/model like /v1/messages and passes Anthropic's own refusal through in its shape", async () => {
       const client = anthropic({});
       const counted = await client.messages.countTokens({ model: '@anthropic-prod/claude-haiku-4-5', messages: [{ role: 'user', content: 'Hi' }] });
       expect(counted.input_tokens).toBe(1);
@@ -92,7 +101,12 @@ describe('messages.count_tokens with the Anthropic SDK', () => {
     });
 
     it('is never cached, even under a config whose cache is on', async () => {
-      const config = JSON.stringify({ provider: 'anthropic', api_key: ANTHROPIC_SECRET, custom_host: `${mock.url}/v1`, cache: { mode: 'simple', max_age: 60 } });
+      const config = JSON.stringify({
+        provider: 'anthropic',
+        api_key: ANTHROPIC_SECRET,
+        custom_host: `${mock.url}/v1`,
+        cache: { mode: 'simple', max_age: 60 },
+      });
       const body = { model: 'claude-haiku-4-5', messages: [{ role: 'user', content: 'Count me twice' }] };
       const first = await call(gateway, '/v1/messages/count_tokens', { headers: { 'x-gateway-config': config }, body });
       const second = await call(gateway, '/v1/messages/count_tokens', { headers: { 'x-gateway-config': config }, body });
@@ -111,7 +125,14 @@ describe('messages.count_tokens with the Anthropic SDK', () => {
       expect(mock.requests).toHaveLength(0);
 
       const log = await logOf(gateway, response.headers.get('x-gateway-request-id'));
-      expect(log).toMatchObject({ operation: 'messages.count_tokens', provider: 'openai', model: 'gpt-4o-mini', status_code: 200, cost_usd: 0, prompt_tokens: null });
+      expect(log).toMatchObject({
+        operation: 'messages.count_tokens',
+        provider: 'openai',
+        model: 'gpt-4o-mini',
+        status_code: 200,
+        cost_usd: 0,
+        prompt_tokens: null,
+      });
       expect(log.response_body).toEqual({ input_tokens: data.input_tokens, estimated: true });
     });
 
@@ -123,9 +144,18 @@ describe('messages.count_tokens with the Anthropic SDK', () => {
       expect(counters).toEqual([]);
     });
 
-    it('refuses a virtual key\'s model it does not allow, as /v1/messages does', async () => {
-      await createVirtualKey(gateway, { slug: 'openai-narrow', provider: 'openai', key: 'sk-narrow', custom_host: `${mock.url}/v1`, allowed_models: ['gpt-4o'] });
-      const refused = await call(gateway, '/v1/messages/count_tokens', { headers: { 'x-gateway-virtual-key': 'openai-narrow' }, body: { model: 'gpt-4o-mini', messages: [] } });
+    it("refuses a virtual key's model it does not allow, as /v1/messages does", async () => {
+      await createVirtualKey(gateway, {
+        slug: 'openai-narrow',
+        provider: 'openai',
+        key: 'sk-narrow',
+        custom_host: `${mock.url}/v1`,
+        allowed_models: ['gpt-4o'],
+      });
+      const refused = await call(gateway, '/v1/messages/count_tokens', {
+        headers: { 'x-gateway-virtual-key': 'openai-narrow' },
+        body: { model: 'gpt-4o-mini', messages: [] },
+      });
       expect(refused.status).toBe(403);
       expect(refused.body).toMatchObject({ type: 'error', error: { type: 'permission_error' } });
     });
@@ -157,7 +187,15 @@ describe('messages.count_tokens with the Anthropic SDK', () => {
     it('estimates what the chat bridge cannot carry (a PDF document) instead of refusing it', async () => {
       const body = {
         model: 'gemini-2.5-flash',
-        messages: [{ role: 'user' as const, content: [{ type: 'document' as const, source: { type: 'base64' as const, media_type: 'application/pdf' as const, data: 'JVBERi0xLjQK' } }, { type: 'text' as const, text: 'Summarise' }] }],
+        messages: [
+          {
+            role: 'user' as const,
+            content: [
+              { type: 'document' as const, source: { type: 'base64' as const, media_type: 'application/pdf' as const, data: 'JVBERi0xLjQK' } },
+              { type: 'text' as const, text: 'Summarise' },
+            ],
+          },
+        ],
       };
       const counted = await anthropic({ 'x-gateway-virtual-key': 'gemini-prod' }).messages.countTokens(body);
       expect(counted).toEqual({ input_tokens: estimateInputTokens(body), estimated: true });
@@ -165,24 +203,39 @@ describe('messages.count_tokens with the Anthropic SDK', () => {
     });
 
     it("turns Gemini's error into Anthropic's shape with Gemini's status", async () => {
-      const failed = await call(gateway, '/v1/messages/count_tokens', { headers: { 'x-gateway-virtual-key': 'gemini-prod' }, body: { model: 'mock-error-429', messages: [{ role: 'user', content: 'Hi' }] } });
+      const failed = await call(gateway, '/v1/messages/count_tokens', {
+        headers: { 'x-gateway-virtual-key': 'gemini-prod' },
+        body: { model: 'mock-error-429', messages: [{ role: 'user', content: 'Hi' }] },
+      });
       expect(failed.status).toBe(429);
-      expect(failed.body).toMatchObject({ type: 'error', error: { type: 'rate_limit_error', message: expect.stringContaining('Resource has been exhausted') } });
+      expect(failed.body).toMatchObject({
+        type: 'error',
+        error: { type: 'rate_limit_error', message: expect.stringContaining('Resource has been exhausted') },
+      });
     });
   });
 
   describe('validation (only what the gateway acts on)', () => {
-    it('400s in Anthropic\'s shape naming model or messages', async () => {
+    it("400s in Anthropic's shape naming model or messages", async () => {
       const noModel = await call(gateway, '/v1/messages/count_tokens', { headers: { 'x-gateway-virtual-key': 'openai-prod' }, body: { messages: [] } });
       expect(noModel.status).toBe(400);
-      expect(noModel.body).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('model must be a string') } });
-      const notList = await call(gateway, '/v1/messages/count_tokens', { headers: { 'x-gateway-virtual-key': 'openai-prod' }, body: { model: 'gpt-4o', messages: 'hello' } });
+      expect(noModel.body).toMatchObject({
+        type: 'error',
+        error: { type: 'invalid_request_error', message: expect.stringContaining('model must be a string') },
+      });
+      const notList = await call(gateway, '/v1/messages/count_tokens', {
+        headers: { 'x-gateway-virtual-key': 'openai-prod' },
+        body: { model: 'gpt-4o', messages: 'hello' },
+      });
       expect(notList.status).toBe(400);
       expect(notList.body.error.message).toContain('messages must be an array');
     });
 
     it('estimates odd message shapes rather than failing on them', async () => {
-      const odd = await call(gateway, '/v1/messages/count_tokens', { headers: { 'x-gateway-virtual-key': 'openai-prod' }, body: { model: 'gpt-4o', messages: [null, 7, { role: 'system', content: { nested: true } }], system: 42, tools: 'none' } });
+      const odd = await call(gateway, '/v1/messages/count_tokens', {
+        headers: { 'x-gateway-virtual-key': 'openai-prod' },
+        body: { model: 'gpt-4o', messages: [null, 7, { role: 'system', content: { nested: true } }], system: 42, tools: 'none' },
+      });
       expect(odd.status).toBe(200);
       expect(odd.body.estimated).toBe(true);
       expect(odd.body.input_tokens).toBeGreaterThan(0);

@@ -46,7 +46,13 @@ describe('a gateway process that crashes or is stopped', () => {
   const start = async (env: Record<string, string> = {}) => {
     const url = new URL(observer.databaseUrl);
     url.host = proxy.address;
-    const child = await startGatewayProcess({ DATABASE_URL: url.toString(), GATEWAY_ADMIN_KEY: TEST_ADMIN_KEY, GATEWAY_ENCRYPTION_KEY: encryptionKey, LOG_JOURNAL_DIR: journalDir, ...env });
+    const child = await startGatewayProcess({
+      DATABASE_URL: url.toString(),
+      GATEWAY_ADMIN_KEY: TEST_ADMIN_KEY,
+      GATEWAY_ENCRYPTION_KEY: encryptionKey,
+      LOG_JOURNAL_DIR: journalDir,
+      ...env,
+    });
     processes.push(child);
     return child;
   };

@@ -49,62 +49,68 @@ describe('a database outage', () => {
     await mock?.close();
   });
 
-  const logCount = async (apiKeyId: string) => Number((await direct.query('select count(*) as n from request_logs where api_key_id = $1', [apiKeyId])).rows[0].n);
+  const logCount = async (apiKeyId: string) =>
+    Number((await direct.query('select count(*) as n from request_logs where api_key_id = $1', [apiKeyId])).rows[0].n);
   const journalBytes = () => readdirSync(gateway.journalDir).reduce((sum, file) => sum + statSync(join(gateway.journalDir, file)).size, 0);
 
-  it('serves keys already seen, refuses unseen ones with 503, and writes every journaled log row once the database is back', async () => {
-    const key = await createApiKey(gateway, { role: 'user' });
-    const unseen = await createApiKey(gateway, { role: 'user' });
-    const send = (apiKey: string, body: object = CHAT) => call(gateway, '/v1/chat/completions', { headers: { 'x-gateway-virtual-key': 'openai-prod' }, body, apiKey });
-    // The key's first load is overtaken by a key change (the NOTIFY of the other key's
-    // creation arriving late): what it loaded must still be known when the outage starts.
-    const lookup = gateway.app.get(KeyLookupService);
-    await direct.query('begin; lock table api_keys in access exclusive mode');
-    const first = send(key.key);
-    const loadWaits = async () => {
-      await direct.query('select pg_stat_clear_snapshot()'); // a transaction sees one snapshot of pg_stat_activity otherwise
-      // pg_stat_activity keeps the first 1 KiB of a query: TypeORM's alias comes first, the table name after the column list.
-      return (await direct.query(`select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like '%"ApiKeyEntity"%'`)).rowCount! > 0;
-    };
-    try {
-      await waitFor(loadWaits, 5_000);
+  it(
+    'serves keys already seen, refuses unseen ones with 503, and writes every journaled log row once the database is back',
+    async () => {
+      const key = await createApiKey(gateway, { role: 'user' });
+      const unseen = await createApiKey(gateway, { role: 'user' });
+      const send = (apiKey: string, body: object = CHAT) =>
+        call(gateway, '/v1/chat/completions', { headers: { 'x-gateway-virtual-key': 'openai-prod' }, body, apiKey });
+      // The key's first load is overtaken by a key change (the NOTIFY of the other key's
+      // creation arriving late): what it loaded must still be known when the outage starts.
+      const lookup = gateway.app.get(KeyLookupService);
+      await direct.query('begin; lock table api_keys in access exclusive mode');
+      const first = send(key.key);
+      const loadWaits = async () => {
+        await direct.query('select pg_stat_clear_snapshot()'); // a transaction sees one snapshot of pg_stat_activity otherwise
+        // pg_stat_activity keeps the first 1 KiB of a query: TypeORM's alias comes first, the table name after the column list.
+        return (await direct.query(`select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like '%"ApiKeyEntity"%'`)).rowCount! > 0;
+      };
+      try {
+        await waitFor(loadWaits, 5_000);
+        lookup.invalidateApiKeys();
+      } finally {
+        await direct.query('commit');
+      }
+      expect((await first).status).toBe(200);
+      await gateway.flushLogs();
+
+      // PostgreSQL unreachable for OUTAGE_MS under steady load: 10 concurrent requests every 200 ms.
+      await proxy.cut();
+      // A key change announced just before the outage (another instance's NOTIFY arriving late) must not cost the cached keys.
       lookup.invalidateApiKeys();
-    } finally {
-      await direct.query('commit');
-    }
-    expect((await first).status).toBe(200);
-    await gateway.flushLogs();
+      const outageEnds = Date.now() + OUTAGE_MS;
+      let served = 1;
+      const wrong: string[] = [];
+      while (Date.now() < outageEnds) {
+        // Half name an end user, which no request before the outage did: end users' budgets are known too.
+        const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => send(key.key, i % 2 ? { ...CHAT, user: 'first-seen-in-outage' } : CHAT)));
+        const failed = answers.filter((answer) => answer.status !== 200);
+        wrong.push(...failed.map((answer) => `${answer.status} ${answer.body?.error?.code}: ${answer.body?.error?.message}`));
+        served += answers.length - failed.length;
+        await sleep(200);
+      }
+      expect(wrong).toEqual([]);
+      const refused = await send(unseen.key);
+      expect(refused.status).toBe(503);
+      expect(refused.body.error).toMatchObject({ type: 'service_unavailable', message: expect.stringMatching(/database is unreachable/) });
+      expect(await logCount(key.id)).toBe(1);
+      expect(served).toBeGreaterThan(OUTAGE_MS / 100); // steady load: 10 requests every 200 ms or so
+      expect(journalBytes()).toBeGreaterThan(served * 200);
 
-    // PostgreSQL unreachable for OUTAGE_MS under steady load: 10 concurrent requests every 200 ms.
-    await proxy.cut();
-    // A key change announced just before the outage (another instance's NOTIFY arriving late) must not cost the cached keys.
-    lookup.invalidateApiKeys();
-    const outageEnds = Date.now() + OUTAGE_MS;
-    let served = 1;
-    const wrong: string[] = [];
-    while (Date.now() < outageEnds) {
-      // Half name an end user, which no request before the outage did: end users' budgets are known too.
-      const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => send(key.key, i % 2 ? { ...CHAT, user: 'first-seen-in-outage' } : CHAT)));
-      const failed = answers.filter((answer) => answer.status !== 200);
-      wrong.push(...failed.map((answer) => `${answer.status} ${answer.body?.error?.code}: ${answer.body?.error?.message}`));
-      served += answers.length - failed.length;
-      await sleep(200);
-    }
-    expect(wrong).toEqual([]);
-    const refused = await send(unseen.key);
-    expect(refused.status).toBe(503);
-    expect(refused.body.error).toMatchObject({ type: 'service_unavailable', message: expect.stringMatching(/database is unreachable/) });
-    expect(await logCount(key.id)).toBe(1);
-    expect(served).toBeGreaterThan(OUTAGE_MS / 100); // steady load: 10 requests every 200 ms or so
-    expect(journalBytes()).toBeGreaterThan(served * 200);
-
-    await proxy.restore();
-    await waitFor(async () => (await logCount(key.id)) === served, 30_000);
-    // Read back from disk or not, no row is written twice, and the journal empties.
-    await sleep(300);
-    expect(await logCount(key.id)).toBe(served);
-    await waitFor(() => journalBytes() === 0, 5_000);
-  }, OUTAGE_MS + 60_000);
+      await proxy.restore();
+      await waitFor(async () => (await logCount(key.id)) === served, 30_000);
+      // Read back from disk or not, no row is written twice, and the journal empties.
+      await sleep(300);
+      expect(await logCount(key.id)).toBe(served);
+      await waitFor(() => journalBytes() === 0, 5_000);
+    },
+    OUTAGE_MS + 60_000,
+  );
 
   it('keeps budgets and rate limits enforced from the last known counters, and settles the real costs once back', async () => {
     // 1,000 prompt tokens and 3 completion tokens of gpt-4o-mini: $0.0001518 a request.
@@ -124,9 +130,15 @@ describe('a database outage', () => {
     for (let i = 0; i < 6; i++) rateStatuses.push((await send(limited.key, CHAT)).status);
     expect(rateStatuses).toEqual([200, 200, 200, 200, 429, 429]);
     // The admin API needs the database: it says so with a 503, not a 500.
-    for (const [method, path, body] of [['POST', '/v1/api-keys', { name: 'during the outage', role: 'user' }], ['GET', '/v1/logs', undefined]] as const) {
+    for (const [method, path, body] of [
+      ['POST', '/v1/api-keys', { name: 'during the outage', role: 'user' }],
+      ['GET', '/v1/logs', undefined],
+    ] as const) {
       const refused = await admin(gateway, method, path, body);
-      expect({ status: refused.status, error: refused.body.error }).toMatchObject({ status: 503, error: { type: 'service_unavailable', message: expect.stringMatching(/database is unreachable/) } });
+      expect({ status: refused.status, error: refused.body.error }).toMatchObject({
+        status: 503,
+        error: { type: 'service_unavailable', message: expect.stringMatching(/database is unreachable/) },
+      });
     }
 
     await proxy.restore();
@@ -161,7 +173,9 @@ describe('a database outage', () => {
 
     await proxy.restore();
     await waitFor(async () => (await logCount(key.id)) === 5, 15_000);
-    const where = async () => (await direct.query('select tableoid::regclass::text as partition, count(*)::int as n from request_logs where api_key_id = $1 group by 1', [key.id])).rows;
+    const where = async () =>
+      (await direct.query('select tableoid::regclass::text as partition, count(*)::int as n from request_logs where api_key_id = $1 group by 1', [key.id]))
+        .rows;
     expect(await where()).toEqual([{ partition: 'request_logs_default', n: 5 }]);
 
     const report = await maintainer.run();

@@ -46,8 +46,7 @@ describe('embeddings and image generations', () => {
   }
 
   /** A POST to the gateway, never throwing on an error status. */
-  const post = (path: string, body: Record<string, unknown>, headers: Record<string, string>): Promise<RawResponse> =>
-    call(gateway, path, { body, headers });
+  const post = (path: string, body: Record<string, unknown>, headers: Record<string, string>): Promise<RawResponse> => call(gateway, path, { body, headers });
 
   /** A config targeting the mock, answering as `model`. */
   const target = (model: string, extra: Record<string, unknown> = {}) => ({

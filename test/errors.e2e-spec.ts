@@ -27,8 +27,17 @@ describe('gateway-made errors', () => {
   describe('401 / 403: the gateway key', () => {
     it('401 without x-gateway-api-key', async () => {
       for (const path of ['/v1/chat/completions', '/v1/logs', '/v1/api-keys']) {
-        const response = await call(gateway, path, { apiKey: null, headers: VK, body: path.includes('chat') ? { model: 'gpt-4o-mini', messages: HELLO } : undefined });
-        expectError(response, 401, { type: 'authentication_error', code: 'invalid_api_key', param: null, message: /^Missing gateway API key: send x-gateway-api-key, or the gk-… key as Authorization: Bearer or x-api-key$/ });
+        const response = await call(gateway, path, {
+          apiKey: null,
+          headers: VK,
+          body: path.includes('chat') ? { model: 'gpt-4o-mini', messages: HELLO } : undefined,
+        });
+        expectError(response, 401, {
+          type: 'authentication_error',
+          code: 'invalid_api_key',
+          param: null,
+          message: /^Missing gateway API key: send x-gateway-api-key, or the gk-… key as Authorization: Bearer or x-api-key$/,
+        });
       }
     });
 
@@ -39,7 +48,12 @@ describe('gateway-made errors', () => {
 
     it('403 for a user-role key on the admin API', async () => {
       const user = await createApiKey(gateway, { name: 'plain user', role: 'user' });
-      for (const [method, path] of [['GET', '/v1/api-keys'], ['POST', '/v1/api-keys'], ['GET', '/v1/virtual-keys'], ['GET', '/v1/configs']]) {
+      for (const [method, path] of [
+        ['GET', '/v1/api-keys'],
+        ['POST', '/v1/api-keys'],
+        ['GET', '/v1/virtual-keys'],
+        ['GET', '/v1/configs'],
+      ]) {
         const response = await call(gateway, path, { method, apiKey: user.key, body: method === 'POST' ? { name: 'x' } : undefined });
         expectError(response, 403, { type: 'permission_error', code: 'admin_required', message: /role owner or admin/ });
       }
@@ -112,7 +126,16 @@ describe('gateway-made errors', () => {
       ['temperature above 2', { temperature: 5 }, 'temperature'],
       ['unknown role', { messages: [{ role: 'robot', content: 'hi' }] }, 'messages[0].role'],
       ['n is not an integer', { n: 1.5 }, 'n'],
-      ['content is a number', { messages: [{ role: 'user', content: 'a' }, { role: 'user', content: 5 }] }, 'messages[1].content'],
+      [
+        'content is a number',
+        {
+          messages: [
+            { role: 'user', content: 'a' },
+            { role: 'user', content: 5 },
+          ],
+        },
+        'messages[1].content',
+      ],
       ['a message is not an object', { messages: ['hi'] }, 'messages[0]'],
     ])('wrong type for a translation: %s', async (_, fields, param) => {
       const response = await chat(gateway, TRANSLATED, { model: 'claude-sonnet-4-5', ...fields } as Record<string, unknown>);
@@ -136,7 +159,11 @@ describe('gateway-made errors', () => {
     });
 
     it('x-gateway-provider without a provider key, or with a custom host that is not a URL', async () => {
-      expectError(await chat(gateway, { 'x-gateway-provider': 'openai' }), 400, { type: 'invalid_request_error', param: 'authorization', message: /Authorization: Bearer/ });
+      expectError(await chat(gateway, { 'x-gateway-provider': 'openai' }), 400, {
+        type: 'invalid_request_error',
+        param: 'authorization',
+        message: /Authorization: Bearer/,
+      });
       const badHost = { 'x-gateway-provider': 'openai', authorization: 'Bearer sk-x', 'x-gateway-custom-host': 'ftp://example.com' };
       expectError(await chat(gateway, badHost), 400, { type: 'invalid_request_error', param: 'x-gateway-custom-host' });
     });
@@ -150,7 +177,9 @@ describe('gateway-made errors', () => {
 
     it('inline config that is not JSON, or has an unknown field', async () => {
       expectError(await chat(gateway, { 'x-gateway-config': '{"provider": "openai",' }), 400, {
-        type: 'invalid_request_error', param: 'x-gateway-config', message: /not valid JSON/,
+        type: 'invalid_request_error',
+        param: 'x-gateway-config',
+        message: /not valid JSON/,
       });
       const unknown = await chat(gateway, { 'x-gateway-config': JSON.stringify({ provider: 'openai', api_key: 'k', targetz: [] }) });
       expectError(unknown, 400, { type: 'invalid_request_error', code: 'invalid_config', message: /config\.targetz/ });
@@ -158,16 +187,28 @@ describe('gateway-made errors', () => {
 
     it('x-gateway-metadata that is not JSON, or has a non-string value', async () => {
       expectError(await chat(gateway, { ...VK, 'x-gateway-metadata': 'team=search' }), 400, {
-        type: 'invalid_request_error', param: 'x-gateway-metadata', message: 'x-gateway-metadata is not valid JSON',
+        type: 'invalid_request_error',
+        param: 'x-gateway-metadata',
+        message: 'x-gateway-metadata is not valid JSON',
       });
       expectError(await chat(gateway, { ...VK, 'x-gateway-metadata': '{"team": 7}' }), 400, {
-        type: 'invalid_request_error', param: 'x-gateway-metadata', message: /'team' must be a string/,
+        type: 'invalid_request_error',
+        param: 'x-gateway-metadata',
+        message: /'team' must be a string/,
       });
       expectError(await chat(gateway, { ...VK, 'x-gateway-metadata': '["a"]' }), 400, { type: 'invalid_request_error', param: 'x-gateway-metadata' });
       const tooMany = JSON.stringify(Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`k${i}`, 'v'])));
-      expectError(await chat(gateway, { ...VK, 'x-gateway-metadata': tooMany }), 400, { type: 'invalid_request_error', param: 'x-gateway-metadata', message: /32 keys/ });
+      expectError(await chat(gateway, { ...VK, 'x-gateway-metadata': tooMany }), 400, {
+        type: 'invalid_request_error',
+        param: 'x-gateway-metadata',
+        message: /32 keys/,
+      });
       const tooLong = JSON.stringify({ team: 'x'.repeat(129) });
-      expectError(await chat(gateway, { ...VK, 'x-gateway-metadata': tooLong }), 400, { type: 'invalid_request_error', param: 'x-gateway-metadata', message: /128 characters/ });
+      expectError(await chat(gateway, { ...VK, 'x-gateway-metadata': tooLong }), 400, {
+        type: 'invalid_request_error',
+        param: 'x-gateway-metadata',
+        message: /128 characters/,
+      });
     });
 
     it('malformed @slug model', async () => {

@@ -29,7 +29,9 @@ const pattern = (size: number, seed = 7) => {
 const whisperCost = (seconds: number) => (seconds / 60) * 0.006;
 /** A token-priced transcription's cost by the price catalog itself (`@pydantic/genai-prices`). */
 const catalogCost = (model: string, usage: { input_tokens: number; output_tokens: number; input_token_details: { audio_tokens: number } }) =>
-  calcPrice({ input_tokens: usage.input_tokens, input_audio_tokens: usage.input_token_details.audio_tokens, output_tokens: usage.output_tokens }, model, { providerId: 'openai' })!.total_price;
+  calcPrice({ input_tokens: usage.input_tokens, input_audio_tokens: usage.input_token_details.audio_tokens, output_tokens: usage.output_tokens }, model, {
+    providerId: 'openai',
+  })!.total_price;
 
 interface Part {
   name: string;
@@ -82,7 +84,12 @@ function rawRequest(
 }
 
 /** A raw answer in the shape `expectError` takes. */
-const asRaw = (response: { status: number; text: string; body: any }): RawResponse => ({ status: response.status, headers: new Headers(), text: response.text, body: response.body });
+const asRaw = (response: { status: number; text: string; body: any }): RawResponse => ({
+  status: response.status,
+  headers: new Headers(),
+  text: response.text,
+  body: response.body,
+});
 
 /** Writes `total` bytes of a file part in 1 MiB chunks with backpressure, hashing them; stops when the request is gone. */
 function streamForm(req: http.ClientRequest, head: Buffer, total: number, tail: Buffer | null, hash?: ReturnType<typeof createHash>): void {
@@ -113,7 +120,13 @@ describe('files and audio uploads', () => {
     mock = await startMockUpstream();
     gateway = await startTestGateway({ UPLOAD_LIMIT_BYTES: String(LIMIT), GATEWAY_ENCRYPTION_KEY: encryptionKey });
     await createVirtualKey(gateway, { slug: 'openai-files', key: 'sk-files', custom_host: `${mock.url}/v1` });
-    await createVirtualKey(gateway, { slug: 'azure-files', provider: 'azure-openai', key: 'azure-secret', custom_host: mock.url, provider_options: { api_version: '2024-10-21' } });
+    await createVirtualKey(gateway, {
+      slug: 'azure-files',
+      provider: 'azure-openai',
+      key: 'azure-secret',
+      custom_host: mock.url,
+      provider_options: { api_version: '2024-10-21' },
+    });
     await createVirtualKey(gateway, {
       slug: 'azure-whisper',
       provider: 'azure-openai',
@@ -135,7 +148,12 @@ describe('files and audio uploads', () => {
   const requestId = (response: Response) => response.headers.get('x-gateway-request-id');
   /** Sends a multipart body as it is (raw node:http, Content-Length set). */
   const postForm = (path: string, form: { body: Buffer; contentType: string }, slug = 'openai-files') =>
-    rawRequest(gateway.url, path, { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': slug, 'content-type': form.contentType, 'content-length': String(form.body.length) }, (req) => req.end(form.body));
+    rawRequest(
+      gateway.url,
+      path,
+      { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': slug, 'content-type': form.contentType, 'content-length': String(form.body.length) },
+      (req) => req.end(form.body),
+    );
 
   describe('files', () => {
     it('streams a 5 MB upload byte for byte, downloads it back equal, and logs its name and size only', async () => {
@@ -143,7 +161,14 @@ describe('files and audio uploads', () => {
       const { data: file, response } = await client()
         .files.create({ file: await toFile(bytes, 'train.jsonl', { type: 'application/jsonl' }), purpose: 'fine-tune' })
         .withResponse();
-      expect(file).toMatchObject({ object: 'file', id: expect.stringMatching(/^file-/), bytes: bytes.length, filename: 'train.jsonl', purpose: 'fine-tune', status: 'processed' });
+      expect(file).toMatchObject({
+        object: 'file',
+        id: expect.stringMatching(/^file-/),
+        bytes: bytes.length,
+        filename: 'train.jsonl',
+        purpose: 'fine-tune',
+        status: 'processed',
+      });
 
       const [upload] = uploadsOf(mock);
       expect(uploadsOf(mock)).toHaveLength(1);
@@ -169,7 +194,11 @@ describe('files and audio uploads', () => {
       expect(downloaded.length).toBe(bytes.length);
       expect(sha256(downloaded)).toBe(sha256(bytes));
       const contentLog = await logOf(gateway, requestId(contentResponse));
-      expect(contentLog).toMatchObject({ operation: 'files.content', status_code: 200, response_body: { type: 'file', content_type: 'application/octet-stream', bytes: bytes.length } });
+      expect(contentLog).toMatchObject({
+        operation: 'files.content',
+        status_code: 200,
+        response_body: { type: 'file', content_type: 'application/octet-stream', bytes: bytes.length },
+      });
       expect(JSON.stringify(contentLog).length).toBeLessThan(bytes.length / 100);
     });
 
@@ -190,7 +219,9 @@ describe('files and audio uploads', () => {
       expect(upload.headers['content-type']).toBe(form.contentType);
       expect(upload.headers['content-length']).toBe(String(form.body.length));
       expect(upload.fields).toEqual({ purpose: 'batch', 'expires_after[anchor]': 'created_at', 'expires_after[seconds]': '7200' });
-      expect(upload.files).toEqual([{ field: 'file', filename: 'batch input.jsonl', contentType: 'application/jsonl', size: bytes.length, sha256: sha256(bytes) }]);
+      expect(upload.files).toEqual([
+        { field: 'file', filename: 'batch input.jsonl', contentType: 'application/jsonl', size: bytes.length, sha256: sha256(bytes) },
+      ]);
 
       const log = await logOf(gateway, response.headers['x-gateway-request-id'] as string);
       expect(log.request_body).toEqual({
@@ -221,7 +252,9 @@ describe('files and audio uploads', () => {
       expect(deleted).toEqual({ id: second.id, object: 'file', deleted: true });
       expect(mock.requests.at(-1)).toMatchObject({ method: 'DELETE', path: `/v1/files/${second.id}` });
 
-      const gone = await client().files.retrieve(second.id).catch((error) => error);
+      const gone = await client()
+        .files.retrieve(second.id)
+        .catch((error) => error);
       expect(gone).toBeInstanceOf(OpenAI.NotFoundError);
       expect(gone.error).toMatchObject({ message: `No such File object: ${second.id}`, param: 'id' });
 
@@ -253,7 +286,13 @@ describe('files and audio uploads', () => {
 
     it('verbose_json: passes through, logs the fields (an array field `name[]` as an array under `name`) and the file, priced from duration', async () => {
       const { data, response } = await client()
-        .audio.transcriptions.create({ model: 'whisper-1', file: await mp3(), response_format: 'verbose_json', timestamp_granularities: ['word', 'segment'], language: 'en' })
+        .audio.transcriptions.create({
+          model: 'whisper-1',
+          file: await mp3(),
+          response_format: 'verbose_json',
+          timestamp_granularities: ['word', 'segment'],
+          language: 'en',
+        })
         .withResponse();
       expect(data).toMatchObject({ task: 'transcribe', language: 'english', duration: 3, text: transcript, usage: { type: 'duration', seconds: 3 } });
       expect(data.words).toHaveLength(transcript.split(' ').length);
@@ -277,7 +316,9 @@ describe('files and audio uploads', () => {
 
     it('json: priced from usage.seconds', async () => {
       const long = pattern(16000 * 95); // 95 s
-      const { data, response } = await client().audio.transcriptions.create({ model: 'whisper-1', file: await toFile(long, 'meeting.ogg') }).withResponse();
+      const { data, response } = await client()
+        .audio.transcriptions.create({ model: 'whisper-1', file: await toFile(long, 'meeting.ogg') })
+        .withResponse();
       expect(data).toEqual({ text: `Transcript of meeting.ogg, ${long.length} bytes`, usage: { type: 'duration', seconds: 95 } });
       const log = await logOf(gateway, requestId(response));
       expect(log).toMatchObject({ operation: 'audio.transcriptions', model: 'whisper-1', response_body: data });
@@ -285,11 +326,17 @@ describe('files and audio uploads', () => {
     });
 
     it('text, srt and vtt pass through as text with the provider’s content type; a WAV’s own duration prices them', async () => {
-      const { data: text, response } = await client().audio.transcriptions.create({ model: 'whisper-1', file: await mp3(), response_format: 'text' }).withResponse();
+      const { data: text, response } = await client()
+        .audio.transcriptions.create({ model: 'whisper-1', file: await mp3(), response_format: 'text' })
+        .withResponse();
       expect(text).toBe(`${transcript}\n`);
       expect(response.headers.get('content-type')).toBe('text/plain; charset=utf-8');
       const log = await logOf(gateway, requestId(response));
-      expect(log).toMatchObject({ operation: 'audio.transcriptions', model: 'whisper-1', response_body: { type: 'text', content_type: 'text/plain; charset=utf-8', text: `${transcript}\n` } });
+      expect(log).toMatchObject({
+        operation: 'audio.transcriptions',
+        model: 'whisper-1',
+        response_body: { type: 'text', content_type: 'text/plain; charset=utf-8', text: `${transcript}\n` },
+      });
       expect(log.cost_usd).toBeNull(); // neither the answer nor the (non-WAV) file says how long it is
 
       const srt = await client().audio.transcriptions.create({ model: 'whisper-1', file: await mp3(), response_format: 'srt' });
@@ -315,12 +362,19 @@ describe('files and audio uploads', () => {
       const usage = (data as any).usage;
       expect(usage).toMatchObject({ type: 'tokens', input_tokens: 30 + 4, input_token_details: { audio_tokens: 30, text_tokens: 4 } });
       const log = await logOf(gateway, requestId(response));
-      expect(log).toMatchObject({ operation: 'audio.transcriptions', model: 'gpt-4o-transcribe', prompt_tokens: usage.input_tokens, completion_tokens: usage.output_tokens });
+      expect(log).toMatchObject({
+        operation: 'audio.transcriptions',
+        model: 'gpt-4o-transcribe',
+        prompt_tokens: usage.input_tokens,
+        completion_tokens: usage.output_tokens,
+      });
       expect(log.request_body).toMatchObject({ model: 'gpt-4o-transcribe', prompt: 'Cats and dogs.', include: ['logprobs'] }); // one `include[]` value: still an array
       // The audio part of the input at the catalog's audio rate, the text part at its text rate.
       expect(log.cost_usd).toBeCloseTo(catalogCost('gpt-4o-transcribe', usage), 12);
 
-      const { data: mini, response: miniResponse } = await client().audio.transcriptions.create({ model: 'gpt-4o-mini-transcribe', file: await mp3() }).withResponse();
+      const { data: mini, response: miniResponse } = await client()
+        .audio.transcriptions.create({ model: 'gpt-4o-mini-transcribe', file: await mp3() })
+        .withResponse();
       const miniUsage = (mini as any).usage;
       const miniLog = await logOf(gateway, requestId(miniResponse));
       expect(miniLog).toMatchObject({ model: 'gpt-4o-mini-transcribe', prompt_tokens: miniUsage.input_tokens, completion_tokens: miniUsage.output_tokens });
@@ -328,7 +382,9 @@ describe('files and audio uploads', () => {
     });
 
     it('translations: verbose_json priced from duration, json of a WAV from the file', async () => {
-      const { data, response } = await client().audio.translations.create({ model: 'whisper-1', file: await toFile(audio, 'french.m4a'), response_format: 'verbose_json' }).withResponse();
+      const { data, response } = await client()
+        .audio.translations.create({ model: 'whisper-1', file: await toFile(audio, 'french.m4a'), response_format: 'verbose_json' })
+        .withResponse();
       expect(data).toMatchObject({ task: 'translate', duration: 3, text: `Translation of french.m4a, ${audio.length} bytes` });
       expect(mock.requests[0].path).toBe('/v1/audio/translations');
       const log = await logOf(gateway, requestId(response));
@@ -336,7 +392,9 @@ describe('files and audio uploads', () => {
       expect(log.cost_usd).toBeCloseTo(whisperCost(3), 12);
 
       const wav = wavFile(6, 8000);
-      const { data: json, response: jsonResponse } = await client().audio.translations.create({ model: 'whisper-1', file: await toFile(wav, 'german.wav') }).withResponse();
+      const { data: json, response: jsonResponse } = await client()
+        .audio.translations.create({ model: 'whisper-1', file: await toFile(wav, 'german.wav') })
+        .withResponse();
       expect(json).toEqual({ text: `Translation of german.wav, ${wav.length} bytes` }); // no usage: OpenAI does not say
       const jsonLog = await logOf(gateway, requestId(jsonResponse));
       expect(jsonLog).toMatchObject({ operation: 'audio.translations', response_body: json });
@@ -344,7 +402,9 @@ describe('files and audio uploads', () => {
     });
 
     it("passes a provider's error through, and does not retry or fall back with an upload", async () => {
-      const limited = await client().audio.transcriptions.create({ model: 'mock-error-429', file: await mp3() }).catch((error) => error);
+      const limited = await client()
+        .audio.transcriptions.create({ model: 'mock-error-429', file: await mp3() })
+        .catch((error) => error);
       expect(limited).toBeInstanceOf(OpenAI.RateLimitError);
       expect(limited.error).toMatchObject({ code: 'rate_limit_exceeded' });
 
@@ -355,7 +415,12 @@ describe('files and audio uploads', () => {
         { name: 'model', value: 'mock-error-503' },
         { name: 'file', value: audio, filename: 'speech.mp3', type: 'audio/mpeg' },
       ]);
-      const response = await rawRequest(gateway.url, '/v1/audio/transcriptions', { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': 'upload-fallback', 'content-type': form.contentType }, (req) => req.end(form.body));
+      const response = await rawRequest(
+        gateway.url,
+        '/v1/audio/transcriptions',
+        { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': 'upload-fallback', 'content-type': form.contentType },
+        (req) => req.end(form.body),
+      );
       expect(response.status).toBe(503);
       expect(mock.requests).toHaveLength(1);
     });
@@ -373,11 +438,15 @@ describe('files and audio uploads', () => {
 
       mock.reset();
       // Azure without a deployment or a model: nowhere to send it.
-      const nowhere = await client('azure-files').audio.transcriptions.create({ file: await mp3() } as any).catch((error) => error);
+      const nowhere = await client('azure-files')
+        .audio.transcriptions.create({ file: await mp3() } as any)
+        .catch((error) => error);
       expect(nowhere).toMatchObject({ status: 400, error: { type: 'invalid_request_error', param: 'model' } });
       expect(mock.requests).toHaveLength(0);
 
-      const { data: groq, response } = await client('groq-audio').audio.transcriptions.create({ model: 'whisper-large-v3', file: await mp3() }).withResponse();
+      const { data: groq, response } = await client('groq-audio')
+        .audio.transcriptions.create({ model: 'whisper-large-v3', file: await mp3() })
+        .withResponse();
       expect(groq).toMatchObject({ text: transcript });
       expect(mock.requests[0]).toMatchObject({ path: '/openai/v1/audio/transcriptions', headers: { authorization: 'Bearer gsk-audio-000000' } });
       expect(await logOf(gateway, requestId(response))).toMatchObject({ provider: 'groq', operation: 'audio.transcriptions', model: 'whisper-large-v3' });
@@ -390,19 +459,33 @@ describe('files and audio uploads', () => {
     it('413 from a Content-Length over UPLOAD_LIMIT_BYTES, before the body is read', async () => {
       const form = multipart([{ name: 'purpose', value: 'fine-tune' }]);
       // Only the head of the body is sent: the answer must not wait for the rest.
-      const response = await rawRequest(gateway.url, '/v1/files', headers({ 'content-type': form.contentType, 'content-length': String(LIMIT + 1) }), (req) => req.write(form.body.subarray(0, 40)));
+      const response = await rawRequest(gateway.url, '/v1/files', headers({ 'content-type': form.contentType, 'content-length': String(LIMIT + 1) }), (req) =>
+        req.write(form.body.subarray(0, 40)),
+      );
       expectError(asRaw(response), 413, { type: 'invalid_request_error', code: 'payload_too_large' });
-      const transcription = await rawRequest(gateway.url, '/v1/audio/transcriptions', headers({ 'content-type': form.contentType, 'content-length': String(LIMIT * 4) }), (req) => req.write(form.body.subarray(0, 40)));
+      const transcription = await rawRequest(
+        gateway.url,
+        '/v1/audio/transcriptions',
+        headers({ 'content-type': form.contentType, 'content-length': String(LIMIT * 4) }),
+        (req) => req.write(form.body.subarray(0, 40)),
+      );
       expect([transcription.status, transcription.body?.error?.code]).toEqual([413, 'payload_too_large']);
       expect(mock.requests).toHaveLength(0);
     });
 
     it('413 when a chunked upload passes the limit, and the provider request is aborted', async () => {
       const boundary = 'chunkedboundary413';
-      const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="purpose"\r\n\r\nfine-tune\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="huge.jsonl"\r\nContent-Type: application/octet-stream\r\n\r\n`);
-      const response = await rawRequest(gateway.url, '/v1/files', headers({ 'content-type': `multipart/form-data; boundary=${boundary}`, 'transfer-encoding': 'chunked' }), (req) => {
-        streamForm(req, head, LIMIT * 3, Buffer.from(`\r\n--${boundary}--\r\n`));
-      });
+      const head = Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="purpose"\r\n\r\nfine-tune\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="huge.jsonl"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+      );
+      const response = await rawRequest(
+        gateway.url,
+        '/v1/files',
+        headers({ 'content-type': `multipart/form-data; boundary=${boundary}`, 'transfer-encoding': 'chunked' }),
+        (req) => {
+          streamForm(req, head, LIMIT * 3, Buffer.from(`\r\n--${boundary}--\r\n`));
+        },
+      );
       expect([response.status, response.body?.error?.code]).toEqual([413, 'payload_too_large']);
       // The provider either never saw the upload or saw it cut short.
       await waitFor(() => uploadsOf(mock).every((u) => u.aborted && !u.complete) || null);
@@ -426,7 +509,9 @@ describe('files and audio uploads', () => {
     });
 
     it('400 param model for a transcription without model, not sent to the provider', async () => {
-      const noModel = await client().audio.transcriptions.create({ file: await toFile(Buffer.from('abc'), 'a.mp3'), response_format: 'json' } as any).catch((error) => error);
+      const noModel = await client()
+        .audio.transcriptions.create({ file: await toFile(Buffer.from('abc'), 'a.mp3'), response_format: 'json' } as any)
+        .catch((error) => error);
       expect(noModel).toBeInstanceOf(OpenAI.BadRequestError);
       expect(noModel.error).toMatchObject({ type: 'invalid_request_error', param: 'model' });
       expect(mock.requests).toHaveLength(0);
@@ -452,13 +537,20 @@ describe('files and audio uploads', () => {
     it('streams it: the peak RSS grows by less than 80 MB, and the provider gets every byte', async () => {
       const size = 300 * MiB;
       const boundary = 'memorycheck' + randomBytes(6).toString('hex');
-      const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="purpose"\r\n\r\nuser_data\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+      const head = Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="purpose"\r\n\r\nuser_data\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+      );
       const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
       const send = (bytes: number, hash?: ReturnType<typeof createHash>) =>
         rawRequest(
           child.url,
           '/v1/files',
-          { 'x-gateway-api-key': TEST_ADMIN_KEY, 'x-gateway-virtual-key': 'openai-files', 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(head.length + bytes + tail.length) },
+          {
+            'x-gateway-api-key': TEST_ADMIN_KEY,
+            'x-gateway-virtual-key': 'openai-files',
+            'content-type': `multipart/form-data; boundary=${boundary}`,
+            'content-length': String(head.length + bytes + tail.length),
+          },
           (req) => streamForm(req, head, bytes, tail, hash),
         );
 
@@ -474,7 +566,13 @@ describe('files and audio uploads', () => {
       expect(response.body).toMatchObject({ object: 'file', bytes: size, filename: 'big.bin' });
       // The gateway's peak resident memory (VmHWM) grew by (bytes):
       expect(peakRss() - before).toBeLessThan(80 * 1000 * 1000);
-      expect(uploadsOf(mock)[0].files[0]).toEqual({ field: 'file', filename: 'big.bin', contentType: 'application/octet-stream', size, sha256: hash.digest('hex') });
+      expect(uploadsOf(mock)[0].files[0]).toEqual({
+        field: 'file',
+        filename: 'big.bin',
+        contentType: 'application/octet-stream',
+        size,
+        sha256: hash.digest('hex'),
+      });
 
       // Its log row, written by the process to the shared database, has the size and no bytes.
       const id = response.headers['x-gateway-request-id'] as string;
@@ -482,7 +580,10 @@ describe('files and audio uploads', () => {
         const row = await admin(gateway, 'GET', `/v1/logs/${id}`);
         return row.status === 200 ? row.body : null;
       }, 10_000);
-      expect(log).toMatchObject({ operation: 'files.create', request_body: { purpose: 'user_data', files: [{ field: 'file', filename: 'big.bin', bytes: size }] } });
+      expect(log).toMatchObject({
+        operation: 'files.create',
+        request_body: { purpose: 'user_data', files: [{ field: 'file', filename: 'big.bin', bytes: size }] },
+      });
       expect(JSON.stringify(log).length).toBeLessThan(100_000);
     }, 60_000);
   });

@@ -68,7 +68,13 @@ describe('fine-tuning jobs and models', () => {
     const logs = await call(gateway, '/v1/logs?include_bodies=false&limit=10');
     const operations = logs.body.data.map((row: { operation: string }) => row.operation);
     expect(operations).toEqual(
-      expect.arrayContaining(['fine_tuning.jobs.create', 'fine_tuning.jobs.list', 'fine_tuning.jobs.retrieve', 'fine_tuning.jobs.cancel', 'fine_tuning.jobs.events']),
+      expect.arrayContaining([
+        'fine_tuning.jobs.create',
+        'fine_tuning.jobs.list',
+        'fine_tuning.jobs.retrieve',
+        'fine_tuning.jobs.cancel',
+        'fine_tuning.jobs.events',
+      ]),
     );
     const created = logs.body.data.find((row: { operation: string }) => row.operation === 'fine_tuning.jobs.create');
     expect(created).toMatchObject({ provider: 'openai', model: 'gpt-4o-mini-2024-07-18', status_code: 200, cost_usd: null });
@@ -84,7 +90,9 @@ describe('fine-tuning jobs and models', () => {
     const failed = await client().fineTuning.jobs.create({ model: 'gpt-4o-mini-2024-07-18', training_file: 'file-invalid' });
     expect(failed).toMatchObject({ status: 'failed', error: { code: 'invalid_training_file', message: expect.any(String), param: 'training_file' } });
     // Cancelling a finished job is the provider's 400, passed through.
-    const refused = await client().fineTuning.jobs.cancel(failed.id).catch((error: unknown) => error);
+    const refused = await client()
+      .fineTuning.jobs.cancel(failed.id)
+      .catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(APIError);
     expect((refused as APIError).status).toBe(400);
   });
@@ -97,7 +105,11 @@ describe('fine-tuning jobs and models', () => {
 
     // Reading the job again does not charge it again.
     const { response: again } = await client().fineTuning.jobs.retrieve(done.id).withResponse();
-    expect(await logOf(gateway, again.headers.get('x-gateway-request-id'))).toMatchObject({ operation: 'fine_tuning.jobs.retrieve', prompt_tokens: null, cost_usd: null });
+    expect(await logOf(gateway, again.headers.get('x-gateway-request-id'))).toMatchObject({
+      operation: 'fine_tuning.jobs.retrieve',
+      prompt_tokens: null,
+      cost_usd: null,
+    });
     const { response: listed } = await client().fineTuning.jobs.list().withResponse();
     expect(await logOf(gateway, listed.headers.get('x-gateway-request-id'))).toMatchObject({ operation: 'fine_tuning.jobs.list', cost_usd: null });
 
@@ -108,18 +120,31 @@ describe('fine-tuning jobs and models', () => {
 
   it('checks a job before sending: at most 5 integrations, hyperparameters a number or "auto", settings under the type', async () => {
     const send = (body: Record<string, unknown>) =>
-      call(gateway, '/v1/fine_tuning/jobs', { headers: { 'x-gateway-virtual-key': 'openai-prod' }, body: { model: 'gpt-4o-mini-2024-07-18', training_file: 'file-abc123', ...body } });
+      call(gateway, '/v1/fine_tuning/jobs', {
+        headers: { 'x-gateway-virtual-key': 'openai-prod' },
+        body: { model: 'gpt-4o-mini-2024-07-18', training_file: 'file-abc123', ...body },
+      });
     const six = Array.from({ length: 6 }, (_, i) => TRACKER(`p${i}`));
-    expectError(await send({ integrations: six }), 400, { type: 'invalid_request_error', param: 'integrations', message: 'integrations must contain no more than 5 elements' });
+    expectError(await send({ integrations: six }), 400, {
+      type: 'invalid_request_error',
+      param: 'integrations',
+      message: 'integrations must contain no more than 5 elements',
+    });
     expectError(await send({ hyperparameters: { n_epochs: 'many' } }), 400, {
       type: 'invalid_request_error',
       param: 'hyperparameters.n_epochs',
       message: 'hyperparameters.n_epochs must be "auto" or an integer from 1 to 50',
     });
-    expectError(await send({ integrations: [{ type: 'wandb', project: 'flat' }] }), 400, { type: 'invalid_request_error', param: 'integrations[0].wandb', message: /under a member named by its type/ });
+    expectError(await send({ integrations: [{ type: 'wandb', project: 'flat' }] }), 400, {
+      type: 'invalid_request_error',
+      param: 'integrations[0].wandb',
+      message: /under a member named by its type/,
+    });
     expectError(await send({ training_file: undefined }), 400, { type: 'invalid_request_error', param: 'training_file' });
     expect(mock.requests).toHaveLength(0);
-    expect((await send({ integrations: six.slice(0, 5), hyperparameters: { n_epochs: 3, batch_size: 'auto', learning_rate_multiplier: 0.5 } })).status).toBe(200);
+    expect((await send({ integrations: six.slice(0, 5), hyperparameters: { n_epochs: 3, batch_size: 'auto', learning_rate_multiplier: 0.5 } })).status).toBe(
+      200,
+    );
   });
 
   it('cancel requires x-gateway-virtual-key, even when a provider and its credential are given', async () => {
@@ -128,7 +153,10 @@ describe('fine-tuning jobs and models', () => {
     const headers = { 'x-gateway-provider': 'openai', authorization: 'Bearer sk-ft', 'x-gateway-custom-host': `${mock.url}/v1` };
     const response = await call(gateway, `/v1/fine_tuning/jobs/${job.id}/cancel`, { method: 'POST', headers });
     expectError(response, 400, { type: 'invalid_request_error', param: 'x-gateway-virtual-key', message: /needs the x-gateway-virtual-key header/ });
-    expect((await call(gateway, `/v1/fine_tuning/jobs/${job.id}/cancel`, { method: 'POST', headers: { 'x-gateway-virtual-key': 'openai-prod' }, apiKey: null })).status).toBe(401);
+    expect(
+      (await call(gateway, `/v1/fine_tuning/jobs/${job.id}/cancel`, { method: 'POST', headers: { 'x-gateway-virtual-key': 'openai-prod' }, apiKey: null }))
+        .status,
+    ).toBe(401);
     expect(mock.requests).toHaveLength(0);
   });
 

@@ -97,13 +97,20 @@ const VK_COHERE = 'fuzz-cohere';
 
 /** How a model operation is routed: virtual key header (mostly), the @slug/model prefix, or a provider header. */
 function modelRouting(rng: Rng, fx: Fixtures, slug = VK): Record<string, string> {
-  const way = rng.weighted<string>([[8, 'vk'], [1, 'prefix'], [1, 'provider']]);
+  const way = rng.weighted<string>([
+    [8, 'vk'],
+    [1, 'prefix'],
+    [1, 'provider'],
+  ]);
   if (way === 'prefix') return {};
   if (way === 'provider') return { 'x-gateway-provider': 'openai', authorization: 'Bearer sk-fuzz', 'x-gateway-custom-host': `${fx.mockUrl}/v1` };
   return { 'x-gateway-virtual-key': slug };
 }
 
-const HELLO_TOOL = { type: 'function', function: { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { location: { type: 'string' } } } } };
+const HELLO_TOOL = {
+  type: 'function',
+  function: { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { location: { type: 'string' } } } },
+};
 
 const ROUTES: RouteSpec[] = [
   {
@@ -155,7 +162,10 @@ const ROUTES: RouteSpec[] = [
         input: rng.pick<unknown>([
           'Say hello',
           [{ role: 'user', content: [{ type: 'input_text', text: 'hi' }] }],
-          [{ role: 'user', content: 'hi' }, { type: 'function_call_output', call_id: 'call_1', output: '{}' }],
+          [
+            { role: 'user', content: 'hi' },
+            { type: 'function_call_output', call_id: 'call_1', output: '{}' },
+          ],
         ]),
         instructions: 'Be brief',
         max_output_tokens: 32,
@@ -204,7 +214,13 @@ const ROUTES: RouteSpec[] = [
         tools: maybe(rng, 0.3, () => [{ name: 'get_weather', description: 'Weather', input_schema: { type: 'object', properties: {} } }]),
         tool_choice: maybe(rng, 0.2, () => ({ type: 'auto' })),
         mcp_servers: maybe(rng, 0.15, () => [
-          { type: 'url', url: 'https://mcp.example.com/sse', name: 'docs', authorization_token: 'tok', tool_configuration: { enabled: true, allowed_tools: ['a'] } },
+          {
+            type: 'url',
+            url: 'https://mcp.example.com/sse',
+            name: 'docs',
+            authorization_token: 'tok',
+            tool_configuration: { enabled: true, allowed_tools: ['a'] },
+          },
         ]),
       }),
   },
@@ -219,7 +235,18 @@ const ROUTES: RouteSpec[] = [
     body: (rng) =>
       defined({
         model: rng.pick(['claude-sonnet-4-5', 'gpt-4o-mini']),
-        messages: [{ role: 'user', content: rng.pick<unknown>(['Hello', [{ type: 'text', text: 'Hello' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } }]]) }],
+        messages: [
+          {
+            role: 'user',
+            content: rng.pick<unknown>([
+              'Hello',
+              [
+                { type: 'text', text: 'Hello' },
+                { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
+              ],
+            ]),
+          },
+        ],
         system: maybe(rng, 0.5, () => rng.pick<unknown>(['Be brief', [{ type: 'text', text: 'Be brief' }]])),
         tools: maybe(rng, 0.3, () => [{ name: 'get_weather', description: 'Weather', input_schema: { type: 'object', properties: {} } }]),
         thinking: maybe(rng, 0.2, () => ({ type: 'enabled', budget_tokens: 1024 })),
@@ -254,7 +281,10 @@ const ROUTES: RouteSpec[] = [
       defined({
         model: 'rerank-v3.5',
         query: rng.pick(['weather in Paris', 'cats']),
-        documents: rng.pick<unknown>([['Paris is sunny', 'Cats sleep'], [{ text: 'Paris is sunny' }, 'Cats sleep', 'Berlin']]),
+        documents: rng.pick<unknown>([
+          ['Paris is sunny', 'Cats sleep'],
+          [{ text: 'Paris is sunny' }, 'Cats sleep', 'Berlin'],
+        ]),
         top_n: maybe(rng, 0.5, () => 1),
         return_documents: maybe(rng, 0.5, () => rng.chance(0.5)),
         user: 'fuzz-user',
@@ -271,7 +301,10 @@ const ROUTES: RouteSpec[] = [
     form: (rng, path): Record<string, string> =>
       path === '/v1/files'
         ? { purpose: rng.pick(['fine-tune', 'batch', 'assistants', '']) }
-        : { model: rng.pick(['whisper-1', 'gpt-4o-transcribe', `@${VK}/whisper-1`]), ...(rng.chance(0.5) ? { response_format: rng.pick(['json', 'text', 'verbose_json', 'srt']) } : {}) },
+        : {
+            model: rng.pick(['whisper-1', 'gpt-4o-transcribe', `@${VK}/whisper-1`]),
+            ...(rng.chance(0.5) ? { response_format: rng.pick(['json', 'text', 'verbose_json', 'srt']) } : {}),
+          },
   },
   {
     name: 'POST /v1/images/generations',
@@ -303,7 +336,11 @@ const ROUTES: RouteSpec[] = [
     shape: 'openai',
     upstream: true,
     path: (rng, fx) => {
-      const id = rng.weighted<string>([[6, 'fuzz-run-prompt'], [2, fx.promptId], [2, hostileEncoded(rng)]]);
+      const id = rng.weighted<string>([
+        [6, 'fuzz-run-prompt'],
+        [2, fx.promptId],
+        [2, hostileEncoded(rng)],
+      ]);
       const query = rng.chance(0.2) ? `?version=${rng.pick(['1', '0', '-1', '2147483648', '1e3', '1.5', 'x', hostileEncoded(rng)])}` : '';
       return `/v1/prompts/${id}/completions${query}`;
     },
@@ -327,7 +364,11 @@ const ROUTES: RouteSpec[] = [
     shape: 'openai',
     upstream: true,
     path: (rng, fx) => {
-      const id = rng.weighted<string>([[5, hostileEncoded(rng)], [2, fx.storedResponseId], [2, `resp_${rng.int(1e9)}`]]);
+      const id = rng.weighted<string>([
+        [5, hostileEncoded(rng)],
+        [2, fx.storedResponseId],
+        [2, `resp_${rng.int(1e9)}`],
+      ]);
       const suffix = rng.chance(0.15) ? '/input_items' : '';
       const query = rng.chance(0.4)
         ? `?${hostileQuery(rng, { include: () => rng.pick(['reasoning.encrypted_content', hostileEncoded(rng)]), starting_after: () => rng.pick(['1', '-1', hostileEncoded(rng)]), after: () => hostileEncoded(rng), limit: () => rng.pick(['1', '0', '101', hostileEncoded(rng)]), order: () => rng.pick(['asc', 'desc', hostileEncoded(rng)]) })}`
@@ -350,7 +391,10 @@ const ROUTES: RouteSpec[] = [
       ...some(rng, {
         budget_limit_usd: 10.5,
         budget_period: 'monthly',
-        rate_limits: [{ type: 'requests', unit: 'rpm', value: 100 }, { type: 'tokens', unit: 'rpd', value: 100000 }],
+        rate_limits: [
+          { type: 'requests', unit: 'rpm', value: 100 },
+          { type: 'tokens', unit: 'rpd', value: 100000 },
+        ],
         expires_at: '2099-01-01T00:00:00Z',
         metadata: { team: 'fuzz' },
       }),
@@ -363,7 +407,16 @@ const ROUTES: RouteSpec[] = [
     shape: 'openai',
     upstream: false,
     path: (rng, fx) => `/v1/api-keys/${rng.chance(0.8) ? fx.patchApiKeyId : hostileEncoded(rng)}`,
-    body: (rng) => some(rng, { name: 'renamed', role: 'user', budget_limit_usd: 3, budget_period: 'daily', rate_limits: [{ type: 'requests', unit: 'rph', value: 10 }], expires_at: '2099-06-01T00:00:00.000Z', metadata: { team: 'x' } }),
+    body: (rng) =>
+      some(rng, {
+        name: 'renamed',
+        role: 'user',
+        budget_limit_usd: 3,
+        budget_period: 'daily',
+        rate_limits: [{ type: 'requests', unit: 'rph', value: 10 }],
+        expires_at: '2099-06-01T00:00:00.000Z',
+        metadata: { team: 'x' },
+      }),
   },
   {
     name: 'POST /v1/virtual-keys',
@@ -398,7 +451,17 @@ const ROUTES: RouteSpec[] = [
     upstream: false,
     path: (rng) => `/v1/virtual-keys/${rng.chance(0.8) ? 'fuzz-patch-vk' : hostileEncoded(rng)}`,
     body: (rng) =>
-      some(rng, { name: 'renamed', key: 'sk-new-credential', provider: 'openai', custom_host: 'http://127.0.0.1:9/v1', provider_organization: 'org-2', allowed_models: ['gpt-4o'], disabled: false, budget_limit_usd: 1, expires_at: '2099-01-01T00:00:00Z' }),
+      some(rng, {
+        name: 'renamed',
+        key: 'sk-new-credential',
+        provider: 'openai',
+        custom_host: 'http://127.0.0.1:9/v1',
+        provider_organization: 'org-2',
+        allowed_models: ['gpt-4o'],
+        disabled: false,
+        budget_limit_usd: 1,
+        expires_at: '2099-01-01T00:00:00Z',
+      }),
   },
   {
     name: 'POST /v1/configs',
@@ -454,7 +517,14 @@ const ROUTES: RouteSpec[] = [
     shape: 'openai',
     upstream: false,
     path: (rng) => `/v1/prompts/${rng.chance(0.8) ? 'fuzz-patch-prompt' : hostileEncoded(rng)}`,
-    body: (rng) => some(rng, { name: 'renamed', model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi {{name}}' }], variables: { name: 'x' }, hyperparameters: { top_p: 0.5 } }),
+    body: (rng) =>
+      some(rng, {
+        name: 'renamed',
+        model: 'gpt-4o',
+        messages: [{ role: 'user', content: 'Hi {{name}}' }],
+        variables: { name: 'x' },
+        hyperparameters: { top_p: 0.5 },
+      }),
   },
   {
     name: 'POST /v1/prompts/{id}/render',
@@ -522,7 +592,20 @@ const ROUTES: RouteSpec[] = [
     shape: 'openai',
     upstream: false,
     path: (rng) => {
-      const groups = ['user', 'model', 'provider', 'virtual_key', 'api_key', 'operation', 'metadata.k', 'metadata.__proto__', 'metadata.', `metadata.${'x'.repeat(101)}`, 'metadata.a.b', 'metadata.a-b'];
+      const groups = [
+        'user',
+        'model',
+        'provider',
+        'virtual_key',
+        'api_key',
+        'operation',
+        'metadata.k',
+        'metadata.__proto__',
+        'metadata.',
+        `metadata.${'x'.repeat(101)}`,
+        'metadata.a.b',
+        'metadata.a-b',
+      ];
       const query = hostileQuery(rng, { group_by: (r) => (r.chance(0.6) ? r.pick(groups) : hostileEncoded(r)), from: hostileDate, to: hostileDate });
       return `/v1/analytics/summary?${rng.chance(0.6) ? `group_by=${rng.pick(groups)}&` : ''}${query}`;
     },
@@ -538,8 +621,14 @@ const ROUTES: RouteSpec[] = [
       return rng.weighted<string>([
         [3, `/v1/${resource}?${hostileQuery(rng, { limit: (r) => r.pick(['1', '0', '501', '-1', 'x', hostileEncoded(r)]), cursor: hostileCursor })}`],
         [3, `/v1/${resource}/${hostileEncoded(rng)}`],
-        [1, `/v1/${rng.pick(['configs/fuzz-patch-config', 'prompts/fuzz-patch-prompt'])}?version=${rng.pick(['0', '-1', '1.5', '2147483648', '99999999999999999999', hostileEncoded(rng)])}`],
-        [1, `/v1/${rng.pick(['configs/fuzz-patch-config', 'prompts/fuzz-patch-prompt'])}/versions?${hostileQuery(rng, { cursor: (r) => r.pick(['0', '-1', '1.5', '2147483648', hostileCursor(r)]), limit: (r) => r.pick(['1', '0', hostileEncoded(r)]) })}`],
+        [
+          1,
+          `/v1/${rng.pick(['configs/fuzz-patch-config', 'prompts/fuzz-patch-prompt'])}?version=${rng.pick(['0', '-1', '1.5', '2147483648', '99999999999999999999', hostileEncoded(rng)])}`,
+        ],
+        [
+          1,
+          `/v1/${rng.pick(['configs/fuzz-patch-config', 'prompts/fuzz-patch-prompt'])}/versions?${hostileQuery(rng, { cursor: (r) => r.pick(['0', '-1', '1.5', '2147483648', hostileCursor(r)]), limit: (r) => r.pick(['1', '0', hostileEncoded(r)]) })}`,
+        ],
       ]);
     },
   },
@@ -570,7 +659,12 @@ const ROUTES: RouteSpec[] = [
     method: 'POST',
     shape: 'openai',
     upstream: true,
-    path: (rng) => rng.pick(['/v1/vector_stores', `/v1/vector_stores/${rng.pick(['vs_abc123', hostileEncoded(rng)])}`, `/v1/vector_stores/${rng.pick(['vs_abc123', hostileEncoded(rng)])}/search`]),
+    path: (rng) =>
+      rng.pick([
+        '/v1/vector_stores',
+        `/v1/vector_stores/${rng.pick(['vs_abc123', hostileEncoded(rng)])}`,
+        `/v1/vector_stores/${rng.pick(['vs_abc123', hostileEncoded(rng)])}/search`,
+      ]),
     headers: modelRouting,
     body: (rng) =>
       defined({
@@ -591,7 +685,9 @@ const ROUTES: RouteSpec[] = [
     upstream: true,
     path: (rng) => {
       const id = rng.chance(0.7) ? hostileEncoded(rng) : rng.pick(['ftjob-abc123', 'gpt-4o-mini', 'vs_abc123']);
-      const query = rng.chance(0.4) ? `?${hostileQuery(rng, { after: hostileEncoded, limit: (r) => r.pick(['1', '0', '-1', '1e3', hostileEncoded(r)]), order: (r) => r.pick(['asc', hostileEncoded(r)]), metadata: hostileEncoded })}` : '';
+      const query = rng.chance(0.4)
+        ? `?${hostileQuery(rng, { after: hostileEncoded, limit: (r) => r.pick(['1', '0', '-1', '1e3', hostileEncoded(r)]), order: (r) => r.pick(['asc', hostileEncoded(r)]), metadata: hostileEncoded })}`
+        : '';
       return rng.pick([
         `/v1/fine_tuning/jobs${query}`,
         `/v1/fine_tuning/jobs/${id}`,
@@ -746,12 +842,28 @@ function generateCase(seed: number, index: number, rotation: RouteSpec[], fx: Fi
   } else if (route.body) {
     let template: J = tree(route.body(rng, fx, tag));
     // Model routing through the @slug/model prefix when no routing header was chosen.
-    if (route.upstream && !headers['x-gateway-virtual-key'] && !headers['x-gateway-provider'] && template instanceof Obj && route.name !== 'POST /v1/prompts/{id}/completions') {
+    if (
+      route.upstream &&
+      !headers['x-gateway-virtual-key'] &&
+      !headers['x-gateway-provider'] &&
+      template instanceof Obj &&
+      route.name !== 'POST /v1/prompts/{id}/completions'
+    ) {
       const model = template.entries.find(([k]) => k === 'model');
       if (model && typeof model[1] === 'string' && !model[1].startsWith('@')) model[1] = `@${route.shape === 'anthropic' ? VK_ANTHROPIC : VK}/${model[1]}`;
     }
     const huge = index % 331 === 17;
-    const variant = huge ? 'huge' : rng.weighted<string>([[8, 'valid'], [25, 'edge'], [32, 'mutated'], [12, 'raw'], [8, 'pollution'], [6, 'deep'], [4, 'unicode']]);
+    const variant = huge
+      ? 'huge'
+      : rng.weighted<string>([
+          [8, 'valid'],
+          [25, 'edge'],
+          [32, 'mutated'],
+          [12, 'raw'],
+          [8, 'pollution'],
+          [6, 'deep'],
+          [4, 'unicode'],
+        ]);
     let contentType: string | null = 'application/json';
     switch (variant) {
       case 'valid':
@@ -797,7 +909,8 @@ function generateCase(seed: number, index: number, rotation: RouteSpec[], fx: Fi
         if (template instanceof Obj) {
           // Not the model or slug (refused by length before anything else reads the body).
           const strings = template.entries.filter(([k, v]) => typeof v === 'string' && k !== 'model' && k !== 'slug');
-          const entry = strings.length && rng.chance(0.7) ? rng.pick(strings) : (template.entries.push(['padding', '']), template.entries[template.entries.length - 1]);
+          const entry =
+            strings.length && rng.chance(0.7) ? rng.pick(strings) : (template.entries.push(['padding', '']), template.entries[template.entries.length - 1]);
           entry[1] = big;
           notes.push(`enormous string (${big.length} UTF-16 units of ${JSON.stringify(String.fromCodePoint(big.codePointAt(0)!))}) in ${entry[0]}`);
         }
@@ -821,7 +934,11 @@ function generateCase(seed: number, index: number, rotation: RouteSpec[], fx: Fi
   }
 
   if (rng.chance(route.upstream ? 0.3 : 0.2)) {
-    const fuzz = hostileHeaders(rng, { virtualKey: route.shape === 'anthropic' ? VK_ANTHROPIC : VK, mockUrl: fx.mockUrl, anthropic: route.shape === 'anthropic' });
+    const fuzz = hostileHeaders(rng, {
+      virtualKey: route.shape === 'anthropic' ? VK_ANTHROPIC : VK,
+      mockUrl: fx.mockUrl,
+      anthropic: route.shape === 'anthropic',
+    });
     for (const name of fuzz.remove) delete headers[name];
     Object.assign(headers, fuzz.headers);
     notes.push(...fuzz.notes);
@@ -898,10 +1015,12 @@ function send(base: URL, c: Pick<FuzzCase, 'method' | 'path' | 'headers' | 'body
     let req: ReturnType<typeof httpRequest>;
     try {
       req = httpRequest({ host: base.hostname, port: base.port, method: c.method, path, headers, agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => done({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', (error) => done({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), failure: `response cut: ${error.message}` }));
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => done({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on('error', (error) =>
+          done({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), failure: `response cut: ${error.message}` }),
+        );
       });
     } catch (error) {
       // The test's own mistake (a header or path Node will not send): reported as a failure of the case.
@@ -1058,7 +1177,14 @@ describe('hostile input: thousands of generated requests to every operation and 
     await createVirtualKey(gateway, { slug: 'fuzz-patch-vk', key: 'sk-fuzz-patch-0000', custom_host: 'http://127.0.0.1:9/v1' });
     await createVirtualKey(gateway, { slug: 'fuzz-disabled', key: 'sk-fuzz-disabled-0000', custom_host: `${mock.url}/v1` });
     expect((await admin(gateway, 'PATCH', '/v1/virtual-keys/fuzz-disabled', { disabled: true })).status).toBe(200);
-    await admin(gateway, 'POST', '/v1/virtual-keys', { name: 'expired', slug: 'fuzz-expired', provider: 'openai', key: 'sk-x', custom_host: `${mock.url}/v1`, expires_at: '2001-01-01T00:00:00Z' });
+    await admin(gateway, 'POST', '/v1/virtual-keys', {
+      name: 'expired',
+      slug: 'fuzz-expired',
+      provider: 'openai',
+      key: 'sk-x',
+      custom_host: `${mock.url}/v1`,
+      expires_at: '2001-01-01T00:00:00Z',
+    });
     const prompt = await admin(gateway, 'POST', '/v1/prompts', {
       name: 'Fuzz run',
       slug: 'fuzz-run-prompt',
@@ -1072,7 +1198,17 @@ describe('hostile input: thousands of generated requests to every operation and 
       hyperparameters: { max_tokens: 16 },
     });
     expect(prompt.status).toBe(201);
-    expect((await admin(gateway, 'POST', '/v1/prompts', { name: 'Fuzz patch', slug: 'fuzz-patch-prompt', model: 'gpt-4o-mini', virtual_key: VK, messages: [{ role: 'user', content: 'Hi' }] })).status).toBe(201);
+    expect(
+      (
+        await admin(gateway, 'POST', '/v1/prompts', {
+          name: 'Fuzz patch',
+          slug: 'fuzz-patch-prompt',
+          model: 'gpt-4o-mini',
+          virtual_key: VK,
+          messages: [{ role: 'user', content: 'Hi' }],
+        })
+      ).status,
+    ).toBe(201);
     expect((await admin(gateway, 'POST', '/v1/configs', { name: 'Fuzz', slug: 'fuzz-config', config: { virtual_key: VK } })).status).toBe(201);
     expect((await admin(gateway, 'POST', '/v1/configs', { name: 'Fuzz patch', slug: 'fuzz-patch-config', config: { virtual_key: VK } })).status).toBe(201);
     expect((await admin(gateway, 'POST', '/v1/end-users', { user: 'fuzz-patch-user', budget_limit_usd: 100 })).status).toBe(201);
@@ -1080,7 +1216,10 @@ describe('hostile input: thousands of generated requests to every operation and 
     expect(apiKey.status).toBe(201);
     const userKey = await admin(gateway, 'POST', '/v1/api-keys', { name: 'fuzz user', role: 'user', metadata: { team: 'fuzz' } });
     expect(userKey.status).toBe(201);
-    const stored = await call(gateway, '/v1/responses', { headers: { 'x-gateway-virtual-key': VK }, body: { model: 'gpt-4.1-mini', input: 'Remember me', store: true } });
+    const stored = await call(gateway, '/v1/responses', {
+      headers: { 'x-gateway-virtual-key': VK },
+      body: { model: 'gpt-4.1-mini', input: 'Remember me', store: true },
+    });
     expect(stored.status).toBe(200);
     fx = { mockUrl: mock.url, promptId: prompt.body.id, storedResponseId: stored.body.id, patchApiKeyId: apiKey.body.id, userKey: userKey.body.key };
   });
@@ -1093,7 +1232,10 @@ describe('hostile input: thousands of generated requests to every operation and 
   it(`sends the generated requests (seed ${SEED})`, async () => {
     const rotation = schedule(SEED);
     const fields = sweepFields(fx);
-    const indices = ONLY ?? [...Array.from({ length: CASES }, (_, i) => i), ...Array.from({ length: fields.length * SWEEP_VALUES.length }, (_, k) => SWEEP_BASE + k)];
+    const indices = ONLY ?? [
+      ...Array.from({ length: CASES }, (_, i) => i),
+      ...Array.from({ length: fields.length * SWEEP_VALUES.length }, (_, k) => SWEEP_BASE + k),
+    ];
     const base = new URL(gateway.url);
     const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 
@@ -1101,7 +1243,11 @@ describe('hostile input: thousands of generated requests to every operation and 
     // rather than left to jest, so the run finishes and the report names what caused them.
     const saved = { uncaughtException: realProcess.listeners('uncaughtException'), unhandledRejection: realProcess.listeners('unhandledRejection') };
     const onUncaught = (kind: string) => (error: unknown) =>
-      uncaught.push({ kind, error: error instanceof Error ? `${error.name}: ${error.message} ${error.stack?.split('\n').slice(1, 4).join(' / ')}` : String(error), recentCases: [...recent] });
+      uncaught.push({
+        kind,
+        error: error instanceof Error ? `${error.name}: ${error.message} ${error.stack?.split('\n').slice(1, 4).join(' / ')}` : String(error),
+        recentCases: [...recent],
+      });
     const listeners = { uncaughtException: onUncaught('uncaughtException'), unhandledRejection: onUncaught('unhandledRejection') };
     for (const event of ['uncaughtException', 'unhandledRejection'] as const) {
       realProcess.removeAllListeners(event);
@@ -1116,7 +1262,11 @@ describe('hostile input: thousands of generated requests to every operation and 
           const index = indices[next++];
           const c = index >= SWEEP_BASE ? generateSweepCase(SEED, index, fields, fx) : generateCase(SEED, index, rotation, fx);
           // Written before sending too, so that a case that hangs the process is named in the trace.
-          if (TRACE_FILE) appendFileSync(TRACE_FILE, `>> #${index} ${c.method} ${preview(c.path, 120)} | ${c.notes.join(' | ')} | headers ${preview(JSON.stringify(c.headers), 400)} | body ${c.body ? preview(c.body.toString('latin1'), 400) : '-'}\n`);
+          if (TRACE_FILE)
+            appendFileSync(
+              TRACE_FILE,
+              `>> #${index} ${c.method} ${preview(c.path, 120)} | ${c.notes.join(' | ')} | headers ${preview(JSON.stringify(c.headers), 400)} | body ${c.body ? preview(c.body.toString('latin1'), 400) : '-'}\n`,
+            );
           const answer = await send(base, c, agent);
           sent++;
           recent.push(index);
@@ -1124,7 +1274,10 @@ describe('hostile input: thousands of generated requests to every operation and 
           statusCounts.set(answer.status, (statusCounts.get(answer.status) ?? 0) + 1);
           const problems = problemsOf(c, answer);
           if (TRACE_FILE) {
-            appendFileSync(TRACE_FILE, `#${index} ${c.method} ${preview(c.path, 120)} -> ${answer.status} ${answer.ms}ms ${problems.length ? 'FAIL ' + problems.join('; ') : ''} | ${c.notes.join(' | ')} | ${preview(answer.body.toString('utf8'), 160)}\n`);
+            appendFileSync(
+              TRACE_FILE,
+              `#${index} ${c.method} ${preview(c.path, 120)} -> ${answer.status} ${answer.ms}ms ${problems.length ? 'FAIL ' + problems.join('; ') : ''} | ${c.notes.join(' | ')} | ${preview(answer.body.toString('utf8'), 160)}\n`,
+            );
           }
           if (problems.length) {
             const key = signature(c, answer, problems);
@@ -1148,7 +1301,10 @@ describe('hostile input: thousands of generated requests to every operation and 
       }
     }
     const sweepCount = indices.filter((i) => i >= SWEEP_BASE).length;
-    const statuses = [...statusCounts.entries()].sort(([a], [b]) => a - b).map(([s, n]) => `${s}:${n}`).join(' ');
+    const statuses = [...statusCounts.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([s, n]) => `${s}:${n}`)
+      .join(' ');
     console.log(`fuzz: ${sent} requests (${sent - sweepCount} random, ${sweepCount} field sweep) in ${elapsedMs} ms (seed ${SEED}); statuses ${statuses}`);
     expect(sent).toBe(indices.length);
   }, 240_000);
@@ -1174,7 +1330,9 @@ describe('hostile input: thousands of generated requests to every operation and 
     }
     throw new Error(
       `${uncaught.length} uncaught errors in the gateway process (a production process would exit on the first one), seed ${SEED}:\n` +
-        [...distinct.values()].map((u) => `[${u.count}x] ${u.kind}: ${preview(u.error, 600)}\n    while these cases had just been answered: ${u.recentCases.join(', ')}`).join('\n'),
+        [...distinct.values()]
+          .map((u) => `[${u.count}x] ${u.kind}: ${preview(u.error, 600)}\n    while these cases had just been answered: ${u.recentCases.join(', ')}`)
+          .join('\n'),
     );
   });
 
@@ -1188,7 +1346,10 @@ describe('hostile input: thousands of generated requests to every operation and 
   it('is still healthy afterwards: /health, a normal request, and its log row', async () => {
     const health = await call(gateway, '/health');
     expect(health.status).toBe(200);
-    const chat = await call(gateway, '/v1/chat/completions', { headers: { 'x-gateway-virtual-key': VK }, body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello' }] } });
+    const chat = await call(gateway, '/v1/chat/completions', {
+      headers: { 'x-gateway-virtual-key': VK },
+      body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello' }] },
+    });
     expect(chat.status).toBe(200);
     expect(chat.body.choices[0].message.content).toBe('Hello from mock');
     const prototypeBody = await call(gateway, '/v1/chat/completions', {
@@ -1290,22 +1451,55 @@ describe('every request is logged, whatever its values (CONTRACT section 6)', ()
   const CHAT = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello' }] };
   const SOMETHING_PG_CANNOT_STORE: [string, string, Record<string, string>, string][] = [
     ['a NUL in the body user', '/v1/chat/completions', { 'x-gateway-virtual-key': VK }, JSON.stringify({ ...CHAT, user: 'fuzz\u0000user' })],
-    ['a NUL in x-gateway-metadata', '/v1/chat/completions', { 'x-gateway-virtual-key': VK, 'x-gateway-metadata': '{"team":"a\\u0000b"}' }, JSON.stringify(CHAT)],
-    ['a lone surrogate in x-gateway-metadata', '/v1/chat/completions', { 'x-gateway-virtual-key': VK, 'x-gateway-metadata': '{"team":"\\ud800"}' }, JSON.stringify(CHAT)],
-    ['a NUL in the model of an unknown @slug/model (echoed by the error)', '/v1/chat/completions', {}, JSON.stringify({ ...CHAT, model: '@no\u0000such/gpt-4o-mini' })],
-    ['a NUL in the Messages metadata.user_id', '/v1/messages', { 'x-gateway-virtual-key': VK_ANTHROPIC }, JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }], metadata: { user_id: 'a\u0000b' } })],
+    [
+      'a NUL in x-gateway-metadata',
+      '/v1/chat/completions',
+      { 'x-gateway-virtual-key': VK, 'x-gateway-metadata': '{"team":"a\\u0000b"}' },
+      JSON.stringify(CHAT),
+    ],
+    [
+      'a lone surrogate in x-gateway-metadata',
+      '/v1/chat/completions',
+      { 'x-gateway-virtual-key': VK, 'x-gateway-metadata': '{"team":"\\ud800"}' },
+      JSON.stringify(CHAT),
+    ],
+    [
+      'a NUL in the model of an unknown @slug/model (echoed by the error)',
+      '/v1/chat/completions',
+      {},
+      JSON.stringify({ ...CHAT, model: '@no\u0000such/gpt-4o-mini' }),
+    ],
+    [
+      'a NUL in the Messages metadata.user_id',
+      '/v1/messages',
+      { 'x-gateway-virtual-key': VK_ANTHROPIC },
+      JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }], metadata: { user_id: 'a\u0000b' } }),
+    ],
   ];
 
   it.each(SOMETHING_PG_CANNOT_STORE)('%s: answered, and its log row stored', async (_, path, headers, body) => {
     const answer = await call(gateway, path, { headers, body });
     expect(answer.status).not.toBe(500);
-    expect({ answered: answer.status, logRowStored: await stored(answer.headers.get('x-gateway-request-id')) }).toEqual({ answered: answer.status, logRowStored: true });
+    expect({ answered: answer.status, logRowStored: await stored(answer.headers.get('x-gateway-request-id')) }).toEqual({
+      answered: answer.status,
+      logRowStored: true,
+    });
   });
 
   // Last: when it fails, the log writer stays stuck for every later request.
   it.each([
-    ['a 3,000-character Messages metadata.user_id (the end_user column is indexed)', '/v1/messages', { 'x-gateway-virtual-key': VK_ANTHROPIC }, { model: 'claude-sonnet-4-5', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }], metadata: { user_id: incompressible(new Rng(1), 3000) } }],
-    ['an inline config override_params.model of 3,000 characters (the model column is indexed)', '/v1/chat/completions', { 'x-gateway-config': JSON.stringify({ virtual_key: VK, override_params: { model: incompressible(new Rng(2), 3000) } }) }, CHAT],
+    [
+      'a 3,000-character Messages metadata.user_id (the end_user column is indexed)',
+      '/v1/messages',
+      { 'x-gateway-virtual-key': VK_ANTHROPIC },
+      { model: 'claude-sonnet-4-5', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }], metadata: { user_id: incompressible(new Rng(1), 3000) } },
+    ],
+    [
+      'an inline config override_params.model of 3,000 characters (the model column is indexed)',
+      '/v1/chat/completions',
+      { 'x-gateway-config': JSON.stringify({ virtual_key: VK, override_params: { model: incompressible(new Rng(2), 3000) } }) },
+      CHAT,
+    ],
   ] as [string, string, Record<string, string>, unknown][])('%s does not stop the log writer', async (_, path, headers, body) => {
     const answer = await call(gateway, path, { headers, body });
     expect(answer.status).not.toBe(500);
@@ -1417,15 +1611,18 @@ describe('bodies over the limit: 413 before they are read whole', () => {
     expect(answer.writtenAtResponse).toBeLessThanOrEqual(1024 + 20);
   });
 
-  it.each(['/v1/chat/completions', '/v1/messages', '/v1/embeddings'])('%s: chunked, 8 KB every 5 ms up to 8 MB: 413 after about the limit, connection closed', async (path) => {
-    const answer = await stream(path, { total: 8 * 1024 * 1024, chunk: 8192, intervalMs: 5 });
-    expect(answer.status).toBe(413);
-    expect(shapeProblem(path === '/v1/messages' ? 'anthropic' : 'openai', answer.body)).toBeNull();
-    expect(answer.stillSending).toBe(true);
-    // The limit plus what was in flight (socket buffers), far from the 8 MB the client meant to send.
-    expect(answer.writtenAtResponse).toBeLessThan(16 * LIMIT);
-    expect(answer.closedByServer).toBe(true);
-  });
+  it.each(['/v1/chat/completions', '/v1/messages', '/v1/embeddings'])(
+    '%s: chunked, 8 KB every 5 ms up to 8 MB: 413 after about the limit, connection closed',
+    async (path) => {
+      const answer = await stream(path, { total: 8 * 1024 * 1024, chunk: 8192, intervalMs: 5 });
+      expect(answer.status).toBe(413);
+      expect(shapeProblem(path === '/v1/messages' ? 'anthropic' : 'openai', answer.body)).toBeNull();
+      expect(answer.stillSending).toBe(true);
+      // The limit plus what was in flight (socket buffers), far from the 8 MB the client meant to send.
+      expect(answer.writtenAtResponse).toBeLessThan(16 * LIMIT);
+      expect(answer.closedByServer).toBe(true);
+    },
+  );
 
   it('Content-Length one byte over the limit: 413 from the header alone; exactly the limit: read and parsed', async () => {
     // Only the start of the body is sent (a client writing on after the 413: see the full-speed test below).
@@ -1444,7 +1641,14 @@ describe('bodies over the limit: 413 before they are read whole', () => {
       new Promise((resolve) => {
         const body = Buffer.concat([Buffer.from('{"model":"x","pad":"'), Buffer.alloc(size - 22, 0x61), Buffer.from('"}')]);
         const req = httpRequest(
-          { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent: false, headers: { 'x-gateway-api-key': gateway.adminKey, 'content-type': 'application/json', 'content-length': String(body.length) } },
+          {
+            host: url.hostname,
+            port: url.port,
+            path: url.pathname,
+            method: 'POST',
+            agent: false,
+            headers: { 'x-gateway-api-key': gateway.adminKey, 'content-type': 'application/json', 'content-length': String(body.length) },
+          },
           (res) => {
             let text = '';
             res.setEncoding('utf8').on('data', (d: string) => (text += d));
@@ -1459,7 +1663,12 @@ describe('bodies over the limit: 413 before they are read whole', () => {
       });
     const outcomes: Record<string, Record<string, number>> = {};
     const expected: Record<string, Record<string, number>> = {};
-    for (const [size, tries] of [[LIMIT + 1, 10], [4 * LIMIT, 10], [2 * 1024 * 1024, 20], [8 * 1024 * 1024, 20]]) {
+    for (const [size, tries] of [
+      [LIMIT + 1, 10],
+      [4 * LIMIT, 10],
+      [2 * 1024 * 1024, 20],
+      [8 * 1024 * 1024, 20],
+    ]) {
       const key = `${size} bytes`;
       expected[key] = { '413 error shape': tries };
       for (let i = 0; i < tries; i++) {

@@ -33,7 +33,13 @@ describe('embeddings from Google', () => {
       token_uri: `${mock.url}/token`,
     });
     await createVirtualKey(gateway, { slug: 'gemini', provider: 'google', key: 'AIza-embeddings-test-key', custom_host: `${mock.url}/v1beta` });
-    await createVirtualKey(gateway, { slug: 'vertex', provider: 'vertex-ai', key: serviceAccount, custom_host: mock.url, provider_options: { project_id: 'vertex-test', region: 'us-central1' } });
+    await createVirtualKey(gateway, {
+      slug: 'vertex',
+      provider: 'vertex-ai',
+      key: serviceAccount,
+      custom_host: mock.url,
+      provider_options: { project_id: 'vertex-test', region: 'us-central1' },
+    });
     gemini = openai(gateway, { 'x-gateway-virtual-key': 'gemini' });
     vertex = openai(gateway, { 'x-gateway-virtual-key': 'vertex' });
   });
@@ -52,7 +58,9 @@ describe('embeddings from Google', () => {
   describe('Gemini API (batchEmbedContents)', () => {
     it('float vectors in OpenAI shape, usage estimated, logged with tokens and the catalog cost', async () => {
       const input = ['hello world', 'a second, longer text'];
-      const { data, response } = await gemini.embeddings.create({ model: 'gemini-embedding-001', input, encoding_format: 'float', dimensions: 4 }).withResponse();
+      const { data, response } = await gemini.embeddings
+        .create({ model: 'gemini-embedding-001', input, encoding_format: 'float', dimensions: 4 })
+        .withResponse();
       expect(data.object).toBe('list');
       expect(data.model).toBe('gemini-embedding-001');
       expect(data.data.map((item) => item.embedding)).toEqual(input.map((text) => mockEmbeddingValues(text, 4)));
@@ -63,7 +71,9 @@ describe('embeddings from Google', () => {
       const sent = lastUpstream(':batchEmbedContents');
       expect(sent.path).toBe('/v1beta/models/gemini-embedding-001:batchEmbedContents');
       expect(sent.headers['x-goog-api-key']).toBe('AIza-embeddings-test-key');
-      expect(sent.body).toEqual({ requests: input.map((text) => ({ model: 'models/gemini-embedding-001', content: { parts: [{ text }] }, outputDimensionality: 4 })) });
+      expect(sent.body).toEqual({
+        requests: input.map((text) => ({ model: 'models/gemini-embedding-001', content: { parts: [{ text }] }, outputDimensionality: 4 })),
+      });
 
       const log = await logOf(gateway, response.headers.get('x-gateway-request-id'));
       expect(log).toMatchObject({ operation: 'embeddings', provider: 'google', model: 'gemini-embedding-001', prompt_tokens: estimated });
@@ -75,22 +85,38 @@ describe('embeddings from Google', () => {
       expect(decoded.data[0].embedding).toEqual(mockEmbeddingValues('hello world'));
       expect(lastUpstream(':batchEmbedContents').body.requests[0]).not.toHaveProperty('outputDimensionality');
 
-      const raw = await call(gateway, '/v1/embeddings', { headers: { 'x-gateway-virtual-key': 'gemini' }, body: { model: 'gemini-embedding-001', input: 'hello world', encoding_format: 'base64', task_type: 'RETRIEVAL_QUERY' } });
+      const raw = await call(gateway, '/v1/embeddings', {
+        headers: { 'x-gateway-virtual-key': 'gemini' },
+        body: { model: 'gemini-embedding-001', input: 'hello world', encoding_format: 'base64', task_type: 'RETRIEVAL_QUERY' },
+      });
       expect(raw.status).toBe(200);
       expect(typeof raw.body.data[0].embedding).toBe('string');
-      expect(Array.from(new Float32Array(new Uint8Array(Buffer.from(raw.body.data[0].embedding, 'base64')).buffer))).toEqual(mockEmbeddingValues('hello world'));
+      expect(Array.from(new Float32Array(new Uint8Array(Buffer.from(raw.body.data[0].embedding, 'base64')).buffer))).toEqual(
+        mockEmbeddingValues('hello world'),
+      );
       expect(lastUpstream(':batchEmbedContents').body.requests[0].taskType).toBe('RETRIEVAL_QUERY');
     });
 
     it('refuses token ids and unknown fields with a 400 naming the field', async () => {
-      expectError(await call(gateway, '/v1/embeddings', { headers: { 'x-gateway-virtual-key': 'gemini' }, body: { model: 'gemini-embedding-001', input: [[1, 2, 3]] } }), 400, {
-        type: 'invalid_request_error',
-        param: 'input',
-      });
-      expectError(await call(gateway, '/v1/embeddings', { headers: { 'x-gateway-virtual-key': 'gemini' }, body: { model: 'gemini-embedding-001', input: 'x', truncate: 'END' } }), 400, {
-        type: 'invalid_request_error',
-        param: 'truncate',
-      });
+      expectError(
+        await call(gateway, '/v1/embeddings', { headers: { 'x-gateway-virtual-key': 'gemini' }, body: { model: 'gemini-embedding-001', input: [[1, 2, 3]] } }),
+        400,
+        {
+          type: 'invalid_request_error',
+          param: 'input',
+        },
+      );
+      expectError(
+        await call(gateway, '/v1/embeddings', {
+          headers: { 'x-gateway-virtual-key': 'gemini' },
+          body: { model: 'gemini-embedding-001', input: 'x', truncate: 'END' },
+        }),
+        400,
+        {
+          type: 'invalid_request_error',
+          param: 'truncate',
+        },
+      );
     });
   });
 

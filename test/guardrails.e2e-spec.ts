@@ -74,16 +74,24 @@ describe('guardrails', () => {
     expect(JSON.stringify(denied.body)).not.toContain('sk-abc123');
     expect(mock.requests).toHaveLength(0);
     const log = await logOf(gateway, denied.headers.get('x-gateway-request-id'));
-    expect(log).toMatchObject({ status_code: 446, error: { type: 'guardrail_denied' }, guardrails: { input: [{ name: 'no-secrets', deny: true, verdict: false }] } });
+    expect(log).toMatchObject({
+      status_code: 446,
+      error: { type: 'guardrail_denied' },
+      guardrails: { input: [{ name: 'no-secrets', deny: true, verdict: false }] },
+    });
 
     // The same config lets a clean request through, its results logged as passed.
-    const { response } = await chatClient({ input_guardrails: [NO_SECRETS] }).chat.completions.create(ask('hello')).withResponse();
+    const { response } = await chatClient({ input_guardrails: [NO_SECRETS] })
+      .chat.completions.create(ask('hello'))
+      .withResponse();
     expect(response.headers.get('x-gateway-guardrails')).toBeNull();
     expect((await logOf(gateway, response.headers.get('x-gateway-request-id'))).guardrails).toMatchObject({ input: [{ name: 'no-secrets', verdict: true }] });
   });
 
   it('lets a request a non-denying guardrail fails through, marked x-gateway-guardrails: failed', async () => {
-    const { data, response } = await chatClient({ input_guardrails: [NO_FORBIDDEN_WORDS] }).chat.completions.create(ask('a forbidden topic')).withResponse();
+    const { data, response } = await chatClient({ input_guardrails: [NO_FORBIDDEN_WORDS] })
+      .chat.completions.create(ask('a forbidden topic'))
+      .withResponse();
     expect(data.choices[0].message.content).toBe('Hello from mock');
     expect(response.headers.get('x-gateway-guardrails')).toBe('failed');
     expect(mock.requests).toHaveLength(1);
@@ -120,9 +128,13 @@ describe('guardrails', () => {
 
     // A JSON answer checked against a schema: valid passes, invalid is flagged (deny: false).
     const schema = { name: 'shape', checks: [{ type: 'json_schema', schema: { type: 'object', required: ['ok'] } }] };
-    const good = await chatClient({ output_guardrails: [schema] }).chat.completions.create(ask('echo: {"ok": true}')).withResponse();
+    const good = await chatClient({ output_guardrails: [schema] })
+      .chat.completions.create(ask('echo: {"ok": true}'))
+      .withResponse();
     expect(good.response.headers.get('x-gateway-guardrails')).toBeNull();
-    const bad = await chatClient({ output_guardrails: [schema] }).chat.completions.create(ask('echo: {"no": 1}')).withResponse();
+    const bad = await chatClient({ output_guardrails: [schema] })
+      .chat.completions.create(ask('echo: {"no": 1}'))
+      .withResponse();
     expect(bad.response.headers.get('x-gateway-guardrails')).toBe('failed');
   });
 
@@ -135,20 +147,29 @@ describe('guardrails', () => {
       return log.response_body;
     };
 
-    const chat = await chatClient({ output_guardrails: [pii] }).chat.completions.create(ask('echo: write to ada@example.com')).withResponse();
+    const chat = await chatClient({ output_guardrails: [pii] })
+      .chat.completions.create(ask('echo: write to ada@example.com'))
+      .withResponse();
     expect(chat.data.choices[0].message.content).toBe('write to [REDACTED_EMAIL]');
     expect((await loggedAnswer(chat.response)).choices[0].message.content).toBe('write to [REDACTED_EMAIL]');
 
     const anthropic = new Anthropic({
       baseURL: gateway.url,
       apiKey: 'unused',
-      defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': JSON.stringify({ virtual_key: 'anthropic-prod', output_guardrails: [pii] }) },
+      defaultHeaders: {
+        'x-gateway-api-key': gateway.adminKey,
+        'x-gateway-config': JSON.stringify({ virtual_key: 'anthropic-prod', output_guardrails: [pii] }),
+      },
     });
-    const messages = await anthropic.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 20, messages: [{ role: 'user', content: 'echo: write to ada@example.com' }] }).withResponse();
+    const messages = await anthropic.messages
+      .create({ model: 'claude-sonnet-4-5', max_tokens: 20, messages: [{ role: 'user', content: 'echo: write to ada@example.com' }] })
+      .withResponse();
     expect(messages.data.content[0]).toMatchObject({ type: 'text', text: 'write to [REDACTED_EMAIL]' });
     expect((await loggedAnswer(messages.response)).content[0].text).toBe('write to [REDACTED_EMAIL]');
 
-    const responses = await chatClient({ output_guardrails: [pii] }).responses.create({ model: 'gpt-4o-mini', input: 'echo: write to ada@example.com' }).withResponse();
+    const responses = await chatClient({ output_guardrails: [pii] })
+      .responses.create({ model: 'gpt-4o-mini', input: 'echo: write to ada@example.com' })
+      .withResponse();
     expect(responses.data.output_text).toBe('write to [REDACTED_EMAIL]');
     expect(JSON.stringify(responses.data)).not.toContain('ada@example.com');
     expect(JSON.stringify(await loggedAnswer(responses.response))).toContain('write to [REDACTED_EMAIL]');
@@ -156,7 +177,9 @@ describe('guardrails', () => {
 
   it('checks a streamed answer for redaction at its end: the text went out as it came, the log keeps it redacted', async () => {
     const pii = { name: 'pii-out', deny: true, checks: [{ type: 'pii', kinds: ['email'], action: 'redact' }] };
-    const { data: stream, response } = await chatClient({ output_guardrails: [pii] }).chat.completions.create({ ...ask('echo: write to ada@example.com'), stream: true }).withResponse();
+    const { data: stream, response } = await chatClient({ output_guardrails: [pii] })
+      .chat.completions.create({ ...ask('echo: write to ada@example.com'), stream: true })
+      .withResponse();
     const pieces: string[] = [];
     for await (const chunk of stream) pieces.push(chunk.choices[0]?.delta?.content ?? '');
     // A stream cannot be taken back: the check runs on the assembled answer once it has been sent.
@@ -173,11 +196,16 @@ describe('guardrails', () => {
     const refused = await call(gateway, '/v1/chat/completions', { headers: configHeader({ input_guardrails: [webhook] }), body: ask('I want a refund') });
     expect(refused.status).toBe(446);
     expect(refused.body.error.guardrails[0].checks[0]).toMatchObject({ type: 'webhook', verdict: false, reason: expect.stringContaining('mentions a refund') });
-    expect(hookCalls.at(-1)).toMatchObject({ headers: { authorization: 'Bearer hook-secret' }, body: { stage: 'input', model: 'gpt-4o-mini', texts: ['I want a refund'] } });
+    expect(hookCalls.at(-1)).toMatchObject({
+      headers: { authorization: 'Bearer hook-secret' },
+      body: { stage: 'input', model: 'gpt-4o-mini', texts: ['I want a refund'] },
+    });
     expect((await call(gateway, '/v1/chat/completions', { headers: configHeader({ input_guardrails: [webhook] }), body: ask('hello') })).status).toBe(200);
 
     // Stored in a config, the hook's headers are secrets: encrypted, masked on read, sent in clear.
-    const stored = await call(gateway, '/v1/configs', { body: { name: 'policy', slug: 'policy', config: { virtual_key: 'openai-prod', input_guardrails: [webhook] } } });
+    const stored = await call(gateway, '/v1/configs', {
+      body: { name: 'policy', slug: 'policy', config: { virtual_key: 'openai-prod', input_guardrails: [webhook] } },
+    });
     expect(stored.status).toBe(201);
     const read = await call(gateway, '/v1/configs/policy');
     expect(JSON.stringify(read.body)).not.toContain('hook-secret');
@@ -187,24 +215,38 @@ describe('guardrails', () => {
 
     const models = { name: 'models', deny: true, checks: [{ type: 'models', allow: ['gpt-4o-mini'] }] };
     expect((await call(gateway, '/v1/chat/completions', { headers: configHeader({ input_guardrails: [models] }), body: ask('hi') })).status).toBe(200);
-    const other = await call(gateway, '/v1/chat/completions', { headers: configHeader({ input_guardrails: [models] }), body: { ...ask('hi'), model: 'gpt-4o' } });
+    const other = await call(gateway, '/v1/chat/completions', {
+      headers: configHeader({ input_guardrails: [models] }),
+      body: { ...ask('hi'), model: 'gpt-4o' },
+    });
     expect(other.status).toBe(446);
   });
 
   it('works on responses and on messages (in their error shapes), streamed too', async () => {
-    const responses = await call(gateway, '/v1/responses', { headers: configHeader({ input_guardrails: [NO_SECRETS] }), body: { model: 'gpt-4o-mini', input: 'key sk-zzz999' } });
+    const responses = await call(gateway, '/v1/responses', {
+      headers: configHeader({ input_guardrails: [NO_SECRETS] }),
+      body: { model: 'gpt-4o-mini', input: 'key sk-zzz999' },
+    });
     expect(responses.status).toBe(446);
     expect(responses.body.error.type).toBe('guardrail_denied');
 
     const anthropic = new Anthropic({
       baseURL: gateway.url,
       apiKey: 'unused',
-      defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': JSON.stringify({ virtual_key: 'anthropic-prod', input_guardrails: [NO_SECRETS], output_guardrails: [NO_FORBIDDEN_WORDS] }) },
+      defaultHeaders: {
+        'x-gateway-api-key': gateway.adminKey,
+        'x-gateway-config': JSON.stringify({ virtual_key: 'anthropic-prod', input_guardrails: [NO_SECRETS], output_guardrails: [NO_FORBIDDEN_WORDS] }),
+      },
     });
-    const refused = await anthropic.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 20, messages: [{ role: 'user', content: 'sk-abc123' }] }).catch((error: unknown) => error);
+    const refused = await anthropic.messages
+      .create({ model: 'claude-sonnet-4-5', max_tokens: 20, messages: [{ role: 'user', content: 'sk-abc123' }] })
+      .catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(Anthropic.APIError);
     expect((refused as InstanceType<typeof Anthropic.APIError>).status).toBe(446);
-    expect((refused as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ type: 'error', error: { type: 'guardrail_denied', guardrails: [{ name: 'no-secrets' }] } });
+    expect((refused as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({
+      type: 'error',
+      error: { type: 'guardrail_denied', guardrails: [{ name: 'no-secrets' }] },
+    });
 
     // Streamed, the output check runs on the assembled message: "forbidden" in the answer marks it.
     const stream = anthropic.messages.stream({ model: 'claude-sonnet-4-5', max_tokens: 20, messages: [{ role: 'user', content: 'echo: a forbidden reply' }] });
@@ -243,14 +285,17 @@ describe('guardrails', () => {
 
   it('checks the text of realtime input events: a denied one never reaches the provider and comes back as an error event', async () => {
     const config = JSON.stringify({ virtual_key: 'openai-realtime', input_guardrails: [NO_SECRETS] });
-    const socket = new WebSocket(`${gateway.url.replace('http', 'ws')}/v1/realtime?model=gpt-realtime`, { headers: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': config } });
+    const socket = new WebSocket(`${gateway.url.replace('http', 'ws')}/v1/realtime?model=gpt-realtime`, {
+      headers: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': config },
+    });
     const events: any[] = [];
     socket.on('message', (data) => events.push(JSON.parse(data.toString())));
     await new Promise((resolve, reject) => {
       socket.once('open', resolve);
       socket.once('error', reject);
     });
-    const item = (text: string) => JSON.stringify({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text }] } });
+    const item = (text: string) =>
+      JSON.stringify({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text }] } });
     socket.send(item('my key sk-secret1'));
     socket.send(item('hello'));
     await waitFor(() => events.some((event) => event.type === 'conversation.item.created'));
@@ -264,14 +309,23 @@ describe('guardrails', () => {
   it('sends the provider a realtime input event as redacted, not as the client wrote it', async () => {
     const pii = { name: 'pii-in', deny: true, checks: [{ type: 'pii', kinds: ['email'], action: 'redact' }] };
     const config = JSON.stringify({ virtual_key: 'openai-realtime', input_guardrails: [pii] });
-    const socket = new WebSocket(`${gateway.url.replace('http', 'ws')}/v1/realtime?model=gpt-realtime`, { headers: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': config } });
+    const socket = new WebSocket(`${gateway.url.replace('http', 'ws')}/v1/realtime?model=gpt-realtime`, {
+      headers: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': config },
+    });
     await new Promise((resolve, reject) => {
       socket.once('open', resolve);
       socket.once('error', reject);
     });
-    socket.send(JSON.stringify({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'mail ada@example.com' }] } }));
+    socket.send(
+      JSON.stringify({
+        type: 'conversation.item.create',
+        item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'mail ada@example.com' }] },
+      }),
+    );
     const upstreamSaw = await waitFor(() =>
-      realtime.connections.flatMap((connection) => connection.received).find((event: any) => event.type === 'conversation.item.create' && event.item.content[0].text.startsWith('mail ')),
+      realtime.connections
+        .flatMap((connection) => connection.received)
+        .find((event: any) => event.type === 'conversation.item.create' && event.item.content[0].text.startsWith('mail ')),
     );
     expect(upstreamSaw.item.content[0].text).toBe('mail [REDACTED_EMAIL]');
     socket.close();

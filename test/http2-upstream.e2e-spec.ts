@@ -68,7 +68,11 @@ describe('HTTP/2 to providers', () => {
     const client = openai(gateway, { 'x-gateway-virtual-key': 'h2' });
     const texts = await Promise.all(
       Array.from({ length: 20 }, async (_, i) => {
-        const stream = await client.chat.completions.create({ model: 'mock-slow-50', stream: true, messages: [{ role: 'user', content: `echo: stream ${i} ok` }] });
+        const stream = await client.chat.completions.create({
+          model: 'mock-slow-50',
+          stream: true,
+          messages: [{ role: 'user', content: `echo: stream ${i} ok` }],
+        });
         let text = '';
         for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
         return text;
@@ -94,7 +98,7 @@ describe('HTTP/2 to providers', () => {
     expect(http1Only.requests.map((r) => r.httpVersion)).toEqual(['1.1', '1.1', '1.1']);
   });
 
-  it('past a session\'s room (the server allows 2 streams), serves the rest at once, none waiting', async () => {
+  it("past a session's room (the server allows 2 streams), serves the rest at once, none waiting", async () => {
     await warm('narrow');
     narrow.reset();
     const client = openai(gateway, { 'x-gateway-virtual-key': 'narrow' });
@@ -123,10 +127,18 @@ describe('HTTP/2 to providers', () => {
     await warm('h2');
     h2.reset();
     const client = openai(gateway, {});
-    const answer = await client.chat.completions.create({ model: '@bedrock-h2/meta.llama3-1-70b-instruct-v1:0', messages: [{ role: 'user', content: 'echo: signed' }] });
+    const answer = await client.chat.completions.create({
+      model: '@bedrock-h2/meta.llama3-1-70b-instruct-v1:0',
+      messages: [{ role: 'user', content: 'echo: signed' }],
+    });
     expect(answer.choices[0].message.content).toBe('signed');
     let text = '';
-    for await (const chunk of await client.chat.completions.create({ model: '@bedrock-h2/meta.llama3-1-70b-instruct-v1:0', stream: true, messages: [{ role: 'user', content: 'echo: binary frames' }] })) text += chunk.choices[0]?.delta?.content ?? '';
+    for await (const chunk of await client.chat.completions.create({
+      model: '@bedrock-h2/meta.llama3-1-70b-instruct-v1:0',
+      stream: true,
+      messages: [{ role: 'user', content: 'echo: binary frames' }],
+    }))
+      text += chunk.choices[0]?.delta?.content ?? '';
     expect(text).toBe('binary frames');
     expect(h2.requests.map((r) => [r.path.split('/').pop(), r.httpVersion])).toEqual([
       ['converse', '2.0'],
@@ -196,12 +208,25 @@ describe('HTTP/2: a stream the server refuses, an untrusted certificate, UPSTREA
       if (req.httpVersion === '2.0') return; // refused above
       seen.push(req.httpVersion);
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'gpt-4o-mini', choices: [{ index: 0, message: { role: 'assistant', content: 'over http/1.1' }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 } }));
+      res.end(
+        JSON.stringify({
+          id: 'chatcmpl-1',
+          object: 'chat.completion',
+          created: 1,
+          model: 'gpt-4o-mini',
+          choices: [{ index: 0, message: { role: 'assistant', content: 'over http/1.1' }, finish_reason: 'stop' }],
+          usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 },
+        }),
+      );
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const gateway = await startTestGateway({ UPSTREAM_CA_FILE: certificates.caFile });
     try {
-      await createVirtualKey(gateway, { slug: 'refusing', key: 'sk-refusing-000000', custom_host: `https://localhost:${(server.address() as AddressInfo).port}/v1` });
+      await createVirtualKey(gateway, {
+        slug: 'refusing',
+        key: 'sk-refusing-000000',
+        custom_host: `https://localhost:${(server.address() as AddressInfo).port}/v1`,
+      });
       expect((await chat(gateway, { 'x-gateway-virtual-key': 'refusing' })).status).toBe(200);
       await sessionOpened(gateway);
       const response = await chat(gateway, { 'x-gateway-virtual-key': 'refusing' });
@@ -230,11 +255,16 @@ describe('HTTP/2: a stream the server refuses, an untrusted certificate, UPSTREA
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const gateway = await startTestGateway({ UPSTREAM_CA_FILE: certificates.caFile });
     try {
-      await createVirtualKey(gateway, { slug: 'rotating', key: 'sk-rotating-000000', custom_host: `https://localhost:${(server.address() as AddressInfo).port}/v1` });
+      await createVirtualKey(gateway, {
+        slug: 'rotating',
+        key: 'sk-rotating-000000',
+        custom_host: `https://localhost:${(server.address() as AddressInfo).port}/v1`,
+      });
       const client = openai(gateway, { 'x-gateway-virtual-key': 'rotating' });
       const read = async () => {
         let text = '';
-        for await (const chunk of await client.chat.completions.create({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'hi' }] })) text += chunk.choices[0]?.delta?.content ?? '';
+        for await (const chunk of await client.chat.completions.create({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'hi' }] }))
+          text += chunk.choices[0]?.delta?.content ?? '';
         return text;
       };
       expect(await read()).toBe('before after'); // over HTTP/1.1, while the session opens (HTTP/1.1 has no GOAWAY)
@@ -252,13 +282,18 @@ describe('HTTP/2: a stream the server refuses, an untrusted certificate, UPSTREA
     let seen = 0;
     const server = http2.createSecureServer({ ...certificates, allowHTTP1: true }, (req) => {
       seen += 1;
-      if (req.httpVersion === '2.0') req.stream.session?.destroy(); // the connection breaks with the request in hand
+      if (req.httpVersion === '2.0')
+        req.stream.session?.destroy(); // the connection breaks with the request in hand
       else req.socket.destroy();
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const gateway = await startTestGateway({ UPSTREAM_CA_FILE: certificates.caFile });
     try {
-      await createVirtualKey(gateway, { slug: 'breaking', key: 'sk-breaking-000000', custom_host: `https://localhost:${(server.address() as AddressInfo).port}/v1` });
+      await createVirtualKey(gateway, {
+        slug: 'breaking',
+        key: 'sk-breaking-000000',
+        custom_host: `https://localhost:${(server.address() as AddressInfo).port}/v1`,
+      });
       expect((await chat(gateway, { 'x-gateway-virtual-key': 'breaking' })).status).toBe(502); // HTTP/1.1, while the session opens
       await sessionOpened(gateway);
       seen = 0;
@@ -331,6 +366,8 @@ describe('HTTP/2: a stream the server refuses, an untrusted certificate, UPSTREA
   });
 
   it('refuses to start when UPSTREAM_CA_FILE cannot be read, naming the variable', async () => {
-    await expect(startTestGateway({ UPSTREAM_CA_FILE: '/nonexistent/ca.pem' })).rejects.toThrow(/UPSTREAM_CA_FILE: cannot read \/nonexistent\/ca.pem \(ENOENT\)/);
+    await expect(startTestGateway({ UPSTREAM_CA_FILE: '/nonexistent/ca.pem' })).rejects.toThrow(
+      /UPSTREAM_CA_FILE: cannot read \/nonexistent\/ca.pem \(ENOENT\)/,
+    );
   });
 });

@@ -26,7 +26,16 @@ describe('admin API and secrets at rest', () => {
   describe('API keys', () => {
     it('create returns the secret once; list and get never return it nor its hash', async () => {
       const created = await createApiKey(gateway, { name: 'ci bot', role: 'user', metadata: { team: 'ci' }, budget_limit_usd: 5, budget_period: 'monthly' });
-      expect(created).toMatchObject({ object: 'api_key', name: 'ci bot', role: 'member', workspace: 'default', metadata: { team: 'ci' }, budget_limit_usd: 5, budget_period: 'monthly', spent_usd: 0 });
+      expect(created).toMatchObject({
+        object: 'api_key',
+        name: 'ci bot',
+        role: 'member',
+        workspace: 'default',
+        metadata: { team: 'ci' },
+        budget_limit_usd: 5,
+        budget_period: 'monthly',
+        spent_usd: 0,
+      });
       expect(created.key).toMatch(/^gk-[A-Za-z0-9_-]{20,}$/);
       expect(created.key_hint).not.toContain(created.key.slice(3, -4));
 
@@ -81,8 +90,22 @@ describe('admin API and secrets at rest', () => {
 
   describe('virtual keys', () => {
     it('never returns the key, shows a masked hint, 409 on a duplicate slug, PATCH, DELETE then 404', async () => {
-      const created = await createVirtualKey(gateway, { slug: 'crud-vk', name: 'CRUD', key: VK_SECRET, custom_host: `${mock.url}/v1`, allowed_models: ['gpt-4o-mini'] });
-      expect(created).toMatchObject({ object: 'virtual_key', slug: 'crud-vk', provider: 'openai', custom_host: `${mock.url}/v1`, allowed_models: ['gpt-4o-mini'], disabled: false, spent_usd: 0 });
+      const created = await createVirtualKey(gateway, {
+        slug: 'crud-vk',
+        name: 'CRUD',
+        key: VK_SECRET,
+        custom_host: `${mock.url}/v1`,
+        allowed_models: ['gpt-4o-mini'],
+      });
+      expect(created).toMatchObject({
+        object: 'virtual_key',
+        slug: 'crud-vk',
+        provider: 'openai',
+        custom_host: `${mock.url}/v1`,
+        allowed_models: ['gpt-4o-mini'],
+        disabled: false,
+        spent_usd: 0,
+      });
       expect(created.key).toBeUndefined();
       expect(created.key_hint).toEqual(expect.any(String));
       expect(created.key_hint).not.toContain(VK_SECRET.slice(3, -4));
@@ -102,7 +125,10 @@ describe('admin API and secrets at rest', () => {
       }
       expect((await chat(gateway, { 'x-gateway-virtual-key': 'crud-vk' })).status).toBe(200);
 
-      expect(await admin(gateway, 'DELETE', '/v1/virtual-keys/crud-vk')).toEqual({ status: 200, body: { id: created.id, object: 'virtual_key', deleted: true } });
+      expect(await admin(gateway, 'DELETE', '/v1/virtual-keys/crud-vk')).toEqual({
+        status: 200,
+        body: { id: created.id, object: 'virtual_key', deleted: true },
+      });
       expect((await admin(gateway, 'GET', '/v1/virtual-keys/crud-vk')).status).toBe(404);
       expectError(await chat(gateway, { 'x-gateway-virtual-key': 'crud-vk' }), 404, { type: 'not_found_error', code: 'virtual_key_not_found' });
     });
@@ -157,8 +183,7 @@ describe('admin API and secrets at rest', () => {
     const OLD_SECRET = 'sk-version-old-secret-3c4d5e6f7a';
     const NEW_SECRET = 'sk-version-new-secret-8b9c0d1e2f';
     const target = (apiKey: string) => ({ provider: 'openai', api_key: apiKey, custom_host: `${mock.url}/v1` });
-    const storedVersions = (configId: string) =>
-      gateway.dataSource.query('select * from config_versions where config_id = $1 order by version', [configId]);
+    const storedVersions = (configId: string) => gateway.dataSource.query('select * from config_versions where config_id = $1 order by version', [configId]);
 
     it('a new config body is a new version; the old one stays readable, masked on read and encrypted at rest', async () => {
       const created = await createConfig(gateway, 'versioned', target(OLD_SECRET));
@@ -174,7 +199,10 @@ describe('admin API and secrets at rest', () => {
       expect(first.body.config.api_key).toEqual(expect.any(String));
 
       const rows = await storedVersions(created.id);
-      expect(rows.map((row: any) => [row.version, row.name])).toEqual([[1, 'versioned'], [2, 'Versioned']]);
+      expect(rows.map((row: any) => [row.version, row.name])).toEqual([
+        [1, 'versioned'],
+        [2, 'Versioned'],
+      ]);
       for (const dump of [JSON.stringify(rows), JSON.stringify(first.body), JSON.stringify(latest.body)]) {
         expect(dump).not.toContain(OLD_SECRET);
         expect(dump).not.toContain(NEW_SECRET);
@@ -222,7 +250,11 @@ describe('admin API and secrets at rest', () => {
       expectError(await call(gateway, '/v1/configs/bad-reads?version=2'), 404, { type: 'not_found_error', code: 'config_version_not_found', param: null });
       expectError(await call(gateway, '/v1/configs/no-such-config/versions'), 404, { type: 'not_found_error', code: 'config_not_found' });
       for (const version of ['0', '-1', '1.5', 'two', '99999999999']) {
-        expectError(await call(gateway, `/v1/configs/bad-reads?version=${version}`), 400, { type: 'invalid_request_error', param: 'version', message: /version/ });
+        expectError(await call(gateway, `/v1/configs/bad-reads?version=${version}`), 400, {
+          type: 'invalid_request_error',
+          param: 'version',
+          message: /version/,
+        });
       }
       expectError(await call(gateway, '/v1/configs/bad-reads/versions?cursor=abc'), 400, { type: 'invalid_request_error', param: 'cursor' });
     });
@@ -244,9 +276,15 @@ describe('admin API and secrets at rest', () => {
     const keys = await Promise.all(Array.from({ length: 12 }, (_, i) => createApiKey(gateway, { name: `bulk ${i}` })));
     const vks = await Promise.all(Array.from({ length: 12 }, (_, i) => createVirtualKey(gateway, { slug: `bulk-${i}`, key: `sk-bulk-${i}-000000000` })));
     // Rows created concurrently share a millisecond and differ in microseconds (PostgreSQL now() precision): make that certain.
-    for (const [table, rows] of [['api_keys', keys], ['virtual_keys', vks]] as const) {
+    for (const [table, rows] of [
+      ['api_keys', keys],
+      ['virtual_keys', vks],
+    ] as const) {
       for (const [i, row] of rows.entries()) {
-        await gateway.dataSource.query(`update ${table} set created_at = timestamptz '2030-01-01 00:00:00.123' + $1 * interval '1 microsecond' where id = $2`, [i * 37, row.id]);
+        await gateway.dataSource.query(`update ${table} set created_at = timestamptz '2030-01-01 00:00:00.123' + $1 * interval '1 microsecond' where id = $2`, [
+          i * 37,
+          row.id,
+        ]);
       }
     }
     for (const resource of ['/v1/api-keys', '/v1/virtual-keys']) {
@@ -293,7 +331,11 @@ describe('admin API and secrets at rest', () => {
       await chat(gateway, { 'x-gateway-config': inline }),
       await chat(gateway, { 'x-gateway-provider': 'openai', authorization: `Bearer ${DIRECT_SECRET}`, 'x-gateway-custom-host': `${mock.url}/v1` }),
       await chat(gateway, { 'x-gateway-virtual-key': 'secret-vk' }, { model: 'mock-error-401' }),
-      await chat(gateway, { 'x-gateway-virtual-key': 'secret-vk' }, { model: 'mock-stream-cut', stream: true, mcp_servers: [{ authorization_token: MCP_SECRET }] }),
+      await chat(
+        gateway,
+        { 'x-gateway-virtual-key': 'secret-vk' },
+        { model: 'mock-stream-cut', stream: true, mcp_servers: [{ authorization_token: MCP_SECRET }] },
+      ),
     ];
     expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 200, 401, 200]);
     const { response: sdk } = await openai(gateway, { 'x-gateway-virtual-key': 'secret-vk' }, DIRECT_SECRET, user.key)

@@ -42,10 +42,14 @@ describe('last used on keys', () => {
     return { apiKey: key.body.last_used_at as string | null, virtualKey: vk.body.last_used_at as string | null };
   };
   const newestRow = async (): Promise<string> => {
-    const [row] = await gateway.dataSource.query(`select max(created_at) as at from request_logs where api_key_id = $1 and virtual_key_id = $2`, [apiKey.id, virtualKeyId]);
+    const [row] = await gateway.dataSource.query(`select max(created_at) as at from request_logs where api_key_id = $1 and virtual_key_id = $2`, [
+      apiKey.id,
+      virtualKeyId,
+    ]);
     return new Date(row.at).toISOString();
   };
-  const rowCount = async (id: string): Promise<number> => Number((await gateway.dataSource.query(`select count(*) as n from request_logs where id = $1`, [id]))[0].n);
+  const rowCount = async (id: string): Promise<number> =>
+    Number((await gateway.dataSource.query(`select count(*) as n from request_logs where id = $1`, [id]))[0].n);
 
   it('is null before the key is used', async () => {
     expect(await lastUsed()).toEqual({ apiKey: null, virtualKey: null });
@@ -106,8 +110,12 @@ describe('last used on keys', () => {
 
   it('when the update fails the log rows are still stored and nothing stays queued', async () => {
     // On this test file's own throwaway database: any change of last_used_at raises.
-    await gateway.dataSource.query(`create function refuse_last_used() returns trigger language plpgsql as $$ begin raise exception 'last_used_at refused'; end $$`);
-    await gateway.dataSource.query(`create trigger refuse_last_used before update of last_used_at on api_keys for each row execute function refuse_last_used()`);
+    await gateway.dataSource.query(
+      `create function refuse_last_used() returns trigger language plpgsql as $$ begin raise exception 'last_used_at refused'; end $$`,
+    );
+    await gateway.dataSource.query(
+      `create trigger refuse_last_used before update of last_used_at on api_keys for each row execute function refuse_last_used()`,
+    );
     const before = await lastUsed();
     const ids = await Promise.all(Array.from({ length: 3 }, () => request()));
     await gateway.flushLogs();

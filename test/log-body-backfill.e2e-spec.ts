@@ -39,7 +39,10 @@ const DAY_MS = 86_400_000;
 const dayOf = (time: number) => new Date(time).toISOString().slice(0, 10);
 const clone = <T>(value: T): T => structuredClone(value);
 /** A word no other request of the run contains (letters only: one token for the search). */
-const word = (label: string) => `${label}${randomBytes(6).toString('hex').replace(/[0-9]/g, (d) => 'ghijklmnop'[Number(d)])}`;
+const word = (label: string) =>
+  `${label}${randomBytes(6)
+    .toString('hex')
+    .replace(/[0-9]/g, (d) => 'ghijklmnop'[Number(d)])}`;
 
 /** What an old row holds: its bodies as the gateway stored them then (null: none). */
 interface OldRow {
@@ -85,7 +88,10 @@ describe('log body backfill', () => {
 
   /** A backfill of its own (the gateway's runs at start-up and hourly), with these settings. */
   const backfillWith = (env: Partial<Environment>) =>
-    new LogBodyBackfill(gateway.dataSource, gateway.app.get(PartStore), { get: (name: keyof Environment) => env[name] } as unknown as ConfigService<Environment, true>);
+    new LogBodyBackfill(gateway.dataSource, gateway.app.get(PartStore), { get: (name: keyof Environment) => env[name] } as unknown as ConfigService<
+      Environment,
+      true
+    >);
 
   /** The row's columns that say how its bodies are stored. */
   const storedAs = async (id: string) =>
@@ -156,7 +162,9 @@ describe('log body backfill', () => {
   /** A chat completion through the gateway, with a message long enough to be a part; its request id. */
   async function sendNew(text: string): Promise<string> {
     const messages = [{ role: 'user' as const, content: `${text}: a message of today, long enough to be a part of its own.` }];
-    const { response } = await openai(gateway, { 'x-gateway-virtual-key': 'openai-prod' }).chat.completions.create({ model: 'gpt-4o-mini', messages }).withResponse();
+    const { response } = await openai(gateway, { 'x-gateway-virtual-key': 'openai-prod' })
+      .chat.completions.create({ model: 'gpt-4o-mini', messages })
+      .withResponse();
     return response.headers.get('x-gateway-request-id')!;
   }
 
@@ -203,15 +211,53 @@ describe('log body backfill', () => {
       const [{ day }] = await sql(`select to_char((now() - make_interval(days => $1)) at time zone 'UTC', 'YYYY-MM-DD') as day`, [OLD_DAYS]);
       await sql(`select request_logs_create_partition($1::date)`, [day]);
 
-      ids.first = await insertOld({ workspaceId: defaultWorkspace, traceId, requestBody: first, responseBody: claudeAnswer(`Running the command now, as ${ANSWERED} asked.`) });
-      ids.second = await insertOld({ workspaceId: defaultWorkspace, traceId, requestBody: second, responseBody: claudeAnswer('The command printed fixture-ok.'), daysAgo: OLD_DAYS });
-      ids.otherWorkspace = await insertOld({ workspaceId: team, traceId, requestBody: { ...clone(CLAUDE_CODE[1].body), metadata: { team: TEAM } }, responseBody: claudeAnswer('The command printed fixture-ok.') });
-      ids.awkward = await insertOld({ workspaceId: defaultWorkspace, traceId, requestBody: awkward, responseBody: { choices: [{ index: 0, message: { role: 'assistant', content: '🧪 ok' } }] } });
-      ids.notObjects = await insertOld({ workspaceId: defaultWorkspace, traceId, requestBody: 'audio bytes were here, as a string', responseBody: [{ a: 1 }, 'two', null] });
-      ids.answerOnly = await insertOld({ workspaceId: defaultWorkspace, traceId, requestBody: null, responseBody: claudeAnswer('Only an answer was logged for this request, long enough to be a part.') });
-      ids.small = await insertOld({ workspaceId: defaultWorkspace, traceId, requestBody: { model: 'm', messages: [{ role: 'user', content: 'hi' }] }, responseBody: { ok: true } });
+      ids.first = await insertOld({
+        workspaceId: defaultWorkspace,
+        traceId,
+        requestBody: first,
+        responseBody: claudeAnswer(`Running the command now, as ${ANSWERED} asked.`),
+      });
+      ids.second = await insertOld({
+        workspaceId: defaultWorkspace,
+        traceId,
+        requestBody: second,
+        responseBody: claudeAnswer('The command printed fixture-ok.'),
+        daysAgo: OLD_DAYS,
+      });
+      ids.otherWorkspace = await insertOld({
+        workspaceId: team,
+        traceId,
+        requestBody: { ...clone(CLAUDE_CODE[1].body), metadata: { team: TEAM } },
+        responseBody: claudeAnswer('The command printed fixture-ok.'),
+      });
+      ids.awkward = await insertOld({
+        workspaceId: defaultWorkspace,
+        traceId,
+        requestBody: awkward,
+        responseBody: { choices: [{ index: 0, message: { role: 'assistant', content: '🧪 ok' } }] },
+      });
+      ids.notObjects = await insertOld({
+        workspaceId: defaultWorkspace,
+        traceId,
+        requestBody: 'audio bytes were here, as a string',
+        responseBody: [{ a: 1 }, 'two', null],
+      });
+      ids.answerOnly = await insertOld({
+        workspaceId: defaultWorkspace,
+        traceId,
+        requestBody: null,
+        responseBody: claudeAnswer('Only an answer was logged for this request, long enough to be a part.'),
+      });
+      ids.small = await insertOld({
+        workspaceId: defaultWorkspace,
+        traceId,
+        requestBody: { model: 'm', messages: [{ role: 'user', content: 'hi' }] },
+        responseBody: { ok: true },
+      });
       ids.noBodies = await insertOld({ workspaceId: defaultWorkspace, traceId, requestBody: null, responseBody: null });
-      expect((await sql(`select count(*)::int as n from request_logs where trace_id = $1 and part_layout is null and body_bytes is null`, [traceId]))[0].n).toBe(8);
+      expect(
+        (await sql(`select count(*)::int as n from request_logs where trace_id = $1 and part_layout is null and body_bytes is null`, [traceId]))[0].n,
+      ).toBe(8);
 
       // Rows the gateway writes (as parts) before and during the pass.
       const written = [await sendNew(word('before')), await sendNew(word('before'))];
@@ -279,7 +325,9 @@ describe('log body backfill', () => {
     });
 
     it('leaves the rows the gateway writes alone, before and during the pass', async () => {
-      expect(await sql(`select id, xmin::text as xmin from request_logs where id = any($1::uuid[]) order by id`, [newBefore.map((row) => row.id)])).toEqual(newBefore);
+      expect(await sql(`select id, xmin::text as xmin from request_logs where id = any($1::uuid[]) order by id`, [newBefore.map((row) => row.id)])).toEqual(
+        newBefore,
+      );
       expect(newDuring).toHaveLength(3);
       for (const id of newDuring) {
         const log = (await call(gateway, `/v1/logs/${id}`)).body;
@@ -369,7 +417,12 @@ describe('log body backfill', () => {
   });
 
   it('runs on one instance at a time', async () => {
-    const id = await insertOld({ workspaceId: defaultWorkspace, traceId: word('trace'), requestBody: { messages: [{ role: 'user', content: 'Another instance moves this one, not this backfill.' }] }, responseBody: null });
+    const id = await insertOld({
+      workspaceId: defaultWorkspace,
+      traceId: word('trace'),
+      requestBody: { messages: [{ role: 'user', content: 'Another instance moves this one, not this backfill.' }] },
+      responseBody: null,
+    });
     const other = new Client({ connectionString: gateway.databaseUrl });
     await other.connect();
     try {
@@ -417,7 +470,12 @@ describe('log body backfill', () => {
     });
 
     it('false: no pass at start-up or later; true: a pass at start-up', async () => {
-      const id = await insertOld({ workspaceId: defaultWorkspace, traceId: word('trace'), requestBody: { messages: [{ role: 'user', content: 'Moved at start-up only when the backfill is on.' }] }, responseBody: null });
+      const id = await insertOld({
+        workspaceId: defaultWorkspace,
+        traceId: word('trace'),
+        requestBody: { messages: [{ role: 'user', content: 'Moved at start-up only when the backfill is on.' }] },
+        responseBody: null,
+      });
       const off = backfillWith({ LOG_BODY_BACKFILL: false });
       const offRun = jest.spyOn(off, 'run');
       off.onApplicationBootstrap();

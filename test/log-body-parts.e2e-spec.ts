@@ -51,10 +51,18 @@ const CODEX = recorded('codex-tool.json');
 const DAY_MS = 86_400_000;
 const dayOf = (time: number) => new Date(time).toISOString().slice(0, 10);
 /** A part's key: the first 128 bits of the SHA-256 of its JSON text, as a UUID. */
-const sha256 = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 32).replace(/^(.{8})(.{4})(.{4})(.{4})/, '$1-$2-$3-$4-');
+const sha256 = (value: unknown) =>
+  createHash('sha256')
+    .update(JSON.stringify(value))
+    .digest('hex')
+    .slice(0, 32)
+    .replace(/^(.{8})(.{4})(.{4})(.{4})/, '$1-$2-$3-$4-');
 const clone = <T>(value: T): T => structuredClone(value);
 /** A word no other request of the run contains (letters only: one token for the search). */
-const word = (label: string) => `${label}${randomBytes(6).toString('hex').replace(/[0-9]/g, (d) => 'ghijklmnop'[Number(d)])}`;
+const word = (label: string) =>
+  `${label}${randomBytes(6)
+    .toString('hex')
+    .replace(/[0-9]/g, (d) => 'ghijklmnop'[Number(d)])}`;
 
 /** Claude Code's second turn with a text block added to its first user message. */
 function claudeTurnWith(text: string): Record<string, any> {
@@ -83,10 +91,17 @@ describe('log bodies stored as parts', () => {
   const sql = <T = any>(text: string, params: unknown[] = []): Promise<T[]> => gateway.dataSource.query(text, params);
   /** The row's part references, in order. */
   const partHashesOf = async (id: string): Promise<string[]> =>
-    (await sql<{ hash: string }>(`select h::text as hash from request_logs, unnest(part_hashes) with ordinality as u(h, n) where id = $1 order by n`, [id])).map((row) => row.hash);
+    (
+      await sql<{ hash: string }>(`select h::text as hash from request_logs, unnest(part_hashes) with ordinality as u(h, n) where id = $1 order by n`, [id])
+    ).map((row) => row.hash);
   /** The parts stored for a workspace: key → bytes. */
   const partsOf = async (workspaceId: string): Promise<Map<string, number>> =>
-    new Map((await sql<{ hash: string; bytes: number }>(`select hash::text as hash, bytes from log_body_parts where workspace_id = $1`, [workspaceId])).map((row) => [row.hash, row.bytes]));
+    new Map(
+      (await sql<{ hash: string; bytes: number }>(`select hash::text as hash, bytes from log_body_parts where workspace_id = $1`, [workspaceId])).map((row) => [
+        row.hash,
+        row.bytes,
+      ]),
+    );
   const defaultWorkspace = async () => (await sql<{ id: string }>(`select id from workspaces where slug = 'default'`))[0].id;
 
   interface Route {
@@ -106,7 +121,11 @@ describe('log bodies stored as parts', () => {
       baseURL: gateway.url,
       apiKey: 'dummy-key',
       maxRetries: 0,
-      defaultHeaders: { 'x-gateway-api-key': route.apiKey ?? gateway.adminKey, 'anthropic-beta': CLAUDE_CODE[1].headers['anthropic-beta'], ...routing(route, 'anthropic-prod') },
+      defaultHeaders: {
+        'x-gateway-api-key': route.apiKey ?? gateway.adminKey,
+        'anthropic-beta': CLAUDE_CODE[1].headers['anthropic-beta'],
+        ...routing(route, 'anthropic-prod'),
+      },
     });
     const { data, response } = await client.beta.messages.create(body as any).withResponse();
     if (body.stream) for await (const _event of data as unknown as AsyncIterable<unknown>);
@@ -170,15 +189,24 @@ describe('log bodies stored as parts', () => {
       expect(key.status).toBe(201);
       keys[name] = key.body;
     }
-    for (const [vk, provider] of [['anthropic-team', 'anthropic'], ['openai-team', 'openai']]) {
-      const made = await call(gateway, '/v1/virtual-keys', { apiKey: keys.admin.key, body: { name: vk, slug: vk, provider, key: `sk-${slug}-${provider}`, custom_host: `${mock.url}/v1` } });
+    for (const [vk, provider] of [
+      ['anthropic-team', 'anthropic'],
+      ['openai-team', 'openai'],
+    ]) {
+      const made = await call(gateway, '/v1/virtual-keys', {
+        apiKey: keys.admin.key,
+        body: { name: vk, slug: vk, provider, key: `sk-${slug}-${provider}`, custom_host: `${mock.url}/v1` },
+      });
       expect(made.status).toBe(201);
     }
     return { id: created.body.id, slug, keys };
   }
 
   const maintainer = (env: Partial<Environment>) =>
-    new LogPartitionMaintainer(gateway.dataSource, gateway.app.get(PartStore), { get: (name: keyof Environment) => env[name] } as unknown as ConfigService<Environment, true>);
+    new LogPartitionMaintainer(gateway.dataSource, gateway.app.get(PartStore), { get: (name: keyof Environment) => env[name] } as unknown as ConfigService<
+      Environment,
+      true
+    >);
 
   beforeAll(async () => {
     mock = await startMockUpstream();
@@ -215,7 +243,8 @@ describe('log bodies stored as parts', () => {
         const log = await readLog(id);
         expect(log.request_body).toEqual(sent);
         expect(log.response_body).toEqual(expect.any(Object));
-        for (const read of [list.get(id), json.get(id)]) expect({ request_body: read.request_body, response_body: read.response_body }).toEqual({ request_body: sent, response_body: log.response_body });
+        for (const read of [list.get(id), json.get(id)])
+          expect({ request_body: read.request_body, response_body: read.response_body }).toEqual({ request_body: sent, response_body: log.response_body });
         const cells = csvRows.get(id)!;
         expect(JSON.parse(cells[csv[0].indexOf('request_body')])).toEqual(sent);
         expect(JSON.parse(cells[csv[0].indexOf('response_body')])).toEqual(log.response_body);
@@ -230,7 +259,9 @@ describe('log bodies stored as parts', () => {
     });
 
     it('an answer read back equals what the client received (Codex and Claude Code, not streamed)', async () => {
-      const codex = await openai(gateway, { 'x-gateway-virtual-key': 'openai-prod' }).responses.create({ ...codexTurnWith(word('answer')), stream: false } as any).asResponse();
+      const codex = await openai(gateway, { 'x-gateway-virtual-key': 'openai-prod' })
+        .responses.create({ ...codexTurnWith(word('answer')), stream: false } as any)
+        .asResponse();
       const codexAnswer: any = await codex.json();
       expect(codexAnswer.output.length).toBeGreaterThan(0);
       const codexLog = await readLog(codex.headers.get('x-gateway-request-id')!);
@@ -244,7 +275,11 @@ describe('log bodies stored as parts', () => {
         baseURL: gateway.url,
         apiKey: 'dummy-key',
         maxRetries: 0,
-        defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': 'anthropic-prod', 'anthropic-beta': CLAUDE_CODE[0].headers['anthropic-beta'] },
+        defaultHeaders: {
+          'x-gateway-api-key': gateway.adminKey,
+          'x-gateway-virtual-key': 'anthropic-prod',
+          'anthropic-beta': CLAUDE_CODE[0].headers['anthropic-beta'],
+        },
       });
       const response = await claude.beta.messages.create(body as any).asResponse();
       const answer: any = await response.json();
@@ -259,7 +294,12 @@ describe('log bodies stored as parts', () => {
 
   it('a system prompt or instructions given as one string is a part and reads back as sent', async () => {
     const prompt = `You are a terse assistant; ${word('prompt')} is the project, and this prompt is one plain string long enough to be a part.`;
-    const claude = new Anthropic({ baseURL: gateway.url, apiKey: 'dummy-key', maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': 'anthropic-prod' } });
+    const claude = new Anthropic({
+      baseURL: gateway.url,
+      apiKey: 'dummy-key',
+      maxRetries: 0,
+      defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': 'anthropic-prod' },
+    });
     const messagesBody = { model: 'claude-opus-5-5', max_tokens: 100, system: prompt, messages: [{ role: 'user' as const, content: 'hi' }] };
     const responsesBody = { model: 'gpt-5.5', instructions: prompt, input: 'hi' };
     const sent = [
@@ -287,7 +327,10 @@ describe('log bodies stored as parts', () => {
 
       // One row each for the tools and the system prompt, whose hash both turns reference.
       for (const field of ['tools', 'system']) {
-        const stored = await sql(`select hash::text as hash from log_body_parts where workspace_id = $1 and body = $2::jsonb`, [session.id, JSON.stringify(second.body[field])]);
+        const stored = await sql(`select hash::text as hash from log_body_parts where workspace_id = $1 and body = $2::jsonb`, [
+          session.id,
+          JSON.stringify(second.body[field]),
+        ]);
         expect(stored).toEqual([{ hash: sha256(second.body[field]) }]);
         expect(await partHashesOf(firstId)).toContain(stored[0].hash);
         expect(await partHashesOf(secondId)).toContain(stored[0].hash);
@@ -328,7 +371,8 @@ describe('log bodies stored as parts', () => {
       expect(total.bytes_stored).toBeLessThan(total.bytes_received / 2);
       // The days add up to the total.
       expect(data.map((day: any) => day.day)).toEqual(expect.arrayContaining([dayOf(Date.now())]));
-      for (const field of ['rows', 'parts', 'bytes_received', 'bytes_stored']) expect(data.reduce((sum: number, day: any) => sum + day[field], 0)).toBe(total[field]);
+      for (const field of ['rows', 'parts', 'bytes_received', 'bytes_stored'])
+        expect(data.reduce((sum: number, day: any) => sum + day[field], 0)).toBe(total[field]);
     });
   });
 
@@ -350,9 +394,13 @@ describe('log bodies stored as parts', () => {
       const [partsA, partsB] = [await partsOf(teamA.id), await partsOf(teamB.id)];
       expect([...partsA.keys()]).toEqual(expect.arrayContaining(await partHashesOf(idA)));
       expect([...partsB.keys()]).toEqual(expect.arrayContaining(await partHashesOf(idB)));
-      expect(await sql(`select workspace_id from log_body_parts where hash = $1::uuid and workspace_id in ($2, $3) order by 1`, [sha256(body.tools), teamA.id, teamB.id])).toEqual(
-        [{ workspace_id: teamA.id }, { workspace_id: teamB.id }].sort((a, b) => a.workspace_id.localeCompare(b.workspace_id)),
-      );
+      expect(
+        await sql(`select workspace_id from log_body_parts where hash = $1::uuid and workspace_id in ($2, $3) order by 1`, [
+          sha256(body.tools),
+          teamA.id,
+          teamB.id,
+        ]),
+      ).toEqual([{ workspace_id: teamA.id }, { workspace_id: teamB.id }].sort((a, b) => a.workspace_id.localeCompare(b.workspace_id)));
 
       expect((await readLog(idA, teamA.keys.admin.key)).request_body).toEqual(body);
       expect((await readLog(idB, teamB.keys.admin.key)).request_body).toEqual(body);
@@ -381,7 +429,10 @@ describe('log bodies stored as parts', () => {
       await gateway.flushLogs();
       const storage = await call(gateway, '/v1/logs/storage?days=2', { apiKey: teamB.keys.admin.key });
       expect(storage.status).toBe(200);
-      const [counts] = await sql(`select (select count(*)::int from request_logs where workspace_id = $1) as rows, (select count(*)::int from log_body_parts where workspace_id = $1) as parts`, [teamB.id]);
+      const [counts] = await sql(
+        `select (select count(*)::int from request_logs where workspace_id = $1) as rows, (select count(*)::int from log_body_parts where workspace_id = $1) as parts`,
+        [teamB.id],
+      );
       expect(storage.body.total).toMatchObject(counts);
     });
   });
@@ -396,7 +447,9 @@ describe('log bodies stored as parts', () => {
     await gateway.flushLogs();
 
     expect(await sql(`select count(*)::int as n from log_body_parts where body::text like '%sk-secret%'`)).toEqual([{ n: 0 }]);
-    expect(await sql(`select count(*)::int as n from request_logs where concat(request_body::text, response_body::text) like '%sk-secret%'`)).toEqual([{ n: 0 }]);
+    expect(await sql(`select count(*)::int as n from request_logs where concat(request_body::text, response_body::text) like '%sk-secret%'`)).toEqual([
+      { n: 0 },
+    ]);
     const expected = withSecret('[REDACTED]');
     for (const id of ids) {
       expect((await readLog(id)).request_body).toEqual(expected);
@@ -429,7 +482,13 @@ describe('log bodies stored as parts', () => {
       await gateway.flushLogs();
       expect(JSON.stringify((await readLog(answered)).response_body)).toContain(ANSWERED);
       // Each word is in a part, not in the row's own skeleton.
-      expect(await sql(`select count(*)::int as n from request_logs where id in ($1, $2) and request_body::text ~ $3`, [withAll, withoutSys, `${TOOL}|${SYS}|${MSG}|${P1}`])).toEqual([{ n: 0 }]);
+      expect(
+        await sql(`select count(*)::int as n from request_logs where id in ($1, $2) and request_body::text ~ $3`, [
+          withAll,
+          withoutSys,
+          `${TOOL}|${SYS}|${MSG}|${P1}`,
+        ]),
+      ).toEqual([{ n: 0 }]);
     });
 
     it.each([
@@ -449,8 +508,16 @@ describe('log bodies stored as parts', () => {
 
     it('a query an attacker writes (quotes, parentheses, operators, backslashes, only punctuation, 500 characters) is read as words: 200, never 500', async () => {
       const hostile = [
-        `'${TOOL}' & !(`, `(${TOOL}) <-> ) | ( -`, `"${MSG}" -"${SYS}" or (${TOOL}`, `a\\' & b''c | !!d`, `'''`, `!!!`, `-${TOOL}`, `<-> & | ! ( )`,
-        `${TOOL} ${'x('.repeat(240)}`, `"${MSG}" "${P1} -${P2}" or -(${SYS} | ${TOOL})`,
+        `'${TOOL}' & !(`,
+        `(${TOOL}) <-> ) | ( -`,
+        `"${MSG}" -"${SYS}" or (${TOOL}`,
+        `a\\' & b''c | !!d`,
+        `'''`,
+        `!!!`,
+        `-${TOOL}`,
+        `<-> & | ! ( )`,
+        `${TOOL} ${'x('.repeat(240)}`,
+        `"${MSG}" "${P1} -${P2}" or -(${SYS} | ${TOOL})`,
       ];
       for (const q of hostile) {
         const found = await call(gateway, `/v1/logs?include_bodies=false&q=${encodeURIComponent(q)}`);
@@ -472,7 +539,9 @@ describe('log bodies stored as parts', () => {
       }));
       messages[0].content = `${FIRST} ${messages[0].content}`;
       messages[13].content = `${LAST} ${messages[13].content}`;
-      const { response } = await openai(gateway, { 'x-gateway-virtual-key': 'openai-prod' }).chat.completions.create({ model: 'gpt-4o-mini', messages }).withResponse();
+      const { response } = await openai(gateway, { 'x-gateway-virtual-key': 'openai-prod' })
+        .chat.completions.create({ model: 'gpt-4o-mini', messages })
+        .withResponse();
       const id = response.headers.get('x-gateway-request-id')!;
       await gateway.flushLogs();
       try {
@@ -507,14 +576,17 @@ describe('log bodies stored as parts', () => {
 
   describe('hostile bodies', () => {
     const chatRoundTrip = async (messages: { role: 'user' | 'assistant'; content: string }[]) => {
-      const { data, response } = await openai(gateway, { 'x-gateway-virtual-key': 'openai-prod' }).chat.completions.create({ model: 'gpt-4o-mini', messages }).withResponse();
+      const { data, response } = await openai(gateway, { 'x-gateway-virtual-key': 'openai-prod' })
+        .chat.completions.create({ model: 'gpt-4o-mini', messages })
+        .withResponse();
       expect(data.choices[0].message.content).toBe('Hello from mock');
       const id = response.headers.get('x-gateway-request-id')!;
       const log = await readLog(id);
       expect(log.request_body).toEqual({ model: 'gpt-4o-mini', messages });
       return id;
     };
-    const conversation = (count: number, text: (i: number) => string) => Array.from({ length: count }, (_, i) => ({ role: i % 2 ? ('assistant' as const) : ('user' as const), content: text(i) }));
+    const conversation = (count: number, text: (i: number) => string) =>
+      Array.from({ length: count }, (_, i) => ({ role: i % 2 ? ('assistant' as const) : ('user' as const), content: text(i) }));
 
     it('20,000 tiny messages are logged and read back whole', async () => {
       await chatRoundTrip(conversation(20_001, (i) => `m${i}`));
@@ -530,12 +602,15 @@ describe('log bodies stored as parts', () => {
     }, 60_000);
 
     it('a message PostgreSQL cannot store as it is (NUL, a lone surrogate) is stored made storable (U+FFFD), the same for each request', async () => {
-      const text = (replacement: (unstorable: string) => string) => `A NUL ${replacement('\u0000')} and a lone surrogate ${replacement('\udc00')} in a message long enough to be a part.`;
+      const text = (replacement: (unstorable: string) => string) =>
+        `A NUL ${replacement('\u0000')} and a lone surrogate ${replacement('\udc00')} in a message long enough to be a part.`;
       const messages = [{ role: 'user' as const, content: text((c) => c) }];
       const stored = [{ role: 'user', content: text(() => '\ufffd') }];
       const ids: string[] = [];
       for (let i = 0; i < 2; i++) {
-        const { response } = await openai(gateway, { 'x-gateway-virtual-key': 'openai-prod' }).chat.completions.create({ model: 'gpt-4o-mini', messages }).withResponse();
+        const { response } = await openai(gateway, { 'x-gateway-virtual-key': 'openai-prod' })
+          .chat.completions.create({ model: 'gpt-4o-mini', messages })
+          .withResponse();
         ids.push(response.headers.get('x-gateway-request-id')!);
         await gateway.flushLogs();
       }
@@ -544,8 +619,13 @@ describe('log bodies stored as parts', () => {
     });
 
     it('the same new part carried by concurrent requests (written in one batch) is stored once, and every row reads whole', async () => {
-      const body = { model: 'gpt-4o-mini', messages: [{ role: 'user' as const, content: `All at once: ${word('concurrent')}, a message long enough to be a part.` }] };
-      const answers = await Promise.all(Array.from({ length: 8 }, () => openai(gateway, { 'x-gateway-virtual-key': 'openai-prod' }).chat.completions.create(body).withResponse()));
+      const body = {
+        model: 'gpt-4o-mini',
+        messages: [{ role: 'user' as const, content: `All at once: ${word('concurrent')}, a message long enough to be a part.` }],
+      };
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, () => openai(gateway, { 'x-gateway-virtual-key': 'openai-prod' }).chat.completions.create(body).withResponse()),
+      );
       await gateway.flushLogs();
       expect(await sql(`select count(*)::int as n from log_body_parts where body = $1::jsonb`, [JSON.stringify(body.messages[0])])).toEqual([{ n: 1 }]);
       for (const { response } of answers) expect((await readLog(response.headers.get('x-gateway-request-id')!)).request_body).toEqual(body);
@@ -559,7 +639,10 @@ describe('log bodies stored as parts', () => {
       expect(depthOf(body)).toBe(64);
       const deeper = clone(body);
       deeper.messages[2].content[0].input.tree = nest(64 - 5);
-      expect((await call(gateway, '/v1/messages', { headers: { 'x-gateway-virtual-key': 'anthropic-prod', 'anthropic-version': '2023-06-01' }, body: deeper })).status).toBe(400);
+      expect(
+        (await call(gateway, '/v1/messages', { headers: { 'x-gateway-virtual-key': 'anthropic-prod', 'anthropic-version': '2023-06-01' }, body: deeper }))
+          .status,
+      ).toBe(400);
       const id = await sendClaudeCode(body);
       expect((await readLog(id)).request_body).toEqual(body);
       expect(await partHashesOf(id)).toContain(sha256(body.messages[2]));
@@ -571,10 +654,16 @@ describe('log bodies stored as parts', () => {
 
     /** Moves the only row of a workspace back `days` (into that day's partition), and the workspace's parts with it, as if it had been logged then; that day. */
     async function age(id: string, workspaceId: string, days: number): Promise<string> {
-      const [{ day }] = await sql(`select to_char((created_at - make_interval(days => $2)) at time zone 'UTC', 'YYYY-MM-DD') as day from request_logs where id = $1`, [id, days]);
+      const [{ day }] = await sql(
+        `select to_char((created_at - make_interval(days => $2)) at time zone 'UTC', 'YYYY-MM-DD') as day from request_logs where id = $1`,
+        [id, days],
+      );
       await sql(`select request_logs_create_partition($1::date)`, [day]);
       await sql(`update request_logs set created_at = created_at - make_interval(days => $2) where id = $1`, [id, days]);
-      await sql(`update log_body_parts set last_seen_day = last_seen_day - $2::int, first_seen_at = first_seen_at - make_interval(days => $2) where workspace_id = $1`, [workspaceId, days]);
+      await sql(
+        `update log_body_parts set last_seen_day = last_seen_day - $2::int, first_seen_at = first_seen_at - make_interval(days => $2) where workspace_id = $1`,
+        [workspaceId, days],
+      );
       // The writer's memory of parts stored today would not hold these on the day they were logged.
       gateway.app.get(LogWriter).knownParts.clear();
       return day;
@@ -638,7 +727,8 @@ describe('log bodies stored as parts', () => {
       const otherParts = Number((await sql(`select count(*) as n from log_body_parts where workspace_id <> $1`, [doomed.id]))[0].n);
 
       // An empty workspace only goes: its virtual keys deleted and API keys revoked first.
-      for (const vk of ['anthropic-team', 'openai-team']) expect((await call(gateway, `/v1/virtual-keys/${vk}`, { method: 'DELETE', apiKey: doomed.keys.admin.key })).status).toBe(200);
+      for (const vk of ['anthropic-team', 'openai-team'])
+        expect((await call(gateway, `/v1/virtual-keys/${vk}`, { method: 'DELETE', apiKey: doomed.keys.admin.key })).status).toBe(200);
       for (const key of Object.values(doomed.keys)) expect((await admin(gateway, 'DELETE', `/v1/api-keys/${key.id}`)).status).toBe(200);
       const deleted = await admin(gateway, 'DELETE', '/v1/workspaces/doomed');
       expect(deleted.status).toBe(200);
@@ -660,7 +750,11 @@ describe('log bodies stored as parts', () => {
         { role: 'user', content: `What does ${word1} mean? Please explain it at length, with examples.` },
       ],
     };
-    const answer = { id: 'chatcmpl-before', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'It is a word made up for this test, nothing more.' }, finish_reason: 'stop' }] };
+    const answer = {
+      id: 'chatcmpl-before',
+      object: 'chat.completion',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'It is a word made up for this test, nothing more.' }, finish_reason: 'stop' }],
+    };
     let id: string;
 
     beforeAll(async () => {
@@ -679,7 +773,8 @@ describe('log bodies stored as parts', () => {
         (await listed('/v1/logs?include_bodies=true&trace_id=before-parts')).get(id),
         (await listed('/v1/logs/export?format=json&include_bodies=true&trace_id=before-parts')).get(id),
       ];
-      for (const read of reads) expect({ request_body: read.request_body, response_body: read.response_body }).toEqual({ request_body: body, response_body: answer });
+      for (const read of reads)
+        expect({ request_body: read.request_body, response_body: read.response_body }).toEqual({ request_body: body, response_body: answer });
     });
 
     it('are found by search, alone and with words of the answer', async () => {
@@ -730,7 +825,9 @@ describe('log bodies stored as parts, while the database is down', () => {
     // More records than the memory queue holds: the Codex turn, the oldest, is then on disk only.
     for (let i = 0; i < 12; i++) await Promise.all(Array.from({ length: 10 }, hello));
     expect(gateway.app.get(LogWriter).pending()).toBeLessThanOrEqual(100);
-    const journal = readdirSync(gateway.journalDir).map((file) => readFileSync(join(gateway.journalDir, file), 'utf8')).join('');
+    const journal = readdirSync(gateway.journalDir)
+      .map((file) => readFileSync(join(gateway.journalDir, file), 'utf8'))
+      .join('');
     expect(journal).toContain(marker);
 
     await proxy.restore();
@@ -749,4 +846,3 @@ describe('log bodies stored as parts, while the database is down', () => {
     expect(JSON.stringify(log.body.response_body)).not.toContain('_missing_part');
   }, 60_000);
 });
-

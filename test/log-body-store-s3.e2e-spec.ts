@@ -39,9 +39,17 @@ const CODEX = recorded('codex-tool.json');
 const PREFIX = 'gateway/parts';
 
 /** A part's key: the first 128 bits of the SHA-256 of its JSON text, as a UUID. */
-const sha256 = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 32).replace(/^(.{8})(.{4})(.{4})(.{4})/, '$1-$2-$3-$4-');
+const sha256 = (value: unknown) =>
+  createHash('sha256')
+    .update(JSON.stringify(value))
+    .digest('hex')
+    .slice(0, 32)
+    .replace(/^(.{8})(.{4})(.{4})(.{4})/, '$1-$2-$3-$4-');
 /** A word no other request of the run contains (letters only: one token for the search). */
-const word = (label: string) => `${label}${randomBytes(6).toString('hex').replace(/[0-9]/g, (d) => 'ghijklmnop'[Number(d)])}`;
+const word = (label: string) =>
+  `${label}${randomBytes(6)
+    .toString('hex')
+    .replace(/[0-9]/g, (d) => 'ghijklmnop'[Number(d)])}`;
 const codexTurnWith = (text: string): Record<string, any> => {
   const body = structuredClone(CODEX[1].body);
   body.input.push({ type: 'message', role: 'user', content: [{ type: 'input_text', text }] });
@@ -57,8 +65,10 @@ describe('log body parts in an S3-compatible object store', () => {
   const sql = <T = any>(text: string, params: unknown[] = []): Promise<T[]> => gateway.dataSource.query(text, params);
   const defaultWorkspace = async () => (await sql<{ id: string }>(`select id from workspaces where slug = 'default'`))[0].id;
   const objectKey = (workspaceId: string, hash: string) => `${PREFIX}/${workspaceId}/${hash}.json`;
-    const partHashesOf = async (id: string): Promise<string[]> =>
-    (await sql<{ hash: string }>(`select h::text as hash from request_logs, unnest(part_hashes) with ordinality as u(h, n) where id = $1 order by n`, [id])).map((row) => row.hash);
+  const partHashesOf = async (id: string): Promise<string[]> =>
+    (
+      await sql<{ hash: string }>(`select h::text as hash from request_logs, unnest(part_hashes) with ordinality as u(h, n) where id = $1 order by n`, [id])
+    ).map((row) => row.hash);
 
   async function readLog(id: string): Promise<any> {
     await gateway.flushLogs();
@@ -68,7 +78,9 @@ describe('log body parts in an S3-compatible object store', () => {
   }
 
   async function sendCodex(body: Record<string, any>, extra: Record<string, string> = {}, apiKey = gateway.adminKey): Promise<string> {
-    const { data, response } = await openai(gateway, { 'x-gateway-virtual-key': 'openai-prod', ...extra }, 'unused', apiKey).responses.create(body as any).withResponse();
+    const { data, response } = await openai(gateway, { 'x-gateway-virtual-key': 'openai-prod', ...extra }, 'unused', apiKey)
+      .responses.create(body as any)
+      .withResponse();
     if (body.stream) for await (const _event of data as unknown as AsyncIterable<unknown>);
     return response.headers.get('x-gateway-request-id')!;
   }
@@ -78,7 +90,11 @@ describe('log body parts in an S3-compatible object store', () => {
       baseURL: gateway.url,
       apiKey: 'dummy-key',
       maxRetries: 0,
-      defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': 'anthropic-prod', 'anthropic-beta': CLAUDE_CODE[1].headers['anthropic-beta'] },
+      defaultHeaders: {
+        'x-gateway-api-key': gateway.adminKey,
+        'x-gateway-virtual-key': 'anthropic-prod',
+        'anthropic-beta': CLAUDE_CODE[1].headers['anthropic-beta'],
+      },
     });
     const { data, response } = await client.beta.messages.create(body as any).withResponse();
     if (body.stream) for await (const _event of data as unknown as AsyncIterable<unknown>);
@@ -90,7 +106,11 @@ describe('log body parts in an S3-compatible object store', () => {
   beforeAll(async () => {
     s3 = await startMockS3();
     // The SDK's credential chain reads them from the environment, as in production.
-    for (const [name, value] of Object.entries({ AWS_ACCESS_KEY_ID: S3_TEST_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: S3_TEST_CREDENTIALS.secretAccessKey, AWS_REGION: 'eu-west-3' })) {
+    for (const [name, value] of Object.entries({
+      AWS_ACCESS_KEY_ID: S3_TEST_CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: S3_TEST_CREDENTIALS.secretAccessKey,
+      AWS_REGION: 'eu-west-3',
+    })) {
       savedEnv[name] = process.env[name];
       process.env[name] = value;
     }
@@ -148,7 +168,10 @@ describe('log body parts in an S3-compatible object store', () => {
     const before = s3.requests.length;
     const id = await sendCodex(CODEX[1].body);
     expect((await readLog(id)).request_body).toEqual(CODEX[1].body);
-    const put = s3.requests.slice(before).filter((request) => request.method === 'PUT').map((request) => request.path.split('?')[0]);
+    const put = s3.requests
+      .slice(before)
+      .filter((request) => request.method === 'PUT')
+      .map((request) => request.path.split('?')[0]);
     const requestParts = [CODEX[1].body.tools, ...CODEX[1].body.input].map((part) => `/${s3.bucket}/${objectKey(workspaceId, sha256(part))}`);
     expect(put.filter((path) => requestParts.includes(path))).toEqual([]);
     // Only the answer's parts may be new: the mock's answers differ per call.
@@ -160,7 +183,8 @@ describe('log body parts in an S3-compatible object store', () => {
     const withWord = await sendCodex(codexTurnWith(`Please look at ${FOUND}, a message long enough to be a part of its own.`));
     const without = await sendCodex(codexTurnWith(`Please look at ${OTHER}, a message long enough to be a part of its own.`));
     await gateway.flushLogs();
-    const search = async (q: string) => ((await call(gateway, `/v1/logs?include_bodies=false&limit=200&q=${encodeURIComponent(q)}`)).body.data as any[]).map((row) => row.id);
+    const search = async (q: string) =>
+      ((await call(gateway, `/v1/logs?include_bodies=false&limit=200&q=${encodeURIComponent(q)}`)).body.data as any[]).map((row) => row.id);
     expect(await search(FOUND)).toEqual([withWord]);
     const excluded = await search(`${OTHER} -${FOUND}`);
     expect(excluded).toEqual([without]);
@@ -211,12 +235,17 @@ describe('log body parts in an S3-compatible object store', () => {
     const created = await admin(gateway, 'POST', '/v1/workspaces', { name: 'aging', slug: 'aging' });
     const key = await admin(gateway, 'POST', '/v1/api-keys', { name: 'aging admin', workspace: 'aging', role: 'admin' });
     const workspaceId = created.body.id;
-    await call(gateway, '/v1/virtual-keys', { apiKey: key.body.key, body: { name: 'openai-prod', slug: 'openai-prod', provider: 'openai', key: 'sk-aging-0000', custom_host: `${mock.url}/v1` } });
+    await call(gateway, '/v1/virtual-keys', {
+      apiKey: key.body.key,
+      body: { name: 'openai-prod', slug: 'openai-prod', provider: 'openai', key: 'sk-aging-0000', custom_host: `${mock.url}/v1` },
+    });
     const oldBody = codexTurnWith(`An old question: ${word('old')}, long enough to be a part of its own.`);
     const oldId = await sendCodex(oldBody, {}, key.body.key);
     await gateway.flushLogs();
     // The row and its parts as if logged 40 days ago.
-    const [{ day }] = await sql(`select to_char((created_at - interval '40 days') at time zone 'UTC', 'YYYY-MM-DD') as day from request_logs where id = $1`, [oldId]);
+    const [{ day }] = await sql(`select to_char((created_at - interval '40 days') at time zone 'UTC', 'YYYY-MM-DD') as day from request_logs where id = $1`, [
+      oldId,
+    ]);
     await sql(`select request_logs_create_partition($1::date)`, [day]);
     await sql(`update request_logs set created_at = created_at - interval '40 days' where id = $1`, [oldId]);
     await sql(`update log_body_parts set last_seen_day = last_seen_day - 40 where workspace_id = $1`, [workspaceId]);
@@ -231,7 +260,12 @@ describe('log body parts in an S3-compatible object store', () => {
     expect(s3.keys()).not.toContain(objectKey(workspaceId, oldOnly));
     const kept = (await partHashesOf(newId)).map((hash) => objectKey(workspaceId, hash));
     expect(s3.keys()).toEqual(expect.arrayContaining(kept));
-    expect(s3.keys().filter((object) => object.startsWith(`${PREFIX}/${workspaceId}/`)).sort()).toEqual([...new Set(kept)].sort());
+    expect(
+      s3
+        .keys()
+        .filter((object) => object.startsWith(`${PREFIX}/${workspaceId}/`))
+        .sort(),
+    ).toEqual([...new Set(kept)].sort());
     expect((await readLog(newId)).request_body).toEqual(CODEX[1].body);
 
     // Deleting the workspace deletes the rest of its objects on the next pass.
@@ -269,4 +303,3 @@ describe('log body parts in an S3-compatible object store', () => {
     expect(storage.body.total.bytes_stored).toBeGreaterThan(storage.body.total.bytes_in_object_store);
   });
 });
-

@@ -8,7 +8,6 @@ import { call, chat, createApiKey, createVirtualKey, expectError, parseCsv } fro
 import { MockUpstream, startMockUpstream } from './support/mock-upstream';
 import { startTestGateway, TestGateway } from './support/test-gateway';
 
-
 describe('log export', () => {
   let gateway: TestGateway;
   let mock: MockUpstream;
@@ -29,7 +28,9 @@ describe('log export', () => {
         const at = Date.now() - 3_600_000 - n;
         return `('${uuidv7(at)}', 'bulk', to_timestamp(${at / 1000}), 'chat.completions', ${n % 10 === 0 ? 500 : 200}, 5, 'bulk-model', 'openai', 'bulk-user')`;
       });
-      await gateway.dataSource.query(`insert into request_logs (id, trace_id, created_at, operation, status_code, latency_ms, model, provider, end_user) values ${values.join(',')}`);
+      await gateway.dataSource.query(
+        `insert into request_logs (id, trace_id, created_at, operation, status_code, latency_ms, model, provider, end_user) values ${values.join(',')}`,
+      );
     }
   });
 
@@ -91,7 +92,18 @@ describe('log export', () => {
     const csv = await call(gateway, '/v1/analytics/summary?group_by=model&from=2020-01-01T00:00:00Z&format=csv');
     expect(csv.headers.get('content-disposition')).toBe('attachment; filename="analytics-by-model.csv"');
     const [header, ...rows] = parseCsv(csv.text);
-    expect(header).toEqual(['key', 'virtual_key_id', 'requests', 'errors', 'prompt_tokens', 'completion_tokens', 'cost_usd', 'unpriced_requests', 'latency_p50_ms', 'latency_p95_ms']);
+    expect(header).toEqual([
+      'key',
+      'virtual_key_id',
+      'requests',
+      'errors',
+      'prompt_tokens',
+      'completion_tokens',
+      'cost_usd',
+      'unpriced_requests',
+      'latency_p50_ms',
+      'latency_p95_ms',
+    ]);
     expect(rows.map((row) => [row[0], Number(row[2]), Number(row[3])])).toEqual(json.body.data.map((row: any) => [row.key, row.requests, row.errors]));
     expect(rows.find((row) => row[0] === 'bulk-model')?.slice(2, 4)).toEqual(['2500', '250']);
 
@@ -109,8 +121,21 @@ describe('log export', () => {
     const csv = await call(gateway, `${query}&format=csv`);
     expect(csv.headers.get('content-disposition')).toBe('attachment; filename="analytics-per-hour-by-model.csv"');
     const [header, ...rows] = parseCsv(csv.text);
-    expect(header).toEqual(['bucket', 'key', 'virtual_key_id', 'other', 'requests', 'errors', 'prompt_tokens', 'completion_tokens', 'cost_usd', 'unpriced_requests']);
-    const expected = json.series.flatMap((s: any) => s.data.map((point: any) => [point.bucket, s.key ?? '', String(s.other), String(point.requests), String(point.errors)]));
+    expect(header).toEqual([
+      'bucket',
+      'key',
+      'virtual_key_id',
+      'other',
+      'requests',
+      'errors',
+      'prompt_tokens',
+      'completion_tokens',
+      'cost_usd',
+      'unpriced_requests',
+    ]);
+    const expected = json.series.flatMap((s: any) =>
+      s.data.map((point: any) => [point.bucket, s.key ?? '', String(s.other), String(point.requests), String(point.errors)]),
+    );
     expect(rows.map((row) => [row[0], row[1], row[3], row[4], row[5]])).toEqual(expected);
     // The groups add up to every request of the period.
     expect(rows.reduce((sum, row) => sum + Number(row[4]), 0)).toBe(2502);

@@ -35,11 +35,22 @@ describe('request log partitions', () => {
     );
     return id;
   };
-  const partitions = async () => (await query<{ name: string }>(`select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'request_logs'::regclass order by 1`)).map((row) => row.name);
+  const partitions = async () =>
+    (
+      await query<{ name: string }>(
+        `select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'request_logs'::regclass order by 1`,
+      )
+    ).map((row) => row.name);
   const compact = () => query('select request_log_rollups_compact(100000)');
-  const rollups = () => query(`select period, bucket, dimension, name, value, api_key_id, requests, errors, prompt_tokens, completion_tokens, cost_usd::text, latency_bins, latency_counts from request_log_rollups order by 1, 2, 3, 4, 5, 6`);
+  const rollups = () =>
+    query(
+      `select period, bucket, dimension, name, value, api_key_id, requests, errors, prompt_tokens, completion_tokens, cost_usd::text, latency_bins, latency_counts from request_log_rollups order by 1, 2, 3, 4, 5, 6`,
+    );
   const maintainer = (env: Partial<Environment>) =>
-    new LogPartitionMaintainer(gateway.dataSource, gateway.app.get(PartStore), { get: (name: keyof Environment) => env[name] } as unknown as ConfigService<Environment, true>);
+    new LogPartitionMaintainer(gateway.dataSource, gateway.app.get(PartStore), { get: (name: keyof Environment) => env[name] } as unknown as ConfigService<
+      Environment,
+      true
+    >);
 
   beforeAll(async () => {
     gateway = await startTestGateway();
@@ -86,7 +97,8 @@ describe('request log partitions', () => {
         await runner.release();
       }
     };
-    const indexes = async () => (await query<{ name: string }>(`select indexname as name from pg_indexes where tablename = 'request_logs' order by 1`)).map((row) => row.name);
+    const indexes = async () =>
+      (await query<{ name: string }>(`select indexname as name from pg_indexes where tablename = 'request_logs' order by 1`)).map((row) => row.name);
     const indexesBefore = await indexes();
     await migrate('down');
     expect(await query(`select relkind from pg_class where relname = 'request_logs'`)).toEqual([{ relkind: 'r' }]);
@@ -114,10 +126,11 @@ describe('request log partitions', () => {
     expect(await rollups()).toEqual(rollupsBefore);
     expect(await query('select count(*)::int as queued from request_log_rollup_queue')).toEqual([{ queued }]);
     expect(await indexes()).toEqual(indexesBefore);
-    expect(await query(`select a.attname as column from pg_index i join pg_attribute a on a.attrelid = i.indrelid and a.attnum = any(i.indkey) where i.indrelid = 'request_logs'::regclass and i.indisprimary order by 1`)).toEqual([
-      { column: 'created_at' },
-      { column: 'id' },
-    ]);
+    expect(
+      await query(
+        `select a.attname as column from pg_index i join pg_attribute a on a.attrelid = i.indrelid and a.attnum = any(i.indkey) where i.indrelid = 'request_logs'::regclass and i.indisprimary order by 1`,
+      ),
+    ).toEqual([{ column: 'created_at' }, { column: 'id' }]);
 
     // The triggers came along: a new row is queued for the rollups, a deleted one leaves them.
     const fresh = await insertLog(new Date());
@@ -144,7 +157,9 @@ describe('request log partitions', () => {
 
     const report = await maintainer({}).run();
     expect(report?.created).toContain('2099-06-15');
-    expect(await query('select tableoid::regclass::text as partition from request_logs where id = $1', [id])).toEqual([{ partition: 'request_logs_p20990615' }]);
+    expect(await query('select tableoid::regclass::text as partition from request_logs where id = $1', [id])).toEqual([
+      { partition: 'request_logs_p20990615' },
+    ]);
     expect(await query('select count(*)::int as n from request_logs_default')).toEqual([{ n: 0 }]);
     expect(await rollups()).toEqual(rollupsBefore);
     expect((await admin(gateway, 'GET', `/v1/logs/${id}`)).body.created_at).toBe(far.toISOString());
@@ -154,14 +169,28 @@ describe('request log partitions', () => {
     const writer = gateway.app.get(LogWriter);
     for (const createdAt of [new Date(), new Date('2098-01-01T00:00:00Z')]) {
       const model = `replayed-${randomUUID()}`;
-      const record = { id: uuidv7(createdAt.getTime()), traceId: 'replayed', createdAt, operation: 'chat.completions', model, statusCode: 200, isStream: false, latencyMs: 5, costUsd: 0.5, metadata: {}, retryCount: 0 };
+      const record = {
+        id: uuidv7(createdAt.getTime()),
+        traceId: 'replayed',
+        createdAt,
+        operation: 'chat.completions',
+        model,
+        statusCode: 200,
+        isStream: false,
+        latencyMs: 5,
+        costUsd: 0.5,
+        metadata: {},
+        retryCount: 0,
+      };
       writer.enqueue(record);
       await writer.flush();
       writer.enqueue(record);
       await writer.flush();
       expect(await query('select count(*)::int as n from request_logs where id = $1', [record.id])).toEqual([{ n: 1 }]);
       await compact();
-      expect(await query(`select sum(requests)::int as n from request_log_rollups where period = 'day' and dimension = 'model' and value = $1`, [model])).toEqual([{ n: 1 }]);
+      expect(
+        await query(`select sum(requests)::int as n from request_log_rollups where period = 'day' and dimension = 'model' and value = $1`, [model]),
+      ).toEqual([{ n: 1 }]);
     }
   });
 
@@ -171,7 +200,13 @@ describe('request log partitions', () => {
     const model = `across-${randomUUID()}`;
     const ids = [await insertLog(yesterday, { model, cost: 1 }), await insertLog(now, { model, cost: 2 })];
     const notV7 = await insertLog(new Date(now.getTime() - 2 * DAY_MS), { model, cost: 4, id: randomUUID() });
-    expect(new Set((await query<{ partition: string }>('select tableoid::regclass::text as partition from request_logs where model = $1', [model])).map((row) => row.partition)).size).toBe(3);
+    expect(
+      new Set(
+        (await query<{ partition: string }>('select tableoid::regclass::text as partition from request_logs where model = $1', [model])).map(
+          (row) => row.partition,
+        ),
+      ).size,
+    ).toBe(3);
 
     // Newest id first, a page across partitions, then the next page from the cursor.
     const byId = [...ids, notV7].sort().reverse();
@@ -215,7 +250,10 @@ describe('request log partitions', () => {
     const second = await retention.run(now);
     expect(second?.dropped).toEqual([tenDaysAgo]);
 
-    const kept = await query<{ days: number }>(`select round(extract(epoch from $1::timestamptz - created_at) / 86400)::int as days from request_logs where model = $2 order by 1`, [now, model]);
+    const kept = await query<{ days: number }>(
+      `select round(extract(epoch from $1::timestamptz - created_at) / 86400)::int as days from request_logs where model = $2 order by 1`,
+      [now, model],
+    );
     expect(kept.map((row) => row.days)).toEqual([1, 5]);
     const oldestKept = dayOf(new Date(now.getTime() - 7 * DAY_MS));
     expect((await partitions()).filter((name) => /^request_logs_p\d{8}$/.test(name) && name < partitionOf(oldestKept))).toEqual([]);
@@ -225,7 +263,10 @@ describe('request log partitions', () => {
       [now],
     );
     expect(oldRollups).toBe(0);
-    const byDay = await query<{ period: string; requests: number }>(`select period, sum(requests)::int as requests from request_log_rollups where dimension = 'model' and value = $1 group by 1 order by 1`, [model]);
+    const byDay = await query<{ period: string; requests: number }>(
+      `select period, sum(requests)::int as requests from request_log_rollups where dimension = 'model' and value = $1 group by 1 order by 1`,
+      [model],
+    );
     expect(byDay.find((row) => row.period === 'day')?.requests).toBe(4); // 45 days ago is gone, 20 and 10 days ago stay
 
     // Whole days of the dropped partitions still count in analytics, from the rollups.

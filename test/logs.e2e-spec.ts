@@ -37,8 +37,16 @@ describe('request logs', () => {
 
     const meta = (m: Record<string, string>) => JSON.stringify(m);
     const requests: [Record<string, string>, Record<string, unknown>, string | undefined][] = [
-      /* 0 */ [{ 'x-gateway-virtual-key': 'logs-a', 'x-gateway-metadata': meta({ team: 'x' }), 'x-gateway-trace-id': 't-alpha' }, { user: 'u-alpha' }, undefined],
-      /* 1 */ [{ 'x-gateway-virtual-key': 'logs-b', 'x-gateway-metadata': meta({ team: 'y' }), 'x-gateway-trace-id': 't-beta' }, { user: 'u-beta', model: 'gpt-4o' }, userA.key],
+      /* 0 */ [
+        { 'x-gateway-virtual-key': 'logs-a', 'x-gateway-metadata': meta({ team: 'x' }), 'x-gateway-trace-id': 't-alpha' },
+        { user: 'u-alpha' },
+        undefined,
+      ],
+      /* 1 */ [
+        { 'x-gateway-virtual-key': 'logs-b', 'x-gateway-metadata': meta({ team: 'y' }), 'x-gateway-trace-id': 't-beta' },
+        { user: 'u-beta', model: 'gpt-4o' },
+        userA.key,
+      ],
       /* 2 */ [{ 'x-gateway-virtual-key': 'logs-a', 'x-gateway-trace-id': 't-429' }, { model: 'mock-error-429' }, undefined],
       /* 3 */ [{ 'x-gateway-virtual-key': 'logs-groq', 'x-gateway-metadata': meta({ _user: 'u-gamma' }) }, { model: 'llama-3.1-8b-instant' }, userB.key],
       /* 4 */ [{ 'x-gateway-virtual-key': 'logs-custom' }, { model: 'my-custom-llama' }, userA.key],
@@ -231,7 +239,15 @@ describe('request logs', () => {
 
   it('filters by config and by prompt, each by slug or id (the dashboard picks them by name)', async () => {
     const config = await createConfig(gateway, 'logs-config', { virtual_key: 'logs-b' });
-    const prompt = (await admin(gateway, 'POST', '/v1/prompts', { name: 'Logs prompt', slug: 'logs-prompt', virtual_key: 'logs-a', model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi {{who}}' }] })).body;
+    const prompt = (
+      await admin(gateway, 'POST', '/v1/prompts', {
+        name: 'Logs prompt',
+        slug: 'logs-prompt',
+        virtual_key: 'logs-a',
+        model: 'gpt-4o-mini',
+        messages: [{ role: 'user', content: 'Hi {{who}}' }],
+      })
+    ).body;
     const viaConfig = await chat(gateway, { 'x-gateway-config': 'logs-config' }, {});
     expect(viaConfig.status).toBe(200);
     const viaPrompt = await call(gateway, '/v1/prompts/logs-prompt/completions', { body: { variables: { who: 'there' } } });

@@ -56,7 +56,13 @@ describe('MCP server registry', () => {
   const register = (body: Record<string, unknown>) => admin(gateway, 'POST', '/v1/mcp-servers', { name: String(body.slug), url: PUBLIC_URL, ...body });
 
   it('registers, reads (by id and slug), lists, updates and deletes a server; headers are masked on every read and encrypted at rest', async () => {
-    const created = await register({ slug: 'files', name: 'Files', headers: { Authorization: SECRET, 'X-Short': 'abc' }, allowed_tools: ['read', 'list'], description: 'File server' });
+    const created = await register({
+      slug: 'files',
+      name: 'Files',
+      headers: { Authorization: SECRET, 'X-Short': 'abc' },
+      allowed_tools: ['read', 'list'],
+      description: 'File server',
+    });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
@@ -74,7 +80,12 @@ describe('MCP server registry', () => {
     });
     const { id } = created.body;
 
-    const reads = [created, await admin(gateway, 'GET', `/v1/mcp-servers/${id}`), await admin(gateway, 'GET', '/v1/mcp-servers/files'), await admin(gateway, 'GET', '/v1/mcp-servers')];
+    const reads = [
+      created,
+      await admin(gateway, 'GET', `/v1/mcp-servers/${id}`),
+      await admin(gateway, 'GET', '/v1/mcp-servers/files'),
+      await admin(gateway, 'GET', '/v1/mcp-servers'),
+    ];
     expect(reads[1].body).toEqual(created.body);
     expect(reads[2].body).toEqual(created.body);
     expect(reads[3].body).toMatchObject({ object: 'list', data: [created.body], next_cursor: null });
@@ -86,7 +97,15 @@ describe('MCP server registry', () => {
     expect(stored.headers).not.toContain('"abc"');
 
     // The request path sees the decrypted headers.
-    expect(await registry.find(DEFAULT_WORKSPACE_ID, 'files')).toEqual({ id, slug: 'files', name: 'Files', url: PUBLIC_URL, headers: { Authorization: SECRET, 'X-Short': 'abc' }, allowedTools: ['read', 'list'], description: 'File server' });
+    expect(await registry.find(DEFAULT_WORKSPACE_ID, 'files')).toEqual({
+      id,
+      slug: 'files',
+      name: 'Files',
+      url: PUBLIC_URL,
+      headers: { Authorization: SECRET, 'X-Short': 'abc' },
+      allowedTools: ['read', 'list'],
+      description: 'File server',
+    });
     expect(await registry.find(DEFAULT_WORKSPACE_ID, id)).toMatchObject({ slug: 'files' });
 
     const patched = await admin(gateway, 'PATCH', '/v1/mcp-servers/files', { name: 'Files v2', description: null, allowed_tools: null });
@@ -106,7 +125,9 @@ describe('MCP server registry', () => {
     const created = await register({ slug: 'keep', headers: { authorization: SECRET, 'x-api-key': OTHER_SECRET } });
     expect(created.status).toBe(201);
     // What a client read, sent back as it is (header names compared as HTTP does).
-    const kept = await admin(gateway, 'PATCH', '/v1/mcp-servers/keep', { headers: { Authorization: created.body.headers.authorization, 'x-api-key': created.body.headers['x-api-key'] } });
+    const kept = await admin(gateway, 'PATCH', '/v1/mcp-servers/keep', {
+      headers: { Authorization: created.body.headers.authorization, 'x-api-key': created.body.headers['x-api-key'] },
+    });
     expect(kept.status).toBe(200);
     expect((await registry.find(DEFAULT_WORKSPACE_ID, 'keep'))?.headers).toEqual({ Authorization: SECRET, 'x-api-key': OTHER_SECRET });
 
@@ -117,7 +138,11 @@ describe('MCP server registry', () => {
 
   it('answers 409 for a live duplicate slug, 404 for an unknown server, 403 for a user key, 400 naming the field for bad input', async () => {
     expect((await register({ slug: 'dup' })).status).toBe(201);
-    expectError(await call(gateway, '/v1/mcp-servers', { body: { name: 'again', slug: 'dup', url: PUBLIC_URL } }), 409, { type: 'invalid_request_error', code: 'slug_taken', param: 'slug' });
+    expectError(await call(gateway, '/v1/mcp-servers', { body: { name: 'again', slug: 'dup', url: PUBLIC_URL } }), 409, {
+      type: 'invalid_request_error',
+      code: 'slug_taken',
+      param: 'slug',
+    });
 
     for (const path of ['/v1/mcp-servers/nope', '/v1/mcp-servers/00000000-0000-4000-8000-000000000000']) {
       expectError(await call(gateway, path), 404, { type: 'not_found_error', code: 'mcp_server_not_found' });
@@ -127,7 +152,9 @@ describe('MCP server registry', () => {
 
     const user = await createApiKey(gateway, { name: 'mcp user' });
     expectError(await call(gateway, '/v1/mcp-servers', { apiKey: user.key }), 403, { type: 'permission_error' });
-    expectError(await call(gateway, '/v1/mcp-servers', { apiKey: user.key, body: { name: 'x', slug: 'x', url: PUBLIC_URL } }), 403, { type: 'permission_error' });
+    expectError(await call(gateway, '/v1/mcp-servers', { apiKey: user.key, body: { name: 'x', slug: 'x', url: PUBLIC_URL } }), 403, {
+      type: 'permission_error',
+    });
     expectError(await call(gateway, '/v1/mcp-servers/dup', { apiKey: user.key, method: 'DELETE' }), 403, { type: 'permission_error' });
 
     const bad: [Record<string, unknown>, string][] = [
@@ -148,11 +175,15 @@ describe('MCP server registry', () => {
       expectError(response, 400, { type: 'invalid_request_error', param, message: new RegExp(param) });
     }
     expectError(await call(gateway, '/v1/mcp-servers/dup', { method: 'PATCH', body: { url: null } }), 400, { type: 'invalid_request_error', param: 'url' });
-    expectError(await call(gateway, '/v1/mcp-servers', { body: { name: 'n', slug: 'ok', url: PUBLIC_URL, headers: { 'x-long': 'x'.repeat(9000) } } }), 400, { type: 'invalid_request_error', param: 'headers' });
+    expectError(await call(gateway, '/v1/mcp-servers', { body: { name: 'n', slug: 'ok', url: PUBLIC_URL, headers: { 'x-long': 'x'.repeat(9000) } } }), 400, {
+      type: 'invalid_request_error',
+      param: 'headers',
+    });
     expectError(await call(gateway, '/v1/mcp-servers', { body: '[1, 2]' }), 400, { type: 'invalid_request_error' });
     expect(await registry.find(DEFAULT_WORKSPACE_ID, 'ok')).toBeNull();
     // Hostile ids are unknown servers (a NUL, which no text column can hold, bad input), not failures.
-    for (const id of ['%E2%80%AE', 'x'.repeat(5000), "'%20or%201=1--"]) expectError(await call(gateway, `/v1/mcp-servers/${id}`), 404, { type: 'not_found_error' });
+    for (const id of ['%E2%80%AE', 'x'.repeat(5000), "'%20or%201=1--"])
+      expectError(await call(gateway, `/v1/mcp-servers/${id}`), 404, { type: 'not_found_error' });
     expectError(await call(gateway, '/v1/mcp-servers/%00'), 400, { type: 'invalid_request_error' });
   });
 
@@ -165,18 +196,34 @@ describe('MCP server registry', () => {
       ['http://localhost:3000/mcp', /MCP server host localhost is not allowed: .*private address/],
     ];
     for (const [url, message] of refused) {
-      expectError(await call(gateway, '/v1/mcp-servers', { body: { name: 'x', slug: 'refused', url } }), 400, { type: 'invalid_request_error', code: 'mcp_server_not_allowed', param: 'url', message });
+      expectError(await call(gateway, '/v1/mcp-servers', { body: { name: 'x', slug: 'refused', url } }), 400, {
+        type: 'invalid_request_error',
+        code: 'mcp_server_not_allowed',
+        param: 'url',
+        message,
+      });
     }
     expect(await registry.find(DEFAULT_WORKSPACE_ID, 'refused')).toBeNull();
-    expectError(await call(gateway, '/v1/mcp-servers', { body: { name: 'x', slug: 'refused', url: 'http://no-such-host.invalid/mcp' } }), 400, { type: 'invalid_request_error', code: 'mcp_server_unresolvable', param: 'url' });
+    expectError(await call(gateway, '/v1/mcp-servers', { body: { name: 'x', slug: 'refused', url: 'http://no-such-host.invalid/mcp' } }), 400, {
+      type: 'invalid_request_error',
+      code: 'mcp_server_unresolvable',
+      param: 'url',
+    });
 
     // Inside MCP_ALLOWED_NETWORKS (10.1.2.0/24 and 127.0.0.2): allowed.
     expect((await register({ slug: 'internal', url: 'http://10.1.2.3:8080/mcp' })).status).toBe(201);
     expect((await register({ slug: 'loopback', url: 'http://127.0.0.2:9000/mcp' })).status).toBe(201);
 
     // A url change is checked too, and a refused one leaves the server as it was.
-    expectError(await call(gateway, '/v1/mcp-servers/internal', { method: 'PATCH', body: { url: 'http://169.254.169.254/' } }), 400, { code: 'mcp_server_not_allowed', type: 'invalid_request_error', param: 'url' });
-    expectError(await call(gateway, '/v1/mcp-servers/internal', { method: 'PATCH', body: { url: 'http://10.1.3.1/mcp' } }), 400, { code: 'mcp_server_not_allowed', type: 'invalid_request_error' });
+    expectError(await call(gateway, '/v1/mcp-servers/internal', { method: 'PATCH', body: { url: 'http://169.254.169.254/' } }), 400, {
+      code: 'mcp_server_not_allowed',
+      type: 'invalid_request_error',
+      param: 'url',
+    });
+    expectError(await call(gateway, '/v1/mcp-servers/internal', { method: 'PATCH', body: { url: 'http://10.1.3.1/mcp' } }), 400, {
+      code: 'mcp_server_not_allowed',
+      type: 'invalid_request_error',
+    });
     expect((await registry.find(DEFAULT_WORKSPACE_ID, 'internal'))?.url).toBe('http://10.1.2.3:8080/mcp');
     expect((await admin(gateway, 'PATCH', '/v1/mcp-servers/internal', { url: 'http://10.1.2.200/mcp' })).status).toBe(200);
     expect((await registry.find(DEFAULT_WORKSPACE_ID, 'internal'))?.url).toBe('http://10.1.2.200/mcp');
@@ -185,7 +232,10 @@ describe('MCP server registry', () => {
   it('takes allowed_mcp_servers and allowed_tools on API keys and virtual keys, returns them, and carries them into the cached principal and virtual key', async () => {
     const key = await createApiKey(gateway, { name: 'scoped', allowed_mcp_servers: ['alpha', 'beta'], allowed_tools: { alpha: ['search'] } });
     expect(key).toMatchObject({ allowed_mcp_servers: ['alpha', 'beta'], allowed_tools: { alpha: ['search'] } });
-    expect((await admin(gateway, 'GET', `/v1/api-keys/${key.id}`)).body).toMatchObject({ allowed_mcp_servers: ['alpha', 'beta'], allowed_tools: { alpha: ['search'] } });
+    expect((await admin(gateway, 'GET', `/v1/api-keys/${key.id}`)).body).toMatchObject({
+      allowed_mcp_servers: ['alpha', 'beta'],
+      allowed_tools: { alpha: ['search'] },
+    });
     expect(await lookup.apiKeyBySecret(key.key)).toMatchObject({ allowedMcpServers: ['alpha', 'beta'], allowedMcpTools: { alpha: ['search'] } });
     const cleared = await admin(gateway, 'PATCH', `/v1/api-keys/${key.id}`, { allowed_mcp_servers: null, allowed_tools: null });
     expect(cleared.body).toMatchObject({ allowed_mcp_servers: null, allowed_tools: null });
@@ -193,11 +243,25 @@ describe('MCP server registry', () => {
     const plain = await createApiKey(gateway, { name: 'plain' });
     expect(plain).toMatchObject({ allowed_mcp_servers: null, allowed_tools: null });
 
-    const vk = await createVirtualKey(gateway, { slug: 'vk-mcp', key: 'sk-test-1234567890', allowed_mcp_servers: ['alpha'], allowed_tools: { alpha: ['search', 'fetch'] } });
+    const vk = await createVirtualKey(gateway, {
+      slug: 'vk-mcp',
+      key: 'sk-test-1234567890',
+      allowed_mcp_servers: ['alpha'],
+      allowed_tools: { alpha: ['search', 'fetch'] },
+    });
     expect(vk).toMatchObject({ allowed_mcp_servers: ['alpha'], allowed_tools: { alpha: ['search', 'fetch'] } });
-    expect((await admin(gateway, 'GET', '/v1/virtual-keys/vk-mcp')).body).toMatchObject({ allowed_mcp_servers: ['alpha'], allowed_tools: { alpha: ['search', 'fetch'] } });
-    expect(await lookup.virtualKey(DEFAULT_WORKSPACE_ID, 'vk-mcp')).toMatchObject({ allowedMcpServers: ['alpha'], allowedMcpTools: { alpha: ['search', 'fetch'] } });
-    expect((await admin(gateway, 'PATCH', '/v1/virtual-keys/vk-mcp', { allowed_tools: { beta: [] } })).body).toMatchObject({ allowed_mcp_servers: ['alpha'], allowed_tools: { beta: [] } });
+    expect((await admin(gateway, 'GET', '/v1/virtual-keys/vk-mcp')).body).toMatchObject({
+      allowed_mcp_servers: ['alpha'],
+      allowed_tools: { alpha: ['search', 'fetch'] },
+    });
+    expect(await lookup.virtualKey(DEFAULT_WORKSPACE_ID, 'vk-mcp')).toMatchObject({
+      allowedMcpServers: ['alpha'],
+      allowedMcpTools: { alpha: ['search', 'fetch'] },
+    });
+    expect((await admin(gateway, 'PATCH', '/v1/virtual-keys/vk-mcp', { allowed_tools: { beta: [] } })).body).toMatchObject({
+      allowed_mcp_servers: ['alpha'],
+      allowed_tools: { beta: [] },
+    });
     expect(await lookup.virtualKey(DEFAULT_WORKSPACE_ID, 'vk-mcp')).toMatchObject({ allowedMcpTools: { beta: [] } });
 
     const bad: [Record<string, unknown>, string][] = [
@@ -221,20 +285,31 @@ describe('MCP server registry', () => {
     await register({ slug: 'beta' });
     await register({ slug: 'gamma', allowed_tools: ['run'] });
     const access = async (apiKey: { key: string }, virtualKey?: string) =>
-      Object.fromEntries(await registry.accessOf((await lookup.apiKeyBySecret(apiKey.key))!, virtualKey ? await lookup.virtualKey(DEFAULT_WORKSPACE_ID, virtualKey) : undefined));
+      Object.fromEntries(
+        await registry.accessOf((await lookup.apiKeyBySecret(apiKey.key))!, virtualKey ? await lookup.virtualKey(DEFAULT_WORKSPACE_ID, virtualKey) : undefined),
+      );
 
     const adminKey = await createApiKey(gateway, { name: 'admin', role: 'admin' });
     const userKey = await createApiKey(gateway, { name: 'user' });
     expect(await access(adminKey)).toEqual({ alpha: ['search', 'fetch', 'delete'], beta: null, gamma: ['run'] });
     expect(await access(userKey)).toEqual({});
 
-    const scoped = await createApiKey(gateway, { name: 'scoped', allowed_mcp_servers: ['alpha', 'beta', 'unregistered'], allowed_tools: { alpha: ['fetch', 'search', 'other'], beta: ['x', 'y'] } });
+    const scoped = await createApiKey(gateway, {
+      name: 'scoped',
+      allowed_mcp_servers: ['alpha', 'beta', 'unregistered'],
+      allowed_tools: { alpha: ['fetch', 'search', 'other'], beta: ['x', 'y'] },
+    });
     expect(await access(scoped)).toEqual({ alpha: ['fetch', 'search'], beta: ['x', 'y'] });
     const adminScoped = await createApiKey(gateway, { name: 'admin scoped', role: 'admin', allowed_mcp_servers: ['gamma'] });
     expect(await access(adminScoped)).toEqual({ gamma: ['run'] });
 
     await createVirtualKey(gateway, { slug: 'vk-open', key: 'sk-test-1234567890' });
-    await createVirtualKey(gateway, { slug: 'vk-narrow', key: 'sk-test-1234567890', allowed_mcp_servers: ['beta', 'gamma'], allowed_tools: { beta: ['y', 'z'] } });
+    await createVirtualKey(gateway, {
+      slug: 'vk-narrow',
+      key: 'sk-test-1234567890',
+      allowed_mcp_servers: ['beta', 'gamma'],
+      allowed_tools: { beta: ['y', 'z'] },
+    });
     await createVirtualKey(gateway, { slug: 'vk-none', key: 'sk-test-1234567890', allowed_mcp_servers: [] });
     // A virtual key without allowed_mcp_servers adds no restriction; with it, it narrows (never widens).
     expect(await access(scoped, 'vk-open')).toEqual({ alpha: ['fetch', 'search'], beta: ['x', 'y'] });
@@ -245,7 +320,7 @@ describe('MCP server registry', () => {
 
     // Slugs that are names of Object.prototype's members are servers like any other.
     await register({ slug: 'constructor' });
-    expect((await access(scoped))).toEqual({ alpha: ['fetch', 'search'], beta: ['x', 'y'] });
+    expect(await access(scoped)).toEqual({ alpha: ['fetch', 'search'], beta: ['x', 'y'] });
     expect((await access(adminKey)).constructor).toBeNull();
     expect((await admin(gateway, 'DELETE', '/v1/mcp-servers/constructor')).status).toBe(200);
 
@@ -268,7 +343,9 @@ describe('MCP server registry', () => {
 
   it('never writes a header value to the log', async () => {
     await gateway.flushLogs();
-    const [logs] = await gateway.dataSource.query(`select count(*)::int as n from request_logs where row_to_json(request_logs)::text like '%mcp-secret-token%' or row_to_json(request_logs)::text like '%${OTHER_SECRET}%'`);
+    const [logs] = await gateway.dataSource.query(
+      `select count(*)::int as n from request_logs where row_to_json(request_logs)::text like '%mcp-secret-token%' or row_to_json(request_logs)::text like '%${OTHER_SECRET}%'`,
+    );
     expect(logs.n).toBe(0);
     expect(output.length).toBeGreaterThan(0);
     expect(output).not.toContain('mcp-secret-token');
@@ -281,7 +358,14 @@ describe('MCP server registry', () => {
     let other: INestApplication | undefined;
     try {
       other = await createGatewayApp(
-        validateEnvironment({ DATABASE_URL: gateway.databaseUrl, GATEWAY_ENCRYPTION_KEY: ENCRYPTION_KEY, LOG_JOURNAL_DIR: journalDir, LOG_LEVEL: 'error', KEY_CACHE_TTL_MS: '3600000', PORT: '0' }),
+        validateEnvironment({
+          DATABASE_URL: gateway.databaseUrl,
+          GATEWAY_ENCRYPTION_KEY: ENCRYPTION_KEY,
+          LOG_JOURNAL_DIR: journalDir,
+          LOG_LEVEL: 'error',
+          KEY_CACHE_TTL_MS: '3600000',
+          PORT: '0',
+        }),
       );
       await other.init();
       const otherRegistry = other.get(McpRegistry);
@@ -310,10 +394,14 @@ describe('MCP server registry', () => {
     try {
       await workspaces.down(runner);
       await migration.down(runner);
-      const columns = await runner.query(`select table_name, column_name from information_schema.columns where column_name in ('allowed_mcp_servers', 'allowed_tools')`);
+      const columns = await runner.query(
+        `select table_name, column_name from information_schema.columns where column_name in ('allowed_mcp_servers', 'allowed_tools')`,
+      );
       expect(columns).toEqual([]);
       // A key made before the migration existed.
-      await runner.query(`insert into api_keys (name, role, key_hash, key_hint) values ('old', 'user', encode(sha256('gk-old-key-0123456789'::bytea), 'hex'), 'gk-…6789')`);
+      await runner.query(
+        `insert into api_keys (name, role, key_hash, key_hint) values ('old', 'user', encode(sha256('gk-old-key-0123456789'::bytea), 'hex'), 'gk-…6789')`,
+      );
       await migration.up(runner);
       await workspaces.up(runner);
     } finally {
@@ -323,9 +411,16 @@ describe('MCP server registry', () => {
     expect((await call(gateway, '/v1/mcp-servers', { apiKey: user.key })).status).toBe(403);
     expect((await call(gateway, '/v1/mcp-servers', { apiKey: 'gk-old-key-0123456789' })).status).toBe(403);
     expect(await lookup.apiKeyBySecret('gk-old-key-0123456789')).toMatchObject({ name: 'old', allowedMcpServers: null, allowedMcpTools: null });
-    expect((await admin(gateway, 'GET', `/v1/api-keys/${user.id}`)).body).toMatchObject({ name: 'before migration', allowed_mcp_servers: null, allowed_tools: null });
+    expect((await admin(gateway, 'GET', `/v1/api-keys/${user.id}`)).body).toMatchObject({
+      name: 'before migration',
+      allowed_mcp_servers: null,
+      allowed_tools: null,
+    });
     expect((await admin(gateway, 'GET', '/v1/mcp-servers')).body.data).toEqual([]);
     expect((await register({ slug: 'after' })).status).toBe(201);
-    expectError(await call(gateway, '/v1/mcp-servers', { body: { name: 'x', slug: 'after', url: PUBLIC_URL } }), 409, { type: 'invalid_request_error', code: 'slug_taken' });
+    expectError(await call(gateway, '/v1/mcp-servers', { body: { name: 'x', slug: 'after', url: PUBLIC_URL } }), 409, {
+      type: 'invalid_request_error',
+      code: 'slug_taken',
+    });
   });
 });

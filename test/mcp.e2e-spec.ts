@@ -47,9 +47,19 @@ describe('MCP gateway', () => {
   beforeEach(() => mock.reset());
 
   const openai = (virtualKey: string, headers: Record<string, string> = { 'x-gateway-mcp': 'docs' }, gatewayKey = gateway.adminKey) =>
-    new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: 'unused', maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': gatewayKey, 'x-gateway-virtual-key': virtualKey, ...headers } });
+    new OpenAI({
+      baseURL: `${gateway.url}/v1`,
+      apiKey: 'unused',
+      maxRetries: 0,
+      defaultHeaders: { 'x-gateway-api-key': gatewayKey, 'x-gateway-virtual-key': virtualKey, ...headers },
+    });
   const anthropic = (virtualKey: string) =>
-    new Anthropic({ baseURL: gateway.url, apiKey: 'unused', maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': virtualKey, 'x-gateway-mcp': 'docs' } });
+    new Anthropic({
+      baseURL: gateway.url,
+      apiKey: 'unused',
+      maxRetries: 0,
+      defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': virtualKey, 'x-gateway-mcp': 'docs' },
+    });
 
   /** The request's row, its tool-call rows and the other rows of its trace, once all are written. */
   async function traceOf(requestId: string | null, toolCalls = 1) {
@@ -58,7 +68,11 @@ describe('MCP gateway', () => {
       const page = await call(gateway, `/v1/logs?trace_id=${encodeURIComponent(row.trace_id)}&limit=100`);
       return page.body.data.length >= toolCalls + 2 ? page.body.data : null;
     });
-    return { row, tools: trace.filter((r: any) => r.operation === 'mcp.tools.call'), rounds: trace.filter((r: any) => r.operation !== 'mcp.tools.call' && r.id !== row.id) };
+    return {
+      row,
+      tools: trace.filter((r: any) => r.operation === 'mcp.tools.call'),
+      rounds: trace.filter((r: any) => r.operation !== 'mcp.tools.call' && r.id !== row.id),
+    };
   }
 
   describe('tools run by the gateway for any model', () => {
@@ -98,10 +112,19 @@ describe('MCP gateway', () => {
     });
 
     it('messages natively to Anthropic, JSON and streamed', async () => {
-      const message = await anthropic('anthropic-prod').messages.create({ model: 'claude-sonnet-4-5', max_tokens: 200, messages: [{ role: 'user', content: SEARCH }] });
+      const message = await anthropic('anthropic-prod').messages.create({
+        model: 'claude-sonnet-4-5',
+        max_tokens: 200,
+        messages: [{ role: 'user', content: SEARCH }],
+      });
       expect(message.content).toEqual([{ type: 'text', text: `results: ${SEARCH_RESULT}` }]);
-      expect(mock.requests[0].body.tools).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'docs__add', input_schema: expect.objectContaining({ type: 'object' }) })]));
-      expect(mock.requests[1].body.messages.at(-1)).toEqual({ role: 'user', content: [{ type: 'tool_result', tool_use_id: expect.stringMatching(/^toolu_/), content: SEARCH_RESULT }] });
+      expect(mock.requests[0].body.tools).toEqual(
+        expect.arrayContaining([expect.objectContaining({ name: 'docs__add', input_schema: expect.objectContaining({ type: 'object' }) })]),
+      );
+      expect(mock.requests[1].body.messages.at(-1)).toEqual({
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: expect.stringMatching(/^toolu_/), content: SEARCH_RESULT }],
+      });
 
       mock.reset();
       const streamed = await anthropic('anthropic-prod')
@@ -128,7 +151,10 @@ describe('MCP gateway', () => {
 
     it("hands the client's own tool calls back, leaving out the MCP calls it could not answer", async () => {
       const callsBefore = mcp.stats.toolCalls;
-      const weather = { type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } };
+      const weather = {
+        type: 'function' as const,
+        function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+      };
       const completion = await openai('openai-prod').chat.completions.create({
         model: 'gpt-4o-mini',
         tools: [weather],
@@ -142,7 +168,11 @@ describe('MCP gateway', () => {
       // Streamed, the same answer is rendered as chunks.
       mock.reset();
       const streamed = await openai('openai-prod')
-        .chat.completions.stream({ model: 'gpt-4o-mini', tools: [weather], messages: [{ role: 'user', content: 'tools: docs__add {"a":1,"b":1} ; get_weather {"city":"Paris"}' }] })
+        .chat.completions.stream({
+          model: 'gpt-4o-mini',
+          tools: [weather],
+          messages: [{ role: 'user', content: 'tools: docs__add {"a":1,"b":1} ; get_weather {"city":"Paris"}' }],
+        })
         .finalChatCompletion();
       expect(streamed.choices[0].message.tool_calls!.map((toolCall) => (toolCall as { function: { name: string } }).function.name)).toEqual(['get_weather']);
       expect(streamed.choices[0].finish_reason).toBe('tool_calls');
@@ -150,8 +180,12 @@ describe('MCP gateway', () => {
 
     it('the config names the servers (mcp_servers) instead of the header', async () => {
       await createConfig(gateway, 'with-docs', { virtual_key: 'openai-prod', mcp_servers: ['docs'] });
-      const completion = await new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: 'unused', maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': 'with-docs' } })
-        .chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'tools: docs__add {"a":5,"b":5}' }] });
+      const completion = await new OpenAI({
+        baseURL: `${gateway.url}/v1`,
+        apiKey: 'unused',
+        maxRetries: 0,
+        defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-config': 'with-docs' },
+      }).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'tools: docs__add {"a":5,"b":5}' }] });
       expect(completion.choices[0].message.content).toBe('results: 10');
     });
   });
@@ -159,9 +193,14 @@ describe('MCP gateway', () => {
   describe('bad input and faults inside the loop', () => {
     it('arguments off the schema, a failing tool and a slow one become error results the model reads', async () => {
       const { data, response } = await openai('openai-prod')
-        .chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'tools: docs__add {"a":"one"} ; docs__fail ; docs__slow {"ms":5000}' }] })
+        .chat.completions.create({
+          model: 'gpt-4o-mini',
+          messages: [{ role: 'user', content: 'tools: docs__add {"a":"one"} ; docs__fail ; docs__slow {"ms":5000}' }],
+        })
         .withResponse();
-      const [bad, failed, slow] = String(data.choices[0].message.content).replace(/^results: /, '').split(' / ');
+      const [bad, failed, slow] = String(data.choices[0].message.content)
+        .replace(/^results: /, '')
+        .split(' / ');
       expect(bad).toMatch(/^Error: .*do not match its input schema/);
       expect(failed).toBe('the tool failed on purpose');
       expect(slow).toMatch(/did not answer .*1500 ms/);
@@ -178,7 +217,10 @@ describe('MCP gateway', () => {
       const response = await call(gateway, '/v1/chat/completions', {
         method: 'POST',
         headers: { 'x-gateway-virtual-key': 'openai-prod', 'x-gateway-mcp': 'docs' },
-        body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'tools: docs__add {"a":1,"b":1} | docs__add {"a":1,"b":1} | docs__add {"a":1,"b":1} | docs__add {"a":1,"b":1}' }] },
+        body: {
+          model: 'gpt-4o-mini',
+          messages: [{ role: 'user', content: 'tools: docs__add {"a":1,"b":1} | docs__add {"a":1,"b":1} | docs__add {"a":1,"b":1} | docs__add {"a":1,"b":1}' }],
+        },
       });
       expect(response.status).toBe(400);
       expect(response.body.error).toMatchObject({ code: 'mcp_max_turns', message: expect.stringContaining('3 rounds') });
@@ -186,39 +228,72 @@ describe('MCP gateway', () => {
     });
 
     it('an unknown server is a 400, a server the key may not use a 403, a bad header a 400', async () => {
-      const unknown = await call(gateway, '/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-virtual-key': 'openai-prod', 'x-gateway-mcp': 'nope' }, body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] } });
+      const unknown = await call(gateway, '/v1/chat/completions', {
+        method: 'POST',
+        headers: { 'x-gateway-virtual-key': 'openai-prod', 'x-gateway-mcp': 'nope' },
+        body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+      });
       expect(unknown.status).toBe(400);
       expect(unknown.body.error.code).toBe('unknown_mcp_server');
 
       const user = await createApiKey(gateway, { name: 'no-mcp', role: 'user' });
-      const denied = await call(gateway, '/v1/chat/completions', { method: 'POST', apiKey: user.key, headers: { 'x-gateway-virtual-key': 'openai-prod', 'x-gateway-mcp': 'docs' }, body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] } });
+      const denied = await call(gateway, '/v1/chat/completions', {
+        method: 'POST',
+        apiKey: user.key,
+        headers: { 'x-gateway-virtual-key': 'openai-prod', 'x-gateway-mcp': 'docs' },
+        body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+      });
       expect(denied.status).toBe(403);
       expect(denied.body.error.code).toBe('mcp_server_not_allowed');
 
-      const bad = await call(gateway, '/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-virtual-key': 'openai-prod', 'x-gateway-mcp': 'Docs!' }, body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] } });
+      const bad = await call(gateway, '/v1/chat/completions', {
+        method: 'POST',
+        headers: { 'x-gateway-virtual-key': 'openai-prod', 'x-gateway-mcp': 'Docs!' },
+        body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+      });
       expect(bad.status).toBe(400);
       expect(bad.body.error.param).toBe('x-gateway-mcp');
       expect(mock.requests).toHaveLength(0);
     });
 
     it('rate limits and guardrails hold for every model round, not only the first', async () => {
-      const limited = await createApiKey(gateway, { name: 'two-per-minute', role: 'user', allowed_mcp_servers: ['docs'], rate_limits: [{ type: 'requests', unit: 'rpm', value: 2 }] });
+      const limited = await createApiKey(gateway, {
+        name: 'two-per-minute',
+        role: 'user',
+        allowed_mcp_servers: ['docs'],
+        rate_limits: [{ type: 'requests', unit: 'rpm', value: 2 }],
+      });
       const twoSteps = 'tools: docs__add {"a":1,"b":1} | docs__add {"a":2,"b":2}';
-      const throttled = await call(gateway, '/v1/chat/completions', { method: 'POST', apiKey: limited.key, headers: { 'x-gateway-virtual-key': 'openai-prod', 'x-gateway-mcp': 'docs' }, body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: twoSteps }] } });
+      const throttled = await call(gateway, '/v1/chat/completions', {
+        method: 'POST',
+        apiKey: limited.key,
+        headers: { 'x-gateway-virtual-key': 'openai-prod', 'x-gateway-mcp': 'docs' },
+        body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: twoSteps }] },
+      });
       expect(throttled.status).toBe(429);
       expect(mock.requests).toHaveLength(2); // the third round was refused
 
       mock.reset();
       // A guardrail on the request text sees the tool results fed back in round 2.
-      const guarded = { virtual_key: 'openai-prod', input_guardrails: [{ name: 'no-doc-leaks', deny: true, checks: [{ type: 'contains', words: ['gateway guide'], operator: 'none' }] }] };
-      const denied = await call(gateway, '/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': JSON.stringify(guarded), 'x-gateway-mcp': 'docs' }, body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: SEARCH }] } });
+      const guarded = {
+        virtual_key: 'openai-prod',
+        input_guardrails: [{ name: 'no-doc-leaks', deny: true, checks: [{ type: 'contains', words: ['gateway guide'], operator: 'none' }] }],
+      };
+      const denied = await call(gateway, '/v1/chat/completions', {
+        method: 'POST',
+        headers: { 'x-gateway-config': JSON.stringify(guarded), 'x-gateway-mcp': 'docs' },
+        body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: SEARCH }] },
+      });
       expect(denied.status).toBe(446);
       expect(mock.requests).toHaveLength(1);
     });
 
     it("a key's allowed_tools narrows what the model is offered", async () => {
       const user = await createApiKey(gateway, { name: 'adder', role: 'user', allowed_mcp_servers: ['docs'], allowed_tools: { docs: ['add'] } });
-      const completion = await openai('openai-prod', { 'x-gateway-mcp': 'docs' }, user.key).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: SEARCH }] });
+      const completion = await openai('openai-prod', { 'x-gateway-mcp': 'docs' }, user.key).chat.completions.create({
+        model: 'gpt-4o-mini',
+        messages: [{ role: 'user', content: SEARCH }],
+      });
       expect(completion.choices[0].message.content).toBe('no tool docs__search_docs');
       expect(mock.requests[0].body.tools.map((tool: any) => tool.function.name)).toEqual(['docs__add']);
     });
@@ -269,7 +344,14 @@ describe('MCP gateway', () => {
     });
 
     it('reaches a server that speaks only the older SSE transport', async () => {
-      expect((await call(gateway, '/v1/mcp-servers', { method: 'POST', body: { name: 'Docs over SSE', slug: 'docs-sse', url: mcp.sseUrl, headers: { Authorization: `Bearer ${mcp.token}` } } })).status).toBe(201);
+      expect(
+        (
+          await call(gateway, '/v1/mcp-servers', {
+            method: 'POST',
+            body: { name: 'Docs over SSE', slug: 'docs-sse', url: mcp.sseUrl, headers: { Authorization: `Bearer ${mcp.token}` } },
+          })
+        ).status,
+      ).toBe(201);
       const client = await connect('/v1/mcp/docs-sse', { 'x-gateway-api-key': gateway.adminKey });
       try {
         expect(await client.callTool({ name: 'add', arguments: { a: 40, b: 2 } })).toMatchObject({ content: [{ type: 'text', text: '42' }] });
@@ -281,7 +363,16 @@ describe('MCP gateway', () => {
 
     it('answers hostile requests with a 4xx or a JSON-RPC error, never a 5xx', async () => {
       const accept = { accept: 'application/json, text/event-stream' };
-      const bodies: unknown[] = [{}, [], 'null', '"x"', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 5 } }, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'add', arguments: 'not an object' } }, { jsonrpc: '2.0', id: 3, method: 'no/such/method' }, { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'add', arguments: { a: 1, b: 2, ['__proto__']: { polluted: true } } } }];
+      const bodies: unknown[] = [
+        {},
+        [],
+        'null',
+        '"x"',
+        { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 5 } },
+        { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'add', arguments: 'not an object' } },
+        { jsonrpc: '2.0', id: 3, method: 'no/such/method' },
+        { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'add', arguments: { a: 1, b: 2, ['__proto__']: { polluted: true } } } },
+      ];
       for (const body of bodies) {
         for (const path of ['/v1/mcp/docs', '/v1/mcp']) {
           const response = await call(gateway, path, { method: 'POST', headers: accept, body });
@@ -295,7 +386,12 @@ describe('MCP gateway', () => {
     });
 
     it('refuses an unknown server (404), a server the key may not use (403) and a missing key (401)', async () => {
-      const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '1' } } };
+      const initialize = {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '1' } },
+      };
       const headers = { accept: 'application/json, text/event-stream' };
       expect((await call(gateway, '/v1/mcp/nope', { method: 'POST', headers, body: initialize })).status).toBe(404);
       const user = await createApiKey(gateway, { name: 'no-mcp-2', role: 'user' });

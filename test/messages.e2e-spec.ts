@@ -51,7 +51,10 @@ describe('messages through the gateway with the Anthropic SDK', () => {
   describe('natively to Anthropic', () => {
     it('answers, sends the provider key instead of the dummy one, maps vendor-version and logs tokens and cost', async () => {
       const { data, response } = await anthropic(VK)
-        .messages.create({ model: 'claude-sonnet-4-5', max_tokens: 100, messages: HELLO, metadata: { user_id: 'alice' } }, { headers: { 'vendor-version': '2023-01-01' } })
+        .messages.create(
+          { model: 'claude-sonnet-4-5', max_tokens: 100, messages: HELLO, metadata: { user_id: 'alice' } },
+          { headers: { 'vendor-version': '2023-01-01' } },
+        )
         .withResponse();
       expect(data.content).toEqual([{ type: 'text', text: 'Hello from mock' }]);
       const sent = upstream();
@@ -77,7 +80,10 @@ describe('messages through the gateway with the Anthropic SDK', () => {
     });
 
     it('defaults anthropic-version, forwards the client anthropic-beta, and never forwards a bearer dummy key', async () => {
-      await anthropic(VK, { authToken: 'dummy-bearer' }).messages.create({ model: 'claude-haiku-4-5', max_tokens: 50, messages: HELLO }, { headers: { 'anthropic-beta': 'prompt-caching-2024-07-31' } });
+      await anthropic(VK, { authToken: 'dummy-bearer' }).messages.create(
+        { model: 'claude-haiku-4-5', max_tokens: 50, messages: HELLO },
+        { headers: { 'anthropic-beta': 'prompt-caching-2024-07-31' } },
+      );
       const sent = upstream();
       expect(sent.headers.authorization).toBeUndefined();
       expect(sent.headers['x-api-key']).toBe(ANTHROPIC_SECRET);
@@ -88,7 +94,13 @@ describe('messages through the gateway with the Anthropic SDK', () => {
     it('passes several MCP servers through and returns mcp_tool_use / mcp_tool_result blocks untouched; the token is redacted in the log', async () => {
       const servers = [
         { type: 'url' as const, url: 'https://mcp.example.com/sse', name: 'search', authorization_token: MCP_TOKEN },
-        { type: 'url' as const, url: 'https://tools.example.org/mcp', name: 'tools', authorization_token: MCP_TOKEN, tool_configuration: { enabled: true, allowed_tools: ['echo'] } },
+        {
+          type: 'url' as const,
+          url: 'https://tools.example.org/mcp',
+          name: 'tools',
+          authorization_token: MCP_TOKEN,
+          tool_configuration: { enabled: true, allowed_tools: ['echo'] },
+        },
       ];
       const { data, response } = await anthropic({ ...VK, 'vendor-beta': 'mcp-client-2025-04-04' })
         .beta.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 200, messages: [{ role: 'user', content: 'echo: ping' }], mcp_servers: servers })
@@ -107,7 +119,9 @@ describe('messages through the gateway with the Anthropic SDK', () => {
       const log = await logOf(gateway, response.headers.get('x-gateway-request-id'));
       expect(log.request_body.mcp_servers.map((s: any) => s.authorization_token)).toEqual(['[REDACTED]', '[REDACTED]']);
       expect(log.response_body.content.map((b: any) => b.type)).toEqual(types);
-      const stored = await gateway.dataSource.query(`select ${LOGGED_TEXT_SQL} as body, request_headers::text as headers from request_logs where id = $1`, [log.id]);
+      const stored = await gateway.dataSource.query(`select ${LOGGED_TEXT_SQL} as body, request_headers::text as headers from request_logs where id = $1`, [
+        log.id,
+      ]);
       expect(stored[0].body + stored[0].headers).not.toContain(MCP_TOKEN);
     });
 
@@ -145,7 +159,10 @@ describe('messages through the gateway with the Anthropic SDK', () => {
     });
 
     it('a malformed stream chunk ends the client stream with an error event, and the log says so', async () => {
-      const response = await call(gateway, '/v1/messages', { headers: VK, body: { model: 'mock-malformed-chunk', max_tokens: 20, messages: HELLO, stream: true } });
+      const response = await call(gateway, '/v1/messages', {
+        headers: VK,
+        body: { model: 'mock-malformed-chunk', max_tokens: 20, messages: HELLO, stream: true },
+      });
       expect(response.status).toBe(200);
       expect(response.text).toContain('event: message_start');
       expect(response.text).toMatch(/event: error\ndata: \{"type":"error","error":\{"type":"api_error","message":"[^"]*not JSON/);
@@ -162,7 +179,9 @@ describe('messages through the gateway with the Anthropic SDK', () => {
     });
 
     it('passes an upstream error through with its status and Anthropic body', async () => {
-      const error = await anthropic(VK).messages.create({ model: 'mock-error-429', max_tokens: 20, messages: HELLO }).catch((e) => e);
+      const error = await anthropic(VK)
+        .messages.create({ model: 'mock-error-429', max_tokens: 20, messages: HELLO })
+        .catch((e) => e);
       expect(error).toBeInstanceOf(Anthropic.RateLimitError);
       expect(error.error).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } });
     });
@@ -173,8 +192,16 @@ describe('messages through the gateway with the Anthropic SDK', () => {
     it.each([
       ['an http:// MCP url', { mcp_servers: [{ ...server, url: 'http://mcp.example.com/sse' }] }, /mcp_servers\[0\]\.url must be an https:\/\/ URL/],
       ['an MCP server type other than url', { mcp_servers: [{ ...server, type: 'sse' }] }, /mcp_servers\[0\]\.type must be "url"/],
-      ['two MCP servers with one name', { mcp_servers: [server, { ...server, url: 'https://b.example.com' }] }, /mcp_servers\[1\]\.name 'a' is used by another/],
-      ['a bad tool_configuration', { mcp_servers: [{ ...server, tool_configuration: { allowed_tools: 'echo' } }] }, /mcp_servers\[0\]\.tool_configuration\.allowed_tools/],
+      [
+        'two MCP servers with one name',
+        { mcp_servers: [server, { ...server, url: 'https://b.example.com' }] },
+        /mcp_servers\[1\]\.name 'a' is used by another/,
+      ],
+      [
+        'a bad tool_configuration',
+        { mcp_servers: [{ ...server, tool_configuration: { allowed_tools: 'echo' } }] },
+        /mcp_servers\[0\]\.tool_configuration\.allowed_tools/,
+      ],
       ['a max_tokens that is not a number (budgets reserve by it)', { max_tokens: 'ten' }, /^max_tokens must be a number/],
       ['a metadata.user_id that is not a string (the log records it)', { metadata: { user_id: 7 } }, /^metadata\.user_id must be a string/],
       ['no messages', { messages: [] }, /^messages should not be empty/],
@@ -201,7 +228,9 @@ describe('messages through the gateway with the Anthropic SDK', () => {
     });
 
     it('a gateway error (unknown virtual key) has the Anthropic shape too', async () => {
-      const error = await anthropic({ 'x-gateway-virtual-key': 'nope' }).messages.create({ model: 'claude-sonnet-4-5', max_tokens: 10, messages: HELLO }).catch((e) => e);
+      const error = await anthropic({ 'x-gateway-virtual-key': 'nope' })
+        .messages.create({ model: 'claude-sonnet-4-5', max_tokens: 10, messages: HELLO })
+        .catch((e) => e);
       expect(error).toBeInstanceOf(Anthropic.NotFoundError);
       expect(error.error).toEqual({ type: 'error', error: { type: 'not_found_error', message: "Unknown virtual key 'nope'" } });
     });
@@ -212,7 +241,13 @@ describe('messages through the gateway with the Anthropic SDK', () => {
 
     it('answers an OpenAI model in Anthropic shape and sends OpenAI a chat body', async () => {
       const { data, response } = await anthropic(OPENAI)
-        .messages.create({ model: 'gpt-4o-mini', max_tokens: 64, system: 'Be brief.', messages: [{ role: 'user', content: 'echo: bridged answer' }], metadata: { user_id: 'bob' } })
+        .messages.create({
+          model: 'gpt-4o-mini',
+          max_tokens: 64,
+          system: 'Be brief.',
+          messages: [{ role: 'user', content: 'echo: bridged answer' }],
+          metadata: { user_id: 'bob' },
+        })
         .withResponse();
       expect(data).toMatchObject({ type: 'message', role: 'assistant', content: [{ type: 'text', text: 'bridged answer' }], stop_reason: 'end_turn' });
       expect(data.id).toMatch(/^msg_/);
@@ -229,7 +264,13 @@ describe('messages through the gateway with the Anthropic SDK', () => {
         ],
       });
       const log = await logOf(gateway, response.headers.get('x-gateway-request-id'));
-      expect(log).toMatchObject({ operation: 'messages', provider: 'openai', user: 'bob', prompt_tokens: data.usage.input_tokens, completion_tokens: data.usage.output_tokens });
+      expect(log).toMatchObject({
+        operation: 'messages',
+        provider: 'openai',
+        user: 'bob',
+        prompt_tokens: data.usage.input_tokens,
+        completion_tokens: data.usage.output_tokens,
+      });
       expect(log.cost_usd).toBeCloseTo((data.usage.input_tokens * 0.15 + data.usage.output_tokens * 0.6) / 1e6, 12);
     });
 
@@ -245,11 +286,20 @@ describe('messages through the gateway with the Anthropic SDK', () => {
       expect(toolUse).toMatchObject({ name: 'get_weather', input: { location: 'Paris' } });
       expect(message.stop_reason).toBe('tool_use');
       expect(message.usage.output_tokens).toBeGreaterThan(0);
-      expect(upstream().body.tools).toEqual([{ type: 'function', function: { name: 'get_weather', description: 'Weather by city', parameters: { type: 'object', properties: { location: { type: 'string' } } } } }]);
+      expect(upstream().body.tools).toEqual([
+        {
+          type: 'function',
+          function: { name: 'get_weather', description: 'Weather by city', parameters: { type: 'object', properties: { location: { type: 'string' } } } },
+        },
+      ]);
     });
 
     it('reaches Gemini through its chat translation', async () => {
-      const data = await anthropic({ 'x-gateway-virtual-key': 'gemini-prod' }).messages.create({ model: 'gemini-2.5-flash', max_tokens: 32, messages: [{ role: 'user', content: 'echo: via gemini' }] });
+      const data = await anthropic({ 'x-gateway-virtual-key': 'gemini-prod' }).messages.create({
+        model: 'gemini-2.5-flash',
+        max_tokens: 32,
+        messages: [{ role: 'user', content: 'echo: via gemini' }],
+      });
       expect(data.content).toEqual([{ type: 'text', text: 'via gemini' }]);
       expect(upstream().path).toBe('/v1beta/models/gemini-2.5-flash:generateContent');
     });
@@ -295,7 +345,9 @@ describe('messages through the gateway with the Anthropic SDK', () => {
     });
 
     it('turns an OpenAI error into the Anthropic error shape', async () => {
-      const error = await anthropic(OPENAI).messages.create({ model: 'mock-error-429', max_tokens: 10, messages: HELLO }).catch((e) => e);
+      const error = await anthropic(OPENAI)
+        .messages.create({ model: 'mock-error-429', max_tokens: 10, messages: HELLO })
+        .catch((e) => e);
       expect(error).toBeInstanceOf(Anthropic.RateLimitError);
       expect(error.error).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } });
     });

@@ -53,8 +53,16 @@ describe('mock OpenAI Realtime upstream', () => {
   it('plays a session: session.created, updates, items, audio commit, and a full audio response with usage', async () => {
     const client = await openRealtime(openai(), { headers: auth });
     const created = await client.waitForEvent('session.created');
-    expect(created).toMatchObject({ event_id: expect.stringMatching(/^event_/), session: { id: expect.stringMatching(/^sess_/), object: 'realtime.session', model: 'gpt-realtime', modalities: ['text', 'audio'], voice: 'alloy' } });
-    expect(mock.connections[0]).toMatchObject({ path: '/v1/realtime', query: { model: 'gpt-realtime' }, headers: { authorization: 'Bearer sk-test' }, route: 'openai' });
+    expect(created).toMatchObject({
+      event_id: expect.stringMatching(/^event_/),
+      session: { id: expect.stringMatching(/^sess_/), object: 'realtime.session', model: 'gpt-realtime', modalities: ['text', 'audio'], voice: 'alloy' },
+    });
+    expect(mock.connections[0]).toMatchObject({
+      path: '/v1/realtime',
+      query: { model: 'gpt-realtime' },
+      headers: { authorization: 'Bearer sk-test' },
+      route: 'openai',
+    });
 
     client.send({ type: 'session.update', event_id: 'evt_1', session: { voice: 'verse', instructions: 'Be brief.' } });
     expect((await client.waitForEvent('session.updated')).session).toMatchObject({ voice: 'verse', instructions: 'Be brief.', model: 'gpt-realtime' });
@@ -102,11 +110,23 @@ describe('mock OpenAI Realtime upstream', () => {
     expect(deltas.map((d) => d.delta)).toEqual([audioDelta(0), audioDelta(1), audioDelta(2)]);
     expect(deltas[0].delta).toHaveLength(16_384);
     expect(Buffer.from(deltas[0].delta, 'base64')).toHaveLength(AUDIO_DELTA_BYTES);
-    expect(done.response).toMatchObject({ object: 'realtime.response', status: 'completed', usage: REALTIME_USAGE, output: [{ role: 'assistant', content: [{ type: 'audio', transcript: REPLY_TEXT }] }] });
+    expect(done.response).toMatchObject({
+      object: 'realtime.response',
+      status: 'completed',
+      usage: REALTIME_USAGE,
+      output: [{ role: 'assistant', content: [{ type: 'audio', transcript: REPLY_TEXT }] }],
+    });
     expect(REALTIME_RESPONSE_COST_USD).toBeCloseTo(0.02474, 10);
     // every event sent is recorded, in the order the client saw them
     expect(mock.connections[0].sent.map((e) => e.event_id)).toEqual(client.events.map((e) => e.event_id));
-    expect(mock.connections[0].received.map((e) => e.type)).toEqual(['session.update', 'conversation.item.create', 'input_audio_buffer.append', 'input_audio_buffer.append', 'input_audio_buffer.commit', 'response.create']);
+    expect(mock.connections[0].received.map((e) => e.type)).toEqual([
+      'session.update',
+      'conversation.item.create',
+      'input_audio_buffer.append',
+      'input_audio_buffer.append',
+      'input_audio_buffer.commit',
+      'response.create',
+    ]);
 
     client.ws.close(1000, 'bye');
     await waitUntil(() => mock.connections[0].closedBy);
@@ -118,13 +138,23 @@ describe('mock OpenAI Realtime upstream', () => {
     await client.waitForEvent('session.created');
     client.send({ type: 'response.create', response: { modalities: ['text'] } });
     const done = await client.waitForEvent('response.done');
-    expect(client.events.filter((e) => e.type === 'response.text.delta').map((e) => e.delta).join('')).toBe(REPLY_TEXT);
+    expect(
+      client.events
+        .filter((e) => e.type === 'response.text.delta')
+        .map((e) => e.delta)
+        .join(''),
+    ).toBe(REPLY_TEXT);
     expect(client.events.some((e) => e.type === 'response.audio.delta')).toBe(false);
     expect(done.response.usage.output_token_details).toEqual({ text_tokens: 20, audio_tokens: 0 });
 
     let from = client.events.length;
     client.send({ type: 'nonsense', event_id: 'evt_x' });
-    expect((await client.waitForEvent('error', { from })).error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_value', param: 'type', event_id: 'evt_x' });
+    expect((await client.waitForEvent('error', { from })).error).toMatchObject({
+      type: 'invalid_request_error',
+      code: 'invalid_value',
+      param: 'type',
+      event_id: 'evt_x',
+    });
     from = client.events.length;
     client.ws.send('{not json');
     expect((await client.waitForEvent('error', { from })).error.code).toBe('invalid_json');
@@ -180,9 +210,15 @@ describe('mock OpenAI Realtime upstream', () => {
   });
 
   it('Azure: /openai/realtime with api-key, the deployment as the model; browser subprotocols', async () => {
-    const azure = await openRealtime(`${mock.url}/openai/realtime?api-version=2024-10-01-preview&deployment=gpt-realtime`, { headers: { 'api-key': 'azure-secret' } });
+    const azure = await openRealtime(`${mock.url}/openai/realtime?api-version=2024-10-01-preview&deployment=gpt-realtime`, {
+      headers: { 'api-key': 'azure-secret' },
+    });
     expect((await azure.waitForEvent('session.created')).session.model).toBe('gpt-realtime');
-    expect(mock.connections[0]).toMatchObject({ route: 'azure', query: { 'api-version': '2024-10-01-preview', deployment: 'gpt-realtime' }, headers: { 'api-key': 'azure-secret' } });
+    expect(mock.connections[0]).toMatchObject({
+      route: 'azure',
+      query: { 'api-version': '2024-10-01-preview', deployment: 'gpt-realtime' },
+      headers: { 'api-key': 'azure-secret' },
+    });
     azure.ws.close();
 
     const browser = await openRealtime(openai(), { protocols: ['realtime', 'openai-insecure-api-key.sk-browser', 'openai-beta.realtime-v1'] });

@@ -88,7 +88,13 @@ describe('mock upstream (OpenAI Responses API)', () => {
       model: 'mock-cached',
       input: [
         { role: 'developer', content: 'Answer.' },
-        { role: 'user', content: [{ type: 'input_text', text: 'echo: one two three' }, { type: 'input_image', image_url: 'https://example.com/a.png', detail: 'low' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'echo: one two three' },
+            { type: 'input_image', image_url: 'https://example.com/a.png', detail: 'low' },
+          ],
+        },
       ],
     });
     expect(response.output_text).toBe('one two three');
@@ -146,7 +152,10 @@ describe('mock upstream (OpenAI Responses API)', () => {
     const call = response.output[0] as OpenAI.Responses.ResponseFunctionToolCall;
     const after = await client.responses.create({
       model: 'gpt-4o',
-      input: [{ role: 'user', content: 'weather?' }, { type: 'function_call_output', call_id: call.call_id, output: 'sunny' }],
+      input: [
+        { role: 'user', content: 'weather?' },
+        { type: 'function_call_output', call_id: call.call_id, output: 'sunny' },
+      ],
       tools: [WEATHER_TOOL],
     });
     expect(after.output_text).toBe('Hello from mock');
@@ -159,16 +168,39 @@ describe('mock upstream (OpenAI Responses API)', () => {
     const echoed = ({ type, call_id, name, arguments: args }: Call): Call => ({ type, call_id, name, arguments: args });
 
     async function runScript(ask: (input: OpenAI.Responses.ResponseInputItem[]) => Promise<OpenAI.Responses.Response>): Promise<void> {
-      const input: OpenAI.Responses.ResponseInputItem[] = [{ role: 'user', content: 'earlier' }, { role: 'assistant', content: 'answer' }, { role: 'user', content: [{ type: 'input_text', text: SCRIPT }] }];
+      const input: OpenAI.Responses.ResponseInputItem[] = [
+        { role: 'user', content: 'earlier' },
+        { role: 'assistant', content: 'answer' },
+        { role: 'user', content: [{ type: 'input_text', text: SCRIPT }] },
+      ];
       const first = await ask(input);
       // toMatchObject: the SDK's stream helper adds parsed_arguments.
       expect(first.output).toMatchObject([
-        { id: expect.stringMatching(/^fc_/), type: 'function_call', status: 'completed', arguments: '{"query":"refunds"}', call_id: expect.stringMatching(/^call_/), name: 'docs__search_docs' },
-        { id: expect.stringMatching(/^fc_/), type: 'function_call', status: 'completed', arguments: '{"a":1,"b":2}', call_id: expect.stringMatching(/^call_/), name: 'docs__add' },
+        {
+          id: expect.stringMatching(/^fc_/),
+          type: 'function_call',
+          status: 'completed',
+          arguments: '{"query":"refunds"}',
+          call_id: expect.stringMatching(/^call_/),
+          name: 'docs__search_docs',
+        },
+        {
+          id: expect.stringMatching(/^fc_/),
+          type: 'function_call',
+          status: 'completed',
+          arguments: '{"a":1,"b":2}',
+          call_id: expect.stringMatching(/^call_/),
+          name: 'docs__add',
+        },
       ]);
       expect(first.usage?.output_tokens).toBe(14); // argument fragments, 5 + 9
       const [search, add] = first.output as Call[];
-      input.push(echoed(search), echoed(add), { type: 'function_call_output', call_id: search.call_id, output: 'Refunds take 5 days' }, { type: 'function_call_output', call_id: add.call_id, output: '3' });
+      input.push(
+        echoed(search),
+        echoed(add),
+        { type: 'function_call_output', call_id: search.call_id, output: 'Refunds take 5 days' },
+        { type: 'function_call_output', call_id: add.call_id, output: '3' },
+      );
       const second = await ask(input);
       expect((second.output as Call[]).map((item) => [item.type, item.name, item.arguments])).toEqual([['function_call', 'docs__add', '{"a":3,"b":4}']]);
       const again = second.output[0] as Call;
@@ -199,9 +231,22 @@ describe('mock upstream (OpenAI Responses API)', () => {
       const first = await client.responses.create({ model: 'gpt-4o', input: SCRIPT, tools: DOCS_TOOLS });
       const [search, add] = first.output as Call[];
       const outputs = (pairs: [Call, string][]) => pairs.map(([call, output]) => ({ type: 'function_call_output' as const, call_id: call.call_id, output }));
-      const second = await client.responses.create({ model: 'gpt-4o', previous_response_id: first.id, input: outputs([[search, 'Refunds take 5 days'], [add, '3']]), tools: DOCS_TOOLS });
+      const second = await client.responses.create({
+        model: 'gpt-4o',
+        previous_response_id: first.id,
+        input: outputs([
+          [search, 'Refunds take 5 days'],
+          [add, '3'],
+        ]),
+        tools: DOCS_TOOLS,
+      });
       expect((second.output as Call[]).map((item) => [item.name, item.arguments])).toEqual([['docs__add', '{"a":3,"b":4}']]);
-      const last = await client.responses.create({ model: 'gpt-4o', previous_response_id: second.id, input: outputs([[second.output[0] as Call, '7']]), tools: DOCS_TOOLS });
+      const last = await client.responses.create({
+        model: 'gpt-4o',
+        previous_response_id: second.id,
+        input: outputs([[second.output[0] as Call, '7']]),
+        tools: DOCS_TOOLS,
+      });
       expect(last.output_text).toBe('results: Refunds take 5 days / 3 / 7');
     });
 
@@ -220,7 +265,12 @@ describe('mock upstream (OpenAI Responses API)', () => {
       tools: [{ type: 'web_search_preview' }, { type: 'file_search', vector_store_ids: ['vs_1'] }],
     });
     expect(response.output.map((item) => item.type)).toEqual(['web_search_call', 'file_search_call', 'message']);
-    expect(response.output[0]).toEqual({ id: expect.stringMatching(/^ws_/), type: 'web_search_call', status: 'completed', action: { type: 'search', query: 'news' } });
+    expect(response.output[0]).toEqual({
+      id: expect.stringMatching(/^ws_/),
+      type: 'web_search_call',
+      status: 'completed',
+      action: { type: 'search', query: 'news' },
+    });
     expect(response.output[1]).toEqual({ id: expect.stringMatching(/^fs_/), type: 'file_search_call', status: 'completed', queries: ['news'], results: null });
     const text = (response.output[2] as OpenAI.Responses.ResponseOutputMessage).content[0] as OpenAI.Responses.ResponseOutputText;
     expect(text.annotations).toEqual([
@@ -234,7 +284,13 @@ describe('mock upstream (OpenAI Responses API)', () => {
       model: 'gpt-4o',
       input: 'ping',
       tools: [
-        { type: 'mcp', server_label: 'good', server_url: 'https://mcp.example.com/secret/path?token=1', headers: { Authorization: 'Bearer s3cret' }, require_approval: 'never' },
+        {
+          type: 'mcp',
+          server_label: 'good',
+          server_url: 'https://mcp.example.com/secret/path?token=1',
+          headers: { Authorization: 'Bearer s3cret' },
+          require_approval: 'never',
+        },
         { type: 'mcp', server_label: 'bare', server_url: 'https://other.example.com/mcp', require_approval: 'never' },
       ],
     });
@@ -245,7 +301,15 @@ describe('mock upstream (OpenAI Responses API)', () => {
       server_label: 'good',
       tools: [{ name: 'echo', input_schema: expect.objectContaining({ type: 'object' }), annotations: null, description: expect.any(String) }],
     });
-    expect(response.output[2]).toMatchObject({ id: expect.stringMatching(/^mcp_/), type: 'mcp_call', server_label: 'good', name: 'echo', arguments: '{"text":"ping"}', output: 'echo from good', error: null });
+    expect(response.output[2]).toMatchObject({
+      id: expect.stringMatching(/^mcp_/),
+      type: 'mcp_call',
+      server_label: 'good',
+      name: 'echo',
+      arguments: '{"text":"ping"}',
+      output: 'echo from good',
+      error: null,
+    });
     expect(response.output[3]).toMatchObject({ type: 'mcp_call', server_label: 'bare', output: null, error: 'Unauthorized' });
     expect(response.tools).toEqual([
       { type: 'mcp', server_label: 'good', server_url: 'https://mcp.example.com', headers: null, require_approval: 'never' },
@@ -275,7 +339,15 @@ describe('mock upstream (OpenAI Responses API)', () => {
     const deltas = events.filter((event): event is OpenAI.Responses.ResponseTextDeltaEvent => event.type === 'response.output_text.delta');
     expect(deltas.map((event) => event.delta).join('')).toBe('Hello from mock');
     const added = events[2] as OpenAI.Responses.ResponseOutputItemAddedEvent;
-    expect(deltas[0]).toEqual({ type: 'response.output_text.delta', sequence_number: 4, item_id: added.item.id, output_index: 0, content_index: 0, delta: 'Hello', logprobs: [] });
+    expect(deltas[0]).toEqual({
+      type: 'response.output_text.delta',
+      sequence_number: 4,
+      item_id: added.item.id,
+      output_index: 0,
+      content_index: 0,
+      delta: 'Hello',
+      logprobs: [],
+    });
     const completed = events[events.length - 1] as OpenAI.Responses.ResponseCompletedEvent;
     expect(completed.response).toMatchObject({ id: created.response.id, status: 'completed', usage: { input_tokens: 1, output_tokens: 3, total_tokens: 4 } });
 
@@ -387,20 +459,34 @@ describe('mock upstream (OpenAI Responses API)', () => {
       param: 'input',
       code: 'missing_required_parameter',
     });
-    await expect(
-      client.responses.create({ model: 'gpt-4o', input: [{ role: 'user', content: [{ type: 'text', text: 'x' } as any] }] }),
-    ).rejects.toMatchObject({ status: 400, param: 'input[0].content[0].type', code: 'invalid_value' });
+    await expect(client.responses.create({ model: 'gpt-4o', input: [{ role: 'user', content: [{ type: 'text', text: 'x' } as any] }] })).rejects.toMatchObject({
+      status: 400,
+      param: 'input[0].content[0].type',
+      code: 'invalid_value',
+    });
     await expect(client.responses.create({ model: 'gpt-4o', input: 'x', temperature: 3 })).rejects.toMatchObject({ status: 400, param: 'temperature' });
-    await expect(client.responses.create({ model: 'gpt-4o', input: 'x', tools: [{ type: 'function' } as any] })).rejects.toMatchObject({ param: 'tools[0].name' });
+    await expect(client.responses.create({ model: 'gpt-4o', input: 'x', tools: [{ type: 'function' } as any] })).rejects.toMatchObject({
+      param: 'tools[0].name',
+    });
     const badHeader = { type: 'mcp', server_label: 's', server_url: 'https://s.example.com', headers: { a: 1 } };
-    await expect(client.responses.create({ model: 'gpt-4o', input: 'x', tools: [badHeader as any] })).rejects.toMatchObject({ param: 'tools[0].headers.a', code: 'invalid_type' });
-    await expect(client.responses.create({ model: 'gpt-4o', input: 'x', bogus: 1 } as any)).rejects.toMatchObject({ param: 'bogus', code: 'unknown_parameter' });
+    await expect(client.responses.create({ model: 'gpt-4o', input: 'x', tools: [badHeader as any] })).rejects.toMatchObject({
+      param: 'tools[0].headers.a',
+      code: 'invalid_type',
+    });
+    await expect(client.responses.create({ model: 'gpt-4o', input: 'x', bogus: 1 } as any)).rejects.toMatchObject({
+      param: 'bogus',
+      code: 'unknown_parameter',
+    });
     await expect(client.responses.create({ model: 'mock-drop', input: 'Hi' })).rejects.toBeInstanceOf(OpenAI.APIConnectionError);
 
     await expect(client.responses.create({ model: 'mock-flaky-1-503', input: 'flaky' })).rejects.toMatchObject({ status: 503 });
     expect((await client.responses.create({ model: 'mock-flaky-1-503', input: 'flaky' })).output_text).toBe('Hello from mock');
 
-    const noKey = await fetch(mock.url + '/v1/responses', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"gpt-4o","input":"x"}' });
+    const noKey = await fetch(mock.url + '/v1/responses', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"model":"gpt-4o","input":"x"}',
+    });
     expect(noKey.status).toBe(401);
     expect((await json(noKey)).error).toMatchObject({ type: 'invalid_request_error' });
   });

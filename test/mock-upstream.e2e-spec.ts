@@ -201,7 +201,11 @@ describe('mock upstream (OpenAI wire format)', () => {
 
     /** Runs the script to its end, `ask` answering each round; the results the "tools" give are fixed texts. */
     async function runScript(ask: (messages: Message[]) => Promise<OpenAI.Chat.Completions.ChatCompletion>) {
-      const messages: Message[] = [{ role: 'user', content: 'earlier question' }, { role: 'assistant', content: 'earlier answer' }, { role: 'user', content: SCRIPT }];
+      const messages: Message[] = [
+        { role: 'user', content: 'earlier question' },
+        { role: 'assistant', content: 'earlier answer' },
+        { role: 'user', content: SCRIPT },
+      ];
       const first = await ask(messages);
       expect(first.choices[0].finish_reason).toBe('tool_calls');
       const firstCalls = functionCalls(first.choices[0].message);
@@ -244,7 +248,10 @@ describe('mock upstream (OpenAI wire format)', () => {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: SCRIPT }], tools: DOCS_TOOLS }),
       });
-      const chunks = (await raw.text()).split('\n\n').filter((event) => event.startsWith('data: {')).map((event) => JSON.parse(event.slice(6)));
+      const chunks = (await raw.text())
+        .split('\n\n')
+        .filter((event) => event.startsWith('data: {'))
+        .map((event) => JSON.parse(event.slice(6)));
       const deltas = chunks.map((chunk) => chunk.choices[0].delta);
       expect(deltas[0]).toEqual({
         role: 'assistant',
@@ -252,8 +259,15 @@ describe('mock upstream (OpenAI wire format)', () => {
         tool_calls: [{ index: 0, id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'docs__search_docs', arguments: '' } }],
         refusal: null,
       });
-      expect(deltas[6]).toEqual({ tool_calls: [{ index: 1, id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'docs__add', arguments: '' } }] });
-      expect(deltas.slice(1, 6).map((delta) => delta.tool_calls[0].function.arguments).join('')).toBe('{"query":"refunds"}');
+      expect(deltas[6]).toEqual({
+        tool_calls: [{ index: 1, id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'docs__add', arguments: '' } }],
+      });
+      expect(
+        deltas
+          .slice(1, 6)
+          .map((delta) => delta.tool_calls[0].function.arguments)
+          .join(''),
+      ).toBe('{"query":"refunds"}');
       expect(deltas.at(-1)).toEqual({});
       expect(chunks.at(-1).choices[0].finish_reason).toBe('tool_calls');
     });
@@ -277,19 +291,18 @@ describe('mock upstream (OpenAI wire format)', () => {
   });
 
   it('raises the SDK errors selected by mock-error-<status>', async () => {
-    const error = await client.chat.completions
-      .create({ model: 'mock-error-429', messages: [{ role: 'user', content: 'Hi' }] })
-      .catch((e: unknown) => e);
+    const error = await client.chat.completions.create({ model: 'mock-error-429', messages: [{ role: 'user', content: 'Hi' }] }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.RateLimitError);
     expect(error).toMatchObject({ status: 429, type: 'requests', code: 'rate_limit_exceeded' });
     expect((error as InstanceType<typeof OpenAI.RateLimitError>).headers.get('retry-after')).toBe('1');
 
-    await expect(
-      client.chat.completions.create({ model: 'mock-error-500', messages: [{ role: 'user', content: 'Hi' }] }),
-    ).rejects.toMatchObject({ status: 500, type: 'server_error' });
-    await expect(
-      client.chat.completions.create({ model: 'mock-error-401', messages: [{ role: 'user', content: 'Hi' }] }),
-    ).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
+    await expect(client.chat.completions.create({ model: 'mock-error-500', messages: [{ role: 'user', content: 'Hi' }] })).rejects.toMatchObject({
+      status: 500,
+      type: 'server_error',
+    });
+    await expect(client.chat.completions.create({ model: 'mock-error-401', messages: [{ role: 'user', content: 'Hi' }] })).rejects.toBeInstanceOf(
+      OpenAI.AuthenticationError,
+    );
   });
 
   it('records requests with their Authorization header', async () => {
@@ -306,14 +319,11 @@ describe('mock upstream (OpenAI wire format)', () => {
   });
 
   it('serves the Azure OpenAI deployment path', async () => {
-    const response = await fetch(
-      mock.url + '/openai/deployments/my-gpt4o/chat/completions?api-version=2024-10-21',
-      {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'api-key': 'azure-key' },
-        body: JSON.stringify({ messages: [{ role: 'user', content: 'echo: from azure' }] }),
-      },
-    );
+    const response = await fetch(mock.url + '/openai/deployments/my-gpt4o/chat/completions?api-version=2024-10-21', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'api-key': 'azure-key' },
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'echo: from azure' }] }),
+    });
     expect(response.status).toBe(200);
     const body: any = await response.json();
     expect(body).toMatchObject({ object: 'chat.completion', model: 'my-gpt4o' });
@@ -353,15 +363,10 @@ describe('mock upstream (OpenAI wire format)', () => {
     expect(received).toEqual(['', 'Hello', ' from']);
     expect(mock.requests[0].aborted).toBeUndefined(); // the mock cut it, the client did not abort
 
-    await expect(
-      client.chat.completions.create({ model: 'mock-invalid-json', messages: [{ role: 'user', content: 'Hi' }] }),
-    ).rejects.toThrow();
+    await expect(client.chat.completions.create({ model: 'mock-invalid-json', messages: [{ role: 'user', content: 'Hi' }] })).rejects.toThrow();
 
     await expect(
-      client.chat.completions.create(
-        { model: 'mock-hang', messages: [{ role: 'user', content: 'Hi' }] },
-        { timeout: 200 },
-      ),
+      client.chat.completions.create({ model: 'mock-hang', messages: [{ role: 'user', content: 'Hi' }] }, { timeout: 200 }),
       // APIConnectionTimeoutError outside Jest; inside Jest's VM realm the SDK can't recognise
       // Node's AbortError (instanceof Error fails across realms) and reports its parent class.
     ).rejects.toBeInstanceOf(OpenAI.APIConnectionError);
@@ -423,7 +428,11 @@ describe('mock upstream (OpenAI wire format)', () => {
     });
 
     it('mock-retry-after-<ms> is a 429 with retry-after-ms and retry-after in whole seconds', async () => {
-      for (const [ms, seconds] of [['300', '1'], ['5000', '5'], ['2500', '3']]) {
+      for (const [ms, seconds] of [
+        ['300', '1'],
+        ['5000', '5'],
+        ['2500', '3'],
+      ]) {
         const response = await ask(`mock-retry-after-${ms}`);
         expect(response.status).toBe(429);
         expect(response.headers.get('retry-after-ms')).toBe(ms);

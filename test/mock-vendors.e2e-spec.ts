@@ -13,9 +13,17 @@ import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import { BEDROCK_TEST_CREDENTIALS } from './support/mock-bedrock';
 import { startMockUpstream, type MockUpstream } from './support/mock-upstream';
 
-const WEATHER_TOOL = { name: 'get_weather', description: 'Weather by city', input_schema: { type: 'object' as const, properties: { location: { type: 'string' } } } };
+const WEATHER_TOOL = {
+  name: 'get_weather',
+  description: 'Weather by city',
+  input_schema: { type: 'object' as const, properties: { location: { type: 'string' } } },
+};
 const json = (reply: globalThis.Response): Promise<any> => reply.json();
-const WEATHER_DECLARATION = { name: 'get_weather', description: 'Weather by city', parametersJsonSchema: { type: 'object', properties: { location: { type: 'string' } } } };
+const WEATHER_DECLARATION = {
+  name: 'get_weather',
+  description: 'Weather by city',
+  parametersJsonSchema: { type: 'object', properties: { location: { type: 'string' } } },
+};
 
 describe('mock upstream (Anthropic, Gemini and Bedrock)', () => {
   let mock: MockUpstream;
@@ -30,7 +38,9 @@ describe('mock upstream (Anthropic, Gemini and Bedrock)', () => {
 
   describe('Anthropic Messages API', () => {
     it('answers a message with deterministic usage and a request-id', async () => {
-      const { data, response } = await client.messages.create({ model: 'claude-mock-1', max_tokens: 100, messages: [{ role: 'user', content: 'Say hello' }] }).withResponse();
+      const { data, response } = await client.messages
+        .create({ model: 'claude-mock-1', max_tokens: 100, messages: [{ role: 'user', content: 'Say hello' }] })
+        .withResponse();
       // "Say hello": 9 chars -> 3 input tokens; "Hello from mock": 3 words.
       expect(data).toEqual({
         id: expect.stringMatching(/^msg_01[0-9A-Za-z]{22}$/),
@@ -57,7 +67,12 @@ describe('mock upstream (Anthropic, Gemini and Bedrock)', () => {
       // 14 + 21 chars -> 9 input tokens.
       expect(cached.usage).toEqual({ input_tokens: 9, output_tokens: 3, cache_creation_input_tokens: 50, cache_read_input_tokens: 200 });
 
-      const stopped = await client.messages.create({ model: 'm', max_tokens: 50, stop_sequences: ['three'], messages: [{ role: 'user', content: 'echo: one two three four' }] });
+      const stopped = await client.messages.create({
+        model: 'm',
+        max_tokens: 50,
+        stop_sequences: ['three'],
+        messages: [{ role: 'user', content: 'echo: one two three four' }],
+      });
       expect(stopped).toMatchObject({ content: [{ text: 'one two ' }], stop_reason: 'stop_sequence', stop_sequence: 'three' });
       const cut = await client.messages.create({ model: 'm', max_tokens: 2, messages: [{ role: 'user', content: 'echo: one two three four' }] });
       expect(cut).toMatchObject({ content: [{ text: 'one two' }], stop_reason: 'max_tokens', usage: { output_tokens: 2 } });
@@ -70,9 +85,21 @@ describe('mock upstream (Anthropic, Gemini and Bedrock)', () => {
       stream.on('streamEvent', (event) => events.push(event.type));
       stream.on('text', (delta) => deltas.push(delta));
       const message = await stream.finalMessage();
-      expect(message).toMatchObject({ content: [{ type: 'text', text: 'one two three' }], stop_reason: 'end_turn', usage: { output_tokens: 3, input_tokens: 5 } });
+      expect(message).toMatchObject({
+        content: [{ type: 'text', text: 'one two three' }],
+        stop_reason: 'end_turn',
+        usage: { output_tokens: 3, input_tokens: 5 },
+      });
       expect(deltas).toEqual(['one', ' two', ' three']);
-      const names = ['content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop'];
+      const names = [
+        'content_block_start',
+        'content_block_delta',
+        'content_block_delta',
+        'content_block_delta',
+        'content_block_stop',
+        'message_delta',
+        'message_stop',
+      ];
       expect(events).toEqual(['message_start', ...names]); // the SDK swallows pings
 
       // On the wire: `event: <type>` names the data's type, a ping after message_start, no [DONE].
@@ -99,7 +126,13 @@ describe('mock upstream (Anthropic, Gemini and Bedrock)', () => {
       expect(streamed.usage.output_tokens).toBe(5);
 
       const other = { name: 'get_time', input_schema: { type: 'object' as const } };
-      const forced = await client.messages.create({ model: 'm', max_tokens: 100, tools: [WEATHER_TOOL, other], tool_choice: { type: 'tool', name: 'get_time' }, messages });
+      const forced = await client.messages.create({
+        model: 'm',
+        max_tokens: 100,
+        tools: [WEATHER_TOOL, other],
+        tool_choice: { type: 'tool', name: 'get_time' },
+        messages,
+      });
       expect(forced.content).toMatchObject([{ type: 'tool_use', name: 'get_time' }]);
       const none = await client.messages.create({ model: 'm', max_tokens: 100, tools: [WEATHER_TOOL], tool_choice: { type: 'none' }, messages });
       expect(none.content).toEqual([{ type: 'text', text: 'Hello from mock' }]);
@@ -109,7 +142,11 @@ describe('mock upstream (Anthropic, Gemini and Bedrock)', () => {
         model: 'm',
         max_tokens: 100,
         tools: [WEATHER_TOOL],
-        messages: [...messages, { role: 'assistant', content: [toolUse] }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUse.id, content: '18°C' }] }],
+        messages: [
+          ...messages,
+          { role: 'assistant', content: [toolUse] },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUse.id, content: '18°C' }] },
+        ],
       });
       expect(answered).toMatchObject({ content: [{ type: 'text', text: 'Hello from mock' }], stop_reason: 'end_turn' });
     });
@@ -142,7 +179,10 @@ describe('mock upstream (Anthropic, Gemini and Bedrock)', () => {
         const second = await ask(messages);
         expect(second.stop_reason).toBe('tool_use');
         expect(toolUses(second).map((block) => [block.name, block.input])).toEqual([['docs__add', { a: 3, b: 4 }]]);
-        messages.push({ role: 'assistant', content: second.content as Anthropic.ContentBlockParam[] }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: second.content[0].type === 'tool_use' ? second.content[0].id : '', content: '7' }] });
+        messages.push(
+          { role: 'assistant', content: second.content as Anthropic.ContentBlockParam[] },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: second.content[0].type === 'tool_use' ? second.content[0].id : '', content: '7' }] },
+        );
         const last = await ask(messages);
         expect(last).toMatchObject({ stop_reason: 'end_turn', content: [{ type: 'text', text: 'results: Refunds take 5 days / error: boom / 7' }] });
       }
@@ -158,20 +198,33 @@ describe('mock upstream (Anthropic, Gemini and Bedrock)', () => {
           headers: { 'content-type': 'application/json', 'x-api-key': 'k', 'anthropic-version': '2023-06-01' },
           body: JSON.stringify({ model: 'claude-mock-1', max_tokens: 100, stream: true, tools: DOCS_TOOLS, messages: [{ role: 'user', content: SCRIPT }] }),
         });
-        const events = (await raw.text()).split('\n\n').filter(Boolean).map((frame) => JSON.parse(frame.split('\ndata: ')[1]));
+        const events = (await raw.text())
+          .split('\n\n')
+          .filter(Boolean)
+          .map((frame) => JSON.parse(frame.split('\ndata: ')[1]));
         const starts = events.filter((event) => event.type === 'content_block_start');
         expect(starts.map((event) => [event.index, event.content_block.name, event.content_block.input])).toEqual([
           [0, 'docs__search_docs', {}],
           [1, 'docs__add', {}],
         ]);
-        const json = (index: number) => events.filter((event) => event.type === 'content_block_delta' && event.index === index).map((event) => event.delta.partial_json).join('');
+        const json = (index: number) =>
+          events
+            .filter((event) => event.type === 'content_block_delta' && event.index === index)
+            .map((event) => event.delta.partial_json)
+            .join('');
         expect([json(0), json(1)]).toEqual(['{"query":"refunds"}', '{"a":1,"b":2}']);
         expect(events.find((event) => event.type === 'message_delta').delta.stop_reason).toBe('tool_use');
       });
 
       it('answers "no tool <name>" for a tool not offered (or tool_choice none)', async () => {
         const ask = (text: string, tool_choice?: Anthropic.ToolChoice) =>
-          client.messages.create({ model: 'claude-mock-1', max_tokens: 100, tools: DOCS_TOOLS, ...(tool_choice ? { tool_choice } : {}), messages: [{ role: 'user', content: text }] });
+          client.messages.create({
+            model: 'claude-mock-1',
+            max_tokens: 100,
+            tools: DOCS_TOOLS,
+            ...(tool_choice ? { tool_choice } : {}),
+            messages: [{ role: 'user', content: text }],
+          });
         expect((await ask('tools: docs__nope {}')).content).toEqual([{ type: 'text', text: 'no tool docs__nope' }]);
         expect((await ask('tools: docs__add {}', { type: 'none' })).content).toEqual([{ type: 'text', text: 'no tool docs__add' }]);
         expect((await ask('hello tools: docs__add {}')).content).toEqual([{ type: 'text', text: 'Hello from mock' }]);
@@ -183,12 +236,24 @@ describe('mock upstream (Anthropic, Gemini and Bedrock)', () => {
         { type: 'url' as const, url: 'https://a.example.com/mcp', name: 'search' },
         { type: 'url' as const, url: 'https://b.example.com/mcp', name: 'tools' },
       ];
-      const request = { model: 'claude-mock-1', max_tokens: 100, messages: [{ role: 'user' as const, content: 'echo: ping' }], mcp_servers, betas: ['mcp-client-2025-04-04' as const] };
+      const request = {
+        model: 'claude-mock-1',
+        max_tokens: 100,
+        messages: [{ role: 'user' as const, content: 'echo: ping' }],
+        mcp_servers,
+        betas: ['mcp-client-2025-04-04' as const],
+      };
       const message = await client.beta.messages.create(request);
       expect(mock.requests[0].headers['anthropic-beta']).toContain('mcp-client-2025-04-04');
       expect(message.content.map((block) => block.type)).toEqual(['mcp_tool_use', 'mcp_tool_result', 'mcp_tool_use', 'mcp_tool_result', 'text']);
       const [use, result] = message.content as [Anthropic.Beta.BetaMCPToolUseBlock, Anthropic.Beta.BetaMCPToolResultBlock];
-      expect(use).toEqual({ type: 'mcp_tool_use', id: expect.stringMatching(/^mcptoolu_01/), name: 'echo', server_name: 'search', input: { text: 'echo: ping' } });
+      expect(use).toEqual({
+        type: 'mcp_tool_use',
+        id: expect.stringMatching(/^mcptoolu_01/),
+        name: 'echo',
+        server_name: 'search',
+        input: { text: 'echo: ping' },
+      });
       expect(result).toEqual({ type: 'mcp_tool_result', tool_use_id: use.id, is_error: false, content: [{ type: 'text', text: 'echo from search' }] });
       expect(message.content[4]).toEqual({ type: 'text', text: 'ping' });
 
@@ -204,11 +269,19 @@ describe('mock upstream (Anthropic, Gemini and Bedrock)', () => {
 
     it('checks auth headers and the body, in Anthropic error shape', async () => {
       const post = (headers: Record<string, string>, body: unknown) =>
-        fetch(mock.url + '/v1/messages', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+        fetch(mock.url + '/v1/messages', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: typeof body === 'string' ? body : JSON.stringify(body),
+        });
       const ok = { model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] };
       const noKey = await post({ 'anthropic-version': '2023-06-01' }, ok);
       expect(noKey.status).toBe(401);
-      expect(await json(noKey)).toEqual({ type: 'error', error: { type: 'authentication_error', message: 'x-api-key header is required' }, request_id: expect.stringMatching(/^req_/) });
+      expect(await json(noKey)).toEqual({
+        type: 'error',
+        error: { type: 'authentication_error', message: 'x-api-key header is required' },
+        request_id: expect.stringMatching(/^req_/),
+      });
       expect(noKey.headers.get('request-id')).toMatch(/^req_/);
       const noVersion = await post({ 'x-api-key': 'k' }, ok);
       expect(noVersion.status).toBe(400);
@@ -230,7 +303,13 @@ describe('mock upstream (Anthropic, Gemini and Bedrock)', () => {
         expect(error.error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringMatching(message) } });
       }
       // Consecutive user turns are merged by Anthropic, not refused.
-      const merged = await client.messages.create({ ...ok, messages: [{ role: 'user', content: 'a' }, { role: 'user', content: 'echo: b' }] });
+      const merged = await client.messages.create({
+        ...ok,
+        messages: [
+          { role: 'user', content: 'a' },
+          { role: 'user', content: 'echo: b' },
+        ],
+      });
       expect(merged.content).toEqual([{ type: 'text', text: 'b' }]);
     });
 
@@ -239,11 +318,15 @@ describe('mock upstream (Anthropic, Gemini and Bedrock)', () => {
       expect(limited).toBeInstanceOf(Anthropic.RateLimitError);
       expect(limited.error).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } });
       expect(limited.headers.get('retry-after')).toBe('1');
-      const overloaded = await client.messages.create({ model: 'provider/mock-error-529', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }).catch((e) => e);
+      const overloaded = await client.messages
+        .create({ model: 'provider/mock-error-529', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] })
+        .catch((e) => e);
       expect(overloaded.status).toBe(529);
       expect(overloaded.error.error.type).toBe('overloaded_error');
 
-      await expect(client.messages.stream({ model: 'mock-stream-error', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }).finalMessage()).rejects.toThrow(/Overloaded/);
+      await expect(
+        client.messages.stream({ model: 'mock-stream-error', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }).finalMessage(),
+      ).rejects.toThrow(/Overloaded/);
     });
 
     it('mock-malformed-chunk and mock-stream-cut break the stream as documented', async () => {
@@ -256,7 +339,9 @@ describe('mock upstream (Anthropic, Gemini and Bedrock)', () => {
       expect(() => JSON.parse(frames[1].split('\ndata: ')[1])).toThrow();
       expect(malformed).not.toContain('message_stop');
 
-      await expect(client.messages.stream({ model: 'mock-stream-cut', max_tokens: 20, messages: [{ role: 'user', content: 'hi' }] }).finalMessage()).rejects.toThrow();
+      await expect(
+        client.messages.stream({ model: 'mock-stream-cut', max_tokens: 20, messages: [{ role: 'user', content: 'hi' }] }).finalMessage(),
+      ).rejects.toThrow();
     });
   });
 
@@ -268,10 +353,13 @@ describe('mock upstream (Anthropic, Gemini and Bedrock)', () => {
         body: typeof body === 'string' ? body : JSON.stringify(body),
       });
     const user = (text: string) => ({ contents: [{ role: 'user', parts: [{ text }] }] });
-  const sseChunks = async (reply: globalThis.Response): Promise<any[]> => {
+    const sseChunks = async (reply: globalThis.Response): Promise<any[]> => {
       const text = await reply.text();
       expect(text.endsWith('\r\n\r\n')).toBe(true);
-      return text.split('\r\n\r\n').filter(Boolean).map((frame) => JSON.parse(frame.replace(/^data: /, '')));
+      return text
+        .split('\r\n\r\n')
+        .filter(Boolean)
+        .map((frame) => JSON.parse(frame.replace(/^data: /, '')));
     };
 
     it('answers generateContent with deterministic usage; the model comes from the path', async () => {
@@ -284,7 +372,13 @@ describe('mock upstream (Anthropic, Gemini and Bedrock)', () => {
         modelVersion: 'gemini-2.5-flash',
         responseId: expect.any(String),
       });
-      const thinking = await json(await generate('gemini-2.5-pro', { ...user('hi'), generation_config: { thinking_config: { thinking_budget: 128 }, max_output_tokens: 2 } }, { method: 'generateContent', query: '?key=q-key', key: '' }));
+      const thinking = await json(
+        await generate(
+          'gemini-2.5-pro',
+          { ...user('hi'), generation_config: { thinking_config: { thinking_budget: 128 }, max_output_tokens: 2 } },
+          { method: 'generateContent', query: '?key=q-key', key: '' },
+        ),
+      );
       expect(thinking.candidates[0]).toMatchObject({ content: { parts: [{ text: 'Hello from' }] }, finishReason: 'MAX_TOKENS' });
       expect(thinking.usageMetadata).toMatchObject({ promptTokenCount: 1, candidatesTokenCount: 2, thoughtsTokenCount: 5, totalTokenCount: 8 });
     });
@@ -305,7 +399,11 @@ describe('mock upstream (Anthropic, Gemini and Bedrock)', () => {
     it('calls the first declared function about the weather, whole in one chunk, and answers its response in text', async () => {
       const ask = { ...user('weather in Paris?'), tools: [{ functionDeclarations: [WEATHER_DECLARATION] }] };
       const call = await json(await generate('gemini-2.5-flash', ask));
-      expect(call.candidates[0]).toEqual({ content: { parts: [{ functionCall: { name: 'get_weather', args: { location: 'Paris' } } }], role: 'model' }, finishReason: 'STOP', index: 0 });
+      expect(call.candidates[0]).toEqual({
+        content: { parts: [{ functionCall: { name: 'get_weather', args: { location: 'Paris' } } }], role: 'model' },
+        finishReason: 'STOP',
+        index: 0,
+      });
       expect(call.usageMetadata.candidatesTokenCount).toBe(5);
       const streamed = await sseChunks(await generate('gemini-2.5-flash', ask, { method: 'streamGenerateContent', query: '?alt=sse' }));
       expect(streamed).toHaveLength(1);
@@ -344,7 +442,10 @@ describe('mock upstream (Anthropic, Gemini and Bedrock)', () => {
         );
         const second = await ask(contents);
         expect(second.parts).toEqual([{ functionCall: { name: 'docs__add', args: { a: 3, b: 4 } } }]);
-        contents.push({ role: 'model', parts: second.parts }, { role: 'user', parts: [{ functionResponse: { name: 'docs__add', response: { content: '7' } } }] });
+        contents.push(
+          { role: 'model', parts: second.parts },
+          { role: 'user', parts: [{ functionResponse: { name: 'docs__add', response: { content: '7' } } }] },
+        );
         const last = await ask(contents);
         expect(last).toEqual({ parts: [{ text: 'results: Refunds take 5 days / {"sum":3} / 7' }], finishReason: 'STOP' });
       }
@@ -383,13 +484,16 @@ describe('mock upstream (Anthropic, Gemini and Bedrock)', () => {
       expect(await json(noKey)).toEqual({
         error: {
           code: 403,
-          message: "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
+          message:
+            "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
           status: 'PERMISSION_DENIED',
         },
       });
       const unknown = await generate('gemini-2.5-flash', { ...user('hi'), temperature: 0.5 });
       expect(unknown.status).toBe(400);
-      expect(await json(unknown)).toEqual({ error: { code: 400, message: 'Invalid JSON payload received. Unknown name "temperature": Cannot find field.', status: 'INVALID_ARGUMENT' } });
+      expect(await json(unknown)).toEqual({
+        error: { code: 400, message: 'Invalid JSON payload received. Unknown name "temperature": Cannot find field.', status: 'INVALID_ARGUMENT' },
+      });
       const badConfig = await json(await generate('gemini-2.5-flash', { ...user('hi'), generationConfig: { max_tokens: 5 } }));
       expect(badConfig.error.message).toBe('Invalid JSON payload received. Unknown name "max_tokens" at \'generation_config\': Cannot find field.');
       const noContents = await generate('gemini-2.5-flash', { generationConfig: {} });
@@ -403,7 +507,9 @@ describe('mock upstream (Anthropic, Gemini and Bedrock)', () => {
       expect((await json(limited)).error).toMatchObject({ code: 429, status: 'RESOURCE_EXHAUSTED' });
       expect((await json(await generate('mock-error-503', user('hi')))).error.status).toBe('UNAVAILABLE');
 
-      const malformed = await (await generate('mock-malformed-chunk', user('echo: one two three'), { method: 'streamGenerateContent', query: '?alt=sse' })).text();
+      const malformed = await (
+        await generate('mock-malformed-chunk', user('echo: one two three'), { method: 'streamGenerateContent', query: '?alt=sse' })
+      ).text();
       const frames = malformed.split('\r\n\r\n').filter(Boolean);
       expect(frames).toHaveLength(2);
       expect(JSON.parse(frames[0].slice(6)).candidates[0].content.parts[0].text).toBe('one');
@@ -432,7 +538,15 @@ describe('mock upstream (Anthropic, Gemini and Bedrock)', () => {
       const path = `/model/${MODEL}/${stream ? 'converse-stream' : 'converse'}`;
       const { host } = new URL(mock.url);
       const raw = JSON.stringify(body);
-      const signed = await signer.sign({ method: 'POST', protocol: 'http:', hostname: '127.0.0.1', path, query: {}, headers: { host, 'content-type': 'application/json' }, body: raw });
+      const signed = await signer.sign({
+        method: 'POST',
+        protocol: 'http:',
+        hostname: '127.0.0.1',
+        path,
+        query: {},
+        headers: { host, 'content-type': 'application/json' },
+        body: raw,
+      });
       return fetch(mock.url + path, { method: 'POST', headers: signed.headers, body: raw });
     }
 
@@ -440,7 +554,7 @@ describe('mock upstream (Anthropic, Gemini and Bedrock)', () => {
     async function frames(reply: globalThis.Response): Promise<[string, any][]> {
       const bytes = new Uint8Array(await reply.arrayBuffer());
       const events: [string, any][] = [];
-      for (let at = 0; at < bytes.length; ) {
+      for (let at = 0; at < bytes.length;) {
         const length = new DataView(bytes.buffer, bytes.byteOffset + at).getUint32(0);
         const message = codec.decode(bytes.subarray(at, at + length));
         const { p: _padding, ...payload } = JSON.parse(toUtf8(message.body));
@@ -467,11 +581,20 @@ describe('mock upstream (Anthropic, Gemini and Bedrock)', () => {
       const [search, add] = first.content.map((block) => block.toolUse.toolUseId);
       messages.push(
         { role: 'assistant', content: first.content },
-        { role: 'user', content: [{ toolResult: { toolUseId: search, content: [{ text: 'Refunds take 5 days' }] } }, { toolResult: { toolUseId: add, content: [{ json: { sum: 3 } }], status: 'error' } }] },
+        {
+          role: 'user',
+          content: [
+            { toolResult: { toolUseId: search, content: [{ text: 'Refunds take 5 days' }] } },
+            { toolResult: { toolUseId: add, content: [{ json: { sum: 3 } }], status: 'error' } },
+          ],
+        },
       );
       const second = await ask(messages);
       expect(second.content.map((block) => [block.toolUse.name, block.toolUse.input])).toEqual([['docs__add', { a: 3, b: 4 }]]);
-      messages.push({ role: 'assistant', content: second.content }, { role: 'user', content: [{ toolResult: { toolUseId: second.content[0].toolUse.toolUseId, content: [{ text: '7' }] } }] });
+      messages.push(
+        { role: 'assistant', content: second.content },
+        { role: 'user', content: [{ toolResult: { toolUseId: second.content[0].toolUse.toolUseId, content: [{ text: '7' }] } }] },
+      );
       const last = await ask(messages);
       expect(last).toEqual({ content: [{ text: 'results: Refunds take 5 days / error: {"sum":3} / 7' }], stopReason: 'end_turn' });
     }

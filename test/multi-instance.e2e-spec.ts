@@ -45,7 +45,13 @@ describe('two gateway processes on one database', () => {
   });
 
   it('says so when a virtual key was sealed with another GATEWAY_ENCRYPTION_KEY (this test gives each instance its own)', async () => {
-    await admin(first, 'POST', '/v1/virtual-keys', { name: 'sealed', slug: 'sealed-elsewhere', provider: 'openai', key: 'sk-sealed', custom_host: `${mock.url}/v1` });
+    await admin(first, 'POST', '/v1/virtual-keys', {
+      name: 'sealed',
+      slug: 'sealed-elsewhere',
+      provider: 'openai',
+      key: 'sk-sealed',
+      custom_host: `${mock.url}/v1`,
+    });
     const response = await fetch(`${secondUrl}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'x-gateway-api-key': TEST_ADMIN_KEY, 'x-gateway-virtual-key': 'sealed-elsewhere', 'content-type': 'application/json' },
@@ -59,7 +65,13 @@ describe('two gateway processes on one database', () => {
     // 4,000 characters: 1,000 prompt tokens and 3 completion tokens of gpt-4o-mini, $0.0001518 a request.
     const key = await admin(first, 'POST', '/v1/api-keys', { name: 'shared budget', role: 'user', budget_limit_usd: 0.000759 }); // 5 requests
     const body = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x'.repeat(4000) }], max_tokens: 3 });
-    const headers = { 'x-gateway-api-key': key.body.key, 'x-gateway-provider': 'openai', authorization: 'Bearer sk-shared', 'x-gateway-custom-host': `${mock.url}/v1`, 'content-type': 'application/json' };
+    const headers = {
+      'x-gateway-api-key': key.body.key,
+      'x-gateway-provider': 'openai',
+      authorization: 'Bearer sk-shared',
+      'x-gateway-custom-host': `${mock.url}/v1`,
+      'content-type': 'application/json',
+    };
     const send = (url: string) => fetch(`${url}/v1/chat/completions`, { method: 'POST', headers, body }).then((r) => r.status);
     const statuses = await Promise.all(Array.from({ length: 40 }, (_, i) => send(i % 2 ? secondUrl : first.url)));
     expect(statuses.filter((s) => s === 200)).toHaveLength(5);

@@ -33,7 +33,11 @@ describe('observability', () => {
     await mock?.close();
   });
 
-  const chat = (slug: string, model: string) => call(gateway, '/v1/chat/completions', { headers: { 'x-gateway-virtual-key': slug }, body: { model, messages: [{ role: 'user', content: 'x'.repeat(400) }] } });
+  const chat = (slug: string, model: string) =>
+    call(gateway, '/v1/chat/completions', {
+      headers: { 'x-gateway-virtual-key': slug },
+      body: { model, messages: [{ role: 'user', content: 'x'.repeat(400) }] },
+    });
 
   it('exposes requests, errors, latencies, tokens and cost by provider and model, and the log queue and journal', async () => {
     expect((await chat('openai-prod', 'gpt-4o-mini')).status).toBe(200);
@@ -96,7 +100,9 @@ describe('observability', () => {
       .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines.length).toBeGreaterThan(0);
     expect(lines.every((line) => typeof line.level === 'number' && typeof line.time === 'number')).toBe(true);
-    expect(lines).toContainEqual(expect.objectContaining({ level: 40, trace_id: 'trace-observability-1', status: 502, code: 'upstream_unreachable', provider: 'openai' }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({ level: 40, trace_id: 'trace-observability-1', status: 502, code: 'upstream_unreachable', provider: 'openai' }),
+    );
     expect(child.output()).not.toContain(PROVIDER_SECRET);
     expect(child.output()).not.toContain(TEST_ADMIN_KEY);
   });

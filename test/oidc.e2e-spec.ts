@@ -189,7 +189,10 @@ describe('single sign-on with OpenID Connect', () => {
     // Stored by hash only: the cookie's token is nowhere in the table.
     const [row] = await gateway.dataSource.query('select id, csrf_token_hash, memberships from sessions');
     expect(row.id).toMatch(/^[0-9a-f]{64}$/);
-    expect(row.memberships).toEqual([{ workspace: 'search', role: 'admin' }, { workspace: 'later', role: 'viewer' }]);
+    expect(row.memberships).toEqual([
+      { workspace: 'search', role: 'admin' },
+      { workspace: 'later', role: 'viewer' },
+    ]);
     expect(decodeURIComponent(jar.get(gateway.url, 'gateway_session')!)).not.toContain(row.id);
 
     // A second sign-in finds the same person.
@@ -204,24 +207,45 @@ describe('single sign-on with OpenID Connect', () => {
     expect(keys.body.data.map((k: any) => k.name)).toEqual(['search bot']);
 
     const body = { name: 'made by alice', role: 'member' };
-    expectError(await withCookie(jar, '/v1/api-keys', { method: 'POST', body }), 403, { type: 'permission_error', code: 'csrf_token_invalid', message: /x-csrf-token/ });
-    expectError(await withCookie(jar, '/v1/api-keys', { method: 'POST', body, headers: { 'x-csrf-token': 'wrong' } }), 403, { type: 'permission_error', code: 'csrf_token_invalid' });
+    expectError(await withCookie(jar, '/v1/api-keys', { method: 'POST', body }), 403, {
+      type: 'permission_error',
+      code: 'csrf_token_invalid',
+      message: /x-csrf-token/,
+    });
+    expectError(await withCookie(jar, '/v1/api-keys', { method: 'POST', body, headers: { 'x-csrf-token': 'wrong' } }), 403, {
+      type: 'permission_error',
+      code: 'csrf_token_invalid',
+    });
     // Another session's token is not this one's.
     const other = await signIn('alice');
-    expectError(await withCookie(jar, '/v1/api-keys', { method: 'POST', body, headers: { 'x-csrf-token': await csrfOf(other.jar) } }), 403, { type: 'permission_error', code: 'csrf_token_invalid' });
+    expectError(await withCookie(jar, '/v1/api-keys', { method: 'POST', body, headers: { 'x-csrf-token': await csrfOf(other.jar) } }), 403, {
+      type: 'permission_error',
+      code: 'csrf_token_invalid',
+    });
     const created = await withCookie(jar, '/v1/api-keys', { method: 'POST', body, headers: { 'x-csrf-token': await csrfOf(jar) } });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ name: 'made by alice', workspace: 'search', role: 'member' });
 
-    const chat = await withCookie(jar, '/v1/chat/completions', { method: 'POST', body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }, headers: { 'x-csrf-token': await csrfOf(jar) } });
+    const chat = await withCookie(jar, '/v1/chat/completions', {
+      method: 'POST',
+      body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+      headers: { 'x-csrf-token': await csrfOf(jar) },
+    });
     expectError(chat, 403, { type: 'permission_error', code: 'api_key_required', message: /needs an API key/ });
     // An owner-only route: alice is an admin.
-    expectError(await withCookie(jar, '/v1/workspaces', { method: 'POST', body: { name: 'X', slug: 'x' }, headers: { 'x-csrf-token': await csrfOf(jar) } }), 403, { type: 'permission_error' });
+    expectError(
+      await withCookie(jar, '/v1/workspaces', { method: 'POST', body: { name: 'X', slug: 'x' }, headers: { 'x-csrf-token': await csrfOf(jar) } }),
+      403,
+      { type: 'permission_error' },
+    );
   });
 
   it('applies a group mapped to a workspace once that workspace is created, in the same session', async () => {
     const { jar } = await signIn('alice');
-    expectError(await withCookie(jar, '/v1/logs', { headers: { 'x-gateway-workspace': 'later' } }), 404, { type: 'not_found_error', code: 'workspace_not_found' });
+    expectError(await withCookie(jar, '/v1/logs', { headers: { 'x-gateway-workspace': 'later' } }), 404, {
+      type: 'not_found_error',
+      code: 'workspace_not_found',
+    });
     expect((await admin(gateway, 'POST', '/v1/workspaces', { name: 'Later', slug: 'later' })).status).toBe(201);
     const logs = await withCookie(jar, '/v1/logs', { headers: { 'x-gateway-workspace': 'later' } });
     expect(logs.status).toBe(200);
@@ -266,11 +290,17 @@ describe('single sign-on with OpenID Connect', () => {
 
   it('refuses a forged or expired session cookie with 401', async () => {
     const forged = `gateway_session=${randomBytes(32).toString('base64url')}.${randomBytes(32).toString('base64url')}`;
-    expectError(await call(gateway, '/v1/api-keys', { apiKey: null, headers: { cookie: forged } }), 401, { type: 'authentication_error', code: 'invalid_session' });
+    expectError(await call(gateway, '/v1/api-keys', { apiKey: null, headers: { cookie: forged } }), 401, {
+      type: 'authentication_error',
+      code: 'invalid_session',
+    });
     const { jar } = await signIn('alice');
     const [token] = decodeURIComponent(jar.get(gateway.url, 'gateway_session')!).split('.');
     // A real token with a made-up signature.
-    expectError(await call(gateway, '/v1/api-keys', { apiKey: null, headers: { cookie: `gateway_session=${token}.${'A'.repeat(43)}` } }), 401, { type: 'authentication_error', code: 'invalid_session' });
+    expectError(await call(gateway, '/v1/api-keys', { apiKey: null, headers: { cookie: `gateway_session=${token}.${'A'.repeat(43)}` } }), 401, {
+      type: 'authentication_error',
+      code: 'invalid_session',
+    });
     // Expired (before the gateway has cached it).
     const { jar: late } = await signIn('alice');
     await gateway.dataSource.query(`update sessions set expires_at = now() - interval '1 second' where created_at = (select max(created_at) from sessions)`);
@@ -339,16 +369,35 @@ describe('single sign-on with OpenID Connect', () => {
     expectError(await call(gateway, '/auth/key-session', { apiKey: null, body: {} }), 400, { type: 'invalid_request_error' });
 
     const jar = new CookieJar();
-    let response = await go(jar, `${gateway.url}/auth/key-session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: gateway.adminKey }) });
+    let response = await go(jar, `${gateway.url}/auth/key-session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ key: gateway.adminKey }),
+    });
     expect(response.status).toBe(200);
     const view = (await response.json()) as any;
     expect(view).toMatchObject({ kind: 'api_key', role: 'owner', user: null, api_key: { name: expect.any(String) }, csrf_token: expect.any(String) });
     expect(JSON.stringify(view)).not.toContain(gateway.adminKey);
     expect(response.headers.getSetCookie()[0]).toMatch(/^gateway_session=[^;]+; Path=\/; Max-Age=43200; HttpOnly; SameSite=Lax$/);
     expect((await withCookie(jar, '/v1/api-keys')).status).toBe(200);
-    expectError(await withCookie(jar, '/v1/api-keys', { method: 'POST', body: { name: 'x', role: 'member' } }), 403, { type: 'permission_error', code: 'csrf_token_invalid' });
-    expect((await withCookie(jar, '/v1/api-keys', { method: 'POST', body: { name: 'by key session', role: 'member' }, headers: { 'x-csrf-token': view.csrf_token } })).status).toBe(201);
-    expectError(await withCookie(jar, '/v1/chat/completions', { method: 'POST', body: { model: 'm', messages: [] }, headers: { 'x-csrf-token': view.csrf_token } }), 403, { type: 'permission_error', code: 'api_key_required' });
+    expectError(await withCookie(jar, '/v1/api-keys', { method: 'POST', body: { name: 'x', role: 'member' } }), 403, {
+      type: 'permission_error',
+      code: 'csrf_token_invalid',
+    });
+    expect(
+      (
+        await withCookie(jar, '/v1/api-keys', {
+          method: 'POST',
+          body: { name: 'by key session', role: 'member' },
+          headers: { 'x-csrf-token': view.csrf_token },
+        })
+      ).status,
+    ).toBe(201);
+    expectError(
+      await withCookie(jar, '/v1/chat/completions', { method: 'POST', body: { model: 'm', messages: [] }, headers: { 'x-csrf-token': view.csrf_token } }),
+      403,
+      { type: 'permission_error', code: 'api_key_required' },
+    );
 
     response = await go(jar, `${gateway.url}/auth/logout`, { method: 'POST', headers: { 'x-csrf-token': view.csrf_token } });
     expect(response.status).toBe(200);
@@ -358,7 +407,11 @@ describe('single sign-on with OpenID Connect', () => {
     // A key's session lasts as long as the key.
     const key = (await admin(gateway, 'POST', '/v1/api-keys', { name: 'short-lived', role: 'admin' })).body;
     const keyJar = new CookieJar();
-    await go(keyJar, `${gateway.url}/auth/key-session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: key.key }) });
+    await go(keyJar, `${gateway.url}/auth/key-session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ key: key.key }),
+    });
     expect((await withCookie(keyJar, '/v1/api-keys')).status).toBe(200);
     expect((await admin(gateway, 'DELETE', `/v1/api-keys/${key.id}`)).status).toBe(200);
     expectError(await withCookie(keyJar, '/v1/api-keys'), 401, { type: 'authentication_error', code: 'invalid_session' });
@@ -366,7 +419,13 @@ describe('single sign-on with OpenID Connect', () => {
 
   it('ends a session on every instance at logout, and loads openid-client in the built gateway', async () => {
     // A second instance on the same database, as its own process running the build (dist/), with a long cache.
-    const second = await startGatewayProcess({ ...oidcEnv, DATABASE_URL: gateway.databaseUrl, GATEWAY_ADMIN_KEY: TEST_ADMIN_KEY, GATEWAY_ENCRYPTION_KEY: encryptionKey, KEY_CACHE_TTL_MS: '600000' });
+    const second = await startGatewayProcess({
+      ...oidcEnv,
+      DATABASE_URL: gateway.databaseUrl,
+      GATEWAY_ADMIN_KEY: TEST_ADMIN_KEY,
+      GATEWAY_ENCRYPTION_KEY: encryptionKey,
+      KEY_CACHE_TTL_MS: '600000',
+    });
     try {
       // Node's own require loads the ESM-only openid-client there: the login redirects to the provider.
       const redirect = await fetch(`${second.url}/auth/login`, { redirect: 'manual' });

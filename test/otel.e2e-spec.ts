@@ -58,7 +58,8 @@ async function startOtlpReceiver() {
       for (const resourceSpans of body.resourceSpans ?? []) {
         const serviceName = String(flatten(resourceSpans.resource?.attributes)['service.name']);
         for (const scopeSpans of resourceSpans.scopeSpans ?? []) {
-          for (const span of scopeSpans.spans ?? []) spans.push({ ...span, parentSpanId: span.parentSpanId ?? '', attributes: flatten(span.attributes), serviceName });
+          for (const span of scopeSpans.spans ?? [])
+            spans.push({ ...span, parentSpanId: span.parentSpanId ?? '', attributes: flatten(span.attributes), serviceName });
         }
       }
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
@@ -70,10 +71,11 @@ async function startOtlpReceiver() {
     spans,
     contentTypes,
     /** The spans of one trace, once its root span (and `count` spans in all) arrived. */
-    trace: (traceId: string, count: number) => waitFor(() => {
-      const of = spans.filter((span) => span.traceId === traceId);
-      return of.length >= count && of.some((span) => span.kind === SERVER) ? of : null;
-    }, 10_000),
+    trace: (traceId: string, count: number) =>
+      waitFor(() => {
+        const of = spans.filter((span) => span.traceId === traceId);
+        return of.length >= count && of.some((span) => span.kind === SERVER) ? of : null;
+      }, 10_000),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -123,7 +125,10 @@ describe('OpenTelemetry traces', () => {
     traced = await tracedGateway(database, receiver.url, { OTEL_SERVICE_NAME: 'gateway-under-test', MCP_ALLOWED_NETWORKS: '127.0.0.1' });
     gateway = { ...database, url: traced.url };
     await createVirtualKey(gateway, { slug: 'openai-prod', provider: 'openai', key: 'sk-openai-1', custom_host: `${mock.url}/v1` });
-    const registered = await call(gateway, '/v1/mcp-servers', { method: 'POST', body: { name: 'Docs', slug: 'docs', url: mcp.url, headers: { Authorization: `Bearer ${mcp.token}` } } });
+    const registered = await call(gateway, '/v1/mcp-servers', {
+      method: 'POST',
+      body: { name: 'Docs', slug: 'docs', url: mcp.url, headers: { Authorization: `Bearer ${mcp.token}` } },
+    });
     expect(registered.status).toBe(201);
   }, 120_000);
 
@@ -134,10 +139,11 @@ describe('OpenTelemetry traces', () => {
   });
 
   /** The request's log row, once the traced process has written it. */
-  const logOf = (requestId: string | null) => waitFor(async () => {
-    const read = await admin(gateway, 'GET', `/v1/logs/${requestId}`);
-    return read.status === 200 ? read.body : null;
-  });
+  const logOf = (requestId: string | null) =>
+    waitFor(async () => {
+      const read = await admin(gateway, 'GET', `/v1/logs/${requestId}`);
+      return read.status === 200 ? read.body : null;
+    });
 
   /** A fallback config: the first target answers 503, the second serves. */
   const fallbackConfig = {
@@ -191,12 +197,21 @@ describe('OpenTelemetry traces', () => {
     expect(root.attributes['gateway.cost_usd']).toBeCloseTo(Number(log.cost_usd), 12);
     expect(root.attributes['error.type']).toBeUndefined();
 
-    const attempts = spans.filter((span) => span.kind === CLIENT).sort((a, b) => String(a.attributes['gateway.target_index']).localeCompare(String(b.attributes['gateway.target_index'])));
-    expect(attempts.map((span) => [span.name, span.parentSpanId, span.attributes['gateway.target_index'], span.attributes['http.response.status_code']])).toEqual([
+    const attempts = spans
+      .filter((span) => span.kind === CLIENT)
+      .sort((a, b) => String(a.attributes['gateway.target_index']).localeCompare(String(b.attributes['gateway.target_index'])));
+    expect(
+      attempts.map((span) => [span.name, span.parentSpanId, span.attributes['gateway.target_index'], span.attributes['http.response.status_code']]),
+    ).toEqual([
       ['chat mock-error-503', root.spanId, '0', 503],
       ['chat gpt-4o-mini', root.spanId, '1', 200],
     ]);
-    expect(attempts[0].attributes).toMatchObject({ 'gen_ai.request.model': 'mock-error-503', 'gen_ai.provider.name': 'openai', 'gateway.retry': 0, 'gateway.sent': true });
+    expect(attempts[0].attributes).toMatchObject({
+      'gen_ai.request.model': 'mock-error-503',
+      'gen_ai.provider.name': 'openai',
+      'gateway.retry': 0,
+      'gateway.sent': true,
+    });
     expect(attempts[0].attributes['error.type']).toEqual(expect.any(String));
     expect(attempts[0].status.code).toBe(2); // STATUS_CODE_ERROR
     expect(attempts[1].attributes).toMatchObject({ 'gen_ai.response.model': data.model, 'gen_ai.usage.input_tokens': log.prompt_tokens });
@@ -211,7 +226,12 @@ describe('OpenTelemetry traces', () => {
     const parentTrace = randomBytes(16).toString('hex');
     const parentSpan = randomBytes(8).toString('hex');
     const { data, response } = await openai(gateway, { 'x-gateway-virtual-key': 'openai-prod', traceparent: `00-${parentTrace}-${parentSpan}-01` })
-      .chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello' }], stream: true, stream_options: { include_usage: true } })
+      .chat.completions.create({
+        model: 'gpt-4o-mini',
+        messages: [{ role: 'user', content: 'Say hello' }],
+        stream: true,
+        stream_options: { include_usage: true },
+      })
       .withResponse();
     let text = '';
     for await (const chunk of data) text += chunk.choices[0]?.delta?.content ?? '';
@@ -223,7 +243,11 @@ describe('OpenTelemetry traces', () => {
     expect(root.parentSpanId).toBe(parentSpan);
     const log = await logOf(response.headers.get('x-gateway-request-id'));
     expect(log.trace_id).toBe(parentTrace);
-    expect(root.attributes).toMatchObject({ 'gen_ai.request.stream': true, 'gen_ai.usage.output_tokens': log.completion_tokens, 'http.response.status_code': 200 });
+    expect(root.attributes).toMatchObject({
+      'gen_ai.request.stream': true,
+      'gen_ai.usage.output_tokens': log.completion_tokens,
+      'http.response.status_code': 200,
+    });
     expect(log.completion_tokens).toBeGreaterThan(0);
     const [attempt] = spans.filter((span) => span.kind === CLIENT);
     expect(attempt.parentSpanId).toBe(root.spanId);
@@ -231,8 +255,14 @@ describe('OpenTelemetry traces', () => {
   });
 
   it('keeps a client’s x-gateway-trace-id on the log row and names it on the root span; two requests are two traces', async () => {
-    const first = await call(gateway, '/v1/chat/completions', { headers: { 'x-gateway-virtual-key': 'openai-prod', 'x-gateway-trace-id': 'session-42' }, body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] } });
-    const second = await call(gateway, '/v1/chat/completions', { headers: { 'x-gateway-virtual-key': 'openai-prod', 'x-gateway-trace-id': 'session-42' }, body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] } });
+    const first = await call(gateway, '/v1/chat/completions', {
+      headers: { 'x-gateway-virtual-key': 'openai-prod', 'x-gateway-trace-id': 'session-42' },
+      body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+    });
+    const second = await call(gateway, '/v1/chat/completions', {
+      headers: { 'x-gateway-virtual-key': 'openai-prod', 'x-gateway-trace-id': 'session-42' },
+      body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+    });
     expect([first.status, second.status]).toEqual([200, 200]);
     const otelIds = [first, second].map((response) => response.headers.get('traceparent')!.split('-')[1]);
     expect(otelIds[0]).not.toBe(otelIds[1]);
@@ -245,7 +275,10 @@ describe('OpenTelemetry traces', () => {
   });
 
   it('a failed request: error.type on the root span, its status code', async () => {
-    const response = await call(gateway, '/v1/chat/completions', { headers: { 'x-gateway-virtual-key': 'openai-prod' }, body: { model: 'mock-error-429', messages: [{ role: 'user', content: 'hi' }] } });
+    const response = await call(gateway, '/v1/chat/completions', {
+      headers: { 'x-gateway-virtual-key': 'openai-prod' },
+      body: { model: 'mock-error-429', messages: [{ role: 'user', content: 'hi' }] },
+    });
     expect(response.status).toBe(429);
     const [root] = (await receiver.trace(response.headers.get('x-gateway-trace-id')!, 2)).filter((span) => span.kind === SERVER);
     expect(root.attributes).toMatchObject({ 'http.response.status_code': 429, 'error.type': expect.any(String) });
@@ -289,9 +322,17 @@ describe('OpenTelemetry traces', () => {
 
   it('a collector that refuses connections: requests are served, and it costs one warning', async () => {
     const unreachable = await tracedGateway(database, `http://127.0.0.1:${await closedPort()}`, { LOG_LEVEL: 'warn' });
-    const warnings = () => unreachable.output().split('\n').filter((line) => line.includes('OpenTelemetry export failed'));
+    const warnings = () =>
+      unreachable
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('OpenTelemetry export failed'));
     try {
-      const send = () => call({ ...database, url: unreachable.url }, '/v1/chat/completions', { headers: { 'x-gateway-virtual-key': 'openai-prod' }, body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] } });
+      const send = () =>
+        call({ ...database, url: unreachable.url }, '/v1/chat/completions', {
+          headers: { 'x-gateway-virtual-key': 'openai-prod' },
+          body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+        });
       for (let i = 0; i < 3; i++) expect((await send()).status).toBe(200);
       await waitFor(() => warnings().length > 0, 10_000);
       expect(warnings()[0]).toMatch(/ECONNREFUSED/);

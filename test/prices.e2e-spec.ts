@@ -12,7 +12,9 @@ describe('prices: catalog and overrides', () => {
   let mock: MockUpstream;
   let client: OpenAI;
   // The package's exports map hides package.json: read from the installed folder, as the gateway does.
-  const catalogVersion = (JSON.parse(readFileSync(join(__dirname, '..', 'node_modules', '@pydantic', 'genai-prices', 'package.json'), 'utf8')) as { version: string }).version;
+  const catalogVersion = (
+    JSON.parse(readFileSync(join(__dirname, '..', 'node_modules', '@pydantic', 'genai-prices', 'package.json'), 'utf8')) as { version: string }
+  ).version;
   /** gpt-4o-mini by the catalog itself, for the usage the mock reports. */
   const catalogCost = (usage: OpenAI.CompletionUsage) =>
     calcPrice({ input_tokens: usage.prompt_tokens, output_tokens: usage.completion_tokens }, 'gpt-4o-mini', { providerId: 'openai' })!.total_price;
@@ -20,9 +22,20 @@ describe('prices: catalog and overrides', () => {
   beforeAll(async () => {
     mock = await startMockUpstream();
     gateway = await startTestGateway();
-    const created = await admin(gateway, 'POST', '/v1/virtual-keys', { name: 'OpenAI', slug: 'openai-prices', provider: 'openai', key: 'sk-test-provider-secret-123456', custom_host: `${mock.url}/v1` });
+    const created = await admin(gateway, 'POST', '/v1/virtual-keys', {
+      name: 'OpenAI',
+      slug: 'openai-prices',
+      provider: 'openai',
+      key: 'sk-test-provider-secret-123456',
+      custom_host: `${mock.url}/v1`,
+    });
     expect(created.status).toBe(201);
-    client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: 'unused', maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': 'openai-prices' } });
+    client = new OpenAI({
+      baseURL: `${gateway.url}/v1`,
+      apiKey: 'unused',
+      maxRetries: 0,
+      defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': 'openai-prices' },
+    });
   });
 
   afterAll(async () => {
@@ -32,12 +45,16 @@ describe('prices: catalog and overrides', () => {
 
   async function chatCost(stream = false): Promise<{ cost: number | null; usage: OpenAI.CompletionUsage }> {
     if (stream) {
-      const { data, response } = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello' }], stream: true, stream_options: { include_usage: true } }).withResponse();
+      const { data, response } = await client.chat.completions
+        .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello' }], stream: true, stream_options: { include_usage: true } })
+        .withResponse();
       let usage: OpenAI.CompletionUsage | undefined;
       for await (const chunk of data) usage = chunk.usage ?? usage;
       return { cost: (await logOf(gateway, response.headers.get('x-gateway-request-id'))).cost_usd, usage: usage! };
     }
-    const { data, response } = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello' }] }).withResponse();
+    const { data, response } = await client.chat.completions
+      .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello' }] })
+      .withResponse();
     return { cost: (await logOf(gateway, response.headers.get('x-gateway-request-id'))).cost_usd, usage: data.usage! };
   }
 
@@ -47,7 +64,15 @@ describe('prices: catalog and overrides', () => {
 
     const set = await admin(gateway, 'POST', '/v1/prices', { provider: 'openai', model: 'gpt-4o-mini', input: 0.1, output: 0.2, cached_input: 0.05 });
     expect(set.status).toBe(201);
-    expect(set.body).toMatchObject({ provider: 'openai', model: 'gpt-4o-mini', source: 'override', input: 0.1, output: 0.2, cached_input: 0.05, cache_write: null });
+    expect(set.body).toMatchObject({
+      provider: 'openai',
+      model: 'gpt-4o-mini',
+      source: 'override',
+      input: 0.1,
+      output: 0.2,
+      cached_input: 0.05,
+      cache_write: null,
+    });
 
     const plain = await chatCost();
     expect(plain.cost).toBeCloseTo((plain.usage.prompt_tokens * 0.1 + plain.usage.completion_tokens * 0.2) / 1e6, 12);
@@ -77,7 +102,14 @@ describe('prices: catalog and overrides', () => {
     const catalogGpt4o = calcPrice({}, 'gpt-4o', { providerId: 'openai' })!.model_price;
     expect(byModel.body.data).toEqual([
       expect.objectContaining({ provider: 'openai', model: 'gpt-4o', source: 'override', input: 2, output: 8 }),
-      expect.objectContaining({ provider: 'openai', model: 'gpt-4o', source: 'catalog', input: catalogGpt4o.input_mtok, output: catalogGpt4o.output_mtok, cached_input: catalogGpt4o.cache_read_mtok }),
+      expect.objectContaining({
+        provider: 'openai',
+        model: 'gpt-4o',
+        source: 'catalog',
+        input: catalogGpt4o.input_mtok,
+        output: catalogGpt4o.output_mtok,
+        cached_input: catalogGpt4o.cache_read_mtok,
+      }),
     ]);
 
     const byProvider = await admin(gateway, 'GET', '/v1/prices?provider=openai&limit=500');
@@ -111,18 +143,37 @@ describe('prices: catalog and overrides', () => {
     const keys = all.map((e) => `${e.provider}|${e.model}|${e.source}`);
     expect(new Set(keys).size).toBe(keys.length);
     // Every catalog model of every mapped provider: Anthropic's, Google's under both google and vertex-ai, Cohere's.
-    for (const [provider, catalogProvider] of [['anthropic', 'anthropic'], ['vertex-ai', 'google'], ['google', 'google'], ['cohere', 'cohere'], ['bedrock', 'aws']]) {
-      const theirs = findProvider({ providerId: catalogProvider })!.models.map((m) => m.id).sort();
-      const ours = all.filter((e) => e.provider === provider && e.source === 'catalog').map((e) => e.model).sort();
+    for (const [provider, catalogProvider] of [
+      ['anthropic', 'anthropic'],
+      ['vertex-ai', 'google'],
+      ['google', 'google'],
+      ['cohere', 'cohere'],
+      ['bedrock', 'aws'],
+    ]) {
+      const theirs = findProvider({ providerId: catalogProvider })!
+        .models.map((m) => m.id)
+        .sort();
+      const ours = all
+        .filter((e) => e.provider === provider && e.source === 'catalog')
+        .map((e) => e.model)
+        .sort();
       expect(ours).toEqual(theirs);
     }
     // Every provider with catalog prices is listed (self-hosted ones only through overrides).
-    for (const p of ['openai', 'azure-openai', 'groq', 'mistral-ai', 'deepseek', 'x-ai', 'together-ai']) expect(all.some((e) => e.provider === p && e.source === 'catalog')).toBe(true);
+    for (const p of ['openai', 'azure-openai', 'groq', 'mistral-ai', 'deepseek', 'x-ai', 'together-ai'])
+      expect(all.some((e) => e.provider === p && e.source === 'catalog')).toBe(true);
     expect(all.every((e) => providers.includes(e.provider))).toBe(true);
     const sonnet = all.find((e) => e.provider === 'anthropic' && e.model === 'claude-3-5-sonnet');
     expect(sonnet).toBeDefined();
     const catalogSonnet = calcPrice({}, sonnet!.model, { providerId: 'anthropic' })!.model_price;
-    expect(sonnet).toMatchObject({ source: 'catalog', input: catalogSonnet.input_mtok, output: catalogSonnet.output_mtok, cached_input: catalogSonnet.cache_read_mtok, cache_write: catalogSonnet.cache_write_mtok, per_search: (catalogSonnet.web_searches_kcount as number) / 1000 });
+    expect(sonnet).toMatchObject({
+      source: 'catalog',
+      input: catalogSonnet.input_mtok,
+      output: catalogSonnet.output_mtok,
+      cached_input: catalogSonnet.cache_read_mtok,
+      cache_write: catalogSonnet.cache_write_mtok,
+      per_search: (catalogSonnet.web_searches_kcount as number) / 1000,
+    });
     // The local table (tts per character, DALL·E per image) and the override, with their sources.
     expect(all).toContainEqual(expect.objectContaining({ provider: 'openai', model: 'tts-1', source: 'local', per_character: 0.000015 }));
     expect(all).toContainEqual(expect.objectContaining({ provider: 'openai', model: 'dall-e-3', source: 'local', per_image: 0.04 }));

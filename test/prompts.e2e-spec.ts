@@ -55,7 +55,14 @@ describe('prompt templates', () => {
   }
 
   it('creates version 1 and reads it back', async () => {
-    expect(prompt).toMatchObject({ object: 'prompt', slug: 'support-reply', version: 1, model: 'gpt-4o-mini', virtual_key: 'openai-prod', messages: SUPPORT.messages });
+    expect(prompt).toMatchObject({
+      object: 'prompt',
+      slug: 'support-reply',
+      version: 1,
+      model: 'gpt-4o-mini',
+      virtual_key: 'openai-prod',
+      messages: SUPPORT.messages,
+    });
     const read = await admin(gateway, 'GET', `/v1/prompts/${prompt.id}`);
     expect(read.body).toMatchObject({ id: prompt.id, version: 1, hyperparameters: SUPPORT.hyperparameters });
   });
@@ -87,7 +94,15 @@ describe('prompt templates', () => {
     });
 
     const log = await logOf(gateway, response.headers.get('x-gateway-request-id'));
-    expect(log).toMatchObject({ operation: 'prompts.completions', prompt_id: prompt.id, prompt_version: 1, provider: 'openai', model: 'gpt-4o-mini', user: 'ada', status_code: 200 });
+    expect(log).toMatchObject({
+      operation: 'prompts.completions',
+      prompt_id: prompt.id,
+      prompt_version: 1,
+      provider: 'openai',
+      model: 'gpt-4o-mini',
+      user: 'ada',
+      status_code: 200,
+    });
     expect(log.request_body.variables).toMatchObject({ customer: 'Ada <ada@example.com>', question: 'Where is my order?' });
     expect(log.request_body.request.messages[1].content).toContain('Desk & chair');
     expect(log.cost_usd).toBeGreaterThan(0);
@@ -120,7 +135,11 @@ describe('prompt templates', () => {
       messages: [{ role: 'user', content: 'v2 for {{customer}}: {{question}}' }],
       hyperparameters: { max_tokens: 20 },
     });
-    expect(patched.body).toMatchObject({ version: 2, messages: [{ role: 'user', content: 'v2 for {{customer}}: {{question}}' }], hyperparameters: { max_tokens: 20 } });
+    expect(patched.body).toMatchObject({
+      version: 2,
+      messages: [{ role: 'user', content: 'v2 for {{customer}}: {{question}}' }],
+      hyperparameters: { max_tokens: 20 },
+    });
 
     await run('support-reply', { variables: { customer: 'Di', question: 'hi' } });
     expect(upstream().body).toEqual({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'v2 for Di: hi' }], max_tokens: 20 });
@@ -141,16 +160,27 @@ describe('prompt templates', () => {
   });
 
   it('render returns the request that would be sent, without sending it', async () => {
-    const rendered = await call(gateway, '/v1/prompts/support-reply/render?version=1', { body: { variables: { customer: 'Eve', question: 'Hi?' }, temperature: 0 } });
+    const rendered = await call(gateway, '/v1/prompts/support-reply/render?version=1', {
+      body: { variables: { customer: 'Eve', question: 'Hi?' }, temperature: 0 },
+    });
     expect(rendered.status).toBe(200);
     expect(rendered.body).toMatchObject({ object: 'prompt.render', prompt_id: prompt.id, version: 1 });
-    expect(rendered.body.request).toMatchObject({ model: 'gpt-4o-mini', temperature: 0, messages: [{ content: 'You are a friendly support agent for Acme.' }, { content: 'Customer Eve asks: Hi?' }] });
+    expect(rendered.body.request).toMatchObject({
+      model: 'gpt-4o-mini',
+      temperature: 0,
+      messages: [{ content: 'You are a friendly support agent for Acme.' }, { content: 'Customer Eve asks: Hi?' }],
+    });
     expect(mock.requests).toHaveLength(0);
   });
 
   it('a missing variable is a 400 naming it, nothing sent', async () => {
     const response = await run('support-reply', { variables: { customer: 'Fay' } });
-    expectError(response, 400, { type: 'invalid_request_error', code: 'missing_variable', param: 'variables.question', message: 'Missing prompt variable: question' });
+    expectError(response, 400, {
+      type: 'invalid_request_error',
+      code: 'missing_variable',
+      param: 'variables.question',
+      message: 'Missing prompt variable: question',
+    });
     expect(mock.requests).toHaveLength(0);
   });
 
@@ -166,7 +196,12 @@ describe('prompt templates', () => {
   });
 
   it('an unknown prompt is a 404', async () => {
-    expectError(await run('no-such-prompt', { variables: {} }), 404, { type: 'not_found_error', code: 'prompt_not_found', param: null, message: "Unknown prompt 'no-such-prompt'" });
+    expectError(await run('no-such-prompt', { variables: {} }), 404, {
+      type: 'not_found_error',
+      code: 'prompt_not_found',
+      param: null,
+      message: "Unknown prompt 'no-such-prompt'",
+    });
   });
 
   it('a user key can run prompts but not create, read or render them', async () => {
@@ -210,7 +245,10 @@ describe('prompt templates', () => {
       slug: 'claude-haiku',
       model: 'claude-sonnet-4-5',
       virtual_key: 'anthropic-prod',
-      messages: [{ role: 'system', content: 'Write haiku.' }, { role: 'user', content: 'echo: {{topic}}' }],
+      messages: [
+        { role: 'system', content: 'Write haiku.' },
+        { role: 'user', content: 'echo: {{topic}}' },
+      ],
       hyperparameters: { max_tokens: 64 },
     });
     expect(created.status).toBe(201);
@@ -230,7 +268,11 @@ describe('prompt templates', () => {
     ['no messages', { messages: undefined }, 'messages'],
     ['a bad role', { messages: [{ role: 'robot', content: 'x' }] }, 'messages[0].role'],
     ['an unknown provider', { virtual_key: undefined, provider: 'nope' }, 'provider'],
-    ['a bad tool template', { hyperparameters: { tools: [{ type: 'function', function: { name: 'f', description: '{{#a}}' } }] } }, 'hyperparameters.tools[0].function.description'],
+    [
+      'a bad tool template',
+      { hyperparameters: { tools: [{ type: 'function', function: { name: 'f', description: '{{#a}}' } }] } },
+      'hyperparameters.tools[0].function.description',
+    ],
   ])('creating with %s is a 400 naming the field', async (_name, change, param) => {
     const response = await admin(gateway, 'POST', '/v1/prompts', { ...SUPPORT, slug: 'invalid-one', ...change });
     expect(response.status).toBe(400);

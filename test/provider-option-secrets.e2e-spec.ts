@@ -58,7 +58,13 @@ describe('secret provider options', () => {
       aws_external_id: EXTERNAL_ID,
       vendor_client_secret: VENDOR_SECRET,
     };
-    const created = await createVirtualKey(gateway, { slug: 'secret-options', provider: 'bedrock', key: BEDROCK_TEST_SESSION.secretAccessKey, custom_host: mock.url, provider_options: options });
+    const created = await createVirtualKey(gateway, {
+      slug: 'secret-options',
+      provider: 'bedrock',
+      key: BEDROCK_TEST_SESSION.secretAccessKey,
+      custom_host: mock.url,
+      provider_options: options,
+    });
     const masked = {
       ...options,
       aws_session_token: maskSecret(BEDROCK_TEST_SESSION.sessionToken),
@@ -105,7 +111,13 @@ describe('secret provider options', () => {
   });
 
   it('the migration encrypts secrets stored in clear before it, and its down puts them back', async () => {
-    await createVirtualKey(gateway, { slug: 'legacy-options', provider: 'bedrock', key: BEDROCK_TEST_SESSION.secretAccessKey, custom_host: mock.url, provider_options: { aws_region: 'us-east-1' } });
+    await createVirtualKey(gateway, {
+      slug: 'legacy-options',
+      provider: 'bedrock',
+      key: BEDROCK_TEST_SESSION.secretAccessKey,
+      custom_host: mock.url,
+      provider_options: { aws_region: 'us-east-1' },
+    });
     const clear = { aws_region: 'us-east-1', aws_access_key_id: BEDROCK_TEST_SESSION.accessKeyId, aws_session_token: BEDROCK_TEST_SESSION.sessionToken };
     await gateway.dataSource.query(`update virtual_keys set provider_options = $1::jsonb where slug = 'legacy-options'`, [JSON.stringify(clear)]);
     const sealedBefore = await storedOptions('secret-options');
@@ -129,7 +141,9 @@ describe('secret provider options', () => {
     } finally {
       await runner.release();
     }
-    expect((await admin(gateway, 'GET', '/v1/virtual-keys/legacy-options')).body.provider_options.aws_session_token).toBe(maskSecret(BEDROCK_TEST_SESSION.sessionToken));
+    expect((await admin(gateway, 'GET', '/v1/virtual-keys/legacy-options')).body.provider_options.aws_session_token).toBe(
+      maskSecret(BEDROCK_TEST_SESSION.sessionToken),
+    );
     expect(await signedSessionToken('legacy-options')).toBe(BEDROCK_TEST_SESSION.sessionToken);
   });
 });

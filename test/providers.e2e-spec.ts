@@ -48,7 +48,19 @@ describe('providers of the long tail', () => {
       expect(operations['lm-studio']).toEqual(['chat.completions', 'responses', 'embeddings', 'models']);
       expect(operations.sambanova).toEqual(['chat.completions', 'embeddings', 'audio.transcriptions', 'audio.translations', 'models']);
       expect(operations.anthropic).toEqual(['chat.completions', 'messages', 'messages.count_tokens', 'models']);
-      expect(operations.openai).toEqual(expect.arrayContaining(['chat.completions', 'responses', 'embeddings', 'images.generations', 'audio.speech', 'realtime', 'fine_tuning.jobs', 'files', 'vector_stores']));
+      expect(operations.openai).toEqual(
+        expect.arrayContaining([
+          'chat.completions',
+          'responses',
+          'embeddings',
+          'images.generations',
+          'audio.speech',
+          'realtime',
+          'fine_tuning.jobs',
+          'files',
+          'vector_stores',
+        ]),
+      );
       expect(operations.google).toContain('chat.completions');
     });
 
@@ -63,10 +75,12 @@ describe('providers of the long tail', () => {
     });
   });
 
-  it('routes a chat completion to a vendor by id (Cerebras at a host named per request), in OpenAI\'s wire format, logged under its id', async () => {
+  it("routes a chat completion to a vendor by id (Cerebras at a host named per request), in OpenAI's wire format, logged under its id", async () => {
     // The admin key's own header may name a private host (the mock), as in test/ssrf.e2e-spec.ts.
     const client = openai(gateway, { 'x-gateway-provider': 'cerebras', 'x-gateway-custom-host': `${mock.url}/v1` }, 'csk-test-cerebras-secret');
-    const { data, response } = await client.chat.completions.create({ model: 'llama-3.3-70b', messages: [{ role: 'user', content: 'Say hello' }] }).withResponse();
+    const { data, response } = await client.chat.completions
+      .create({ model: 'llama-3.3-70b', messages: [{ role: 'user', content: 'Say hello' }] })
+      .withResponse();
     expect(data.choices[0].message.content).toBe('Hello from mock');
     expect(mock.requests).toHaveLength(1);
     expect(mock.requests[0]).toMatchObject({ method: 'POST', path: '/v1/chat/completions', headers: { authorization: 'Bearer csk-test-cerebras-secret' } });
@@ -78,7 +92,13 @@ describe('providers of the long tail', () => {
     expect(text).toBe('Hello from mock');
 
     const log = await logOf(gateway, response.headers.get('x-gateway-request-id'));
-    expect(log).toMatchObject({ operation: 'chat.completions', provider: 'cerebras', model: 'llama-3.3-70b', status_code: 200, prompt_tokens: data.usage!.prompt_tokens });
+    expect(log).toMatchObject({
+      operation: 'chat.completions',
+      provider: 'cerebras',
+      model: 'llama-3.3-70b',
+      status_code: 200,
+      prompt_tokens: data.usage!.prompt_tokens,
+    });
   });
 
   it("prices a vendor the catalog lacks from its price list, and Hugging Face's router at the rate of the provider the model's suffix names, streams included", async () => {
@@ -90,7 +110,9 @@ describe('providers of the long tail', () => {
       expect(plain).toMatchObject({ provider, model, status_code: 200 });
       expect(Number(plain.cost_usd)).toBeCloseTo(expected, 10);
 
-      const { data: stream, response: streamed } = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Say hello' }], stream: true, stream_options: { include_usage: true } }).withResponse();
+      const { data: stream, response: streamed } = await client.chat.completions
+        .create({ model, messages: [{ role: 'user', content: 'Say hello' }], stream: true, stream_options: { include_usage: true } })
+        .withResponse();
       for await (const chunk of stream) void chunk;
       const log = await logOf(gateway, streamed.headers.get('x-gateway-request-id'));
       expect(log.completion_tokens).toBeGreaterThan(0);
@@ -101,7 +123,9 @@ describe('providers of the long tail', () => {
 
     // The router's own choice of provider: unknown, never 0.
     const client = openai(gateway, { 'x-gateway-provider': 'huggingface', 'x-gateway-custom-host': `${mock.url}/v1` }, 'hf-test-secret');
-    const { response } = await client.chat.completions.create({ model: 'meta-llama/Llama-3.3-70B-Instruct', messages: [{ role: 'user', content: 'Say hello' }] }).withResponse();
+    const { response } = await client.chat.completions
+      .create({ model: 'meta-llama/Llama-3.3-70B-Instruct', messages: [{ role: 'user', content: 'Say hello' }] })
+      .withResponse();
     expect((await logOf(gateway, response.headers.get('x-gateway-request-id'))).cost_usd).toBeNull();
   });
 
@@ -109,12 +133,20 @@ describe('providers of the long tail', () => {
     const client = openai(gateway, { 'x-gateway-provider': 'azure-ai-foundry', 'x-gateway-custom-host': `${mock.url}/v1` }, 'foundry-test-secret');
     const embedding = await client.embeddings.create({ model: 'text-embedding-3-small', input: 'hi', encoding_format: 'float' });
     expect(embedding.data[0].embedding.length).toBeGreaterThan(0);
-    expect(mock.requests[0]).toMatchObject({ path: '/v1/embeddings', query: { 'api-version': '2024-05-01-preview' }, headers: { 'api-key': 'foundry-test-secret' } });
+    expect(mock.requests[0]).toMatchObject({
+      path: '/v1/embeddings',
+      query: { 'api-version': '2024-05-01-preview' },
+      headers: { 'api-key': 'foundry-test-secret' },
+    });
     expect(mock.requests[0].headers.authorization).toBeUndefined();
   });
 
   it('sends to the built-in lm-studio provider on localhost:1234 (refused only by the network, not by the host policy)', async () => {
-    const response = await call(gateway, '/v1/chat/completions', { headers: { 'x-gateway-provider': 'lm-studio' }, body: { model: 'qwen3-8b', messages: [{ role: 'user', content: 'hi' }] }, apiKey: userKey });
+    const response = await call(gateway, '/v1/chat/completions', {
+      headers: { 'x-gateway-provider': 'lm-studio' },
+      body: { model: 'qwen3-8b', messages: [{ role: 'user', content: 'hi' }] },
+      apiKey: userKey,
+    });
     // Nothing listens on 1234 here: a 502 from the refused connection, not a 400 upstream_host_not_allowed.
     expectError(response, 502, { type: 'upstream_error', code: 'upstream_unreachable', message: /could not be reached/ });
     const log = await logOf(gateway, response.headers.get('x-gateway-request-id'));
@@ -122,7 +154,11 @@ describe('providers of the long tail', () => {
   });
 
   it('asks for custom_host where a vendor has no public endpoint (vllm)', async () => {
-    const response = await call(gateway, '/v1/chat/completions', { headers: { 'x-gateway-provider': 'vllm' }, body: { model: 'm', messages: [{ role: 'user', content: 'hi' }] }, apiKey: userKey });
+    const response = await call(gateway, '/v1/chat/completions', {
+      headers: { 'x-gateway-provider': 'vllm' },
+      body: { model: 'm', messages: [{ role: 'user', content: 'hi' }] },
+      apiKey: userKey,
+    });
     expectError(response, 400, { type: 'invalid_request_error', message: /vllm needs a custom host/ });
     expect(mock.requests).toHaveLength(0);
   });

@@ -47,8 +47,15 @@ describe('realtime (WebSocket relay)', () => {
   const clients: RealtimeClient[] = [];
 
   /** Opens a session through the gateway; closed after the test if still open. */
-  async function open(headers: Record<string, string> = { 'x-gateway-virtual-key': 'rt', 'openai-beta': 'realtime=v1' }, query = '?model=gpt-realtime', protocols?: string[]): Promise<RealtimeClient> {
-    const client = await openRealtime(`${wsBase}/v1/realtime${query}`, { headers: protocols ? headers : { 'x-gateway-api-key': gateway.adminKey, ...headers }, protocols });
+  async function open(
+    headers: Record<string, string> = { 'x-gateway-virtual-key': 'rt', 'openai-beta': 'realtime=v1' },
+    query = '?model=gpt-realtime',
+    protocols?: string[],
+  ): Promise<RealtimeClient> {
+    const client = await openRealtime(`${wsBase}/v1/realtime${query}`, {
+      headers: protocols ? headers : { 'x-gateway-api-key': gateway.adminKey, ...headers },
+      protocols,
+    });
     clients.push(client);
     return client;
   }
@@ -103,12 +110,24 @@ describe('realtime (WebSocket relay)', () => {
   });
 
   it('refuses a handshake without a valid gateway key (401), without routing or model (400), never contacting the provider', async () => {
-    expectError(refusal(await handshake({ 'x-gateway-virtual-key': 'rt' })), 401, { type: 'authentication_error', code: 'invalid_api_key', message: /^Missing gateway API key/ });
-    expectError(refusal(await handshake({ 'x-gateway-api-key': 'gk-nope', 'x-gateway-virtual-key': 'rt' })), 401, { type: 'authentication_error', code: 'invalid_api_key' });
+    expectError(refusal(await handshake({ 'x-gateway-virtual-key': 'rt' })), 401, {
+      type: 'authentication_error',
+      code: 'invalid_api_key',
+      message: /^Missing gateway API key/,
+    });
+    expectError(refusal(await handshake({ 'x-gateway-api-key': 'gk-nope', 'x-gateway-virtual-key': 'rt' })), 401, {
+      type: 'authentication_error',
+      code: 'invalid_api_key',
+    });
     expectError(refusal(await handshake({ 'x-gateway-api-key': gateway.adminKey })), 400, { type: 'invalid_request_error' });
-    expectError(refusal(await handshake({ 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': 'rt' }, '')), 400, { type: 'invalid_request_error', param: 'model' });
+    expectError(refusal(await handshake({ 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': 'rt' }, '')), 400, {
+      type: 'invalid_request_error',
+      param: 'model',
+    });
     // a browser with a wrong key in the subprotocol
-    const browser = await connectRealtime(`${wsBase}/v1/realtime?model=gpt-realtime`, { protocols: ['realtime', 'gateway-key.gk-wrong', 'gateway-virtual-key.rt'] });
+    const browser = await connectRealtime(`${wsBase}/v1/realtime?model=gpt-realtime`, {
+      protocols: ['realtime', 'gateway-key.gk-wrong', 'gateway-virtual-key.rt'],
+    });
     expectError(refusal(browser), 401, { type: 'authentication_error', code: 'invalid_api_key' });
     expect(mock.connections).toHaveLength(0);
     expect(mock.refused).toHaveLength(0);
@@ -123,7 +142,11 @@ describe('realtime (WebSocket relay)', () => {
   it('relays every event both ways in order, audio byte for byte, and logs the session as one priced row with the audio summarised', async () => {
     const client = await open();
     const connection = await waitFor(() => mock.connections[0]);
-    expect(connection).toMatchObject({ path: '/v1/realtime', query: { model: 'gpt-realtime' }, headers: { authorization: 'Bearer sk-realtime', 'openai-beta': 'realtime=v1' } });
+    expect(connection).toMatchObject({
+      path: '/v1/realtime',
+      query: { model: 'gpt-realtime' },
+      headers: { authorization: 'Bearer sk-realtime', 'openai-beta': 'realtime=v1' },
+    });
     expect(JSON.stringify(connection.headers)).not.toContain(gateway.adminKey);
     expect(connection.headers['x-gateway-api-key']).toBeUndefined();
     expect(connection.headers['x-gateway-virtual-key']).toBeUndefined();
@@ -162,7 +185,12 @@ describe('realtime (WebSocket relay)', () => {
     expect(client.frames).toEqual(connection.sent.map((e) => JSON.stringify(e)));
     const deltas = client.events.filter((e) => e.type === 'response.audio.delta').map((e) => e.delta);
     expect(deltas).toEqual([audioDelta(0), audioDelta(1), audioDelta(2)]);
-    expect(client.events.filter((e) => e.type === 'response.text.delta').map((e) => e.delta).join('')).toBe(REPLY_TEXT);
+    expect(
+      client.events
+        .filter((e) => e.type === 'response.text.delta')
+        .map((e) => e.delta)
+        .join(''),
+    ).toBe(REPLY_TEXT);
 
     const closedAt = Date.now();
     client.ws.close(1000, 'done');
@@ -173,7 +201,14 @@ describe('realtime (WebSocket relay)', () => {
     const rows = await realtimeLogs(1);
     expect(rows).toHaveLength(1); // one row for the whole session
     const [row] = rows;
-    expect(row).toMatchObject({ operation: 'realtime', model: 'gpt-realtime', provider: 'openai', is_stream: true, status_code: 101, ttft_ms: expect.any(Number) });
+    expect(row).toMatchObject({
+      operation: 'realtime',
+      model: 'gpt-realtime',
+      provider: 'openai',
+      is_stream: true,
+      status_code: 101,
+      ttft_ms: expect.any(Number),
+    });
     const fullRow = (await call(gateway, `/v1/logs/${row.id}`)).body;
     for (const log of [row, fullRow]) {
       // the client's events, audio replaced by its size
@@ -189,7 +224,12 @@ describe('realtime (WebSocket relay)', () => {
       expect(loggedDeltas).toHaveLength(3);
       for (const delta of loggedDeltas) {
         expect(delta).not.toHaveProperty('delta');
-        expect(delta).toMatchObject({ type: 'response.audio.delta', delta_bytes: AUDIO_DELTA_BYTES, item_id: expect.any(String), response_id: expect.any(String) });
+        expect(delta).toMatchObject({
+          type: 'response.audio.delta',
+          delta_bytes: AUDIO_DELTA_BYTES,
+          item_id: expect.any(String),
+          response_id: expect.any(String),
+        });
       }
       expect(responseEvents.filter((e: any) => e.type === 'response.done')).toEqual(connection.sent.filter((e) => e.type === 'response.done'));
       // far smaller than the ~1.4 MB of audio that went through
@@ -257,7 +297,10 @@ describe('realtime (WebSocket relay)', () => {
   }, 90_000);
 
   it('routes by a model prefixed @<virtual key slug>/, forwarding the bare model; metadata and user land in the log', async () => {
-    const client = await open({ 'x-gateway-metadata': JSON.stringify({ _user: 'alice', team: 'voice' }), 'x-gateway-trace-id': 'trace-realtime-1' }, '?model=@rt/gpt-realtime');
+    const client = await open(
+      { 'x-gateway-metadata': JSON.stringify({ _user: 'alice', team: 'voice' }), 'x-gateway-trace-id': 'trace-realtime-1' },
+      '?model=@rt/gpt-realtime',
+    );
     await client.waitForEvent('session.created');
     expect(mock.connections[0]).toMatchObject({ query: { model: 'gpt-realtime' }, headers: { authorization: 'Bearer sk-realtime' } });
     client.send({ type: 'response.create' });
@@ -322,7 +365,12 @@ describe('realtime (WebSocket relay)', () => {
   });
 
   it('a virtual key rate limit refuses the handshake with 429 and Retry-After', async () => {
-    await createVirtualKey(gateway, { slug: 'rt-limited', key: 'sk-limited', custom_host: `${mock.url.replace(/^ws/, 'http')}/v1`, rate_limits: [{ type: 'requests', unit: 'rpm', value: 1 }] });
+    await createVirtualKey(gateway, {
+      slug: 'rt-limited',
+      key: 'sk-limited',
+      custom_host: `${mock.url.replace(/^ws/, 'http')}/v1`,
+      rate_limits: [{ type: 'requests', unit: 'rpm', value: 1 }],
+    });
     const first = await open({ 'x-gateway-virtual-key': 'rt-limited' });
     await first.waitForEvent('session.created');
     const second = await handshake({ 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': 'rt-limited' });
@@ -465,7 +513,9 @@ describe('realtime (WebSocket relay)', () => {
 
   it('a spent virtual-key budget refuses the handshake with 402 before the provider is contacted', async () => {
     const user = await createApiKey(gateway, { name: 'realtime user' });
-    const client = await openRealtime(`${wsBase}/v1/realtime?model=gpt-realtime`, { headers: { 'x-gateway-api-key': user.key, 'x-gateway-virtual-key': 'rt-budget' } });
+    const client = await openRealtime(`${wsBase}/v1/realtime?model=gpt-realtime`, {
+      headers: { 'x-gateway-api-key': user.key, 'x-gateway-virtual-key': 'rt-budget' },
+    });
     clients.push(client);
     client.send({ type: 'response.create' });
     await client.waitForEvent('response.done');
@@ -483,7 +533,9 @@ describe('realtime (WebSocket relay)', () => {
     const other = await startTestGateway();
     try {
       await createVirtualKey(other, { slug: 'rt', key: 'sk-realtime', custom_host: `${mock.url.replace(/^ws/, 'http')}/v1` });
-      const client = await openRealtime(`${other.url.replace(/^http/, 'ws')}/v1/realtime?model=gpt-realtime`, { headers: { 'x-gateway-api-key': other.adminKey, 'x-gateway-virtual-key': 'rt' } });
+      const client = await openRealtime(`${other.url.replace(/^http/, 'ws')}/v1/realtime?model=gpt-realtime`, {
+        headers: { 'x-gateway-api-key': other.adminKey, 'x-gateway-virtual-key': 'rt' },
+      });
       await client.waitForEvent('session.created');
       client.send({ type: 'response.create' });
       await client.waitForEvent('response.done');

@@ -31,7 +31,13 @@ describeRedis('budget and rate counters in Redis', () => {
     mock = await startMockUpstream();
     const encryptionKey = randomBytes(32).toString('hex');
     first = await startTestGateway({ REDIS_URL: REDIS_URL!, GATEWAY_ENCRYPTION_KEY: encryptionKey });
-    second = await startGatewayProcess({ DATABASE_URL: first.databaseUrl, GATEWAY_ADMIN_KEY: TEST_ADMIN_KEY, GATEWAY_ENCRYPTION_KEY: encryptionKey, REDIS_URL: REDIS_URL!, LOG_FLUSH_INTERVAL_MS: '20' });
+    second = await startGatewayProcess({
+      DATABASE_URL: first.databaseUrl,
+      GATEWAY_ADMIN_KEY: TEST_ADMIN_KEY,
+      GATEWAY_ENCRYPTION_KEY: encryptionKey,
+      REDIS_URL: REDIS_URL!,
+      LOG_FLUSH_INTERVAL_MS: '20',
+    });
     secondUrl = second.url;
     redis = new Redis(REDIS_URL!);
     await createVirtualKey(first, { slug: 'openai-prod', key: 'sk-redis', custom_host: `${mock.url}/v1` });
@@ -68,12 +74,15 @@ describeRedis('budget and rate counters in Redis', () => {
 
     await first.flushLogs();
     // The other process stores its rows, and settles them in Redis, within its flush interval.
-    const logged = async () => (await first.dataSource.query('select count(*)::int as n, sum(cost_usd)::float8 as total from request_logs where api_key_id = $1', [key.id]))[0];
+    const logged = async () =>
+      (await first.dataSource.query('select count(*)::int as n, sum(cost_usd)::float8 as total from request_logs where api_key_id = $1', [key.id]))[0];
     await waitFor(async () => (await logged()).n === 40 || null);
     await waitFor(async () => Number(await redis.hget(await budgetKey(key.id), 'reserved')) === 0 || null);
     expect(await spentInRedis(key.id)).toBeCloseTo(5 * COST, 9);
     expect(await spentInRedis(key.id)).toBeCloseTo((await logged()).total, 9);
-    const [tables] = await first.dataSource.query('select (select count(*) from budget_counters)::int as budgets, (select count(*) from rate_counters)::int as rates');
+    const [tables] = await first.dataSource.query(
+      'select (select count(*) from budget_counters)::int as budgets, (select count(*) from rate_counters)::int as rates',
+    );
     expect(tables).toEqual({ budgets: 0, rates: 0 });
   });
 
@@ -105,7 +114,13 @@ describeRedis('budget and rate counters in Redis', () => {
       expect(await store.reserveBudget({ scope: 'api_key', scopeId, periodStart }, 0.5, 10, async () => 1.25)).toBe('held');
       expect(await redis.hgetall(hash)).toEqual({ spent: '1250000000', reserved: '500000000' });
 
-      const rows = [{ logId: randomUUID(), budgets: [{ scope: 'api_key' as const, scope_id: scopeId, period_start: periodStart.toISOString(), spend_usd: 0.2, release_usd: 0.5 }], tokens: [] }];
+      const rows = [
+        {
+          logId: randomUUID(),
+          budgets: [{ scope: 'api_key' as const, scope_id: scopeId, period_start: periodStart.toISOString(), spend_usd: 0.2, release_usd: 0.5 }],
+          tokens: [],
+        },
+      ];
       // Writes stall for longer than the store's 500 ms command timeout: the first attempt
       // times out on the client but still runs in Redis once the pause ends; the retry
       // that follows finds the row's marker and changes nothing.

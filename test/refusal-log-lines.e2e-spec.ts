@@ -29,14 +29,21 @@ describe('refusals leave a log line', () => {
     const response = await call(gateway, '/v1/api-keys', { method: 'POST', body: { name: 'sneaky', role: 'owner' }, apiKey: viewer.key });
     expect(response.status).toBe(403);
     const line = lines().find((l) => l.startsWith('Refused POST /v1/api-keys'));
-    expect(line).toBe(`Refused POST /v1/api-keys (403 ${response.body.error.code}): API key Read-only dashboards (${viewer.id}) has role viewer, the route needs resources.write`);
+    expect(line).toBe(
+      `Refused POST /v1/api-keys (403 ${response.body.error.code}): API key Read-only dashboards (${viewer.id}) has role viewer, the route needs resources.write`,
+    );
     expect(lines().join('\n')).not.toContain(viewer.key);
   });
 
   it('a model call by a viewer: 403, and a line', async () => {
-    const response = await call(gateway, '/v1/chat/completions', { body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }, apiKey: viewer.key });
+    const response = await call(gateway, '/v1/chat/completions', {
+      body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+      apiKey: viewer.key,
+    });
     expect(response.status).toBe(403);
-    expect(lines()).toContain(`Refused POST /v1/chat/completions (403 ${response.body.error.code}): API key Read-only dashboards (${viewer.id}) has role viewer, the route needs models.call`);
+    expect(lines()).toContain(
+      `Refused POST /v1/chat/completions (403 ${response.body.error.code}): API key Read-only dashboards (${viewer.id}) has role viewer, the route needs models.call`,
+    );
   });
 
   it('an unknown key: 401, and a line without the key that was sent', async () => {

@@ -73,7 +73,15 @@ describe('responses bridged through chat completions', () => {
   describe('to Anthropic', () => {
     it('answers a Response object, sends instructions as the system prompt, and logs usage and cost', async () => {
       const { data, response } = await claude()
-        .responses.create({ model: 'claude-sonnet-4-5', instructions: 'Be brief.', input: 'echo: bridged hello', max_output_tokens: 64, temperature: 0.5, user: 'ann', metadata: { team: 'a' } })
+        .responses.create({
+          model: 'claude-sonnet-4-5',
+          instructions: 'Be brief.',
+          input: 'echo: bridged hello',
+          max_output_tokens: 64,
+          temperature: 0.5,
+          user: 'ann',
+          metadata: { team: 'a' },
+        })
         .withResponse();
       const sent = upstream();
       expect(sent.path).toBe('/v1/messages');
@@ -86,11 +94,25 @@ describe('responses bridged through chat completions', () => {
         metadata: { user_id: 'ann' },
       });
 
-      expect(data).toMatchObject({ object: 'response', status: 'completed', model: 'claude-sonnet-4-5', instructions: 'Be brief.', user: 'ann', metadata: { team: 'a' }, store: false });
+      expect(data).toMatchObject({
+        object: 'response',
+        status: 'completed',
+        model: 'claude-sonnet-4-5',
+        instructions: 'Be brief.',
+        user: 'ann',
+        metadata: { team: 'a' },
+        store: false,
+      });
       expect(data.id).toMatch(/^resp_[0-9a-f]{48}$/);
       expect(data.output_text).toBe('bridged hello');
       expect(data.output).toEqual([
-        { id: expect.stringMatching(/^msg_/), type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'bridged hello', annotations: [], logprobs: [] }] },
+        {
+          id: expect.stringMatching(/^msg_/),
+          type: 'message',
+          status: 'completed',
+          role: 'assistant',
+          content: [{ type: 'output_text', text: 'bridged hello', annotations: [], logprobs: [] }],
+        },
       ]);
       const usage = data.usage!;
       expect(usage.output_tokens).toBe(2);
@@ -127,7 +149,11 @@ describe('responses bridged through chat completions', () => {
 
       mock.reset();
       const { data, response } = await claude()
-        .responses.create({ model: 'claude-sonnet-4-5', input: [...input, call, { type: 'function_call_output', call_id: call.call_id, output: '{"celsius":21}' }], tools: [WEATHER] })
+        .responses.create({
+          model: 'claude-sonnet-4-5',
+          input: [...input, call, { type: 'function_call_output', call_id: call.call_id, output: '{"celsius":21}' }],
+          tools: [WEATHER],
+        })
         .withResponse();
       expect(data.output_text).toBe('Hello from mock');
       expect(upstream().body.messages).toEqual([
@@ -175,14 +201,19 @@ describe('responses bridged through chat completions', () => {
       expect(data.incomplete_details).toEqual({ reason: 'max_output_tokens' });
       expect(data.output_text).toBe('one two');
 
-      const events = await collect(await claude().responses.create({ model: 'claude-sonnet-4-5', input: 'echo: one two three four five', max_output_tokens: 2, stream: true }));
+      const events = await collect(
+        await claude().responses.create({ model: 'claude-sonnet-4-5', input: 'echo: one two three four five', max_output_tokens: 2, stream: true }),
+      );
       const last = events.at(-1) as OpenAI.Responses.ResponseIncompleteEvent;
       expect(last.type).toBe('response.incomplete');
       expect(last.response.incomplete_details).toEqual({ reason: 'max_output_tokens' });
     });
 
     it('passes a provider error on in the OpenAI error shape', async () => {
-      const response = await call(gateway, '/v1/responses', { headers: { 'x-gateway-virtual-key': 'anthropic-prod' }, body: { model: 'mock-error-429', input: 'hi' } });
+      const response = await call(gateway, '/v1/responses', {
+        headers: { 'x-gateway-virtual-key': 'anthropic-prod' },
+        body: { model: 'mock-error-429', input: 'hi' },
+      });
       expect(response.status).toBe(429);
       expect(response.body.error).toMatchObject({ type: 'rate_limit_error', message: expect.stringContaining('rate limit') });
     });
@@ -218,7 +249,10 @@ describe('responses bridged through chat completions', () => {
     });
 
     it('calls a function and answers its output, non-streamed', async () => {
-      const input: OpenAI.Responses.ResponseInput = [{ role: 'developer', content: 'You report weather.' }, { role: 'user', content: 'weather in Paris?' }];
+      const input: OpenAI.Responses.ResponseInput = [
+        { role: 'developer', content: 'You report weather.' },
+        { role: 'user', content: 'weather in Paris?' },
+      ];
       const first = await gemini().responses.create({ model: 'gemini-2.5-flash', input, tools: [WEATHER], reasoning: { effort: 'low' } });
       const call = first.output.find((item) => item.type === 'function_call') as OpenAI.Responses.ResponseFunctionToolCall;
       expect(call).toMatchObject({ name: 'get_weather', arguments: '{"location":"Paris"}', status: 'completed' });
@@ -229,7 +263,11 @@ describe('responses bridged through chat completions', () => {
       });
 
       mock.reset();
-      const second = await gemini().responses.create({ model: 'gemini-2.5-flash', input: [...input, call, { type: 'function_call_output', call_id: call.call_id, output: 'sunny' }], tools: [WEATHER] });
+      const second = await gemini().responses.create({
+        model: 'gemini-2.5-flash',
+        input: [...input, call, { type: 'function_call_output', call_id: call.call_id, output: 'sunny' }],
+        tools: [WEATHER],
+      });
       expect(second.output_text).toBe('Hello from mock');
       const contents = upstream().body.contents;
       expect(contents.at(-2).parts[0].functionCall).toMatchObject({ name: 'get_weather', args: { location: 'Paris' } });
@@ -246,13 +284,23 @@ describe('responses bridged through chat completions', () => {
 
     const strict = JSON.stringify({ virtual_key: 'anthropic-prod', strict_params: true });
     const refused = await call(gateway, '/v1/responses', { headers: { 'x-gateway-config': strict }, body });
-    expectError(refused, 400, { type: 'invalid_request_error', code: 'strict_params', param: 'prompt_cache_key', message: /^prompt_cache_key would be ignored/ });
+    expectError(refused, 400, {
+      type: 'invalid_request_error',
+      code: 'strict_params',
+      param: 'prompt_cache_key',
+      message: /^prompt_cache_key would be ignored/,
+    });
     expect(mock.requests).toHaveLength(0);
   });
 
   describe('what the bridge cannot keep', () => {
     it.each([
-      ['a built-in tool forced by tool_choice', { tools: [{ type: 'web_search_preview' }], tool_choice: { type: 'web_search_preview' } }, 'tool_choice.type', /web_search_preview/],
+      [
+        'a built-in tool forced by tool_choice',
+        { tools: [{ type: 'web_search_preview' }], tool_choice: { type: 'web_search_preview' } },
+        'tool_choice.type',
+        /web_search_preview/,
+      ],
       ['a remote MCP server', { tools: [{ type: 'mcp', server_label: 'x', server_url: 'https://mcp.example.com' }] }, 'tools[0].type', /"mcp"/],
       ['previous_response_id', { previous_response_id: 'resp_123' }, 'previous_response_id', /previous_response_id/],
       ['background: true', { background: true }, 'background', /background/],
@@ -264,7 +312,10 @@ describe('responses bridged through chat completions', () => {
       ['no input', { input: undefined }, 'input', /input is required/],
       ['max_output_tokens that is not a count', { max_output_tokens: 'many' }, 'max_output_tokens', /positive integer/],
     ])('%s is a 400 naming it, nothing sent', async (_name, change, param, message) => {
-      const response = await call(gateway, '/v1/responses', { headers: { 'x-gateway-virtual-key': 'anthropic-prod' }, body: { model: 'claude-sonnet-4-5', input: 'hi', ...change } });
+      const response = await call(gateway, '/v1/responses', {
+        headers: { 'x-gateway-virtual-key': 'anthropic-prod' },
+        body: { model: 'claude-sonnet-4-5', input: 'hi', ...change },
+      });
       expectError(response, 400, { type: 'invalid_request_error', param, message });
       expect(mock.requests).toHaveLength(0);
       const log = await logOf(gateway, response.headers.get('x-gateway-request-id'));
@@ -288,7 +339,9 @@ describe('responses bridged through chat completions', () => {
       expect(sent.messages.every((message: any) => message.role === 'user')).toBe(true);
       const toolNames = sent.tools.map((tool: any) => tool.name);
       expect(toolNames).toEqual(expect.arrayContaining(['exec_command', 'update_goal', 'multi_agent_v1__close_agent']));
-      expect(toolNames).toHaveLength(first.body.tools.filter((t: any) => t.type === 'function').length + first.body.tools.find((t: any) => t.type === 'namespace').tools.length);
+      expect(toolNames).toHaveLength(
+        first.body.tools.filter((t: any) => t.type === 'function').length + first.body.tools.find((t: any) => t.type === 'namespace').tools.length,
+      );
       expect(sent.tool_choice).toEqual({ type: 'auto' });
 
       mock.reset();
@@ -297,7 +350,10 @@ describe('responses bridged through chat completions', () => {
       expect(sseEvents(followUp.text).at(-1)?.type).toBe('response.completed');
       const messages = upstream().body.messages;
       // The reasoning item (encrypted for OpenAI) is dropped; the call and its output are a tool_use / tool_result pair.
-      expect(messages.at(-2)).toEqual({ role: 'assistant', content: [{ type: 'tool_use', id: 'call_capture_1', name: 'exec_command', input: { cmd: 'echo fixture-ok' } }] });
+      expect(messages.at(-2)).toEqual({
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 'call_capture_1', name: 'exec_command', input: { cmd: 'echo fixture-ok' } }],
+      });
       expect(messages.at(-1).content[0]).toMatchObject({ type: 'tool_result', tool_use_id: 'call_capture_1', content: expect.stringContaining('fixture-ok') });
 
       const log = await logOf(gateway, followUp.headers.get('x-gateway-request-id'));
@@ -310,18 +366,26 @@ describe('responses bridged through chat completions', () => {
       expect(first.body.tools.some((tool: any) => tool.type === 'web_search')).toBe(true);
       const response = await call(gateway, '/v1/responses', { headers: { 'x-gateway-virtual-key': 'anthropic-prod' }, body: first.body });
       expect(response.status).toBe(200);
-      expect(response.headers.get('x-gateway-ignored-params')?.split(',')).toEqual(expect.arrayContaining(['tools.web_search', 'prompt_cache_key', 'client_metadata']));
+      expect(response.headers.get('x-gateway-ignored-params')?.split(',')).toEqual(
+        expect.arrayContaining(['tools.web_search', 'prompt_cache_key', 'client_metadata']),
+      );
       const log = await logOf(gateway, response.headers.get('x-gateway-request-id'));
       expect(log.ignored_params).toEqual(expect.arrayContaining(['tools.web_search']));
       const sent = upstream().body;
-      expect(sent.tools.length).toBe(first.body.tools.filter((tool: any) => tool.type !== 'web_search').length + nestedTools(first.body) - namespaces(first.body));
+      expect(sent.tools.length).toBe(
+        first.body.tools.filter((tool: any) => tool.type !== 'web_search').length + nestedTools(first.body) - namespaces(first.body),
+      );
       expect(sent.tools.every((tool: any) => typeof tool.name === 'string' && tool.input_schema)).toBe(true);
     });
 
     it('passes its body to OpenAI unchanged, an input item type the gateway does not know included', async () => {
       const [, second] = recorded('codex-tool.json');
       const body = structuredClone(second.body);
-      body.input.splice(4, 0, { type: 'additional_tools', id: 'at_1', tools: [{ type: 'function', name: 'late_tool', parameters: { type: 'object', properties: {} } }] });
+      body.input.splice(4, 0, {
+        type: 'additional_tools',
+        id: 'at_1',
+        tools: [{ type: 'function', name: 'late_tool', parameters: { type: 'object', properties: {} } }],
+      });
       await call(gateway, '/v1/responses', { headers: { 'x-gateway-virtual-key': 'openai-prod' }, body });
       expect(upstream().path).toBe('/v1/responses');
       expect(upstream().body).toEqual(body);

@@ -16,7 +16,13 @@ const MCP_BEARER = 'Bearer mcp-secret-token-121212';
 const PIXEL = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 
 const TOOLS: OpenAI.Responses.Tool[] = [
-  { type: 'function', name: 'get_weather', description: 'Weather by city', parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] }, strict: false },
+  {
+    type: 'function',
+    name: 'get_weather',
+    description: 'Weather by city',
+    parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] },
+    strict: false,
+  },
   { type: 'web_search_preview', search_context_size: 'high', user_location: { type: 'approximate', country: 'FR', city: 'Paris', region: 'IDF' } },
   { type: 'file_search', vector_store_ids: ['vs_123'], max_num_results: 5, filters: { type: 'eq', key: 'team', value: 'search' } },
   { type: 'mcp', server_label: 'deepwiki', server_url: 'https://mcp.deepwiki.com/mcp', require_approval: 'never', headers: { Authorization: MCP_BEARER } },
@@ -49,15 +55,39 @@ describe('responses through the gateway with the OpenAI SDK', () => {
 
   it('forwards every tool kind, reasoning, instructions and an image untouched, and logs usage and cost', async () => {
     const input: OpenAI.Responses.ResponseInput = [
-      { role: 'user', content: [{ type: 'input_text', text: 'echo: what is in this picture' }, { type: 'input_image', image_url: PIXEL, detail: 'auto' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'input_text', text: 'echo: what is in this picture' },
+          { type: 'input_image', image_url: PIXEL, detail: 'auto' },
+        ],
+      },
     ];
     const { data, response } = await client.responses
-      .create({ model: 'o4-mini', input, instructions: 'Answer briefly.', tools: TOOLS, tool_choice: 'auto', reasoning: { effort: 'low' }, user: 'dave', store: true })
+      .create({
+        model: 'o4-mini',
+        input,
+        instructions: 'Answer briefly.',
+        tools: TOOLS,
+        tool_choice: 'auto',
+        reasoning: { effort: 'low' },
+        user: 'dave',
+        store: true,
+      })
       .withResponse();
     const sent = upstream();
     expect(sent.path).toBe('/v1/responses');
     expect(sent.headers.authorization).toBe(`Bearer ${OPENAI_SECRET}`);
-    expect(sent.body).toEqual({ model: 'o4-mini', input, instructions: 'Answer briefly.', tools: TOOLS, tool_choice: 'auto', reasoning: { effort: 'low' }, user: 'dave', store: true });
+    expect(sent.body).toEqual({
+      model: 'o4-mini',
+      input,
+      instructions: 'Answer briefly.',
+      tools: TOOLS,
+      tool_choice: 'auto',
+      reasoning: { effort: 'low' },
+      user: 'dave',
+      store: true,
+    });
 
     expect(data.object).toBe('response');
     expect(data.output_text).toContain('what is in this picture');
@@ -93,7 +123,9 @@ describe('responses through the gateway with the OpenAI SDK', () => {
 
   it('prices the web searches of a streamed answer at an override’s per-search price', async () => {
     expect((await admin(gateway, 'POST', '/v1/prices', { provider: 'openai', model: 'gpt-4o-mini', input: 1, output: 2, per_search: 0.05 })).status).toBe(201);
-    const { data, response } = await client.responses.create({ model: 'gpt-4o-mini', input: 'news of today', tools: [{ type: 'web_search' }], stream: true }).withResponse();
+    const { data, response } = await client.responses
+      .create({ model: 'gpt-4o-mini', input: 'news of today', tools: [{ type: 'web_search' }], stream: true })
+      .withResponse();
     let completed: OpenAI.Responses.Response | undefined;
     for await (const event of data) if (event.type === 'response.completed') completed = event.response;
     expect(completed!.output.some((item) => item.type === 'web_search_call')).toBe(true);
@@ -163,7 +195,10 @@ describe('responses through the gateway with the OpenAI SDK', () => {
   });
 
   it('ends a stream whose event is malformed with an OpenAI error event', async () => {
-    const response = await call(gateway, '/v1/responses', { headers: { 'x-gateway-virtual-key': 'openai-prod' }, body: { model: 'mock-malformed-chunk', input: 'hi', stream: true } });
+    const response = await call(gateway, '/v1/responses', {
+      headers: { 'x-gateway-virtual-key': 'openai-prod' },
+      body: { model: 'mock-malformed-chunk', input: 'hi', stream: true },
+    });
     expect(response.status).toBe(200);
     expect(response.text).toContain('event: response.created');
     expect(response.text).toMatch(/event: error\ndata: \{"type":"error","code":"upstream_malformed_response"/);
@@ -195,12 +230,25 @@ describe('responses through the gateway with the OpenAI SDK', () => {
   });
 
   it.each([
-    ['an mcp tool without server_label', { tools: [{ type: 'mcp', server_url: 'https://x.example.com' }] }, 'tools[0].server_label', /server_label is required/],
-    ['mcp headers that are not strings', { tools: [{ type: 'mcp', server_label: 'x', server_url: 'https://x.example.com', headers: { a: 1 } }] }, 'tools[0].headers.a', /must be a string/],
+    [
+      'an mcp tool without server_label',
+      { tools: [{ type: 'mcp', server_url: 'https://x.example.com' }] },
+      'tools[0].server_label',
+      /server_label is required/,
+    ],
+    [
+      'mcp headers that are not strings',
+      { tools: [{ type: 'mcp', server_label: 'x', server_url: 'https://x.example.com', headers: { a: 1 } }] },
+      'tools[0].headers.a',
+      /must be a string/,
+    ],
     ['a model that is not a string', { model: 42 }, 'model', /model must be a string/],
     ['a stream flag that is not a boolean', { stream: 'yes' }, 'stream', /stream must be a boolean/],
   ])('%s (what the gateway acts on) is a 400 naming the field, nothing sent', async (_name, change, param, message) => {
-    const response = await call(gateway, '/v1/responses', { headers: { 'x-gateway-virtual-key': 'openai-prod' }, body: { model: 'gpt-4.1-mini', input: 'hi', ...change } });
+    const response = await call(gateway, '/v1/responses', {
+      headers: { 'x-gateway-virtual-key': 'openai-prod' },
+      body: { model: 'gpt-4.1-mini', input: 'hi', ...change },
+    });
     expectError(response, 400, { type: 'invalid_request_error', param, message });
     expect(mock.requests).toHaveLength(0);
   });
@@ -219,7 +267,13 @@ describe('responses through the gateway with the OpenAI SDK', () => {
   });
 
   it('passes unknown fields and tool kinds through untouched', async () => {
-    const body = { model: 'gpt-4.1-mini', input: 'hi', truncation: 'auto', tools: [{ type: 'code_interpreter', container: { type: 'auto' } }], prompt_cache_key: 'k1' };
+    const body = {
+      model: 'gpt-4.1-mini',
+      input: 'hi',
+      truncation: 'auto',
+      tools: [{ type: 'code_interpreter', container: { type: 'auto' } }],
+      prompt_cache_key: 'k1',
+    };
     const response = await call(gateway, '/v1/responses', { headers: { 'x-gateway-virtual-key': 'openai-prod' }, body });
     expect(response.status).toBe(200);
     expect(upstream().body).toEqual(body);
@@ -244,7 +298,9 @@ describe('responses through the gateway with the OpenAI SDK', () => {
         { provider: 'openai', api_key: 'sk-b', custom_host: `${mock.url}/v1` },
       ],
     };
-    const { data, response } = await openai(gateway, { 'x-gateway-config': JSON.stringify(config) }).responses.create({ model: 'gpt-4.1-mini', input: 'echo: fell back' }).withResponse();
+    const { data, response } = await openai(gateway, { 'x-gateway-config': JSON.stringify(config) })
+      .responses.create({ model: 'gpt-4.1-mini', input: 'echo: fell back' })
+      .withResponse();
     expect(data.output_text).toBe('fell back');
     expect(response.headers.get('x-gateway-target-index')).toBe('1');
     expect(mock.requests.map((r) => r.body.model)).toEqual(['mock-error-503', 'gpt-4.1-mini']);

@@ -46,7 +46,10 @@ function routesOf(gateway: TestGateway): Route[] {
       const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod];
       for (const prefix of prefixes) {
         for (const path of [paths].flat() as string[]) {
-          const joined = `/${[prefix, path].map((p) => p.replace(/^\/+|\/+$/g, '')).filter(Boolean).join('/')}`;
+          const joined = `/${[prefix, path]
+            .map((p) => p.replace(/^\/+|\/+$/g, ''))
+            .filter(Boolean)
+            .join('/')}`;
           routes.push({ handler: `${type.name}.${name}`, method, path: joined, isPublic, operation, permission });
         }
       }

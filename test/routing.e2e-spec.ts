@@ -54,9 +54,7 @@ describe('routing: every mode reaches the provider with the right credential and
 
   it('x-gateway-provider with Authorization and x-gateway-custom-host', async () => {
     const client = openai(gateway, { 'x-gateway-provider': 'openai', 'x-gateway-custom-host': base }, DIRECT_SECRET);
-    const { data, response } = await client.chat.completions
-      .create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'echo: direct' }] })
-      .withResponse();
+    const { data, response } = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'echo: direct' }] }).withResponse();
     expect(data.choices[0].message.content).toBe('direct');
     expect(upstream().headers.authorization).toBe(`Bearer ${DIRECT_SECRET}`);
     expect(upstream().body.model).toBe('gpt-4o');
@@ -148,7 +146,13 @@ describe('routing: every mode reaches the provider with the right credential and
   });
 
   it("organization and project: the config's, overridden by the request headers", async () => {
-    const config = JSON.stringify({ provider: 'openai', api_key: CONFIG_SECRET, custom_host: base, provider_organization: 'org-cfg', provider_project: 'proj-cfg' });
+    const config = JSON.stringify({
+      provider: 'openai',
+      api_key: CONFIG_SECRET,
+      custom_host: base,
+      provider_organization: 'org-cfg',
+      provider_project: 'proj-cfg',
+    });
     expect((await chat(gateway, { 'x-gateway-config': config })).status).toBe(200);
     expect(upstream().headers).toMatchObject({ 'openai-organization': 'org-cfg', 'openai-project': 'proj-cfg' });
     mock.reset();

@@ -35,7 +35,12 @@ describe('a gateway process stopped with SIGTERM', () => {
   });
 
   const start = async (env: Record<string, string>) => {
-    const child = await startGatewayProcess({ DATABASE_URL: observer.databaseUrl, GATEWAY_ADMIN_KEY: TEST_ADMIN_KEY, GATEWAY_ENCRYPTION_KEY: encryptionKey, ...env });
+    const child = await startGatewayProcess({
+      DATABASE_URL: observer.databaseUrl,
+      GATEWAY_ADMIN_KEY: TEST_ADMIN_KEY,
+      GATEWAY_ENCRYPTION_KEY: encryptionKey,
+      ...env,
+    });
     processes.push(child);
     return child;
   };
@@ -81,7 +86,9 @@ describe('a gateway process stopped with SIGTERM', () => {
 
     const notReady = await fetch(`${child.url}/health/ready`);
     expect(notReady.status).toBe(503);
-    expect(await notReady.json()).toEqual({ error: { message: expect.stringContaining('shutting down'), type: 'service_unavailable', param: null, code: 'shutting_down' } });
+    expect(await notReady.json()).toEqual({
+      error: { message: expect.stringContaining('shutting down'), type: 'service_unavailable', param: null, code: 'shutting_down' },
+    });
     expect((await fetch(`${child.url}/health`)).status).toBe(200); // still alive
 
     // A load balancer that has not noticed yet: still served, and told to reconnect.
@@ -102,7 +109,11 @@ describe('a gateway process stopped with SIGTERM', () => {
     // It gets a 503 it can retry on another instance, not a connection closed under it.
     const unanswered = await waiting;
     expect(unanswered.status).toBe(503);
-    expect(((await unanswered.json()) as { error: unknown }).error).toMatchObject({ type: 'service_unavailable', code: 'shutting_down', message: expect.stringContaining('before the provider answered') });
+    expect(((await unanswered.json()) as { error: unknown }).error).toMatchObject({
+      type: 'service_unavailable',
+      code: 'shutting_down',
+      message: expect.stringContaining('before the provider answered'),
+    });
 
     expect(await child.exited).toBe(0);
     const stoppedAfter = Date.now() - signalledAt;

@@ -32,25 +32,53 @@ describe('provider host policy', () => {
 
   /** A host named per request by a user-role key. */
   const viaHost = (gateway: TestGateway, host: string, apiKey = userKeys.get(gateway)) =>
-    call(gateway, '/v1/chat/completions', { headers: { 'x-gateway-provider': 'openai', authorization: 'Bearer sk-x', 'x-gateway-custom-host': host }, body: CHAT, apiKey });
+    call(gateway, '/v1/chat/completions', {
+      headers: { 'x-gateway-provider': 'openai', authorization: 'Bearer sk-x', 'x-gateway-custom-host': host },
+      body: CHAT,
+      apiKey,
+    });
   const mockPort = () => new URL(mock.url).port;
 
   it('refuses the cloud metadata address and link-local ranges, however written', async () => {
     for (const host of ['http://169.254.169.254/v1', 'http://[::ffff:a9fe:a9fe]/v1', 'http://[fe80::1]/v1']) {
-      expectError(await viaHost(strict, host), 400, { type: 'invalid_request_error', code: 'upstream_host_not_allowed', message: /link-local, metadata or reserved/ });
+      expectError(await viaHost(strict, host), 400, {
+        type: 'invalid_request_error',
+        code: 'upstream_host_not_allowed',
+        message: /link-local, metadata or reserved/,
+      });
     }
     expect(mock.requests).toHaveLength(0);
   });
 
   it('judges IPv6 forms by the IPv4 they embed, and refuses the special-purpose ranges, for hosts named per request', async () => {
     const reserved = [
-      'http://[64:ff9b::a9fe:a9fe]/v1', 'http://[64:ff9b:1::a9fe:a9fe]/v1', 'http://[2002:a9fe:a9fe::1]/v1', 'http://[::169.254.169.254]/v1',
-      'http://192.0.2.1/v1', 'http://198.51.100.1/v1', 'http://203.0.113.1/v1', 'http://255.255.255.255/v1', 'http://[2001:db8::1]/v1', 'http://[100::1]/v1',
+      'http://[64:ff9b::a9fe:a9fe]/v1',
+      'http://[64:ff9b:1::a9fe:a9fe]/v1',
+      'http://[2002:a9fe:a9fe::1]/v1',
+      'http://[::169.254.169.254]/v1',
+      'http://192.0.2.1/v1',
+      'http://198.51.100.1/v1',
+      'http://203.0.113.1/v1',
+      'http://255.255.255.255/v1',
+      'http://[2001:db8::1]/v1',
+      'http://[100::1]/v1',
     ];
     for (const host of reserved) {
-      expectError(await viaHost(strict, host), 400, { type: 'invalid_request_error', code: 'upstream_host_not_allowed', message: /link-local, metadata or reserved/ });
+      expectError(await viaHost(strict, host), 400, {
+        type: 'invalid_request_error',
+        code: 'upstream_host_not_allowed',
+        message: /link-local, metadata or reserved/,
+      });
     }
-    const internal = ['http://[::7f00:1]/v1', 'http://[::127.0.0.1]/v1', 'http://[::ffff:127.0.0.1]/v1', 'http://[64:ff9b::a00:1]/v1', 'http://[2002:7f00:1::1]/v1', 'http://[fec0::1]/v1', 'http://198.18.0.1/v1'];
+    const internal = [
+      'http://[::7f00:1]/v1',
+      'http://[::127.0.0.1]/v1',
+      'http://[::ffff:127.0.0.1]/v1',
+      'http://[64:ff9b::a00:1]/v1',
+      'http://[2002:7f00:1::1]/v1',
+      'http://[fec0::1]/v1',
+      'http://198.18.0.1/v1',
+    ];
     for (const host of internal) {
       expectError(await viaHost(strict, host), 400, { type: 'invalid_request_error', code: 'upstream_host_not_allowed', message: /private address/ });
     }
@@ -66,7 +94,11 @@ describe('provider host policy', () => {
 
   it('refuses loopback named per request by a user key, checked after DNS resolution of a name, in headers and inline configs alike', async () => {
     const response = await viaHost(strict, `http://localhost:${mockPort()}/v1`);
-    expectError(response, 400, { type: 'invalid_request_error', code: 'upstream_host_not_allowed', message: /localhost is not allowed: .*private address.*UPSTREAM_ALLOW_PRIVATE_NETWORKS/ });
+    expectError(response, 400, {
+      type: 'invalid_request_error',
+      code: 'upstream_host_not_allowed',
+      message: /localhost is not allowed: .*private address.*UPSTREAM_ALLOW_PRIVATE_NETWORKS/,
+    });
     const inline = JSON.stringify({ provider: 'openai', api_key: 'sk-x', custom_host: `${mock.url}/v1` });
     const byInline = await call(strict, '/v1/chat/completions', { headers: { 'x-gateway-config': inline }, body: CHAT, apiKey: userKeys.get(strict) });
     expectError(byInline, 400, { type: 'invalid_request_error', code: 'upstream_host_not_allowed', message: /127\.0\.0\.1 is not allowed/ });
@@ -77,7 +109,7 @@ describe('provider host policy', () => {
     expect(log).toMatchObject({ status_code: 400, error: { type: 'invalid_request_error', code: 'upstream_host_not_allowed' } });
   });
 
-  it('reaches a private host an admin chose: a virtual key, a stored config, an admin key\'s own header; never a metadata address', async () => {
+  it("reaches a private host an admin chose: a virtual key, a stored config, an admin key's own header; never a metadata address", async () => {
     const user = userKeys.get(strict);
     await createVirtualKey(strict, { slug: 'internal', key: 'sk-internal', custom_host: `${mock.url}/v1` });
     await createConfig(strict, 'internal-config', { provider: 'openai', api_key: 'sk-x', custom_host: `http://localhost:${mockPort()}/v1` });
@@ -93,7 +125,11 @@ describe('provider host policy', () => {
   });
 
   it('sends to the built-in ollama provider on localhost (refused only by the network, not by the policy)', async () => {
-    const response = await call(strict, '/v1/chat/completions', { headers: { 'x-gateway-provider': 'ollama' }, body: { ...CHAT, model: 'llama3.2' }, apiKey: userKeys.get(strict) });
+    const response = await call(strict, '/v1/chat/completions', {
+      headers: { 'x-gateway-provider': 'ollama' },
+      body: { ...CHAT, model: 'llama3.2' },
+      apiKey: userKeys.get(strict),
+    });
     // Nothing listens on 11434 here: the connection is refused, which is a 502, not a 400 of the host policy.
     expectError(response, 502, { type: 'upstream_error', code: 'upstream_unreachable', message: /could not be reached/ });
   });

@@ -61,7 +61,11 @@ describe('upstream failures', () => {
 
   it('a 200 that carries only an error is a 502 naming it, and is logged', async () => {
     const response = await chat(gateway, VK, { model: 'mock-error-in-200' });
-    expectError(response, 502, { type: 'upstream_error', code: 'upstream_malformed_response', message: /answered 200 with an error inside: The server is overloaded/ });
+    expectError(response, 502, {
+      type: 'upstream_error',
+      code: 'upstream_malformed_response',
+      message: /answered 200 with an error inside: The server is overloaded/,
+    });
     const log = await logOf(gateway, response.headers.get('x-gateway-request-id'));
     expect(log).toMatchObject({ status_code: 502, error: { code: 'upstream_malformed_response' } });
   });
@@ -115,7 +119,10 @@ describe('upstream failures', () => {
     const response = await chat(gateway, { 'x-gateway-config': config }, { model: 'mock-slow-800', stream: true });
     expect(Date.now() - started).toBeLessThan(1500);
     expect(response.status).toBe(200);
-    const frames = response.text.split('\n\n').filter(Boolean).map((frame) => JSON.parse(frame.replace(/^data: /, '')));
+    const frames = response.text
+      .split('\n\n')
+      .filter(Boolean)
+      .map((frame) => JSON.parse(frame.replace(/^data: /, '')));
     expect(frames[0].choices[0].delta.role).toBe('assistant');
     expect(frames[frames.length - 1]).toEqual({ error: { message: expect.any(String), type: 'timeout_error', param: null, code: 'request_timeout' } });
     await waitFor(() => mock.requests[0]?.aborted);
@@ -148,9 +155,14 @@ describe('upstream failures', () => {
     const response = await chat(gateway, VK, { model: 'mock-stream-cut', stream: true });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
-    const events = response.text.split('\n\n').filter(Boolean).map((frame) => JSON.parse(frame.replace(/^data: /, '')));
+    const events = response.text
+      .split('\n\n')
+      .filter(Boolean)
+      .map((frame) => JSON.parse(frame.replace(/^data: /, '')));
     expect(events.map((e) => e.choices?.[0]?.delta?.content ?? null)).toEqual(['', 'Hello', ' from', null]);
-    expect(events[3]).toEqual({ error: { message: expect.any(String), type: 'upstream_error', param: null, code: expect.stringMatching(/^upstream_stream_/) } });
+    expect(events[3]).toEqual({
+      error: { message: expect.any(String), type: 'upstream_error', param: null, code: expect.stringMatching(/^upstream_stream_/) },
+    });
     expect(response.text).not.toContain('[DONE]');
   });
 

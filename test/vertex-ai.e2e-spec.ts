@@ -19,7 +19,11 @@ import { startTestGateway, TestGateway } from './support/test-gateway';
 const ACCOUNT = 'gateway@vertex-test.iam.gserviceaccount.com';
 const WEATHER_TOOL = {
   type: 'function' as const,
-  function: { name: 'get_weather', description: 'Weather by city', parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] } },
+  function: {
+    name: 'get_weather',
+    description: 'Weather by city',
+    parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] },
+  },
 };
 
 function rsaKeyPair() {
@@ -51,11 +55,35 @@ describe('Vertex AI', () => {
     gateway = await startTestGateway();
     mock.vertex.registerServiceAccount(ACCOUNT, account.publicKey);
     const options = { project_id: 'vertex-test', region: 'us-central1' };
-    await createVirtualKey(gateway, { slug: 'vertex', provider: 'vertex-ai', key: serviceAccountJson(`${mock.url}/token`, account.privateKeyPem), custom_host: mock.url, provider_options: options });
+    await createVirtualKey(gateway, {
+      slug: 'vertex',
+      provider: 'vertex-ai',
+      key: serviceAccountJson(`${mock.url}/token`, account.privateKeyPem),
+      custom_host: mock.url,
+      provider_options: options,
+    });
     // The right account, signed with another key: Google's token endpoint refuses the signature.
-    await createVirtualKey(gateway, { slug: 'vertex-wrong-key', provider: 'vertex-ai', key: serviceAccountJson(`${mock.url}/token`, rsaKeyPair().privateKeyPem), custom_host: mock.url, provider_options: options });
-    await createVirtualKey(gateway, { slug: 'vertex-no-project', provider: 'vertex-ai', key: serviceAccountJson(`${mock.url}/token`, account.privateKeyPem), custom_host: mock.url, provider_options: { region: 'us-central1' } });
-    await createVirtualKey(gateway, { slug: 'vertex-ready-token', provider: 'vertex-ai', key: 'ya29.not-issued-by-google', custom_host: mock.url, provider_options: options });
+    await createVirtualKey(gateway, {
+      slug: 'vertex-wrong-key',
+      provider: 'vertex-ai',
+      key: serviceAccountJson(`${mock.url}/token`, rsaKeyPair().privateKeyPem),
+      custom_host: mock.url,
+      provider_options: options,
+    });
+    await createVirtualKey(gateway, {
+      slug: 'vertex-no-project',
+      provider: 'vertex-ai',
+      key: serviceAccountJson(`${mock.url}/token`, account.privateKeyPem),
+      custom_host: mock.url,
+      provider_options: { region: 'us-central1' },
+    });
+    await createVirtualKey(gateway, {
+      slug: 'vertex-ready-token',
+      provider: 'vertex-ai',
+      key: 'ya29.not-issued-by-google',
+      custom_host: mock.url,
+      provider_options: options,
+    });
     client = openai(gateway, { 'x-gateway-virtual-key': 'vertex' });
   });
 
@@ -69,7 +97,13 @@ describe('Vertex AI', () => {
   it('answers a plain chat completion from Gemini on Vertex, logged with its usage', async () => {
     mock.reset();
     const { data, response } = await client.chat.completions
-      .create({ model: 'gemini-2.5-flash', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'echo: hello vertex' }] })
+      .create({
+        model: 'gemini-2.5-flash',
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: 'echo: hello vertex' },
+        ],
+      })
       .withResponse();
     expect(data.object).toBe('chat.completion');
     expect(data.choices[0]).toMatchObject({ message: { role: 'assistant', content: 'hello vertex' }, finish_reason: 'stop' });
@@ -82,14 +116,25 @@ describe('Vertex AI', () => {
     expect(mock.vertex.tokenRequests).toEqual([{ granted: true, clientEmail: ACCOUNT }]);
 
     const log = await logOf(gateway, response.headers.get('x-gateway-request-id'));
-    expect(log).toMatchObject({ provider: 'vertex-ai', model: 'gemini-2.5-flash', status_code: 200, prompt_tokens: data.usage!.prompt_tokens, completion_tokens: data.usage!.completion_tokens });
+    expect(log).toMatchObject({
+      provider: 'vertex-ai',
+      model: 'gemini-2.5-flash',
+      status_code: 200,
+      prompt_tokens: data.usage!.prompt_tokens,
+      completion_tokens: data.usage!.completion_tokens,
+    });
     // The service-account key is a secret like any provider key: nowhere in the row.
     expect(JSON.stringify(log)).not.toContain('PRIVATE KEY');
   });
 
   it('streams from streamGenerateContent?alt=sse with usage, reusing the token it already has', async () => {
     mock.reset();
-    const stream = await client.chat.completions.create({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'echo: one two three' }], stream: true, stream_options: { include_usage: true } });
+    const stream = await client.chat.completions.create({
+      model: 'gemini-2.5-flash',
+      messages: [{ role: 'user', content: 'echo: one two three' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     let text = '';
     let usage: OpenAI.CompletionUsage | undefined | null;
     for await (const chunk of stream) {
@@ -171,7 +216,12 @@ describe('Vertex AI', () => {
     const previous = process.env.GOOGLE_APPLICATION_CREDENTIALS;
     process.env.GOOGLE_APPLICATION_CREDENTIALS = file;
     try {
-      await createVirtualKey(gateway, { slug: 'vertex-adc', provider: 'vertex-ai', custom_host: mock.url, provider_options: { project_id: 'vertex-test', region: 'global' } });
+      await createVirtualKey(gateway, {
+        slug: 'vertex-adc',
+        provider: 'vertex-ai',
+        custom_host: mock.url,
+        provider_options: { project_id: 'vertex-test', region: 'global' },
+      });
       mock.reset();
       const adc = openai(gateway, { 'x-gateway-virtual-key': 'vertex-adc' });
       for (const text of ['one', 'two']) {
@@ -199,12 +249,22 @@ describe('Vertex AI', () => {
 
   describe('Claude on Vertex', () => {
     const anthropic = () =>
-      new Anthropic({ baseURL: gateway.url, apiKey: 'unused', maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': 'vertex' } });
+      new Anthropic({
+        baseURL: gateway.url,
+        apiKey: 'unused',
+        maxRetries: 0,
+        defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': 'vertex' },
+      });
 
     it('answers /v1/messages natively through rawPredict: model in the URL, vertex-2023-10-16 in the body', async () => {
       mock.reset();
       const { data, response } = await anthropic()
-        .messages.create({ model: 'claude-sonnet-4-5', max_tokens: 100, system: 'Be brief.', messages: [{ role: 'user', content: 'echo: hello claude on vertex' }] })
+        .messages.create({
+          model: 'claude-sonnet-4-5',
+          max_tokens: 100,
+          system: 'Be brief.',
+          messages: [{ role: 'user', content: 'echo: hello claude on vertex' }],
+        })
         .withResponse();
       expect(data.content).toEqual([{ type: 'text', text: 'hello claude on vertex' }]);
       expect(data.usage.input_tokens).toBeGreaterThan(0);
@@ -215,12 +275,22 @@ describe('Vertex AI', () => {
       expect(sent.headers.authorization).toMatch(/^Bearer ya29\.mock-/);
       expect(sent.headers['x-api-key']).toBeUndefined();
       const log = await logOf(gateway, response.headers.get('x-gateway-request-id'));
-      expect(log).toMatchObject({ provider: 'vertex-ai', model: 'claude-sonnet-4-5', status_code: 200, prompt_tokens: data.usage.input_tokens, completion_tokens: data.usage.output_tokens });
+      expect(log).toMatchObject({
+        provider: 'vertex-ai',
+        model: 'claude-sonnet-4-5',
+        status_code: 200,
+        prompt_tokens: data.usage.input_tokens,
+        completion_tokens: data.usage.output_tokens,
+      });
     });
 
     it('streams /v1/messages through streamRawPredict, Anthropic events relayed', async () => {
       mock.reset();
-      const stream = anthropic().messages.stream({ model: 'claude-sonnet-4-5', max_tokens: 100, messages: [{ role: 'user', content: 'echo: streamed from vertex' }] });
+      const stream = anthropic().messages.stream({
+        model: 'claude-sonnet-4-5',
+        max_tokens: 100,
+        messages: [{ role: 'user', content: 'echo: streamed from vertex' }],
+      });
       let text = '';
       stream.on('text', (delta) => (text += delta));
       const final = await stream.finalMessage();
@@ -233,11 +303,22 @@ describe('Vertex AI', () => {
 
     it('answers chat completions for Claude through the Anthropic translation, tool call included, and /v1/messages for Gemini through the chat bridge', async () => {
       mock.reset();
-      const plain = await client.chat.completions.create({ model: 'claude-sonnet-4-5', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'echo: chat to claude' }] });
+      const plain = await client.chat.completions.create({
+        model: 'claude-sonnet-4-5',
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: 'echo: chat to claude' },
+        ],
+      });
       expect(plain.choices[0].message.content).toBe('chat to claude');
       expect(vertexCalls()[0].body).toMatchObject({ anthropic_version: 'vertex-2023-10-16', system: 'Be brief.' });
 
-      const stream = await client.chat.completions.create({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'What is the weather?' }], tools: [WEATHER_TOOL], stream: true });
+      const stream = await client.chat.completions.create({
+        model: 'claude-sonnet-4-5',
+        messages: [{ role: 'user', content: 'What is the weather?' }],
+        tools: [WEATHER_TOOL],
+        stream: true,
+      });
       let args = '';
       let finish: string | null = null;
       for await (const chunk of stream) {
@@ -248,7 +329,11 @@ describe('Vertex AI', () => {
       expect(finish).toBe('tool_calls');
       expect(vertexCalls()[1].path).toMatch(/:streamRawPredict$/);
 
-      const viaBridge = await anthropic().messages.create({ model: 'gemini-2.5-flash', max_tokens: 50, messages: [{ role: 'user', content: 'echo: gemini via messages' }] });
+      const viaBridge = await anthropic().messages.create({
+        model: 'gemini-2.5-flash',
+        max_tokens: 50,
+        messages: [{ role: 'user', content: 'echo: gemini via messages' }],
+      });
       expect(viaBridge.content).toEqual([{ type: 'text', text: 'gemini via messages' }]);
       expect(vertexCalls()[2].path).toMatch(/\/publishers\/google\/models\/gemini-2\.5-flash:generateContent$/);
     });

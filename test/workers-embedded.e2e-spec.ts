@@ -41,12 +41,22 @@ describe('WORKERS=2 with the embedded PostgreSQL', () => {
   };
 
   it('starts the database once, serves and logs from both workers, and stops everything on SIGTERM', async () => {
-    gateway = await startGatewayProcess({ WORKERS: '2', DATA_DIR: dataDir, GATEWAY_ADMIN_KEY: TEST_ADMIN_KEY, LOG_JOURNAL_DIR: join(dataDir, 'journal') }, 120_000);
+    gateway = await startGatewayProcess(
+      { WORKERS: '2', DATA_DIR: dataDir, GATEWAY_ADMIN_KEY: TEST_ADMIN_KEY, LOG_JOURNAL_DIR: join(dataDir, 'journal') },
+      120_000,
+    );
     const pidFile = join(dataDir, 'postgres', 'postmaster.pid');
     expect(existsSync(join(dataDir, 'postgres', 'PG_VERSION'))).toBe(true);
     expect(existsSync(pidFile)).toBe(true);
 
-    expect((await call('/v1/virtual-keys', { method: 'POST', body: { name: 'mock', slug: 'openai-prod', provider: 'openai', key: 'sk-embedded', custom_host: `${mock.url}/v1` } })).status).toBe(201);
+    expect(
+      (
+        await call('/v1/virtual-keys', {
+          method: 'POST',
+          body: { name: 'mock', slug: 'openai-prod', provider: 'openai', key: 'sk-embedded', custom_host: `${mock.url}/v1` },
+        })
+      ).status,
+    ).toBe(201);
     const workers = new Set<number>();
     const sent: string[] = [];
     await waitFor(async () => {

@@ -15,7 +15,8 @@ import { MockUpstream, startMockUpstream } from './support/mock-upstream';
 import { startTcpProxy, TcpProxy } from './support/tcp-proxy';
 import { fetchMetrics, startTestGateway, TEST_ADMIN_KEY, TEST_METRICS_TOKEN, TestGateway } from './support/test-gateway';
 
-const chatBody = (content: string, model = 'gpt-4o-mini', stream = false) => JSON.stringify({ model, messages: [{ role: 'user', content }], ...(stream ? { stream } : {}) });
+const chatBody = (content: string, model = 'gpt-4o-mini', stream = false) =>
+  JSON.stringify({ model, messages: [{ role: 'user', content }], ...(stream ? { stream } : {}) });
 
 /** The sum of a metric's samples whose labels include `labels` (e.g. `provider="openai"`). */
 function metricSum(text: string, name: string, labels = ''): number {
@@ -44,7 +45,15 @@ describe('WORKERS=2', () => {
     const url = new URL(observer.databaseUrl);
     url.host = proxy.address;
     gateway = await startGatewayProcess(
-      { DATABASE_URL: url.toString(), GATEWAY_ADMIN_KEY: TEST_ADMIN_KEY, GATEWAY_ENCRYPTION_KEY: encryptionKey, LOG_JOURNAL_DIR: journalDir, WORKERS: '2', SHUTDOWN_DELAY_MS: '0', METRICS_TOKEN: TEST_METRICS_TOKEN },
+      {
+        DATABASE_URL: url.toString(),
+        GATEWAY_ADMIN_KEY: TEST_ADMIN_KEY,
+        GATEWAY_ENCRYPTION_KEY: encryptionKey,
+        LOG_JOURNAL_DIR: journalDir,
+        WORKERS: '2',
+        SHUTDOWN_DELAY_MS: '0',
+        METRICS_TOKEN: TEST_METRICS_TOKEN,
+      },
       60_000,
     );
   }, 90_000);

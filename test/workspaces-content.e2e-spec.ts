@@ -14,7 +14,12 @@ import { MockUpstream, startMockUpstream } from './support/mock-upstream';
 import { startTestGateway, TestGateway } from './support/test-gateway';
 
 const DAY_MS = 86_400_000;
-const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '1' } } };
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '1' } },
+};
 const MCP_ACCEPT = { accept: 'application/json, text/event-stream' };
 
 interface Key {
@@ -89,7 +94,10 @@ describe('workspaces: prompts, MCP servers, the log and analytics', () => {
       expect(alphaPrompt).toMatchObject({ object: 'prompt', slug: 'reply', workspace: 'alpha', workspace_id: alpha.id });
       expect(betaPrompt).toMatchObject({ object: 'prompt', slug: 'reply', workspace: 'beta', workspace_id: beta.id });
       expect(alphaPrompt.id).not.toBe(betaPrompt.id);
-      expectError(await as(alpha.admin, '/v1/prompts', { body: { ...template('Again'), slug: 'reply' } }), 409, { type: 'invalid_request_error', code: 'slug_taken' });
+      expectError(await as(alpha.admin, '/v1/prompts', { body: { ...template('Again'), slug: 'reply' } }), 409, {
+        type: 'invalid_request_error',
+        code: 'slug_taken',
+      });
     });
 
     it("lists only the workspace's prompts; the owner every workspace's, or one with x-gateway-workspace", async () => {
@@ -138,7 +146,9 @@ describe('workspaces: prompts, MCP servers, the log and analytics', () => {
       expect(theirs.status).toBe(200);
       expect(mock.requests.at(-1)!.body.messages).toEqual([{ role: 'user', content: 'Beta reply: hi' }]);
       // The same slug, cached per workspace: after a change in beta, alpha's call is still alpha's.
-      expect((await as(beta.admin, '/v1/prompts/reply', { method: 'PATCH', body: { messages: [{ role: 'user', content: 'Beta v2: {{question}}' }] } })).status).toBe(200);
+      expect(
+        (await as(beta.admin, '/v1/prompts/reply', { method: 'PATCH', body: { messages: [{ role: 'user', content: 'Beta v2: {{question}}' }] } })).status,
+      ).toBe(200);
       expect((await run(alpha.member, 'reply')).status).toBe(200);
       expect(mock.requests.at(-1)!.body.messages).toEqual([{ role: 'user', content: 'Alpha reply: hi' }]);
       expect((await run(beta.member, 'reply')).status).toBe(200);
@@ -160,7 +170,9 @@ describe('workspaces: prompts, MCP servers, the log and analytics', () => {
     let alphaOnly: any;
 
     const register = async (key: Key, slug: string, allowedTools: string[]) => {
-      const made = await as(key, '/v1/mcp-servers', { body: { name: slug, slug, url: mcp.url, headers: { Authorization: `Bearer ${mcp.token}` }, allowed_tools: allowedTools } });
+      const made = await as(key, '/v1/mcp-servers', {
+        body: { name: slug, slug, url: mcp.url, headers: { Authorization: `Bearer ${mcp.token}` }, allowed_tools: allowedTools },
+      });
       expect(made.status).toBe(201);
       return made.body;
     };
@@ -172,7 +184,7 @@ describe('workspaces: prompts, MCP servers, the log and analytics', () => {
       alphaOnly = await register(alpha.admin, 'alpha-tools', ['add']);
     });
 
-    it('keeps each workspace to its own servers in lists and reads; another workspace\'s id or slug is 404', async () => {
+    it("keeps each workspace to its own servers in lists and reads; another workspace's id or slug is 404", async () => {
       expect(alphaDocs).toMatchObject({ slug: 'docs', workspace: 'alpha', workspace_id: alpha.id });
       expect(betaDocs).toMatchObject({ slug: 'docs', workspace: 'beta', workspace_id: beta.id });
       const slugs = async (key: Key | string, headers?: Record<string, string>) =>
@@ -182,7 +194,11 @@ describe('workspaces: prompts, MCP servers, the log and analytics', () => {
       expect(await slugs(gateway.adminKey)).toEqual(['alpha/alpha-tools', 'alpha/docs', 'beta/docs']);
       expect(await slugs(gateway.adminKey, { 'x-gateway-workspace': 'alpha' })).toEqual(['alpha/alpha-tools', 'alpha/docs']);
 
-      for (const [method, body] of [['GET', undefined], ['PATCH', { description: 'hijacked' }], ['DELETE', undefined]] as const) {
+      for (const [method, body] of [
+        ['GET', undefined],
+        ['PATCH', { description: 'hijacked' }],
+        ['DELETE', undefined],
+      ] as const) {
         expectNotFound(await as(beta.admin, `/v1/mcp-servers/${alphaDocs.id}`, { method, body }), 'mcp_server_not_found');
         expectNotFound(await as(beta.admin, '/v1/mcp-servers/alpha-tools', { method, body }), 'mcp_server_not_found');
       }
@@ -197,7 +213,9 @@ describe('workspaces: prompts, MCP servers, the log and analytics', () => {
       }
       const tools = async (key: Key, path: string) => {
         const client = new Client({ name: 'workspace-test', version: '1.0.0' });
-        await client.connect(new StreamableHTTPClientTransport(new URL(`${gateway.url}${path}`), { requestInit: { headers: { 'x-gateway-api-key': key.key } } }));
+        await client.connect(
+          new StreamableHTTPClientTransport(new URL(`${gateway.url}${path}`), { requestInit: { headers: { 'x-gateway-api-key': key.key } } }),
+        );
         try {
           return (await client.listTools()).tools.map((tool) => tool.name).sort();
         } finally {
@@ -210,9 +228,12 @@ describe('workspaces: prompts, MCP servers, the log and analytics', () => {
       expect(await tools(beta.admin, '/v1/mcp')).toEqual(['docs__search_docs']);
     });
 
-    it('x-gateway-mcp names servers of the calling key\'s workspace only', async () => {
+    it("x-gateway-mcp names servers of the calling key's workspace only", async () => {
       const chat = (key: Key, servers: string) =>
-        as(key, '/v1/chat/completions', { headers: { ...route, 'x-gateway-mcp': servers }, body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] } });
+        as(key, '/v1/chat/completions', {
+          headers: { ...route, 'x-gateway-mcp': servers },
+          body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+        });
       expectError(await chat(beta.admin, 'alpha-tools'), 400, { type: 'invalid_request_error', code: 'unknown_mcp_server', param: 'x-gateway-mcp' });
       expect(mock.requests).toHaveLength(0);
       const own = await chat(beta.admin, 'docs');
@@ -259,10 +280,21 @@ describe('workspaces: prompts, MCP servers, the log and analytics', () => {
     beforeAll(async () => {
       // Requests in both workspaces now, by admins and members.
       const chat = async (key: Key, user: string) => {
-        const response = await as(key, '/v1/chat/completions', { headers: route, body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], user } });
+        const response = await as(key, '/v1/chat/completions', {
+          headers: route,
+          body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], user },
+        });
         expect(response.status).toBe(200);
       };
-      for (const [key, user] of [[alpha.admin, 'a1'], [alpha.admin, 'a2'], [alpha.member, 'a3'], [beta.admin, 'b1'], [beta.member, 'b2'], [beta.member, 'b3']] as const) await chat(key, user);
+      for (const [key, user] of [
+        [alpha.admin, 'a1'],
+        [alpha.admin, 'a2'],
+        [alpha.member, 'a3'],
+        [beta.admin, 'b1'],
+        [beta.member, 'b2'],
+        [beta.member, 'b3'],
+      ] as const)
+        await chat(key, user);
       await gateway.flushLogs();
 
       // Older rows (days back: the rollups answer for them) and a virtual key slug in both workspaces.

@@ -22,7 +22,12 @@ interface Key {
 }
 
 /** The error as a client tells errors apart: status, type, code, param (the message names what was asked for). */
-const errorOf = (response: RawResponse) => ({ status: response.status, type: response.body?.error?.type, code: response.body?.error?.code, param: response.body?.error?.param });
+const errorOf = (response: RawResponse) => ({
+  status: response.status,
+  type: response.body?.error?.type,
+  code: response.body?.error?.code,
+  param: response.body?.error?.param,
+});
 
 async function workspace(gateway: TestGateway, slug: string, limits: Record<string, unknown> = {}): Promise<string> {
   const created = await admin(gateway, 'POST', '/v1/workspaces', { name: slug, slug, ...limits });
@@ -51,7 +56,8 @@ describe('workspaces: virtual keys, configs and end users', () => {
   let adminA: Key;
   let adminB: Key;
 
-  const as = (key: Key) => (method: string, path: string, body?: unknown, headers?: Record<string, string>) => call(gateway, path, { method, body, apiKey: key.key, headers });
+  const as = (key: Key) => (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
+    call(gateway, path, { method, body, apiKey: key.key, headers });
   const chatAs = (key: Key, headers: Record<string, string>, body: Record<string, unknown> = {}) =>
     call(gateway, '/v1/chat/completions', { headers, body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], ...body }, apiKey: key.key });
 
@@ -71,16 +77,32 @@ describe('workspaces: virtual keys, configs and end users', () => {
 
   beforeEach(() => mock.reset());
 
-  it('the same slugs in two workspaces; each admin lists, reads, changes and deletes only its own; the other\'s by id or slug is 404', async () => {
+  it("the same slugs in two workspaces; each admin lists, reads, changes and deletes only its own; the other's by id or slug is 404", async () => {
     const a = as(adminA);
     const b = as(adminB);
-    const vkA = await a('POST', '/v1/virtual-keys', { name: 'A', slug: 'openai-prod', provider: 'openai', key: 'sk-team-a-000', custom_host: `${mock.url}/v1` });
-    const vkB = await b('POST', '/v1/virtual-keys', { name: 'B', slug: 'openai-prod', provider: 'openai', key: 'sk-team-b-000', custom_host: `${mock.url}/v1` });
+    const vkA = await a('POST', '/v1/virtual-keys', {
+      name: 'A',
+      slug: 'openai-prod',
+      provider: 'openai',
+      key: 'sk-team-a-000',
+      custom_host: `${mock.url}/v1`,
+    });
+    const vkB = await b('POST', '/v1/virtual-keys', {
+      name: 'B',
+      slug: 'openai-prod',
+      provider: 'openai',
+      key: 'sk-team-b-000',
+      custom_host: `${mock.url}/v1`,
+    });
     expect([vkA.status, vkB.status]).toEqual([201, 201]);
     expect(vkA.body).toMatchObject({ slug: 'openai-prod', workspace: 'team-a', workspace_id: wsA });
     expect(vkB.body).toMatchObject({ slug: 'openai-prod', workspace: 'team-b', workspace_id: wsB });
     expect(vkA.body.id).not.toBe(vkB.body.id);
-    expectError(await a('POST', '/v1/virtual-keys', { name: 'again', slug: 'openai-prod', provider: 'openai', key: 'sk-x' }), 409, { type: 'invalid_request_error', code: 'slug_taken', param: 'slug' });
+    expectError(await a('POST', '/v1/virtual-keys', { name: 'again', slug: 'openai-prod', provider: 'openai', key: 'sk-x' }), 409, {
+      type: 'invalid_request_error',
+      code: 'slug_taken',
+      param: 'slug',
+    });
 
     const cfgA = await a('POST', '/v1/configs', { name: 'main', slug: 'main', config: { virtual_key: 'openai-prod' } });
     const cfgB = await b('POST', '/v1/configs', { name: 'main', slug: 'main', config: { virtual_key: 'openai-prod' } });
@@ -96,7 +118,8 @@ describe('workspaces: virtual keys, configs and end users', () => {
     expect((await a('POST', '/v1/end-users', { user: 'alice@example.com' })).status).toBe(409);
 
     // Lists: each admin sees its own rows only.
-    const ids = async (caller: typeof a, path: string) => ((await caller('GET', path)).body.data as { id: string; workspace_id: string }[]).map((row) => row.id);
+    const ids = async (caller: typeof a, path: string) =>
+      ((await caller('GET', path)).body.data as { id: string; workspace_id: string }[]).map((row) => row.id);
     expect(await ids(a, '/v1/virtual-keys')).toEqual([vkA.body.id]);
     expect(await ids(b, '/v1/virtual-keys')).toEqual([vkB.body.id]);
     expect(await ids(a, '/v1/configs')).toEqual([cfgA.body.id]);
@@ -142,12 +165,15 @@ describe('workspaces: virtual keys, configs and end users', () => {
 
     // A's own verbs work, and touch only A's row of the shared slug.
     expect((await a('PATCH', '/v1/virtual-keys/openai-prod', { name: 'A renamed' })).body).toMatchObject({ id: vkA.body.id, name: 'A renamed' });
-    expect((await a('PATCH', '/v1/configs/main', { config: { virtual_key: 'openai-prod', retry: { attempts: 1 } } })).body).toMatchObject({ id: cfgA.body.id, version: 2 });
+    expect((await a('PATCH', '/v1/configs/main', { config: { virtual_key: 'openai-prod', retry: { attempts: 1 } } })).body).toMatchObject({
+      id: cfgA.body.id,
+      version: 2,
+    });
     expect((await b('GET', '/v1/configs/main')).body.version).toBe(1);
     expect((await b('GET', '/v1/virtual-keys/openai-prod')).body.name).toBe('B');
   });
 
-  it('routing with a workspace key finds its own virtual keys and configs only: the other workspace\'s are unknown, by header, @slug/model, config or id', async () => {
+  it("routing with a workspace key finds its own virtual keys and configs only: the other workspace's are unknown, by header, @slug/model, config or id", async () => {
     const b = as(adminB);
     const a = as(adminA);
     // From the test above: both have `openai-prod` and `main`; B alone has `b-only` and `b-config`.
@@ -170,10 +196,19 @@ describe('workspaces: virtual keys, configs and end users', () => {
     expect(mock.requests).toHaveLength(0);
 
     // An API key's default route must be of its own workspace.
-    expectError(await a('POST', '/v1/api-keys', { name: 'defaults', role: 'member', default_virtual_key: 'b-only' }), 400, { type: 'invalid_request_error', param: 'default_virtual_key' });
-    expectError(await a('POST', '/v1/api-keys', { name: 'defaults', role: 'member', default_config: 'b-config' }), 400, { type: 'invalid_request_error', param: 'default_config' });
+    expectError(await a('POST', '/v1/api-keys', { name: 'defaults', role: 'member', default_virtual_key: 'b-only' }), 400, {
+      type: 'invalid_request_error',
+      param: 'default_virtual_key',
+    });
+    expectError(await a('POST', '/v1/api-keys', { name: 'defaults', role: 'member', default_config: 'b-config' }), 400, {
+      type: 'invalid_request_error',
+      param: 'default_config',
+    });
     const memberA = (await a('POST', '/v1/api-keys', { name: 'defaults', role: 'member', default_virtual_key: 'openai-prod' })).body as Key;
-    expectError(await a('PATCH', `/v1/api-keys/${memberA.id}`, { default_config: 'b-config' }), 400, { type: 'invalid_request_error', param: 'default_config' });
+    expectError(await a('PATCH', `/v1/api-keys/${memberA.id}`, { default_config: 'b-config' }), 400, {
+      type: 'invalid_request_error',
+      param: 'default_config',
+    });
     // A default set in the database behind the admin API's back is still resolved in the key's workspace only.
     await gateway.dataSource.query(`update api_keys set default_virtual_key = 'b-only' where id = $1`, [memberA.id]);
     gateway.app.get(KeyLookupService).invalidateApiKeys();
@@ -184,13 +219,23 @@ describe('workspaces: virtual keys, configs and end users', () => {
     expect((await chatAs(adminB, { 'x-gateway-virtual-key': 'openai-prod' })).status).toBe(200);
     expect((await chatAs(adminA, {}, { model: '@openai-prod/gpt-4o-mini' })).status).toBe(200);
     expect((await chatAs(adminB, { 'x-gateway-config': 'main' })).status).toBe(200);
-    expect(mock.requests.map((r) => r.headers.authorization)).toEqual(['Bearer sk-team-a-000', 'Bearer sk-team-b-000', 'Bearer sk-team-a-000', 'Bearer sk-team-b-000']);
+    expect(mock.requests.map((r) => r.headers.authorization)).toEqual([
+      'Bearer sk-team-a-000',
+      'Bearer sk-team-b-000',
+      'Bearer sk-team-a-000',
+      'Bearer sk-team-b-000',
+    ]);
   });
 
   it('an owner key sees every workspace; x-gateway-workspace narrows it and picks where slugs resolve and rows are created', async () => {
     const owner = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => call(gateway, path, { method, body, headers });
     const all = (await owner('GET', '/v1/virtual-keys?limit=100')).body.data as { slug: string; workspace: string }[];
-    expect(all.filter((row) => row.slug === 'openai-prod').map((row) => row.workspace).sort()).toEqual(['team-a', 'team-b']);
+    expect(
+      all
+        .filter((row) => row.slug === 'openai-prod')
+        .map((row) => row.workspace)
+        .sort(),
+    ).toEqual(['team-a', 'team-b']);
     const narrowed = (await owner('GET', '/v1/virtual-keys?limit=100', undefined, { 'x-gateway-workspace': 'team-a' })).body.data as { workspace: string }[];
     expect(narrowed.length).toBeGreaterThan(0);
     expect(new Set(narrowed.map((row) => row.workspace))).toEqual(new Set(['team-a']));
@@ -205,11 +250,19 @@ describe('workspaces: virtual keys, configs and end users', () => {
     // The owner's own (default) workspace has no `b-only`.
     expect((await owner('GET', '/v1/virtual-keys/b-only')).status).toBe(404);
 
-    const made = await owner('POST', '/v1/virtual-keys', { name: 'by owner', slug: 'owner-made', provider: 'openai', key: 'sk-owner' }, { 'x-gateway-workspace': 'team-b' });
+    const made = await owner(
+      'POST',
+      '/v1/virtual-keys',
+      { name: 'by owner', slug: 'owner-made', provider: 'openai', key: 'sk-owner' },
+      { 'x-gateway-workspace': 'team-b' },
+    );
     expect(made.body).toMatchObject({ workspace: 'team-b', workspace_id: wsB });
     expect((await as(adminB)('GET', '/v1/virtual-keys/owner-made')).status).toBe(200);
     expect((await as(adminA)('GET', '/v1/virtual-keys/owner-made')).status).toBe(404);
-    expectError(await owner('GET', '/v1/virtual-keys', undefined, { 'x-gateway-workspace': 'no-such-team' }), 404, { type: 'not_found_error', code: 'workspace_not_found' });
+    expectError(await owner('GET', '/v1/virtual-keys', undefined, { 'x-gateway-workspace': 'no-such-team' }), 404, {
+      type: 'not_found_error',
+      code: 'workspace_not_found',
+    });
   });
 });
 
@@ -238,7 +291,10 @@ describe.each(STORES)('workspace budgets and rate limits, counters in %s', (_sto
   /** A workspace with a virtual key `openai` (created by the owner, narrowed to it) and two member keys. */
   async function team(slug: string, limits: Record<string, unknown>): Promise<{ id: string; keys: [Key, Key] }> {
     const id = await workspace(gateway, slug, limits);
-    const vk = await call(gateway, '/v1/virtual-keys', { body: { name: 'openai', slug: 'openai', provider: 'openai', key: `sk-${slug}`, custom_host: `${mock.url}/v1` }, headers: { 'x-gateway-workspace': slug } });
+    const vk = await call(gateway, '/v1/virtual-keys', {
+      body: { name: 'openai', slug: 'openai', provider: 'openai', key: `sk-${slug}`, custom_host: `${mock.url}/v1` },
+      headers: { 'x-gateway-workspace': slug },
+    });
     expect(vk.body).toMatchObject({ workspace: slug });
     return { id, keys: [await apiKey(gateway, slug, 'member'), await apiKey(gateway, slug, 'member')] };
   }
@@ -258,7 +314,10 @@ describe.each(STORES)('workspace budgets and rate limits, counters in %s', (_sto
     const read = await admin(gateway, 'GET', '/v1/workspaces/budgeted');
     expect(read.body.spent_usd).toBeCloseTo(COST, 12);
     if (!env.REDIS_URL) {
-      const [counter] = await gateway.dataSource.query(`select spent_usd::float8 as spent, reserved_usd::float8 as reserved from budget_counters where scope = 'workspace' and scope_id = $1`, [id]);
+      const [counter] = await gateway.dataSource.query(
+        `select spent_usd::float8 as spent, reserved_usd::float8 as reserved from budget_counters where scope = 'workspace' and scope_id = $1`,
+        [id],
+      );
       expect(counter).toEqual({ spent: expect.closeTo(COST, 12), reserved: 0 });
     }
 
@@ -288,9 +347,16 @@ describe.each(STORES)('workspace budgets and rate limits, counters in %s', (_sto
     await awayFromMinuteEnd();
     expect((await ask(keys[0], 'openai')).status).toBe(200); // 1,003 tokens, logged
     await gateway.flushLogs();
-    expectError(await ask(keys[1], 'openai'), 429, { type: 'rate_limit_error', code: 'rate_limit_exceeded', message: /^Workspace 'token-rated' is limited to 1000 tokens per minute/ });
+    expectError(await ask(keys[1], 'openai'), 429, {
+      type: 'rate_limit_error',
+      code: 'rate_limit_exceeded',
+      message: /^Workspace 'token-rated' is limited to 1000 tokens per minute/,
+    });
     if (!env.REDIS_URL) {
-      const [window] = await gateway.dataSource.query(`select used::int as used from rate_counters where scope = 'workspace' and scope_id = $1 and limit_key = 'tokens:rpm'`, [id]);
+      const [window] = await gateway.dataSource.query(
+        `select used::int as used from rate_counters where scope = 'workspace' and scope_id = $1 and limit_key = 'tokens:rpm'`,
+        [id],
+      );
       expect(window).toEqual({ used: 1003 });
     }
   });

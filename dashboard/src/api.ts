@@ -62,7 +62,8 @@ export function describeError(status: number, body: ErrorBody | undefined): stri
   if (status === 403 && error?.code === 'admin_required') return 'This needs an admin key: the role of this sign-in may not do it.';
   if (status === 403) return message ? `Not allowed: ${message}` : 'This key may not do that.';
   if (status === 503 && error?.code === 'gateway_unavailable') return `The gateway is running but cannot reach its database right now. ${message ?? ''}`.trim();
-  if (status >= 500) return message ? `The gateway failed to answer (${status}): ${message}` : `The gateway failed to answer (HTTP ${status}). Try again in a moment.`;
+  if (status >= 500)
+    return message ? `The gateway failed to answer (${status}): ${message}` : `The gateway failed to answer (HTTP ${status}). Try again in a moment.`;
   if (message) return message.endsWith('.') ? message : `${message}.`;
   return `The gateway answered HTTP ${status} without an explanation.`;
 }
@@ -73,9 +74,19 @@ export async function api<T = any>(method: string, path: string, body?: unknown)
   if (body !== undefined) headers['content-type'] = 'application/json';
   let response: Response;
   try {
-    response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store', credentials: 'same-origin' });
+    response = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      cache: 'no-store',
+      credentials: 'same-origin',
+    });
   } catch {
-    throw new ApiError('The gateway could not be reached. Is it running, and is this page served by it? Check your connection and try again.', 0, 'network_error');
+    throw new ApiError(
+      'The gateway could not be reached. Is it running, and is this page served by it? Check your connection and try again.',
+      0,
+      'network_error',
+    );
   }
   const text = await response.text();
   let parsed: unknown;

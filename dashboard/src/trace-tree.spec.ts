@@ -4,11 +4,18 @@ import { traceTree } from './trace-tree';
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');
 const row = (id: string, startMs: number, latencyMs: number, operation = 'chat.completions'): LogRow =>
   ({ id, operation, created_at: new Date(T0 + startMs).toISOString(), latency_ms: latencyMs, status_code: 200 }) as LogRow;
-const shape = (spans: ReturnType<typeof traceTree>): unknown => spans.map((span) => (span.children.length ? { [span.row.id]: shape(span.children) } : span.row.id));
+const shape = (spans: ReturnType<typeof traceTree>): unknown =>
+  spans.map((span) => (span.children.length ? { [span.row.id]: shape(span.children) } : span.row.id));
 
 describe('traceTree', () => {
   it('puts attempts and tool calls inside the request whose time they ran in, in the order they started', () => {
-    const rows = [row('tool-b', 40, 5, 'mcp.tools.call'), row('round-1', 3, 30), row('request', 0, 100), row('tool-a', 35, 2, 'mcp.tools.call'), row('round-2', 50, 20)];
+    const rows = [
+      row('tool-b', 40, 5, 'mcp.tools.call'),
+      row('round-1', 3, 30),
+      row('request', 0, 100),
+      row('tool-a', 35, 2, 'mcp.tools.call'),
+      row('round-2', 50, 20),
+    ];
     expect(shape(traceTree(rows))).toEqual([{ request: ['round-1', 'tool-a', 'tool-b', 'round-2'] }]);
   });
 

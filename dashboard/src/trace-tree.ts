@@ -31,7 +31,8 @@ export function traceTree(rows: LogRow[]): Span[] {
     let parent: Span | null = null;
     for (const candidate of spans.slice(0, i)) {
       if (candidate.row.operation === 'mcp.tools.call') continue;
-      if (candidate.start <= span.start && span.end <= candidate.end + SLACK_MS && (!parent || candidate.end - candidate.start < parent.end - parent.start)) parent = candidate;
+      if (candidate.start <= span.start && span.end <= candidate.end + SLACK_MS && (!parent || candidate.end - candidate.start < parent.end - parent.start))
+        parent = candidate;
     }
     (parent ? parent.children : roots).push(span);
   });

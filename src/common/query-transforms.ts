@@ -1,6 +1,5 @@
 /** class-transformer helpers for values that arrive as strings (environment, query strings). */
-export const toInt = ({ value }: { value: unknown }) =>
-  typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
+export const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value);
 
 export const toBool = ({ value }: { value: unknown }) => {
   if (typeof value !== 'string') return value;

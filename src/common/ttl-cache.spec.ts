@@ -37,13 +37,23 @@ describe('TtlCache', () => {
   it('drops a value it is asked not to keep, which is then no fallback either', async () => {
     const cache = new TtlCache<string | null>(0);
     await cache.get('k', async () => 'known');
-    await expect(cache.get('k', async () => null, (v) => (v === null ? null : 60_000))).resolves.toBeNull();
+    await expect(
+      cache.get(
+        'k',
+        async () => null,
+        (v) => (v === null ? null : 60_000),
+      ),
+    ).resolves.toBeNull();
     await expect(cache.get('k', async () => Promise.reject(new Error('db down')))).rejects.toThrow('db down');
   });
 
   it('uses a shorter lifetime where asked', async () => {
     const cache = new TtlCache<string | null>(60_000);
-    await cache.get('missing', async () => null, (v) => (v === null ? 0 : 60_000));
+    await cache.get(
+      'missing',
+      async () => null,
+      (v) => (v === null ? 0 : 60_000),
+    );
     await expect(cache.get('missing', async () => 'now here')).resolves.toBe('now here');
   });
 

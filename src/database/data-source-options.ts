@@ -41,8 +41,50 @@ import { encryptProviderOptionSecretsMigration } from './migrations/176400120000
 import { McpServers1764001300000 } from './migrations/1764001300000-McpServers';
 import { PartitionRequestLogs1764001500000 } from './migrations/1764001500000-PartitionRequestLogs';
 
-export const ENTITIES = [ApiKeyEntity, VirtualKeyEntity, StoredConfigEntity, ConfigVersionEntity, EndUserEntity, PromptEntity, PromptVersionEntity, RequestLogEntity, McpServerEntity, WorkspaceEntity, AuditLogEntity, UserEntity, SessionEntity];
-export const MIGRATIONS = [InitialSchema1763773200000, ResponseCache1763900000000, ConfigVersions1763900100000, Prompts1764000000000, BudgetCounters1764000100000, RateCounters1764000200000, EndUsers1764000300000, LogIndexes1764000400000, FineTuningCharges1764000500000, LogGuardrails1764000600000, LogRollups1764000700000, LogIgnoredParams1764000810000, ApiKeyDefaults1764000900000, PriceOverrides1764001000000, LogBilledUnits1764001100000, McpServers1764001300000, LogToolCalls1764001400000, PartitionRequestLogs1764001500000, LogRollupsUnpriced1764001600000, Workspaces1764001700000, AuditLog1764001800000, UsersSessions1764001900000, LogSearch1764002000000, KeysLastUsed1764002100000, LogBodyParts1764002200000, LogBodyPartDocuments1764002300000, LogWholeBodies1764002400000];
+export const ENTITIES = [
+  ApiKeyEntity,
+  VirtualKeyEntity,
+  StoredConfigEntity,
+  ConfigVersionEntity,
+  EndUserEntity,
+  PromptEntity,
+  PromptVersionEntity,
+  RequestLogEntity,
+  McpServerEntity,
+  WorkspaceEntity,
+  AuditLogEntity,
+  UserEntity,
+  SessionEntity,
+];
+export const MIGRATIONS = [
+  InitialSchema1763773200000,
+  ResponseCache1763900000000,
+  ConfigVersions1763900100000,
+  Prompts1764000000000,
+  BudgetCounters1764000100000,
+  RateCounters1764000200000,
+  EndUsers1764000300000,
+  LogIndexes1764000400000,
+  FineTuningCharges1764000500000,
+  LogGuardrails1764000600000,
+  LogRollups1764000700000,
+  LogIgnoredParams1764000810000,
+  ApiKeyDefaults1764000900000,
+  PriceOverrides1764001000000,
+  LogBilledUnits1764001100000,
+  McpServers1764001300000,
+  LogToolCalls1764001400000,
+  PartitionRequestLogs1764001500000,
+  LogRollupsUnpriced1764001600000,
+  Workspaces1764001700000,
+  AuditLog1764001800000,
+  UsersSessions1764001900000,
+  LogSearch1764002000000,
+  KeysLastUsed1764002100000,
+  LogBodyParts1764002200000,
+  LogBodyPartDocuments1764002300000,
+  LogWholeBodies1764002400000,
+];
 
 /** Migrations, with those that re-encode stored secrets made with the gateway's encryption key. */
 export function migrations(encryptionKey: string | undefined): DataSourceOptions['migrations'] {

@@ -29,5 +29,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   const code = sqlState(error);
   if (code && /^(08|53|57)/.test(code)) return true;
   if (code && NETWORK_ERRORS.has(code)) return true;
-  return /connection terminated|timeout exceeded when trying to connect|Connection terminated unexpectedly|not queryable/i.test((error as Error)?.message ?? '');
+  return /connection terminated|timeout exceeded when trying to connect|Connection terminated unexpectedly|not queryable/i.test(
+    (error as Error)?.message ?? '',
+  );
 }

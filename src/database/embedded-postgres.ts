@@ -151,9 +151,7 @@ export class EmbeddedPostgres {
 
 function binariesFor(runAs?: OsUser): string {
   // The package is ESM with `exports`, so find its folder rather than require.resolve it.
-  const nativeDir = (require.resolve.paths(PACKAGE) ?? [])
-    .map((dir) => join(dir, PACKAGE, 'native'))
-    .find((dir) => existsSync(join(dir, 'bin', 'postgres')));
+  const nativeDir = (require.resolve.paths(PACKAGE) ?? []).map((dir) => join(dir, PACKAGE, 'native')).find((dir) => existsSync(join(dir, 'bin', 'postgres')));
   if (!nativeDir) {
     throw new Error(`The embedded PostgreSQL binaries (${PACKAGE}) are not installed for this platform: set DATABASE_URL to a PostgreSQL server`);
   }

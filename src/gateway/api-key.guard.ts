@@ -78,7 +78,8 @@ export class ApiKeyGuard implements CanActivate {
       const operation = this.reflector.getAllAndOverride<string>(OPERATION, targets);
       const isPublic = this.reflector.getAllAndOverride<boolean>(PUBLIC, targets) ?? false;
       const permission = this.reflector.getAllAndOverride<Permission>(PERMISSION, targets) ?? (operation ? 'models.call' : undefined);
-      if (!isPublic && !permission) throw new Error(`${execution.getClass().name}.${handler.name} declares no permission: add @Permission(), @Operation() or @Public()`);
+      if (!isPublic && !permission)
+        throw new Error(`${execution.getClass().name}.${handler.name} declares no permission: add @Permission(), @Operation() or @Public()`);
       const callsModels = (permission ?? 'models.call') === 'models.call';
       facts = {
         isPublic,
@@ -99,7 +100,8 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** Names the roles that would do, with the codes clients already know for the admin routes. */
 function forbidden(role: Role, permission: Permission): GatewayError {
   const roles = ROLES.filter((r) => roleMay(r, permission));
-  const code = permission === 'resources.read' || permission === 'resources.write' ? 'admin_required' : roles.length === 1 ? 'owner_required' : 'role_not_allowed';
+  const code =
+    permission === 'resources.read' || permission === 'resources.write' ? 'admin_required' : roles.length === 1 ? 'owner_required' : 'role_not_allowed';
   return GatewayError.permission(`This operation needs role ${roles.join(' or ')}; the caller's role here is ${role}`, code);
 }
 

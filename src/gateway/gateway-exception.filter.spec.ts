@@ -29,7 +29,9 @@ interface Answer {
 
 /** Serves one request whose handler is `handle`, and returns what the client received. */
 async function answerTo(path: string, handle: (req: Request, res: Response) => void): Promise<Answer> {
-  const server = http.createServer((req, res) => handle(Object.assign(req, { path: new URL(req.url!, 'http://x').pathname }) as unknown as Request, expressLike(res)));
+  const server = http.createServer((req, res) =>
+    handle(Object.assign(req, { path: new URL(req.url!, 'http://x').pathname }) as unknown as Request, expressLike(res)),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
     const { port } = server.address() as AddressInfo;
@@ -53,7 +55,11 @@ describe('writeError: the exception filter cannot fail', () => {
   beforeAll(() => Logger.overrideLogger(false));
 
   it('leaves out a header Node refuses (non-Latin-1, CR/LF) and still answers the error in JSON', async () => {
-    const error = new GatewayError(429, 'rate_limit_error', 'Slow down', 'rate_limited', null, { 'retry-after': '1', 'x-bad': '中', 'x-split': 'a\r\nx-injected: 1' });
+    const error = new GatewayError(429, 'rate_limit_error', 'Slow down', 'rate_limited', null, {
+      'retry-after': '1',
+      'x-bad': '中',
+      'x-split': 'a\r\nx-injected: 1',
+    });
     const answer = await answerTo('/v1/chat/completions', (req, res) => writeError(req, res, error, logger));
     expect(answer.status).toBe(429);
     expect(JSON.parse(answer.text)).toEqual({ error: { message: 'Slow down', type: 'rate_limit_error', param: null, code: 'rate_limited' } });
@@ -84,7 +90,10 @@ describe('writeError: the exception filter cannot fail', () => {
       };
       writeError(req, res, error, logger);
     });
-    expect([answer.status, JSON.parse(answer.text)]).toEqual([500, { error: { message: 'Internal gateway error', type: 'api_error', param: null, code: 'internal_error' } }]);
+    expect([answer.status, JSON.parse(answer.text)]).toEqual([
+      500,
+      { error: { message: 'Internal gateway error', type: 'api_error', param: null, code: 'internal_error' } },
+    ]);
     expect(answer.text).not.toMatch(/secret detail|\n\s+at /);
   });
 

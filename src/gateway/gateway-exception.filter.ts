@@ -30,7 +30,11 @@ export function toGatewayError(error: unknown): GatewayError {
   // PostgreSQL class 22 (data exception): a value from the request the database cannot
   // hold (a NUL character, a lone surrogate in JSON, a number out of range) is bad input.
   if (error instanceof QueryFailedError && isDataException(error)) {
-    return GatewayError.invalidRequest(`A value in the request cannot be stored: ${(error.driverError as Error)?.message ?? error.message}`, null, 'unstorable_value');
+    return GatewayError.invalidRequest(
+      `A value in the request cannot be stored: ${(error.driverError as Error)?.message ?? error.message}`,
+      null,
+      'unstorable_value',
+    );
   }
   // An admin call (or anything else that needs the database) during an outage: try again later.
   if (isDatabaseUnavailable(error)) return GatewayError.unavailable("The gateway's database is unreachable; try again shortly");
@@ -88,8 +92,16 @@ function answerError(req: Request, res: Response, exception: unknown, logger: Lo
   const error = toGatewayError(exception);
   // Failures of the gateway or an upstream are what operators search for, by trace id.
   const traceId = context?.traceId;
-  if (error.status >= 500 && error.code === 'internal_error') logger.error({ msg: 'Unexpected error', trace_id: traceId, stack: exception instanceof Error ? exception.stack : String(exception) });
-  else if (error.status >= 500) logger.warn({ msg: error.message, trace_id: traceId, status: error.status, code: error.code, provider: context?.lastAttempt?.provider ?? context?.provider ?? undefined });
+  if (error.status >= 500 && error.code === 'internal_error')
+    logger.error({ msg: 'Unexpected error', trace_id: traceId, stack: exception instanceof Error ? exception.stack : String(exception) });
+  else if (error.status >= 500)
+    logger.warn({
+      msg: error.message,
+      trace_id: traceId,
+      status: error.status,
+      code: error.code,
+      provider: context?.lastAttempt?.provider ?? context?.provider ?? undefined,
+    });
   context?.noteFailure(error);
   if (res.headersSent) return void res.end();
   res.status(error.status);

@@ -3,9 +3,7 @@ import type { Permission as PermissionName } from '../modules/workspaces/roles';
 import { contextOf } from './request-context';
 
 /** Injects the request's RequestContext into a controller handler. */
-export const Ctx = createParamDecorator((_: unknown, execution: ExecutionContext) =>
-  contextOf(execution.switchToHttp().getRequest()),
-);
+export const Ctx = createParamDecorator((_: unknown, execution: ExecutionContext) => contextOf(execution.switchToHttp().getRequest()));
 
 export const OPERATION = 'gateway:operation';
 /** Names the logged operation (CONTRACT section 6); routes without it are not logged. */

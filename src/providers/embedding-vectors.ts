@@ -14,7 +14,12 @@ export function encodeEmbedding(vector: readonly number[], encodingFormat: unkno
 }
 
 /** Float vectors in OpenAI's embeddings list shape, encoded as the request asked. */
-export function openAIEmbeddingList(vectors: readonly (readonly number[])[], model: string, encodingFormat: unknown, promptTokens: number | null): Record<string, unknown> {
+export function openAIEmbeddingList(
+  vectors: readonly (readonly number[])[],
+  model: string,
+  encodingFormat: unknown,
+  promptTokens: number | null,
+): Record<string, unknown> {
   return {
     object: 'list',
     data: vectors.map((vector, index) => ({ object: 'embedding', index, embedding: encodeEmbedding(vector, encodingFormat) })),

@@ -41,10 +41,19 @@ describe('IgnoredParams', () => {
     ]);
     const header = ignored.list().join(',');
     expect(header).toMatch(/^[\x21-\x7e]+$/);
-    expect(header.split(',').map(decodeURIComponent)).toEqual(['metadata.user_id', 'metadata.中', 'metadata.a\r\nx-injected: 1', 'metadata.b,c', 'metadata.100%', 'metadata.emoji 🙂', 'metadata.\ufffd']);
+    expect(header.split(',').map(decodeURIComponent)).toEqual([
+      'metadata.user_id',
+      'metadata.中',
+      'metadata.a\r\nx-injected: 1',
+      'metadata.b,c',
+      'metadata.100%',
+      'metadata.emoji 🙂',
+      'metadata.\ufffd',
+    ]);
   });
 
   it('leaves the names of the APIs themselves as they are', () => {
-    for (const name of ['tools[].cache_control', 'messages[].content[].cache_control', 'stream_options.include_obfuscation', "a-b_c.d[]!$&'()*+/:;<=>?@^`{|}~"]) expect(fieldName(name)).toBe(name);
+    for (const name of ['tools[].cache_control', 'messages[].content[].cache_control', 'stream_options.include_obfuscation', "a-b_c.d[]!$&'()*+/:;<=>?@^`{|}~"])
+      expect(fieldName(name)).toBe(name);
   });
 });

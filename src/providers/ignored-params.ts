@@ -27,7 +27,11 @@ export class IgnoredParams {
    */
   ignore(path: string, why: string): void {
     if (this.strict) {
-      throw GatewayError.invalidRequest(`${path} would be ignored (${why}); the config sets strict_params, which refuses any parameter a translation cannot keep`, path, 'strict_params');
+      throw GatewayError.invalidRequest(
+        `${path} would be ignored (${why}); the config sets strict_params, which refuses any parameter a translation cannot keep`,
+        path,
+        'strict_params',
+      );
     }
     this.names.add(fieldName(path.replace(/\[\d+\]/g, '[]')));
   }
@@ -55,7 +59,8 @@ export function fieldName(path: string): string {
  * answers the same without them (it caches prompts its own way), so they are ignored.
  */
 export const OPENAI_DELIVERY_PARAMS: Record<string, (value: unknown, _request: unknown, _body: unknown, ignored: IgnoredParams) => void> = {
-  prompt_cache_key: (_value, _request, _body, ignored) => ignored.ignore('prompt_cache_key', "it routes to OpenAI's prompt cache; the provider caches prompts its own way"),
+  prompt_cache_key: (_value, _request, _body, ignored) =>
+    ignored.ignore('prompt_cache_key', "it routes to OpenAI's prompt cache; the provider caches prompts its own way"),
   prompt_cache_retention: (_value, _request, _body, ignored) => ignored.ignore('prompt_cache_retention', "it tunes OpenAI's prompt cache"),
   service_tier: (_value, _request, _body, ignored) => ignored.ignore('service_tier', "it chooses OpenAI's processing tier"),
   store: (value, _request, _body, ignored) => {

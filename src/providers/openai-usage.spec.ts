@@ -37,12 +37,32 @@ describe('OpenAI usage mapping', () => {
       prompt_tokens_details: { cached_tokens: 200, cache_write_tokens: 50 },
       completion_tokens_details: { reasoning_tokens: 12 },
     };
-    expect(usageFromOpenAI(usage)).toEqual({ promptTokens: 300, completionTokens: 40, totalTokens: 340, cachedTokens: 200, cacheWriteTokens: 50, reasoningTokens: 12 });
+    expect(usageFromOpenAI(usage)).toEqual({
+      promptTokens: 300,
+      completionTokens: 40,
+      totalTokens: 340,
+      cachedTokens: 200,
+      cacheWriteTokens: 50,
+      reasoningTokens: 12,
+    });
   });
 
   it('responses: input and output tokens with their cached and reasoning details', () => {
-    const usage = { input_tokens: 36, input_tokens_details: { cached_tokens: 18 }, output_tokens: 9, output_tokens_details: { reasoning_tokens: 5 }, total_tokens: 45 };
-    expect(usageFromOpenAIResponses(usage)).toEqual({ promptTokens: 36, completionTokens: 9, totalTokens: 45, cachedTokens: 18, cacheWriteTokens: 0, reasoningTokens: 5 });
+    const usage = {
+      input_tokens: 36,
+      input_tokens_details: { cached_tokens: 18 },
+      output_tokens: 9,
+      output_tokens_details: { reasoning_tokens: 5 },
+      total_tokens: 45,
+    };
+    expect(usageFromOpenAIResponses(usage)).toEqual({
+      promptTokens: 36,
+      completionTokens: 9,
+      totalTokens: 45,
+      cachedTokens: 18,
+      cacheWriteTokens: 0,
+      reasoningTokens: 5,
+    });
     expect(usageFromOpenAIResponses(null)).toBeNull();
   });
 

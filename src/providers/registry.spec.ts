@@ -12,7 +12,31 @@ describe('ProviderRegistry', () => {
 
   it('routes to at least 30 providers, the 14 of before and the long tail among them', () => {
     expect(registry.ids().length).toBeGreaterThanOrEqual(30);
-    for (const id of ['openai', 'azure-openai', 'anthropic', 'google', 'groq', 'ollama', 'openai-compatible', 'cerebras', 'sambanova', 'nebius', 'novita', 'deepinfra', 'hyperbolic', 'huggingface', 'nvidia-nim', 'github-models', 'moonshot', 'dashscope', 'zhipu', 'siliconflow', 'lm-studio', 'vllm', 'azure-ai-foundry']) {
+    for (const id of [
+      'openai',
+      'azure-openai',
+      'anthropic',
+      'google',
+      'groq',
+      'ollama',
+      'openai-compatible',
+      'cerebras',
+      'sambanova',
+      'nebius',
+      'novita',
+      'deepinfra',
+      'hyperbolic',
+      'huggingface',
+      'nvidia-nim',
+      'github-models',
+      'moonshot',
+      'dashscope',
+      'zhipu',
+      'siliconflow',
+      'lm-studio',
+      'vllm',
+      'azure-ai-foundry',
+    ]) {
       expect(registry.has(id)).toBe(true);
     }
   });
@@ -45,6 +69,11 @@ describe("the README's provider table", () => {
     const readme = readFileSync(join(__dirname, '../../README.md'), 'utf8');
     const rows = [...readme.matchAll(/^\| `([a-z0-9-]+)` \| ([a-z_., ]+) \|$/gm)].map(([, id, operations]) => [id, operations]);
     const registry = new ProviderRegistry();
-    expect(rows).toEqual(registry.ids().sort().map((id) => [id, operationsOf(registry.get(id)).join(', ')]));
+    expect(rows).toEqual(
+      registry
+        .ids()
+        .sort()
+        .map((id) => [id, operationsOf(registry.get(id)).join(', ')]),
+    );
   });
 });

@@ -11,7 +11,16 @@ import { vertexAIAdapter } from './vertex-ai/vertex-ai.adapter';
 import type { ProviderAdapter } from './provider-adapter';
 
 /** Every provider the gateway can route to. Add a vendor here after writing its folder. */
-const ADAPTERS: ProviderAdapter[] = [openAIAdapter, new AzureOpenAIAdapter(), anthropicAdapter, googleAdapter, vertexAIAdapter, bedrockAdapter, cohereAdapter, ...openAICompatibleVendors];
+const ADAPTERS: ProviderAdapter[] = [
+  openAIAdapter,
+  new AzureOpenAIAdapter(),
+  anthropicAdapter,
+  googleAdapter,
+  vertexAIAdapter,
+  bedrockAdapter,
+  cohereAdapter,
+  ...openAICompatibleVendors,
+];
 
 @Injectable()
 export class ProviderRegistry {

@@ -79,7 +79,8 @@ export function chatToolFunction(tool: unknown, i: number, unsupported: ReturnTy
   if (!isObject(tool) || type !== 'function') throw unsupported(`tools[${i}].type`, `tools of type ${JSON.stringify(type)} (tools[${i}].type)`);
   const fn = tool.function;
   if (!isObject(fn) || typeof fn.name !== 'string' || !fn.name) throw invalid(`tools[${i}].function.name must be a string`, `tools[${i}].function.name`);
-  if (present(fn.parameters) && !isObject(fn.parameters)) throw invalid(`tools[${i}].function.parameters must be a JSON schema object`, `tools[${i}].function.parameters`);
+  if (present(fn.parameters) && !isObject(fn.parameters))
+    throw invalid(`tools[${i}].function.parameters must be a JSON schema object`, `tools[${i}].function.parameters`);
   return fn as ChatTool['function'];
 }
 

@@ -35,8 +35,18 @@ describe('audit log page in a browser', () => {
     adminKey = await createApiKey(gateway, { name: 'team admin', role: 'admin' });
     const as = (method: string, path: string, body?: unknown) => call(gateway, path, { method, body, apiKey: owner.key });
     expect((await as('POST', '/v1/virtual-keys', { name: 'OpenAI prod', slug: 'openai-prod', provider: 'openai', key: VK_SECRET })).status).toBe(201);
-    expect((await as('PATCH', '/v1/virtual-keys/openai-prod', { allowed_models: ['gpt-4o', 'gpt-4o-mini'], budget_limit_usd: 25, budget_period: 'monthly' })).status).toBe(200);
-    expect((await as('POST', '/v1/configs', { name: 'Fallback', slug: 'fallback', config: { strategy: { mode: 'fallback' }, targets: [{ virtual_key: 'openai-prod' }] } })).status).toBe(201);
+    expect(
+      (await as('PATCH', '/v1/virtual-keys/openai-prod', { allowed_models: ['gpt-4o', 'gpt-4o-mini'], budget_limit_usd: 25, budget_period: 'monthly' })).status,
+    ).toBe(200);
+    expect(
+      (
+        await as('POST', '/v1/configs', {
+          name: 'Fallback',
+          slug: 'fallback',
+          config: { strategy: { mode: 'fallback' }, targets: [{ virtual_key: 'openai-prod' }] },
+        })
+      ).status,
+    ).toBe(201);
     expect((await as('DELETE', '/v1/configs/fallback')).status).toBe(200);
     browser = await startBrowser();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });

@@ -56,7 +56,10 @@ describe('analytics breakdowns in a browser', () => {
     // The legend lists the time, then the stack from its top down: the cheapest model first.
     expect(await legend('Cost per hour by model')).toEqual(['Time', 'gpt-4o', 'claude-sonnet', 'gemini-flash']);
     expect(await legend('Requests per hour by model')).toEqual(['Time', 'gpt-4o', 'claude-sonnet', 'gemini-flash']);
-    const summary = await page.locator('figure.chart', { has: page.locator('figcaption', { hasText: 'Cost per hour by model' }) }).locator('[role=img]').getAttribute('aria-label');
+    const summary = await page
+      .locator('figure.chart', { has: page.locator('figcaption', { hasText: 'Cost per hour by model' }) })
+      .locator('[role=img]')
+      .getAttribute('aria-label');
     expect(summary).toContain('stacked: gemini-flash, claude-sonnet, gpt-4o');
     await page.screenshot({ path: join(SHOTS, 'breakdown-by-model.png'), fullPage: true });
   });

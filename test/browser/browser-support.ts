@@ -11,10 +11,14 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** `npm run build` builds the dashboard (CI runs it first); built here when it is missing. */
 function ensureDashboardBuilt(): void {
   if (existsSync(join(ROOT, 'dist', 'dashboard', 'index.html'))) return;
-  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'dashboard/vite.config.mts', '--logLevel', 'warn'], {
-    cwd: ROOT,
-    stdio: 'pipe',
-  });
+  execFileSync(
+    process.execPath,
+    [join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'dashboard/vite.config.mts', '--logLevel', 'warn'],
+    {
+      cwd: ROOT,
+      stdio: 'pipe',
+    },
+  );
 }
 
 /** The dashboard built, the screenshots folder made, a headless chromium started. */

@@ -14,7 +14,6 @@ import { createApiKey, createVirtualKey, openai } from '../support/e2e-helpers';
 import { MockUpstream, startMockUpstream } from '../support/mock-upstream';
 import { startTestGateway, TestGateway } from '../support/test-gateway';
 
-
 jest.setTimeout(60_000);
 
 describe('dashboard numbers in a browser', () => {
@@ -29,11 +28,28 @@ describe('dashboard numbers in a browser', () => {
   const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
 
   /** A log row written straight into the table. */
-  const insertLog = async (fields: { user: string; model: string; cost: number | null; minutesAgo?: number; status?: number; tokens?: boolean; error?: unknown }) => {
+  const insertLog = async (fields: {
+    user: string;
+    model: string;
+    cost: number | null;
+    minutesAgo?: number;
+    status?: number;
+    tokens?: boolean;
+    error?: unknown;
+  }) => {
     const [{ id }] = await gateway.dataSource.query(
       `insert into request_logs (id, trace_id, created_at, operation, status_code, latency_ms, cost_usd, prompt_tokens, completion_tokens, model, provider, end_user, error)
        values (gen_random_uuid(), gen_random_uuid()::text, $1, 'chat.completions', $2, 120, $3, $4, $5, $6, 'openai', $7, $8) returning id`,
-      [minutesAgo(fields.minutesAgo ?? 5), fields.status ?? 200, fields.cost, fields.tokens === false ? null : 10, fields.tokens === false ? null : 5, fields.model, fields.user, fields.error ?? null],
+      [
+        minutesAgo(fields.minutesAgo ?? 5),
+        fields.status ?? 200,
+        fields.cost,
+        fields.tokens === false ? null : 10,
+        fields.tokens === false ? null : 5,
+        fields.model,
+        fields.user,
+        fields.error ?? null,
+      ],
     );
     return id as string;
   };
@@ -51,7 +67,14 @@ describe('dashboard numbers in a browser', () => {
     // A model without a price: 3 requests with tokens and no cost.
     for (let i = 0; i < 3; i++) await insertLog({ user: 'u-unpriced', model: 'house-model', cost: null });
     // A guardrail denial: never sent, no tokens, no cost.
-    denialId = await insertLog({ user: 'u-denied', model: 'gpt-4o-mini', cost: null, status: 446, tokens: false, error: { type: 'guardrail_denied', message: 'Denied by guardrail' } });
+    denialId = await insertLog({
+      user: 'u-denied',
+      model: 'gpt-4o-mini',
+      cost: null,
+      status: 446,
+      tokens: false,
+      error: { type: 'guardrail_denied', message: 'Denied by guardrail' },
+    });
     // Three hours ago: outside the last hour.
     await insertLog({ user: 'u-big', model: 'gpt-4o', cost: 0.5, minutesAgo: 180 });
     // A virtual key whose budget one request exceeds.
@@ -208,7 +231,8 @@ describe('dashboard numbers in a browser', () => {
     await page.getByRole('button', { name: 'Revoke someone else' }).click();
     await page.getByRole('button', { name: 'Yes, revoke' }).click();
     await page.getByText('Revoked API key “someone else”.').waitFor();
-    const revoked = async (id: string) => (await gateway.dataSource.query('select revoked_at is not null as revoked from api_keys where id = $1', [id]))[0].revoked;
+    const revoked = async (id: string) =>
+      (await gateway.dataSource.query('select revoked_at is not null as revoked from api_keys where id = $1', [id]))[0].revoked;
     expect(await revoked(other.id)).toBe(true);
 
     await page.getByRole('button', { name: 'Revoke my own admin key' }).click();

@@ -13,7 +13,6 @@ import { MockUpstream, startMockUpstream } from '../support/mock-upstream';
 import { startMcpTestServer, type McpTestServer } from '../support/mcp-test-server';
 import { startTestGateway, TestGateway } from '../support/test-gateway';
 
-
 jest.setTimeout(60_000);
 
 describe('dashboard in a browser', () => {
@@ -42,9 +41,11 @@ describe('dashboard in a browser', () => {
   const url = (path: string) => `${gateway.url}/dashboard${path}`;
   /** Browser-side expressions (strings: the root tsconfig has no DOM types). */
   // Functions (not strings: the dashboard's CSP has no unsafe-eval) reading the page's globals.
-  const logRowCount = (n: number) => page.waitForFunction((count) => (globalThis as any).document.querySelectorAll('table.log-table tbody tr').length === count, n);
+  const logRowCount = (n: number) =>
+    page.waitForFunction((count) => (globalThis as any).document.querySelectorAll('table.log-table tbody tr').length === count, n);
   const chartsDrawn = () => page.waitForFunction(() => (globalThis as any).document.querySelectorAll('.chart canvas').length === 4);
-  const horizontalOverflow = () => page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth - (globalThis as any).document.documentElement.clientWidth) as Promise<number>;
+  const horizontalOverflow = () =>
+    page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth - (globalThis as any).document.documentElement.clientWidth) as Promise<number>;
   /** The user cells of the log table, as shown. */
   const userCells = () => page.locator('table.log-table tbody td[data-label="User"]').allInnerTexts();
 
@@ -52,7 +53,15 @@ describe('dashboard in a browser', () => {
     mock = await startMockUpstream();
     mcp = await startMcpTestServer();
     gateway = await startTestGateway({ MCP_ALLOWED_NETWORKS: '127.0.0.1' });
-    virtualKeyId = (await createVirtualKey(gateway, { slug: 'openai-dash', key: 'sk-dashboard', custom_host: `${mock.url}/v1`, budget_limit_usd: 5, budget_period: 'monthly' })).id;
+    virtualKeyId = (
+      await createVirtualKey(gateway, {
+        slug: 'openai-dash',
+        key: 'sk-dashboard',
+        custom_host: `${mock.url}/v1`,
+        budget_limit_usd: 5,
+        budget_period: 'monthly',
+      })
+    ).id;
     userKey = await createApiKey(gateway, { name: 'reader', role: 'user' });
     await send('alice', 'search');
     await send('alice', 'search', 'gpt-4o');
@@ -120,7 +129,9 @@ describe('dashboard in a browser', () => {
     expect(page.url()).toBe(url('/logs'));
     // Signed in by the gateway's HttpOnly session cookie: the key is not kept in the page.
     expect(await page.evaluate(() => (globalThis as any).sessionStorage.length)).toBe(0);
-    expect((await page.context().cookies()).filter((c) => c.name === 'gateway_session').map((c) => ({ httpOnly: c.httpOnly, sameSite: c.sameSite }))).toEqual([{ httpOnly: true, sameSite: 'Lax' }]);
+    expect((await page.context().cookies()).filter((c) => c.name === 'gateway_session').map((c) => ({ httpOnly: c.httpOnly, sameSite: c.sameSite }))).toEqual([
+      { httpOnly: true, sameSite: 'Lax' },
+    ]);
   });
 
   it('shows the request log newest first, with no price instead of $0 for an unpriced model', async () => {
@@ -187,7 +198,10 @@ describe('dashboard in a browser', () => {
 
     const requestBody = await detail.locator('pre[aria-label="Request body"]').innerText();
     expect(JSON.parse(requestBody)).toMatchObject({ messages: [{ role: 'user', content: 'Hello from erin' }], user: 'erin' });
-    expect(JSON.parse(await detail.locator('pre[aria-label="Response body"]').innerText())).toMatchObject({ object: 'chat.completion', choices: [{ message: { content: 'Hello from mock' } }] });
+    expect(JSON.parse(await detail.locator('pre[aria-label="Response body"]').innerText())).toMatchObject({
+      object: 'chat.completion',
+      choices: [{ message: { content: 'Hello from mock' } }],
+    });
     const headers = await detail.locator('pre[aria-label="Request headers"]').innerText();
     expect(headers).toContain('[REDACTED]');
     expect(headers).not.toContain(gateway.adminKey);
@@ -219,7 +233,9 @@ describe('dashboard in a browser', () => {
     const stream = page.getByRole('region', { name: /chat\.completions/ });
     await stream.getByRole('tab', { name: 'Raw JSON' }).click();
     await stream.getByText('A stream: this is the final object assembled from its events.').waitFor();
-    expect(JSON.parse(await stream.locator('pre[aria-label="Response body"]').innerText())).toMatchObject({ choices: [{ message: { content: 'Hello from mock' } }] });
+    expect(JSON.parse(await stream.locator('pre[aria-label="Response body"]').innerText())).toMatchObject({
+      choices: [{ message: { content: 'Hello from mock' } }],
+    });
   });
 
   it('charts the period and groups cost and requests, with the budget used per key', async () => {
@@ -236,7 +252,13 @@ describe('dashboard in a browser', () => {
     await page.getByLabel('Metadata key').fill('team');
     await page.getByLabel('Metadata key').press('Enter');
     await page.waitForURL(/meta=team/);
-    await page.waitForFunction(() => [...(globalThis as any).document.querySelectorAll('table.summary-table tbody th')].map((th: any) => th.textContent).sort().join() === 'ads,search');
+    await page.waitForFunction(
+      () =>
+        [...(globalThis as any).document.querySelectorAll('table.summary-table tbody th')]
+          .map((th: any) => th.textContent)
+          .sort()
+          .join() === 'ads,search',
+    );
 
     const budget = page.locator('table.budget-table tbody tr', { hasText: 'openai-dash' });
     expect(await budget.innerText()).toMatch(/of \$5\.00/);
@@ -279,7 +301,10 @@ describe('dashboard in a browser', () => {
     await page.getByLabel('Rate limits (JSON)').fill('[{"type": "requests", "unit": "rpm", "value": 0}]');
     await page.getByRole('button', { name: 'Save changes' }).click();
     // The API's own 400, shown in words next to the field it names.
-    await page.locator('.resource-form [role="alert"]').filter({ hasText: /rate_limits/ }).waitFor();
+    await page
+      .locator('.resource-form [role="alert"]')
+      .filter({ hasText: /rate_limits/ })
+      .waitFor();
     await page.getByLabel('Rate limits (JSON)').fill('{oops');
     await page.getByRole('button', { name: 'Save changes' }).click();
     await page.getByText(/Rate limits \(JSON\) is not valid JSON/).waitFor();
@@ -292,7 +317,10 @@ describe('dashboard in a browser', () => {
     await page.getByRole('button', { name: 'Yes, revoke' }).click();
     await page.getByText('Revoked API key “ci-bot-2”.').waitFor();
     await page.locator('table.resource-table tbody tr', { hasText: 'ci-bot-2' }).waitFor({ state: 'detached' });
-    expect(await page.locator('table.resource-table tbody tr').allInnerTexts()).toEqual([expect.stringContaining('reader'), expect.stringContaining('bootstrap admin')]);
+    expect(await page.locator('table.resource-table tbody tr').allInnerTexts()).toEqual([
+      expect.stringContaining('reader'),
+      expect.stringContaining('bootstrap admin'),
+    ]);
     await shot('api-keys');
   });
 
@@ -350,21 +378,41 @@ describe('dashboard in a browser', () => {
   });
 
   it("shows a request's guardrail results, each check with its verdict and reason", async () => {
-    const words = { name: 'no-refunds', deny: false, checks: [{ type: 'contains', words: ['refund'], operator: 'none' }, { type: 'char_count', max: 1000 }] };
+    const words = {
+      name: 'no-refunds',
+      deny: false,
+      checks: [
+        { type: 'contains', words: ['refund'], operator: 'none' },
+        { type: 'char_count', max: 1000 },
+      ],
+    };
     const config = { virtual_key: 'openai-dash', input_guardrails: [words] };
-    await openai(gateway, { 'x-gateway-config': JSON.stringify(config) }).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'a refund please' }], user: 'gina' });
+    await openai(gateway, { 'x-gateway-config': JSON.stringify(config) }).chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'a refund please' }],
+      user: 'gina',
+    });
     await gateway.flushLogs();
     await page.goto(url('/logs?user=gina'));
     await logRowCount(1);
     await page.locator('a[data-log-id]').first().click();
-    const table = page.getByRole('region', { name: /chat\.completions/ }).locator('section', { has: page.getByRole('heading', { name: 'Guardrails' }) }).locator('tbody tr');
+    const table = page
+      .getByRole('region', { name: /chat\.completions/ })
+      .locator('section', { has: page.getByRole('heading', { name: 'Guardrails' }) })
+      .locator('tbody tr');
     await table.first().waitFor();
-    expect(await table.allInnerTexts()).toEqual([expect.stringMatching(/input\s+no-refunds\s+contains\s+failed\s+.*refund/), expect.stringMatching(/input\s+no-refunds\s+char_count\s+passed/)]);
+    expect(await table.allInnerTexts()).toEqual([
+      expect.stringMatching(/input\s+no-refunds\s+contains\s+failed\s+.*refund/),
+      expect.stringMatching(/input\s+no-refunds\s+char_count\s+passed/),
+    ]);
     await shot('log-detail-guardrails');
   });
 
   it('shows the MCP tool calls the gateway ran for a request, each linked to its own row', async () => {
-    await call(gateway, '/v1/mcp-servers', { method: 'POST', body: { name: 'Docs', slug: 'docs', url: mcp.url, headers: { Authorization: `Bearer ${mcp.token}` } } });
+    await call(gateway, '/v1/mcp-servers', {
+      method: 'POST',
+      body: { name: 'Docs', slug: 'docs', url: mcp.url, headers: { Authorization: `Bearer ${mcp.token}` } },
+    });
     const { response } = await openai(gateway, { 'x-gateway-virtual-key': 'openai-dash', 'x-gateway-mcp': 'docs' })
       .chat.completions.create({
         model: 'gpt-4o-mini',
@@ -387,7 +435,11 @@ describe('dashboard in a browser', () => {
     expect(kinds.sort()).toEqual(['model round', 'model round', 'request', 'tool call', 'tool call', 'tool call, failed']);
     await shot('log-detail-tool-calls');
     await calls.nth(2).getByRole('link', { name: 'search_docs' }).click();
-    await page.getByRole('region', { name: /mcp\.tools\.call/ }).getByText('mcp:docs').first().waitFor();
+    await page
+      .getByRole('region', { name: /mcp\.tools\.call/ })
+      .getByText('mcp:docs')
+      .first()
+      .waitFor();
     await shot('log-detail-tool-call');
   });
 });

@@ -25,7 +25,8 @@ describe('dashboard: version history and end users', () => {
 
   const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
   const url = (path: string) => `${gateway.url}/dashboard${path}`;
-  const horizontalOverflow = () => page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth - (globalThis as any).document.documentElement.clientWidth) as Promise<number>;
+  const horizontalOverflow = () =>
+    page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth - (globalThis as any).document.documentElement.clientWidth) as Promise<number>;
   /** The diff's changed lines as shown: `-text` and `+text`. */
   const changedLines = () =>
     page.evaluate(() =>
@@ -35,7 +36,8 @@ describe('dashboard: version history and end users', () => {
     ) as Promise<string[]>;
   /** The credential the mock upstream received last (the provider key the gateway sent). */
   const lastUpstreamKey = () => String(mock.requests[mock.requests.length - 1]?.headers.authorization ?? '');
-  const chatThroughConfig = (slug: string) => openai(gateway, { 'x-gateway-config': slug }).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] });
+  const chatThroughConfig = (slug: string) =>
+    openai(gateway, { 'x-gateway-config': slug }).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] });
 
   beforeAll(async () => {
     mock = await startMockUpstream();
@@ -48,7 +50,9 @@ describe('dashboard: version history and end users', () => {
     expect((await admin(gateway, 'PATCH', '/v1/configs/history-route', { config: { ...target, override_params: { temperature: 0.3 } } })).status).toBe(200);
     const read = await admin(gateway, 'GET', '/v1/configs/history-route');
     expect(read.body.config.api_key).not.toBe(SECRET);
-    const third = await admin(gateway, 'PATCH', '/v1/configs/history-route', { config: { ...read.body.config, override_params: { temperature: 0.3, max_tokens: 50 } } });
+    const third = await admin(gateway, 'PATCH', '/v1/configs/history-route', {
+      config: { ...read.body.config, override_params: { temperature: 0.3, max_tokens: 50 } },
+    });
     expect(third.body.version).toBe(3);
 
     // A config whose credential changed: restoring its first version needs the old credential typed again.
@@ -56,9 +60,17 @@ describe('dashboard: version history and end users', () => {
     await admin(gateway, 'PATCH', '/v1/configs/history-rotated', { config: { ...target, api_key: OTHER_SECRET } });
 
     // A prompt with two versions.
-    const created = await admin(gateway, 'POST', '/v1/prompts', { name: 'Greeting', slug: 'history-prompt', model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hello {{name}}' }] });
+    const created = await admin(gateway, 'POST', '/v1/prompts', {
+      name: 'Greeting',
+      slug: 'history-prompt',
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'Hello {{name}}' }],
+    });
     expect(created.status).toBe(201);
-    const second = await admin(gateway, 'PATCH', '/v1/prompts/history-prompt', { messages: [{ role: 'user', content: 'Hi there {{name}}, be brief' }], hyperparameters: { temperature: 0.2 } });
+    const second = await admin(gateway, 'PATCH', '/v1/prompts/history-prompt', {
+      messages: [{ role: 'user', content: 'Hi there {{name}}, be brief' }],
+      hyperparameters: { temperature: 0.2 },
+    });
     expect(second.body.version).toBe(2);
 
     browser = await startBrowser();
@@ -113,7 +125,12 @@ describe('dashboard: version history and end users', () => {
     await shot('history-config-confirm');
     await confirm.getByRole('button', { name: 'Restore as version 4' }).click();
     await page.getByRole('status').filter({ hasText: 'Restored version 1 as version 4' }).waitFor();
-    expect(await page.getByRole('navigation', { name: /Versions of/ }).getByRole('button').count()).toBe(4);
+    expect(
+      await page
+        .getByRole('navigation', { name: /Versions of/ })
+        .getByRole('button')
+        .count(),
+    ).toBe(4);
 
     // The API: version 4 is the latest, with version 1's body.
     const latest = await admin(gateway, 'GET', '/v1/configs/history-route');
@@ -184,11 +201,20 @@ describe('dashboard: version history and end users', () => {
     await page.getByLabel('Metadata (JSON)').fill('{"plan": "free"}');
     await page.getByRole('button', { name: 'Create end user' }).click();
     await page.getByRole('status').filter({ hasText: 'Created end user “ada”' }).waitFor();
-    expect((await admin(gateway, 'GET', '/v1/end-users/ada')).body).toMatchObject({ budget_limit_usd: 0.000001, budget_period: 'monthly', metadata: { plan: 'free' } });
+    expect((await admin(gateway, 'GET', '/v1/end-users/ada')).body).toMatchObject({
+      budget_limit_usd: 0.000001,
+      budget_period: 'monthly',
+      metadata: { plan: 'free' },
+    });
     expect((await admin(gateway, 'POST', '/v1/end-users', { user: 'grace' })).status).toBe(201);
 
     // A request of each, then the page again: spend, and ada over her budget.
-    for (const user of ['ada', 'grace']) await openai(gateway, { 'x-gateway-virtual-key': 'openai-history' }).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Hello' }], user });
+    for (const user of ['ada', 'grace'])
+      await openai(gateway, { 'x-gateway-virtual-key': 'openai-history' }).chat.completions.create({
+        model: 'gpt-4o',
+        messages: [{ role: 'user', content: 'Hello' }],
+        user,
+      });
     await gateway.flushLogs();
     const refused = await call(gateway, '/v1/chat/completions', {
       method: 'POST',
@@ -200,7 +226,8 @@ describe('dashboard: version history and end users', () => {
     expect(graceSpent).toBeGreaterThan(0);
 
     await page.reload();
-    const row = (user: string) => page.locator('table.resource-table tbody tr', { has: page.locator('td[data-label="User"]', { hasText: new RegExp(`^${user}$`) }) });
+    const row = (user: string) =>
+      page.locator('table.resource-table tbody tr', { has: page.locator('td[data-label="User"]', { hasText: new RegExp(`^${user}$`) }) });
     await row('ada').waitFor();
     expect(await row('ada').getByTestId('over-budget').innerText()).toBe('over budget: requests refused');
     expect(await row('ada').locator('td[data-label="Remaining"]').innerText()).toBe('$0.00');

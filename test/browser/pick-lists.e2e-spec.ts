@@ -22,8 +22,10 @@ describe('log filters picked by name, in a compact bar', () => {
 
   const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
   const url = (path: string) => `${gateway.url}/dashboard${path}`;
-  const rowCount = (n: number) => page.waitForFunction((count) => (globalThis as any).document.querySelectorAll('table.log-table tbody tr').length === count, n);
-  const horizontalOverflow = () => page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth - (globalThis as any).document.documentElement.clientWidth) as Promise<number>;
+  const rowCount = (n: number) =>
+    page.waitForFunction((count) => (globalThis as any).document.querySelectorAll('table.log-table tbody tr').length === count, n);
+  const horizontalOverflow = () =>
+    page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth - (globalThis as any).document.documentElement.clientWidth) as Promise<number>;
   const userCells = () => page.locator('table.log-table tbody td[data-label="User"]').allInnerTexts();
   /** Picks the option whose text holds `name` in the pick-list labelled `label`, as a user reads it. */
   const pick = async (label: string, name: string) => {
@@ -52,14 +54,26 @@ describe('log filters picked by name, in a compact bar', () => {
     const search = await createApiKey(gateway, { name: 'Search team' });
     billing = await createApiKey(gateway, { name: 'Billing bot' });
     await createConfig(gateway, 'cfg-main', { virtual_key: 'vk-gamma' });
-    expect((await admin(gateway, 'POST', '/v1/prompts', { name: 'Greeting', slug: 'greeting', virtual_key: 'vk-delta', model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi {{who}}' }] })).status).toBe(201);
+    expect(
+      (
+        await admin(gateway, 'POST', '/v1/prompts', {
+          name: 'Greeting',
+          slug: 'greeting',
+          virtual_key: 'vk-delta',
+          model: 'gpt-4o-mini',
+          messages: [{ role: 'user', content: 'Hi {{who}}' }],
+        })
+      ).status,
+    ).toBe(201);
 
     const send = async (user: string, headers: Record<string, string>, key: string) => expect((await chat(gateway, headers, { user }, key)).status).toBe(200);
     await send('ann', { 'x-gateway-virtual-key': 'vk-alpha' }, search.key);
     await send('ben', { 'x-gateway-virtual-key': 'vk-beta' }, billing.key);
     await send('cy', { 'x-gateway-virtual-key': 'vk-beta' }, billing.key);
     await send('dee', { 'x-gateway-config': 'cfg-main' }, search.key);
-    expect((await call(gateway, '/v1/prompts/greeting/completions', { body: { variables: { who: 'you' }, user: 'eve' }, apiKey: search.key })).status).toBe(200);
+    expect((await call(gateway, '/v1/prompts/greeting/completions', { body: { variables: { who: 'you' }, user: 'eve' }, apiKey: search.key })).status).toBe(
+      200,
+    );
     await gateway.flushLogs();
 
     browser = await startBrowser();
@@ -77,9 +91,12 @@ describe('log filters picked by name, in a compact bar', () => {
   it('shows search, time range, status and model in one row with the list in view; the rest behind More filters', async () => {
     const bar = page.getByRole('form', { name: 'Filter requests' });
     const tops = await Promise.all(
-      [page.getByRole('searchbox', { name: 'Search bodies' }), page.getByLabel('Time range'), page.getByRole('textbox', { name: 'Status' }), page.getByRole('textbox', { name: 'Model', exact: true })].map(
-        async (field) => (await field.boundingBox())!.y,
-      ),
+      [
+        page.getByRole('searchbox', { name: 'Search bodies' }),
+        page.getByLabel('Time range'),
+        page.getByRole('textbox', { name: 'Status' }),
+        page.getByRole('textbox', { name: 'Model', exact: true }),
+      ].map(async (field) => (await field.boundingBox())!.y),
     );
     expect(Math.max(...tops) - Math.min(...tops)).toBeLessThan(4);
     expect(await page.getByLabel('User', { exact: true }).isVisible()).toBe(false);

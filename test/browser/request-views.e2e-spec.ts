@@ -14,7 +14,6 @@ import { call, createApiKey, createVirtualKey, openai } from '../support/e2e-hel
 import { startMcpTestServer, type McpTestServer } from '../support/mcp-test-server';
 import { MockUpstream, startMockUpstream } from '../support/mock-upstream';
 
-
 jest.setTimeout(60_000);
 
 /** A small picture sent with the chat message, as a data URL (the dashboard draws only inline images). */
@@ -40,7 +39,8 @@ describe('request views in a browser', () => {
     await page.setViewportSize(size);
   };
   const url = (path: string) => `${gateway.url}/dashboard${path}`;
-  const horizontalOverflow = () => page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth - (globalThis as any).document.documentElement.clientWidth) as Promise<number>;
+  const horizontalOverflow = () =>
+    page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth - (globalThis as any).document.documentElement.clientWidth) as Promise<number>;
   const detail = () => page.getByRole('region', { name: /·/ });
   const openLog = async (id: string) => {
     await page.goto(url(`/logs/${id}`));
@@ -59,10 +59,16 @@ describe('request views in a browser', () => {
     const config = await admin(gateway, 'POST', '/v1/configs', {
       name: 'Views fallback',
       slug: 'views-fallback',
-      config: { strategy: { mode: 'fallback' }, targets: [{ virtual_key: 'openai-views', override_params: { model: 'mock-error-503' } }, { virtual_key: 'openai-views' }] },
+      config: {
+        strategy: { mode: 'fallback' },
+        targets: [{ virtual_key: 'openai-views', override_params: { model: 'mock-error-503' } }, { virtual_key: 'openai-views' }],
+      },
     });
     expect(config.status).toBe(201);
-    await call(gateway, '/v1/mcp-servers', { method: 'POST', body: { name: 'Docs', slug: 'docs', url: mcp.url, headers: { Authorization: `Bearer ${mcp.token}` } } });
+    await call(gateway, '/v1/mcp-servers', {
+      method: 'POST',
+      body: { name: 'Docs', slug: 'docs', url: mcp.url, headers: { Authorization: `Bearer ${mcp.token}` } },
+    });
 
     // A streamed chat: system, a user message with a picture, the model's tool call, its result, and the answer.
     const chat = openai(gateway, { 'x-gateway-virtual-key': 'openai-views' }, 'unused', appKey.key);
@@ -80,7 +86,11 @@ describe('request views in a browser', () => {
               { type: 'image_url', image_url: { url: PICTURE } },
             ],
           },
-          { role: 'assistant', content: null, tool_calls: [{ id: 'call_weather_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 'call_weather_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+          },
           { role: 'tool', tool_call_id: 'call_weather_1', content: '18°C and sunny' },
         ],
       })
@@ -88,10 +98,21 @@ describe('request views in a browser', () => {
     for await (const _ of stream.data) void _;
     ids.chat = stream.response.headers.get('x-gateway-request-id')!;
 
-    const claude = new Anthropic({ baseURL: gateway.url, apiKey: 'unused', maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': 'claude-views' } });
+    const claude = new Anthropic({
+      baseURL: gateway.url,
+      apiKey: 'unused',
+      maxRetries: 0,
+      defaultHeaders: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': 'claude-views' },
+    });
     // Streamed too: the log keeps the message assembled from the events.
     const message = await claude.messages
-      .create({ model: 'claude-sonnet-5-5', max_tokens: 100, stream: true, system: 'Answer in French.', messages: [{ role: 'user', content: 'echo: Bonjour from Claude' }] })
+      .create({
+        model: 'claude-sonnet-5-5',
+        max_tokens: 100,
+        stream: true,
+        system: 'Answer in French.',
+        messages: [{ role: 'user', content: 'echo: Bonjour from Claude' }],
+      })
       .withResponse();
     for await (const _ of message.data) void _;
     ids.anthropic = message.response.headers.get('x-gateway-request-id')!;
@@ -121,22 +142,34 @@ describe('request views in a browser', () => {
       ],
     });
     expect(prompt.status).toBe(201);
-    const promptCall = await call(gateway, '/v1/prompts/support-reply/completions', { method: 'POST', body: { variables: { customer: 'Ada', question: 'Hello Ada' } } });
+    const promptCall = await call(gateway, '/v1/prompts/support-reply/completions', {
+      method: 'POST',
+      body: { variables: { customer: 'Ada', question: 'Hello Ada' } },
+    });
     expect(promptCall.status).toBe(200);
     ids.prompt = promptCall.headers.get('x-gateway-request-id')!;
 
-    const fallback = await openai(gateway, { 'x-gateway-config': 'views-fallback' }).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hello after a fallback' }] }).withResponse();
+    const fallback = await openai(gateway, { 'x-gateway-config': 'views-fallback' })
+      .chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hello after a fallback' }] })
+      .withResponse();
     ids.fallback = fallback.response.headers.get('x-gateway-request-id')!;
 
     const loop = await openai(gateway, { 'x-gateway-virtual-key': 'openai-views', 'x-gateway-mcp': 'docs' })
-      .chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'tools: docs__add {"a":1,"b":2} ; docs__fail | docs__search_docs {"query":"refunds"}' }] })
+      .chat.completions.create({
+        model: 'gpt-4o-mini',
+        messages: [{ role: 'user', content: 'tools: docs__add {"a":1,"b":2} ; docs__fail | docs__search_docs {"query":"refunds"}' }],
+      })
       .withResponse();
     ids.loop = loop.response.headers.get('x-gateway-request-id')!;
 
-    const embedding = await openai(gateway, { 'x-gateway-virtual-key': 'openai-views' }).embeddings.create({ model: 'text-embedding-3-small', input: 'no conversation here' }).withResponse();
+    const embedding = await openai(gateway, { 'x-gateway-virtual-key': 'openai-views' })
+      .embeddings.create({ model: 'text-embedding-3-small', input: 'no conversation here' })
+      .withResponse();
     ids.embedding = embedding.response.headers.get('x-gateway-request-id')!;
 
-    const orphan = await openai(gateway, { 'x-gateway-virtual-key': 'doomed' }).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hello' }] }).withResponse();
+    const orphan = await openai(gateway, { 'x-gateway-virtual-key': 'doomed' })
+      .chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hello' }] })
+      .withResponse();
     ids.orphan = orphan.response.headers.get('x-gateway-request-id')!;
     expect((await admin(gateway, 'DELETE', `/v1/virtual-keys/${doomed.id}`)).status).toBeLessThan(300);
     await gateway.flushLogs();
@@ -189,12 +222,16 @@ describe('request views in a browser', () => {
     await page.waitForFunction(() => (globalThis as any).document.activeElement?.textContent === 'Raw JSON');
     const body = JSON.parse(await detail().locator('pre[aria-label="Request body"]').innerText());
     expect(body.messages[3]).toEqual({ role: 'tool', tool_call_id: 'call_weather_1', content: '18°C and sunny' });
-    expect(JSON.parse(await detail().locator('pre[aria-label="Response body"]').innerText())).toMatchObject({ choices: [{ message: { content: 'results: 18°C and sunny' } }] });
+    expect(JSON.parse(await detail().locator('pre[aria-label="Response body"]').innerText())).toMatchObject({
+      choices: [{ message: { content: 'results: 18°C and sunny' } }],
+    });
     await shot('request-chat-raw-json');
     await openLog(ids.anthropic);
     expect(await detail().getByRole('tab', { name: 'Raw JSON' }).getAttribute('aria-selected')).toBe('true');
     await detail().getByRole('tab', { name: 'Conversation' }).click();
-    await detail().getByRole('heading', { name: /^Answer/ }).waitFor();
+    await detail()
+      .getByRole('heading', { name: /^Answer/ })
+      .waitFor();
   });
 
   it('names the API key and virtual key and links them to their pages; a deleted key shows its id', async () => {
@@ -229,8 +266,15 @@ describe('request views in a browser', () => {
     const answer = detail().locator('section', { has: page.getByRole('heading', { name: /^Answer/ }) });
     await answer.waitFor();
     expect(await answer.innerText()).toMatch(/^Answer end_turn streamed, assembled by the gateway\s+ASSISTANT\s+Bonjour from Claude$/);
-    expect(await detail().getByRole('heading', { name: /^Conversation/ }).innerText()).toMatch(/Anthropic messages, 2 messages/);
-    expect(await detail().locator('ol.messages > li').allInnerTexts()).toEqual([expect.stringMatching(/^SYSTEM\s+Answer in French\.$/), expect.stringMatching(/^USER\s+echo: Bonjour from Claude$/)]);
+    expect(
+      await detail()
+        .getByRole('heading', { name: /^Conversation/ })
+        .innerText(),
+    ).toMatch(/Anthropic messages, 2 messages/);
+    expect(await detail().locator('ol.messages > li').allInnerTexts()).toEqual([
+      expect.stringMatching(/^SYSTEM\s+Answer in French\.$/),
+      expect.stringMatching(/^USER\s+echo: Bonjour from Claude$/),
+    ]);
     expect(await detail().getByTestId('name-virtual-key').innerText()).toBe('Claude views');
     await tallShot('request-anthropic-view');
   });
@@ -239,7 +283,11 @@ describe('request views in a browser', () => {
     await openLog(ids.responses);
     const answer = detail().locator('section', { has: page.getByRole('heading', { name: /^Answer/ }) });
     expect(await answer.innerText()).toMatch(/^Answer completed\s+ASSISTANT\s+results: 3$/);
-    expect(await detail().getByRole('heading', { name: /^Conversation/ }).innerText()).toMatch(/Responses, 4 messages/);
+    expect(
+      await detail()
+        .getByRole('heading', { name: /^Conversation/ })
+        .innerText(),
+    ).toMatch(/Responses, 4 messages/);
     expect(await detail().locator('ol.messages > li').allInnerTexts()).toEqual([
       expect.stringMatching(/^SYSTEM\s+Add numbers with the tool\.$/),
       expect.stringMatching(/^USER\s+tools: add/),
@@ -253,7 +301,10 @@ describe('request views in a browser', () => {
     const prompt = detail().getByTestId('name-prompt');
     expect(await prompt.innerText()).toBe('Support reply');
     expect(await prompt.getAttribute('href')).toBe('/dashboard/prompts/support-reply');
-    expect(await detail().locator('ol.messages > li').allInnerTexts()).toEqual([expect.stringMatching(/^SYSTEM\s+You help Ada\.$/), expect.stringMatching(/^USER\s+echo: Hello Ada$/)]);
+    expect(await detail().locator('ol.messages > li').allInnerTexts()).toEqual([
+      expect.stringMatching(/^SYSTEM\s+You help Ada\.$/),
+      expect.stringMatching(/^USER\s+echo: Hello Ada$/),
+    ]);
     expect(await detail().locator('.answer').innerText()).toMatch(/ASSISTANT\s+Hello Ada$/);
     await prompt.click();
     await page.getByRole('heading', { name: 'Prompt “Support reply”' }).waitFor();
@@ -282,7 +333,9 @@ describe('request views in a browser', () => {
     await tallShot('request-trace-fallback');
 
     await child.getByRole('link', { name: 'openai · mock-error-503' }).click();
-    await detail().getByRole('heading', { name: /mock-error-503/ }).waitFor();
+    await detail()
+      .getByRole('heading', { name: /mock-error-503/ })
+      .waitFor();
     expect(await detail().getByTestId('answer-error').innerText()).toMatch(/^503: /);
     expect(await detail().locator('.span.current').innerText()).toMatch(/mock-error-503 \(this one\)/);
   });
@@ -306,7 +359,9 @@ describe('request views in a browser', () => {
     await tallShot('request-trace-tool-loop');
 
     await children.getByRole('link', { name: 'docs · add' }).click();
-    await detail().getByRole('heading', { name: /mcp\.tools\.call · add/ }).waitFor();
+    await detail()
+      .getByRole('heading', { name: /mcp\.tools\.call · add/ })
+      .waitFor();
     const result = detail().locator('section', { has: page.getByRole('heading', { name: /^Result/ }) });
     expect(await result.innerText()).toMatch(/result of add\s+3$/);
     expect(await detail().locator('ol.messages').innerText()).toMatch(/calls docs: add\s+\{\s+"a": 1,\s+"b": 2\s+\}/);
@@ -322,7 +377,9 @@ describe('request views in a browser', () => {
   it('fits a 390 px wide screen', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await openLog(ids.chat);
-    await detail().getByRole('heading', { name: /^Answer/ }).waitFor();
+    await detail()
+      .getByRole('heading', { name: /^Answer/ })
+      .waitFor();
     expect(await horizontalOverflow()).toBeLessThanOrEqual(0);
     await shot('request-chat-view-narrow');
     await openLog(ids.loop);

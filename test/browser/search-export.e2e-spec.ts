@@ -21,7 +21,8 @@ describe('log search and export in a browser', () => {
 
   const url = (path: string) => `${gateway.url}/dashboard${path}`;
   const rowCount = () => page.locator('table.log-table tbody tr').count();
-  const waitForRows = (n: number) => page.waitForFunction((count) => (globalThis as any).document.querySelectorAll('table.log-table tbody tr').length === count, n);
+  const waitForRows = (n: number) =>
+    page.waitForFunction((count) => (globalThis as any).document.querySelectorAll('table.log-table tbody tr').length === count, n);
   /** Clicks an export button and reads the file the browser saved. */
   const exported = async (button: string) => {
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: button }).click()]);
@@ -35,7 +36,10 @@ describe('log search and export in a browser', () => {
     for (const content of ['refund policy for damaged parcels', 'shipping times to Norway', 'refund of a gift card']) {
       expect((await chat(gateway, { 'x-gateway-virtual-key': 'search' }, { messages: [{ role: 'user', content }] })).status).toBe(200);
     }
-    expect((await chat(gateway, { 'x-gateway-virtual-key': 'search' }, { model: 'mock-error-429', messages: [{ role: 'user', content: 'rate limited refund' }] })).status).toBe(429);
+    expect(
+      (await chat(gateway, { 'x-gateway-virtual-key': 'search' }, { model: 'mock-error-429', messages: [{ role: 'user', content: 'rate limited refund' }] }))
+        .status,
+    ).toBe(429);
     await gateway.flushLogs();
     browser = await startBrowser();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });

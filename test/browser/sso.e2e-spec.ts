@@ -9,7 +9,6 @@ import { SHOTS, startBrowser } from './browser-support';
 import { freePort, OidcTestProvider, startOidcProvider } from '../support/oidc-provider';
 import { admin, startTestGateway, TestGateway } from '../support/test-gateway';
 
-
 jest.setTimeout(60_000);
 
 describe('single sign-on in a browser', () => {
@@ -56,7 +55,9 @@ describe('single sign-on in a browser', () => {
     expect(page.url()).toBe(url('/logs'));
     await page.getByText('alice@example.com').waitFor();
     const cookies = await page.context().cookies(gateway.url);
-    expect(cookies.filter((c) => c.name === 'gateway_session').map((c) => ({ httpOnly: c.httpOnly, sameSite: c.sameSite }))).toEqual([{ httpOnly: true, sameSite: 'Lax' }]);
+    expect(cookies.filter((c) => c.name === 'gateway_session').map((c) => ({ httpOnly: c.httpOnly, sameSite: c.sameSite }))).toEqual([
+      { httpOnly: true, sameSite: 'Lax' },
+    ]);
 
     // Another tab of the same browser is signed in too; its list is the search workspace's.
     const tab = await page.context().newPage();
@@ -67,7 +68,9 @@ describe('single sign-on in a browser', () => {
     await tab.getByLabel('Name', { exact: true }).fill('made in the browser');
     await tab.getByRole('button', { name: 'Create API key' }).click();
     await tab.getByLabel('The new API key').waitFor();
-    const [row] = await gateway.dataSource.query(`select w.slug from api_keys k join workspaces w on w.id = k.workspace_id where k.name = 'made in the browser'`);
+    const [row] = await gateway.dataSource.query(
+      `select w.slug from api_keys k join workspaces w on w.id = k.workspace_id where k.name = 'made in the browser'`,
+    );
     expect(row).toEqual({ slug: 'search' });
     await tab.close();
 

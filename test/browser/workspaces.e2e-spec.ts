@@ -11,7 +11,6 @@ import { signIn as signInOnForm, SHOTS, startBrowser } from './browser-support';
 import { call, createApiKey, createVirtualKey, waitFor } from '../support/e2e-helpers';
 import { admin, startTestGateway, TestGateway } from '../support/test-gateway';
 
-
 jest.setTimeout(60_000);
 
 describe('dashboard workspaces in a browser', () => {
@@ -39,7 +38,10 @@ describe('dashboard workspaces in a browser', () => {
     expect((await admin(gateway, 'POST', '/v1/workspaces', { name: 'Search team', slug: 'search' })).status).toBe(201);
     searchAdmin = await createApiKey(gateway, { name: 'search admin', role: 'admin', workspace: 'search' });
     await createVirtualKey(gateway, { slug: 'vk-default', name: 'default credential', provider: 'openai', key: 'sk-default-0000' });
-    const inSearch = await call(gateway, '/v1/virtual-keys', { headers: { 'x-gateway-workspace': 'search' }, body: { slug: 'vk-search', name: 'search credential', provider: 'openai', key: 'sk-search-0000' } });
+    const inSearch = await call(gateway, '/v1/virtual-keys', {
+      headers: { 'x-gateway-workspace': 'search' },
+      body: { slug: 'vk-search', name: 'search credential', provider: 'openai', key: 'sk-search-0000' },
+    });
     expect(inSearch.status).toBe(201);
 
     browser = await startBrowser();
@@ -61,7 +63,11 @@ describe('dashboard workspaces in a browser', () => {
     await row('search').waitFor();
     expect(await rows().count()).toBe(2);
     // The default workspace is never deleted; the others offer it.
-    await expect(row('default').getByRole('button', { name: /^Delete/ }).count()).resolves.toBe(0);
+    await expect(
+      row('default')
+        .getByRole('button', { name: /^Delete/ })
+        .count(),
+    ).resolves.toBe(0);
     await expect(row('search').getByRole('button', { name: 'Delete Search team' }).count()).resolves.toBe(1);
 
     await page.getByRole('button', { name: 'New workspace' }).click();
@@ -121,9 +127,19 @@ describe('dashboard workspaces in a browser', () => {
 
   it('an owner gives any role in any workspace; the key list shows both', async () => {
     await page.getByRole('button', { name: 'New API key' }).click();
-    await expect(page.getByLabel('Role', { exact: true }).locator('option').evaluateAll((o) => o.map((x: any) => x.value))).resolves.toEqual(['owner', 'admin', 'member', 'viewer']);
+    await expect(
+      page
+        .getByLabel('Role', { exact: true })
+        .locator('option')
+        .evaluateAll((o) => o.map((x: any) => x.value)),
+    ).resolves.toEqual(['owner', 'admin', 'member', 'viewer']);
     await expect(page.getByLabel('Role', { exact: true }).inputValue()).resolves.toBe('member');
-    await expect(page.locator('#API-key-field-workspace').locator('option').evaluateAll((o) => o.map((x: any) => x.value))).resolves.toEqual(['ads', 'default', 'search']);
+    await expect(
+      page
+        .locator('#API-key-field-workspace')
+        .locator('option')
+        .evaluateAll((o) => o.map((x: any) => x.value)),
+    ).resolves.toEqual(['ads', 'default', 'search']);
     await page.getByLabel('Name', { exact: true }).fill('ads reader');
     await page.getByLabel('Role', { exact: true }).selectOption('viewer');
     await page.locator('#API-key-field-workspace').selectOption('ads');
@@ -167,7 +183,12 @@ describe('dashboard workspaces in a browser', () => {
 
     await go('/api-keys', 'API keys');
     await page.getByRole('button', { name: 'New API key' }).click();
-    await expect(page.getByLabel('Role', { exact: true }).locator('option').evaluateAll((o) => o.map((x: any) => x.value))).resolves.toEqual(['admin', 'member', 'viewer']);
+    await expect(
+      page
+        .getByLabel('Role', { exact: true })
+        .locator('option')
+        .evaluateAll((o) => o.map((x: any) => x.value)),
+    ).resolves.toEqual(['admin', 'member', 'viewer']);
     await expect(page.locator('#API-key-field-workspace').count()).resolves.toBe(0);
     await page.getByLabel('Name', { exact: true }).fill('search bot');
     await page.getByRole('button', { name: 'Create API key' }).click();

@@ -41,7 +41,11 @@ async function claude(baseUrl: string, key: GatewayKey, prompt: string, extraArg
 }
 
 /** The stream-json lines Claude Code prints with --output-format stream-json --verbose. */
-const events = (stdout: string): any[] => stdout.split('\n').filter((line) => line.trim().startsWith('{')).map((line) => JSON.parse(line));
+const events = (stdout: string): any[] =>
+  stdout
+    .split('\n')
+    .filter((line) => line.trim().startsWith('{'))
+    .map((line) => JSON.parse(line));
 
 describeClient('Claude Code (claude -p)', (world) => ({
   operation: 'messages',
@@ -56,8 +60,14 @@ describeClient('Claude Code (claude -p)', (world) => ({
   tool: async (key) => {
     const run = await claude(world.baseUrl, key, TOOL_PROMPT, ['--output-format', 'stream-json', '--verbose']);
     const all = events(run.stdout);
-    const toolUses = all.filter((e) => e.type === 'assistant').flatMap((e) => e.message.content).filter((block: any) => block.type === 'tool_use');
-    const results = all.filter((e) => e.type === 'user').flatMap((e) => e.message.content).filter((block: any) => block.type === 'tool_result');
+    const toolUses = all
+      .filter((e) => e.type === 'assistant')
+      .flatMap((e) => e.message.content)
+      .filter((block: any) => block.type === 'tool_use');
+    const results = all
+      .filter((e) => e.type === 'user')
+      .flatMap((e) => e.message.content)
+      .filter((block: any) => block.type === 'tool_result');
     expect(results.map((r: any) => r.tool_use_id)).toEqual(toolUses.map((u: any) => u.id));
     const final = all.find((e) => e.type === 'result');
     expect(final).toMatchObject({ subtype: 'success', is_error: false });

@@ -35,15 +35,27 @@ export interface Target {
 
 export const TARGETS: Record<TargetName, Target> = {
   openai: {
-    name: 'openai', slug: 'client-openai', provider: 'openai', model: 'gpt-4o-mini', hostPath: '/v1',
+    name: 'openai',
+    slug: 'client-openai',
+    provider: 'openai',
+    model: 'gpt-4o-mini',
+    hostPath: '/v1',
     isUpstreamCall: (r) => r.path.endsWith('/chat/completions') || r.path.endsWith('/responses'),
   },
   anthropic: {
-    name: 'anthropic', slug: 'client-anthropic', provider: 'anthropic', model: 'claude-sonnet-4-5', hostPath: '/v1',
+    name: 'anthropic',
+    slug: 'client-anthropic',
+    provider: 'anthropic',
+    model: 'claude-sonnet-4-5',
+    hostPath: '/v1',
     isUpstreamCall: (r) => r.path.endsWith('/messages'),
   },
   gemini: {
-    name: 'gemini', slug: 'client-gemini', provider: 'google', model: 'gemini-2.5-flash', hostPath: '/v1beta',
+    name: 'gemini',
+    slug: 'client-gemini',
+    provider: 'google',
+    model: 'gemini-2.5-flash',
+    hostPath: '/v1beta',
     isUpstreamCall: (r) => /:(stream)?generateContent$/i.test(r.path),
   },
 };
@@ -79,7 +91,11 @@ export async function startClientWorld(): Promise<ClientWorld> {
   const gateway = await startTestGateway();
   for (const target of ALL_TARGETS) {
     const created = await admin(gateway, 'POST', '/v1/virtual-keys', {
-      name: target.slug, slug: target.slug, provider: target.provider, key: `upstream-secret-${target.name}`, custom_host: `${mock.url}${target.hostPath}`,
+      name: target.slug,
+      slug: target.slug,
+      provider: target.provider,
+      key: `upstream-secret-${target.name}`,
+      custom_host: `${mock.url}${target.hostPath}`,
     });
     if (created.status !== 201) throw new Error(`virtual key ${target.slug}: ${created.status} ${JSON.stringify(created.body)}`);
   }
@@ -161,9 +177,17 @@ export interface ProcessResult {
 }
 
 /** Runs a program to its end (killed after `timeoutMs`), never throwing on a non-zero exit. */
-export function runProcess(command: string, args: string[], options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number; input?: string } = {}): Promise<ProcessResult> {
+export function runProcess(
+  command: string,
+  args: string[],
+  options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number; input?: string } = {},
+): Promise<ProcessResult> {
   return new Promise((done, fail) => {
-    const child = spawn(command, args, { env: options.env ?? (process.env as Record<string, string>), cwd: options.cwd ?? ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      env: options.env ?? (process.env as Record<string, string>),
+      cwd: options.cwd ?? ROOT,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -183,7 +207,15 @@ export const describeRun = (run: ProcessResult) => `exit ${run.code}\n--- stdout
 
 /** An environment with nothing of this machine's: PATH, a HOME of the test's, loopback only. */
 export function isolatedEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, LANG: 'C.UTF-8', TERM: 'dumb', NO_PROXY: '127.0.0.1,localhost', no_proxy: '127.0.0.1,localhost', ...extra };
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home,
+    LANG: 'C.UTF-8',
+    TERM: 'dumb',
+    NO_PROXY: '127.0.0.1,localhost',
+    no_proxy: '127.0.0.1,localhost',
+    ...extra,
+  };
 }
 
 export const PYTHON_SDKS = { openai: '3.22.1', anthropic: '1.13.0' };

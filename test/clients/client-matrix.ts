@@ -37,8 +37,16 @@ export function expectToolResultSent(target: Target, body: any): void {
 
 /** The names of the tool calls in the history of an upstream request, in the vendor's own shape. */
 export function toolCallsInHistory(target: Target, body: any): string[] {
-  if (target.name === 'anthropic') return (body.messages ?? []).flatMap((m: any) => (Array.isArray(m.content) ? m.content : [])).filter((b: any) => b.type === 'tool_use').map((b: any) => b.name);
-  if (target.name === 'gemini') return (body.contents ?? []).flatMap((c: any) => c.parts ?? []).filter((p: any) => p.functionCall).map((p: any) => p.functionCall.name);
+  if (target.name === 'anthropic')
+    return (body.messages ?? [])
+      .flatMap((m: any) => (Array.isArray(m.content) ? m.content : []))
+      .filter((b: any) => b.type === 'tool_use')
+      .map((b: any) => b.name);
+  if (target.name === 'gemini')
+    return (body.contents ?? [])
+      .flatMap((c: any) => c.parts ?? [])
+      .filter((p: any) => p.functionCall)
+      .map((p: any) => p.functionCall.name);
   if (Array.isArray(body?.input)) return body.input.filter((i: any) => i.type === 'function_call').map((i: any) => i.name);
   return (body.messages ?? []).flatMap((m: any) => m.tool_calls ?? []).map((c: any) => c.function.name);
 }

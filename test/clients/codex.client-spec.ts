@@ -49,8 +49,16 @@ async function codex(baseUrl: string, key: GatewayKey, prompt: string, extraArgs
 }
 
 /** The JSON lines `codex exec --json` prints (thread / turn / item events). */
-const events = (stdout: string): any[] => stdout.split('\n').filter((line) => line.trim().startsWith('{')).map((line) => JSON.parse(line));
-const agentText = (all: any[]) => all.filter((e) => e.type === 'item.completed' && e.item?.type === 'agent_message').map((e) => e.item.text).join('\n');
+const events = (stdout: string): any[] =>
+  stdout
+    .split('\n')
+    .filter((line) => line.trim().startsWith('{'))
+    .map((line) => JSON.parse(line));
+const agentText = (all: any[]) =>
+  all
+    .filter((e) => e.type === 'item.completed' && e.item?.type === 'agent_message')
+    .map((e) => e.item.text)
+    .join('\n');
 
 describeClient('Codex CLI (codex exec)', (world) => ({
   operation: 'responses',

@@ -12,7 +12,11 @@ import { ClientDriver, describeClient } from './client-matrix';
 
 const WEATHER_TOOL = {
   type: 'function' as const,
-  function: { name: 'get_weather', description: 'Weather by city', parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] } },
+  function: {
+    name: 'get_weather',
+    description: 'Weather by city',
+    parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] },
+  },
 };
 
 const textOf = (message: AIMessage | { content: unknown }) =>
@@ -42,7 +46,10 @@ function langchainDriver(operation: string, modelOf: (key: GatewayKey) => BaseCh
 }
 
 describeClient('LangChain ChatOpenAI', (world) =>
-  langchainDriver('chat.completions', (key) => new ChatOpenAI({ model: key.target.model, apiKey: key.key, maxRetries: 0, configuration: { baseURL: `${world.baseUrl}/v1` } })),
+  langchainDriver(
+    'chat.completions',
+    (key) => new ChatOpenAI({ model: key.target.model, apiKey: key.key, maxRetries: 0, configuration: { baseURL: `${world.baseUrl}/v1` } }),
+  ),
 );
 describeClient('LangChain ChatAnthropic', (world) =>
   langchainDriver('messages', (key) => new ChatAnthropic({ model: key.target.model, apiKey: key.key, maxRetries: 0, anthropicApiUrl: world.baseUrl })),

@@ -42,8 +42,17 @@ describe('the README examples, run as they are', () => {
 
   beforeAll(async () => {
     world = await startClientWorld();
-    for (const [slug, provider] of [['openai-prod', 'openai'], ['anthropic-prod', 'anthropic']]) {
-      const created = await admin(world.gateway, 'POST', '/v1/virtual-keys', { name: slug, slug, provider, key: `sk-${slug}-readme`, custom_host: `${world.mock.url}/v1` });
+    for (const [slug, provider] of [
+      ['openai-prod', 'openai'],
+      ['anthropic-prod', 'anthropic'],
+    ]) {
+      const created = await admin(world.gateway, 'POST', '/v1/virtual-keys', {
+        name: slug,
+        slug,
+        provider,
+        key: `sk-${slug}-readme`,
+        custom_host: `${world.mock.url}/v1`,
+      });
       expect(created.status).toBe(201);
     }
     key = await world.keyFor(TARGETS.openai, 'readme');
@@ -54,16 +63,21 @@ describe('the README examples, run as they are', () => {
 
   it('has JavaScript and Python examples for the quick start and every client section', () => {
     const headings = new Set(EXAMPLES.map((example) => `${example.language} ${example.heading}`));
-    for (const expected of ['js Quick start', 'python Quick start', 'python Python SDKs', 'js Vercel AI SDK', 'js LangChain JS']) expect(headings).toContain(expected);
+    for (const expected of ['js Quick start', 'python Quick start', 'python Python SDKs', 'js Vercel AI SDK', 'js LangChain JS'])
+      expect(headings).toContain(expected);
   });
 
-  it.each(EXAMPLES.map((example, i) => [`${example.language} #${i} under "${example.heading}"`, example] as const))('%s runs and prints the answers', async (_, example) => {
-    const file = join(DIR, `example-${EXAMPLES.indexOf(example)}.${example.language === 'js' ? 'mjs' : 'py'}`);
-    writeFileSync(file, example.code);
-    const command = example.language === 'js' ? process.execPath : await pythonWithSdks();
-    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: DIR, GATEWAY_URL: world.baseUrl, GATEWAY_KEY: key.key };
-    const run = await runProcess(command, [file], { env, cwd: DIR, timeoutMs: 60_000 });
-    if (run.code !== 0) throw new Error(`the README example failed:\n${example.code}\n${describeRun(run)}`);
-    expect(run.stdout).toContain(MOCK_TEXT);
-  }, 120_000);
+  it.each(EXAMPLES.map((example, i) => [`${example.language} #${i} under "${example.heading}"`, example] as const))(
+    '%s runs and prints the answers',
+    async (_, example) => {
+      const file = join(DIR, `example-${EXAMPLES.indexOf(example)}.${example.language === 'js' ? 'mjs' : 'py'}`);
+      writeFileSync(file, example.code);
+      const command = example.language === 'js' ? process.execPath : await pythonWithSdks();
+      const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: DIR, GATEWAY_URL: world.baseUrl, GATEWAY_KEY: key.key };
+      const run = await runProcess(command, [file], { env, cwd: DIR, timeoutMs: 60_000 });
+      if (run.code !== 0) throw new Error(`the README example failed:\n${example.code}\n${describeRun(run)}`);
+      expect(run.stdout).toContain(MOCK_TEXT);
+    },
+    120_000,
+  );
 });

@@ -21,7 +21,13 @@ interface Server {
 }
 
 const completion = (content: string) =>
-  JSON.stringify({ id: 'c1', object: 'chat.completion', model: 'gpt-4o-mini', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } });
+  JSON.stringify({
+    id: 'c1',
+    object: 'chat.completion',
+    model: 'gpt-4o-mini',
+    choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+    usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
+  });
 
 /**
  * A provider that quotes the Authorization it was sent, as some self-hosted servers do:
@@ -42,7 +48,8 @@ async function startEchoServer(): Promise<Server> {
         res.end(JSON.stringify({ error: { message: `Incorrect API key provided: ${auth}`, type: 'invalid_request_error', code: 'invalid_api_key' } }));
       } else if (model === 'echo-stream') {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
-        const chunk = (content: string) => JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', model: 'gpt-4o-mini', choices: [{ index: 0, delta: { content }, finish_reason: null }] });
+        const chunk = (content: string) =>
+          JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', model: 'gpt-4o-mini', choices: [{ index: 0, delta: { content }, finish_reason: null }] });
         // The key split across two network writes: the scrubber works on whole events.
         const frame = `data: ${chunk(`you sent ${auth}`)}\n\n`;
         const half = frame.indexOf(ORG_KEY) + 6;
@@ -90,7 +97,8 @@ describe('credentials and hosts (hostile member key)', () => {
     attacker.received.length = 0;
   });
 
-  const asMember = (headers: Record<string, string>, body: Record<string, unknown> = CHAT, apiKey = member) => call(gateway, '/v1/chat/completions', { headers, body, apiKey });
+  const asMember = (headers: Record<string, string>, body: Record<string, unknown> = CHAT, apiKey = member) =>
+    call(gateway, '/v1/chat/completions', { headers, body, apiKey });
   // Non-ASCII written as JSON escapes, as a client must to put it in a header.
   const inline = (config: Record<string, unknown>) => ({
     'x-gateway-config': JSON.stringify(config).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
@@ -104,12 +112,28 @@ describe('credentials and hosts (hostile member key)', () => {
         { virtual_key: 'org', custom_host: evil },
         { virtual_key: 'org-default-host', custom_host: evil },
         { custom_host: evil, targets: [{ virtual_key: 'org' }] },
-        { strategy: { mode: 'fallback' }, targets: [{ provider: 'openai', api_key: 'sk-own-key-123456', custom_host: evil }, { virtual_key: 'org', custom_host: evil }] },
-        { strategy: { mode: 'loadbalance' }, targets: [{ virtual_key: 'org', weight: 1 }, { targets: [{ virtual_key: 'org', custom_host: evil }], weight: 0 }] },
+        {
+          strategy: { mode: 'fallback' },
+          targets: [
+            { provider: 'openai', api_key: 'sk-own-key-123456', custom_host: evil },
+            { virtual_key: 'org', custom_host: evil },
+          ],
+        },
+        {
+          strategy: { mode: 'loadbalance' },
+          targets: [
+            { virtual_key: 'org', weight: 1 },
+            { targets: [{ virtual_key: 'org', custom_host: evil }], weight: 0 },
+          ],
+        },
       ];
       for (const config of configs) {
         const response = await asMember(inline(config));
-        expectError(response, 400, { ...mismatch, param: 'x-gateway-config', message: /custom_host names the host .* virtual key 'org(-default-host)?' is a stored credential/ });
+        expectError(response, 400, {
+          ...mismatch,
+          param: 'x-gateway-config',
+          message: /custom_host names the host .* virtual key 'org(-default-host)?' is a stored credential/,
+        });
       }
       // Refused before anything was sent, to either server.
       expect(attacker.received).toEqual([]);
@@ -130,14 +154,18 @@ describe('credentials and hosts (hostile member key)', () => {
       for (const response of cases) expectError(response, 400, { ...mismatch, param: 'x-gateway-custom-host' });
       // Beside x-gateway-provider the host belongs to that route, which a virtual key wins over (CONTRACT
       // section 1's order): set aside with it, so the key goes to its own host.
-      expect((await asMember({ ...host, 'x-gateway-virtual-key': 'org', 'x-gateway-provider': 'openai', authorization: 'Bearer sk-own-key-123456' })).status).toBe(200);
+      expect(
+        (await asMember({ ...host, 'x-gateway-virtual-key': 'org', 'x-gateway-provider': 'openai', authorization: 'Bearer sk-own-key-123456' })).status,
+      ).toBe(200);
       expect(provider.received).toEqual([`Bearer ${ORG_KEY}`]);
       expect(attacker.received).toEqual([]);
     });
 
-    it('sends a request\'s own key wherever it names, and a virtual key to the host stored with it', async () => {
+    it("sends a request's own key wherever it names, and a virtual key to the host stored with it", async () => {
       const own = 'sk-own-key-123456';
-      expect((await asMember({ 'x-gateway-provider': 'openai', authorization: `Bearer ${own}`, 'x-gateway-custom-host': `${attacker.url}/v1` })).status).toBe(200);
+      expect((await asMember({ 'x-gateway-provider': 'openai', authorization: `Bearer ${own}`, 'x-gateway-custom-host': `${attacker.url}/v1` })).status).toBe(
+        200,
+      );
       expect((await asMember(inline({ provider: 'openai', api_key: own, custom_host: `${attacker.url}/v1` }))).status).toBe(200);
       expect(attacker.received).toEqual([`Bearer ${own}`, `Bearer ${own}`]);
 
@@ -187,7 +215,10 @@ describe('credentials and hosts (hostile member key)', () => {
 
     it('a key the request brought itself, too', async () => {
       const own = 'sk-own-echo-key-98765';
-      const response = await asMember({ 'x-gateway-provider': 'openai', authorization: `Bearer ${own}`, 'x-gateway-custom-host': `${provider.url}/v1` }, { ...CHAT, model: 'echo-error' });
+      const response = await asMember(
+        { 'x-gateway-provider': 'openai', authorization: `Bearer ${own}`, 'x-gateway-custom-host': `${provider.url}/v1` },
+        { ...CHAT, model: 'echo-error' },
+      );
       expect(response.status).toBe(401);
       expect(response.text).not.toContain(own);
     });
@@ -197,13 +228,23 @@ describe('credentials and hosts (hostile member key)', () => {
     it('a stored config with CR LF or non-Latin-1 in a header field, at any level: 400 naming the field', async () => {
       const bad: [Record<string, unknown>, RegExp][] = [
         [{ virtual_key: 'org', provider_organization: 'org-1\r\nX-Injected: 1' }, /config\.provider_organization must not contain line breaks/],
-        [{ strategy: { mode: 'fallback' }, targets: [{ virtual_key: 'org' }, { virtual_key: 'org', provider_project: 'proj\n' }] }, /config\.targets\[1\]\.provider_project must not contain/],
+        [
+          { strategy: { mode: 'fallback' }, targets: [{ virtual_key: 'org' }, { virtual_key: 'org', provider_project: 'proj\n' }] },
+          /config\.targets\[1\]\.provider_project must not contain/,
+        ],
         [{ provider: 'openai', api_key: 'sk-\u4e2d\u6587-key' }, /config\.api_key must not contain/],
-        [{ virtual_key: 'org', input_guardrails: [{ checks: [{ type: 'webhook', url: 'https://hooks.example.com', headers: { 'x-token': 'a\u0001b' } }] }] }, /headers\.x-token must not contain/],
+        [
+          { virtual_key: 'org', input_guardrails: [{ checks: [{ type: 'webhook', url: 'https://hooks.example.com', headers: { 'x-token': 'a\u0001b' } }] }] },
+          /headers\.x-token must not contain/,
+        ],
       ];
       for (const [config, message] of bad) {
         const created = await admin(gateway, 'POST', '/v1/configs', { name: 'bad', slug: 'bad', config });
-        expect({ status: created.status, code: created.body.error?.code, param: created.body.error?.param }).toEqual({ status: 400, code: 'invalid_config', param: 'config' });
+        expect({ status: created.status, code: created.body.error?.code, param: created.body.error?.param }).toEqual({
+          status: 400,
+          code: 'invalid_config',
+          param: 'config',
+        });
         expect(created.body.error.message).toMatch(message);
       }
       await createConfig(gateway, 'good', { virtual_key: 'org' });
@@ -214,18 +255,43 @@ describe('credentials and hosts (hostile member key)', () => {
 
     it('the same per request, in an inline config (400, not a 502 from the provider call)', async () => {
       const response = await asMember(inline({ virtual_key: 'org', provider_organization: '\u4e2d' }));
-      expectError(response, 400, { type: 'invalid_request_error', code: 'invalid_config', param: 'x-gateway-config', message: /config\.provider_organization must not contain/ });
+      expectError(response, 400, {
+        type: 'invalid_request_error',
+        code: 'invalid_config',
+        param: 'x-gateway-config',
+        message: /config\.provider_organization must not contain/,
+      });
       expect(provider.received).toEqual([]);
     });
 
     it('virtual keys and MCP servers: header fields, provider options and keys', async () => {
       const cases: [string, Record<string, unknown>, RegExp][] = [
-        ['/v1/virtual-keys', { name: 'x', slug: 'x1', provider: 'openai', key: 'sk-1', provider_organization: 'a\r\nb' }, /provider_organization must not contain/],
-        ['/v1/virtual-keys', { name: 'x', slug: 'x2', provider: 'openai', key: 'sk-1', provider_project: '\u00e9t\u00e9\u2028' }, /provider_project must not contain/],
-        ['/v1/virtual-keys', { name: 'x', slug: 'x3', provider: 'anthropic', key: 'sk-1', provider_options: { anthropic_beta: 'x\nInjected: 1' } }, /provider_options\.anthropic_beta must not contain/],
-        ['/v1/virtual-keys', { name: 'x', slug: 'x4', provider: 'azure-openai', key: 'k-1', provider_options: { resource_name: 'evil.example/x?' } }, /provider_options\.resource_name must be an Azure resource name/],
+        [
+          '/v1/virtual-keys',
+          { name: 'x', slug: 'x1', provider: 'openai', key: 'sk-1', provider_organization: 'a\r\nb' },
+          /provider_organization must not contain/,
+        ],
+        [
+          '/v1/virtual-keys',
+          { name: 'x', slug: 'x2', provider: 'openai', key: 'sk-1', provider_project: '\u00e9t\u00e9\u2028' },
+          /provider_project must not contain/,
+        ],
+        [
+          '/v1/virtual-keys',
+          { name: 'x', slug: 'x3', provider: 'anthropic', key: 'sk-1', provider_options: { anthropic_beta: 'x\nInjected: 1' } },
+          /provider_options\.anthropic_beta must not contain/,
+        ],
+        [
+          '/v1/virtual-keys',
+          { name: 'x', slug: 'x4', provider: 'azure-openai', key: 'k-1', provider_options: { resource_name: 'evil.example/x?' } },
+          /provider_options\.resource_name must be an Azure resource name/,
+        ],
         ['/v1/virtual-keys', { name: 'x', slug: 'x5', provider: 'openai', key: 'sk-1\r\n' }, /key must not contain/],
-        ['/v1/mcp-servers', { name: 'x', slug: 'm1', url: 'https://mcp.example.com/mcp', headers: { authorization: 'Bearer \u4e2d' } }, /headers must be an object/],
+        [
+          '/v1/mcp-servers',
+          { name: 'x', slug: 'm1', url: 'https://mcp.example.com/mcp', headers: { authorization: 'Bearer \u4e2d' } },
+          /headers must be an object/,
+        ],
       ];
       for (const [path, body, message] of cases) {
         const created = await admin(gateway, 'POST', path, body);
@@ -234,13 +300,22 @@ describe('credentials and hosts (hostile member key)', () => {
       }
       // Latin-1 is a valid header value; a service account's JSON key is not sent as a header.
       await createVirtualKey(gateway, { slug: 'latin', key: 'sk-1', provider_organization: 'soci\u00e9t\u00e9' });
-      await createVirtualKey(gateway, { slug: 'vertex', provider: 'vertex-ai', key: '{\n  "type": "service_account"\n}', provider_options: { project_id: 'p', region: 'us-central1' } });
+      await createVirtualKey(gateway, {
+        slug: 'vertex',
+        provider: 'vertex-ai',
+        key: '{\n  "type": "service_account"\n}',
+        provider_options: { project_id: 'p', region: 'us-central1' },
+      });
     });
   });
 
   describe('user:password@ in a URL', () => {
     it('is refused in a per-request host, and hidden in the log row of the refusal', async () => {
-      const response = await asMember({ 'x-gateway-provider': 'openai', authorization: 'Bearer sk-x-123456789', 'x-gateway-custom-host': `http://user:hunter2@127.0.0.1:1/v1` });
+      const response = await asMember({
+        'x-gateway-provider': 'openai',
+        authorization: 'Bearer sk-x-123456789',
+        'x-gateway-custom-host': `http://user:hunter2@127.0.0.1:1/v1`,
+      });
       expectError(response, 400, { type: 'invalid_request_error', param: 'x-gateway-custom-host', message: /must not carry user:password@/ });
       const log = await logOf(gateway, response.headers.get('x-gateway-request-id'));
       expect(JSON.stringify(log)).not.toContain('hunter2');
@@ -252,10 +327,20 @@ describe('credentials and hosts (hostile member key)', () => {
     });
 
     it('is refused in stored hosts and hidden in the audit log', async () => {
-      const vk = await admin(gateway, 'POST', '/v1/virtual-keys', { name: 'u', slug: 'userinfo', provider: 'openai', key: 'sk-1', custom_host: 'https://user:hunter2@llm.example.com/v1' });
+      const vk = await admin(gateway, 'POST', '/v1/virtual-keys', {
+        name: 'u',
+        slug: 'userinfo',
+        provider: 'openai',
+        key: 'sk-1',
+        custom_host: 'https://user:hunter2@llm.example.com/v1',
+      });
       expect(vk.status).toBe(400);
       expect(vk.body.error.message).toMatch(/custom_host must not carry user:password@/);
-      const config = await admin(gateway, 'POST', '/v1/configs', { name: 'u', slug: 'userinfo', config: { provider: 'openai', api_key: 'sk-1', custom_host: 'https://user:hunter2@llm.example.com/v1' } });
+      const config = await admin(gateway, 'POST', '/v1/configs', {
+        name: 'u',
+        slug: 'userinfo',
+        config: { provider: 'openai', api_key: 'sk-1', custom_host: 'https://user:hunter2@llm.example.com/v1' },
+      });
       expect(config.status).toBe(400);
 
       // What an admin does store is audited with the password hidden (an API key's metadata may hold a URL).

@@ -64,12 +64,15 @@ describe('hostile clients: uploads and header-bound values', () => {
   function send(path: string, headers: Record<string, string>, write: (req: http.ClientRequest) => void, method = 'POST'): Promise<Answer> {
     const url = new URL(path, gateway.url);
     return new Promise((resolve) => {
-      const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method, agent: false, headers: { 'x-gateway-api-key': gateway.adminKey, ...headers } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', (error) => resolve(answerOf(res, chunks, error.message)));
-        res.on('end', () => resolve(answerOf(res, chunks)));
-      });
+      const req = http.request(
+        { host: url.hostname, port: url.port, path: url.pathname, method, agent: false, headers: { 'x-gateway-api-key': gateway.adminKey, ...headers } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('error', (error) => resolve(answerOf(res, chunks, error.message)));
+          res.on('end', () => resolve(answerOf(res, chunks)));
+        },
+      );
       // Once the gateway has answered it may close the connection under a client still writing.
       req.on('error', (error) => setTimeout(() => resolve({ status: 0, headers: new Headers(), text: '', body: undefined, cut: error.message }), 100));
       write(req);
@@ -89,7 +92,11 @@ describe('hostile clients: uploads and header-bound values', () => {
     return { status: res.statusCode ?? 0, headers, text, body, cut };
   }
 
-  const form = (boundary: string, extra: Record<string, string> = {}) => ({ 'x-gateway-virtual-key': VK, 'content-type': `multipart/form-data; boundary=${boundary}`, ...extra });
+  const form = (boundary: string, extra: Record<string, string> = {}) => ({
+    'x-gateway-virtual-key': VK,
+    'content-type': `multipart/form-data; boundary=${boundary}`,
+    ...extra,
+  });
   const postBody = (path: string, body: string | Buffer, headers: Record<string, string>) =>
     send(path, { 'content-length': String(Buffer.byteLength(body)), ...headers }, (req) => req.end(body));
 
@@ -132,8 +139,16 @@ describe('hostile clients: uploads and header-bound values', () => {
         ['bytes that are not a form', Buffer.from([0, 1, 2, 0xff, 0xfe, 13, 10, 13, 10]), form('XYZ')],
         ['a part header without a colon', '--XYZ\r\nContent-Disposition form-data; name="file"; filename="a"\r\n\r\nabc\r\n--XYZ--\r\n', form('XYZ')],
         ['a part without Content-Disposition', '--XYZ\r\nContent-Type: text/plain\r\n\r\nabc\r\n--XYZ--\r\n', form('XYZ')],
-        ['a part header of 100 KB', `--XYZ\r\nContent-Disposition: form-data; name="file"; filename="${'a'.repeat(100_000)}"\r\n\r\nabc\r\n--XYZ--\r\n`, form('XYZ')],
-        ['3,000 header lines in one part', `--XYZ\r\n${'X-A: b\r\n'.repeat(3000)}Content-Disposition: form-data; name="file"; filename="a"\r\n\r\nabc\r\n--XYZ--\r\n`, form('XYZ')],
+        [
+          'a part header of 100 KB',
+          `--XYZ\r\nContent-Disposition: form-data; name="file"; filename="${'a'.repeat(100_000)}"\r\n\r\nabc\r\n--XYZ--\r\n`,
+          form('XYZ'),
+        ],
+        [
+          '3,000 header lines in one part',
+          `--XYZ\r\n${'X-A: b\r\n'.repeat(3000)}Content-Disposition: form-data; name="file"; filename="a"\r\n\r\nabc\r\n--XYZ--\r\n`,
+          form('XYZ'),
+        ],
         ['a field over 1 MiB', `--XYZ\r\nContent-Disposition: form-data; name="purpose"\r\n\r\n${'p'.repeat(1024 * 1024 + 10)}\r\n--XYZ--\r\n`, form('XYZ')],
         ['1,500 fields', `${'--XYZ\r\nContent-Disposition: form-data; name="f"\r\n\r\nv\r\n'.repeat(1500)}--XYZ--\r\n`, form('XYZ')],
         ['1,500 empty parts before the file', `${'--XYZ\r\n\r\n\r\n'.repeat(1500)}${file('XYZ')}`, form('XYZ')],
@@ -144,7 +159,8 @@ describe('hostile clients: uploads and header-bound values', () => {
           const answer = await postBody(path, body, headers);
           const error = (answer.body as any)?.error;
           const shapeOk = error && typeof error.message === 'string' && error.type === 'invalid_request_error' && 'param' in error && 'code' in error;
-          if (answer.status !== 400 || !shapeOk || /\n\s+at /.test(answer.text)) wrong.push(`${path} ${name}: ${answer.status} ${answer.cut ?? answer.text.slice(0, 160)}`);
+          if (answer.status !== 400 || !shapeOk || /\n\s+at /.test(answer.text))
+            wrong.push(`${path} ${name}: ${answer.status} ${answer.cut ?? answer.text.slice(0, 160)}`);
         }
       }
       expect(wrong).toEqual([]);
@@ -167,30 +183,44 @@ describe('hostile clients: uploads and header-bound values', () => {
       expect([answer.status, (answer.body as any)?.bytes]).toEqual([200, 10 * '{"line":0}\n'.length]);
     });
 
-    it.each(UPLOAD_ROUTES)('%s: a client that sends part of a file, then disconnects: the provider request is aborted, the request logged client_closed_request', async (path) => {
-      const boundary = 'abandon';
-      const body = path === '/v1/files' ? head(boundary) : `--${boundary}\r\nContent-Disposition: form-data; name="model"\r\n\r\nwhisper-1\r\n${head(boundary).slice(head(boundary).indexOf(`--${boundary}\r\nContent-Disposition: form-data; name="file"`))}`;
-      let requestId: string | null = null;
-      const closed = await send(path, form(boundary, { 'content-length': '1000000' }), (req) => {
-        req.on('response', (res) => (requestId = String(res.headers['x-gateway-request-id'] ?? '')));
-        req.write(body);
-        setTimeout(() => req.write(Buffer.alloc(64 * 1024, 0x61)), 50);
-        setTimeout(() => req.destroy(), 300);
-      });
-      expect(closed.status).toBe(0); // no answer: the client left first
-      expect(requestId).toBeNull();
-      // The provider saw the upload start and then go away, never a complete form.
-      const [upload] = await waitFor(() => (uploadsOf(mock).length && uploadsOf(mock).every((u) => u.aborted) ? uploadsOf(mock) : null));
-      expect(upload.complete).toBe(false);
-      await gateway.flushLogs();
-      const [row] = await gateway.dataSource.query(`select error->>'code' as code, status_code from request_logs where operation = $1 order by created_at desc limit 1`, [OPERATION[path]]);
-      expect(row).toEqual({ code: 'client_closed_request', status_code: 499 });
-      await stillServing();
-    });
+    it.each(UPLOAD_ROUTES)(
+      '%s: a client that sends part of a file, then disconnects: the provider request is aborted, the request logged client_closed_request',
+      async (path) => {
+        const boundary = 'abandon';
+        const body =
+          path === '/v1/files'
+            ? head(boundary)
+            : `--${boundary}\r\nContent-Disposition: form-data; name="model"\r\n\r\nwhisper-1\r\n${head(boundary).slice(head(boundary).indexOf(`--${boundary}\r\nContent-Disposition: form-data; name="file"`))}`;
+        let requestId: string | null = null;
+        const closed = await send(path, form(boundary, { 'content-length': '1000000' }), (req) => {
+          req.on('response', (res) => (requestId = String(res.headers['x-gateway-request-id'] ?? '')));
+          req.write(body);
+          setTimeout(() => req.write(Buffer.alloc(64 * 1024, 0x61)), 50);
+          setTimeout(() => req.destroy(), 300);
+        });
+        expect(closed.status).toBe(0); // no answer: the client left first
+        expect(requestId).toBeNull();
+        // The provider saw the upload start and then go away, never a complete form.
+        const [upload] = await waitFor(() => (uploadsOf(mock).length && uploadsOf(mock).every((u) => u.aborted) ? uploadsOf(mock) : null));
+        expect(upload.complete).toBe(false);
+        await gateway.flushLogs();
+        const [row] = await gateway.dataSource.query(
+          `select error->>'code' as code, status_code from request_logs where operation = $1 order by created_at desc limit 1`,
+          [OPERATION[path]],
+        );
+        expect(row).toEqual({ code: 'client_closed_request', status_code: 499 });
+        await stillServing();
+      },
+    );
   });
 
   describe('a parameter name that cannot go in a header (issue 32, item 7)', () => {
-    const metadataWith = (model: string) => ({ model, max_tokens: 16, messages: [{ role: 'user', content: 'Hello' }], metadata: { user_id: 'u', 中: 'v', 'a\r\nx-injected: 1': 'v', 'b,c': 'v' } });
+    const metadataWith = (model: string) => ({
+      model,
+      max_tokens: 16,
+      messages: [{ role: 'user', content: 'Hello' }],
+      metadata: { user_id: 'u', 中: 'v', 'a\r\nx-injected: 1': 'v', 'b,c': 'v' },
+    });
 
     it('/v1/messages to an OpenAI-compatible target: answered in JSON, the ignored names percent-encoded in a well-formed header', async () => {
       const answer = await call(gateway, '/v1/messages', { headers: { 'x-gateway-virtual-key': VK }, body: metadataWith('gpt-4o-mini') });

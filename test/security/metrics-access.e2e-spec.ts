@@ -114,7 +114,14 @@ describe('/metrics on METRICS_PORT with WORKERS=2', () => {
     const port = await freePort();
     metricsUrl = `http://127.0.0.1:${port}`;
     cluster = await startGatewayProcess(
-      { DATABASE_URL: observer.databaseUrl, GATEWAY_ADMIN_KEY: TEST_ADMIN_KEY, GATEWAY_ENCRYPTION_KEY: encryptionKey, WORKERS: '2', METRICS_PORT: String(port), METRICS_TOKEN: TEST_METRICS_TOKEN },
+      {
+        DATABASE_URL: observer.databaseUrl,
+        GATEWAY_ADMIN_KEY: TEST_ADMIN_KEY,
+        GATEWAY_ENCRYPTION_KEY: encryptionKey,
+        WORKERS: '2',
+        METRICS_PORT: String(port),
+        METRICS_TOKEN: TEST_METRICS_TOKEN,
+      },
       60_000,
     );
   }, 180_000);

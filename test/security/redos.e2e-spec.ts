@@ -60,7 +60,9 @@ describe('hostile regular expressions', () => {
         { name: 'other', virtual_key: 'openai-prod' },
       ],
     };
-    const { result, tookMs, slowestHealthMs } = await whileHealthIsAsked(() => chatWith(config, { user: HOSTILE_TEXT, messages: [{ role: 'user', content: 'hi' }] }));
+    const { result, tookMs, slowestHealthMs } = await whileHealthIsAsked(() =>
+      chatWith(config, { user: HOSTILE_TEXT, messages: [{ role: 'user', content: 'hi' }] }),
+    );
     expect(result.status).toBe(200);
     expect(result.headers.get('x-gateway-target-index')).toBe('1'); // no match: the default
     expect(tookMs).toBeLessThan(2_000);
@@ -71,7 +73,10 @@ describe('hostile regular expressions', () => {
   });
 
   it('a guardrail regex check that backtracks catastrophically answers at once, and /health meanwhile', async () => {
-    const config = { virtual_key: 'openai-prod', input_guardrails: [{ name: 'only-as', deny: true, checks: [{ type: 'regex', pattern: CATASTROPHIC, must: 'match' }] }] };
+    const config = {
+      virtual_key: 'openai-prod',
+      input_guardrails: [{ name: 'only-as', deny: true, checks: [{ type: 'regex', pattern: CATASTROPHIC, must: 'match' }] }],
+    };
     const { result, tookMs, slowestHealthMs } = await whileHealthIsAsked(() => chatWith(config, { messages: [{ role: 'user', content: HOSTILE_TEXT }] }));
     expect(result.status).toBe(446);
     expect(result.body.error.guardrails[0]).toMatchObject({ name: 'only-as', checks: [{ type: 'regex', verdict: false }] });
@@ -81,11 +86,34 @@ describe('hostile regular expressions', () => {
   });
 
   it.each([
-    ['a $regex backreference', { strategy: { mode: 'conditional', conditions: [{ query: { 'params.user': { $regex: '^(a+)\\1$' } }, then: 'a' }] }, targets: [{ name: 'a', virtual_key: 'openai-prod' }] }, 'config.strategy.conditions[0].query.params.user.$regex must not use backreferences'],
-    ['a guardrail lookahead', { virtual_key: 'openai-prod', input_guardrails: [{ checks: [{ type: 'regex', pattern: '(?=sk-)\\w+' }] }] }, 'config.input_guardrails[0].checks[0].pattern must not use lookahead or lookbehind'],
-    ['a guardrail lookbehind', { virtual_key: 'openai-prod', output_guardrails: [{ checks: [{ type: 'regex', pattern: '(?<!x)y' }] }] }, 'config.output_guardrails[0].checks[0].pattern must not use lookahead or lookbehind'],
-    ['a JSON schema pattern with a backreference', { virtual_key: 'openai-prod', output_guardrails: [{ checks: [{ type: 'json_schema', schema: { type: 'string', pattern: '(a)\\1' } }] }] }, 'config.output_guardrails[0].checks[0].schema is not a valid JSON schema: pattern "(a)\\\\1" must not use backreferences'],
-    ['a repeat count beyond RE2', { virtual_key: 'openai-prod', input_guardrails: [{ checks: [{ type: 'regex', pattern: '(a{1,1000}){1,1000}' }] }] }, 'config.input_guardrails[0].checks[0].pattern is too complex'],
+    [
+      'a $regex backreference',
+      {
+        strategy: { mode: 'conditional', conditions: [{ query: { 'params.user': { $regex: '^(a+)\\1$' } }, then: 'a' }] },
+        targets: [{ name: 'a', virtual_key: 'openai-prod' }],
+      },
+      'config.strategy.conditions[0].query.params.user.$regex must not use backreferences',
+    ],
+    [
+      'a guardrail lookahead',
+      { virtual_key: 'openai-prod', input_guardrails: [{ checks: [{ type: 'regex', pattern: '(?=sk-)\\w+' }] }] },
+      'config.input_guardrails[0].checks[0].pattern must not use lookahead or lookbehind',
+    ],
+    [
+      'a guardrail lookbehind',
+      { virtual_key: 'openai-prod', output_guardrails: [{ checks: [{ type: 'regex', pattern: '(?<!x)y' }] }] },
+      'config.output_guardrails[0].checks[0].pattern must not use lookahead or lookbehind',
+    ],
+    [
+      'a JSON schema pattern with a backreference',
+      { virtual_key: 'openai-prod', output_guardrails: [{ checks: [{ type: 'json_schema', schema: { type: 'string', pattern: '(a)\\1' } }] }] },
+      'config.output_guardrails[0].checks[0].schema is not a valid JSON schema: pattern "(a)\\\\1" must not use backreferences',
+    ],
+    [
+      'a repeat count beyond RE2',
+      { virtual_key: 'openai-prod', input_guardrails: [{ checks: [{ type: 'regex', pattern: '(a{1,1000}){1,1000}' }] }] },
+      'config.input_guardrails[0].checks[0].pattern is too complex',
+    ],
   ])('%s is a 400 naming the field, and nothing is sent', async (_name, config, message) => {
     mock.reset();
     const refused = await chatWith(config, { messages: [{ role: 'user', content: 'hi' }] });

@@ -36,7 +36,12 @@ const MiB = 1024 * 1024;
 function unreadRequest(baseUrl: string, method: string, path: string, headers: Record<string, string>, body = ''): net.Socket {
   const { hostname, port } = new URL(baseUrl);
   const socket = net.connect(Number(port), hostname);
-  const lines = [`${method} ${path} HTTP/1.1`, `host: ${hostname}:${port}`, `content-length: ${Buffer.byteLength(body)}`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)];
+  const lines = [
+    `${method} ${path} HTTP/1.1`,
+    `host: ${hostname}:${port}`,
+    `content-length: ${Buffer.byteLength(body)}`,
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+  ];
   socket.write(`${lines.join('\r\n')}\r\n\r\n${body}`);
   socket.on('error', () => undefined);
   return socket;
@@ -107,13 +112,17 @@ describe('streams to clients that never read: a gateway process', () => {
     expect(warm.endsWith('data: [DONE]\n\n')).toBe(true);
     const before = rss();
 
-    const sockets = Array.from({ length: CLIENTS }, () => unreadRequest(child.url, 'POST', '/v1/chat/completions', { ...headers, 'content-type': 'application/json' }, chatBody('flood-32')));
+    const sockets = Array.from({ length: CLIENTS }, () =>
+      unreadRequest(child.url, 'POST', '/v1/chat/completions', { ...headers, 'content-type': 'application/json' }, chatBody('flood-32')),
+    );
     try {
       await waitFor(() => flood.requests.length === CLIENTS + 1, 10_000);
       const held = flood.requests.slice(1);
       const total = await settled(() => written(held));
       const grown = rss() - before;
-      process.stdout.write(`slow-clients: ${CLIENTS} unread streams of 32 MiB: the provider wrote ${(total / MiB).toFixed(1)} MiB in all, the gateway's RSS grew ${(grown / MiB).toFixed(1)} MiB (from ${(before / MiB).toFixed(0)} MiB)\n`);
+      process.stdout.write(
+        `slow-clients: ${CLIENTS} unread streams of 32 MiB: the provider wrote ${(total / MiB).toFixed(1)} MiB in all, the gateway's RSS grew ${(grown / MiB).toFixed(1)} MiB (from ${(before / MiB).toFixed(0)} MiB)\n`,
+      );
       // Each provider's writes block once the sockets' kernel buffers (MiBs on loopback) and
       // the gateway's 256 KiB are full: a few MiB of the 32.
       for (const request of held) {
@@ -148,7 +157,12 @@ describe('streams to slow clients: backpressure on every path, idle readers cut'
     flood = await startFloodProvider();
     floodH2 = await startFloodProvider(certificates);
     realtime = await startMockRealtime();
-    gateway = await startTestGateway({ STREAM_CLIENT_IDLE_MS: String(IDLE_MS), STREAM_CLIENT_BUFFER_BYTES: String(64 * 1024), UPSTREAM_CA_FILE: certificates.caFile, LOG_BODIES: 'false' });
+    gateway = await startTestGateway({
+      STREAM_CLIENT_IDLE_MS: String(IDLE_MS),
+      STREAM_CLIENT_BUFFER_BYTES: String(64 * 1024),
+      UPSTREAM_CA_FILE: certificates.caFile,
+      LOG_BODIES: 'false',
+    });
     await createVirtualKey(gateway, { slug: 'flood', key: 'sk-flood-0000', custom_host: `${flood.url}/v1` });
     await createVirtualKey(gateway, { slug: 'flood-h2', key: 'sk-flood-0000', custom_host: `${floodH2.url}/v1` });
     await createVirtualKey(gateway, { slug: 'rt', key: 'sk-realtime', custom_host: `${realtime.url.replace(/^ws/, 'http')}/v1` });
@@ -158,7 +172,9 @@ describe('streams to slow clients: backpressure on every path, idle readers cut'
         const at = Date.now() - 3_600_000 - start - i;
         return `('${uuidv7(at)}', 'export-bulk', to_timestamp(${at / 1000}), 'chat.completions', 200, 5, 'bulk-model', 'openai', jsonb_build_object('pad', repeat('x', 16384)))`;
       });
-      await gateway.dataSource.query(`insert into request_logs (id, trace_id, created_at, operation, status_code, latency_ms, model, provider, request_body) values ${values.join(',')}`);
+      await gateway.dataSource.query(
+        `insert into request_logs (id, trace_id, created_at, operation, status_code, latency_ms, model, provider, request_body) values ${values.join(',')}`,
+      );
     }
   });
 
@@ -183,42 +199,71 @@ describe('streams to slow clients: backpressure on every path, idle readers cut'
 
   const PATHS = [
     { name: 'an SSE chat stream', provider: () => flood, method: 'POST', path: '/v1/chat/completions', body: chatBody('flood-32'), vk: 'flood' },
-    { name: 'an SSE chat stream from an HTTP/2 provider', provider: () => floodH2, method: 'POST', path: '/v1/chat/completions', body: chatBody('flood-32'), vk: 'flood-h2' },
-    { name: 'speech audio', provider: () => flood, method: 'POST', path: '/v1/audio/speech', body: JSON.stringify({ model: 'flood-32', input: 'hi', voice: 'alloy' }), vk: 'flood' },
+    {
+      name: 'an SSE chat stream from an HTTP/2 provider',
+      provider: () => floodH2,
+      method: 'POST',
+      path: '/v1/chat/completions',
+      body: chatBody('flood-32'),
+      vk: 'flood-h2',
+    },
+    {
+      name: 'speech audio',
+      provider: () => flood,
+      method: 'POST',
+      path: '/v1/audio/speech',
+      body: JSON.stringify({ model: 'flood-32', input: 'hi', voice: 'alloy' }),
+      vk: 'flood',
+    },
     { name: "a file's content", provider: () => flood, method: 'GET', path: '/v1/files/file-flood-32/content', body: '', vk: 'flood' },
   ];
 
-  it.each(PATHS)('$name: a client that never reads slows the provider, is cut after STREAM_CLIENT_IDLE_MS, and is logged 499', async ({ provider, method, path, body, vk }) => {
-    const mock = provider();
-    if (vk === 'flood-h2') {
-      // The first request to an origin goes over HTTP/1.1 while an HTTP/2 session opens.
-      await readWholeStream(gateway.url, { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': vk }, 'flood-1');
-      await sleep(300);
-    }
-    const seen = mock.requests.length;
-    const traceId = `unread-${randomBytes(4).toString('hex')}`;
-    const openedAt = Date.now();
-    const socket = unreadRequest(gateway.url, method, path, { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': vk, 'x-gateway-trace-id': traceId, 'content-type': 'application/json' }, body);
-    try {
-      const request = await waitFor(() => mock.requests[seen], 5_000);
-      if (vk === 'flood-h2') expect(request.httpVersion).toBe('2.0');
-      // The provider's writes block: it wrote a few MiB of its 32 and no more.
-      await waitFor(() => request.aborted || null, 10_000);
-      expect(request.finished).toBe(false);
-      expect(request.written).toBeLessThan(16 * MiB);
-      // Cut once the client read nothing for IDLE_MS, not before.
-      expect(Date.now() - openedAt).toBeGreaterThanOrEqual(IDLE_MS);
-      const row = await rowOf(traceId);
-      expect(row.status_code).toBe(499);
-      expect(row.error).toMatchObject({ code: 'client_closed_request', message: expect.stringContaining('STREAM_CLIENT_IDLE_MS') });
-    } finally {
-      socket.destroy();
-    }
-  });
+  it.each(PATHS)(
+    '$name: a client that never reads slows the provider, is cut after STREAM_CLIENT_IDLE_MS, and is logged 499',
+    async ({ provider, method, path, body, vk }) => {
+      const mock = provider();
+      if (vk === 'flood-h2') {
+        // The first request to an origin goes over HTTP/1.1 while an HTTP/2 session opens.
+        await readWholeStream(gateway.url, { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': vk }, 'flood-1');
+        await sleep(300);
+      }
+      const seen = mock.requests.length;
+      const traceId = `unread-${randomBytes(4).toString('hex')}`;
+      const openedAt = Date.now();
+      const socket = unreadRequest(
+        gateway.url,
+        method,
+        path,
+        { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': vk, 'x-gateway-trace-id': traceId, 'content-type': 'application/json' },
+        body,
+      );
+      try {
+        const request = await waitFor(() => mock.requests[seen], 5_000);
+        if (vk === 'flood-h2') expect(request.httpVersion).toBe('2.0');
+        // The provider's writes block: it wrote a few MiB of its 32 and no more.
+        await waitFor(() => request.aborted || null, 10_000);
+        expect(request.finished).toBe(false);
+        expect(request.written).toBeLessThan(16 * MiB);
+        // Cut once the client read nothing for IDLE_MS, not before.
+        expect(Date.now() - openedAt).toBeGreaterThanOrEqual(IDLE_MS);
+        const row = await rowOf(traceId);
+        expect(row.status_code).toBe(499);
+        expect(row.error).toMatchObject({ code: 'client_closed_request', message: expect.stringContaining('STREAM_CLIENT_IDLE_MS') });
+      } finally {
+        socket.destroy();
+      }
+    },
+  );
 
   it('a client that reads, slower than the provider writes, is not cut', async () => {
     const seen = flood.requests.length;
-    const socket = unreadRequest(gateway.url, 'POST', '/v1/chat/completions', { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': 'flood', 'content-type': 'application/json' }, chatBody('flood-32'));
+    const socket = unreadRequest(
+      gateway.url,
+      'POST',
+      '/v1/chat/completions',
+      { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': 'flood', 'content-type': 'application/json' },
+      chatBody('flood-32'),
+    );
     try {
       const request = await waitFor(() => flood.requests[seen], 5_000);
       // What its socket holds every 25 ms, for three idle periods: far slower than the
@@ -251,7 +296,12 @@ describe('streams to slow clients: backpressure on every path, idle readers cut'
     }
   });
 
-  const realtimeHeaders = (traceId: string) => ({ 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': 'rt', 'openai-beta': 'realtime=v1', 'x-gateway-trace-id': traceId });
+  const realtimeHeaders = (traceId: string) => ({
+    'x-gateway-api-key': gateway.adminKey,
+    'x-gateway-virtual-key': 'rt',
+    'openai-beta': 'realtime=v1',
+    'x-gateway-trace-id': traceId,
+  });
   const floodMessage = { type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'flood' }] } };
 
   it('realtime: a client that never reads while the provider floods: the provider is no longer read, the session is closed after STREAM_CLIENT_IDLE_MS and logged 499', async () => {
@@ -287,7 +337,9 @@ describe('streams to slow clients: backpressure on every path, idle readers cut'
   });
 
   it('realtime: a client that reads slowly but steadily is not cut', async () => {
-    const client = await openRealtime(`${gateway.url.replace(/^http/, 'ws')}/v1/realtime?model=gpt-realtime`, { headers: realtimeHeaders(`slow-rt-${randomBytes(4).toString('hex')}`) });
+    const client = await openRealtime(`${gateway.url.replace(/^http/, 'ws')}/v1/realtime?model=gpt-realtime`, {
+      headers: realtimeHeaders(`slow-rt-${randomBytes(4).toString('hex')}`),
+    });
     try {
       await client.waitForEvent('session.created');
       const connection = realtime.connections[realtime.connections.length - 1];
@@ -336,28 +388,31 @@ describe('streams to slow clients: backpressure on every path, idle readers cut'
     return pool.totalCount - pool.idleCount;
   };
 
-  it.each(['json', 'csv'])('a log export (%s) that is never read is cut after STREAM_CLIENT_IDLE_MS, its reading given up; the next one is served whole', async (format) => {
-    const path = `/v1/logs/export?format=${format}&include_bodies=true&trace_id=export-bulk`;
-    const serverSide = nextServerSocket();
-    const socket = unreadRequest(gateway.url, 'GET', path, { 'x-gateway-api-key': gateway.adminKey });
-    const openedAt = Date.now();
-    try {
-      const server = await serverSide;
-      const closedAfter = await new Promise<number>((resolve) => server.once('close', () => resolve(Date.now() - openedAt)));
-      expect(closedAfter).toBeGreaterThanOrEqual(IDLE_MS);
-      expect(closedAfter).toBeLessThan(IDLE_MS + 5_000);
-      // What it took was a start of the file, far from all of it.
-      expect(server.bytesWritten).toBeLessThan(16 * MiB);
-      await waitFor(() => poolInUse() === 0 || null, 5_000);
-    } finally {
-      socket.destroy();
-    }
-    const response = await fetch(`${gateway.url}${path}`, { headers: { 'x-gateway-api-key': gateway.adminKey } });
-    expect(response.status).toBe(200);
-    const text = await response.text();
-    if (format === 'json') expect(JSON.parse(text)).toHaveLength(EXPORT_ROWS);
-    else expect(text.split('\r\n').filter((line) => line.includes('export-bulk'))).toHaveLength(EXPORT_ROWS);
-  });
+  it.each(['json', 'csv'])(
+    'a log export (%s) that is never read is cut after STREAM_CLIENT_IDLE_MS, its reading given up; the next one is served whole',
+    async (format) => {
+      const path = `/v1/logs/export?format=${format}&include_bodies=true&trace_id=export-bulk`;
+      const serverSide = nextServerSocket();
+      const socket = unreadRequest(gateway.url, 'GET', path, { 'x-gateway-api-key': gateway.adminKey });
+      const openedAt = Date.now();
+      try {
+        const server = await serverSide;
+        const closedAfter = await new Promise<number>((resolve) => server.once('close', () => resolve(Date.now() - openedAt)));
+        expect(closedAfter).toBeGreaterThanOrEqual(IDLE_MS);
+        expect(closedAfter).toBeLessThan(IDLE_MS + 5_000);
+        // What it took was a start of the file, far from all of it.
+        expect(server.bytesWritten).toBeLessThan(16 * MiB);
+        await waitFor(() => poolInUse() === 0 || null, 5_000);
+      } finally {
+        socket.destroy();
+      }
+      const response = await fetch(`${gateway.url}${path}`, { headers: { 'x-gateway-api-key': gateway.adminKey } });
+      expect(response.status).toBe(200);
+      const text = await response.text();
+      if (format === 'json') expect(JSON.parse(text)).toHaveLength(EXPORT_ROWS);
+      else expect(text.split('\r\n').filter((line) => line.includes('export-bulk'))).toHaveLength(EXPORT_ROWS);
+    },
+  );
 });
 
 describe('idle and trickling sockets: the server timeouts', () => {
@@ -371,7 +426,11 @@ describe('idle and trickling sockets: the server timeouts', () => {
   beforeAll(async () => {
     mock = await startMockUpstream();
     realtime = await startMockRealtime();
-    gateway = await startTestGateway({ SERVER_HEADERS_TIMEOUT_MS: String(HEADERS_MS), SERVER_REQUEST_TIMEOUT_MS: String(REQUEST_MS), SERVER_KEEPALIVE_TIMEOUT_MS: String(KEEPALIVE_MS) });
+    gateway = await startTestGateway({
+      SERVER_HEADERS_TIMEOUT_MS: String(HEADERS_MS),
+      SERVER_REQUEST_TIMEOUT_MS: String(REQUEST_MS),
+      SERVER_KEEPALIVE_TIMEOUT_MS: String(KEEPALIVE_MS),
+    });
     await createVirtualKey(gateway, { slug: 'slow', key: 'sk-slow-0000', custom_host: `${mock.url}/v1` });
     await createVirtualKey(gateway, { slug: 'rt', key: 'sk-realtime', custom_host: `${realtime.url.replace(/^ws/, 'http')}/v1` });
   });
@@ -393,7 +452,10 @@ describe('idle and trickling sockets: the server timeouts', () => {
     const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(Date.now() - openedAt)));
     return { socket, closed, received: () => received };
   }
-  const connections = () => new Promise<number>((resolve, reject) => gateway.app.getHttpServer().getConnections((error: Error | null, count: number) => (error ? reject(error) : resolve(count))));
+  const connections = () =>
+    new Promise<number>((resolve, reject) =>
+      gateway.app.getHttpServer().getConnections((error: Error | null, count: number) => (error ? reject(error) : resolve(count))),
+    );
 
   it('300 connections that send nothing are closed after SERVER_HEADERS_TIMEOUT_MS', async () => {
     const sockets = Array.from({ length: 300 }, open);
@@ -417,7 +479,9 @@ describe('idle and trickling sockets: the server timeouts', () => {
 
   it('a trickled body is closed after SERVER_REQUEST_TIMEOUT_MS', async () => {
     const client = open();
-    client.socket.write(`POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nx-gateway-api-key: ${gateway.adminKey}\r\nx-gateway-virtual-key: slow\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n{"model":"gpt-4o-mini","messages":[`);
+    client.socket.write(
+      `POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nx-gateway-api-key: ${gateway.adminKey}\r\nx-gateway-virtual-key: slow\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n{"model":"gpt-4o-mini","messages":[`,
+    );
     const timer = setInterval(() => client.socket.write(' '), 100);
     const closedAfter = await client.closed;
     clearInterval(timer);

@@ -53,7 +53,14 @@ export async function startFloodProvider(tls?: { key: string; cert: string }): P
       const rec: FloodRequest = { path, total: size * MiB, written: 0, httpVersion: req.httpVersion, finished: false, aborted: false };
       requests.push(rec);
       res.once('close', () => (rec.aborted = !rec.finished));
-      if (path.endsWith('/chat/completions')) void flood(res, rec, 'text/event-stream', CHUNK, `data: ${JSON.stringify({ id: 'chatcmpl-flood', object: 'chat.completion.chunk', created: 1, model: 'flood', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 7, total_tokens: 10 } })}\n\ndata: [DONE]\n\n`);
+      if (path.endsWith('/chat/completions'))
+        void flood(
+          res,
+          rec,
+          'text/event-stream',
+          CHUNK,
+          `data: ${JSON.stringify({ id: 'chatcmpl-flood', object: 'chat.completion.chunk', created: 1, model: 'flood', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 7, total_tokens: 10 } })}\n\ndata: [DONE]\n\n`,
+        );
       else void flood(res, rec, path.endsWith('/speech') ? 'audio/mpeg' : 'application/octet-stream', BYTES, '');
     });
   };

@@ -105,8 +105,7 @@ export function serialize(value: J): string {
   return JSON.stringify(value);
 }
 
-const clone = (value: J): J =>
-  value instanceof Obj ? new Obj(value.entries.map(([k, v]) => [k, clone(v)])) : Array.isArray(value) ? value.map(clone) : value;
+const clone = (value: J): J => (value instanceof Obj ? new Obj(value.entries.map(([k, v]) => [k, clone(v)])) : Array.isArray(value) ? value.map(clone) : value);
 
 /** A place in a tree: an entry of an object or an element of an array. */
 export interface Slot {
@@ -157,35 +156,184 @@ function objectsOf(root: J, out: Obj[] = [], depth = 0): Obj[] {
 
 /** Numbers a parser, a validator or PostgreSQL may choke on. */
 export const HOSTILE_NUMBERS: readonly Raw[] = [
-  '-0', '0', '-1', '1e308', '-1e308', '1.7976931348623157e308', '1e400', '-1e400', '5e-324', '1e-400',
-  '18446744073709551616', '9007199254740993', '-9007199254740993', '2147483648', '-2147483649',
-  '123456789012345678901234567890123456789', '0.1', '1.5', '0.000001', '1E2', '1e+2', '-0.0', '4294967296',
-  '0.30000000000000004', '1e21', '100000000000000000000000', '99999999999', '1e-7', '0.0000001', '1e-10', '12.3456789', '-1e-7',
+  '-0',
+  '0',
+  '-1',
+  '1e308',
+  '-1e308',
+  '1.7976931348623157e308',
+  '1e400',
+  '-1e400',
+  '5e-324',
+  '1e-400',
+  '18446744073709551616',
+  '9007199254740993',
+  '-9007199254740993',
+  '2147483648',
+  '-2147483649',
+  '123456789012345678901234567890123456789',
+  '0.1',
+  '1.5',
+  '0.000001',
+  '1E2',
+  '1e+2',
+  '-0.0',
+  '4294967296',
+  '0.30000000000000004',
+  '1e21',
+  '100000000000000000000000',
+  '99999999999',
+  '1e-7',
+  '0.0000001',
+  '1e-10',
+  '12.3456789',
+  '-1e-7',
 ].map((t) => new Raw(t));
 
 /** Strings that look like something else, or that break naive code. */
 export const HOSTILE_STRINGS: readonly string[] = [
-  '', ' ', '  padded  ', 'NaN', 'Infinity', '-Infinity', 'null', 'undefined', 'true', 'false', '0', '-0', '1e308', '0x1F',
-  '2147483648', '18446744073709551616', '[]', '{}', '[object Object]', '__proto__', 'constructor', 'prototype', 'toString',
-  'hasOwnProperty', 'valueOf', '__defineGetter__', "'; drop table request_logs; --", '" or 1=1 --', '\\', '"', "'", '`',
-  '${7*7}', '#{7*7}', '%s%s%s%n', '{{customer}}', '{{#customer}}x{{/customer}}', '{{', '}}', '{{{x}}}', '{{> partial}}',
-  '{{=<% %>=}}', '<script>alert(1)</script>', '../../../../etc/passwd', '..', '.', '/', '//', '%00', '%ff', '%',
-  'C:\\Windows\\win.ini', 'file:///etc/passwd', 'http://169.254.169.254/latest/meta-data/', 'javascript:alert(1)',
-  'data:text/plain,hi', 'gk-not-a-key', 'sk-fake', 'Bearer x', '@', '@/', '@x/', '@/x', '@@x/y', '@fuzz-openai/',
-  '@no-such-vk/gpt-4o-mini', '@fuzz-openai/gpt-4o-mini', 'openai/gpt-4o-mini', 'gpt-4o-mini ', ' gpt-4o-mini', 'GPT-4O-MINI',
-  'text-embedding-3-small', 'claude-sonnet-4-5', 'o3-mini', '00000000-0000-0000-0000-000000000000',
-  'ffffffff-ffff-ffff-ffff-ffffffffffff', '0190a0b0-0000-7000-8000-000000000000', 'monthly', 'admin', 'user', 'rpm',
-  'simple', 'fallback', 'auto', 'none', 'required', 'url', 'b64_json', '1024x1024', '0x0', '99999999x99999999', 'float',
-  'base64', 'assistant', 'system', 'tool', 'function', 'developer', 'input_text', 'text', 'image_url',
+  '',
+  ' ',
+  '  padded  ',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  'null',
+  'undefined',
+  'true',
+  'false',
+  '0',
+  '-0',
+  '1e308',
+  '0x1F',
+  '2147483648',
+  '18446744073709551616',
+  '[]',
+  '{}',
+  '[object Object]',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  '__defineGetter__',
+  "'; drop table request_logs; --",
+  '" or 1=1 --',
+  '\\',
+  '"',
+  "'",
+  '`',
+  '${7*7}',
+  '#{7*7}',
+  '%s%s%s%n',
+  '{{customer}}',
+  '{{#customer}}x{{/customer}}',
+  '{{',
+  '}}',
+  '{{{x}}}',
+  '{{> partial}}',
+  '{{=<% %>=}}',
+  '<script>alert(1)</script>',
+  '../../../../etc/passwd',
+  '..',
+  '.',
+  '/',
+  '//',
+  '%00',
+  '%ff',
+  '%',
+  'C:\\Windows\\win.ini',
+  'file:///etc/passwd',
+  'http://169.254.169.254/latest/meta-data/',
+  'javascript:alert(1)',
+  'data:text/plain,hi',
+  'gk-not-a-key',
+  'sk-fake',
+  'Bearer x',
+  '@',
+  '@/',
+  '@x/',
+  '@/x',
+  '@@x/y',
+  '@fuzz-openai/',
+  '@no-such-vk/gpt-4o-mini',
+  '@fuzz-openai/gpt-4o-mini',
+  'openai/gpt-4o-mini',
+  'gpt-4o-mini ',
+  ' gpt-4o-mini',
+  'GPT-4O-MINI',
+  'text-embedding-3-small',
+  'claude-sonnet-4-5',
+  'o3-mini',
+  '00000000-0000-0000-0000-000000000000',
+  'ffffffff-ffff-ffff-ffff-ffffffffffff',
+  '0190a0b0-0000-7000-8000-000000000000',
+  'monthly',
+  'admin',
+  'user',
+  'rpm',
+  'simple',
+  'fallback',
+  'auto',
+  'none',
+  'required',
+  'url',
+  'b64_json',
+  '1024x1024',
+  '0x0',
+  '99999999x99999999',
+  'float',
+  'base64',
+  'assistant',
+  'system',
+  'tool',
+  'function',
+  'developer',
+  'input_text',
+  'text',
+  'image_url',
 ];
 
 /** Unicode edge cases; lone surrogates are written as `\udXXX` escapes by serialize(). */
 export const UNICODE_STRINGS: readonly string[] = [
-  '\u0000', 'a\u0000b', '\u0000\u0000\u0000', '\u0001\u0002\u001f\u007f', '\t\n\r\f\b', '\ud800', '\udfff', 'x\ud800y',
-  '\udc00\ud800', '\ud83d', '\ud83d\ude00', '\udbff\udfff', '\ufeff', '\ufeffhello', '\ufffe', '\uffff', '\ufffd',
-  '\u202e\u202dRTL override', '\u200b\u200c\u200d', '\u2028\u2029', 'e\u0301\u0301\u0301', '\u0130\u0131', 'ß', 'ﬃ',
-  '𝕏𝔂𝔃', 'Z̷̧̛̛a̶̡l̵̨g̸̢o̶̧', 'مرحبا بالعالم', '你好，世界', '🏳️‍🌈👨‍👩‍👧‍👦🧑🏽‍🚀', '\u00ff\u00fe', '\u0085\u00a0',
-  'ℌ𝔢𝔩𝔩𝔬', '\u{10ffff}', '\u{e0001}\u{e0061}', 'a'.repeat(129), 'é'.repeat(200), '😀'.repeat(300),
+  '\u0000',
+  'a\u0000b',
+  '\u0000\u0000\u0000',
+  '\u0001\u0002\u001f\u007f',
+  '\t\n\r\f\b',
+  '\ud800',
+  '\udfff',
+  'x\ud800y',
+  '\udc00\ud800',
+  '\ud83d',
+  '\ud83d\ude00',
+  '\udbff\udfff',
+  '\ufeff',
+  '\ufeffhello',
+  '\ufffe',
+  '\uffff',
+  '\ufffd',
+  '\u202e\u202dRTL override',
+  '\u200b\u200c\u200d',
+  '\u2028\u2029',
+  'e\u0301\u0301\u0301',
+  '\u0130\u0131',
+  'ß',
+  'ﬃ',
+  '𝕏𝔂𝔃',
+  'Z̷̧̛̛a̶̡l̵̨g̸̢o̶̧',
+  'مرحبا بالعالم',
+  '你好，世界',
+  '🏳️‍🌈👨‍👩‍👧‍👦🧑🏽‍🚀',
+  '\u00ff\u00fe',
+  '\u0085\u00a0',
+  'ℌ𝔢𝔩𝔩𝔬',
+  '\u{10ffff}',
+  '\u{e0001}\u{e0061}',
+  'a'.repeat(129),
+  'é'.repeat(200),
+  '😀'.repeat(300),
 ];
 
 /** Keys that poison naive merges, and a payload each. */
@@ -241,8 +389,19 @@ function randomString(rng: Rng): string {
 /** One hostile value: wrong type, edge number, odd string, odd container, pollution, nesting. */
 export function hostileValue(rng: Rng, depth = 0): J {
   const kind = rng.weighted<string>([
-    [6, 'number'], [7, 'string'], [4, 'unicode'], [2, 'random-string'], [3, 'null'], [2, 'bool'], [3, 'empty'],
-    [3, 'array'], [3, 'object'], [2, 'pollution'], [0.6, 'deep'], [1, 'long-string'], [1, 'wide'],
+    [6, 'number'],
+    [7, 'string'],
+    [4, 'unicode'],
+    [2, 'random-string'],
+    [3, 'null'],
+    [2, 'bool'],
+    [3, 'empty'],
+    [3, 'array'],
+    [3, 'object'],
+    [2, 'pollution'],
+    [0.6, 'deep'],
+    [1, 'long-string'],
+    [1, 'wide'],
   ]);
   switch (kind) {
     case 'number':
@@ -264,7 +423,12 @@ export function hostileValue(rng: Rng, depth = 0): J {
     case 'object':
       return depth > 3
         ? new Obj()
-        : new Obj(Array.from({ length: rng.pick([1, 2, 3]) }, () => [rng.pick(['a', 'type', 'role', 'content', 'model', 'text', '']), hostileValue(rng, depth + 1)] as [string, J]));
+        : new Obj(
+            Array.from(
+              { length: rng.pick([1, 2, 3]) },
+              () => [rng.pick(['a', 'type', 'role', 'content', 'model', 'text', '']), hostileValue(rng, depth + 1)] as [string, J],
+            ),
+          );
     case 'pollution': {
       const key = rng.pick(POLLUTION_KEYS);
       return new Obj([[key, pollutionPayload(rng, key)]]);
@@ -297,8 +461,14 @@ export function mutate(rng: Rng, root: J, count: number): { root: J; notes: stri
   for (let n = 0; n < count; n++) {
     const slots = slotsOf(root);
     const op = rng.weighted<string>([
-      [10, 'replace'], [4, 'type-swap'], [3, 'remove'], [3, 'inject-key'], [2, 'duplicate-key'], [2, 'unicode'],
-      [0.7, 'wrap-root'], [1, 'extra-field'],
+      [10, 'replace'],
+      [4, 'type-swap'],
+      [3, 'remove'],
+      [3, 'inject-key'],
+      [2, 'duplicate-key'],
+      [2, 'unicode'],
+      [0.7, 'wrap-root'],
+      [1, 'extra-field'],
     ]);
     if ((op === 'replace' || op === 'type-swap' || op === 'remove' || op === 'unicode') && slots.length === 0) continue;
     switch (op) {
@@ -434,8 +604,20 @@ export interface RawBody {
 }
 
 const INVALID_UTF8: readonly number[][] = [
-  [0xff], [0xfe, 0xff], [0xc0, 0xaf], [0xe0, 0x80, 0xaf], [0xed, 0xa0, 0x80], [0xed, 0xbf, 0xbf], [0xf4, 0x90, 0x80, 0x80],
-  [0xf8, 0x88, 0x80, 0x80, 0x80], [0xc3], [0xe2, 0x82], [0x80], [0xbf, 0xbf], [0xc0, 0x80], [0x00],
+  [0xff],
+  [0xfe, 0xff],
+  [0xc0, 0xaf],
+  [0xe0, 0x80, 0xaf],
+  [0xed, 0xa0, 0x80],
+  [0xed, 0xbf, 0xbf],
+  [0xf4, 0x90, 0x80, 0x80],
+  [0xf8, 0x88, 0x80, 0x80, 0x80],
+  [0xc3],
+  [0xe2, 0x82],
+  [0x80],
+  [0xbf, 0xbf],
+  [0xc0, 0x80],
+  [0x00],
 ];
 
 /** A body that is not what it says: invalid UTF-8, truncated JSON, other content types, nothing at all. */
@@ -443,8 +625,18 @@ export function rawBody(rng: Rng, validText: string): RawBody {
   const bytes = Buffer.from(validText, 'utf8');
   const bad = () => Buffer.from(rng.pick(INVALID_UTF8));
   const kind = rng.weighted<string>([
-    [4, 'invalid-utf8-in-string'], [3, 'invalid-utf8-anywhere'], [4, 'truncated'], [3, 'content-type'], [2, 'empty'],
-    [2, 'scalar'], [1, 'bom'], [1, 'encoding'], [1, 'charset'], [1, 'garbage'], [1, 'nul-bytes'], [1, 'trailing'],
+    [4, 'invalid-utf8-in-string'],
+    [3, 'invalid-utf8-anywhere'],
+    [4, 'truncated'],
+    [3, 'content-type'],
+    [2, 'empty'],
+    [2, 'scalar'],
+    [1, 'bom'],
+    [1, 'encoding'],
+    [1, 'charset'],
+    [1, 'garbage'],
+    [1, 'nul-bytes'],
+    [1, 'trailing'],
   ]);
   switch (kind) {
     case 'invalid-utf8-in-string': {
@@ -465,10 +657,25 @@ export function rawBody(rng: Rng, validText: string): RawBody {
     }
     case 'content-type': {
       const type = rng.pick([
-        null, 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=xyz', 'application/xml', 'text/json',
-        'application/jsonx', 'json', 'application/', '*/*', 'application/json-patch', 'APPLICATION/JSON', 'application/json;;;',
-        'application/problem+json', 'application/vnd.api+json; charset=utf-8', 'application/json; charset="utf-8"', 'application/json; boundary=x',
-        'application/json\t', 'x/y; charset=utf-8',
+        null,
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=xyz',
+        'application/xml',
+        'text/json',
+        'application/jsonx',
+        'json',
+        'application/',
+        '*/*',
+        'application/json-patch',
+        'APPLICATION/JSON',
+        'application/json;;;',
+        'application/problem+json',
+        'application/vnd.api+json; charset=utf-8',
+        'application/json; charset="utf-8"',
+        'application/json; boundary=x',
+        'application/json\t',
+        'x/y; charset=utf-8',
       ]);
       return { body: bytes, contentType: type, note: `content-type ${JSON.stringify(type)}` };
     }
@@ -526,10 +733,21 @@ export function hostileMultipart(rng: Rng, fields: Record<string, string>): Mult
   const file = Buffer.from(rng.pick(['{"a":1}\n', 'RIFF....WAVEfmt ', '', 'x'.repeat(rng.pick([1, 100, 70_000]))]));
   const parts: { headers: string; value: Buffer }[] = [
     ...Object.entries(fields).map(([name, value]) => ({ headers: `Content-Disposition: form-data; name="${name}"`, value: Buffer.from(value) })),
-    { headers: `Content-Disposition: form-data; name="file"; filename="${rng.pick(['a.jsonl', 'a.wav', '', '../../etc/passwd', '中.txt', 'a"b.txt'])}"\r\nContent-Type: ${rng.pick(['application/jsonl', 'audio/wav', 'text/plain'])}`, value: file },
+    {
+      headers: `Content-Disposition: form-data; name="file"; filename="${rng.pick(['a.jsonl', 'a.wav', '', '../../etc/passwd', '中.txt', 'a"b.txt'])}"\r\nContent-Type: ${rng.pick(['application/jsonl', 'audio/wav', 'text/plain'])}`,
+      value: file,
+    },
   ];
   const kind = rng.weighted<string>([
-    [3, 'valid'], [6, 'truncated'], [2, 'no-closing'], [2, 'boundary'], [3, 'part-headers'], [1, 'many-parts'], [1, 'big-field'], [1, 'garbage'], [1, 'preamble'],
+    [3, 'valid'],
+    [6, 'truncated'],
+    [2, 'no-closing'],
+    [2, 'boundary'],
+    [3, 'part-headers'],
+    [1, 'many-parts'],
+    [1, 'big-field'],
+    [1, 'garbage'],
+    [1, 'preamble'],
   ]);
   notes.push(`multipart: ${kind}`);
   switch (kind) {
@@ -573,7 +791,12 @@ export function hostileMultipart(rng: Rng, fields: Record<string, string>): Mult
     }
     case 'boundary':
       boundary = rng.pick(['', 'other', '"unclosed', 'b'.repeat(300), 'a b', '--', `${boundary}x`]);
-      contentType = rng.pick([`multipart/form-data; boundary=${boundary}`, 'multipart/form-data', 'multipart/form-data; boundary', `multipart/mixed; boundary=${boundary}`]);
+      contentType = rng.pick([
+        `multipart/form-data; boundary=${boundary}`,
+        'multipart/form-data',
+        'multipart/form-data; boundary',
+        `multipart/mixed; boundary=${boundary}`,
+      ]);
       notes.push(`content-type ${preview(contentType, 60)}`);
       return { body, contentType, notes };
     case 'garbage': {
@@ -596,7 +819,10 @@ export function hostileMultipart(rng: Rng, fields: Record<string, string>): Mult
  */
 export function headerBytes(value: string | Buffer): string {
   const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : value;
-  return [...bytes].map((b) => (b === 0x09 || (b >= 0x20 && b !== 0x7f) ? String.fromCharCode(b) : '?')).join('').trim();
+  return [...bytes]
+    .map((b) => (b === 0x09 || (b >= 0x20 && b !== 0x7f) ? String.fromCharCode(b) : '?'))
+    .join('')
+    .trim();
 }
 
 function headerString(rng: Rng): string {
@@ -614,22 +840,80 @@ function headerString(rng: Rng): string {
 export function hostileConfigHeader(rng: Rng, virtualKey: string, mockUrl: string): string {
   const base = () => new Obj([['virtual_key', virtualKey]]);
   const kind = rng.weighted<string>([
-    [3, 'garbage'], [5, 'field'], [2, 'pollution'], [1, 'deep'], [1, 'huge'], [2, 'targets'], [1, 'strategy'], [1, 'stored'],
+    [3, 'garbage'],
+    [5, 'field'],
+    [2, 'pollution'],
+    [1, 'deep'],
+    [1, 'huge'],
+    [2, 'targets'],
+    [1, 'strategy'],
+    [1, 'stored'],
   ]);
   switch (kind) {
     case 'garbage':
-      return rng.pick(['{', '{"', '{"a":', '{}', '[]', '[{}]', 'null', '"x"', '{"virtual_key":}', "{'virtual_key':'x'}", '{ }', ' {"x":1} ', '{}}', '{"__proto__":null}', '{"a":1e400}']);
+      return rng.pick([
+        '{',
+        '{"',
+        '{"a":',
+        '{}',
+        '[]',
+        '[{}]',
+        'null',
+        '"x"',
+        '{"virtual_key":}',
+        "{'virtual_key':'x'}",
+        '{ }',
+        ' {"x":1} ',
+        '{}}',
+        '{"__proto__":null}',
+        '{"a":1e400}',
+      ]);
     case 'field': {
       const config = base();
       const field = rng.pick([
-        'strategy', 'provider', 'api_key', 'virtual_key', 'provider_organization', 'provider_project', 'custom_host', 'override_params',
-        'retry', 'request_timeout', 'cache', 'circuit_breaker', 'weight', 'name', 'targets', 'input_guardrails', 'output_guardrails', 'unknown',
+        'strategy',
+        'provider',
+        'api_key',
+        'virtual_key',
+        'provider_organization',
+        'provider_project',
+        'custom_host',
+        'override_params',
+        'retry',
+        'request_timeout',
+        'cache',
+        'circuit_breaker',
+        'weight',
+        'name',
+        'targets',
+        'input_guardrails',
+        'output_guardrails',
+        'unknown',
       ]);
       const value = rng.weighted<J>([
         [3, hostileValue(rng, 2)],
-        [1, new Obj([['attempts', rng.pick(HOSTILE_NUMBERS)], ['on_status_codes', rng.pick<J>([[500], [new Raw('1e308')], 'x', [], [new Raw('-0')]])]])],
-        [1, new Obj([['mode', rng.pick<J>(['simple', 'semantic', 5, null])], ['max_age', rng.pick(HOSTILE_NUMBERS)]])],
-        [1, new Obj([['model', hostileValue(rng, 2)], ['max_tokens', rng.pick(HOSTILE_NUMBERS)], ['__proto__', new Obj([['polluted', 1]])]])],
+        [
+          1,
+          new Obj([
+            ['attempts', rng.pick(HOSTILE_NUMBERS)],
+            ['on_status_codes', rng.pick<J>([[500], [new Raw('1e308')], 'x', [], [new Raw('-0')]])],
+          ]),
+        ],
+        [
+          1,
+          new Obj([
+            ['mode', rng.pick<J>(['simple', 'semantic', 5, null])],
+            ['max_age', rng.pick(HOSTILE_NUMBERS)],
+          ]),
+        ],
+        [
+          1,
+          new Obj([
+            ['model', hostileValue(rng, 2)],
+            ['max_tokens', rng.pick(HOSTILE_NUMBERS)],
+            ['__proto__', new Obj([['polluted', 1]])],
+          ]),
+        ],
         [1, new Obj([['model', incompressible(rng, rng.pick([300, 3000, 8000]))]])],
         [1, rng.pick(HOSTILE_NUMBERS)],
       ]);
@@ -646,10 +930,31 @@ export function hostileConfigHeader(rng: Rng, virtualKey: string, mockUrl: strin
     case 'deep':
       return rng.chance(0.5) ? '['.repeat(3000) + ']'.repeat(3000) : `{"targets":${'[{"targets":'.repeat(500)}[]${'}]'.repeat(500)}}`;
     case 'huge':
-      return serialize(new Obj([['virtual_key', virtualKey], ['name', 'n'.repeat(rng.pick([3000, 7000]))]]));
+      return serialize(
+        new Obj([
+          ['virtual_key', virtualKey],
+          ['name', 'n'.repeat(rng.pick([3000, 7000]))],
+        ]),
+      );
     case 'targets': {
-      const target = () => rng.pick<J>([base(), new Obj([['provider', 'openai'], ['api_key', 'sk-x'], ['custom_host', `${mockUrl}/v1`]]), hostileValue(rng, 2), new Obj()]);
-      return serialize(new Obj([['strategy', new Obj([['mode', rng.pick(['fallback', 'loadbalance', 'single', 'x'])]])], ['targets', [target(), target()]], ['weight', rng.pick(HOSTILE_NUMBERS)]]));
+      const target = () =>
+        rng.pick<J>([
+          base(),
+          new Obj([
+            ['provider', 'openai'],
+            ['api_key', 'sk-x'],
+            ['custom_host', `${mockUrl}/v1`],
+          ]),
+          hostileValue(rng, 2),
+          new Obj(),
+        ]);
+      return serialize(
+        new Obj([
+          ['strategy', new Obj([['mode', rng.pick(['fallback', 'loadbalance', 'single', 'x'])]])],
+          ['targets', [target(), target()]],
+          ['weight', rng.pick(HOSTILE_NUMBERS)],
+        ]),
+      );
     }
     case 'strategy': {
       const query = rng.pick<J>([
@@ -661,13 +966,42 @@ export function hostileConfigHeader(rng: Rng, virtualKey: string, mockUrl: strin
       ]);
       return serialize(
         new Obj([
-          ['strategy', new Obj([['mode', 'conditional'], ['conditions', [new Obj([['query', query], ['then', 'a']])]], ['default', rng.pick<J>(['a', 'missing', 5])]])],
-          ['targets', [new Obj([['name', 'a'], ['virtual_key', virtualKey]])]],
+          [
+            'strategy',
+            new Obj([
+              ['mode', 'conditional'],
+              [
+                'conditions',
+                [
+                  new Obj([
+                    ['query', query],
+                    ['then', 'a'],
+                  ]),
+                ],
+              ],
+              ['default', rng.pick<J>(['a', 'missing', 5])],
+            ]),
+          ],
+          [
+            'targets',
+            [
+              new Obj([
+                ['name', 'a'],
+                ['virtual_key', virtualKey],
+              ]),
+            ],
+          ],
         ]),
       );
     }
     default:
-      return rng.pick(['fuzz-config', 'no-such-config', '00000000-0000-0000-0000-000000000000', 'x'.repeat(300), headerBytes(rng.pick(UNICODE_STRINGS)) || 'x']);
+      return rng.pick([
+        'fuzz-config',
+        'no-such-config',
+        '00000000-0000-0000-0000-000000000000',
+        'x'.repeat(300),
+        headerBytes(rng.pick(UNICODE_STRINGS)) || 'x',
+      ]);
   }
 }
 
@@ -691,7 +1025,7 @@ export function hostileMetadataHeader(rng: Rng): string {
     () => JSON.stringify({ _user: 'u'.repeat(128) }),
     () => JSON.stringify({ tier: rng.pick(UNICODE_STRINGS).slice(0, 100) }),
     () => '{"a":"b","a":"c"}',
-    () => '[' .repeat(2000) + ']'.repeat(2000),
+    () => '['.repeat(2000) + ']'.repeat(2000),
   ])();
 }
 
@@ -708,11 +1042,27 @@ export function hostileHeaders(rng: Rng, ctx: { virtualKey: string; mockUrl: str
   const count = rng.pick([1, 1, 2, 3]);
   for (let i = 0; i < count; i++) {
     const name = rng.weighted<string>([
-      [5, 'x-gateway-config'], [4, 'x-gateway-virtual-key'], [3, 'x-gateway-provider'], [4, 'x-gateway-metadata'], [3, 'x-gateway-trace-id'],
-      [1, 'x-gateway-retry-count'], [1, 'x-gateway-request-id'], [1, 'x-gateway-cache-force-refresh'], [1, 'x-gateway-custom-host'],
-      [1, 'x-gateway-provider-organization'], [1, 'x-gateway-provider-project'], [2, 'x-gateway-api-key'], [1, 'authorization'],
-      [1, 'x-gateway-target-index'], [1, 'vendor-version'], [1, 'vendor-beta'], [1, 'anthropic-version'], [1, 'anthropic-beta'],
-      [1, 'x-api-key'], [1, 'accept'], [1, 'duplicate'],
+      [5, 'x-gateway-config'],
+      [4, 'x-gateway-virtual-key'],
+      [3, 'x-gateway-provider'],
+      [4, 'x-gateway-metadata'],
+      [3, 'x-gateway-trace-id'],
+      [1, 'x-gateway-retry-count'],
+      [1, 'x-gateway-request-id'],
+      [1, 'x-gateway-cache-force-refresh'],
+      [1, 'x-gateway-custom-host'],
+      [1, 'x-gateway-provider-organization'],
+      [1, 'x-gateway-provider-project'],
+      [2, 'x-gateway-api-key'],
+      [1, 'authorization'],
+      [1, 'x-gateway-target-index'],
+      [1, 'vendor-version'],
+      [1, 'vendor-beta'],
+      [1, 'anthropic-version'],
+      [1, 'anthropic-beta'],
+      [1, 'x-api-key'],
+      [1, 'accept'],
+      [1, 'duplicate'],
     ]);
     let value: string | string[];
     switch (name) {
@@ -727,11 +1077,31 @@ export function hostileHeaders(rng: Rng, ctx: { virtualKey: string; mockUrl: str
         out.remove.push('x-gateway-virtual-key');
         break;
       case 'x-gateway-provider': {
-        value = rng.pick([headerString(rng), 'constructor', '__proto__', 'toString', 'hasOwnProperty', 'OPENAI', 'openai ', 'openai', 'anthropic', 'openai-compatible', 'azure-openai', 'google']);
+        value = rng.pick([
+          headerString(rng),
+          'constructor',
+          '__proto__',
+          'toString',
+          'hasOwnProperty',
+          'OPENAI',
+          'openai ',
+          'openai',
+          'anthropic',
+          'openai-compatible',
+          'azure-openai',
+          'google',
+        ]);
         out.remove.push('x-gateway-virtual-key');
         if (rng.chance(0.6)) out.headers.authorization = rng.pick(['Bearer sk-fuzz', 'Bearer ', 'Basic eA==', `Bearer ${'k'.repeat(4000)}`, 'bearer\tx']);
         // Always a custom host: a known provider must never be called at its real address from a test.
-        out.headers['x-gateway-custom-host'] = rng.pick([`${ctx.mockUrl}/v1`, `${ctx.mockUrl}/v1`, 'http://127.0.0.1:9/v1', 'ftp://x', 'http://169.254.169.254/', headerString(rng)]);
+        out.headers['x-gateway-custom-host'] = rng.pick([
+          `${ctx.mockUrl}/v1`,
+          `${ctx.mockUrl}/v1`,
+          'http://127.0.0.1:9/v1',
+          'ftp://x',
+          'http://169.254.169.254/',
+          headerString(rng),
+        ]);
         break;
       }
       case 'x-gateway-trace-id':
@@ -780,17 +1150,47 @@ export function hostileEncoded(rng: Rng): string {
   return rng.weighted<string>([
     [4, encodeURIComponent(rng.pick(HOSTILE_STRINGS))],
     [3, encodeURIComponent(rng.pick(UNICODE_STRINGS.filter((s) => !/[\ud800-\udfff]/.test(s) || /[\ud800-\udbff][\udc00-\udfff]/.test(s))))],
-    [3, rng.pick(['%00', 'a%00b', '%ff', '%fe%ff', '%ED%A0%80', '%C0%AF', '%', '%%', '%zz', '%2', '%u0041', '%2e%2e', '%2F', '%5C', '+', '%20', '%0d%0a', '%09'])],
+    [
+      3,
+      rng.pick(['%00', 'a%00b', '%ff', '%fe%ff', '%ED%A0%80', '%C0%AF', '%', '%%', '%zz', '%2', '%u0041', '%2e%2e', '%2F', '%5C', '+', '%20', '%0d%0a', '%09']),
+    ],
     [1, 'x'.repeat(rng.pick([300, 3000]))],
     [1, String(rng.pick(HOSTILE_NUMBERS).text)],
   ]);
 }
 
 const DATES = [
-  '2024-01-01T00:00:00Z', '2024-02-30T00:00:00Z', '2024-02-30', '2023-02-29', '2024-04-31T12:00:00Z', '2024-W01', '2024-W53-7', '2024-001', '2024-366',
-  '0000-01-01T00:00:00Z', '0001-01-01', '1970', '1969-12-31T23:59:59.999Z', '9999-12-31T23:59:59.999Z', '2024-01-01T00:00:00.123456789Z',
-  '2024-01-01T24:00:00Z', '2024-13-01', '+002024-01-01', '-000001-01-01T00:00:00Z', '2024-01-01T00:00:00+14:00', '2024-01-01T00:00:00-12:59',
-  '2024-01-01 00:00:00', '2024', '20240101', '20240101T000000Z', 'now', 'today', 'infinity', '-infinity', 'epoch', '2024-01-01T00:00:00Z%00',
+  '2024-01-01T00:00:00Z',
+  '2024-02-30T00:00:00Z',
+  '2024-02-30',
+  '2023-02-29',
+  '2024-04-31T12:00:00Z',
+  '2024-W01',
+  '2024-W53-7',
+  '2024-001',
+  '2024-366',
+  '0000-01-01T00:00:00Z',
+  '0001-01-01',
+  '1970',
+  '1969-12-31T23:59:59.999Z',
+  '9999-12-31T23:59:59.999Z',
+  '2024-01-01T00:00:00.123456789Z',
+  '2024-01-01T24:00:00Z',
+  '2024-13-01',
+  '+002024-01-01',
+  '-000001-01-01T00:00:00Z',
+  '2024-01-01T00:00:00+14:00',
+  '2024-01-01T00:00:00-12:59',
+  '2024-01-01 00:00:00',
+  '2024',
+  '20240101',
+  '20240101T000000Z',
+  'now',
+  'today',
+  'infinity',
+  '-infinity',
+  'epoch',
+  '2024-01-01T00:00:00Z%00',
 ];
 
 export function hostileDate(rng: Rng): string {
@@ -826,7 +1226,9 @@ export function hostileQuery(rng: Rng, known: Record<string, (rng: Rng) => strin
       parts.push(`${name}=${rng.chance(0.75) ? known[name](rng) : hostileEncoded(rng)}`);
       if (rng.chance(0.1)) parts.push(`${name}=${known[name](rng)}`); // repeated: an array
     } else if (roll < 0.85) {
-      parts.push(`${rng.pick(['__proto__', 'constructor', 'prototype', '__proto__[polluted]', 'constructor[prototype][polluted]', 'a[b]', 'limit[]', '', 'x'.repeat(500), hostileEncoded(rng)])}=${hostileEncoded(rng)}`);
+      parts.push(
+        `${rng.pick(['__proto__', 'constructor', 'prototype', '__proto__[polluted]', 'constructor[prototype][polluted]', 'a[b]', 'limit[]', '', 'x'.repeat(500), hostileEncoded(rng)])}=${hostileEncoded(rng)}`,
+      );
     } else {
       parts.push(rng.pick(['', '&', '=', '==', 'a', 'a=', '=a', '%', '&&&', ';', '?', '#frag']));
     }
@@ -840,9 +1242,8 @@ export function hostileQuery(rng: Rng, known: Record<string, (rng: Rng) => strin
 /** A short, printable preview of any text: control characters, backslashes and lone surrogates escaped. */
 export function preview(text: string, max = 240): string {
   const head = text.length > max * 2 ? text.slice(0, max * 2) : text;
-  const escaped = head.replace(
-    /[\\\u0000-\u001f\u007f-\u009f\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
-    (c) => (c === '\\' ? '\\\\' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
+  const escaped = head.replace(/[\\\u0000-\u001f\u007f-\u009f\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, (c) =>
+    c === '\\' ? '\\\\' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
   return escaped.length > max ? `${escaped.slice(0, max)}… (${text.length} chars)` : escaped;
 }

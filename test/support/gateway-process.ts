@@ -60,7 +60,17 @@ export async function startGatewayProcess(env: Record<string, string>, startTime
   const port = await freePort();
   const child = spawn(process.execPath, [MAIN], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, NODE_ENV: 'test', LOG_LEVEL: 'error', HOST: '127.0.0.1', PORT: String(port), LOG_JOURNAL_DIR: 'off', SHUTDOWN_DELAY_MS: '0', UPSTREAM_ALLOW_PRIVATE_NETWORKS: 'true', ...env },
+    env: {
+      PATH: process.env.PATH,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'error',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_JOURNAL_DIR: 'off',
+      SHUTDOWN_DELAY_MS: '0',
+      UPSTREAM_ALLOW_PRIVATE_NETWORKS: 'true',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -77,7 +87,10 @@ export async function startGatewayProcess(env: Record<string, string>, startTime
       child.kill('SIGKILL');
       throw new Error(`The gateway process did not answer /health within ${startTimeoutMs} ms:\n${output}`);
     }
-    const healthy = await fetch(`${url}/health`).then((r) => r.ok, () => false);
+    const healthy = await fetch(`${url}/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (healthy) break;
     await new Promise((r) => setTimeout(r, 100));
   }

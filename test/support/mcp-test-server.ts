@@ -146,7 +146,10 @@ export async function startMcpTestServer(options: { token?: string; port?: numbe
     if (typeof sessionId === 'string') {
       const session = streamable.get(sessionId);
       // The SDK's client reads a 404 as "session gone" (after a restart, say).
-      if (!session) return void res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
+      if (!session)
+        return void res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
       await (session.transport as StreamableHTTPServerTransport).handleRequest(req, res, body);
       return;
     }
@@ -205,25 +208,22 @@ export async function startMcpTestServer(options: { token?: string; port?: numbe
 }
 
 function registerFixedTools(server: McpServer): void {
-  server.registerTool(
-    'search_docs',
-    { description: 'Search the documentation', inputSchema: { query: z.string() } },
-    ({ query }) => textResult(`Results for "${query}": ${MCP_TEST_DOC}`),
+  server.registerTool('search_docs', { description: 'Search the documentation', inputSchema: { query: z.string() } }, ({ query }) =>
+    textResult(`Results for "${query}": ${MCP_TEST_DOC}`),
   );
+  server.registerTool('add', { description: 'Add two numbers', inputSchema: { a: z.number(), b: z.number() } }, ({ a, b }) => textResult(String(a + b)));
   server.registerTool(
-    'add',
-    { description: 'Add two numbers', inputSchema: { a: z.number(), b: z.number() } },
-    ({ a, b }) => textResult(String(a + b)),
-  );
-  server.registerTool('slow', { description: 'Wait, then answer', inputSchema: { ms: z.number() } }, ({ ms }, extra) =>
-    new Promise<CallToolResult>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        resolve(textResult(`waited ${ms} ms`));
-      };
-      const timer = setTimeout(done, ms);
-      extra.signal.addEventListener('abort', done, { once: true });
-    }),
+    'slow',
+    { description: 'Wait, then answer', inputSchema: { ms: z.number() } },
+    ({ ms }, extra) =>
+      new Promise<CallToolResult>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          resolve(textResult(`waited ${ms} ms`));
+        };
+        const timer = setTimeout(done, ms);
+        extra.signal.addEventListener('abort', done, { once: true });
+      }),
   );
   server.registerTool('fail', { description: 'Always fails', inputSchema: {} }, () => ({ ...textResult('the tool failed on purpose'), isError: true }));
 }

@@ -11,10 +11,34 @@ export const THINKING_TEXT = 'Let me think about that.';
 
 /** Every body field of the Messages API (`betas` travels as the anthropic-beta header, not here). */
 const KNOWN_FIELDS = new Set([
-  'model', 'messages', 'max_tokens', 'cache_control', 'compaction', 'container', 'context_management', 'diagnostics',
-  'fallback_credit_token', 'fallbacks', 'inference_geo', 'mcp_servers', 'metadata', 'output_config', 'output_format',
-  'service_tier', 'speed', 'stop_sequences', 'stream', 'system', 'temperature', 'thinking', 'tool_choice', 'tools',
-  'top_k', 'top_p', 'user_profile_id', 'workspace_id',
+  'model',
+  'messages',
+  'max_tokens',
+  'cache_control',
+  'compaction',
+  'container',
+  'context_management',
+  'diagnostics',
+  'fallback_credit_token',
+  'fallbacks',
+  'inference_geo',
+  'mcp_servers',
+  'metadata',
+  'output_config',
+  'output_format',
+  'service_tier',
+  'speed',
+  'stop_sequences',
+  'stream',
+  'system',
+  'temperature',
+  'thinking',
+  'tool_choice',
+  'tools',
+  'top_k',
+  'top_p',
+  'user_profile_id',
+  'workspace_id',
 ]);
 const TOOL_CHOICES = ['auto', 'any', 'tool', 'none'];
 
@@ -63,7 +87,8 @@ export function invalidBody(body: any, betaHeader: unknown = undefined): string 
   if (body.messages[0].role !== 'user') return 'messages: first message must use the "user" role';
   if (body.system !== undefined && typeof body.system !== 'string') {
     if (!Array.isArray(body.system)) return 'system: Input should be a valid list';
-    if (body.system.some((block: any) => block?.type !== 'text' || typeof block.text !== 'string')) return "system: Input tag does not match the expected tag 'text'";
+    if (body.system.some((block: any) => block?.type !== 'text' || typeof block.text !== 'string'))
+      return "system: Input tag does not match the expected tag 'text'";
   }
   for (const field of ['temperature', 'top_p']) {
     const value = body[field];
@@ -84,13 +109,15 @@ function invalidTools(body: any): string | null {
     if (!Array.isArray(body.tools)) return 'tools: Input should be a valid list';
     for (const [i, tool] of body.tools.entries()) {
       if (!isObject(tool)) return `tools.${i}: Input should be a valid dictionary`;
-      if (typeof tool.name !== 'string' || !/^[a-zA-Z0-9_-]{1,128}$/.test(tool.name)) return `tools.${i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'`;
+      if (typeof tool.name !== 'string' || !/^[a-zA-Z0-9_-]{1,128}$/.test(tool.name))
+        return `tools.${i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'`;
       if ((tool.type === undefined || tool.type === 'custom') && !isObject(tool.input_schema)) return `tools.${i}.custom.input_schema: Field required`;
     }
   }
   const choice = body.tool_choice;
   if (choice === undefined) return null;
-  if (!isObject(choice) || !TOOL_CHOICES.includes(choice.type)) return "tool_choice: Input tag does not match any of the expected tags: 'auto', 'any', 'tool', 'none'";
+  if (!isObject(choice) || !TOOL_CHOICES.includes(choice.type))
+    return "tool_choice: Input tag does not match any of the expected tags: 'auto', 'any', 'tool', 'none'";
   if (!Array.isArray(body.tools) || body.tools.length === 0) {
     if (choice.type !== 'none' && choice.type !== 'auto') return 'tool_choice: tool_choice may only be specified while providing tools.';
   }
@@ -105,19 +132,24 @@ function invalidThinking(body: any): string | null {
   const thinking = body.thinking;
   if (thinking === undefined || thinking?.type === 'disabled' || thinking?.type === 'adaptive') return null;
   if (thinking?.type !== 'enabled') return "thinking: Input tag does not match any of the expected tags: 'enabled', 'disabled', 'adaptive'";
-  if (!Number.isInteger(thinking.budget_tokens) || thinking.budget_tokens < 1024) return 'thinking.enabled.budget_tokens: Input should be greater than or equal to 1024';
+  if (!Number.isInteger(thinking.budget_tokens) || thinking.budget_tokens < 1024)
+    return 'thinking.enabled.budget_tokens: Input should be greater than or equal to 1024';
   if (thinking.budget_tokens >= body.max_tokens) return '`max_tokens` must be greater than `thinking.budget_tokens`';
   return invalidWithThinking(body);
 }
 
 /** What Anthropic refuses beside enabled thinking, in its words. */
 function invalidWithThinking(body: any): string | null {
-  if (body.temperature !== undefined && body.temperature !== 1) return '`temperature` may only be set to 1 when thinking is enabled or in interleaved thinking mode.';
+  if (body.temperature !== undefined && body.temperature !== 1)
+    return '`temperature` may only be set to 1 when thinking is enabled or in interleaved thinking mode.';
   if (body.top_p !== undefined && body.top_p < 0.95) return '`top_p` must be greater than or equal to 0.95 or unset when thinking is enabled.';
   if (body.top_k !== undefined) return '`top_k` must be unset when thinking is enabled.';
   if (body.tool_choice?.type === 'any' || body.tool_choice?.type === 'tool') return 'Thinking may not be enabled when tool_choice forces tool use.';
   const messages: any[] = body.messages;
-  const last = messages.map((message, i) => [message, i] as const).filter(([message]) => message.role === 'assistant').at(-1);
+  const last = messages
+    .map((message, i) => [message, i] as const)
+    .filter(([message]) => message.role === 'assistant')
+    .at(-1);
   if (last && Array.isArray(last[0].content) && last[0].content.some((block: any) => block?.type === 'tool_use')) {
     const first = last[0].content[0]?.type;
     if (first !== 'thinking' && first !== 'redacted_thinking') {
@@ -130,7 +162,8 @@ function invalidWithThinking(body: any): string | null {
 /** MCP servers without the beta header: Anthropic does not know the field then. */
 export function mcpBetaMissing(body: any, betaHeader: unknown): string | null {
   if (body.mcp_servers === undefined) return null;
-  if (!String(betaHeader ?? '').includes(MCP_BETA)) return `mcp_servers: Extra inputs are not permitted (the MCP connector needs the anthropic-beta header ${MCP_BETA})`;
+  if (!String(betaHeader ?? '').includes(MCP_BETA))
+    return `mcp_servers: Extra inputs are not permitted (the MCP connector needs the anthropic-beta header ${MCP_BETA})`;
   if (!Array.isArray(body.mcp_servers)) return 'mcp_servers: Input should be a valid list';
   const i = body.mcp_servers.findIndex((server: any) => server?.type !== 'url' || typeof server.url !== 'string' || typeof server.name !== 'string');
   return i === -1 ? null : `mcp_servers.${i}: type "url", url and name are required`;
@@ -140,7 +173,10 @@ export function mcpBetaMissing(body: any, betaHeader: unknown): string | null {
 export function userText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  return content.filter((block: any) => block?.type === 'text' && typeof block.text === 'string').map((block: any) => block.text).join('');
+  return content
+    .filter((block: any) => block?.type === 'text' && typeof block.text === 'string')
+    .map((block: any) => block.text)
+    .join('');
 }
 
 /** Text of the last user turn ('' when there is none). */
@@ -183,7 +219,11 @@ function blockChars(block: any): number {
       return JSON.stringify(block.input ?? {}).length;
     case 'tool_result':
     case 'mcp_tool_result':
-      return typeof block.content === 'string' ? block.content.length : Array.isArray(block.content) ? block.content.reduce((n: number, b: any) => n + blockChars(b), 0) : 0;
+      return typeof block.content === 'string'
+        ? block.content.length
+        : Array.isArray(block.content)
+          ? block.content.reduce((n: number, b: any) => n + blockChars(b), 0)
+          : 0;
     default:
       return 0;
   }
@@ -301,7 +341,11 @@ export function blockEvents(block: Record<string, any>, index: number): string[]
         stop,
       ];
     case 'tool_use':
-      return [start({ ...block, input: {} }), ...argumentFragments(JSON.stringify(block.input)).map((partial_json) => delta({ type: 'input_json_delta', partial_json })), stop];
+      return [
+        start({ ...block, input: {} }),
+        ...argumentFragments(JSON.stringify(block.input)).map((partial_json) => delta({ type: 'input_json_delta', partial_json })),
+        stop,
+      ];
     case 'mcp_tool_use':
       return [start({ ...block, input: {} }), delta({ type: 'input_json_delta', partial_json: JSON.stringify(block.input) }), stop];
     default:
@@ -316,14 +360,28 @@ export function messageEvents(message: Record<string, any>, plan: Plan): string[
     sseEvent({ type: 'message_start', message: startMessage }),
     sseEvent({ type: 'ping' }),
     ...plan.blocks.flatMap(blockEvents),
-    sseEvent({ type: 'message_delta', delta: { stop_reason: plan.stopReason, stop_sequence: plan.stopSequence }, usage: { output_tokens: plan.usage.output_tokens } }),
+    sseEvent({
+      type: 'message_delta',
+      delta: { stop_reason: plan.stopReason, stop_sequence: plan.stopSequence },
+      usage: { output_tokens: plan.usage.output_tokens },
+    }),
     sseEvent({ type: 'message_stop' }),
   ];
 }
 
 /** The body fields of `POST /v1/messages/count_tokens` (no max_tokens, stream or sampling settings). */
 const COUNT_TOKENS_FIELDS = new Set([
-  'model', 'messages', 'system', 'tools', 'tool_choice', 'thinking', 'mcp_servers', 'cache_control', 'context_management', 'output_config', 'output_format',
+  'model',
+  'messages',
+  'system',
+  'tools',
+  'tool_choice',
+  'thinking',
+  'mcp_servers',
+  'cache_control',
+  'context_management',
+  'output_config',
+  'output_format',
 ]);
 
 /** The first problem of a count_tokens body, as Anthropic words it, or null. */
@@ -356,7 +414,8 @@ export const ANTHROPIC_MODELS = [
 export function modelsPage(query: URLSearchParams): { page: Record<string, unknown> } | { problem: string } {
   const limitText = query.get('limit');
   const limit = limitText === null ? 20 : Number(limitText);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) return { problem: 'limit: Input should be less than or equal to 1000 and greater than or equal to 1' };
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+    return { problem: 'limit: Input should be less than or equal to 1000 and greater than or equal to 1' };
   const beforeId = query.get('before_id');
   const afterId = query.get('after_id');
   if (beforeId && afterId) return { problem: 'before_id and after_id cannot both be set' };

@@ -82,14 +82,34 @@
  */
 import type * as http from 'node:http';
 import type { MockCall } from './mock-call';
-import { ANTHROPIC_MODELS, anthropicId, countInputTokens, invalidBody, invalidCountTokensBody, lastUserText, mcpBetaMissing, messageEvents, modelsPage, plan, sseEvent } from './mock-anthropic-body';
+import {
+  ANTHROPIC_MODELS,
+  anthropicId,
+  countInputTokens,
+  invalidBody,
+  invalidCountTokensBody,
+  lastUserText,
+  mcpBetaMissing,
+  messageEvents,
+  modelsPage,
+  plan,
+  sseEvent,
+} from './mock-anthropic-body';
 import { dropAfterHeaders, streamEvents } from './mock-sse';
 // A cycle (mock-upstream.ts imports this file), harmless: both only call each other per request.
 import { answerFailureSwitch, behaviourOf, sendJson } from './mock-upstream';
 
 const ERROR_TYPES: Record<number, string> = {
-  400: 'invalid_request_error', 401: 'authentication_error', 402: 'billing_error', 403: 'permission_error', 404: 'not_found_error',
-  413: 'request_too_large', 429: 'rate_limit_error', 500: 'api_error', 504: 'timeout_error', 529: 'overloaded_error',
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  402: 'billing_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  504: 'timeout_error',
+  529: 'overloaded_error',
 };
 const MOCK_ERROR_MESSAGES: Record<string, string> = {
   rate_limit_error: 'This request would exceed the rate limit for your organization. Please try again later.',
@@ -103,7 +123,11 @@ const OVERLOADED_EVENT = 'event: error\ndata: {"type":"error","error":{"type":"o
 function sendAnthropicError(res: http.ServerResponse, status: number, message?: string, extra: Record<string, string> = {}): void {
   const type = ERROR_TYPES[status] ?? 'api_error';
   const requestId = anthropicId('req_');
-  const body = JSON.stringify({ type: 'error', error: { type, message: message ?? MOCK_ERROR_MESSAGES[type] ?? `Mock ${type} (status ${status})` }, request_id: requestId });
+  const body = JSON.stringify({
+    type: 'error',
+    error: { type, message: message ?? MOCK_ERROR_MESSAGES[type] ?? `Mock ${type} (status ${status})` },
+    request_id: requestId,
+  });
   sendJson(res, status, body, { 'request-id': requestId, ...(status === 429 ? { 'retry-after': '1' } : {}), ...extra });
 }
 
@@ -123,7 +147,8 @@ export function serveAnthropic(res: http.ServerResponse, call: MockCall): boolea
   const path = call.path.replace(/^\/v1/, '');
   if (call.method === 'POST' && path === '/messages/count_tokens') return countTokens(res, call);
   // GET /v1/models is OpenAI's too: it is Anthropic's when the caller speaks Anthropic's headers.
-  const models = call.method === 'GET' && (call.headers['x-api-key'] !== undefined || call.headers['anthropic-version'] !== undefined) ? MODELS_ROUTE.exec(call.path) : null;
+  const models =
+    call.method === 'GET' && (call.headers['x-api-key'] !== undefined || call.headers['anthropic-version'] !== undefined) ? MODELS_ROUTE.exec(call.path) : null;
   if (models) return listModels(res, call, models[1]);
   if (call.method !== 'POST' || path !== '/messages') return false;
   if (headersRefused(res, call)) return true;
@@ -139,13 +164,16 @@ export function serveAnthropic(res: http.ServerResponse, call: MockCall): boolea
 /** `POST /v1/messages/count_tokens`: {input_tokens}, model switches for errors as for messages. */
 function countTokens(res: http.ServerResponse, call: MockCall): boolean {
   if (headersRefused(res, call)) return true;
-  if (call.badJson) return sendAnthropicError(res, 400, BAD_JSON_MESSAGE), true;
+  if (call.badJson) return (sendAnthropicError(res, 400, BAD_JSON_MESSAGE), true);
   const invalid = invalidCountTokensBody(call.body) ?? mcpBetaMissing(call.body, call.headers['anthropic-beta']);
-  if (invalid) return sendAnthropicError(res, 400, invalid), true;
+  if (invalid) return (sendAnthropicError(res, 400, invalid), true);
   const model: string = call.body.model;
   const behaviour = behaviourOf(model.slice(model.lastIndexOf('/') + 1));
   const flakyKey = () => 'count_tokens\u0000' + model;
-  const replies = { error: (status: number, headers?: Record<string, string>) => sendAnthropicError(res, status, undefined, headers), invalidJson: INVALID_JSON_REPLY };
+  const replies = {
+    error: (status: number, headers?: Record<string, string>) => sendAnthropicError(res, status, undefined, headers),
+    invalidJson: INVALID_JSON_REPLY,
+  };
   if (answerFailureSwitch(res, behaviour, { stream: false, flakyCounters: call.flakyFailures, flakyKey }, replies)) return true;
   sendJson(res, 200, JSON.stringify({ input_tokens: countInputTokens(call.body) }), { 'request-id': anthropicId('req_') });
   return true;
@@ -174,7 +202,10 @@ function answer(res: http.ServerResponse, call: MockCall): void {
   const behaviour = behaviourOf(behaviourModel);
   const stream = body.stream === true;
   const flakyKey = () => 'messages\u0000' + model + '\u0000' + lastUserText(body.messages);
-  const replies = { error: (status: number, headers?: Record<string, string>) => sendAnthropicError(res, status, undefined, headers), invalidJson: INVALID_JSON_REPLY };
+  const replies = {
+    error: (status: number, headers?: Record<string, string>) => sendAnthropicError(res, status, undefined, headers),
+    invalidJson: INVALID_JSON_REPLY,
+  };
   if (answerFailureSwitch(res, behaviour, { stream, flakyCounters: call.flakyFailures, flakyKey }, replies)) return;
 
   const reply = plan(body, behaviourModel);

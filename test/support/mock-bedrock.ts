@@ -109,9 +109,17 @@ import { answerFailureSwitch, behaviourOf, sendJson } from './mock-upstream';
 
 /** The AWS identities the mock knows: access key id → secret (and the session token a temporary one needs). */
 export const BEDROCK_TEST_CREDENTIALS = { accessKeyId: 'AKIAMOCKBEDROCK00001', secretAccessKey: 'mock/Bedrock+Secret0000000000000000000001' };
-export const BEDROCK_TEST_SESSION = { accessKeyId: 'ASIAMOCKBEDROCK00002', secretAccessKey: 'mock/Bedrock+Secret0000000000000000000002', sessionToken: 'mock-session-token-2' };
+export const BEDROCK_TEST_SESSION = {
+  accessKeyId: 'ASIAMOCKBEDROCK00002',
+  secretAccessKey: 'mock/Bedrock+Secret0000000000000000000002',
+  sessionToken: 'mock-session-token-2',
+};
 /** What STS hands out for BEDROCK_TEST_ROLE: signs Bedrock requests like any temporary key. */
-export const BEDROCK_TEST_ASSUMED = { accessKeyId: 'ASIAMOCKASSUMED00003', secretAccessKey: 'mock/Assumed+Secret0000000000000000000003', sessionToken: 'mock-assumed-session-token-3' };
+export const BEDROCK_TEST_ASSUMED = {
+  accessKeyId: 'ASIAMOCKASSUMED00003',
+  secretAccessKey: 'mock/Assumed+Secret0000000000000000000003',
+  sessionToken: 'mock-assumed-session-token-3',
+};
 /** The role the mock's STS lets BEDROCK_TEST_CREDENTIALS assume, given its external id. */
 export const BEDROCK_TEST_ROLE = { arn: 'arn:aws:iam::123456789012:role/bedrock-invoker', externalId: 'mock-external-id' };
 /** The identity the mock object store (mock-s3.ts) lets in. */
@@ -144,16 +152,31 @@ const ERROR_MESSAGES: Record<number, string> = {
   500: 'The server encountered an internal error while processing the request.',
   503: 'Bedrock is unable to process your request.',
 };
-const CONVERSE_FIELDS = new Set(['messages', 'system', 'inferenceConfig', 'toolConfig', 'guardrailConfig', 'additionalModelRequestFields', 'additionalModelResponseFieldPaths', 'promptVariables', 'requestMetadata', 'performanceConfig']);
+const CONVERSE_FIELDS = new Set([
+  'messages',
+  'system',
+  'inferenceConfig',
+  'toolConfig',
+  'guardrailConfig',
+  'additionalModelRequestFields',
+  'additionalModelResponseFieldPaths',
+  'promptVariables',
+  'requestMetadata',
+  'performanceConfig',
+]);
 const IMAGE_FORMATS = new Set(['png', 'jpeg', 'gif', 'webp']);
 const codec = new EventStreamCodec(toUtf8, fromUtf8);
 
 export function sendAwsError(res: http.ServerResponse, status: number, name: string, message: string, extra?: Record<string, string>): void {
-  sendJson(res, status, JSON.stringify({ message }), { 'x-amzn-errortype': `${name}:http://internal.amazon.com/coral/com.amazon.bedrock/`, 'x-amzn-requestid': 'mock-request-id', ...extra });
+  sendJson(res, status, JSON.stringify({ message }), {
+    'x-amzn-errortype': `${name}:http://internal.amazon.com/coral/com.amazon.bedrock/`,
+    'x-amzn-requestid': 'mock-request-id',
+    ...extra,
+  });
 }
 
 export function serveBedrock(res: http.ServerResponse, call: MockCall): boolean {
-  if (isAssumeRole(call)) return serveAssumeRole(res, call), true;
+  if (isAssumeRole(call)) return (serveAssumeRole(res, call), true);
   const route = call.method === 'POST' ? ROUTE.exec(call.path) : null;
   if (!route) return false;
   verifySignature(call).then(
@@ -173,7 +196,9 @@ export function serveBedrock(res: http.ServerResponse, call: MockCall): boolean 
 /** What AWS checks of a SigV4 request; null when it holds. */
 export async function verifySignature(call: MockCall, service = 'bedrock'): Promise<{ name: string; message: string } | null> {
   const authorization = String(call.headers.authorization ?? '');
-  const parsed = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([^,]+), ?Signature=([0-9a-f]{64})$/.exec(authorization);
+  const parsed = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([^,]+), ?Signature=([0-9a-f]{64})$/.exec(
+    authorization,
+  );
   if (!parsed) return { name: 'MissingAuthenticationTokenException', message: 'Missing Authentication Token' };
   const [, accessKeyId, day, region, signedService, signedHeaders, signature] = parsed;
   const identity = IDENTITIES.get(accessKeyId);
@@ -181,9 +206,11 @@ export async function verifySignature(call: MockCall, service = 'bedrock'): Prom
   if (signedService !== service) return { name: 'InvalidSignatureException', message: `Credential should be scoped to correct service: '${service}'.` };
   const amzDate = String(call.headers['x-amz-date'] ?? '');
   const date = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(amzDate);
-  if (!date || !amzDate.startsWith(day)) return { name: 'IncompleteSignatureException', message: 'Date must be in ISO-8601 basic format and match the credential scope.' };
+  if (!date || !amzDate.startsWith(day))
+    return { name: 'IncompleteSignatureException', message: 'Date must be in ISO-8601 basic format and match the credential scope.' };
   const signingDate = new Date(Date.UTC(+date[1], +date[2] - 1, +date[3], +date[4], +date[5], +date[6]));
-  if (Math.abs(Date.now() - signingDate.getTime()) > 5 * 60_000) return { name: 'InvalidSignatureException', message: `Signature expired: ${amzDate} is now earlier or later than the allowed window.` };
+  if (Math.abs(Date.now() - signingDate.getTime()) > 5 * 60_000)
+    return { name: 'InvalidSignatureException', message: `Signature expired: ${amzDate} is now earlier or later than the allowed window.` };
   const names = signedHeaders.split(';');
   if (!names.includes('host')) return { name: 'IncompleteSignatureException', message: "'Host' must be a signed header." };
   if (identity.sessionToken && (call.headers['x-amz-security-token'] !== identity.sessionToken || !names.includes('x-amz-security-token'))) {
@@ -192,7 +219,8 @@ export async function verifySignature(call: MockCall, service = 'bedrock'): Prom
   const raw = call.rawBody ?? '';
   const bodyHash = createHash('sha256').update(raw).digest('hex');
   const claimedHash = call.headers['x-amz-content-sha256'];
-  if (claimedHash !== undefined && claimedHash !== bodyHash) return { name: 'InvalidSignatureException', message: 'The provided x-amz-content-sha256 header does not match what was computed.' };
+  if (claimedHash !== undefined && claimedHash !== bodyHash)
+    return { name: 'InvalidSignatureException', message: 'The provided x-amz-content-sha256 header does not match what was computed.' };
   const headers: Record<string, string> = {};
   for (const name of names) {
     const value = call.headers[name];
@@ -210,7 +238,8 @@ export async function verifySignature(call: MockCall, service = 'bedrock'): Prom
   if (expectedSignature !== signature) {
     return {
       name: 'InvalidSignatureException',
-      message: 'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.',
+      message:
+        'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.',
     };
   }
   return null;
@@ -221,13 +250,18 @@ function invalidConverse(body: any): string | null {
   if (!body || typeof body !== 'object') return 'Malformed input request, please reformat your input and try again.';
   const extra = Object.keys(body).find((field) => !CONVERSE_FIELDS.has(field));
   if (extra) return `Malformed input request: extraneous key [${extra}] is not permitted, please reformat your input and try again.`;
-  if (!Array.isArray(body.messages) || !body.messages.length) return 'A conversation must start with a user message. Try again with a conversation that starts with a user message.';
+  if (!Array.isArray(body.messages) || !body.messages.length)
+    return 'A conversation must start with a user message. Try again with a conversation that starts with a user message.';
   const toolUses = new Set<string>();
   let usesTools = false;
   for (const [i, message] of body.messages.entries()) {
     const expected = i % 2 === 0 ? 'user' : 'assistant';
-    if (message?.role !== expected) return i === 0 ? 'A conversation must start with a user message. Try again with a conversation that starts with a user message.' : 'A conversation must alternate between user and assistant roles. Make sure the conversation alternates between user and assistant roles and try again.';
-    if (!Array.isArray(message.content) || !message.content.length) return `The content field in the Message object at messages.${i} is empty. Add a ContentBlock object to the content field and try again.`;
+    if (message?.role !== expected)
+      return i === 0
+        ? 'A conversation must start with a user message. Try again with a conversation that starts with a user message.'
+        : 'A conversation must alternate between user and assistant roles. Make sure the conversation alternates between user and assistant roles and try again.';
+    if (!Array.isArray(message.content) || !message.content.length)
+      return `The content field in the Message object at messages.${i} is empty. Add a ContentBlock object to the content field and try again.`;
     for (const block of message.content) {
       const kinds = Object.keys(block ?? {});
       if (kinds.length !== 1) return `messages.${i}.content: a ContentBlock must have exactly one member.`;
@@ -235,11 +269,18 @@ function invalidConverse(body: any): string | null {
       if (kind === 'text' && typeof block.text === 'string') continue;
       if (kind === 'image') {
         if (!IMAGE_FORMATS.has(block.image?.format)) return `messages.${i}.content.image.format: must be one of png, jpeg, gif, webp.`;
-        if (typeof block.image.source?.bytes !== 'string' || !block.image.source.bytes) return `messages.${i}.content.image.source.bytes: must be base64 bytes.`;
+        if (typeof block.image.source?.bytes !== 'string' || !block.image.source.bytes)
+          return `messages.${i}.content.image.source.bytes: must be base64 bytes.`;
         continue;
       }
       if (kind === 'document' && typeof block.document?.name === 'string' && typeof block.document.source?.bytes === 'string') continue;
-      if (kind === 'toolUse' && expected === 'assistant' && typeof block.toolUse.toolUseId === 'string' && typeof block.toolUse.name === 'string' && typeof block.toolUse.input === 'object') {
+      if (
+        kind === 'toolUse' &&
+        expected === 'assistant' &&
+        typeof block.toolUse.toolUseId === 'string' &&
+        typeof block.toolUse.name === 'string' &&
+        typeof block.toolUse.input === 'object'
+      ) {
         toolUses.add(block.toolUse.toolUseId);
         usesTools = true;
         continue;
@@ -253,10 +294,13 @@ function invalidConverse(body: any): string | null {
       return `messages.${i}.content: unknown or malformed ContentBlock member ${kind}.`;
     }
   }
-  if (body.messages[body.messages.length - 1].role !== 'user') return 'A conversation must end with a user message. Try again with a conversation that ends with a user message.';
+  if (body.messages[body.messages.length - 1].role !== 'user')
+    return 'A conversation must end with a user message. Try again with a conversation that ends with a user message.';
   if (usesTools && !body.toolConfig) return 'The toolConfig field must be defined when using toolUse and toolResult content blocks.';
-  if (body.system !== undefined && (!Array.isArray(body.system) || !body.system.every((block: any) => typeof block?.text === 'string'))) return 'system: must be an array of SystemContentBlock.';
-  if (body.toolConfig && (!Array.isArray(body.toolConfig.tools) || !body.toolConfig.tools.length)) return 'The value at toolConfig.tools failed to satisfy constraint: Member must have length greater than or equal to 1.';
+  if (body.system !== undefined && (!Array.isArray(body.system) || !body.system.every((block: any) => typeof block?.text === 'string')))
+    return 'system: must be an array of SystemContentBlock.';
+  if (body.toolConfig && (!Array.isArray(body.toolConfig.tools) || !body.toolConfig.tools.length))
+    return 'The value at toolConfig.tools failed to satisfy constraint: Member must have length greater than or equal to 1.';
   return null;
 }
 
@@ -267,12 +311,16 @@ function invalidConverse(body: any): string | null {
 function invalidThinking(body: any, model: string): string | null {
   const thinking = body.additionalModelRequestFields?.thinking;
   if (thinking === undefined) return null;
-  if (!/anthropic\.claude/.test(model)) return 'The model returned the following errors: Malformed input request: extraneous key [thinking] is not permitted, please reformat your input and try again.';
-  if (thinking?.type !== 'enabled' || !Number.isInteger(thinking.budget_tokens) || thinking.budget_tokens < 1024) return 'The model returned the following errors: thinking.enabled.budget_tokens: Input should be greater than or equal to 1024';
+  if (!/anthropic\.claude/.test(model))
+    return 'The model returned the following errors: Malformed input request: extraneous key [thinking] is not permitted, please reformat your input and try again.';
+  if (thinking?.type !== 'enabled' || !Number.isInteger(thinking.budget_tokens) || thinking.budget_tokens < 1024)
+    return 'The model returned the following errors: thinking.enabled.budget_tokens: Input should be greater than or equal to 1024';
   const maxTokens = body.inferenceConfig?.maxTokens;
-  if (typeof maxTokens !== 'number' || maxTokens <= thinking.budget_tokens) return 'The model returned the following errors: `max_tokens` must be greater than `thinking.budget_tokens`.';
+  if (typeof maxTokens !== 'number' || maxTokens <= thinking.budget_tokens)
+    return 'The model returned the following errors: `max_tokens` must be greater than `thinking.budget_tokens`.';
   const temperature = body.inferenceConfig?.temperature;
-  if (temperature !== undefined && temperature !== 1) return 'The model returned the following errors: `temperature` may only be set to 1 when thinking is enabled.';
+  if (temperature !== undefined && temperature !== 1)
+    return 'The model returned the following errors: `temperature` may only be set to 1 when thinking is enabled.';
   return null;
 }
 
@@ -287,22 +335,38 @@ interface Plan {
 
 function plan(body: any): Plan {
   const last = body.messages[body.messages.length - 1];
-  const lastText = last.content.filter((block: any) => typeof block.text === 'string').map((block: any) => block.text).join(' ').trim();
+  const lastText = last.content
+    .filter((block: any) => typeof block.text === 'string')
+    .map((block: any) => block.text)
+    .join(' ')
+    .trim();
   const image = last.content.find((block: any) => block.image)?.image;
   const texts: string[] = [...(body.system ?? []).map((block: any) => block.text)];
   for (const message of body.messages) for (const block of message.content) if (typeof block.text === 'string') texts.push(block.text);
   const inputTokens = Math.max(1, Math.ceil(texts.join('').length / 4));
   const tools = body.toolConfig?.tools ?? [];
   const answersTool = last.content.some((block: any) => block.toolResult);
-  const script = answerToolScript(scriptTurns(body.messages), tools.map((tool: any) => tool.toolSpec?.name));
+  const script = answerToolScript(
+    scriptTurns(body.messages),
+    tools.map((tool: any) => tool.toolSpec?.name),
+  );
   if (script && 'calls' in script) {
-    const toolUses = script.calls.map((call) => ({ toolUseId: 'tooluse_' + randomBytes(16).toString('base64url').slice(0, 22), name: call.name, input: call.arguments }));
+    const toolUses = script.calls.map((call) => ({
+      toolUseId: 'tooluse_' + randomBytes(16).toString('base64url').slice(0, 22),
+      name: call.name,
+      input: call.arguments,
+    }));
     const outputTokens = script.calls.reduce((n, call) => n + argumentFragments(call.json).length, 0);
     return { reasoning: null, text: null, toolUses, usage: { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens } };
   }
   if (!script && tools.length && !answersTool && /weather/i.test(lastText)) {
     const name = body.toolConfig.toolChoice?.tool?.name ?? tools[0].toolSpec.name;
-    return { reasoning: null, text: null, toolUses: [{ toolUseId: `tooluse_mock${body.messages.length}`, name, input: { location: 'Paris' } }], usage: { inputTokens, outputTokens: 5, totalTokens: inputTokens + 5 } };
+    return {
+      reasoning: null,
+      text: null,
+      toolUses: [{ toolUseId: `tooluse_mock${body.messages.length}`, name, input: { location: 'Paris' } }],
+      usage: { inputTokens, outputTokens: 5, totalTokens: inputTokens + 5 },
+    };
   }
   let text = 'Hello from mock';
   if (script) text = script.text;
@@ -329,7 +393,9 @@ function scriptTurns(messages: any[]): ScriptTurn[] {
     const results = message.content.filter((block: any) => block.toolResult).map((block: any) => block.toolResult);
     if (!results.length) turns.push({ kind: 'user', text: message.content.map((block: any) => (typeof block.text === 'string' ? block.text : '')).join('') });
     for (const result of results) {
-      const text = result.content.map((block: any) => (typeof block.text === 'string' ? block.text : block.json !== undefined ? JSON.stringify(block.json) : '')).join('');
+      const text = result.content
+        .map((block: any) => (typeof block.text === 'string' ? block.text : block.json !== undefined ? JSON.stringify(block.json) : ''))
+        .join('');
       turns.push({ kind: 'result', text: (result.status === 'error' ? 'error: ' : '') + text });
     }
   }
@@ -354,7 +420,12 @@ function answer(res: http.ServerResponse, call: MockCall, model: string, stream:
   if (!stream) {
     const content: Record<string, unknown>[] = planned.toolUses.length ? planned.toolUses.map((toolUse) => ({ toolUse })) : [{ text: planned.text }];
     if (planned.reasoning) content.unshift({ reasoningContent: { reasoningText: { text: planned.reasoning, signature: 'mock-signature' } } });
-    return sendJson(res, 200, JSON.stringify({ output: { message: { role: 'assistant', content } }, stopReason, usage: planned.usage, metrics: { latencyMs: 12 } }), { 'x-amzn-requestid': 'mock-request-id' });
+    return sendJson(
+      res,
+      200,
+      JSON.stringify({ output: { message: { role: 'assistant', content } }, stopReason, usage: planned.usage, metrics: { latencyMs: 12 } }),
+      { 'x-amzn-requestid': 'mock-request-id' },
+    );
   }
   res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': 'mock-request-id' });
   const frames: Buffer[] = [event('messageStart', { role: 'assistant' })];
@@ -370,16 +441,23 @@ function answer(res: http.ServerResponse, call: MockCall, model: string, stream:
   } else {
     let index = 0;
     if (planned.reasoning) {
-      for (const word of planned.reasoning.split(/(?=\s)/)) frames.push(event('contentBlockDelta', { contentBlockIndex: 0, delta: { reasoningContent: { text: word } } }));
+      for (const word of planned.reasoning.split(/(?=\s)/))
+        frames.push(event('contentBlockDelta', { contentBlockIndex: 0, delta: { reasoningContent: { text: word } } }));
       frames.push(event('contentBlockDelta', { contentBlockIndex: 0, delta: { reasoningContent: { signature: 'mock-signature' } } }));
       frames.push(event('contentBlockStop', { contentBlockIndex: 0 }));
       index = 1;
     }
     const words = planned.text!.split(/(?=\s)/);
-    for (const word of model === 'mock-stream-exception' ? words.slice(0, 1) : words) frames.push(event('contentBlockDelta', { contentBlockIndex: index, delta: { text: word } }));
+    for (const word of model === 'mock-stream-exception' ? words.slice(0, 1) : words)
+      frames.push(event('contentBlockDelta', { contentBlockIndex: index, delta: { text: word } }));
   }
   if (model === 'mock-stream-exception') {
-    frames.push(frame({ ':message-type': 'exception', ':exception-type': 'modelStreamErrorException', ':content-type': 'application/json' }, { message: 'The model stopped mid-answer (mock).', originalStatusCode: 500 }));
+    frames.push(
+      frame(
+        { ':message-type': 'exception', ':exception-type': 'modelStreamErrorException', ':content-type': 'application/json' },
+        { message: 'The model stopped mid-answer (mock).', originalStatusCode: 500 },
+      ),
+    );
     for (const bytes of frames) res.write(bytes);
     return void res.end();
   }
@@ -410,12 +488,18 @@ const INVOKE_CLAUDE = /^([a-z-]+\.)?anthropic\.claude/;
 /** InvokeModel / InvokeModelWithResponseStream of a Claude model: the Messages API in Bedrock's envelope. */
 function invoke(res: http.ServerResponse, call: MockCall, model: string, stream: boolean): void {
   if (call.badJson) return sendAwsError(res, 400, 'SerializationException', 'Unexpected character in the request body.');
-  if (!INVOKE_CLAUDE.test(model) && !model.startsWith('mock-')) return sendAwsError(res, 400, 'ValidationException', 'The provided model identifier is invalid.');
+  if (!INVOKE_CLAUDE.test(model) && !model.startsWith('mock-'))
+    return sendAwsError(res, 400, 'ValidationException', 'The provided model identifier is invalid.');
   const { anthropic_version: version, anthropic_beta: betas, ...messages } = call.body ?? {};
   const refuse = (message: string) => sendAwsError(res, 400, 'ValidationException', message);
-  if (version !== 'bedrock-2023-05-31') return refuse(`Malformed input request: anthropic_version: ${JSON.stringify(version ?? null)} is not a supported version, please reformat your input and try again.`);
-  for (const field of ['model', 'stream']) if (field in messages) return refuse(`Malformed input request: #: extraneous key [${field}] is not permitted, please reformat your input and try again.`);
-  if (betas !== undefined && !(Array.isArray(betas) && betas.every((beta) => typeof beta === 'string'))) return refuse('Malformed input request: #/anthropic_beta: expected type: JSONArray, please reformat your input and try again.');
+  if (version !== 'bedrock-2023-05-31')
+    return refuse(
+      `Malformed input request: anthropic_version: ${JSON.stringify(version ?? null)} is not a supported version, please reformat your input and try again.`,
+    );
+  for (const field of ['model', 'stream'])
+    if (field in messages) return refuse(`Malformed input request: #: extraneous key [${field}] is not permitted, please reformat your input and try again.`);
+  if (betas !== undefined && !(Array.isArray(betas) && betas.every((beta) => typeof beta === 'string')))
+    return refuse('Malformed input request: #/anthropic_beta: expected type: JSONArray, please reformat your input and try again.');
   const betaHeader = (betas ?? []).join(',');
   const invalid = invalidBody({ ...messages, model }, betaHeader) ?? mcpBetaMissing(messages, betaHeader);
   if (invalid) return refuse(invalid);
@@ -430,16 +514,40 @@ function invoke(res: http.ServerResponse, call: MockCall, model: string, stream:
   const flakyKey = () => 'bedrock-invoke\u0000' + model + '\u0000' + JSON.stringify(messages.messages.at(-1));
   if (answerFailureSwitch(res, behaviour, { stream, flakyCounters: call.flakyFailures, flakyKey }, replies)) return;
   const reply = anthropicPlan(messages, behaviourModel);
-  const message = { id: anthropicId('msg_bdrk_'), type: 'message', role: 'assistant', model: model.replace(/^([a-z-]+\.)?anthropic\./, '').replace(/-v\d+:\d+$/, ''), content: reply.blocks, stop_reason: reply.stopReason, stop_sequence: reply.stopSequence, usage: reply.usage };
-  if (!stream) return sendJson(res, 200, JSON.stringify(message), { 'x-amzn-requestid': 'mock-request-id', 'x-amzn-bedrock-input-token-count': String(reply.usage.input_tokens), 'x-amzn-bedrock-output-token-count': String(reply.usage.output_tokens) });
+  const message = {
+    id: anthropicId('msg_bdrk_'),
+    type: 'message',
+    role: 'assistant',
+    model: model.replace(/^([a-z-]+\.)?anthropic\./, '').replace(/-v\d+:\d+$/, ''),
+    content: reply.blocks,
+    stop_reason: reply.stopReason,
+    stop_sequence: reply.stopSequence,
+    usage: reply.usage,
+  };
+  if (!stream)
+    return sendJson(res, 200, JSON.stringify(message), {
+      'x-amzn-requestid': 'mock-request-id',
+      'x-amzn-bedrock-input-token-count': String(reply.usage.input_tokens),
+      'x-amzn-bedrock-output-token-count': String(reply.usage.output_tokens),
+    });
   res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': 'mock-request-id' });
   const events = messageEvents(message, reply).map((sse) => JSON.parse(sse.slice(sse.indexOf('data: ') + 6).trim()) as Record<string, unknown>);
   const last = events[events.length - 1];
-  last['amazon-bedrock-invocationMetrics'] = { inputTokenCount: reply.usage.input_tokens, outputTokenCount: reply.usage.output_tokens, invocationLatency: 120, firstByteLatency: 40 };
+  last['amazon-bedrock-invocationMetrics'] = {
+    inputTokenCount: reply.usage.input_tokens,
+    outputTokenCount: reply.usage.output_tokens,
+    invocationLatency: 120,
+    firstByteLatency: 40,
+  };
   const frames = events.map((data) => event('chunk', { bytes: Buffer.from(JSON.stringify(data)).toString('base64') }));
   if (behaviourModel === 'mock-stream-exception') {
     frames.splice(4);
-    frames.push(frame({ ':message-type': 'exception', ':exception-type': 'modelStreamErrorException', ':content-type': 'application/json' }, { message: 'The model stopped mid-answer (mock).', originalStatusCode: 500 }));
+    frames.push(
+      frame(
+        { ':message-type': 'exception', ':exception-type': 'modelStreamErrorException', ':content-type': 'application/json' },
+        { message: 'The model stopped mid-answer (mock).', originalStatusCode: 500 },
+      ),
+    );
   }
   const all = Buffer.concat(frames);
   const cut = Math.floor(all.length / 2);
@@ -456,10 +564,12 @@ function countTokens(res: http.ServerResponse, call: MockCall, model: string): v
   const extra = Object.keys(body).find((key) => key !== 'input');
   if (extra) return refuse(`Malformed input request: #: extraneous key [${extra}] is not permitted, please reformat your input and try again.`);
   const input = body.input;
-  if (!input || typeof input !== 'object' || Object.keys(input).length !== 1) return refuse('1 validation error detected: input must hold exactly one of invokeModel, converse');
+  if (!input || typeof input !== 'object' || Object.keys(input).length !== 1)
+    return refuse('1 validation error detected: input must hold exactly one of invokeModel, converse');
   if (!('invokeModel' in input)) return refuse('The mock serves CountTokens for InvokeModel bodies only');
   const encoded = input.invokeModel?.body;
-  if (typeof encoded !== 'string' || Object.keys(input.invokeModel).length !== 1) return refuse('1 validation error detected: Value at \'input.invokeModel.body\' failed to satisfy constraint: Member must not be null');
+  if (typeof encoded !== 'string' || Object.keys(input.invokeModel).length !== 1)
+    return refuse("1 validation error detected: Value at 'input.invokeModel.body' failed to satisfy constraint: Member must not be null");
   // AWS counts for foundation model ids only (an inference profile is refused), and not for every Claude model.
   if (!/^anthropic\.claude/.test(model) || model.includes('mock-no-count')) return refuse("The provided model doesn't support counting tokens.");
   let invokeBody: any;
@@ -469,9 +579,14 @@ function countTokens(res: http.ServerResponse, call: MockCall, model: string): v
     return refuse('Malformed input request: the invokeModel body is not JSON, please reformat your input and try again.');
   }
   const { anthropic_version: version, anthropic_beta: betas, ...messages } = invokeBody ?? {};
-  if (version !== 'bedrock-2023-05-31') return refuse(`Malformed input request: anthropic_version: ${JSON.stringify(version ?? null)} is not a supported version, please reformat your input and try again.`);
-  for (const field of ['model', 'stream']) if (field in messages) return refuse(`Malformed input request: #: extraneous key [${field}] is not permitted, please reformat your input and try again.`);
-  if (betas !== undefined && !(Array.isArray(betas) && betas.every((beta) => typeof beta === 'string'))) return refuse('Malformed input request: #/anthropic_beta: expected type: JSONArray, please reformat your input and try again.');
+  if (version !== 'bedrock-2023-05-31')
+    return refuse(
+      `Malformed input request: anthropic_version: ${JSON.stringify(version ?? null)} is not a supported version, please reformat your input and try again.`,
+    );
+  for (const field of ['model', 'stream'])
+    if (field in messages) return refuse(`Malformed input request: #: extraneous key [${field}] is not permitted, please reformat your input and try again.`);
+  if (betas !== undefined && !(Array.isArray(betas) && betas.every((beta) => typeof beta === 'string')))
+    return refuse('Malformed input request: #/anthropic_beta: expected type: JSONArray, please reformat your input and try again.');
   const betaHeader = (betas ?? []).join(',');
   const invalid = invalidBody({ ...messages, model }, betaHeader) ?? mcpBetaMissing(messages, betaHeader);
   if (invalid) return refuse(invalid);
@@ -501,7 +616,8 @@ export const mockEmbeddingTokens = (text: string): number => Math.max(1, Math.ce
 /** InvokeModel of a Cohere Embed or Titan Text Embeddings model, as Bedrock checks and answers it. */
 function invokeEmbeddings(res: http.ServerResponse, call: MockCall, model: string): void {
   const refuse = (message: string) => sendAwsError(res, 400, 'ValidationException', message);
-  if (call.badJson || !call.body || typeof call.body !== 'object') return sendAwsError(res, 400, 'SerializationException', 'Unexpected character in the request body.');
+  if (call.badJson || !call.body || typeof call.body !== 'object')
+    return sendAwsError(res, 400, 'SerializationException', 'Unexpected character in the request body.');
   const body = call.body as Record<string, any>;
   const cohere = /cohere\.embed-/.test(model);
   const v4 = /embed-v4/.test(model);
@@ -514,19 +630,33 @@ function invokeEmbeddings(res: http.ServerResponse, call: MockCall, model: strin
   let texts: string[];
   let size: number;
   if (cohere) {
-    if (!Array.isArray(body.texts) || !body.texts.every((text: unknown) => typeof text === 'string')) return refuse('Malformed input request: #/texts: expected type: JSONArray, please reformat your input and try again.');
-    if (body.texts.length < 1 || body.texts.length > 96) return refuse(`Malformed input request: #/texts: expected maximum item count: 96, found: ${body.texts.length}, please reformat your input and try again.`);
-    if (body.texts.some((text: string) => text.length > 2048)) return refuse('Malformed input request: #/texts: expected maxLength: 2048, please reformat your input and try again.');
-    if (!COHERE_INPUT_TYPES.has(body.input_type)) return refuse(`Malformed input request: #/input_type: ${JSON.stringify(body.input_type ?? null)} is not a valid enum value, please reformat your input and try again.`);
-    if (body.truncate !== undefined && !['NONE', 'START', 'END'].includes(body.truncate)) return refuse('Malformed input request: #/truncate: is not a valid enum value, please reformat your input and try again.');
-    if (body.embedding_types !== undefined && JSON.stringify(body.embedding_types) !== '["float"]') return refuse('Malformed input request: #/embedding_types: only ["float"] in this mock, please reformat your input and try again.');
-    if (body.output_dimension !== undefined && ![256, 512, 1024, 1536].includes(body.output_dimension)) return refuse('Malformed input request: #/output_dimension: is not a valid enum value, please reformat your input and try again.');
+    if (!Array.isArray(body.texts) || !body.texts.every((text: unknown) => typeof text === 'string'))
+      return refuse('Malformed input request: #/texts: expected type: JSONArray, please reformat your input and try again.');
+    if (body.texts.length < 1 || body.texts.length > 96)
+      return refuse(
+        `Malformed input request: #/texts: expected maximum item count: 96, found: ${body.texts.length}, please reformat your input and try again.`,
+      );
+    if (body.texts.some((text: string) => text.length > 2048))
+      return refuse('Malformed input request: #/texts: expected maxLength: 2048, please reformat your input and try again.');
+    if (!COHERE_INPUT_TYPES.has(body.input_type))
+      return refuse(
+        `Malformed input request: #/input_type: ${JSON.stringify(body.input_type ?? null)} is not a valid enum value, please reformat your input and try again.`,
+      );
+    if (body.truncate !== undefined && !['NONE', 'START', 'END'].includes(body.truncate))
+      return refuse('Malformed input request: #/truncate: is not a valid enum value, please reformat your input and try again.');
+    if (body.embedding_types !== undefined && JSON.stringify(body.embedding_types) !== '["float"]')
+      return refuse('Malformed input request: #/embedding_types: only ["float"] in this mock, please reformat your input and try again.');
+    if (body.output_dimension !== undefined && ![256, 512, 1024, 1536].includes(body.output_dimension))
+      return refuse('Malformed input request: #/output_dimension: is not a valid enum value, please reformat your input and try again.');
     texts = body.texts;
     size = body.output_dimension ?? (v4 ? 1536 : 1024);
   } else {
-    if (typeof body.inputText !== 'string' || !body.inputText) return refuse('Malformed input request: #/inputText: expected minLength: 1, please reformat your input and try again.');
-    if (body.dimensions !== undefined && ![256, 512, 1024].includes(body.dimensions)) return refuse('Malformed input request: #/dimensions: 256, 512 or 1024, please reformat your input and try again.');
-    if (body.normalize !== undefined && typeof body.normalize !== 'boolean') return refuse('Malformed input request: #/normalize: expected type: Boolean, please reformat your input and try again.');
+    if (typeof body.inputText !== 'string' || !body.inputText)
+      return refuse('Malformed input request: #/inputText: expected minLength: 1, please reformat your input and try again.');
+    if (body.dimensions !== undefined && ![256, 512, 1024].includes(body.dimensions))
+      return refuse('Malformed input request: #/dimensions: 256, 512 or 1024, please reformat your input and try again.');
+    if (body.normalize !== undefined && typeof body.normalize !== 'boolean')
+      return refuse('Malformed input request: #/normalize: expected type: Boolean, please reformat your input and try again.');
     texts = [body.inputText];
     size = body.dimensions ?? (titanV2 ? 1024 : 1536);
   }
@@ -540,12 +670,21 @@ function invokeEmbeddings(res: http.ServerResponse, call: MockCall, model: strin
     return sendJson(res, 200, JSON.stringify(answer), headers);
   }
   const byType = body.embedding_types !== undefined;
-  const answer = { id: randomUUID(), texts, embeddings: byType ? { float: vectors } : vectors, response_type: byType ? 'embeddings_by_type' : 'embeddings_floats' };
+  const answer = {
+    id: randomUUID(),
+    texts,
+    embeddings: byType ? { float: vectors } : vectors,
+    response_type: byType ? 'embeddings_by_type' : 'embeddings_floats',
+  };
   sendJson(res, 200, JSON.stringify(answer), headers);
 }
 
 function isAssumeRole(call: MockCall): boolean {
-  return call.method === 'POST' && String(call.headers['content-type'] ?? '').includes('application/x-www-form-urlencoded') && /(^|&)Action=AssumeRole(&|$)/.test(call.rawBody ?? '');
+  return (
+    call.method === 'POST' &&
+    String(call.headers['content-type'] ?? '').includes('application/x-www-form-urlencoded') &&
+    /(^|&)Action=AssumeRole(&|$)/.test(call.rawBody ?? '')
+  );
 }
 
 function sendStsError(res: http.ServerResponse, status: number, code: string, message: string): void {
@@ -562,10 +701,22 @@ function serveAssumeRole(res: http.ServerResponse, call: MockCall): void {
   const signedBy = /Credential=([^/]+)\//.exec(String(call.headers.authorization ?? ''))?.[1] ?? null;
   verifySignature(call, 'sts').then(
     (refusal) => {
-      const granted = !refusal && signedBy === BEDROCK_TEST_CREDENTIALS.accessKeyId && roleArn === BEDROCK_TEST_ROLE.arn && externalId === BEDROCK_TEST_ROLE.externalId && form.get('Version') === '2011-06-15' && !!form.get('RoleSessionName');
+      const granted =
+        !refusal &&
+        signedBy === BEDROCK_TEST_CREDENTIALS.accessKeyId &&
+        roleArn === BEDROCK_TEST_ROLE.arn &&
+        externalId === BEDROCK_TEST_ROLE.externalId &&
+        form.get('Version') === '2011-06-15' &&
+        !!form.get('RoleSessionName');
       stsAssumeRoleCalls.push({ roleArn, externalId, signedBy, granted });
       if (refusal) return sendStsError(res, 403, refusal.name, refusal.message);
-      if (!granted) return sendStsError(res, 403, 'AccessDenied', `User: arn:aws:iam::123456789012:user/${signedBy} is not authorized to perform: sts:AssumeRole on resource: ${roleArn}`);
+      if (!granted)
+        return sendStsError(
+          res,
+          403,
+          'AccessDenied',
+          `User: arn:aws:iam::123456789012:user/${signedBy} is not authorized to perform: sts:AssumeRole on resource: ${roleArn}`,
+        );
       const expiration = new Date(Date.now() + 3600_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
       const session = form.get('RoleSessionName');
       const xml = `<AssumeRoleResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/">

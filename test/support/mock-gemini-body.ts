@@ -11,9 +11,27 @@ import { answerToolScript, argumentFragments, type ScriptTurn } from './mock-too
 
 const REQUEST_FIELDS = ['model', 'contents', 'systemInstruction', 'tools', 'toolConfig', 'generationConfig', 'safetySettings', 'cachedContent'];
 const GENERATION_CONFIG_FIELDS = [
-  'stopSequences', 'responseMimeType', 'responseSchema', 'responseJsonSchema', '_responseJsonSchema', 'responseModalities',
-  'candidateCount', 'maxOutputTokens', 'temperature', 'topP', 'topK', 'seed', 'presencePenalty', 'frequencyPenalty',
-  'responseLogprobs', 'logprobs', 'enableEnhancedCivicAnswers', 'speechConfig', 'thinkingConfig', 'imageConfig', 'mediaResolution',
+  'stopSequences',
+  'responseMimeType',
+  'responseSchema',
+  'responseJsonSchema',
+  '_responseJsonSchema',
+  'responseModalities',
+  'candidateCount',
+  'maxOutputTokens',
+  'temperature',
+  'topP',
+  'topK',
+  'seed',
+  'presencePenalty',
+  'frequencyPenalty',
+  'responseLogprobs',
+  'logprobs',
+  'enableEnhancedCivicAnswers',
+  'speechConfig',
+  'thinkingConfig',
+  'imageConfig',
+  'mediaResolution',
 ];
 const ROLES = ['user', 'model'];
 export const FUNCTION_CALL_TOKENS = 5;
@@ -39,28 +57,39 @@ export function invalidRequest(body: unknown): string | null {
   if (unknown) return unknownName(unknown);
   const config = field(body, 'generationConfig');
   if (config !== undefined) {
-    if (!isObject(config)) return `Invalid value at 'generation_config' (type.googleapis.com/google.ai.generativelanguage.v1beta.GenerationConfig), ${JSON.stringify(config)}`;
+    if (!isObject(config))
+      return `Invalid value at 'generation_config' (type.googleapis.com/google.ai.generativelanguage.v1beta.GenerationConfig), ${JSON.stringify(config)}`;
     const bad = Object.keys(config).find((name) => !KNOWN_GENERATION_CONFIG.has(name));
     if (bad) return unknownName(bad, 'generation_config');
   }
   const contents = body.contents;
   if (!Array.isArray(contents) || contents.length === 0) return '* GenerateContentRequest.contents: contents is not specified\n';
   for (const [i, content] of contents.entries()) {
-    if (!isObject(content)) return `Invalid value at 'contents[${i}]' (type.googleapis.com/google.ai.generativelanguage.v1beta.Content), ${JSON.stringify(content)}`;
+    if (!isObject(content))
+      return `Invalid value at 'contents[${i}]' (type.googleapis.com/google.ai.generativelanguage.v1beta.Content), ${JSON.stringify(content)}`;
     if (content.role !== undefined && content.role !== '' && !ROLES.includes(content.role)) return 'Please use a valid role: user, model.';
-    if (!Array.isArray(content.parts) || content.parts.length === 0) return `* GenerateContentRequest.contents[${i}].parts: contents.parts must not be empty.\n`;
+    if (!Array.isArray(content.parts) || content.parts.length === 0)
+      return `* GenerateContentRequest.contents[${i}].parts: contents.parts must not be empty.\n`;
   }
   const tools = body.tools;
-  if (tools !== undefined && !Array.isArray(tools)) return `Invalid value at 'tools' (type.googleapis.com/google.ai.generativelanguage.v1beta.Tool), ${JSON.stringify(tools)}`;
+  if (tools !== undefined && !Array.isArray(tools))
+    return `Invalid value at 'tools' (type.googleapis.com/google.ai.generativelanguage.v1beta.Tool), ${JSON.stringify(tools)}`;
   for (const [i, tool] of (tools ?? []).entries()) {
     for (const [j, declaration] of (field(tool, 'functionDeclarations') ?? []).entries()) {
-      if (typeof declaration?.name !== 'string' || !declaration.name) return `* GenerateContentRequest.tools[${i}].function_declarations[${j}].name: Name cannot be empty.\n`;
+      if (typeof declaration?.name !== 'string' || !declaration.name)
+        return `* GenerateContentRequest.tools[${i}].function_declarations[${j}].name: Name cannot be empty.\n`;
     }
   }
   return null;
 }
 
-const partsText = (parts: unknown) => (Array.isArray(parts) ? parts.filter((part) => typeof part?.text === 'string' && !part.thought).map((part) => part.text).join('') : '');
+const partsText = (parts: unknown) =>
+  Array.isArray(parts)
+    ? parts
+        .filter((part) => typeof part?.text === 'string' && !part.thought)
+        .map((part) => part.text)
+        .join('')
+    : '';
 
 /** Characters a part stands for in promptTokenCount: its text, or the JSON of a function call or response. */
 function partChars(part: any): number {
@@ -102,10 +131,13 @@ function planAnswer(body: any, stream: boolean): GeminiPlan {
   const userTurns = contents.filter((content) => content.role !== 'model');
   const lastUser = userTurns[userTurns.length - 1];
   const lastText = partsText(lastUser?.parts);
-  const answeredFunction = contents[contents.length - 1].role !== 'model' && contents[contents.length - 1].parts.some((part: any) => field(part, 'functionResponse'));
+  const answeredFunction =
+    contents[contents.length - 1].role !== 'model' && contents[contents.length - 1].parts.some((part: any) => field(part, 'functionResponse'));
   const config = field(body, 'generationConfig') ?? {};
   const system = field(body, 'systemInstruction');
-  const chars = (system?.parts ?? []).reduce((n: number, part: any) => n + partChars(part), 0) + contents.reduce((n, content) => n + content.parts.reduce((m: number, part: any) => m + partChars(part), 0), 0);
+  const chars =
+    (system?.parts ?? []).reduce((n: number, part: any) => n + partChars(part), 0) +
+    contents.reduce((n, content) => n + content.parts.reduce((m: number, part: any) => m + partChars(part), 0), 0);
   const common = {
     promptTokenCount: Math.max(1, Math.ceil(chars / 4)),
     thoughts: field(field(config, 'thinkingConfig'), 'thinkingBudget') > 0 ? THOUGHTS_TOKENS : 0,
@@ -157,7 +189,8 @@ function scriptTurns(contents: any[]): ScriptTurn[] {
     const responses = content.parts.map((part: any) => field(part, 'functionResponse')).filter(Boolean);
     if (!responses.length) turns.push({ kind: 'user', text: partsText(content.parts) });
     for (const { response } of responses) {
-      const text = typeof response?.content === 'string' ? response.content : typeof response?.result === 'string' ? response.result : JSON.stringify(response ?? {});
+      const text =
+        typeof response?.content === 'string' ? response.content : typeof response?.result === 'string' ? response.result : JSON.stringify(response ?? {});
       turns.push({ kind: 'result', text });
     }
   }

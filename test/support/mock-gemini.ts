@@ -94,7 +94,8 @@ function batchEmbed(res: http.ServerResponse, call: MockCall, model: string): vo
   const body = call.body ?? {};
   const extra = Object.keys(body).find((name) => name !== 'requests');
   if (extra) return sendGoogleError(res, 400, `Invalid JSON payload received. Unknown name "${extra}": Cannot find field.`);
-  if (!Array.isArray(body.requests) || body.requests.length === 0) return sendGoogleError(res, 400, '* BatchEmbedContentsRequest.requests: contents is not specified');
+  if (!Array.isArray(body.requests) || body.requests.length === 0)
+    return sendGoogleError(res, 400, '* BatchEmbedContentsRequest.requests: contents is not specified');
   const values: number[][] = [];
   for (const [i, request] of body.requests.entries()) {
     const unknown = Object.keys(request ?? {}).find((name) => !EMBED_REQUEST_FIELDS.has(name));
@@ -105,7 +106,8 @@ function batchEmbed(res: http.ServerResponse, call: MockCall, model: string): vo
       return sendGoogleError(res, 400, `* BatchEmbedContentsRequest.requests[${i}].content.parts: contents is not specified`);
     }
     const dimensions = request.outputDimensionality ?? request.output_dimensionality;
-    if (dimensions !== undefined && (!Number.isInteger(dimensions) || dimensions < 1)) return sendGoogleError(res, 400, `* requests[${i}].output_dimensionality: must be positive`);
+    if (dimensions !== undefined && (!Number.isInteger(dimensions) || dimensions < 1))
+      return sendGoogleError(res, 400, `* requests[${i}].output_dimensionality: must be positive`);
     values.push(mockEmbeddingValues(parts.map((part: any) => part.text).join(''), dimensions));
   }
   sendJson(res, 200, JSON.stringify({ embeddings: values.map((vector) => ({ values: vector })) }));
@@ -117,8 +119,17 @@ export const GEMINI_OPENAI_MODELS = [
   { id: 'models/gemini-2.5-pro', object: 'model', owned_by: 'google' },
 ];
 const STATUS_NAMES: Record<number, string> = {
-  400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 409: 'ABORTED', 429: 'RESOURCE_EXHAUSTED',
-  499: 'CANCELLED', 500: 'INTERNAL', 501: 'NOT_IMPLEMENTED', 503: 'UNAVAILABLE', 504: 'DEADLINE_EXCEEDED',
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  409: 'ABORTED',
+  429: 'RESOURCE_EXHAUSTED',
+  499: 'CANCELLED',
+  500: 'INTERNAL',
+  501: 'NOT_IMPLEMENTED',
+  503: 'UNAVAILABLE',
+  504: 'DEADLINE_EXCEEDED',
 };
 const MOCK_ERROR_MESSAGES: Record<number, string> = {
   400: 'Request contains an invalid argument.',
@@ -214,7 +225,8 @@ function answer(res: http.ServerResponse, call: MockCall, model: string, stream:
     error: (status: number) => sendMockError(res, status, model),
     invalidJson: INVALID_JSON_REPLY,
     // Google sends no retry-after header: the delay is a RetryInfo detail of the error.
-    retryAfter: (ms: number) => sendGoogleError(res, 429, MOCK_ERROR_MESSAGES[429], [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${ms / 1000}s` }]),
+    retryAfter: (ms: number) =>
+      sendGoogleError(res, 429, MOCK_ERROR_MESSAGES[429], [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${ms / 1000}s` }]),
   };
   if (answerFailureSwitch(res, behaviour, { stream, flakyCounters: call.flakyFailures, flakyKey }, replies)) return;
   const plan = planGemini(body, stream);
@@ -233,7 +245,12 @@ function answer(res: http.ServerResponse, call: MockCall, model: string, stream:
   if (cut) pieces = pieces.slice(0, 2);
   if (sse) {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    return streamEvents(res, pieces.map((chunk) => `data: ${chunk}\r\n\r\n`), behaviour, cut);
+    return streamEvents(
+      res,
+      pieces.map((chunk) => `data: ${chunk}\r\n\r\n`),
+      behaviour,
+      cut,
+    );
   }
   // Without alt=sse: one JSON array, sent as the chunks come.
   res.writeHead(200, { 'content-type': 'application/json; charset=UTF-8' });

@@ -18,7 +18,14 @@ import { AZURE_MISSING_API_VERSION_BODY, BAD_JSON_BODY, errorBody, INVALID_JSON_
 import { answerFailureSwitch, behaviourOf, sendError, sendJson } from './mock-upstream';
 
 const ROUTE = /^(?:\/v1)?\/audio\/speech$|^\/openai\/deployments\/([^/]+)\/audio\/speech$/;
-const CONTENT_TYPES: Record<string, string> = { mp3: 'audio/mpeg', opus: 'audio/opus', aac: 'audio/aac', flac: 'audio/flac', wav: 'audio/wav', pcm: 'audio/pcm' };
+const CONTENT_TYPES: Record<string, string> = {
+  mp3: 'audio/mpeg',
+  opus: 'audio/opus',
+  aac: 'audio/aac',
+  flac: 'audio/flac',
+  wav: 'audio/wav',
+  pcm: 'audio/pcm',
+};
 const CHUNK = 16 * 1024;
 
 /** The audio the mock answers for an input: deterministic, so a test can compare byte for byte. */

@@ -125,7 +125,8 @@ export function planChatCompletion(body: any, model: string, behaviourModel: str
   let toolCalls: PlannedToolCall[] | undefined;
   let content: string;
   if (script) {
-    toolCalls = 'calls' in script ? script.calls.map((call) => ({ name: call.name, arguments: call.json, fragments: argumentFragments(call.json) })) : undefined;
+    toolCalls =
+      'calls' in script ? script.calls.map((call) => ({ name: call.name, arguments: call.json, fragments: argumentFragments(call.json) })) : undefined;
     content = 'text' in script ? script.text : '';
   } else if (tools && body.tool_choice !== 'none' && !answeringToolResult && /\bweather\b/i.test(lastUserText)) {
     const name = forced ?? tools[0]?.function?.name ?? tools[0]?.name ?? 'tool';
@@ -218,12 +219,7 @@ export const SSE_DONE = 'data: [DONE]\n\n';
  *      (all other chunks then carry "usage":null)
  *   5. data: [DONE]
  */
-export function* chatCompletionEvents(
-  plan: ChatPlan,
-  id: string,
-  created: number,
-  includeUsage: boolean,
-): Generator<string, void, undefined> {
+export function* chatCompletionEvents(plan: ChatPlan, id: string, created: number, includeUsage: boolean): Generator<string, void, undefined> {
   const event = (choices: unknown[], usage: Usage | null = null): string => {
     const chunk: Record<string, unknown> = {
       id,
@@ -276,38 +272,21 @@ export function* chatCompletionEvents(
 // ---------------------------------------------------------------------------
 
 /** OpenAI's error envelope: {"error":{"message","type","param","code"}}. */
-export function errorBody(
-  message: string,
-  type: string,
-  code: string | null = null,
-  param: string | null = null,
-): string {
+export function errorBody(message: string, type: string, code: string | null = null, param: string | null = null): string {
   return JSON.stringify({ error: { message, type, param, code } });
 }
 
 // Static error bodies, built once.
-export const BAD_JSON_BODY = errorBody(
-  'We could not parse the JSON body of your request. (The OpenAI API expects a JSON payload.)',
-  'invalid_request_error',
-);
+export const BAD_JSON_BODY = errorBody('We could not parse the JSON body of your request. (The OpenAI API expects a JSON payload.)', 'invalid_request_error');
 export const MISSING_MODEL_BODY = errorBody('you must provide a model parameter', 'invalid_request_error');
-export const MISSING_MESSAGES_BODY = errorBody(
-  "Missing required parameter: 'messages'.",
-  'invalid_request_error',
-  'missing_required_parameter',
-  'messages',
-);
+export const MISSING_MESSAGES_BODY = errorBody("Missing required parameter: 'messages'.", 'invalid_request_error', 'missing_required_parameter', 'messages');
 export const STREAM_OPTIONS_WITHOUT_STREAM_BODY = errorBody(
   "The 'stream_options' parameter is only allowed when 'stream' is enabled.",
   'invalid_request_error',
   null,
   'stream_options',
 );
-export const AZURE_MISSING_API_VERSION_BODY = errorBody(
-  'Resource not found: missing api-version query parameter',
-  'invalid_request_error',
-  '404',
-);
+export const AZURE_MISSING_API_VERSION_BODY = errorBody('Resource not found: missing api-version query parameter', 'invalid_request_error', '404');
 /** What `mock-invalid-json` answers (with 200 and Content-Type: application/json). */
 export const INVALID_JSON_REPLY = '{"id":"chatcmpl-broken","object":"chat.completion", this is not JSON';
 

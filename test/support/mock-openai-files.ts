@@ -105,7 +105,7 @@ const noSuchFile = (id: string) => errorBody(`No such File object: ${id}`, 'inva
 export function audioSeconds(head: Buffer, size: number): number {
   if (head.length >= 44 && head.toString('latin1', 0, 4) === 'RIFF' && head.toString('latin1', 8, 12) === 'WAVE') {
     const byteRate = head.readUInt32LE(28);
-    for (let offset = 12; byteRate > 0 && offset + 8 <= head.length; ) {
+    for (let offset = 12; byteRate > 0 && offset + 8 <= head.length;) {
       const id = head.toString('latin1', offset, offset + 4);
       const chunkSize = head.readUInt32LE(offset + 4);
       if (id === 'data') return Math.min(chunkSize, size - offset - 8) / byteRate;
@@ -162,7 +162,15 @@ export function serveOpenAIMultipart(req: http.IncomingMessage, res: http.Server
 
   const upload: RecordedUpload = { path, headers: req.headers, fields: {}, files: [], complete: false };
   if (context.record) {
-    const rec: RecordedRequest = { method: 'POST', path, query: parseQuery(rawQuery), headers: req.headers, body: upload.fields, upload, httpVersion: req.httpVersion };
+    const rec: RecordedRequest = {
+      method: 'POST',
+      path,
+      query: parseQuery(rawQuery),
+      headers: req.headers,
+      body: upload.fields,
+      upload,
+      httpVersion: req.httpVersion,
+    };
     context.record(rec, res);
     res.once('close', () => {
       if (rec.aborted) upload.aborted = true;
@@ -178,7 +186,12 @@ export function serveOpenAIMultipart(req: http.IncomingMessage, res: http.Server
   }
   const type = String(req.headers['content-type'] ?? '');
   if (!/^multipart\/form-data\s*;/i.test(type)) {
-    answer(400, invalid(`Invalid Content-Type header (${type || 'none'}), expected multipart/form-data. (HINT: If you're using curl, you can pass -H 'Content-Type: multipart/form-data')`));
+    answer(
+      400,
+      invalid(
+        `Invalid Content-Type header (${type || 'none'}), expected multipart/form-data. (HINT: If you're using curl, you can pass -H 'Content-Type: multipart/form-data')`,
+      ),
+    );
     return true;
   }
 
@@ -263,13 +276,25 @@ function createFile(res: http.ServerResponse, upload: RecordedUpload, read: Read
   const anchor = field(upload, 'expires_after[anchor]');
   const seconds = field(upload, 'expires_after[seconds]');
   if (anchor !== undefined || seconds !== undefined) {
-    if (anchor !== 'created_at') return sendJson(res, 400, invalid(`Invalid value for 'expires_after[anchor]': expected 'created_at'.`, 'expires_after.anchor'));
+    if (anchor !== 'created_at')
+      return sendJson(res, 400, invalid(`Invalid value for 'expires_after[anchor]': expected 'created_at'.`, 'expires_after.anchor'));
     const n = Number(seconds);
-    if (!Number.isInteger(n) || n < 3600 || n > 2592000) return sendJson(res, 400, invalid(`'expires_after[seconds]' must be between 3600 and 2592000.`, 'expires_after.seconds'));
+    if (!Number.isInteger(n) || n < 3600 || n > 2592000)
+      return sendJson(res, 400, invalid(`'expires_after[seconds]' must be between 3600 and 2592000.`, 'expires_after.seconds'));
     expiresAt = created + n;
   }
   const id = 'file-' + randomBytes(11).toString('base64url').replace(/[-_]/g, 'x');
-  const object = { object: 'file', id, purpose, filename: file.filename, bytes: file.size, created_at: created, expires_at: expiresAt, status: 'processed', status_details: null };
+  const object = {
+    object: 'file',
+    id,
+    purpose,
+    filename: file.filename,
+    bytes: file.size,
+    created_at: created,
+    expires_at: expiresAt,
+    status: 'processed',
+    status_details: null,
+  };
   storeOf(flakyFailures).set(id, { object, bytes: file.bytes, sha256: file.sha256 });
   sendJson(res, 200, JSON.stringify(object));
 }
@@ -294,7 +319,8 @@ function transcribe(
   const model = field(upload, 'model') ?? deployment;
   if (!model) return sendJson(res, 400, MISSING_MODEL_BODY);
   const format = field(upload, 'response_format') ?? 'json';
-  if (!FORMATS.includes(format)) return sendJson(res, 400, invalid(`'${format}' is not one of ${JSON.stringify(FORMATS)} - 'response_format'`, 'response_format'));
+  if (!FORMATS.includes(format))
+    return sendJson(res, 400, invalid(`'${format}' is not one of ${JSON.stringify(FORMATS)} - 'response_format'`, 'response_format'));
   const tokensModel = /^gpt-4o(-mini)?-transcribe/.test(model);
   if (tokensModel && format !== 'json' && format !== 'text') {
     return sendJson(res, 400, invalid(`response_format '${format}' is not compatible with model '${model}'. Use 'json' or 'text'.`, 'response_format'));
@@ -331,8 +357,16 @@ function transcribe(
       const audioTokens = Math.ceil(duration * 10);
       const textTokens = Math.ceil(prompt.length / 4);
       const output = text.split(/\s+/).filter(Boolean).length;
-      const usage = { type: 'tokens', input_tokens: audioTokens + textTokens, input_token_details: { text_tokens: textTokens, audio_tokens: audioTokens }, output_tokens: output, total_tokens: audioTokens + textTokens + output };
-      const logprobs = list(upload, 'include').includes('logprobs') ? { logprobs: text.split(' ').map((token) => ({ token, logprob: -0.01, bytes: [...Buffer.from(token)] })) } : {};
+      const usage = {
+        type: 'tokens',
+        input_tokens: audioTokens + textTokens,
+        input_token_details: { text_tokens: textTokens, audio_tokens: audioTokens },
+        output_tokens: output,
+        total_tokens: audioTokens + textTokens + output,
+      };
+      const logprobs = list(upload, 'include').includes('logprobs')
+        ? { logprobs: text.split(' ').map((token) => ({ token, logprob: -0.01, bytes: [...Buffer.from(token)] })) }
+        : {};
       return sendJson(res, 200, JSON.stringify({ text, ...logprobs, usage }));
     }
     const usage = { type: 'duration', seconds: Math.ceil(duration) };
@@ -344,7 +378,18 @@ function transcribe(
       duration,
       text,
       segments: [
-        { id: 0, seek: 0, start: 0, end: duration, text: ` ${text}`, tokens: words.map((_, i) => 50364 + i), temperature: Number(temperature ?? 0), avg_logprob: -0.25, compression_ratio: 1.1, no_speech_prob: 0.01 },
+        {
+          id: 0,
+          seek: 0,
+          start: 0,
+          end: duration,
+          text: ` ${text}`,
+          tokens: words.map((_, i) => 50364 + i),
+          temperature: Number(temperature ?? 0),
+          avg_logprob: -0.25,
+          compression_ratio: 1.1,
+          no_speech_prob: 0.01,
+        },
       ],
     };
     if (!translate && granularities.includes('word')) {
@@ -383,7 +428,11 @@ export function serveOpenAIFiles(res: http.ServerResponse, call: MockCall): bool
       all = at === -1 ? [] : all.slice(at + 1);
     }
     const data = all.slice(0, limit);
-    sendJson(res, 200, JSON.stringify({ object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: all.length > data.length }));
+    sendJson(
+      res,
+      200,
+      JSON.stringify({ object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: all.length > data.length }),
+    );
     return true;
   }
   const id = decodeURIComponent(rawId);

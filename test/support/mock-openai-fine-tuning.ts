@@ -74,7 +74,8 @@ function create(res: http.ServerResponse, call: MockCall, jobs: Map<string, Job>
   const body = call.body;
   if (call.badJson || body === null || typeof body !== 'object') return sendJson(res, 400, BAD_JSON_BODY);
   for (const field of ['model', 'training_file']) {
-    if (typeof body[field] !== 'string') return sendJson(res, 400, errorBody(`Missing required parameter: '${field}'.`, 'invalid_request_error', 'missing_required_parameter', field));
+    if (typeof body[field] !== 'string')
+      return sendJson(res, 400, errorBody(`Missing required parameter: '${field}'.`, 'invalid_request_error', 'missing_required_parameter', field));
   }
   if (Array.isArray(body.integrations) && body.integrations.length > 5) {
     return sendJson(res, 400, errorBody('Too many integrations: at most 5 are allowed.', 'invalid_request_error', 'invalid_value', 'integrations'));
@@ -104,9 +105,19 @@ function create(res: http.ServerResponse, call: MockCall, jobs: Map<string, Job>
     user_provided_suffix: body.suffix ?? null,
   };
   if (body.training_file === 'file-succeeded') {
-    Object.assign(job, { status: 'succeeded', fine_tuned_model: `ft:${body.model}:org-mock::${id.slice(6, 12)}`, finished_at: CREATED + 3600, trained_tokens: 12_345, result_files: ['file-result-mock'] });
+    Object.assign(job, {
+      status: 'succeeded',
+      fine_tuned_model: `ft:${body.model}:org-mock::${id.slice(6, 12)}`,
+      finished_at: CREATED + 3600,
+      trained_tokens: 12_345,
+      result_files: ['file-result-mock'],
+    });
   } else if (body.training_file === 'file-invalid') {
-    Object.assign(job, { status: 'failed', finished_at: CREATED + 60, error: { code: 'invalid_training_file', message: 'The training file has 3 lines that are not valid JSON.', param: 'training_file' } });
+    Object.assign(job, {
+      status: 'failed',
+      finished_at: CREATED + 60,
+      error: { code: 'invalid_training_file', message: 'The training file has 3 lines that are not valid JSON.', param: 'training_file' },
+    });
   }
   jobs.set(id, job);
   sendJson(res, 200, JSON.stringify(job));
@@ -114,14 +125,26 @@ function create(res: http.ServerResponse, call: MockCall, jobs: Map<string, Job>
 
 function cancel(res: http.ServerResponse, job: Job): void {
   if (['succeeded', 'failed', 'cancelled'].includes(job.status)) {
-    return sendJson(res, 400, errorBody(`Job has already ${job.status === 'cancelled' ? 'been cancelled' : 'completed'}.`, 'invalid_request_error', 'invalid_state', null));
+    return sendJson(
+      res,
+      400,
+      errorBody(`Job has already ${job.status === 'cancelled' ? 'been cancelled' : 'completed'}.`, 'invalid_request_error', 'invalid_state', null),
+    );
   }
   Object.assign(job, { status: 'cancelled', finished_at: CREATED + 120 });
   sendJson(res, 200, JSON.stringify(job));
 }
 
 function events(job: Job): Record<string, unknown>[] {
-  const event = (n: number, level: string, message: string) => ({ object: 'fine_tuning.job.event', id: `ftevent-${job.id.slice(6)}-${n}`, created_at: CREATED + n, level, message, data: {}, type: 'message' });
+  const event = (n: number, level: string, message: string) => ({
+    object: 'fine_tuning.job.event',
+    id: `ftevent-${job.id.slice(6)}-${n}`,
+    created_at: CREATED + n,
+    level,
+    message,
+    data: {},
+    type: 'message',
+  });
   const list = [event(1, 'info', `Created fine-tuning job: ${job.id}`), event(2, 'info', `Validating training file: ${String(job.training_file)}`)];
   if (job.status === 'succeeded') list.push(event(3, 'info', 'The job has successfully completed'));
   if (job.status === 'failed') list.push(event(3, 'error', 'The job failed due to an invalid training file.'));
@@ -137,7 +160,15 @@ function checkpoints(job: Job): Record<string, unknown>[] {
     created_at: CREATED + step * 60,
     fine_tuned_model_checkpoint: `${String(job.fine_tuned_model)}:ckpt-step-${step}`,
     fine_tuning_job_id: job.id,
-    metrics: { step, train_loss: 1 / step, train_mean_token_accuracy: 0.9, valid_loss: 1.2 / step, valid_mean_token_accuracy: 0.85, full_valid_loss: 1.1 / step, full_valid_mean_token_accuracy: 0.86 },
+    metrics: {
+      step,
+      train_loss: 1 / step,
+      train_mean_token_accuracy: 0.9,
+      valid_loss: 1.2 / step,
+      valid_mean_token_accuracy: 0.85,
+      full_valid_loss: 1.1 / step,
+      full_valid_mean_token_accuracy: 0.86,
+    },
     step_number: step,
   }));
 }

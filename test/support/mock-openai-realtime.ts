@@ -199,7 +199,10 @@ function parseQuery(url: string): { path: string; query: Record<string, string> 
 function offeredProtocols(req: http.IncomingMessage): string[] {
   const header = req.headers['sec-websocket-protocol'];
   if (typeof header !== 'string') return [];
-  return header.split(',').map((p) => p.trim()).filter(Boolean);
+  return header
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
 }
 
 let idCounter = 0;
@@ -255,17 +258,45 @@ export async function startMockRealtime(options: MockRealtimeOptions = {}): Prom
       route = 'openai';
       const subprotocolKey = protocols.some((p) => p.startsWith('openai-insecure-api-key.') && p.length > 'openai-insecure-api-key.'.length);
       if (!bearer && !subprotocolKey) {
-        return refuse(socket, req, 401, errorJson("You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).", 'invalid_request_error', 'missing_api_key'));
+        return refuse(
+          socket,
+          req,
+          401,
+          errorJson(
+            "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
+            'invalid_request_error',
+            'missing_api_key',
+          ),
+        );
       }
-      if (!query.model) return refuse(socket, req, 400, errorJson("Missing required parameter: 'model'.", 'invalid_request_error', 'missing_required_parameter', 'model'));
+      if (!query.model)
+        return refuse(socket, req, 400, errorJson("Missing required parameter: 'model'.", 'invalid_request_error', 'missing_required_parameter', 'model'));
       model = query.model;
     } else if (path === '/openai/realtime') {
       route = 'azure';
       if (!req.headers['api-key'] && !bearer) {
-        return refuse(socket, req, 401, JSON.stringify({ error: { code: '401', message: 'Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource.' } }));
+        return refuse(
+          socket,
+          req,
+          401,
+          JSON.stringify({
+            error: {
+              code: '401',
+              message:
+                'Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource.',
+            },
+          }),
+        );
       }
-      if (!query['api-version']) return refuse(socket, req, 404, errorJson('Resource not found: missing api-version query parameter', 'invalid_request_error', '404'));
-      if (!query.deployment) return refuse(socket, req, 400, errorJson("Missing required parameter: 'deployment'.", 'invalid_request_error', 'missing_required_parameter', 'deployment'));
+      if (!query['api-version'])
+        return refuse(socket, req, 404, errorJson('Resource not found: missing api-version query parameter', 'invalid_request_error', '404'));
+      if (!query.deployment)
+        return refuse(
+          socket,
+          req,
+          400,
+          errorJson("Missing required parameter: 'deployment'.", 'invalid_request_error', 'missing_required_parameter', 'deployment'),
+        );
       model = query.deployment;
     } else {
       return refuse(socket, req, 404, errorJson(`Invalid URL (GET ${path})`, 'invalid_request_error'));
@@ -306,7 +337,7 @@ export async function startMockRealtime(options: MockRealtimeOptions = {}): Prom
       model,
       expires_at: Math.floor(Date.now() / 1000) + 30 * 60,
       ...(ga ? { output_modalities: ['audio'] } : { modalities: ['text', 'audio'] }),
-      instructions: "Your knowledge cutoff is 2023-10. You are a helpful, witty, and friendly AI.",
+      instructions: 'Your knowledge cutoff is 2023-10. You are a helpful, witty, and friendly AI.',
       voice: 'alloy',
       input_audio_format: 'pcm16',
       output_audio_format: 'pcm16',
@@ -349,13 +380,23 @@ export async function startMockRealtime(options: MockRealtimeOptions = {}): Prom
         event = JSON.parse(text);
       } catch {
         connection.received.push({ unparsed: text });
-        return sendError('We could not parse the JSON body of your request. (HINT: This likely means you aren\'t using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.', 'invalid_json', null, null);
+        return sendError(
+          "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.",
+          'invalid_json',
+          null,
+          null,
+        );
       }
       connection.received.push(event);
       if (event === null || typeof event !== 'object' || Array.isArray(event)) return sendError('The event must be a JSON object.', 'invalid_type', null, null);
       const clientEventId = typeof event.event_id === 'string' ? event.event_id : null;
       if (!CLIENT_EVENTS.includes(event.type)) {
-        return sendError(`Invalid value: '${String(event.type)}'. Supported values are: ${CLIENT_EVENTS.map((t) => `'${t}'`).join(', ')}.`, 'invalid_value', 'type', clientEventId);
+        return sendError(
+          `Invalid value: '${String(event.type)}'. Supported values are: ${CLIENT_EVENTS.map((t) => `'${t}'`).join(', ')}.`,
+          'invalid_value',
+          'type',
+          clientEventId,
+        );
       }
       switch (event.type) {
         case 'session.update': {
@@ -400,14 +441,26 @@ export async function startMockRealtime(options: MockRealtimeOptions = {}): Prom
           return;
         case 'input_audio_buffer.commit': {
           if (audioBuffer === 0) {
-            return sendError('Error committing input audio buffer: buffer too small. Expected at least 100ms of audio, but buffer only has 0.00ms of audio.', 'input_audio_buffer_commit_empty', null, clientEventId);
+            return sendError(
+              'Error committing input audio buffer: buffer too small. Expected at least 100ms of audio, but buffer only has 0.00ms of audio.',
+              'input_audio_buffer_commit_empty',
+              null,
+              clientEventId,
+            );
           }
           audioBuffer = 0;
           const itemId = id('item');
           const previous = lastItemId;
           lastItemId = itemId;
           send({ type: 'input_audio_buffer.committed', previous_item_id: previous, item_id: itemId });
-          const item = { id: itemId, object: 'realtime.item', type: 'message', status: 'completed', role: 'user', content: [{ type: 'input_audio', transcript: null }] };
+          const item = {
+            id: itemId,
+            object: 'realtime.item',
+            type: 'message',
+            status: 'completed',
+            role: 'user',
+            content: [{ type: 'input_audio', transcript: null }],
+          };
           if (ga) {
             send({ type: 'conversation.item.added', previous_item_id: previous, item });
             send({ type: 'conversation.item.done', previous_item_id: previous, item });
@@ -423,7 +476,13 @@ export async function startMockRealtime(options: MockRealtimeOptions = {}): Prom
           active.finish('cancelled');
           return;
         case 'response.create': {
-          if (active) return sendError(`Conversation already has an active response in progress: ${active.id}. Wait until the response is finished before creating a new one.`, 'conversation_already_has_active_response', null, clientEventId);
+          if (active)
+            return sendError(
+              `Conversation already has an active response in progress: ${active.id}. Wait until the response is finished before creating a new one.`,
+              'conversation_already_has_active_response',
+              null,
+              clientEventId,
+            );
           const mode = nextMode;
           nextMode = 'normal';
           return respond(event.response && typeof event.response === 'object' ? event.response : {}, mode);
@@ -581,9 +640,7 @@ export interface RealtimeClient {
   waitForClose(timeoutMs?: number): Promise<{ code: number; reason: string; at: number }>;
 }
 
-export type HandshakeResult =
-  | { ok: true; client: RealtimeClient }
-  | { ok: false; status: number; headers: http.IncomingHttpHeaders; text: string; body: any };
+export type HandshakeResult = { ok: true; client: RealtimeClient } | { ok: false; status: number; headers: http.IncomingHttpHeaders; text: string; body: any };
 
 /** Opens a WebSocket; resolves once open (ok) or refused with an HTTP answer (the status and body). */
 export function connectRealtime(url: string, options: { headers?: Record<string, string>; protocols?: string[] } = {}): Promise<HandshakeResult> {
@@ -625,7 +682,14 @@ export function connectRealtime(url: string, options: { headers?: Record<string,
           };
           const timer = setTimeout(() => {
             waiters.delete(waiter);
-            rej(new Error(`no ${type} event within ${timeoutMs} ms (got: ${events.map((e) => e?.type).slice(-20).join(', ')})`));
+            rej(
+              new Error(
+                `no ${type} event within ${timeoutMs} ms (got: ${events
+                  .map((e) => e?.type)
+                  .slice(-20)
+                  .join(', ')})`,
+              ),
+            );
           }, timeoutMs);
           waiters.add(waiter);
         }),

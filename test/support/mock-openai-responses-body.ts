@@ -15,7 +15,12 @@ import { answerToolScript, argumentFragments, partsText, type ScriptTurn } from 
 
 /** OpenAI-looking ids: `resp_` + 48 hex digits, `msg_…`, `rs_…`, `fc_…`, `call_…` (24 letters and digits)… */
 export const newId = (prefix: string): string => prefix + randomBytes(24).toString('hex');
-const callId = (): string => 'call_' + randomBytes(18).toString('base64').replace(/[^A-Za-z0-9]/g, 'x').slice(0, 24);
+const callId = (): string =>
+  'call_' +
+  randomBytes(18)
+    .toString('base64')
+    .replace(/[^A-Za-z0-9]/g, 'x')
+    .slice(0, 24);
 
 export const MCP_TOOL_NAME = 'echo';
 const MCP_TOOL_LIST = [
@@ -118,7 +123,8 @@ export function inputItems(input: string | any[]): any[] {
     const assistant = item.role === 'assistant';
     const parts: any[] = typeof item.content === 'string' ? [{ type: assistant ? 'output_text' : 'input_text', text: item.content }] : item.content;
     const content = parts.map((part) => {
-      if (part.type === 'input_image') return { type: 'input_image', detail: part.detail ?? 'auto', file_id: part.file_id ?? null, image_url: part.image_url ?? null };
+      if (part.type === 'input_image')
+        return { type: 'input_image', detail: part.detail ?? 'auto', file_id: part.file_id ?? null, image_url: part.image_url ?? null };
       if (part.type === 'output_text') return { type: 'output_text', annotations: part.annotations ?? [], text: part.text };
       return part;
     });
@@ -145,7 +151,10 @@ export function planResponse(body: any, behaviourModel: string, earlier: any[] =
   // After a tool result the model answers in text (otherwise agent loops never end).
   const answeringToolResult = last?.type === 'function_call_output';
   const functions = tools.filter((tool) => tool.type === 'function');
-  const script = answerToolScript(scriptTurns([...earlier, ...(typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body.input)]), toolsAllowed ? functions.map((tool) => tool.name) : []);
+  const script = answerToolScript(
+    scriptTurns([...earlier, ...(typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body.input)]),
+    toolsAllowed ? functions.map((tool) => tool.name) : [],
+  );
   const text = script && 'text' in script ? script.text : userText.startsWith('echo:') ? userText.slice(5).trimStart() : DEFAULT_REPLY;
 
   const output: any[] = [];

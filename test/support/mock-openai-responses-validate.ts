@@ -13,26 +13,80 @@ import { BAD_JSON_BODY, errorBody } from './mock-openai-chunks';
 
 /** Every field of OpenAI's ResponseCreateParams. */
 const KNOWN_FIELDS = new Set([
-  'background', 'client_metadata', 'context_management', 'conversation', 'include', 'input', 'instructions', 'max_output_tokens',
-  'max_tool_calls', 'metadata', 'model', 'moderation', 'parallel_tool_calls', 'previous_response_id', 'prompt',
-  'prompt_cache_key', 'prompt_cache_options', 'prompt_cache_retention', 'reasoning', 'safety_identifier',
-  'service_tier', 'store', 'stream', 'stream_options', 'temperature', 'text', 'tool_choice', 'tools',
-  'top_logprobs', 'top_p', 'truncation', 'user',
+  'background',
+  'client_metadata',
+  'context_management',
+  'conversation',
+  'include',
+  'input',
+  'instructions',
+  'max_output_tokens',
+  'max_tool_calls',
+  'metadata',
+  'model',
+  'moderation',
+  'parallel_tool_calls',
+  'previous_response_id',
+  'prompt',
+  'prompt_cache_key',
+  'prompt_cache_options',
+  'prompt_cache_retention',
+  'reasoning',
+  'safety_identifier',
+  'service_tier',
+  'store',
+  'stream',
+  'stream_options',
+  'temperature',
+  'text',
+  'tool_choice',
+  'tools',
+  'top_logprobs',
+  'top_p',
+  'truncation',
+  'user',
 ]);
 const ROLES = ['assistant', 'system', 'developer', 'user'];
 const PART_TYPES = ['input_text', 'input_image', 'input_file', 'input_audio', 'output_text', 'refusal'];
 const ITEM_TYPES = [
-  'message', 'function_call', 'function_call_output', 'reasoning', 'item_reference', 'web_search_call',
-  'file_search_call', 'mcp_list_tools', 'mcp_call', 'mcp_approval_request', 'mcp_approval_response',
-  'computer_call', 'computer_call_output', 'custom_tool_call', 'custom_tool_call_output', 'image_generation_call',
-  'code_interpreter_call', 'local_shell_call', 'local_shell_call_output',
+  'message',
+  'function_call',
+  'function_call_output',
+  'reasoning',
+  'item_reference',
+  'web_search_call',
+  'file_search_call',
+  'mcp_list_tools',
+  'mcp_call',
+  'mcp_approval_request',
+  'mcp_approval_response',
+  'computer_call',
+  'computer_call_output',
+  'custom_tool_call',
+  'custom_tool_call_output',
+  'image_generation_call',
+  'code_interpreter_call',
+  'local_shell_call',
+  'local_shell_call_output',
 ];
 const TOOL_TYPES = [
-  'function', 'file_search', 'web_search', 'web_search_2025_08_26', 'web_search_preview',
-  'web_search_preview_2025_03_11', 'mcp', 'computer_use_preview', 'code_interpreter', 'image_generation',
-  'local_shell', 'custom', 'shell', 'apply_patch',
+  'function',
+  'file_search',
+  'web_search',
+  'web_search_2025_08_26',
+  'web_search_preview',
+  'web_search_preview_2025_03_11',
+  'mcp',
+  'computer_use_preview',
+  'code_interpreter',
+  'image_generation',
+  'local_shell',
+  'custom',
+  'shell',
+  'apply_patch',
   // What Codex 0.169 offers too (test/fixtures/clients/codex-*.json).
-  'tool_search', 'namespace',
+  'tool_search',
+  'namespace',
 ];
 const EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'];
 const TEXT_FORMATS = ['text', 'json_object', 'json_schema'];
@@ -83,8 +137,10 @@ function range(body: Record<string, any>, field: string, min: number, max: numbe
   if (value === undefined || value === null) return;
   const kind = integer ? 'integer' : 'decimal';
   expect(typeof value === 'number' && (!integer || Number.isInteger(value)), field, value, integer ? 'an integer' : 'a decimal');
-  if (value < min) fail(`Invalid '${field}': ${kind} below minimum value. Expected a value >= ${min}, but got ${value} instead.`, field, `${kind}_below_min_value`);
-  if (value > max) fail(`Invalid '${field}': ${kind} above maximum value. Expected a value <= ${max}, but got ${value} instead.`, field, `${kind}_above_max_value`);
+  if (value < min)
+    fail(`Invalid '${field}': ${kind} below minimum value. Expected a value >= ${min}, but got ${value} instead.`, field, `${kind}_below_min_value`);
+  if (value > max)
+    fail(`Invalid '${field}': ${kind} above maximum value. Expected a value <= ${max}, but got ${value} instead.`, field, `${kind}_above_max_value`);
 }
 
 function validateInputItem(item: any, param: string): void {
@@ -178,11 +234,17 @@ export function invalidCreateBody(body: any, badJson: boolean): string | undefin
     optional(body, 'metadata', isObject, 'an object');
     if (isObject(body.metadata)) {
       const entries = Object.entries(body.metadata);
-      if (entries.length > 16) fail(`Invalid 'metadata': too many properties. Expected an object with at most 16 properties, but got an object with ${entries.length} properties instead.`, 'metadata', 'object_above_max_properties');
+      if (entries.length > 16)
+        fail(
+          `Invalid 'metadata': too many properties. Expected an object with at most 16 properties, but got an object with ${entries.length} properties instead.`,
+          'metadata',
+          'object_above_max_properties',
+        );
       for (const [key, value] of entries) {
         expect(typeof value === 'string', `metadata.${key}`, value, 'a string');
         if (key.length > 64) fail(`Invalid 'metadata': key '${key}' is longer than 64 characters.`, 'metadata', 'invalid_value');
-        if ((value as string).length > 512) fail(`Invalid 'metadata.${key}': string too long. Expected a string with maximum length 512.`, `metadata.${key}`, 'string_above_max_length');
+        if ((value as string).length > 512)
+          fail(`Invalid 'metadata.${key}': string too long. Expected a string with maximum length 512.`, `metadata.${key}`, 'string_above_max_length');
       }
     }
 

@@ -184,7 +184,12 @@ function create(res: http.ServerResponse, call: MockCall, store: Map<string, Sto
   const stream = body.stream === true;
   const background = body.background === true;
   // A background response answers at once (queued) even with mock-hang: it is the stored copy that never completes.
-  const request = { stream, flakyCounters: call.flakyFailures, flakyKey: () => 'responses\u0000' + model + '\u0000' + lastUserText(body.input), hang: behaviour.hang && !background };
+  const request = {
+    stream,
+    flakyCounters: call.flakyFailures,
+    flakyKey: () => 'responses\u0000' + model + '\u0000' + lastUserText(body.input),
+    hang: behaviour.hang && !background,
+  };
   const replies = { error: (status: number, headers?: Record<string, string>) => sendError(res, status, headers), invalidJson: INVALID_JSON_REPLY };
   if (answerFailureSwitch(res, behaviour, request, replies)) return;
   const plan = planResponse(body, behaviourModel, chainItems(store, body.previous_response_id));

@@ -98,7 +98,14 @@ export function serveOpenAIVectorStores(res: http.ServerResponse, call: MockCall
     if (item === undefined && call.method === 'POST') {
       const ids: string[] = Array.isArray(body.file_ids) ? body.file_ids : [];
       ids.forEach((fileId) => addFile(store, fileId, body.attributes));
-      const batch = { id: `vsfb_${store.batches.size + 1}${storeId.slice(3)}`, object: 'vector_store.files_batch', created_at: CREATED, vector_store_id: storeId, status: 'completed', file_counts: counts(ids.length) };
+      const batch = {
+        id: `vsfb_${store.batches.size + 1}${storeId.slice(3)}`,
+        object: 'vector_store.files_batch',
+        created_at: CREATED,
+        vector_store_id: storeId,
+        status: 'completed',
+        file_counts: counts(ids.length),
+      };
       store.batches.set(batch.id, batch);
       reply(batch);
     } else if (item !== undefined && call.method === 'GET') {

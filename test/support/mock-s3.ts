@@ -52,7 +52,16 @@ export async function startMockS3(bucket = 'gateway-logs'): Promise<MockS3> {
       };
       if (mock.failing) return answer(503, 'SlowDown', 'Please reduce your request rate.');
       const [path, rawQuery = ''] = req.url!.split('?', 2);
-      const call = { method: req.method!, path, rawQuery, headers: req.headers, body: undefined, badJson: false, flakyFailures: new Map(), rawBody: body.toString('utf8') };
+      const call = {
+        method: req.method!,
+        path,
+        rawQuery,
+        headers: req.headers,
+        body: undefined,
+        badJson: false,
+        flakyFailures: new Map(),
+        rawBody: body.toString('utf8'),
+      };
       verifySignature(call, 's3').then(
         (refusal) => {
           if (refusal) return answer(403, refusal.name === 'InvalidSignatureException' ? 'SignatureDoesNotMatch' : 'InvalidAccessKeyId', refusal.message);
@@ -76,7 +85,11 @@ export async function startMockS3(bucket = 'gateway-logs'): Promise<MockS3> {
     requests,
     failing: false,
     // s3rver keeps an object as the file `<key>._S3rver_object` beside its metadata.
-    keys: () => walk(objects).filter((file) => file.endsWith('._S3rver_object')).map((file) => relative(objects, file).replace(/\._S3rver_object$/, '')).sort(),
+    keys: () =>
+      walk(objects)
+        .filter((file) => file.endsWith('._S3rver_object'))
+        .map((file) => relative(objects, file).replace(/\._S3rver_object$/, ''))
+        .sort(),
     stop: async () => {
       await new Promise<void>((resolve) => front.close(() => resolve()));
       await store.close();

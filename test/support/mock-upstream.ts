@@ -333,7 +333,15 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
     ? http.createServer(onRequest)
     : options.alpn === 'http/1.1'
       ? https.createServer({ ...options.tls }, onRequest)
-      : http2.createSecureServer({ ...options.tls, allowHTTP1: true, maxSessionMemory: 64, settings: options.maxConcurrentStreams ? { maxConcurrentStreams: options.maxConcurrentStreams } : undefined }, onRequest as never);
+      : http2.createSecureServer(
+          {
+            ...options.tls,
+            allowHTTP1: true,
+            maxSessionMemory: 64,
+            settings: options.maxConcurrentStreams ? { maxConcurrentStreams: options.maxConcurrentStreams } : undefined,
+          },
+          onRequest as never,
+        );
   const sockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
@@ -366,7 +374,19 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
 
     // The other vendors' wire formats and OpenAI's Responses API, each in a file of its own.
     const call = { method, path, rawQuery, headers: req.headers, body, badJson, flakyFailures, rawBody: raw };
-    if (vertex.serve(res, call, selfUrl) || serveAnthropic(res, call) || serveBedrock(res, call) || serveGemini(res, call) || serveCohere(res, call) || serveOpenAIResponses(res, call) || serveOpenAIFineTuning(res, call) || serveOpenAIVectorStores(res, call) || serveOpenAIAudio(res, call) || serveOpenAIFiles(res, call)) return;
+    if (
+      vertex.serve(res, call, selfUrl) ||
+      serveAnthropic(res, call) ||
+      serveBedrock(res, call) ||
+      serveGemini(res, call) ||
+      serveCohere(res, call) ||
+      serveOpenAIResponses(res, call) ||
+      serveOpenAIFineTuning(res, call) ||
+      serveOpenAIVectorStores(res, call) ||
+      serveOpenAIAudio(res, call) ||
+      serveOpenAIFiles(res, call)
+    )
+      return;
 
     if (method === 'POST') {
       if (serveOpenAIOperation(res, path, rawQuery, body, badJson, flakyFailures)) return;
@@ -412,14 +432,7 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
     res.once('close', () => clearTimeout(timer));
   }
 
-  function streamChatCompletion(
-    res: http.ServerResponse,
-    plan: ChatPlan,
-    id: string,
-    created: number,
-    includeUsage: boolean,
-    behaviour: Behaviour,
-  ): void {
+  function streamChatCompletion(res: http.ServerResponse, plan: ChatPlan, id: string, created: number, includeUsage: boolean, behaviour: Behaviour): void {
     res.writeHead(200, {
       'content-type': 'text/event-stream',
       'cache-control': 'no-cache',

@@ -98,7 +98,8 @@ export function createVertexMock(now: () => number = Date.now): VertexMock {
     // The mock's body reader parses JSON only; a form arrives as the raw text it could not parse.
     const form = new URLSearchParams(typeof call.rawBody === 'string' ? call.rawBody : '');
     if (!String(call.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) return refuse('invalid_request', 'Bad Request');
-    if (form.get('grant_type') !== 'urn:ietf:params:oauth:grant-type:jwt-bearer') return refuse('unsupported_grant_type', 'Invalid grant_type: ' + (form.get('grant_type') ?? ''));
+    if (form.get('grant_type') !== 'urn:ietf:params:oauth:grant-type:jwt-bearer')
+      return refuse('unsupported_grant_type', 'Invalid grant_type: ' + (form.get('grant_type') ?? ''));
     const parts = (form.get('assertion') ?? '').split('.');
     if (parts.length !== 3) return refuse('invalid_grant', 'Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe.');
     let header: any;
@@ -119,9 +120,14 @@ export function createVertexMock(now: () => number = Date.now): VertexMock {
     if (claims.aud !== `${selfUrl}/token`) return refuse('invalid_grant', 'Invalid JWT audience.', email);
     const nowS = Math.floor(now() / 1000);
     if (typeof claims.iat !== 'number' || typeof claims.exp !== 'number' || claims.iat > nowS + 60 || claims.exp <= nowS || claims.exp - claims.iat > 3600) {
-      return refuse('invalid_grant', 'Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.', email);
+      return refuse(
+        'invalid_grant',
+        'Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.',
+        email,
+      );
     }
-    if (typeof claims.scope !== 'string' || !claims.scope.split(' ').includes(CLOUD_PLATFORM)) return refuse('invalid_scope', 'Invalid OAuth scope or ID token audience provided.', email);
+    if (typeof claims.scope !== 'string' || !claims.scope.split(' ').includes(CLOUD_PLATFORM))
+      return refuse('invalid_scope', 'Invalid OAuth scope or ID token audience provided.', email);
     const accessToken = `ya29.mock-${randomBytes(24).toString('base64url')}`;
     issued.set(accessToken, now() + TOKEN_LIFETIME_S * 1000);
     mock.tokenRequests.push({ granted: true, clientEmail: email });
@@ -156,10 +162,15 @@ function predictEmbeddings(res: http.ServerResponse, call: MockCall): boolean {
   const unknown = Object.keys(parameters).find((name) => name !== 'outputDimensionality' && name !== 'autoTruncate');
   if (unknown) return invalid(`Unknown parameter ${unknown}`);
   const instances = body.instances as any[];
-  const bad = instances.findIndex((instance) => typeof instance?.content !== 'string' || Object.keys(instance).some((name) => !['content', 'task_type', 'title'].includes(name)));
+  const bad = instances.findIndex(
+    (instance) => typeof instance?.content !== 'string' || Object.keys(instance).some((name) => !['content', 'task_type', 'title'].includes(name)),
+  );
   if (bad >= 0) return invalid(`instances[${bad}] must be {content: string, task_type?, title?}`);
   const predictions = instances.map((instance) => ({
-    embeddings: { values: mockEmbeddingValues(instance.content, parameters.outputDimensionality), statistics: { token_count: Math.ceil(instance.content.length / 4), truncated: false } },
+    embeddings: {
+      values: mockEmbeddingValues(instance.content, parameters.outputDimensionality),
+      statistics: { token_count: Math.ceil(instance.content.length / 4), truncated: false },
+    },
   }));
   const characters = instances.reduce((sum, instance) => sum + instance.content.length, 0);
   sendJson(res, 200, JSON.stringify({ predictions, metadata: { billableCharacterCount: characters } }));
@@ -176,7 +187,7 @@ function claude(res: http.ServerResponse, call: MockCall, model: string, method:
   };
   const body = call.body;
   if (!call.badJson && body && typeof body === 'object') {
-    if (body.anthropic_version !== 'vertex-2023-10-16') return invalid('anthropic_version: Input should be \'vertex-2023-10-16\'');
+    if (body.anthropic_version !== 'vertex-2023-10-16') return invalid("anthropic_version: Input should be 'vertex-2023-10-16'");
     if ('model' in body) return invalid('model: Extra inputs are not permitted');
     if (method === 'rawPredict' && body.stream === true) return invalid('stream: use streamRawPredict for a streamed answer');
   }
@@ -194,7 +205,8 @@ function claudeCountTokens(res: http.ServerResponse, call: MockCall, method: str
   if (method !== 'rawPredict') return invalid('count-tokens is served by rawPredict only');
   const body = call.body;
   if (!call.badJson && body && typeof body === 'object') {
-    if (body.anthropic_version !== undefined && body.anthropic_version !== 'vertex-2023-10-16') return invalid('anthropic_version: Input should be \'vertex-2023-10-16\'');
+    if (body.anthropic_version !== undefined && body.anthropic_version !== 'vertex-2023-10-16')
+      return invalid("anthropic_version: Input should be 'vertex-2023-10-16'");
     if (typeof body.model !== 'string' || !body.model) return invalid('model: Field required');
   }
   const { anthropic_version: _version, ...counted } = body ?? {};

@@ -46,7 +46,10 @@ export function AnalyticsFilterForm({ filters, onApply }: { filters: [string, st
   const clear = () => {
     setValues(Object.fromEntries(ANALYTICS_FILTERS.map((f) => [f.name, ''])));
     setMetadata([{ key: '', value: '' }]);
-    onApply({ ...Object.fromEntries(ANALYTICS_FILTERS.map((f) => [f.name, null])), ...Object.fromEntries(filters.filter(([n]) => n.startsWith('metadata.')).map(([n]) => [n, null])) });
+    onApply({
+      ...Object.fromEntries(ANALYTICS_FILTERS.map((f) => [f.name, null])),
+      ...Object.fromEntries(filters.filter(([n]) => n.startsWith('metadata.')).map(([n]) => [n, null])),
+    });
   };
 
   return (
@@ -75,14 +78,31 @@ export function AnalyticsFilterForm({ filters, onApply }: { filters: [string, st
             <div class="pair" key={i}>
               <div class="field">
                 <label for={`af-meta-key-${i}`}>Key</label>
-                <input id={`af-meta-key-${i}`} value={pair.key} placeholder="e.g. team" autoComplete="off" onInput={(e) => setMetadata(metadata.map((p, j) => (j === i ? { ...p, key: (e.target as HTMLInputElement).value } : p)))} />
+                <input
+                  id={`af-meta-key-${i}`}
+                  value={pair.key}
+                  placeholder="e.g. team"
+                  autoComplete="off"
+                  onInput={(e) => setMetadata(metadata.map((p, j) => (j === i ? { ...p, key: (e.target as HTMLInputElement).value } : p)))}
+                />
               </div>
               <div class="field">
                 <label for={`af-meta-value-${i}`}>Value</label>
-                <input id={`af-meta-value-${i}`} value={pair.value} placeholder="e.g. search" autoComplete="off" onInput={(e) => setMetadata(metadata.map((p, j) => (j === i ? { ...p, value: (e.target as HTMLInputElement).value } : p)))} />
+                <input
+                  id={`af-meta-value-${i}`}
+                  value={pair.value}
+                  placeholder="e.g. search"
+                  autoComplete="off"
+                  onInput={(e) => setMetadata(metadata.map((p, j) => (j === i ? { ...p, value: (e.target as HTMLInputElement).value } : p)))}
+                />
               </div>
               {metadata.length > 1 && (
-                <button type="button" class="secondary small" aria-label={`Remove metadata filter ${i + 1}`} onClick={() => setMetadata(metadata.filter((_, j) => j !== i))}>
+                <button
+                  type="button"
+                  class="secondary small"
+                  aria-label={`Remove metadata filter ${i + 1}`}
+                  onClick={() => setMetadata(metadata.filter((_, j) => j !== i))}
+                >
                   Remove
                 </button>
               )}

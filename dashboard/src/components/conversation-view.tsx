@@ -18,8 +18,18 @@ export function ConversationView({ conversation, error, streamed }: { conversati
       <section aria-labelledby="answer-title" class="answer">
         <h3 id="answer-title">
           {conversation.format === 'MCP tool call' ? 'Result' : 'Answer'}
-          {finish && <> <span class="tag">{finish}</span></>}
-          {streamed && <> <span class="tag">streamed, assembled by the gateway</span></>}
+          {finish && (
+            <>
+              {' '}
+              <span class="tag">{finish}</span>
+            </>
+          )}
+          {streamed && (
+            <>
+              {' '}
+              <span class="tag">streamed, assembled by the gateway</span>
+            </>
+          )}
         </h3>
         {error && (
           <p class="error-box" role="note" data-testid="answer-error">
@@ -33,7 +43,10 @@ export function ConversationView({ conversation, error, streamed }: { conversati
       </section>
       <section aria-labelledby="messages-title">
         <h3 id="messages-title">
-          {conversation.format === 'MCP tool call' ? 'Call' : 'Conversation'} <span class="muted small-text">({format}, {messages.length === 1 ? '1 message' : `${messages.length} messages`})</span>
+          {conversation.format === 'MCP tool call' ? 'Call' : 'Conversation'}{' '}
+          <span class="muted small-text">
+            ({format}, {messages.length === 1 ? '1 message' : `${messages.length} messages`})
+          </span>
         </h3>
         {messages.length === 0 ? (
           <p class="muted">The request holds no messages (a prompt's variables, say): see the raw JSON.</p>
@@ -107,7 +120,8 @@ function PartView({ part }: { part: Part }) {
       return (
         <div class={part.isError ? 'tool-result failed' : 'tool-result'}>
           <p>
-            <span class={part.isError ? 'tag tool-error' : 'tag tool'}>{part.isError ? 'error from' : 'result of'}</span> <code class="tool-name">{part.name ?? part.id ?? 'a tool'}</code>
+            <span class={part.isError ? 'tag tool-error' : 'tag tool'}>{part.isError ? 'error from' : 'result of'}</span>{' '}
+            <code class="tool-name">{part.name ?? part.id ?? 'a tool'}</code>
             {part.name && part.id && <span class="muted small-text"> · {part.id}</span>}
           </p>
           {part.parts.length === 0 ? <p class="muted">(empty)</p> : part.parts.map((inner, i) => <PartView key={i} part={inner} />)}
@@ -129,7 +143,13 @@ function PartView({ part }: { part: Part }) {
 function Thumbnail({ src }: { src: string }) {
   const [large, setLarge] = useState(false);
   return (
-    <button type="button" class={large ? 'thumbnail large' : 'thumbnail'} aria-pressed={large} onClick={() => setLarge(!large)} title={large ? 'Show smaller' : 'Show larger'}>
+    <button
+      type="button"
+      class={large ? 'thumbnail large' : 'thumbnail'}
+      aria-pressed={large}
+      onClick={() => setLarge(!large)}
+      title={large ? 'Show smaller' : 'Show larger'}
+    >
       <img src={src} alt={large ? 'An image sent with the message, large' : 'An image sent with the message'} />
     </button>
   );

@@ -22,7 +22,14 @@ export function ExportButtons({ path, what, formats = ['csv', 'json'] }: { path:
   return (
     <span class="export-buttons">
       {formats.map((format) => (
-        <button key={format} type="button" class="secondary" disabled={busy !== null} aria-label={`Export ${what} as ${format.toUpperCase()}`} onClick={() => void save(format)}>
+        <button
+          key={format}
+          type="button"
+          class="secondary"
+          disabled={busy !== null}
+          aria-label={`Export ${what} as ${format.toUpperCase()}`}
+          onClick={() => void save(format)}
+        >
           {busy === format ? 'Exporting…' : `Export ${format.toUpperCase()}`}
         </button>
       ))}

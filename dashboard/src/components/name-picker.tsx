@@ -29,7 +29,11 @@ function choicesOf(kind: Kind): Promise<Choice[]> {
     found = listAll<{ id: string; name?: string; slug?: string; key_hint?: string; provider?: string }>(KINDS[kind].api).then((rows) =>
       rows
         // API keys are filtered by id, the others by slug (the URL carries what the log API takes).
-        .map((row) => ({ value: kind === 'api-key' ? row.id : (row.slug ?? row.id), name: row.name || row.slug || row.id, detail: kind === 'api-key' ? row.key_hint : row.slug }))
+        .map((row) => ({
+          value: kind === 'api-key' ? row.id : (row.slug ?? row.id),
+          name: row.name || row.slug || row.id,
+          detail: kind === 'api-key' ? row.key_hint : row.slug,
+        }))
         .sort((a, b) => a.name.localeCompare(b.name)),
     );
     found.catch(() => lists.delete(kind));
@@ -96,7 +100,11 @@ export function NamePicker({ kind, id, label, value, onChange }: { kind: Kind; i
           </option>
         ))}
       </select>
-      {words && shown.length === 0 && <p class="help">No {KINDS[kind].label} matches “{narrow}”.</p>}
+      {words && shown.length === 0 && (
+        <p class="help">
+          No {KINDS[kind].label} matches “{narrow}”.
+        </p>
+      )}
     </div>
   );
 }

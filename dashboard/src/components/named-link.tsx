@@ -7,11 +7,17 @@ import { KINDS, Kind, useName } from '../names';
  */
 export function NamedLink({ kind, id }: { kind: Kind; id: string }) {
   const named = useName(kind, id);
-  if (named === undefined) return <code class="muted" aria-busy="true">{id}</code>;
+  if (named === undefined)
+    return (
+      <code class="muted" aria-busy="true">
+        {id}
+      </code>
+    );
   if ('missing' in named)
     return (
       <span>
-        <code>{id}</code> <span class="muted small-text">{named.missing ? `(no such ${KINDS[kind].label} now)` : `(its name could not be read: ${named.reason})`}</span>
+        <code>{id}</code>{' '}
+        <span class="muted small-text">{named.missing ? `(no such ${KINDS[kind].label} now)` : `(its name could not be read: ${named.reason})`}</span>
       </span>
     );
   return (

@@ -51,7 +51,9 @@ export function ToolCalls({ calls }: { calls: NonNullable<LogRow['tool_calls']> 
 
 /** Each guardrail of the request and the answer: passed or failed, whether it could deny, and every check's reason. */
 export function Guardrails({ results }: { results: NonNullable<LogRow['guardrails']> }) {
-  const rows = (['input', 'output'] as const).flatMap((stage) => (results[stage] ?? []).flatMap((guardrail) => guardrail.checks.map((check) => ({ stage, guardrail, check }))));
+  const rows = (['input', 'output'] as const).flatMap((stage) =>
+    (results[stage] ?? []).flatMap((guardrail) => guardrail.checks.map((check) => ({ stage, guardrail, check }))),
+  );
   return (
     <section aria-labelledby="guardrails-title">
       <h3 id="guardrails-title">Guardrails</h3>

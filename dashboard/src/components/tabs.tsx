@@ -10,7 +10,19 @@ export interface Tab {
  * Tabs as the ARIA pattern has them: arrow keys, Home and End move between tabs and show
  * the one they land on; Tab goes into the shown panel.
  */
-export function Tabs({ label, tabs, selected, onSelect, children }: { label: string; tabs: Tab[]; selected: string; onSelect: (id: string) => void; children: ComponentChildren }) {
+export function Tabs({
+  label,
+  tabs,
+  selected,
+  onSelect,
+  children,
+}: {
+  label: string;
+  tabs: Tab[];
+  selected: string;
+  onSelect: (id: string) => void;
+  children: ComponentChildren;
+}) {
   const list = useRef<HTMLDivElement>(null);
   const onKey = (event: KeyboardEvent) => {
     const index = tabs.findIndex((tab) => tab.id === selected);

@@ -9,7 +9,9 @@ export interface ChartSeries {
 }
 
 /** Whole steps for counts (an empty chart reads 0 and 1, not 0, 0, 1, 1, 1 of rounded fractions). */
-const INTEGER_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 1e5, 2e5, 5e5, 1e6, 2e6, 5e6, 1e7, 2e7, 5e7, 1e8, 1e9, 1e10];
+const INTEGER_STEPS = [
+  1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 1e5, 2e5, 5e5, 1e6, 2e6, 5e6, 1e7, 2e7, 5e7, 1e8, 1e9, 1e10,
+];
 /** A drag narrower than this (pixels) is a click, not a zoom. */
 const MIN_DRAG_PX = 4;
 

@@ -51,7 +51,21 @@ function flatten(spans: Span[]): Span[] {
   return spans.flatMap((span) => [span, ...flatten(span.children)]);
 }
 
-function SpanList({ spans, t0, total, currentId, depth, label }: { spans: Span[]; t0: number; total: number; currentId: string; depth: number; label?: string }) {
+function SpanList({
+  spans,
+  t0,
+  total,
+  currentId,
+  depth,
+  label,
+}: {
+  spans: Span[];
+  t0: number;
+  total: number;
+  currentId: string;
+  depth: number;
+  label?: string;
+}) {
   return (
     <ul class={depth === 0 ? 'spans' : 'spans nested'} aria-label={label}>
       {spans.map((span) => {
@@ -85,7 +99,10 @@ function SpanList({ spans, t0, total, currentId, depth, label }: { spans: Span[]
                   +{formatMs(offset)} · {formatMs(row.latency_ms)}
                 </span>
                 <span class="span-track" aria-hidden="true">
-                  <span class={`span-bar ${row.status_code >= 400 || (tool && row.error) ? 'bar-failed' : tool ? 'bar-tool' : 'bar-ok'}`} style={barStyle(offset, row.latency_ms, total)} />
+                  <span
+                    class={`span-bar ${row.status_code >= 400 || (tool && row.error) ? 'bar-failed' : tool ? 'bar-tool' : 'bar-ok'}`}
+                    style={barStyle(offset, row.latency_ms, total)}
+                  />
                 </span>
               </div>
             </div>

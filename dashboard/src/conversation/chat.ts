@@ -32,7 +32,8 @@ function chatMessage(message: Record<string, unknown>): Message {
       parts.push({ type: 'tool_call', id: str(call.id), name: str(fn.name) ?? str(call.type) ?? 'tool', args: argsText(fn.arguments ?? fn.input) });
     }
   }
-  if (isObject(message.function_call)) parts.push({ type: 'tool_call', id: null, name: str(message.function_call.name) ?? 'function', args: argsText(message.function_call.arguments) });
+  if (isObject(message.function_call))
+    parts.push({ type: 'tool_call', id: null, name: str(message.function_call.name) ?? 'function', args: argsText(message.function_call.arguments) });
   return { role, parts, name: str(message.name) };
 }
 
@@ -49,7 +50,11 @@ function contentParts(content: unknown): Part[] {
       case 'image_url':
         return imagePart(isObject(part.image_url) ? part.image_url.url : part.image_url);
       case 'input_audio':
-        return { type: 'other', label: `audio${isObject(part.input_audio) && str(part.input_audio.format) ? ` (${part.input_audio.format})` : ''}`, value: part };
+        return {
+          type: 'other',
+          label: `audio${isObject(part.input_audio) && str(part.input_audio.format) ? ` (${part.input_audio.format})` : ''}`,
+          value: part,
+        };
       case 'file':
         return { type: 'other', label: `file${isObject(part.file) && str(part.file.filename) ? ` ${part.file.filename}` : ''}`, value: part };
       default:

@@ -10,7 +10,14 @@ describe('readConversation', () => {
         tools: [{ type: 'function', function: { name: 'get_weather' } }],
         messages: [
           { role: 'system', content: 'Be brief.' },
-          { role: 'user', content: [{ type: 'text', text: 'Weather?' }, { type: 'image_url', image_url: { url: PNG } }, { type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] },
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'Weather?' },
+              { type: 'image_url', image_url: { url: PNG } },
+              { type: 'image_url', image_url: { url: 'https://example.com/a.png' } },
+            ],
+          },
           { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
           { role: 'tool', tool_call_id: 'c1', content: '18°C' },
         ],
@@ -46,18 +53,39 @@ describe('readConversation', () => {
       request_body: {
         system: [{ type: 'text', text: 'Be brief.' }],
         messages: [
-          { role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/jpeg', data: 'abc' } }, { type: 'text', text: 'What is it?' }] },
+          {
+            role: 'user',
+            content: [
+              { type: 'image', source: { type: 'base64', media_type: 'image/jpeg', data: 'abc' } },
+              { type: 'text', text: 'What is it?' },
+            ],
+          },
           { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'look', input: { q: 1 } }] },
           { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'text', text: 'a cat' }], is_error: true }] },
         ],
       },
-      response_body: { type: 'message', content: [{ type: 'thinking', thinking: 'Hmm.' }, { type: 'text', text: 'A cat.' }], stop_reason: 'end_turn' },
+      response_body: {
+        type: 'message',
+        content: [
+          { type: 'thinking', thinking: 'Hmm.' },
+          { type: 'text', text: 'A cat.' },
+        ],
+        stop_reason: 'end_turn',
+      },
     })!;
     expect(conversation.messages.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'tool']);
     expect(conversation.messages[1].parts[0]).toEqual({ type: 'image', src: 'data:image/jpeg;base64,abc', label: 'image' });
     expect(conversation.messages[2].parts[0]).toEqual({ type: 'tool_call', id: 't1', name: 'look', args: '{"q":1}' });
     expect(conversation.messages[3].parts[0]).toEqual({ type: 'tool_result', id: 't1', name: 'look', isError: true, parts: [{ type: 'text', text: 'a cat' }] });
-    expect(conversation.answers).toEqual([{ role: 'assistant', parts: [{ type: 'thinking', text: 'Hmm.' }, { type: 'text', text: 'A cat.' }] }]);
+    expect(conversation.answers).toEqual([
+      {
+        role: 'assistant',
+        parts: [
+          { type: 'thinking', text: 'Hmm.' },
+          { type: 'text', text: 'A cat.' },
+        ],
+      },
+    ]);
     expect(conversation.finish).toBe('end_turn');
   });
 
@@ -77,7 +105,10 @@ describe('readConversation', () => {
         object: 'response',
         status: 'incomplete',
         incomplete_details: { reason: 'max_output_tokens' },
-        output: [{ type: 'reasoning', summary: [] }, { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'It is 3' }] }],
+        output: [
+          { type: 'reasoning', summary: [] },
+          { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'It is 3' }] },
+        ],
       },
     })!;
     expect(conversation.tools).toEqual(['add', 'web_search']);
@@ -87,7 +118,15 @@ describe('readConversation', () => {
       { role: 'assistant', parts: [{ type: 'tool_call', id: 'k1', name: 'add', args: '{"a":1,"b":2}' }] },
       { role: 'tool', parts: [{ type: 'tool_result', id: 'k1', name: 'add', isError: false, parts: [{ type: 'text', text: '3' }] }] },
     ]);
-    expect(conversation.answers).toEqual([{ role: 'assistant', parts: [{ type: 'thinking', text: '(reasoning not shown by the provider)' }, { type: 'text', text: 'It is 3' }] }]);
+    expect(conversation.answers).toEqual([
+      {
+        role: 'assistant',
+        parts: [
+          { type: 'thinking', text: '(reasoning not shown by the provider)' },
+          { type: 'text', text: 'It is 3' },
+        ],
+      },
+    ]);
     expect(conversation.finish).toBe('incomplete: max_output_tokens');
   });
 
@@ -102,13 +141,19 @@ describe('readConversation', () => {
   });
 
   it('keeps what it does not know as an other part, and gives null for unknown operations, missing bodies and bodies that are not objects', () => {
-    const conversation = readConversation({ operation: 'chat.completions', request_body: { messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { format: 'wav' } }] }] }, response_body: null })!;
+    const conversation = readConversation({
+      operation: 'chat.completions',
+      request_body: { messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { format: 'wav' } }] }] },
+      response_body: null,
+    })!;
     expect(conversation.messages[0].parts[0]).toMatchObject({ type: 'other', label: 'audio (wav)' });
     expect(conversation.answers).toEqual([]);
     expect(readConversation({ operation: 'embeddings', request_body: { input: 'x' }, response_body: { data: [] } })).toBeNull();
     expect(readConversation({ operation: 'chat.completions', request_body: null, response_body: null })).toBeNull();
     expect(readConversation({ operation: 'messages', request_body: 'not json', response_body: [1, 2] })).toBeNull();
     expect(readConversation({ operation: 'responses', request_body: { input: 42 }, response_body: null })).toBeNull();
-    expect(readConversation({ operation: 'chat.completions', request_body: { messages: [null, 3, 'x'] }, response_body: { choices: [{ message: 'odd' }] } })).toBeNull();
+    expect(
+      readConversation({ operation: 'chat.completions', request_body: { messages: [null, 3, 'x'] }, response_body: { choices: [{ message: 'odd' }] } }),
+    ).toBeNull();
   });
 });

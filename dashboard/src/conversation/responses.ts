@@ -29,7 +29,10 @@ function itemMessage(item: Record<string, unknown>): Message {
       return { role: str(item.role) ?? 'unknown', parts: contentParts(item.content) };
     case 'function_call':
     case 'custom_tool_call':
-      return { role: 'assistant', parts: [{ type: 'tool_call', id: str(item.call_id), name: str(item.name) ?? 'tool', args: argsText(item.arguments ?? item.input) }] };
+      return {
+        role: 'assistant',
+        parts: [{ type: 'tool_call', id: str(item.call_id), name: str(item.name) ?? 'tool', args: argsText(item.arguments ?? item.input) }],
+      };
     case 'function_call_output':
     case 'custom_tool_call_output':
       return { role: 'tool', parts: [{ type: 'tool_result', id: str(item.call_id), name: null, parts: contentParts(item.output), isError: false }] };
@@ -38,12 +41,21 @@ function itemMessage(item: Record<string, unknown>): Message {
         role: 'assistant',
         parts: [
           { type: 'tool_call', id: str(item.id), name: `${str(item.server_label) ?? 'mcp'}: ${str(item.name) ?? 'tool'}`, args: argsText(item.arguments) },
-          { type: 'tool_result', id: str(item.id), name: null, parts: contentParts(item.output ?? item.error), isError: item.error !== null && item.error !== undefined },
+          {
+            type: 'tool_result',
+            id: str(item.id),
+            name: null,
+            parts: contentParts(item.output ?? item.error),
+            isError: item.error !== null && item.error !== undefined,
+          },
         ],
       };
     case 'reasoning': {
       const summary = Array.isArray(item.summary) ? item.summary.filter(isObject).map((part) => str(part.text) ?? '') : [];
-      return { role: 'assistant', parts: summary.length ? summary.map((text) => ({ type: 'thinking', text })) : [{ type: 'thinking', text: '(reasoning not shown by the provider)' }] };
+      return {
+        role: 'assistant',
+        parts: summary.length ? summary.map((text) => ({ type: 'thinking', text })) : [{ type: 'thinking', text: '(reasoning not shown by the provider)' }],
+      };
     }
     default:
       return { role: 'assistant', parts: [{ type: 'other', label: str(item.type) ?? 'item', value: item }] };

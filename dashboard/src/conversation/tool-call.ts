@@ -13,9 +13,16 @@ export function readToolCall(request: unknown, response: unknown): Conversation 
     : [];
   return {
     format: 'MCP tool call',
-    messages: [{ role: 'assistant', parts: [{ type: 'tool_call', id: null, name: `${str(request.server) ?? 'mcp'}: ${request.tool}`, args: argsText(request.arguments) }] }],
+    messages: [
+      {
+        role: 'assistant',
+        parts: [{ type: 'tool_call', id: null, name: `${str(request.server) ?? 'mcp'}: ${request.tool}`, args: argsText(request.arguments) }],
+      },
+    ],
     tools: [],
-    answers: result ? [{ role: 'tool', parts: [{ type: 'tool_result', id: null, name: str(request.tool), parts: content, isError: result.isError === true }] }] : [],
+    answers: result
+      ? [{ role: 'tool', parts: [{ type: 'tool_result', id: null, name: str(request.tool), parts: content, isError: result.isError === true }] }]
+      : [],
     finish: null,
   };
 }

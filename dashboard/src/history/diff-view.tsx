@@ -35,7 +35,11 @@ export function DiffView({ oldText, newText, oldLabel, newLabel }: { oldText: st
           ) : (
             hunk.lines.map((line) => {
               const key = `${line.oldNo}:${line.newNo}`;
-              const number = <span class="diff-no" aria-hidden="true">{line.newNo ?? line.oldNo}</span>;
+              const number = (
+                <span class="diff-no" aria-hidden="true">
+                  {line.newNo ?? line.oldNo}
+                </span>
+              );
               if (line.kind === 'removed')
                 return (
                   <del class="diff-line removed" key={key}>

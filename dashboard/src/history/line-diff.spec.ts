@@ -1,6 +1,7 @@
 import { foldUnchanged, lineDiff } from './line-diff';
 
-const marks = (oldText: string, newText: string) => lineDiff(oldText, newText).map((line) => `${{ same: ' ', removed: '-', added: '+' }[line.kind]}${line.text}`);
+const marks = (oldText: string, newText: string) =>
+  lineDiff(oldText, newText).map((line) => `${{ same: ' ', removed: '-', added: '+' }[line.kind]}${line.text}`);
 
 describe('lineDiff', () => {
   it('keeps equal texts as unchanged lines', () => {

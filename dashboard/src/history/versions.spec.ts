@@ -29,11 +29,20 @@ describe('restoreBody', () => {
   const version = { version: 1, name: 'p', created_at: '', model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] };
 
   it('sends a config version’s body back whole', () => {
-    expect(restoreBody('config', { version: 2, name: 'c', created_at: '', config: { retry: { attempts: 2 } } })).toEqual({ config: { retry: { attempts: 2 } } });
+    expect(restoreBody('config', { version: 2, name: 'c', created_at: '', config: { retry: { attempts: 2 } } })).toEqual({
+      config: { retry: { attempts: 2 } },
+    });
   });
 
   it('clears the prompt fields the old version did not have', () => {
-    expect(restoreBody('prompt', version)).toEqual({ model: 'gpt-4o-mini', virtual_key: null, provider: null, messages: version.messages, variables: {}, hyperparameters: {} });
+    expect(restoreBody('prompt', version)).toEqual({
+      model: 'gpt-4o-mini',
+      virtual_key: null,
+      provider: null,
+      messages: version.messages,
+      variables: {},
+      hyperparameters: {},
+    });
     expect(versionBody('prompt', version)).toEqual({ model: 'gpt-4o-mini', messages: version.messages });
   });
 });

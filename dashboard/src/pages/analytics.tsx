@@ -37,7 +37,10 @@ function fittingInterval(period: { from: string; to: string }, wanted: string): 
   const fits = INTERVALS.slice(index).find((i) => bucketCount(period, i.ms) <= MAX_BUCKETS);
   if (!fits || fits.value === wanted) return { interval: wanted, note: null };
   const buckets = bucketCount(period, INTERVALS[index].ms);
-  return { interval: fits.value, note: `${INTERVALS[index].label} would be ${formatInt(buckets)} buckets, more than a chart can show (${formatInt(MAX_BUCKETS)}): showing ${fits.label.toLowerCase()}.` };
+  return {
+    interval: fits.value,
+    note: `${INTERVALS[index].label} would be ${formatInt(buckets)} buckets, more than a chart can show (${formatInt(MAX_BUCKETS)}): showing ${fits.label.toLowerCase()}.`,
+  };
 }
 
 const GROUPS = [
@@ -59,7 +62,28 @@ const BREAKDOWNS = [
   { value: 'metadata', label: 'Metadata key…' },
 ];
 /** One colour per group of a breakdown, in rank order (at most 20), and grey for the rest. */
-const PALETTE = ['#1d4ed8', '#047857', '#c2410c', '#7c3aed', '#b91c1c', '#0e7490', '#a16207', '#be185d', '#4d7c0f', '#6d28d9', '#0369a1', '#9a3412', '#15803d', '#86198f', '#b45309', '#1e40af', '#065f46', '#9f1239', '#3f6212', '#5b21b6'];
+const PALETTE = [
+  '#1d4ed8',
+  '#047857',
+  '#c2410c',
+  '#7c3aed',
+  '#b91c1c',
+  '#0e7490',
+  '#a16207',
+  '#be185d',
+  '#4d7c0f',
+  '#6d28d9',
+  '#0369a1',
+  '#9a3412',
+  '#15803d',
+  '#86198f',
+  '#b45309',
+  '#1e40af',
+  '#065f46',
+  '#9f1239',
+  '#3f6212',
+  '#5b21b6',
+];
 const OTHER_COLOR = '#9ca3af';
 
 interface KeyRow {
@@ -179,11 +203,21 @@ export function AnalyticsPage({ location }: { location: Location }) {
           <>
             <div class="field">
               <label for="a-from">From</label>
-              <input id="a-from" type="datetime-local" value={toLocalInput(customFrom)} onChange={(e) => update({ from: fromLocalInput((e.target as HTMLInputElement).value) ?? null })} />
+              <input
+                id="a-from"
+                type="datetime-local"
+                value={toLocalInput(customFrom)}
+                onChange={(e) => update({ from: fromLocalInput((e.target as HTMLInputElement).value) ?? null })}
+              />
             </div>
             <div class="field">
               <label for="a-to">Until</label>
-              <input id="a-to" type="datetime-local" value={toLocalInput(customTo)} onChange={(e) => update({ to: fromLocalInput((e.target as HTMLInputElement).value) ?? null })} />
+              <input
+                id="a-to"
+                type="datetime-local"
+                value={toLocalInput(customTo)}
+                onChange={(e) => update({ to: fromLocalInput((e.target as HTMLInputElement).value) ?? null })}
+              />
             </div>
           </>
         )}
@@ -286,8 +320,19 @@ export function AnalyticsPage({ location }: { location: Location }) {
           <p class="empty">No requests in this period.</p>
         ) : (
           <>
-            <SummaryTable rows={summary.data} estimated={summary.latency_percentiles === 'approximate'} groupBy={groupParam} names={keyNames} period={period} filters={filters} />
-            <ExportButtons path={`/v1/analytics/summary?${new URLSearchParams([['group_by', groupParam], ['from', period.from], ['to', period.to], ...filters])}`} what="this table" formats={['csv']} />
+            <SummaryTable
+              rows={summary.data}
+              estimated={summary.latency_percentiles === 'approximate'}
+              groupBy={groupParam}
+              names={keyNames}
+              period={period}
+              filters={filters}
+            />
+            <ExportButtons
+              path={`/v1/analytics/summary?${new URLSearchParams([['group_by', groupParam], ['from', period.from], ['to', period.to], ...filters])}`}
+              what="this table"
+              formats={['csv']}
+            />
           </>
         )}
       </section>
@@ -341,7 +386,13 @@ const count = (v: number) => (Math.abs(v) >= 10_000 ? `${(v / 1000).toFixed(0)}k
 /** A breakdown's series as chart series: its label, colour and values of one measure. */
 function breakdownSeries(series: BreakdownSeries[], measure: 'requests' | 'cost_usd', names: Map<string, string>, groupBy: string): ChartSeries[] {
   return series.map((s, i) => ({
-    label: s.other ? `Other (${s.groups} ${s.groups === 1 ? 'group' : 'groups'})` : s.key === null ? '(none)' : groupBy === 'api_key' ? names.get(s.key) ?? s.key : s.key,
+    label: s.other
+      ? `Other (${s.groups} ${s.groups === 1 ? 'group' : 'groups'})`
+      : s.key === null
+        ? '(none)'
+        : groupBy === 'api_key'
+          ? (names.get(s.key) ?? s.key)
+          : s.key,
     color: s.other ? OTHER_COLOR : PALETTE[i % PALETTE.length],
     values: s.data.map((point) => point[measure]),
   }));
@@ -377,7 +428,13 @@ function Charts({ series, names, onZoom }: { series: Timeseries; names: Map<stri
       { label: 'p50', color: '#0369a1', values: data.map((r) => r.latency_p50_ms) },
       { label: 'p95', color: '#9d174d', values: data.map((r) => r.latency_p95_ms) },
     ];
-    const breakdown = series.series && series.group_by ? { requests: breakdownSeries(series.series, 'requests', names, series.group_by), cost: breakdownSeries(series.series, 'cost_usd', names, series.group_by) } : null;
+    const breakdown =
+      series.series && series.group_by
+        ? {
+            requests: breakdownSeries(series.series, 'requests', names, series.group_by),
+            cost: breakdownSeries(series.series, 'cost_usd', names, series.group_by),
+          }
+        : null;
     return { requests, cost, tokens, latency, breakdown };
   }, [data, series.series, names]);
   const per = series.interval;
@@ -415,17 +472,65 @@ function Charts({ series, names, onZoom }: { series: Timeseries; names: Map<stri
       <div class="charts">
         {charts.breakdown ? (
           <>
-            <TimeChart title={`Cost per ${per} by ${series.group_by}`} times={times} series={charts.breakdown.cost} stacked format={formatCost} onZoom={onZoom} summary={`Cost per ${per} by ${series.group_by}, stacked: ${charts.breakdown.cost.map((s) => s.label).join(', ')}; ${costText} in total`} />
-            <TimeChart title={`Requests per ${per} by ${series.group_by}`} times={times} series={charts.breakdown.requests} stacked format={count} integer onZoom={onZoom} summary={`Requests per ${per} by ${series.group_by}, stacked: ${charts.breakdown.requests.map((s) => s.label).join(', ')}; ${totals.requests} in total`} />
+            <TimeChart
+              title={`Cost per ${per} by ${series.group_by}`}
+              times={times}
+              series={charts.breakdown.cost}
+              stacked
+              format={formatCost}
+              onZoom={onZoom}
+              summary={`Cost per ${per} by ${series.group_by}, stacked: ${charts.breakdown.cost.map((s) => s.label).join(', ')}; ${costText} in total`}
+            />
+            <TimeChart
+              title={`Requests per ${per} by ${series.group_by}`}
+              times={times}
+              series={charts.breakdown.requests}
+              stacked
+              format={count}
+              integer
+              onZoom={onZoom}
+              summary={`Requests per ${per} by ${series.group_by}, stacked: ${charts.breakdown.requests.map((s) => s.label).join(', ')}; ${totals.requests} in total`}
+            />
           </>
         ) : (
           <>
-            <TimeChart title={`Requests and errors per ${per}`} times={times} series={charts.requests} format={count} integer onZoom={onZoom} summary={`${totals.requests} requests and ${totals.errors} errors per ${per}`} />
-            <TimeChart title={`Cost per ${per}`} times={times} series={charts.cost} format={formatCost} onZoom={onZoom} summary={`Cost per ${per}, ${costText} in total${totals.unpriced ? `, ${totals.unpriced} requests without a price` : ''}`} />
+            <TimeChart
+              title={`Requests and errors per ${per}`}
+              times={times}
+              series={charts.requests}
+              format={count}
+              integer
+              onZoom={onZoom}
+              summary={`${totals.requests} requests and ${totals.errors} errors per ${per}`}
+            />
+            <TimeChart
+              title={`Cost per ${per}`}
+              times={times}
+              series={charts.cost}
+              format={formatCost}
+              onZoom={onZoom}
+              summary={`Cost per ${per}, ${costText} in total${totals.unpriced ? `, ${totals.unpriced} requests without a price` : ''}`}
+            />
           </>
         )}
-        <TimeChart title={`Tokens per ${per}`} times={times} series={charts.tokens} format={count} integer onZoom={onZoom} summary={`Prompt and completion tokens per ${per}`} />
-        <TimeChart title={`Latency per ${per} (p50, p95${series.latency_percentiles === 'approximate' ? ', estimated' : ''})`} times={times} series={charts.latency} format={(v) => formatMs(v)} integer onZoom={onZoom} summary={`Median and 95th percentile latency per ${per}`} />
+        <TimeChart
+          title={`Tokens per ${per}`}
+          times={times}
+          series={charts.tokens}
+          format={count}
+          integer
+          onZoom={onZoom}
+          summary={`Prompt and completion tokens per ${per}`}
+        />
+        <TimeChart
+          title={`Latency per ${per} (p50, p95${series.latency_percentiles === 'approximate' ? ', estimated' : ''})`}
+          times={times}
+          series={charts.latency}
+          format={(v) => formatMs(v)}
+          integer
+          onZoom={onZoom}
+          summary={`Median and 95th percentile latency per ${per}`}
+        />
       </div>
       <details class="data-details">
         <summary>The numbers behind the charts</summary>
@@ -434,13 +539,27 @@ function Charts({ series, names, onZoom }: { series: Timeseries; names: Map<stri
             <thead>
               <tr>
                 <th scope="col">Bucket ({per}, starts)</th>
-                <th scope="col" class="num">Requests</th>
-                <th scope="col" class="num">Errors</th>
-                <th scope="col" class="num">Prompt tokens</th>
-                <th scope="col" class="num">Completion tokens</th>
-                <th scope="col" class="num">Cost</th>
-                <th scope="col" class="num">p50</th>
-                <th scope="col" class="num">p95</th>
+                <th scope="col" class="num">
+                  Requests
+                </th>
+                <th scope="col" class="num">
+                  Errors
+                </th>
+                <th scope="col" class="num">
+                  Prompt tokens
+                </th>
+                <th scope="col" class="num">
+                  Completion tokens
+                </th>
+                <th scope="col" class="num">
+                  Cost
+                </th>
+                <th scope="col" class="num">
+                  p50
+                </th>
+                <th scope="col" class="num">
+                  p95
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -529,13 +648,15 @@ function SummaryTable({
         <tbody>
           {rows.map((row) => {
             const filter = filterOf(row);
-            const name = row.key === null ? '(none)' : groupBy === 'api_key' ? names.get(row.key) ?? row.key : row.key;
+            const name = row.key === null ? '(none)' : groupBy === 'api_key' ? (names.get(row.key) ?? row.key) : row.key;
             // A deleted virtual key and the new key given its slug: told apart by id.
             const shared = row.virtual_key_id && rows.some((other) => other !== row && other.key === row.key);
             const label = shared ? `${name} (${row.virtual_key_id!.slice(0, 8)}…)` : name;
             // The log over the same period, so that its list matches the numbers clicked.
             // The filters shown here go along, the clicked group replacing a filter of its own column.
-            const to = filter ? `/logs?${new URLSearchParams([...filters.filter(([name]) => name !== filter[0]), filter, ['from', period.from], ['to', period.to]])}` : null;
+            const to = filter
+              ? `/logs?${new URLSearchParams([...filters.filter(([name]) => name !== filter[0]), filter, ['from', period.from], ['to', period.to]])}`
+              : null;
             return (
               <tr key={row.virtual_key_id ?? row.key ?? '(none)'}>
                 <th scope="row" data-label={groupBy}>
@@ -616,19 +737,30 @@ function BudgetTable({ keys }: { keys: { api: KeyRow[]; virtual: KeyRow[] } }) {
                   {k.slug && <span class="muted"> ({k.slug})</span>}
                 </th>
                 <td data-label="Kind">{k.kind}</td>
-                <td data-label="Budget">{k.budget_limit_usd === null ? <span class="muted">no budget</span> : `${formatCost(k.budget_limit_usd)} ${k.budget_period ?? 'in total'}`}</td>
+                <td data-label="Budget">
+                  {k.budget_limit_usd === null ? <span class="muted">no budget</span> : `${formatCost(k.budget_limit_usd)} ${k.budget_period ?? 'in total'}`}
+                </td>
                 <td data-label="Used">
                   {k.budget_limit_usd === null ? (
                     <span>{formatCost(k.spent_usd)} spent</span>
                   ) : (
                     <div class="budget-used">
-                      <meter min={0} max={k.budget_limit_usd || 1} low={k.budget_limit_usd * 0.75} high={k.budget_limit_usd * 0.9} optimum={0} value={Math.min(k.spent_usd, k.budget_limit_usd)} aria-label={`${k.name}: budget used`} />
+                      <meter
+                        min={0}
+                        max={k.budget_limit_usd || 1}
+                        low={k.budget_limit_usd * 0.75}
+                        high={k.budget_limit_usd * 0.9}
+                        optimum={0}
+                        value={Math.min(k.spent_usd, k.budget_limit_usd)}
+                        aria-label={`${k.name}: budget used`}
+                      />
                       <span>
                         {formatCost(k.spent_usd)} of {formatCost(k.budget_limit_usd)} ({Math.round(share(k) * 100)}%)
                       </span>
                       {k.spent_usd > k.budget_limit_usd && (
                         <strong class="over-budget" data-testid="over-budget">
-                          Over budget by {formatCost(k.spent_usd - k.budget_limit_usd)}: its requests are refused (402){k.budget_period ? ' until the period ends' : ''}
+                          Over budget by {formatCost(k.spent_usd - k.budget_limit_usd)}: its requests are refused (402)
+                          {k.budget_period ? ' until the period ends' : ''}
                         </strong>
                       )}
                     </div>

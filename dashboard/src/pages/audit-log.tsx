@@ -25,14 +25,18 @@ const label = (resource: string) => resource.replace(/_/g, ' ').replace(/^api /,
 
 /** The audit log (owners): who changed what, when, each change a diff of the fields it touched. */
 export function AuditLogPage({ location }: { location: Location }) {
-  const filters = useMemo(() => FILTERS.flatMap((name) => (location.query.get(name) ? [[name, location.query.get(name)!] as [string, string]] : [])), [location.search]);
+  const filters = useMemo(
+    () => FILTERS.flatMap((name) => (location.query.get(name) ? [[name, location.query.get(name)!] as [string, string]] : [])),
+    [location.search],
+  );
   const query = new URLSearchParams(filters).toString();
   const [rows, setRows] = useState<AuditEntry[]>([]);
   const [next, setNext] = useState<string | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   const [loading, setLoading] = useState(true);
 
-  const fetchPage = (cursor?: string) => api<ListPage<AuditEntry>>('GET', `/v1/audit-log?limit=${PAGE}${query ? `&${query}` : ''}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+  const fetchPage = (cursor?: string) =>
+    api<ListPage<AuditEntry>>('GET', `/v1/audit-log?limit=${PAGE}${query ? `&${query}` : ''}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
 
   useEffect(() => {
     let live = true;

@@ -39,8 +39,8 @@ export const END_USERS: ResourceSpec = {
   path: '/v1/end-users',
   intro: (
     <>
-      The people or customers your application serves, as requests name them in <code>user</code>. Give one a budget and the gateway refuses its requests (402) once the
-      period's spend reaches it. Spend counts every request with that <code>user</code>, whether or not it is listed here.
+      The people or customers your application serves, as requests name them in <code>user</code>. Give one a budget and the gateway refuses its requests (402)
+      once the period's spend reaches it. Spend counts every request with that <code>user</code>, whether or not it is listed here.
     </>
   ),
   idOf: (row) => row.user,
@@ -48,15 +48,48 @@ export const END_USERS: ResourceSpec = {
   columns: [
     { label: 'User', render: (row) => <strong>{row.user}</strong> },
     { label: 'Budget', render: (row) => <BudgetStatus spent={row.spent_usd ?? 0} limit={row.budget_limit_usd ?? null} period={row.budget_period ?? null} /> },
-    { label: 'Remaining', render: (row) => (row.budget_remaining_usd === null || row.budget_remaining_usd === undefined ? <span class="muted">—</span> : formatCost(row.budget_remaining_usd)), num: true },
+    {
+      label: 'Remaining',
+      render: (row) =>
+        row.budget_remaining_usd === null || row.budget_remaining_usd === undefined ? <span class="muted">—</span> : formatCost(row.budget_remaining_usd),
+      num: true,
+    },
     { label: 'Metadata', render: metadataCell },
     { label: 'Logs', render: (row) => logsOf(row.user) },
   ],
   fields: [
-    { name: 'user', label: 'User', kind: 'text', required: true, createOnly: true, placeholder: 'alice@example.com', help: 'Exactly as requests send it in user.' },
-    { name: 'budget_limit_usd', label: 'Budget (USD)', kind: 'number', nullable: true, help: 'Requests are refused (402) once the period’s spend reaches it. Empty: no budget.' },
-    { name: 'budget_period', label: 'Budget period', kind: 'select', options: PERIODS, nullable: true, help: 'No period: the budget counts all spend, for good.' },
-    { name: 'metadata', label: 'Metadata (JSON)', kind: 'json', json: 'object', placeholder: '{"plan": "free"}', help: 'Notes of your own, such as a plan or a customer id.' },
+    {
+      name: 'user',
+      label: 'User',
+      kind: 'text',
+      required: true,
+      createOnly: true,
+      placeholder: 'alice@example.com',
+      help: 'Exactly as requests send it in user.',
+    },
+    {
+      name: 'budget_limit_usd',
+      label: 'Budget (USD)',
+      kind: 'number',
+      nullable: true,
+      help: 'Requests are refused (402) once the period’s spend reaches it. Empty: no budget.',
+    },
+    {
+      name: 'budget_period',
+      label: 'Budget period',
+      kind: 'select',
+      options: PERIODS,
+      nullable: true,
+      help: 'No period: the budget counts all spend, for good.',
+    },
+    {
+      name: 'metadata',
+      label: 'Metadata (JSON)',
+      kind: 'json',
+      json: 'object',
+      placeholder: '{"plan": "free"}',
+      help: 'Notes of your own, such as a plan or a customer id.',
+    },
   ],
   deleteLabel: 'Delete',
   empty: 'No end users with a budget yet. Create one to cap what one user of your application may spend.',

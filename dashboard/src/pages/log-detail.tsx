@@ -112,7 +112,11 @@ export function LogDetail({ id, onClose, filterPath }: { id: string; onClose: ()
       {log.error !== null && log.error !== undefined && <JsonBlock title="Error" value={log.error} />}
       <JsonBlock title="Request headers" value={log.request_headers} note="As received, with secrets replaced by [REDACTED] by the gateway." />
       <JsonBlock title="Request body" value={log.request_body} />
-      <JsonBlock title="Response body" value={log.response_body} note={log.is_stream ? 'A stream: this is the final object assembled from its events.' : undefined} />
+      <JsonBlock
+        title="Response body"
+        value={log.response_body}
+        note={log.is_stream ? 'A stream: this is the final object assembled from its events.' : undefined}
+      />
     </>
   );
 
@@ -248,7 +252,8 @@ export function LogDetail({ id, onClose, filterPath }: { id: string; onClose: ()
               <>
                 {trace.next_cursor && (
                   <p class="warning small-text">
-                    This trace has more than {TRACE_LIMIT} rows: the newest {TRACE_LIMIT} are drawn. {filterLink([['trace_id', log.trace_id]], 'All its rows in the log')}.
+                    This trace has more than {TRACE_LIMIT} rows: the newest {TRACE_LIMIT} are drawn.{' '}
+                    {filterLink([['trace_id', log.trace_id]], 'All its rows in the log')}.
                   </p>
                 )}
                 <TraceView rows={trace.data} currentId={log.id} />

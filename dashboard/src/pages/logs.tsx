@@ -84,7 +84,8 @@ export function LogsPage({ location }: { location: Location }) {
   rowsRef.current = rows;
   const generation = useRef(0);
 
-  const pagePath = (cursor?: string) => `/v1/logs?limit=${PAGE}&include_bodies=false${filterQuery ? `&${filterQuery}` : ''}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+  const pagePath = (cursor?: string) =>
+    `/v1/logs?limit=${PAGE}&include_bodies=false${filterQuery ? `&${filterQuery}` : ''}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
 
   const load = useCallback(async () => {
     const mine = ++generation.current;
@@ -236,8 +237,12 @@ export function LogsPage({ location }: { location: Location }) {
                 <thead>
                   <tr>
                     <th scope="col">Time</th>
-                    <th scope="col" class="col-operation">Operation</th>
-                    <th scope="col" class="col-provider">Provider</th>
+                    <th scope="col" class="col-operation">
+                      Operation
+                    </th>
+                    <th scope="col" class="col-provider">
+                      Provider
+                    </th>
                     <th scope="col">Model</th>
                     <th scope="col">Status</th>
                     <th scope="col" class="num col-tokens">
@@ -277,7 +282,9 @@ export function LogsPage({ location }: { location: Location }) {
                         {row.operation}
                         {row.is_stream && <span class="tag">stream</span>}
                       </td>
-                      <td data-label="Provider" class="col-provider">{row.provider ?? '—'}</td>
+                      <td data-label="Provider" class="col-provider">
+                        {row.provider ?? '—'}
+                      </td>
                       <td data-label="Model" class="model">
                         {row.model ?? '—'}
                       </td>
@@ -290,7 +297,10 @@ export function LogsPage({ location }: { location: Location }) {
                       </td>
                       <td data-label="Cost" class="num">
                         {row.cost_usd === null && row.prompt_tokens === null && row.completion_tokens === null && row.status_code >= 400 ? (
-                          <span class="muted" title={row.status_code === 446 ? 'Not sent to the provider: a guardrail denied it' : 'Failed without using the model'}>
+                          <span
+                            class="muted"
+                            title={row.status_code === 446 ? 'Not sent to the provider: a guardrail denied it' : 'Failed without using the model'}
+                          >
                             no cost
                           </span>
                         ) : row.cost_usd === null ? (
@@ -350,7 +360,11 @@ function EmptyLog({ filtered }: { filtered: boolean }) {
   -H "content-type: application/json" \\
   -d '{"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "Hello"}]}'`}</pre>
       <p class="muted">
-        No virtual key yet? Create one under <a href={href('/virtual-keys')} onClick={(e) => routeClick(e, '/virtual-keys')}>Virtual keys</a>.
+        No virtual key yet? Create one under{' '}
+        <a href={href('/virtual-keys')} onClick={(e) => routeClick(e, '/virtual-keys')}>
+          Virtual keys
+        </a>
+        .
       </p>
     </div>
   );
@@ -408,7 +422,14 @@ export function FilterForm({ filters, path }: { filters: [string, string][]; pat
     </div>
   );
   const picker = (name: string, kind: Kind) => (
-    <NamePicker key={name} kind={kind} id={`f-${name}`} label={FILTERS.find((f) => f.name === name)!.label} value={values[name]} onChange={(value) => setValues({ ...values, [name]: value })} />
+    <NamePicker
+      key={name}
+      kind={kind}
+      id={`f-${name}`}
+      label={FILTERS.find((f) => f.name === name)!.label}
+      value={values[name]}
+      onChange={(value) => setValues({ ...values, [name]: value })}
+    />
   );
 
   const submit = (event: Event) => {
@@ -518,7 +539,12 @@ export function FilterForm({ filters, path }: { filters: [string, string][]; pat
                 />
               </div>
               {metadata.length > 1 && (
-                <button type="button" class="secondary small" aria-label={`Remove metadata filter ${i + 1}`} onClick={() => setMetadata(metadata.filter((_, j) => j !== i))}>
+                <button
+                  type="button"
+                  class="secondary small"
+                  aria-label={`Remove metadata filter ${i + 1}`}
+                  onClick={() => setMetadata(metadata.filter((_, j) => j !== i))}
+                >
                   Remove
                 </button>
               )}

@@ -92,7 +92,13 @@ const logsLink = (filter: [string, string], label: string) => {
 };
 
 const limitFields: FieldSpec[] = [
-  { name: 'budget_limit_usd', label: 'Budget (USD)', kind: 'number', nullable: true, help: 'Requests are refused (402) once the period’s spend reaches it. Empty: no budget.' },
+  {
+    name: 'budget_limit_usd',
+    label: 'Budget (USD)',
+    kind: 'number',
+    nullable: true,
+    help: 'Requests are refused (402) once the period’s spend reaches it. Empty: no budget.',
+  },
   { name: 'budget_period', label: 'Budget period', kind: 'select', options: PERIODS, nullable: true },
   {
     name: 'rate_limits',
@@ -119,8 +125,10 @@ export const API_KEYS: ResourceSpec = {
   path: '/v1/api-keys',
   intro: (
     <>
-      Keys for calling the gateway (<code>x-gateway-api-key</code>, or as the client's own API key: <code>Authorization: Bearer gk-…</code> or <code>x-api-key</code>), each in one workspace with a role: <strong>owner</strong> (the whole
-      organisation), <strong>admin</strong> (its workspace's keys and resources), <strong>member</strong> (model calls, its own logs), <strong>viewer</strong> (its workspace's logs and analytics). The secret is shown once, when the key is created.
+      Keys for calling the gateway (<code>x-gateway-api-key</code>, or as the client's own API key: <code>Authorization: Bearer gk-…</code> or{' '}
+      <code>x-api-key</code>), each in one workspace with a role: <strong>owner</strong> (the whole organisation), <strong>admin</strong> (its workspace's keys
+      and resources), <strong>member</strong> (model calls, its own logs), <strong>viewer</strong> (its workspace's logs and analytics). The secret is shown
+      once, when the key is created.
     </>
   ),
   idOf: (row) => row.id,
@@ -154,7 +162,14 @@ export const API_KEYS: ResourceSpec = {
     },
     { name: 'default_config', label: 'Default config (slug)', kind: 'text', nullable: true, help: 'Like the default virtual key, and wins over it.' },
     ...limitFields,
-    { name: 'metadata', label: 'Metadata (JSON)', kind: 'json', json: 'object', placeholder: '{"team": "search"}', help: 'Merged into the metadata of every request of this key.' },
+    {
+      name: 'metadata',
+      label: 'Metadata (JSON)',
+      kind: 'json',
+      json: 'object',
+      placeholder: '{"team": "search"}',
+      help: 'Merged into the metadata of every request of this key.',
+    },
   ],
   secretOnCreate: true,
   deleteLabel: 'Revoke',
@@ -178,8 +193,8 @@ export const VIRTUAL_KEYS: ResourceSpec = {
   path: '/v1/virtual-keys',
   intro: (
     <>
-      Provider credentials kept by the gateway (encrypted), used with <code>x-gateway-virtual-key: slug</code> or <code>@slug/model</code>. The credential is never shown
-      again.
+      Provider credentials kept by the gateway (encrypted), used with <code>x-gateway-virtual-key: slug</code> or <code>@slug/model</code>. The credential is
+      never shown again.
     </>
   ),
   idOf: (row) => row.slug,
@@ -217,8 +232,8 @@ export const CONFIGS: ResourceSpec = {
   path: '/v1/configs',
   intro: (
     <>
-      Routing configs (fallbacks, load balancing, retries, cache), used with <code>x-gateway-config: slug</code>. Every change is kept as a new version. Credentials inside are shown
-      masked: if you edit the config, type them again.
+      Routing configs (fallbacks, load balancing, retries, cache), used with <code>x-gateway-config: slug</code>. Every change is kept as a new version.
+      Credentials inside are shown masked: if you edit the config, type them again.
     </>
   ),
   idOf: (row) => row.slug,
@@ -315,8 +330,8 @@ export function workspacesSpec(isOwner: boolean): ResourceSpec {
     path: '/v1/workspaces',
     intro: isOwner ? (
       <>
-        Each key, virtual key, config, prompt and request belongs to one workspace. A workspace's budget and rate limits hold across all its keys. Pick a workspace in the header to
-        see and manage only its objects. A workspace is deleted once it is empty; <code>default</code> stays.
+        Each key, virtual key, config, prompt and request belongs to one workspace. A workspace's budget and rate limits hold across all its keys. Pick a
+        workspace in the header to see and manage only its objects. A workspace is deleted once it is empty; <code>default</code> stays.
       </>
     ) : (
       <>Your key acts inside this workspace: its budget and rate limits hold across all the workspace's keys. Only organisation owners change them.</>
@@ -330,13 +345,24 @@ export function workspacesSpec(isOwner: boolean): ResourceSpec {
       {
         label: 'Rate limits',
         render: (row) =>
-          row.rate_limits?.length ? (row.rate_limits as { type: string; unit: string; value: number }[]).map((l) => `${l.value} ${l.type} ${l.unit}`).join(', ') : <span class="muted">none</span>,
+          row.rate_limits?.length ? (
+            (row.rate_limits as { type: string; unit: string; value: number }[]).map((l) => `${l.value} ${l.type} ${l.unit}`).join(', ')
+          ) : (
+            <span class="muted">none</span>
+          ),
       },
       { label: 'Created', render: (row) => formatDateTime(row.created_at) },
     ],
     fields: [
       { name: 'name', label: 'Name', kind: 'text', required: true },
-      { name: 'slug', label: 'Slug', kind: 'text', required: true, placeholder: 'search-team', help: 'Lower-case letters, digits and dashes; keys name it on creation.' },
+      {
+        name: 'slug',
+        label: 'Slug',
+        kind: 'text',
+        required: true,
+        placeholder: 'search-team',
+        help: 'Lower-case letters, digits and dashes; keys name it on creation.',
+      },
       ...limitFields.filter((f) => f.name !== 'expires_at'),
     ],
     deleteLabel: 'Delete',
@@ -354,7 +380,8 @@ function valuesOf(fields: FieldSpec[], row: Row | null): Record<string, string> 
     if (field.kind === 'checkbox') values[field.name] = value ? 'true' : 'false';
     else if (field.kind === 'password') values[field.name] = '';
     else if (value === null || value === undefined) values[field.name] = !row ? (field.initial ?? '') : '';
-    else if (field.kind === 'json') values[field.name] = (Array.isArray(value) && value.length === 0) || (typeof value === 'object' && Object.keys(value).length === 0) ? '' : pretty(value);
+    else if (field.kind === 'json')
+      values[field.name] = (Array.isArray(value) && value.length === 0) || (typeof value === 'object' && Object.keys(value).length === 0) ? '' : pretty(value);
     else if (field.kind === 'datetime') values[field.name] = toLocalInput(value);
     else if (field.kind === 'list') values[field.name] = (value as string[]).join(', ');
     else values[field.name] = String(value);
@@ -363,7 +390,12 @@ function valuesOf(fields: FieldSpec[], row: Row | null): Record<string, string> 
 }
 
 /** The request body from form values: on edit only the fields that changed. */
-function bodyOf(fields: FieldSpec[], values: Record<string, string>, initial: Record<string, string>, editing: boolean): { body: Row; errors: Record<string, string> } {
+function bodyOf(
+  fields: FieldSpec[],
+  values: Record<string, string>,
+  initial: Record<string, string>,
+  editing: boolean,
+): { body: Row; errors: Record<string, string> } {
   const body: Row = {};
   const errors: Record<string, string> = {};
   for (const field of fields) {
@@ -391,7 +423,8 @@ function bodyOf(fields: FieldSpec[], values: Record<string, string>, initial: Re
         try {
           const parsed = JSON.parse(text);
           if (field.json === 'array' && !Array.isArray(parsed)) errors[field.name] = `${field.label} must be a JSON list ([…]).`;
-          else if (field.json === 'object' && (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))) errors[field.name] = `${field.label} must be a JSON object ({…}).`;
+          else if (field.json === 'object' && (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)))
+            errors[field.name] = `${field.label} must be a JSON object ({…}).`;
           else body[field.name] = parsed;
         } catch (e) {
           errors[field.name] = `${field.label} is not valid JSON: ${(e as Error).message}`;
@@ -585,7 +618,10 @@ export function ResourcePage({ spec, onChanged }: { spec: ResourceSpec; onChange
                     <td class="row-actions" data-label="Actions">
                       {confirming === id && confirmingSignOut ? (
                         <span class="confirm" role="group" aria-label={`Confirm again: revoke ${spec.nameOf(row)} and sign out`}>
-                          <strong>“{spec.nameOf(row)}” is the key you are signed in with: revoking it signs you out of the dashboard, and only another admin key can sign in again.</strong>
+                          <strong>
+                            “{spec.nameOf(row)}” is the key you are signed in with: revoking it signs you out of the dashboard, and only another admin key can
+                            sign in again.
+                          </strong>
                           <button type="button" class="danger small" onClick={() => void remove(row)} autoFocus>
                             Revoke and sign out
                           </button>
@@ -605,7 +641,12 @@ export function ResourcePage({ spec, onChanged }: { spec: ResourceSpec; onChange
                           <span>
                             {spec.deleteLabel} “{spec.nameOf(row)}”?
                           </span>
-                          <button type="button" class="danger small" onClick={() => (signedInWith(row) ? setConfirmingSignOut(true) : void remove(row))} autoFocus>
+                          <button
+                            type="button"
+                            class="danger small"
+                            onClick={() => (signedInWith(row) ? setConfirmingSignOut(true) : void remove(row))}
+                            autoFocus
+                          >
                             Yes, {spec.deleteLabel.toLowerCase()}
                           </button>
                           <button type="button" class="secondary small" onClick={() => setConfirming(null)}>
@@ -614,33 +655,33 @@ export function ResourcePage({ spec, onChanged }: { spec: ResourceSpec; onChange
                         </span>
                       ) : (
                         !spec.readOnly && (
-                        <>
-                          <button
-                            type="button"
-                            class="secondary small"
-                            aria-label={`Edit ${spec.nameOf(row)}`}
-                            onClick={() => {
-                              setEditing(row);
-                              setSecret(null);
-                              setNotice(null);
-                            }}
-                          >
-                            Edit
-                          </button>
-                          {(spec.deletable ? spec.deletable(row) : !row.is_bootstrap) && (
+                          <>
                             <button
                               type="button"
                               class="secondary small"
-                              aria-label={`${spec.deleteLabel} ${spec.nameOf(row)}`}
+                              aria-label={`Edit ${spec.nameOf(row)}`}
                               onClick={() => {
-                                setConfirming(id);
-                                setConfirmingSignOut(false);
+                                setEditing(row);
+                                setSecret(null);
+                                setNotice(null);
                               }}
                             >
-                              {spec.deleteLabel}
+                              Edit
                             </button>
-                          )}
-                        </>
+                            {(spec.deletable ? spec.deletable(row) : !row.is_bootstrap) && (
+                              <button
+                                type="button"
+                                class="secondary small"
+                                aria-label={`${spec.deleteLabel} ${spec.nameOf(row)}`}
+                                onClick={() => {
+                                  setConfirming(id);
+                                  setConfirmingSignOut(false);
+                                }}
+                              >
+                                {spec.deleteLabel}
+                              </button>
+                            )}
+                          </>
                         )
                       )}
                     </td>
@@ -662,7 +703,17 @@ export function ResourcePage({ spec, onChanged }: { spec: ResourceSpec; onChange
   );
 }
 
-function ResourceForm({ spec, row, onCancel, onSaved }: { spec: ResourceSpec; row: Row | null; onCancel: () => void; onSaved: (saved: Row, created: boolean) => void }) {
+function ResourceForm({
+  spec,
+  row,
+  onCancel,
+  onSaved,
+}: {
+  spec: ResourceSpec;
+  row: Row | null;
+  onCancel: () => void;
+  onSaved: (saved: Row, created: boolean) => void;
+}) {
   const editing = row !== null;
   const [initial] = useState(() => valuesOf(spec.fields, row));
   const [values, setValues] = useState(initial);
@@ -751,12 +802,27 @@ function ResourceForm({ spec, row, onCancel, onSaved }: { spec: ResourceSpec; ro
               />
             );
           } else if (field.kind === 'checkbox') {
-            input = <input {...common} type="checkbox" checked={values[field.name] === 'true'} onChange={(e) => set((e.target as HTMLInputElement).checked ? 'true' : 'false')} />;
+            input = (
+              <input
+                {...common}
+                type="checkbox"
+                checked={values[field.name] === 'true'}
+                onChange={(e) => set((e.target as HTMLInputElement).checked ? 'true' : 'false')}
+              />
+            );
           } else {
             input = (
               <input
                 {...common}
-                type={(field.kind === 'password' ? 'password' : field.kind === 'number' ? 'number' : field.kind === 'datetime' ? 'datetime-local' : 'text') as 'text'}
+                type={
+                  (field.kind === 'password'
+                    ? 'password'
+                    : field.kind === 'number'
+                      ? 'number'
+                      : field.kind === 'datetime'
+                        ? 'datetime-local'
+                        : 'text') as 'text'
+                }
                 step={field.kind === 'number' ? 'any' : undefined}
                 min={field.kind === 'number' ? 0 : undefined}
                 autoComplete={field.kind === 'password' ? 'new-password' : 'off'}

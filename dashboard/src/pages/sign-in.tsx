@@ -51,8 +51,9 @@ export function SignIn({ onSignedIn, reason }: { onSignedIn: (session: Session) 
           </p>
         )}
         <p id="sign-in-help">
-          {config?.sso ? 'Or sign in' : 'Sign in'} with a gateway API key: <strong>owner</strong> and <strong>admin</strong> keys manage the gateway, <strong>member</strong> and <strong>viewer</strong> keys read the log and analytics. The gateway exchanges it for a session cookie (this
-          page does not keep the key); signing out ends the session.
+          {config?.sso ? 'Or sign in' : 'Sign in'} with a gateway API key: <strong>owner</strong> and <strong>admin</strong> keys manage the gateway,{' '}
+          <strong>member</strong> and <strong>viewer</strong> keys read the log and analytics. The gateway exchanges it for a session cookie (this page does not
+          keep the key); signing out ends the session.
         </p>
         <label for="admin-key">Gateway API key</label>
         <input

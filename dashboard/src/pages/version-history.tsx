@@ -146,8 +146,8 @@ export function VersionHistoryPage({ kind, slug }: { kind: VersionedKind; slug: 
         </h1>
       </div>
       <p class="intro">
-        Every change of the {kind === 'config' ? 'config body' : 'template (model, route, messages, variables, hyperparameters)'} is kept as a version. Pick one to see what it changed.
-        Restoring a version saves it again as a new version: nothing is overwritten, and you can restore back.
+        Every change of the {kind === 'config' ? 'config body' : 'template (model, route, messages, variables, hyperparameters)'} is kept as a version. Pick one
+        to see what it changed. Restoring a version saves it again as a new version: nothing is overwritten, and you can restore back.
         {kind === 'config' && ' Credentials are shown masked (first and last characters); restoring keeps the one stored now at the same place.'}
       </p>
       {back}
@@ -217,7 +217,8 @@ export function VersionHistoryPage({ kind, slug }: { kind: VersionedKind; slug: 
               <h3 id="restore-title">Restore version {shown.version}?</h3>
               <p>
                 This saves version {shown.version} as a new version {latest.version + 1}, which requests then use.{' '}
-                {shown.version + 1 === latest.version ? `Version ${latest.version} stays` : `Versions ${shown.version + 1} to ${latest.version} stay`} in the history.
+                {shown.version + 1 === latest.version ? `Version ${latest.version} stays` : `Versions ${shown.version + 1} to ${latest.version} stay`} in the
+                history.
               </p>
               {lost.map((path) => (
                 <div class="field" key={path}>
@@ -235,7 +236,8 @@ export function VersionHistoryPage({ kind, slug }: { kind: VersionedKind; slug: 
               ))}
               {lost.length > 0 && (
                 <p id="credential-help" class="warning small-text">
-                  {lost.length === 1 ? 'This credential differs' : 'These credentials differ'} from the one stored now, and the gateway keeps only the credential stored now: type
+                  {lost.length === 1 ? 'This credential differs' : 'These credentials differ'} from the one stored now, and the gateway keeps only the
+                  credential stored now: type
                   {lost.length === 1 ? ' it' : ' them'} again to restore.
                 </p>
               )}

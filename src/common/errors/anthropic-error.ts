@@ -3,13 +3,28 @@ import { sseFrame } from '../http/sse-frame';
 
 /** The error types of Anthropic's API; a gateway error of another type is named by its status. */
 const ANTHROPIC_ERROR_TYPES = new Set([
-  'invalid_request_error', 'authentication_error', 'billing_error', 'permission_error', 'not_found_error',
-  'request_too_large', 'rate_limit_error', 'api_error', 'timeout_error', 'overloaded_error',
+  'invalid_request_error',
+  'authentication_error',
+  'billing_error',
+  'permission_error',
+  'not_found_error',
+  'request_too_large',
+  'rate_limit_error',
+  'api_error',
+  'timeout_error',
+  'overloaded_error',
 ]);
 
 const BY_STATUS: Record<number, string> = {
-  400: 'invalid_request_error', 401: 'authentication_error', 402: 'billing_error', 403: 'permission_error',
-  404: 'not_found_error', 413: 'request_too_large', 429: 'rate_limit_error', 504: 'timeout_error', 529: 'overloaded_error',
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  402: 'billing_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  504: 'timeout_error',
+  529: 'overloaded_error',
 };
 
 /** The Anthropic error `type` for a gateway error: its own when Anthropic has it, else by status (413 always by status, as Anthropic answers it). */

@@ -112,7 +112,8 @@ export class ClientClosedRequestError extends Error {
 }
 
 export function describeFailure(exception: unknown): { status: number; error: LoggedError; responseBody?: unknown } {
-  if (exception instanceof ClientClosedRequestError) return { status: 499, error: { type: 'client_error', code: 'client_closed_request', message: exception.message } };
+  if (exception instanceof ClientClosedRequestError)
+    return { status: 499, error: { type: 'client_error', code: 'client_closed_request', message: exception.message } };
   if (exception instanceof UpstreamHttpError) {
     return {
       status: exception.status,

@@ -58,7 +58,8 @@ export class IdleWatch {
 
   private readonly check = () => {
     this.timer = undefined;
-    if (this.taken() > this.takenAtStart) this.behind(); // it read something: watch on
+    if (this.taken() > this.takenAtStart)
+      this.behind(); // it read something: watch on
     else this.onIdle();
   };
 }

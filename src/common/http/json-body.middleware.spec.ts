@@ -5,7 +5,9 @@ import { jsonPayload } from './received-body';
 
 /** Runs the middleware on `bytes` as a JSON request: the parsed body, or the error it passed on. */
 function parse(bytes: Buffer): Promise<{ body: Record<string, unknown>; error?: { status: number; message: string } }> {
-  const req = Object.assign(Readable.from([bytes]), { headers: { 'content-type': 'application/json', 'content-length': String(bytes.length) } }) as unknown as Request;
+  const req = Object.assign(Readable.from([bytes]), {
+    headers: { 'content-type': 'application/json', 'content-length': String(bytes.length) },
+  }) as unknown as Request;
   return new Promise((resolve) => {
     const next: NextFunction = (error?: unknown) => resolve({ body: req.body, error: error as { status: number; message: string } | undefined });
     jsonBody(1024 * 1024)(req, {} as Response, next);

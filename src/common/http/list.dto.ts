@@ -3,15 +3,19 @@ import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { toInt } from '../query-transforms';
 
-
 /** `limit` and `cursor` of every list endpoint (CONTRACT section 4). */
 export class ListQueryDto {
   @ApiPropertyOptional({ default: 50, minimum: 1, maximum: 500 })
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(500)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(500)
   limit = 50;
 
   @ApiPropertyOptional({ description: 'next_cursor of the previous page' })
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   cursor?: string;
 }
 

@@ -25,9 +25,19 @@ function start(upload: MultipartUpload): { sent: () => string } {
   return { sent: () => Buffer.concat(chunks).toString('latin1') };
 }
 
-const failureOf = (promise: Promise<unknown>) => promise.then(() => null, (error: unknown) => error);
-const ourListeners = (req: PassThrough) => ({ data: req.listenerCount('data'), end: req.listenerCount('end'), close: req.listenerCount('close'), error: req.listenerCount('error') });
-const FORM = '--XYZ\r\nContent-Disposition: form-data; name="purpose"\r\n\r\nfine-tune\r\n--XYZ\r\nContent-Disposition: form-data; name="file"; filename="a.jsonl"\r\n\r\n{"a":1}\r\n--XYZ--\r\n';
+const failureOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => null,
+    (error: unknown) => error,
+  );
+const ourListeners = (req: PassThrough) => ({
+  data: req.listenerCount('data'),
+  end: req.listenerCount('end'),
+  close: req.listenerCount('close'),
+  error: req.listenerCount('error'),
+});
+const FORM =
+  '--XYZ\r\nContent-Disposition: form-data; name="purpose"\r\n\r\nfine-tune\r\n--XYZ\r\nContent-Disposition: form-data; name="file"; filename="a.jsonl"\r\n\r\n{"a":1}\r\n--XYZ--\r\n';
 const REQUIRED = { file: true, fields: ['purpose'] };
 
 describe('MultipartUpload', () => {

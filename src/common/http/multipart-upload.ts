@@ -72,7 +72,11 @@ export class MultipartUpload {
   ) {
     const type = req.headers['content-type'] ?? '';
     if (!/^multipart\/form-data\s*;.*boundary=/i.test(type)) {
-      throw GatewayError.invalidRequest(`This operation takes a multipart/form-data body (got ${type ? `'${type.split(';')[0]}'` : 'no Content-Type'})`, null, 'invalid_content_type');
+      throw GatewayError.invalidRequest(
+        `This operation takes a multipart/form-data body (got ${type ? `'${type.split(';')[0]}'` : 'no Content-Type'})`,
+        null,
+        'invalid_content_type',
+      );
     }
     this.contentType = type;
     const declared = req.headers['content-length'] === undefined ? null : Number(req.headers['content-length']);
@@ -90,13 +94,18 @@ export class MultipartUpload {
     this.finished = new Promise((resolve, reject) => (this.settleFinished = { resolve, reject }));
     this.finished.catch(() => undefined); // read only once the provider has answered
     try {
-      this.parser = Busboy({ headers: req.headers as { 'content-type': string }, limits: { fieldSize: MAX_FIELD_BYTES, fields: MAX_FIELDS, parts: MAX_PARTS } });
+      this.parser = Busboy({
+        headers: req.headers as { 'content-type': string },
+        limits: { fieldSize: MAX_FIELD_BYTES, fields: MAX_FIELDS, parts: MAX_PARTS },
+      });
     } catch (error) {
       // No boundary, an empty one, or one over 256 characters.
       throw malformed((error as Error).message);
     }
     this.parser.on('field', (name: string, value: string, _nameTruncated: boolean, valueTruncated: boolean) => this.onField(name, value, valueTruncated));
-    this.parser.on('file', (field: string, stream: Readable, filename: string, _encoding: string, mimeType: string) => this.onFile(field, stream, filename, mimeType));
+    this.parser.on('file', (field: string, stream: Readable, filename: string, _encoding: string, mimeType: string) =>
+      this.onFile(field, stream, filename, mimeType),
+    );
     this.parser.once('finish', () => this.onFormRead());
     // `on`, not `once`: the parser may report more than one error (the form, then its last part).
     this.parser.on('error', (error: Error) => this.fail(malformed(error.message)));
@@ -141,7 +150,9 @@ export class MultipartUpload {
       this.held = null;
     }
     if (!this.started && this.body.readableLength > MAX_FIELD_BYTES + 64 * 1024) {
-      this.fail(GatewayError.invalidRequest(`The form's text fields before the first file are larger than ${MAX_FIELD_BYTES} bytes`, null, 'invalid_multipart'));
+      this.fail(
+        GatewayError.invalidRequest(`The form's text fields before the first file are larger than ${MAX_FIELD_BYTES} bytes`, null, 'invalid_multipart'),
+      );
     }
   };
 
@@ -269,7 +280,7 @@ function malformed(why: string): GatewayError {
 export function wavSeconds(head: Buffer, fileBytes: number | null): number | null {
   if (head.length < 12 || head.toString('latin1', 0, 4) !== 'RIFF' || head.toString('latin1', 8, 12) !== 'WAVE') return null;
   let byteRate = 0;
-  for (let offset = 12; offset + 8 <= head.length; ) {
+  for (let offset = 12; offset + 8 <= head.length;) {
     const id = head.toString('latin1', offset, offset + 4);
     const size = head.readUInt32LE(offset + 4);
     if (id === 'fmt ' && offset + 16 <= head.length) byteRate = head.readUInt32LE(offset + 16);

@@ -2,7 +2,11 @@ import { createServer } from 'node:http';
 import { applyServerTimeouts } from './server-timeouts';
 
 describe('applyServerTimeouts', () => {
-  const timeouts = (headers: number, request: number) => ({ SERVER_HEADERS_TIMEOUT_MS: headers, SERVER_REQUEST_TIMEOUT_MS: request, SERVER_KEEPALIVE_TIMEOUT_MS: 65_000 });
+  const timeouts = (headers: number, request: number) => ({
+    SERVER_HEADERS_TIMEOUT_MS: headers,
+    SERVER_REQUEST_TIMEOUT_MS: request,
+    SERVER_KEEPALIVE_TIMEOUT_MS: 65_000,
+  });
 
   it("sets Node's three timeouts", () => {
     const server = createServer();

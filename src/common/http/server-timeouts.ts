@@ -30,5 +30,8 @@ export function applyServerTimeouts(server: Server, timeouts: ServerTimeouts): v
   server.requestTimeout = timeouts.SERVER_REQUEST_TIMEOUT_MS;
   server.keepAliveTimeout = timeouts.SERVER_KEEPALIVE_TIMEOUT_MS;
   const shorter = Math.min(timeouts.SERVER_HEADERS_TIMEOUT_MS, timeouts.SERVER_REQUEST_TIMEOUT_MS);
-  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.max(10, Math.min(MAX_SWEEP_INTERVAL_MS, Math.floor(shorter / 4)));
+  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.max(
+    10,
+    Math.min(MAX_SWEEP_INTERVAL_MS, Math.floor(shorter / 4)),
+  );
 }

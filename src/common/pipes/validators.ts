@@ -21,7 +21,8 @@ export function MaxDecimalPlaces(places: number) {
       target: object.constructor,
       propertyName,
       validator: {
-        validate: (value: unknown) => typeof value !== 'number' || !Number.isFinite(value) || Math.abs(value * 10 ** places - Math.round(value * 10 ** places)) < 1e-6,
+        validate: (value: unknown) =>
+          typeof value !== 'number' || !Number.isFinite(value) || Math.abs(value * 10 ** places - Math.round(value * 10 ** places)) < 1e-6,
         defaultMessage: () => `${propertyName} must have at most ${places} decimal places`,
       },
     });
@@ -68,7 +69,8 @@ export function HasNoUserinfo() {
       propertyName,
       validator: {
         validate: (value: unknown) => typeof value !== 'string' || !hasUserinfo(value),
-        defaultMessage: () => `${propertyName} must not carry user:password@ (the gateway does not send it; put credentials in the key or headers, which are encrypted)`,
+        defaultMessage: () =>
+          `${propertyName} must not carry user:password@ (the gateway does not send it; put credentials in the key or headers, which are encrypted)`,
       },
     });
 }

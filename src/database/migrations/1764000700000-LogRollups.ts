@@ -38,7 +38,9 @@ export class LogRollups1764000700000 implements MigrationInterface {
   async up(db: QueryRunner): Promise<void> {
     const [{ version, number }] = await db.query(`select current_setting('server_version') as version, current_setting('server_version_num')::int as number`);
     if (number < 150000) {
-      throw new Error(`The request log rollups need PostgreSQL 15 or newer (nulls not distinct); the server at DATABASE_URL is ${version}. Upgrade it, or unset DATABASE_URL to use the embedded PostgreSQL.`);
+      throw new Error(
+        `The request log rollups need PostgreSQL 15 or newer (nulls not distinct); the server at DATABASE_URL is ${version}. Upgrade it, or unset DATABASE_URL to use the embedded PostgreSQL.`,
+      );
     }
     await db.query(`
       create function request_log_latency_bin(latency_ms integer) returns smallint
@@ -60,7 +62,9 @@ export class LogRollups1764000700000 implements MigrationInterface {
         latency_bins smallint[] not null,
         latency_counts integer[] not null
       )`);
-    await db.query(`create unique index request_log_rollups_group_idx on request_log_rollups (period, dimension, name, bucket, api_key_id, value) nulls not distinct`);
+    await db.query(
+      `create unique index request_log_rollups_group_idx on request_log_rollups (period, dimension, name, bucket, api_key_id, value) nulls not distinct`,
+    );
     await db.query(`
       create table request_log_rollup_queue (
         id uuid primary key,
@@ -68,7 +72,9 @@ export class LogRollups1764000700000 implements MigrationInterface {
       )`);
     // Every row passes through and is deleted within seconds: vacuum it by the number of dead
     // rows, not by a share of a table that is nearly empty, or analytics scan what bloat it leaves.
-    await db.query(`alter table request_log_rollup_queue set (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 20000, autovacuum_vacuum_insert_scale_factor = 0, autovacuum_vacuum_insert_threshold = 20000)`);
+    await db.query(
+      `alter table request_log_rollup_queue set (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 20000, autovacuum_vacuum_insert_scale_factor = 0, autovacuum_vacuum_insert_threshold = 20000)`,
+    );
     const columns = QUEUED_COLUMNS.map(([column]) => column).join(', ');
     await db.query(`
       create function request_log_rollups_enqueue() returns trigger language plpgsql as $$
@@ -85,9 +91,15 @@ export class LogRollups1764000700000 implements MigrationInterface {
       end $$`);
     // The triggers first: they lock the log against writers until this transaction commits, so
     // no row lands between the backfill's snapshot and the trigger.
-    await db.query(`create trigger request_logs_rollup_insert after insert on request_logs referencing new table as inserted_rows for each statement execute function request_log_rollups_enqueue()`);
-    await db.query(`create trigger request_logs_rollup_delete after delete on request_logs referencing old table as deleted_rows for each statement execute function request_log_rollups_remove()`);
-    await db.query(`create trigger request_logs_rollup_truncate after truncate on request_logs for each statement execute function request_log_rollups_clear()`);
+    await db.query(
+      `create trigger request_logs_rollup_insert after insert on request_logs referencing new table as inserted_rows for each statement execute function request_log_rollups_enqueue()`,
+    );
+    await db.query(
+      `create trigger request_logs_rollup_delete after delete on request_logs referencing old table as deleted_rows for each statement execute function request_log_rollups_remove()`,
+    );
+    await db.query(
+      `create trigger request_logs_rollup_truncate after truncate on request_logs for each statement execute function request_log_rollups_clear()`,
+    );
     await db.query(`set local jit = off`);
     await db.query(`set local work_mem = '256MB'`);
     await db.query(`with ${upsert('request_logs', 1, [])} select 1`);
@@ -116,7 +128,7 @@ export interface RollupCount {
 
 /** (Re)creates the functions that fold queued rows into the rollups and take deleted rows out, with `counts` kept too. */
 export async function createRollupFunctions(db: QueryRunner, counts: RollupCount[]): Promise<void> {
-    await db.query(`
+  await db.query(`
       create or replace function request_log_rollups_remove() returns trigger language plpgsql ${AGGREGATE_SETTINGS} as $$
       declare compacted_rows integer;
       begin
@@ -133,7 +145,7 @@ export async function createRollupFunctions(db: QueryRunner, counts: RollupCount
         end if;
         return null;
       end $$`);
-    await db.query(`
+  await db.query(`
       create or replace function request_log_rollups_compact(max_rows integer) returns integer language plpgsql ${AGGREGATE_SETTINGS} as $$
       declare moved integer;
       begin

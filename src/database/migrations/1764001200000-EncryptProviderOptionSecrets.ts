@@ -25,12 +25,18 @@ export function encryptProviderOptionSecretsMigration(encryptionKey: string | un
   };
 }
 
-async function rewrite(db: QueryRunner, encryptionKey: string | undefined, map: (options: Record<string, string>, box: SecretBox) => Record<string, string>): Promise<void> {
+async function rewrite(
+  db: QueryRunner,
+  encryptionKey: string | undefined,
+  map: (options: Record<string, string>, box: SecretBox) => Record<string, string>,
+): Promise<void> {
   const rows = (await db.query(`select id, provider_options from virtual_keys`)) as OptionsRow[];
   const withSecrets = rows.filter((row) => Object.keys(row.provider_options ?? {}).some(isSecretProviderOption));
   if (withSecrets.length === 0) return;
   if (!encryptionKey) {
-    throw new Error(`${withSecrets.length} virtual key(s) hold secret provider_options to re-encode: set GATEWAY_ENCRYPTION_KEY (the gateway's key) to run this migration`);
+    throw new Error(
+      `${withSecrets.length} virtual key(s) hold secret provider_options to re-encode: set GATEWAY_ENCRYPTION_KEY (the gateway's key) to run this migration`,
+    );
   }
   const box = new SecretBox(encryptionKey);
   for (const row of withSecrets) {

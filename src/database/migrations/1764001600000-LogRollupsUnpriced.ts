@@ -20,7 +20,9 @@ export class LogRollupsUnpriced1764001600000 implements MigrationInterface {
 
   async up(db: QueryRunner): Promise<void> {
     await db.query('lock table request_logs in share row exclusive mode');
-    await db.query('alter table request_log_rollups add column priced_requests integer not null default 0, add column unpriced_requests integer not null default 0');
+    await db.query(
+      'alter table request_log_rollups add column priced_requests integer not null default 0, add column unpriced_requests integer not null default 0',
+    );
     await createRollupFunctions(db, PRICE_COUNTS);
     await this.rebuild(db, PRICE_COUNTS);
   }

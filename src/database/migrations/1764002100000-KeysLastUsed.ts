@@ -9,9 +9,14 @@ export class KeysLastUsed1764002100000 implements MigrationInterface {
   name = 'KeysLastUsed1764002100000';
 
   async up(db: QueryRunner): Promise<void> {
-    for (const [table, column] of [['api_keys', 'api_key_id'], ['virtual_keys', 'virtual_key_id']]) {
+    for (const [table, column] of [
+      ['api_keys', 'api_key_id'],
+      ['virtual_keys', 'virtual_key_id'],
+    ]) {
       await db.query(`alter table ${table} add column last_used_at timestamptz`);
-      await db.query(`update ${table} k set last_used_at = u.at from (select ${column} as id, max(created_at) as at from request_logs where ${column} is not null group by 1) u where k.id = u.id`);
+      await db.query(
+        `update ${table} k set last_used_at = u.at from (select ${column} as id, max(created_at) as at from request_logs where ${column} is not null group by 1) u where k.id = u.id`,
+      );
     }
   }
 

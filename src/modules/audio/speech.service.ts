@@ -25,7 +25,11 @@ export class SpeechService {
       context,
       body,
       async (target, upstreamBody, attempt) => {
-        const answer = await this.attempts.send(context, attempt, target, upstreamBody, { capability: 'audioSpeech', title: 'speech synthesis', usage: () => null });
+        const answer = await this.attempts.send(context, attempt, target, upstreamBody, {
+          capability: 'audioSpeech',
+          title: 'speech synthesis',
+          usage: () => null,
+        });
         // Speech is billed by the characters of its input.
         const characters = [...String(upstreamBody.input)].length;
         return binaryResult(answer, 'audio', { ...emptyUsage(), promptTokens: characters, totalTokens: characters, characters });

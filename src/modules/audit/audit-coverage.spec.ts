@@ -27,11 +27,25 @@ class OneForgottenController {
 
 describe('audit coverage', () => {
   it('names every change route (resources.write, organisation.manage) without @Audited(), and no read', () => {
-    expect(unauditedRoutes([ForgetfulController, OneForgottenController])).toEqual(['ForgetfulController.create', 'ForgetfulController.update', 'OneForgottenController.remove']);
+    expect(unauditedRoutes([ForgetfulController, OneForgottenController])).toEqual([
+      'ForgetfulController.create',
+      'ForgetfulController.update',
+      'OneForgottenController.remove',
+    ]);
   });
 
   it('finds none in the gateway’s admin controllers', () => {
-    const controllers = [ApiKeysController, VirtualKeysController, ConfigsController, EndUsersController, PromptsController, McpServersController, WorkspacesController, PricesController, AuditLogController];
+    const controllers = [
+      ApiKeysController,
+      VirtualKeysController,
+      ConfigsController,
+      EndUsersController,
+      PromptsController,
+      McpServersController,
+      WorkspacesController,
+      PricesController,
+      AuditLogController,
+    ];
     expect(unauditedRoutes(controllers)).toEqual([]);
   });
 });

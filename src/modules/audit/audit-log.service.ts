@@ -50,7 +50,9 @@ export class AuditLogService {
         after: storableJson(entry.after) as object,
       });
     } catch (error) {
-      this.logger.error(`Audit record lost: ${entry.action} ${entry.resource} ${entry.resourceId ?? ''} by ${entry.actor.kind} ${entry.actor.id} was made but not recorded: ${(error as Error).message}`);
+      this.logger.error(
+        `Audit record lost: ${entry.action} ${entry.resource} ${entry.resourceId ?? ''} by ${entry.actor.kind} ${entry.actor.id} was made but not recorded: ${(error as Error).message}`,
+      );
       throw new GatewayError(
         503,
         'service_unavailable',
@@ -68,7 +70,12 @@ export class AuditLogService {
       conditions.push('row.workspace_id in (:...visible)');
       params.visible = [...scope.visible];
     }
-    for (const [field, column] of [['resource', 'resource'], ['resource_id', 'resource_id'], ['actor_id', 'actor_id'], ['action', 'action']] as const) {
+    for (const [field, column] of [
+      ['resource', 'resource'],
+      ['resource_id', 'resource_id'],
+      ['actor_id', 'actor_id'],
+      ['action', 'action'],
+    ] as const) {
       if (query[field] === undefined) continue;
       conditions.push(`row.${column} = :${field}`);
       params[field] = query[field];

@@ -36,4 +36,3 @@ export interface AuditTarget<C = any> {
 
 export const AUDITED = 'gateway:audited';
 export const AUDIT_ACTION = 'gateway:audit-action';
-

@@ -45,9 +45,7 @@ export class AuditInterceptor implements NestInterceptor {
     const controller: unknown = this.moduleRef.get(execution.getClass(), { strict: false });
 
     return from(this.before(facts, controller, request)).pipe(
-      switchMap((before) =>
-        next.handle().pipe(concatMap((answer) => from(this.record(facts, request, before, answer).then(() => answer)))),
-      ),
+      switchMap((before) => next.handle().pipe(concatMap((answer) => from(this.record(facts, request, before, answer).then(() => answer))))),
     );
   }
 

@@ -57,7 +57,8 @@ export class AuthService {
     const issuer = config.get('OIDC_ISSUER_URL', { infer: true });
     const clientId = config.get('OIDC_CLIENT_ID', { infer: true });
     const clientSecret = config.get('OIDC_CLIENT_SECRET', { infer: true });
-    this.oidc = issuer && clientId && clientSecret ? new OidcClient({ issuer, clientId, clientSecret, scopes: config.get('OIDC_SCOPES', { infer: true }) }) : null;
+    this.oidc =
+      issuer && clientId && clientSecret ? new OidcClient({ issuer, clientId, clientSecret, scopes: config.get('OIDC_SCOPES', { infer: true }) }) : null;
     this.mapping = parseRoleMapping(config.get('OIDC_ROLE_MAPPING', { infer: true }));
     this.redirectUri = config.get('OIDC_REDIRECT_URI', { infer: true });
     this.groupsClaim = config.get('OIDC_GROUPS_CLAIM', { infer: true });
@@ -82,7 +83,11 @@ export class AuthService {
     const state = new URLSearchParams(search).get('state');
     if (state !== pending.state) {
       this.logger.warn('Refused a sign-in callback: its state does not match the sign-in started in this browser');
-      throw GatewayError.invalidRequest('The sign-in answer does not belong to the sign-in started in this browser (state mismatch). Start again from the dashboard.', 'state', 'state_mismatch');
+      throw GatewayError.invalidRequest(
+        'The sign-in answer does not belong to the sign-in started in this browser (state mismatch). Start again from the dashboard.',
+        'state',
+        'state_mismatch',
+      );
     }
     let identity;
     try {
@@ -137,11 +142,25 @@ export class AuthService {
     if (facts.apiKeyHash !== null) {
       const key = await this.sessions.principalOf(facts);
       if (!key) return null;
-      return { kind: 'api_key', user: null, api_key: { id: key.id, name: key.name }, role: key.role, workspaces: await this.keyWorkspaces(key.workspaceId, key.role), ...common };
+      return {
+        kind: 'api_key',
+        user: null,
+        api_key: { id: key.id, name: key.name },
+        role: key.role,
+        workspaces: await this.keyWorkspaces(key.workspaceId, key.role),
+        ...common,
+      };
     }
     const workspaces = (await this.sessions.resolve(facts.memberships)).map((m) => ({ id: m.id, slug: m.slug, role: m.role }));
     const acting = workspaces.find((w) => w.id !== null);
-    return { kind: 'person', user: { id: facts.userId!, email: facts.email, name: facts.name }, api_key: null, role: acting?.role ?? null, workspaces, ...common };
+    return {
+      kind: 'person',
+      user: { id: facts.userId!, email: facts.email, name: facts.name },
+      api_key: null,
+      role: acting?.role ?? null,
+      workspaces,
+      ...common,
+    };
   }
 
   /** Ends the session of a cookie (the controller has checked its CSRF token). */
@@ -149,7 +168,7 @@ export class AuthService {
     const found = await this.sessions.find(cookieHeader);
     if (!found) return; // Already over: clearing the cookie is all there is to do.
     if (!csrfToken || csrfToken !== this.sessions.csrfTokenOf(found.token)) {
-      throw GatewayError.permission('Signing out needs the session\'s CSRF token in x-csrf-token (GET /auth/session gives it)', 'csrf_token_invalid');
+      throw GatewayError.permission("Signing out needs the session's CSRF token in x-csrf-token (GET /auth/session gives it)", 'csrf_token_invalid');
     }
     await this.sessions.end(found.facts.id);
     this.logger.log(`Signed out dashboard session ${found.facts.id.slice(0, 12)}`);
@@ -162,14 +181,21 @@ export class AuthService {
 
   private requireOidc(): OidcClient {
     if (!this.oidc) {
-      throw GatewayError.notFound('Single sign-on is not configured on this gateway: set OIDC_ISSUER_URL, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET (README, "Single sign-on"), or sign in with an API key', 'sso_not_configured');
+      throw GatewayError.notFound(
+        'Single sign-on is not configured on this gateway: set OIDC_ISSUER_URL, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET (README, "Single sign-on"), or sign in with an API key',
+        'sso_not_configured',
+      );
     }
     return this.oidc;
   }
 
   private openSignIn(sealed: string | null): PendingSignIn {
     const expired = () =>
-      GatewayError.invalidRequest('This sign-in has expired, was already completed, or was started in another browser. Start again from the dashboard.', null, 'sign_in_expired');
+      GatewayError.invalidRequest(
+        'This sign-in has expired, was already completed, or was started in another browser. Start again from the dashboard.',
+        null,
+        'sign_in_expired',
+      );
     if (sealed === null) {
       this.logger.warn('Refused a sign-in callback: no sign-in cookie (expired, already used, or another browser)');
       throw expired();
@@ -178,7 +204,9 @@ export class AuthService {
     try {
       pending = JSON.parse(this.secretBox.decrypt(sealed));
     } catch (error) {
-      this.logger.warn(`Refused a sign-in callback: its sign-in cookie ${error instanceof UndecryptableSecretError ? 'was altered or sealed with another key' : 'cannot be read'}`);
+      this.logger.warn(
+        `Refused a sign-in callback: its sign-in cookie ${error instanceof UndecryptableSecretError ? 'was altered or sealed with another key' : 'cannot be read'}`,
+      );
       throw expired();
     }
     if (typeof pending.exp !== 'number' || pending.exp <= Date.now()) {

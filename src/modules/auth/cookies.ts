@@ -30,7 +30,14 @@ export interface CookieOptions {
 
 /** A `Set-Cookie` value: HttpOnly and SameSite=Lax always (Lax: the provider's redirect back is a top-level GET that must carry it). */
 export function setCookie(name: string, value: string, options: CookieOptions): string {
-  return [`${name}=${encodeURIComponent(value)}`, `Path=${options.path}`, `Max-Age=${options.maxAgeSeconds}`, 'HttpOnly', 'SameSite=Lax', ...(options.secure ? ['Secure'] : [])].join('; ');
+  return [
+    `${name}=${encodeURIComponent(value)}`,
+    `Path=${options.path}`,
+    `Max-Age=${options.maxAgeSeconds}`,
+    'HttpOnly',
+    'SameSite=Lax',
+    ...(options.secure ? ['Secure'] : []),
+  ].join('; ');
 }
 
 export function clearCookie(name: string, path: string, secure: boolean): string {

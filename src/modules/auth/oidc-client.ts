@@ -57,7 +57,12 @@ export class OidcClient {
 
   async authorizationRequest(redirectUri: string): Promise<{ url: string; pending: PendingSignIn }> {
     const config = await this.configuration();
-    const pending: PendingSignIn = { state: this.lib.randomState(), nonce: this.lib.randomNonce(), codeVerifier: this.lib.randomPKCECodeVerifier(), redirectUri };
+    const pending: PendingSignIn = {
+      state: this.lib.randomState(),
+      nonce: this.lib.randomNonce(),
+      codeVerifier: this.lib.randomPKCECodeVerifier(),
+      redirectUri,
+    };
     const url = this.lib.buildAuthorizationUrl(config, {
       redirect_uri: redirectUri,
       scope: this.settings.scopes,
@@ -116,7 +121,12 @@ export class OidcClient {
       config = await this.lib.discovery(new URL(issuer), clientId, clientSecret, this.lib.ClientSecretBasic(clientSecret), insecure);
     } catch (error) {
       const reason = messageOf(error);
-      throw new GatewayError(502, 'upstream_error', `The identity provider at ${issuer} could not be discovered (${reason}); check OIDC_ISSUER_URL`, 'identity_provider_unreachable');
+      throw new GatewayError(
+        502,
+        'upstream_error',
+        `The identity provider at ${issuer} could not be discovered (${reason}); check OIDC_ISSUER_URL`,
+        'identity_provider_unreachable',
+      );
     }
     // client_secret_basic unless the provider says it takes only client_secret_post.
     const methods = config.serverMetadata().token_endpoint_auth_methods_supported;
@@ -132,7 +142,12 @@ export class OidcClient {
     const lib = this.lib;
     if (error instanceof GatewayError) return error;
     if (error instanceof lib.AuthorizationResponseError) {
-      return new GatewayError(401, 'authentication_error', `The identity provider did not sign you in (${error.error}${error.error_description ? `: ${error.error_description}` : ''})`, 'sign_in_refused');
+      return new GatewayError(
+        401,
+        'authentication_error',
+        `The identity provider did not sign you in (${error.error}${error.error_description ? `: ${error.error_description}` : ''})`,
+        'sign_in_refused',
+      );
     }
     if (error instanceof lib.ResponseBodyError) {
       return GatewayError.invalidRequest(
@@ -156,7 +171,8 @@ export class OidcClient {
  * values compared, which the causes also carry.
  */
 function messageOf(error: unknown): string {
-  const message = (e: unknown) => (typeof e === 'object' && e !== null && typeof (e as { message?: unknown }).message === 'string' ? (e as { message: string }).message : null);
+  const message = (e: unknown) =>
+    typeof e === 'object' && e !== null && typeof (e as { message?: unknown }).message === 'string' ? (e as { message: string }).message : null;
   const outer = message(error) ?? String(error);
   const inner = message((error as { cause?: unknown } | null)?.cause);
   return inner && inner !== outer ? `${outer} (${inner})` : outer;

@@ -19,10 +19,27 @@ describe('single sign-on environment', () => {
   });
 
   it('names each bad variable', () => {
-    expect(problemsOf({ OIDC_ISSUER_URL: 'https://login.example.com' })).toEqual([expect.stringMatching(/^OIDC_ISSUER_URL, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET: set all three/)]);
-    expect(problemsOf({ ...oidc, OIDC_ROLE_MAPPING: '{"g": {"role": "boss"}}' })).toEqual([expect.stringMatching(/^OIDC_ROLE_MAPPING: group 'g': role must be one of/)]);
-    expect(problemsOf({ ...oidc, OIDC_ISSUER_URL: 'login.example.com', OIDC_SCOPES: 'email', SESSION_TTL_HOURS: '0', OIDC_REDIRECT_URI: 'https://gw.example.com/cb' })).toEqual(
-      expect.arrayContaining([expect.stringMatching(/^OIDC_ISSUER_URL:/), expect.stringMatching(/^OIDC_SCOPES:/), expect.stringMatching(/^SESSION_TTL_HOURS:/), expect.stringMatching(/^OIDC_REDIRECT_URI:/)]),
+    expect(problemsOf({ OIDC_ISSUER_URL: 'https://login.example.com' })).toEqual([
+      expect.stringMatching(/^OIDC_ISSUER_URL, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET: set all three/),
+    ]);
+    expect(problemsOf({ ...oidc, OIDC_ROLE_MAPPING: '{"g": {"role": "boss"}}' })).toEqual([
+      expect.stringMatching(/^OIDC_ROLE_MAPPING: group 'g': role must be one of/),
+    ]);
+    expect(
+      problemsOf({
+        ...oidc,
+        OIDC_ISSUER_URL: 'login.example.com',
+        OIDC_SCOPES: 'email',
+        SESSION_TTL_HOURS: '0',
+        OIDC_REDIRECT_URI: 'https://gw.example.com/cb',
+      }),
+    ).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^OIDC_ISSUER_URL:/),
+        expect.stringMatching(/^OIDC_SCOPES:/),
+        expect.stringMatching(/^SESSION_TTL_HOURS:/),
+        expect.stringMatching(/^OIDC_REDIRECT_URI:/),
+      ]),
     );
   });
 });

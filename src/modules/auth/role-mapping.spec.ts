@@ -2,7 +2,9 @@ import { groupsOf, membershipsOf, parseRoleMapping } from './role-mapping';
 
 describe('role mapping', () => {
   it('parses group → {workspace, role}, an owner without a workspace acting in default, user read as member', () => {
-    const mapping = parseRoleMapping('{"search-admins": {"workspace": "search", "role": "admin"}, "platform": {"role": "owner"}, "old": {"workspace": "ads", "role": "user"}}');
+    const mapping = parseRoleMapping(
+      '{"search-admins": {"workspace": "search", "role": "admin"}, "platform": {"role": "owner"}, "old": {"workspace": "ads", "role": "user"}}',
+    );
     expect(mapping.get('search-admins')).toEqual({ workspace: 'search', role: 'admin' });
     expect(mapping.get('platform')).toEqual({ workspace: 'default', role: 'owner' });
     expect(mapping.get('old')).toEqual({ workspace: 'ads', role: 'member' });
@@ -18,7 +20,9 @@ describe('role mapping', () => {
   });
 
   it('gives one membership per workspace, the highest role, owners first; unknown groups give nothing', () => {
-    const mapping = parseRoleMapping('{"a": {"workspace": "search", "role": "viewer"}, "b": {"workspace": "search", "role": "admin"}, "c": {"workspace": "ads", "role": "member"}, "o": {"role": "owner"}}');
+    const mapping = parseRoleMapping(
+      '{"a": {"workspace": "search", "role": "viewer"}, "b": {"workspace": "search", "role": "admin"}, "c": {"workspace": "ads", "role": "member"}, "o": {"role": "owner"}}',
+    );
     expect(membershipsOf(['a', 'c', 'b', 'zzz'], mapping)).toEqual([
       { workspace: 'search', role: 'admin' },
       { workspace: 'ads', role: 'member' },

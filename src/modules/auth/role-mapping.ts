@@ -35,7 +35,8 @@ export function parseRoleMapping(json: string | undefined): RoleMapping {
     const role = typeof rawRole === 'string' ? (LEGACY_ROLES[rawRole] ?? rawRole) : rawRole;
     if (typeof role !== 'string' || !(ROLES as readonly string[]).includes(role)) throw new Error(`group '${group}': role must be one of ${ROLES.join(', ')}`);
     if (workspace === undefined && role !== 'owner') throw new Error(`group '${group}': workspace (a slug) is required for role ${role}`);
-    if (workspace !== undefined && (typeof workspace !== 'string' || !SLUG.test(workspace))) throw new Error(`group '${group}': workspace must be a slug ([a-z0-9-]+)`);
+    if (workspace !== undefined && (typeof workspace !== 'string' || !SLUG.test(workspace)))
+      throw new Error(`group '${group}': workspace must be a slug ([a-z0-9-]+)`);
     mapping.set(group, { workspace: (workspace as string | undefined) ?? OWNER_HOME, role: role as Role });
   }
   return mapping;

@@ -66,7 +66,11 @@ export class SessionService implements SessionAuthenticator {
   }
 
   /** Starts a session; returns the cookie's value and the session's CSRF token. */
-  async create(owner: { userId: string } | { apiKeyHash: string }, memberships: MappedMembership[], expiresAt: Date): Promise<{ cookie: string; csrfToken: string }> {
+  async create(
+    owner: { userId: string } | { apiKeyHash: string },
+    memberships: MappedMembership[],
+    expiresAt: Date,
+  ): Promise<{ cookie: string; csrfToken: string }> {
     const token = randomBytes(32).toString('base64url');
     const csrfToken = this.signer.csrfToken(token);
     await this.sessions.insert({
@@ -114,9 +118,11 @@ export class SessionService implements SessionAuthenticator {
       return null;
     }
     const id = sha256(token);
-    const facts = await this.cache.get(id, () => this.load(id).catch(() => {
-      throw GatewayError.unavailable('The gateway cannot check dashboard sessions right now: its database is unreachable');
-    }));
+    const facts = await this.cache.get(id, () =>
+      this.load(id).catch(() => {
+        throw GatewayError.unavailable('The gateway cannot check dashboard sessions right now: its database is unreachable');
+      }),
+    );
     if (!facts) {
       this.logger.warn(`Refused dashboard session ${id.slice(0, 12)}: signed out or unknown`);
       return null;
@@ -185,15 +191,32 @@ export class SessionService implements SessionAuthenticator {
   }
 
   private async load(id: string): Promise<SessionFacts | null> {
-    const rows: { id: string; user_id: string | null; email: string | null; name: string | null; api_key_hash: string | null; memberships: MappedMembership[]; csrf_token_hash: string; expires_at: Date }[] =
-      await this.sessions.query(
-        `select s.id, s.user_id, u.email, u.name, s.api_key_hash, s.memberships, s.csrf_token_hash, s.expires_at
+    const rows: {
+      id: string;
+      user_id: string | null;
+      email: string | null;
+      name: string | null;
+      api_key_hash: string | null;
+      memberships: MappedMembership[];
+      csrf_token_hash: string;
+      expires_at: Date;
+    }[] = await this.sessions.query(
+      `select s.id, s.user_id, u.email, u.name, s.api_key_hash, s.memberships, s.csrf_token_hash, s.expires_at
            from sessions s left join users u on u.id = s.user_id
           where s.id = $1 and s.revoked_at is null`,
-        [id],
-      );
+      [id],
+    );
     const row = rows[0];
     if (!row) return null;
-    return { id: row.id, userId: row.user_id, email: row.email, name: row.name, apiKeyHash: row.api_key_hash, memberships: row.memberships, csrfTokenHash: row.csrf_token_hash, expiresAt: new Date(row.expires_at) };
+    return {
+      id: row.id,
+      userId: row.user_id,
+      email: row.email,
+      name: row.name,
+      apiKeyHash: row.api_key_hash,
+      memberships: row.memberships,
+      csrfTokenHash: row.csrf_token_hash,
+      expiresAt: new Date(row.expires_at),
+    };
   }
 }

@@ -28,7 +28,7 @@ describe('settlementsOf', () => {
     ]);
   });
 
-  it("the final row releases every hold of the request and spends only on what it belongs to", () => {
+  it('the final row releases every hold of the request and spends only on what it belongs to', () => {
     expect(settlementsOf(holds, { apiKeyId: 'key-1', virtualKeyId: 'vk-b', user: 'bob', workspaceId: WS, costUsd: 0.2 }, true)).toEqual([
       { scope: 'api_key', scope_id: 'key-1', period_start: PERIOD.toISOString(), spend_usd: 0.2, release_usd: 0.5 },
       { scope: 'virtual_key', scope_id: 'vk-a', period_start: PERIOD.toISOString(), spend_usd: 0, release_usd: 0.5 },
@@ -63,13 +63,22 @@ describe('BudgetLedger.reserve', () => {
     ledger = new BudgetLedger({} as DataSource, pricing, {} as KeyLookupService, counters, workspaces);
   });
 
-  const context = () => ({ principal: { id: 'key-1', workspaceId: WS, budget: { limitUsd: 100, period: null } }, budgetHolds: [], user: null }) as unknown as RequestContext;
+  const context = () =>
+    ({ principal: { id: 'key-1', workspaceId: WS, budget: { limitUsd: 100, period: null } }, budgetHolds: [], user: null }) as unknown as RequestContext;
   const reserved = async (body: Record<string, unknown>) => {
     const request = context();
     await ledger.reserve(request, target, body);
     return request.budgetHolds.map((hold) => hold.amountUsd);
   };
-  const logged = (costUsd: number, model = 'gpt-4o-mini') => ({ apiKeyId: 'key-1', virtualKeyId: null, user: null, workspaceId: WS, costUsd, provider: 'openai', model });
+  const logged = (costUsd: number, model = 'gpt-4o-mini') => ({
+    apiKeyId: 'key-1',
+    virtualKeyId: null,
+    user: null,
+    workspaceId: WS,
+    costUsd,
+    provider: 'openai',
+    model,
+  });
 
   it('reserves every choice the request asks for (`n`)', async () => {
     expect(await reserved({ model: 'gpt-4o-mini', max_tokens: 3 })).toEqual([3]);
@@ -81,14 +90,17 @@ describe('BudgetLedger.reserve', () => {
     // Time stands still: the learned cost decays with it.
     jest.spyOn(Date, 'now').mockReturnValue(1_800_000_000_000);
     // The provider ignored max_tokens: 1 and answered with 40 tokens.
-    ledger.observe(context().budgetHolds.concat({ scope: 'api_key', scopeId: 'key-1', owner: 'key-1', workspaceId: WS, periodStart: new Date(0), amountUsd: 1 }), logged(40));
+    ledger.observe(
+      context().budgetHolds.concat({ scope: 'api_key', scopeId: 'key-1', owner: 'key-1', workspaceId: WS, periodStart: new Date(0), amountUsd: 1 }),
+      logged(40),
+    );
     expect(await reserved({ model: 'gpt-4o-mini', max_tokens: 1 })).toEqual([40]);
     // The body's own estimate still wins when it is larger; another model has its own history.
     expect(await reserved({ model: 'gpt-4o-mini', max_tokens: 100 })).toEqual([100]);
     expect(await reserved({ model: 'gpt-4o', max_tokens: 1 })).toEqual([1]);
   });
 
-  it("learns only from rows the budget owns, and from priced ones", async () => {
+  it('learns only from rows the budget owns, and from priced ones', async () => {
     const hold: BudgetHold = { scope: 'api_key', scopeId: 'key-1', owner: 'key-1', workspaceId: WS, periodStart: new Date(0), amountUsd: 1 };
     ledger.observe([hold], { ...logged(40), apiKeyId: 'key-2' });
     ledger.observe([hold], { ...logged(0), costUsd: null });

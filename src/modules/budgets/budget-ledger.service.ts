@@ -64,7 +64,8 @@ export class BudgetLedger {
       const workspace = await this.workspaces.byId(workspaceId);
       if (workspace?.budget) wanted.push(['workspace', workspace.id, workspace.id, workspace.budget, workspace.slug]);
     }
-    if (target.virtualKeyId && target.virtualKeyBudget && !held('virtual_key', target.virtualKeyId)) wanted.push(['virtual_key', target.virtualKeyId, target.virtualKeyId, target.virtualKeyBudget, null]);
+    if (target.virtualKeyId && target.virtualKeyBudget && !held('virtual_key', target.virtualKeyId))
+      wanted.push(['virtual_key', target.virtualKeyId, target.virtualKeyId, target.virtualKeyBudget, null]);
     if (context.user && !held('end_user', context.user)) {
       const endUser = await this.keys.endUserBudget(workspaceId, context.user);
       if (endUser) wanted.push(['end_user', endUser.id, context.user, endUser.budget, null]);
@@ -115,7 +116,15 @@ export class BudgetLedger {
 }
 
 /** What a log row tells the budgets: whose it is, and what it cost. */
-type LoggedCost = { apiKeyId: string | null; virtualKeyId: string | null; user: string | null; workspaceId: string; costUsd: number | null; provider?: string | null; model?: string | null };
+type LoggedCost = {
+  apiKeyId: string | null;
+  virtualKeyId: string | null;
+  user: string | null;
+  workspaceId: string;
+  costUsd: number | null;
+  provider?: string | null;
+  model?: string | null;
+};
 
 function costKey(scope: BudgetScope, scopeId: string, provider: string, model: string): string {
   return `${scope}:${scopeId}:${provider}:${model}`;
@@ -138,7 +147,8 @@ export function settlementsOf(holds: BudgetHold[], row: LoggedCost, final: boole
     const owned = ownsRow(hold, row);
     const spend = owned && row.costUsd ? row.costUsd : 0;
     const release = final ? hold.amountUsd : 0;
-    if (spend || release) settlements.push({ scope: hold.scope, scope_id: hold.scopeId, period_start: hold.periodStart.toISOString(), spend_usd: spend, release_usd: release });
+    if (spend || release)
+      settlements.push({ scope: hold.scope, scope_id: hold.scopeId, period_start: hold.periodStart.toISOString(), spend_usd: spend, release_usd: release });
   }
   return settlements;
 }

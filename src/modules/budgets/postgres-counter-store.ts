@@ -49,7 +49,10 @@ export class PostgresCounterStore extends CounterStore {
       if (await reserve()) return 'held';
       const [exists] = await this.dataSource.query(`select 1 from budget_counters where scope = $1 and scope_id = $2 and period_start = $3`, key);
       if (!exists) {
-        await this.dataSource.query(`insert into budget_counters (scope, scope_id, period_start, spent_usd) values ($1, $2, $3, $4) on conflict do nothing`, [...key, await seed()]);
+        await this.dataSource.query(`insert into budget_counters (scope, scope_id, period_start, spent_usd) values ($1, $2, $3, $4) on conflict do nothing`, [
+          ...key,
+          await seed(),
+        ]);
         if (await reserve()) return 'held';
       }
       this.remember(memo, limitUsd);

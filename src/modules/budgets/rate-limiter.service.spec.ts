@@ -15,7 +15,9 @@ describe('tokenSettlementsOf', () => {
       { scope: 'virtual_key', scope_id: 'vk-a', limit_key: 'tokens:rph', window_start: '2026-11-23T00:00:00.000Z', tokens: 42 },
       { scope: 'workspace', scope_id: 'ws-1', limit_key: 'tokens:rpm', window_start: MINUTE.toISOString(), tokens: 42 },
     ]);
-    expect(tokenSettlementsOf(windows, { apiKeyId: 'key-1', virtualKeyId: 'vk-other', workspaceId: 'ws-2', totalTokens: 7 }).map((s) => s.scope_id)).toEqual(['key-1']);
+    expect(tokenSettlementsOf(windows, { apiKeyId: 'key-1', virtualKeyId: 'vk-other', workspaceId: 'ws-2', totalTokens: 7 }).map((s) => s.scope_id)).toEqual([
+      'key-1',
+    ]);
   });
 
   it('a row without tokens adds nothing', () => {

@@ -49,7 +49,8 @@ export class RateLimiter {
     for (const limit of limits) {
       const windowMs = RATE_WINDOW_MS[limit.unit];
       const window = { scope, scopeId, limitKey: `${limit.type}:${limit.unit}`, windowStart: new Date(Math.floor(now / windowMs) * windowMs), windowMs };
-      const admitted = limit.type === 'requests' ? await this.counters.countRequest(window, limit.value) : (await this.counters.tokensUsed(window)) < limit.value;
+      const admitted =
+        limit.type === 'requests' ? await this.counters.countRequest(window, limit.value) : (await this.counters.tokensUsed(window)) < limit.value;
       if (!admitted) throw rateLimited(scope, name, limit, Math.ceil((window.windowStart.getTime() + windowMs - now) / 1000));
       // A tool loop checks again each model round: a window already held is not added twice (its tokens would settle twice).
       if (limit.type === 'tokens' && !context.tokenWindows.some((held) => sameWindow(held, window))) context.tokenWindows.push(window);
@@ -77,5 +78,11 @@ export function tokenSettlementsOf(
   const ownerOf = { api_key: row.apiKeyId, virtual_key: row.virtualKeyId, workspace: row.workspaceId, end_user: null };
   return windows
     .filter((window) => ownerOf[window.scope] === window.scopeId)
-    .map((window) => ({ scope: window.scope, scope_id: window.scopeId, limit_key: window.limitKey, window_start: window.windowStart.toISOString(), tokens: row.totalTokens! }));
+    .map((window) => ({
+      scope: window.scope,
+      scope_id: window.scopeId,
+      limit_key: window.limitKey,
+      window_start: window.windowStart.toISOString(),
+      tokens: row.totalTokens!,
+    }));
 }

@@ -98,7 +98,7 @@ export class RedisCounterStore extends CounterStore implements OnApplicationShut
 
   async reserveBudget(counter: BudgetCounter, amountUsd: number, limitUsd: number, seed: () => Promise<number>): Promise<BudgetReservation> {
     const key = `${PREFIX}budget:${counter.scope}:${counter.scopeId}:${counter.periodStart.getTime()}`;
-    const reserve = async () => ((await this.run(() => this.redis.gatewayReserveBudget(key, nano(amountUsd), nano(limitUsd), BUDGET_TTL_MS))) as -1 | 0 | 1);
+    const reserve = async () => (await this.run(() => this.redis.gatewayReserveBudget(key, nano(amountUsd), nano(limitUsd), BUDGET_TTL_MS))) as -1 | 0 | 1;
     let reserved = await reserve();
     if (reserved === -1) {
       const spent = await seed();
@@ -150,10 +150,13 @@ export class RedisCounterStore extends CounterStore implements OnApplicationShut
         this.failures++;
         this.warning.warn(`Settling ${this.pending.length} rows in Redis failed, retrying: ${(error as Error).message}`);
         if (this.closing) return;
-        this.retryTimer ??= setTimeout(() => {
-          this.retryTimer = undefined;
-          void this.flush();
-        }, Math.min(30_000, 250 * 2 ** Math.min(this.failures, 7))).unref();
+        this.retryTimer ??= setTimeout(
+          () => {
+            this.retryTimer = undefined;
+            void this.flush();
+          },
+          Math.min(30_000, 250 * 2 ** Math.min(this.failures, 7)),
+        ).unref();
         return;
       }
     }
@@ -174,7 +177,9 @@ export class RedisCounterStore extends CounterStore implements OnApplicationShut
       return await command();
     } catch (error) {
       this.warning.warn(`Counter Redis command failed: ${(error as Error).message}`);
-      throw GatewayError.unavailable('The budget and rate-limit store (Redis) cannot be reached; requests of keys with a budget or rate limit are refused until it is back');
+      throw GatewayError.unavailable(
+        'The budget and rate-limit store (Redis) cannot be reached; requests of keys with a budget or rate limit are refused until it is back',
+      );
     }
   }
 }

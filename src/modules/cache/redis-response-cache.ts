@@ -20,7 +20,11 @@ export class RedisResponseCache extends ResponseCache implements OnModuleDestroy
   constructor(config: ConfigService<Environment, true>) {
     super();
     this.maxEntryBytes = config.get('CACHE_MAX_ENTRY_BYTES', { infer: true });
-    this.redis = connectRedis(config.get('REDIS_URL', { infer: true })!, (error) => this.warning.warn(`Response cache Redis connection: ${error.message}`), COMMAND_TIMEOUT_MS);
+    this.redis = connectRedis(
+      config.get('REDIS_URL', { infer: true })!,
+      (error) => this.warning.warn(`Response cache Redis connection: ${error.message}`),
+      COMMAND_TIMEOUT_MS,
+    );
   }
 
   async onModuleDestroy(): Promise<void> {

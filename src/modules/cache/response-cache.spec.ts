@@ -21,7 +21,13 @@ describe('responseCacheKey', () => {
   });
 
   it('keeps array order: a different conversation is a different key', () => {
-    const two = { model: 'm', messages: [{ role: 'user', content: 'a' }, { role: 'user', content: 'b' }] };
+    const two = {
+      model: 'm',
+      messages: [
+        { role: 'user', content: 'a' },
+        { role: 'user', content: 'b' },
+      ],
+    };
     const swapped = { model: 'm', messages: [two.messages[1], two.messages[0]] };
     expect(responseCacheKey('chat.completions', 'x', swapped)).not.toBe(responseCacheKey('chat.completions', 'x', two));
   });

@@ -16,7 +16,11 @@ describe('ChatStreamAssembler', () => {
     expect(assembler.add(chunk({ content: 'Hel' }))).toBe(true);
     expect(assembler.add(chunk({ content: 'lo' }))).toBe(true);
     assembler.add({ ...chunk({}), choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
-    assembler.add({ ...chunk({}), choices: [], usage: { prompt_tokens: 7, completion_tokens: 2, total_tokens: 9, prompt_tokens_details: { cached_tokens: 3 } } });
+    assembler.add({
+      ...chunk({}),
+      choices: [],
+      usage: { prompt_tokens: 7, completion_tokens: 2, total_tokens: 9, prompt_tokens_details: { cached_tokens: 3 } },
+    });
 
     expect(assembler.result()).toMatchObject({
       id: 'chatcmpl-1',
@@ -29,7 +33,9 @@ describe('ChatStreamAssembler', () => {
 
   it('joins streamed tool call fragments by index', () => {
     const assembler = new ChatStreamAssembler();
-    assembler.add(chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '' } }] }));
+    assembler.add(
+      chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '' } }] }),
+    );
     assembler.add(chunk({ tool_calls: [{ index: 0, function: { arguments: '{"location":' } }] }));
     assembler.add(chunk({ tool_calls: [{ index: 0, function: { arguments: '"Paris"}' } }] }));
     const message = (assembler.result().choices as any[])[0].message;
@@ -39,7 +45,12 @@ describe('ChatStreamAssembler', () => {
 
   it('keeps choices apart when n > 1', () => {
     const assembler = new ChatStreamAssembler();
-    assembler.add({ choices: [{ index: 1, delta: { content: 'B' } }, { index: 0, delta: { content: 'A' } }] });
+    assembler.add({
+      choices: [
+        { index: 1, delta: { content: 'B' } },
+        { index: 0, delta: { content: 'A' } },
+      ],
+    });
     expect((assembler.result().choices as any[]).map((c) => c.message.content)).toEqual(['A', 'B']);
   });
 });

@@ -10,12 +10,15 @@ import { isEventStream } from '../upstream/aws-event-stream';
 import { OperationSpec, SentAttempt, UpstreamAttempt } from '../upstream/upstream-attempt';
 import { OpenAIChatStreamDecoder } from '../../providers/openai/chat-stream-decoder';
 
-export const CHAT_COMPLETIONS: OperationSpec & { capability: 'chatCompletions' } = { capability: 'chatCompletions', title: 'chat completions', usage: usageFromOpenAI };
+export const CHAT_COMPLETIONS: OperationSpec & { capability: 'chatCompletions' } = {
+  capability: 'chatCompletions',
+  title: 'chat completions',
+  usage: usageFromOpenAI,
+};
 
 /** A chat answer as OpenAI objects, whatever the provider's wire format. */
 export type ChatAnswer =
-  | { kind: 'json'; status: number; completion: ChatCompletion }
-  | { kind: 'stream'; status: number; sent: SentAttempt; decoder: ChatStreamDecoder };
+  { kind: 'json'; status: number; completion: ChatCompletion } | { kind: 'stream'; status: number; sent: SentAttempt; decoder: ChatStreamDecoder };
 
 /**
  * Chat completions with any provider, answered as OpenAI objects: the translated path

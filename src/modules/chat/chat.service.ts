@@ -38,7 +38,10 @@ export class ChatService {
 
   create(context: RequestContext, body: ChatCompletionCreateDto): Promise<GatewayResult> {
     const mcpServers = requestedMcpServers(context);
-    if (mcpServers) return this.mcpLoop.run(context, body as unknown as Record<string, unknown>, mcpServers, CHAT_TOOLS, (round) => this.createOnce(context, round as unknown as ChatCompletionCreateDto));
+    if (mcpServers)
+      return this.mcpLoop.run(context, body as unknown as Record<string, unknown>, mcpServers, CHAT_TOOLS, (round) =>
+        this.createOnce(context, round as unknown as ChatCompletionCreateDto),
+      );
     return this.createOnce(context, body);
   }
 
@@ -47,8 +50,13 @@ export class ChatService {
     context.isStream = body.stream === true;
     context.requestBody ??= body; // a prompt call has logged its own
     context.user = body.user ?? context.user;
-    return this.executor.execute(context, body as unknown as Record<string, unknown>, (target, upstreamBody, attempt) =>
-      this.chatUpstream.capability(target).translation ? this.translatedAttempt(context, attempt, target, upstreamBody) : this.attempt(context, attempt, target, upstreamBody),
+    return this.executor.execute(
+      context,
+      body as unknown as Record<string, unknown>,
+      (target, upstreamBody, attempt) =>
+        this.chatUpstream.capability(target).translation
+          ? this.translatedAttempt(context, attempt, target, upstreamBody)
+          : this.attempt(context, attempt, target, upstreamBody),
       { texts: CHAT_TEXTS },
     );
   }
@@ -65,11 +73,20 @@ export class ChatService {
   }
 
   /** One attempt at a target whose adapter translates to and from its own format. */
-  private async translatedAttempt(context: RequestContext, attempt: Attempt, target: RouteTarget, upstreamBody: Record<string, unknown>): Promise<GatewayResult> {
+  private async translatedAttempt(
+    context: RequestContext,
+    attempt: Attempt,
+    target: RouteTarget,
+    upstreamBody: Record<string, unknown>,
+  ): Promise<GatewayResult> {
     const answer = await this.chatUpstream.open(context, attempt, target, upstreamBody as ChatCompletionBody);
     if (answer.kind === 'stream') return this.attempts.stream(context, answer.sent, new ChatStreamHandler(context, !wantsUsage(upstreamBody), answer.decoder));
     const { completion } = answer;
-    const outcome = { responseBody: completion, usage: usageFromOpenAI(completion.usage), servedModel: typeof completion.model === 'string' ? completion.model : null };
+    const outcome = {
+      responseBody: completion,
+      usage: usageFromOpenAI(completion.usage),
+      servedModel: typeof completion.model === 'string' ? completion.model : null,
+    };
     return { kind: 'json', status: answer.status, body: Buffer.from(JSON.stringify(completion)), outcome };
   }
 }

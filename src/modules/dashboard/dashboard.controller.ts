@@ -82,7 +82,8 @@ function isRegularFile(path: string): boolean {
 
 /** 503 while the build output is missing: HTML for a browser, the gateway's error shape for anything else. */
 function notBuilt(req: Request, res: Response): void {
-  const message = 'The dashboard is not built: run `npm run build` (it builds the gateway and the dashboard into dist/), then restart the gateway or reload this page.';
+  const message =
+    'The dashboard is not built: run `npm run build` (it builds the gateway and the dashboard into dist/), then restart the gateway or reload this page.';
   res.status(503).setHeader('cache-control', 'no-store');
   if ((req.headers.accept ?? '').includes('text/html')) {
     res

@@ -30,7 +30,12 @@ export class FineTuningController {
     private readonly resources: ResourceOperations,
     charges: TrainingCharges,
   ) {
-    this.spec = { capability: 'fineTuning', title: 'fine-tuning', usage: () => null, onAnswer: (context, json, target) => charges.charge(context, json, target) };
+    this.spec = {
+      capability: 'fineTuning',
+      title: 'fine-tuning',
+      usage: () => null,
+      onAnswer: (context, json, target) => charges.charge(context, json, target),
+    };
   }
 
   @Post()
@@ -60,9 +65,17 @@ export class FineTuningController {
   @Operation('fine_tuning.jobs.cancel')
   @ApiHeader({ name: 'x-gateway-virtual-key', required: true, description: 'The virtual key of the provider account that runs the job' })
   @ApiOperation({ summary: 'Cancel a fine-tuning job; returns the job' })
-  async cancel(@Ctx() context: RequestContext, @Param('id') id: string, @Headers('x-gateway-virtual-key') virtualKey: string | undefined, @Res() res: Response): Promise<void> {
+  async cancel(
+    @Ctx() context: RequestContext,
+    @Param('id') id: string,
+    @Headers('x-gateway-virtual-key') virtualKey: string | undefined,
+    @Res() res: Response,
+  ): Promise<void> {
     if (!virtualKey) {
-      throw GatewayError.invalidRequest('Cancelling a fine-tuning job needs the x-gateway-virtual-key header: the virtual key of the provider account that runs it', 'x-gateway-virtual-key');
+      throw GatewayError.invalidRequest(
+        'Cancelling a fine-tuning job needs the x-gateway-virtual-key header: the virtual key of the provider account that runs it',
+        'x-gateway-virtual-key',
+      );
     }
     await this.run(context, res, { method: 'POST', path: `/${encodeURIComponent(id)}/cancel`, query: '' });
   }

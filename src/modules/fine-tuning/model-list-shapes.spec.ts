@@ -3,7 +3,12 @@ import { toAnthropicModel, toAnthropicPage, toOpenAIList, toOpenAIModel } from '
 
 const OPENAI_LIST = {
   object: 'list',
-  data: ['gpt-4o', 'gpt-4o-mini', 'o3-mini', 'gpt-4.1', 'text-embedding-3-small'].map((id, i) => ({ id, object: 'model', created: 1715367049 + i, owned_by: 'system' })),
+  data: ['gpt-4o', 'gpt-4o-mini', 'o3-mini', 'gpt-4.1', 'text-embedding-3-small'].map((id, i) => ({
+    id,
+    object: 'model',
+    created: 1715367049 + i,
+    owned_by: 'system',
+  })),
 };
 const ids = (page: { data: { id: string }[] }) => page.data.map((model) => model.id);
 

@@ -40,7 +40,8 @@ export class ModelListService {
     return this.executor.execute(
       context,
       {},
-      (target, _body, attempt) => (anthropicShape ? this.anthropicShaped(context, attempt, target, path, query, id) : this.openAIShaped(context, attempt, target, path, query, id)),
+      (target, _body, attempt) =>
+        anthropicShape ? this.anthropicShaped(context, attempt, target, path, query, id) : this.openAIShaped(context, attempt, target, path, query, id),
       { cacheable: false, budgeted: false },
     );
   }
@@ -52,7 +53,14 @@ export class ModelListService {
     return answered(id === undefined ? toOpenAIList(json, target.provider) : toOpenAIModel(json, target.provider));
   }
 
-  private async anthropicShaped(context: RequestContext, attempt: Attempt, target: RouteTarget, path: string, query: string, id?: string): Promise<GatewayResult> {
+  private async anthropicShaped(
+    context: RequestContext,
+    attempt: Attempt,
+    target: RouteTarget,
+    path: string,
+    query: string,
+    id?: string,
+  ): Promise<GatewayResult> {
     const adapter = this.registry.get(target.provider);
     if (adapter.anthropicModels) return this.passThrough(context, attempt, target, adapter.anthropicModels, path, query);
     const capability = this.attempts.capability(target, MODELS);
@@ -68,7 +76,14 @@ export class ModelListService {
     return answered(id === undefined ? toAnthropicPage(json, new URLSearchParams(query)) : toAnthropicModel(json));
   }
 
-  private async passThrough(context: RequestContext, attempt: Attempt, target: RouteTarget, capability: ResourceCapability, path: string, query: string): Promise<GatewayResult> {
+  private async passThrough(
+    context: RequestContext,
+    attempt: Attempt,
+    target: RouteTarget,
+    capability: ResourceCapability,
+    path: string,
+    query: string,
+  ): Promise<GatewayResult> {
     const answer = await this.attempts.sendRequest(context, target, capability.request('GET', path, query, target));
     return this.attempts.readJson(context, attempt, answer, MODELS);
   }

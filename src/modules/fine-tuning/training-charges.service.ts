@@ -25,7 +25,12 @@ export class TrainingCharges {
   /** The usage (trained tokens) and cost of the jobs charged now, or null when none is. */
   async charge(context: RequestContext, answer: Record<string, any>, target: RouteTarget): Promise<Pick<AnswerOutcome, 'usage' | 'costUsd'> | null> {
     const jobs = (answer?.object === 'list' && Array.isArray(answer.data) ? answer.data : [answer]).filter(
-      (job: any) => job?.object === 'fine_tuning.job' && job.status === 'succeeded' && typeof job.id === 'string' && Number.isInteger(job.trained_tokens) && job.trained_tokens > 0,
+      (job: any) =>
+        job?.object === 'fine_tuning.job' &&
+        job.status === 'succeeded' &&
+        typeof job.id === 'string' &&
+        Number.isInteger(job.trained_tokens) &&
+        job.trained_tokens > 0,
     );
     if (!jobs.length) return null;
     try {
@@ -35,7 +40,11 @@ export class TrainingCharges {
          from jsonb_array_elements($3::jsonb) as job
          on conflict do nothing
          returning job_id, trained_tokens::float8 as trained, cost_usd::float8 as cost`,
-        [target.provider, context.requestId, JSON.stringify(jobs.map((job: any) => ({ ...job, cost: this.pricing.trainingCost(target.provider, String(job.model ?? ''), job.trained_tokens) })))],
+        [
+          target.provider,
+          context.requestId,
+          JSON.stringify(jobs.map((job: any) => ({ ...job, cost: this.pricing.trainingCost(target.provider, String(job.model ?? ''), job.trained_tokens) }))),
+        ],
       );
       if (!rows.length) return null;
       const trained = rows.reduce((sum, row) => sum + row.trained, 0);

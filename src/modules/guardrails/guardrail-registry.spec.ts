@@ -41,8 +41,18 @@ describe('validateGuardrails', () => {
   });
 
   it('names the exact field of a check parameter', () => {
-    const value = [{ checks: [{ type: 'json' }] }, { checks: [{ type: 'regex', pattern: 'a' }, { type: 'regex', pattern: '(' }] }];
-    expect(validateGuardrails(value, 'config.input_guardrails')).toEqual(['config.input_guardrails[1].checks[1].pattern must be a valid regular expression (missing closing ): `(`)']);
+    const value = [
+      { checks: [{ type: 'json' }] },
+      {
+        checks: [
+          { type: 'regex', pattern: 'a' },
+          { type: 'regex', pattern: '(' },
+        ],
+      },
+    ];
+    expect(validateGuardrails(value, 'config.input_guardrails')).toEqual([
+      'config.input_guardrails[1].checks[1].pattern must be a valid regular expression (missing closing ): `(`)',
+    ]);
   });
 
   it.each([
@@ -57,7 +67,13 @@ describe('validateGuardrails', () => {
     [[{ checks: [null] }], ['g[0].checks[0] must be an object']],
     [[{ checks: [{ pattern: 'a' }] }], [`g[0].checks[0].type must be one of ${CHECK_TYPES.join(', ')}`]],
     [[{ checks: [{ type: 'toString' }] }], [`g[0].checks[0].type must be one of ${CHECK_TYPES.join(', ')}`]],
-    [[{ name: 'a', checks: [{ type: 'json' }] }, { name: 'a', checks: [{ type: 'json' }] }], ["g has two guardrails named 'a'"]],
+    [
+      [
+        { name: 'a', checks: [{ type: 'json' }] },
+        { name: 'a', checks: [{ type: 'json' }] },
+      ],
+      ["g has two guardrails named 'a'"],
+    ],
     [[{ checks: [{ type: 'json' }] }, { name: 'guardrail-0', checks: [{ type: 'json' }] }], ["g has two guardrails named 'guardrail-0'"]],
   ])('refuses %j', (value, problems) => {
     expect(validateGuardrails(value, 'g')).toEqual(problems);
@@ -65,7 +81,11 @@ describe('validateGuardrails', () => {
 
   it('lists every problem at once', () => {
     const value = [{ deny: 1, checks: [{ type: 'word_count' }, { type: 'pii', action: 'mask' }] }];
-    expect(validateGuardrails(value, 'g')).toEqual(['g[0].deny must be a boolean', 'g[0].checks[0] needs min or max', 'g[0].checks[1].action must be one of deny, redact']);
+    expect(validateGuardrails(value, 'g')).toEqual([
+      'g[0].deny must be a boolean',
+      'g[0].checks[0] needs min or max',
+      'g[0].checks[1].action must be one of deny, redact',
+    ]);
   });
 });
 
@@ -73,7 +93,14 @@ describe('buildGuardrails', () => {
   it('builds names, deny flags and checks, with the defaults', () => {
     const guardrails = buildGuardrails([
       { checks: [{ type: 'json' }] },
-      { name: 'strict', deny: true, checks: [{ type: 'regex', pattern: 'a' }, { type: 'models', deny: ['x'] }] },
+      {
+        name: 'strict',
+        deny: true,
+        checks: [
+          { type: 'regex', pattern: 'a' },
+          { type: 'models', deny: ['x'] },
+        ],
+      },
     ]);
     expect(guardrails.map((g) => ({ name: g.name, deny: g.deny, types: g.checks.map((c) => c.type) }))).toEqual([
       { name: 'guardrail-0', deny: false, types: ['json'] },
@@ -94,6 +121,10 @@ describe('buildGuardrails', () => {
 
   it('without a postJson, webhook checks fail closed', async () => {
     const [guardrail] = buildGuardrails([{ checks: [{ type: 'webhook', url: 'https://hooks.example.com' }] }]);
-    expect(await guardrail.checks[0].run(input)).toEqual({ type: 'webhook', verdict: false, reason: 'webhook call failed: no postJson was given to buildGuardrails' });
+    expect(await guardrail.checks[0].run(input)).toEqual({
+      type: 'webhook',
+      verdict: false,
+      reason: 'webhook call failed: no postJson was given to buildGuardrails',
+    });
   });
 });

@@ -7,7 +7,16 @@ const answering = (status: number, json: unknown): PostJson => jest.fn().mockRes
 
 describe('runGuardrails', () => {
   it('passes when every check passes', async () => {
-    const guardrails = buildGuardrails([{ name: 'g', deny: true, checks: [{ type: 'regex', pattern: 'hello' }, { type: 'models', allow: ['gpt-4o'] }] }]);
+    const guardrails = buildGuardrails([
+      {
+        name: 'g',
+        deny: true,
+        checks: [
+          { type: 'regex', pattern: 'hello' },
+          { type: 'models', allow: ['gpt-4o'] },
+        ],
+      },
+    ]);
     expect(await runGuardrails(guardrails, input('hello'))).toEqual({
       results: [
         {
@@ -27,7 +36,14 @@ describe('runGuardrails', () => {
 
   it('a failing guardrail with deny: true denies', async () => {
     const guardrails = buildGuardrails([
-      { name: 'no-secrets', deny: true, checks: [{ type: 'regex', pattern: 'sk-[A-Za-z0-9]+', must: 'not_match' }, { type: 'contains', words: ['forbidden'], operator: 'none' }] },
+      {
+        name: 'no-secrets',
+        deny: true,
+        checks: [
+          { type: 'regex', pattern: 'sk-[A-Za-z0-9]+', must: 'not_match' },
+          { type: 'contains', words: ['forbidden'], operator: 'none' },
+        ],
+      },
     ]);
     const outcome = await runGuardrails(guardrails, input('here is sk-abc', 'all fine'));
     expect(outcome.denied).toBe(true);
@@ -120,7 +136,14 @@ describe('runGuardrails', () => {
     });
 
     it('has no redacted texts when nothing was redacted, and a denying pii check never redacts', async () => {
-      const guardrails = buildGuardrails([{ checks: [{ type: 'pii', action: 'redact' }, { type: 'pii', kinds: ['email'] }] }]);
+      const guardrails = buildGuardrails([
+        {
+          checks: [
+            { type: 'pii', action: 'redact' },
+            { type: 'pii', kinds: ['email'] },
+          ],
+        },
+      ]);
       expect(await runGuardrails(guardrails, input('clean text'))).not.toHaveProperty('redactedTexts');
       const outcome = await runGuardrails(guardrails, input('a@example.com'));
       expect(outcome.redactedTexts).toEqual(['[REDACTED_EMAIL]']);

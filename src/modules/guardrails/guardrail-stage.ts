@@ -40,7 +40,15 @@ export function guardrailDenied(stage: 'input' | 'output', results: GuardrailRes
   const failed = results.filter((result) => !result.verdict);
   const names = failed.filter((result) => result.deny).map((result) => result.name);
   const what = stage === 'input' ? 'The request' : 'The answer';
-  return new GatewayError(GUARDRAIL_DENIED_STATUS, 'guardrail_denied', `${what} was denied by guardrail ${names.join(', ')}`, 'guardrail_denied', null, {}, {
-    guardrails: failed.map(({ name, checks }) => ({ name, checks })),
-  });
+  return new GatewayError(
+    GUARDRAIL_DENIED_STATUS,
+    'guardrail_denied',
+    `${what} was denied by guardrail ${names.join(', ')}`,
+    'guardrail_denied',
+    null,
+    {},
+    {
+      guardrails: failed.map(({ name, checks }) => ({ name, checks })),
+    },
+  );
 }

@@ -22,20 +22,45 @@ describe('operation texts', () => {
     const chat = {
       messages: [
         { role: 'system', content: 'be brief' },
-        { role: 'user', content: [{ type: 'text', text: 'hi' }, { type: 'image_url', image_url: { url: 'x' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'hi' },
+            { type: 'image_url', image_url: { url: 'x' } },
+          ],
+        },
       ],
     };
     expect(rewrite(CHAT_TEXTS.request(chat))).toEqual(['BE BRIEF', 'HI']);
-    expect(chat.messages[1].content).toEqual([{ type: 'text', text: 'HI' }, { type: 'image_url', image_url: { url: 'x' } }]);
+    expect(chat.messages[1].content).toEqual([
+      { type: 'text', text: 'HI' },
+      { type: 'image_url', image_url: { url: 'x' } },
+    ]);
 
-    const response = { output: [{ type: 'message', content: [{ type: 'output_text', text: 'yes' }, { type: 'refusal', refusal: 'no' }] }] };
+    const response = {
+      output: [
+        {
+          type: 'message',
+          content: [
+            { type: 'output_text', text: 'yes' },
+            { type: 'refusal', refusal: 'no' },
+          ],
+        },
+      ],
+    };
     expect(rewrite(RESPONSES_TEXTS.answer(response))).toEqual(['YES']);
     expect(response.output[0].content[0]).toEqual({ type: 'output_text', text: 'YES' });
     const responsesRequest = { instructions: 'be brief', input: [{ role: 'user', content: [{ type: 'input_text', text: 'hi' }] }] };
     expect(rewrite(RESPONSES_TEXTS.request(responsesRequest))).toEqual(['BE BRIEF', 'HI']);
     expect(responsesRequest.instructions).toBe('BE BRIEF');
 
-    const message = { content: [{ type: 'text', text: 'a' }, { type: 'tool_use', id: 't', name: 'f', input: {} }, { type: 'text', text: 'b' }] };
+    const message = {
+      content: [
+        { type: 'text', text: 'a' },
+        { type: 'tool_use', id: 't', name: 'f', input: {} },
+        { type: 'text', text: 'b' },
+      ],
+    };
     expect(rewrite(MESSAGES_TEXTS.answer(message))).toEqual(['A', 'B']);
     expect(message.content.map((block) => block.text)).toEqual(['A', undefined, 'B']);
 

@@ -60,7 +60,9 @@ const ANTHROPIC_PARTS = new Set(['text']);
 export const CHAT_TEXTS: OperationTexts = {
   request: (body) => (Array.isArray(body.messages) ? body.messages.filter(isObject).flatMap((message) => contentSlots(message, 'content', CHAT_PARTS)) : []),
   answer: (answer) =>
-    isObject(answer) && Array.isArray(answer.choices) ? answer.choices.filter(isObject).flatMap((choice) => (isObject(choice.message) ? contentSlots(choice.message, 'content', CHAT_PARTS) : [])) : [],
+    isObject(answer) && Array.isArray(answer.choices)
+      ? answer.choices.filter(isObject).flatMap((choice) => (isObject(choice.message) ? contentSlots(choice.message, 'content', CHAT_PARTS) : []))
+      : [],
   isFinalFrame: (frame) => frame === sseFrame('[DONE]'),
   streamError: (error) => sseFrame(JSON.stringify({ error: { message: error.message, type: error.type, param: null, code: error.code, ...error.details } })),
 };
@@ -69,10 +71,16 @@ export const CHAT_TEXTS: OperationTexts = {
 export const RESPONSES_TEXTS: OperationTexts = {
   request: (body) => [
     ...slot(body, 'instructions'),
-    ...(typeof body.input === 'string' ? slot(body, 'input') : Array.isArray(body.input) ? body.input.filter(isObject).flatMap((item) => contentSlots(item, 'content', RESPONSES_INPUT_PARTS)) : []),
+    ...(typeof body.input === 'string'
+      ? slot(body, 'input')
+      : Array.isArray(body.input)
+        ? body.input.filter(isObject).flatMap((item) => contentSlots(item, 'content', RESPONSES_INPUT_PARTS))
+        : []),
   ],
   answer: (answer) =>
-    isObject(answer) && Array.isArray(answer.output) ? answer.output.filter(isObject).flatMap((item) => contentSlots(item, 'content', RESPONSES_OUTPUT_PARTS)) : [],
+    isObject(answer) && Array.isArray(answer.output)
+      ? answer.output.filter(isObject).flatMap((item) => contentSlots(item, 'content', RESPONSES_OUTPUT_PARTS))
+      : [],
   streamError: (error) => sseFrame(JSON.stringify({ type: 'error', code: error.code, message: error.message, param: null, ...error.details }), 'error'),
 };
 

@@ -11,7 +11,6 @@ import { JsonOperations } from '../routing/json-operation.service';
 import type { OperationSpec } from '../upstream/upstream-attempt';
 import { ImageGenerationCreateDto } from './dto/image-generation-create.dto';
 
-
 @ApiTags('images')
 @ApiSecurity('gateway-api-key')
 @Controller('v1/images')

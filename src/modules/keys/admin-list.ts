@@ -15,7 +15,12 @@ export async function pageNewestFirst<T extends ObjectLiteral & { id: string; cr
   cursor?: string,
   parameters: Record<string, unknown> = {},
 ): Promise<ListPage<T>> {
-  const qb = repo.createQueryBuilder('row').where(liveCondition, parameters).orderBy('row.created_at', 'DESC').addOrderBy('row.id', 'DESC').take(limit + 1);
+  const qb = repo
+    .createQueryBuilder('row')
+    .where(liveCondition, parameters)
+    .orderBy('row.created_at', 'DESC')
+    .addOrderBy('row.id', 'DESC')
+    .take(limit + 1);
   if (cursor) {
     const [createdAt, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
     if (!createdAt || !id || Number.isNaN(Date.parse(createdAt))) throw GatewayError.invalidRequest('cursor is not a cursor this endpoint returned', 'cursor');

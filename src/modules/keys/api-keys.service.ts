@@ -182,10 +182,16 @@ function mayChange(scope: WorkspaceScope, row: ApiKeyEntity): void {
  */
 async function ownerMayGo(tx: EntityManager, row: ApiKeyEntity, what: 'revoked' | 'demoted'): Promise<void> {
   if (row.isBootstrap) {
-    throw GatewayError.conflict(`The bootstrap admin key cannot be ${what}: it is GATEWAY_ADMIN_KEY; change that variable and restart to replace it`, 'bootstrap_key');
+    throw GatewayError.conflict(
+      `The bootstrap admin key cannot be ${what}: it is GATEWAY_ADMIN_KEY; change that variable and restart to replace it`,
+      'bootstrap_key',
+    );
   }
-  const owners: { id: string }[] = await tx.query(`select id from api_keys where role = 'owner' and revoked_at is null and (expires_at is null or expires_at > now()) order by id for update`);
-  if (!owners.some((owner) => owner.id !== row.id)) throw GatewayError.conflict(`The last owner key cannot be ${what}: create another owner key first`, 'last_owner_key');
+  const owners: { id: string }[] = await tx.query(
+    `select id from api_keys where role = 'owner' and revoked_at is null and (expires_at is null or expires_at > now()) order by id for update`,
+  );
+  if (!owners.some((owner) => owner.id !== row.id))
+    throw GatewayError.conflict(`The last owner key cannot be ${what}: create another owner key first`, 'last_owner_key');
 }
 
 /** The budget/limit fields of a create or update body, as entity fields. */

@@ -34,7 +34,12 @@ export interface CookieAuthentication {
  * metadata) checked and noted on the context. Shared by the HTTP guard (ApiKeyGuard) and the
  * realtime WebSocket handshake (keys only).
  */
-export async function authenticate(keys: KeyLookupService, headers: IncomingHttpHeaders, context: RequestContext | undefined, cookies?: CookieAuthentication): Promise<ApiKeyPrincipal> {
+export async function authenticate(
+  keys: KeyLookupService,
+  headers: IncomingHttpHeaders,
+  context: RequestContext | undefined,
+  cookies?: CookieAuthentication,
+): Promise<ApiKeyPrincipal> {
   const secret = gatewayKeyOf(headers);
   const key = secret === null ? await sessionPrincipal(headers, cookies) : await keys.apiKeyBySecret(secret);
   if (!key) throw GatewayError.authentication('Invalid or revoked gateway API key');
@@ -59,11 +64,21 @@ export async function authenticate(keys: KeyLookupService, headers: IncomingHttp
 async function sessionPrincipal(headers: IncomingHttpHeaders, cookies: CookieAuthentication | undefined): Promise<ApiKeyPrincipal> {
   const session = cookies ? await cookies.sessions.sessionOf(headers) : undefined;
   if (session === undefined) throw GatewayError.authentication(MISSING_GATEWAY_KEY);
-  if (session === null) throw new GatewayError(401, 'authentication_error', 'The dashboard session is not valid (signed out, expired or not issued by this gateway): sign in again', 'invalid_session');
-  if (cookies!.callsModels) throw GatewayError.permission('Calling models needs an API key (x-gateway-api-key); a dashboard session cannot call models', 'api_key_required');
+  if (session === null)
+    throw new GatewayError(
+      401,
+      'authentication_error',
+      'The dashboard session is not valid (signed out, expired or not issued by this gateway): sign in again',
+      'invalid_session',
+    );
+  if (cookies!.callsModels)
+    throw GatewayError.permission('Calling models needs an API key (x-gateway-api-key); a dashboard session cannot call models', 'api_key_required');
   const token = headers['x-csrf-token'];
   if (cookies!.write && !session.csrfMatches(typeof token === 'string' ? token : undefined)) {
-    throw GatewayError.permission("A change made with the dashboard's session cookie needs the session's CSRF token in x-csrf-token (GET /auth/session gives it)", 'csrf_token_invalid');
+    throw GatewayError.permission(
+      "A change made with the dashboard's session cookie needs the session's CSRF token in x-csrf-token (GET /auth/session gives it)",
+      'csrf_token_invalid',
+    );
   }
   return session.principal;
 }

@@ -35,7 +35,13 @@ export class ConfigsService {
     this.validate(dto.config);
     try {
       const saved = await this.repo.manager.transaction(async (tx) => {
-        const row = tx.create(StoredConfigEntity, { workspaceId: scope.workspaceId, name: dto.name, slug: dto.slug, config: encryptConfigSecrets(dto.config, this.secretBox), version: 1 });
+        const row = tx.create(StoredConfigEntity, {
+          workspaceId: scope.workspaceId,
+          name: dto.name,
+          slug: dto.slug,
+          config: encryptConfigSecrets(dto.config, this.secretBox),
+          version: 1,
+        });
         await tx.save(row);
         await insertVersion(tx, row);
         return row;
@@ -121,9 +127,7 @@ export class ConfigsService {
    */
   private async find(scope: WorkspaceScope, slugOrId: string, tx?: EntityManager): Promise<StoredConfigEntity> {
     const where = { ...(isUuid(slugOrId) ? { id: slugOrId, ...scopeWhere(scope) } : { slug: slugOrId, workspaceId: scope.workspaceId }), deletedAt: IsNull() };
-    const row = tx
-      ? await tx.findOne(StoredConfigEntity, { where, lock: { mode: 'pessimistic_write' } })
-      : await this.repo.findOneBy(where);
+    const row = tx ? await tx.findOne(StoredConfigEntity, { where, lock: { mode: 'pessimistic_write' } }) : await this.repo.findOneBy(where);
     if (!row) throw GatewayError.notFound(`Unknown config '${slugOrId}'`, 'config_not_found');
     return row;
   }

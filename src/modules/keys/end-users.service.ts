@@ -26,7 +26,13 @@ export class EndUsersService {
   ) {}
 
   async create(scope: WorkspaceScope, dto: EndUserCreateDto): Promise<Record<string, unknown>> {
-    const row = this.repo.create({ workspaceId: scope.workspaceId, user: dto.user, budgetLimitUsd: dto.budget_limit_usd ?? null, budgetPeriod: dto.budget_period ?? null, metadata: dto.metadata ?? {} });
+    const row = this.repo.create({
+      workspaceId: scope.workspaceId,
+      user: dto.user,
+      budgetLimitUsd: dto.budget_limit_usd ?? null,
+      budgetPeriod: dto.budget_period ?? null,
+      metadata: dto.metadata ?? {},
+    });
     try {
       return await this.toResponse(await this.repo.save(row));
     } catch (error) {

@@ -25,8 +25,26 @@ function fakeTable(column: string) {
 describe('KeyLookupService through a flood of bad keys', () => {
   it('still serves the API keys and virtual keys in use when the database goes away after it', async () => {
     const [apiKeys, virtualKeys] = [fakeTable('keyHash'), fakeTable('slug')];
-    apiKeys.rows.set(sha256('sk-in-use'), { id: 'key-1', name: 'in use', role: 'user', expiresAt: null, metadata: {}, budgetLimitUsd: null, budgetPeriod: null, rateLimits: [] });
-    virtualKeys.rows.set('openai-prod', { id: 'vk-1', workspaceId: WS, slug: 'openai-prod', provider: 'openai', encryptedKey: null, providerOptions: {}, budgetLimitUsd: null, budgetPeriod: null });
+    apiKeys.rows.set(sha256('sk-in-use'), {
+      id: 'key-1',
+      name: 'in use',
+      role: 'user',
+      expiresAt: null,
+      metadata: {},
+      budgetLimitUsd: null,
+      budgetPeriod: null,
+      rateLimits: [],
+    });
+    virtualKeys.rows.set('openai-prod', {
+      id: 'vk-1',
+      workspaceId: WS,
+      slug: 'openai-prod',
+      provider: 'openai',
+      encryptedKey: null,
+      providerOptions: {},
+      budgetLimitUsd: null,
+      budgetPeriod: null,
+    });
     const config = { get: () => 60_000 } as unknown as ConfigService<any, true>;
     const unused = {} as Repository<any>;
     const lookup = new KeyLookupService(apiKeys.repository, virtualKeys.repository, unused, unused, new SecretBox('07'.repeat(32)), config);

@@ -153,7 +153,9 @@ export class KeyLookupService implements OnApplicationBootstrap {
   }
 
   private endUserBudgets(): Map<string, EndUserBudget> | Promise<Map<string, EndUserBudget>> {
-    return this.endUsers.get('all', () => this.guard(this.loadEndUserBudgets(), "The gateway cannot check end users' budgets right now: its database is unreachable"));
+    return this.endUsers.get('all', () =>
+      this.guard(this.loadEndUserBudgets(), "The gateway cannot check end users' budgets right now: its database is unreachable"),
+    );
   }
 
   /** A stored config of the workspace, by id or slug (another workspace's is not found). */
@@ -195,8 +197,21 @@ export class KeyLookupService implements OnApplicationBootstrap {
   private async loadApiKey(hash: string): Promise<ApiKeyPrincipal | null> {
     const row = await this.apiKeyRepo.findOneBy({ keyHash: hash, revokedAt: IsNull() });
     if (!row) return null;
-    return { kind: 'api_key', id: row.id, name: row.name, role: row.role, workspaceId: row.workspaceId, expiresAt: row.expiresAt, metadata: row.metadata, budget: budgetOf(row), rateLimits: row.rateLimits ?? [],
-      defaultConfig: row.defaultConfig, defaultVirtualKey: row.defaultVirtualKey, allowedMcpServers: row.allowedMcpServers, allowedMcpTools: row.allowedMcpTools };
+    return {
+      kind: 'api_key',
+      id: row.id,
+      name: row.name,
+      role: row.role,
+      workspaceId: row.workspaceId,
+      expiresAt: row.expiresAt,
+      metadata: row.metadata,
+      budget: budgetOf(row),
+      rateLimits: row.rateLimits ?? [],
+      defaultConfig: row.defaultConfig,
+      defaultVirtualKey: row.defaultVirtualKey,
+      allowedMcpServers: row.allowedMcpServers,
+      allowedMcpTools: row.allowedMcpTools,
+    };
   }
 
   private async loadVirtualKey(workspaceId: string, slugOrId: string): Promise<ResolvedVirtualKey | null> {
@@ -239,7 +254,9 @@ export class KeyLookupService implements OnApplicationBootstrap {
     } catch (error) {
       if (error instanceof UndecryptableSecretError) {
         this.logger.error('A stored provider credential cannot be decrypted: is GATEWAY_ENCRYPTION_KEY the same on every instance?');
-        throw GatewayError.unavailable('This virtual key or config holds a credential the gateway cannot decrypt (its GATEWAY_ENCRYPTION_KEY differs from the one that stored it)');
+        throw GatewayError.unavailable(
+          'This virtual key or config holds a credential the gateway cannot decrypt (its GATEWAY_ENCRYPTION_KEY differs from the one that stored it)',
+        );
       }
       throw GatewayError.unavailable(unreachable);
     }

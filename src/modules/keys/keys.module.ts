@@ -22,7 +22,18 @@ import { WorkspacesService } from '../workspaces/workspaces.service';
 @Module({
   imports: [TypeOrmModule.forFeature([ApiKeyEntity, VirtualKeyEntity, StoredConfigEntity, EndUserEntity, WorkspaceEntity])],
   controllers: [WorkspacesController, ApiKeysController, VirtualKeysController, ConfigsController, EndUsersController],
-  providers: [KeyLookupService, KeyChangeNotifier, ApiKeysService, VirtualKeysService, ConfigsService, EndUsersService, SpendService, BootstrapAdminService, WorkspacesService, WorkspaceDirectory],
+  providers: [
+    KeyLookupService,
+    KeyChangeNotifier,
+    ApiKeysService,
+    VirtualKeysService,
+    ConfigsService,
+    EndUsersService,
+    SpendService,
+    BootstrapAdminService,
+    WorkspacesService,
+    WorkspaceDirectory,
+  ],
   exports: [KeyLookupService, KeyChangeNotifier, WorkspaceDirectory],
 })
 export class KeysModule {}

@@ -5,17 +5,40 @@ import { isSecretProviderOption, maskProviderOptions, openProviderOptions, sealC
 describe('secret provider options', () => {
   const box = new SecretBox(randomBytes(32).toString('hex'));
 
-  it.each(['aws_session_token', 'aws_external_id', 'aws_secret_access_key', 'AWS_SESSION_TOKEN', 'client_secret', 'refresh_token', 'db_password', 'vendor_api_key', 'key', 'token'])(
-    '%s is a secret',
-    (name) => expect(isSecretProviderOption(name)).toBe(true),
-  );
+  it.each([
+    'aws_session_token',
+    'aws_external_id',
+    'aws_secret_access_key',
+    'AWS_SESSION_TOKEN',
+    'client_secret',
+    'refresh_token',
+    'db_password',
+    'vendor_api_key',
+    'key',
+    'token',
+  ])('%s is a secret', (name) => expect(isSecretProviderOption(name)).toBe(true));
 
-  it.each(['aws_access_key_id', 'aws_region', 'aws_role_arn', 'api_version', 'deployment', 'resource_name', 'project_id', 'region', 'anthropic_beta', 'keyring', 'token_uri', 'monkey'])(
-    '%s is not a secret',
-    (name) => expect(isSecretProviderOption(name)).toBe(false),
-  );
+  it.each([
+    'aws_access_key_id',
+    'aws_region',
+    'aws_role_arn',
+    'api_version',
+    'deployment',
+    'resource_name',
+    'project_id',
+    'region',
+    'anthropic_beta',
+    'keyring',
+    'token_uri',
+    'monkey',
+  ])('%s is not a secret', (name) => expect(isSecretProviderOption(name)).toBe(false));
 
-  const options = { aws_region: 'us-east-1', aws_access_key_id: 'AKIAEXAMPLE', aws_session_token: 'FwoGZXIvYXdzEXAMPLETOKEN', aws_external_id: 'ext-1234567890' };
+  const options = {
+    aws_region: 'us-east-1',
+    aws_access_key_id: 'AKIAEXAMPLE',
+    aws_session_token: 'FwoGZXIvYXdzEXAMPLETOKEN',
+    aws_external_id: 'ext-1234567890',
+  };
 
   it('seals only the secrets, opens them back, masks them like key_hint', () => {
     const sealed = sealProviderOptions(options, box);
@@ -24,7 +47,11 @@ describe('secret provider options', () => {
     expect(SecretBox.isSealed(sealed.aws_external_id)).toBe(true);
     expect(JSON.stringify(sealed)).not.toContain('EXAMPLETOKEN');
     expect(openProviderOptions(sealed, box)).toEqual(options);
-    expect(maskProviderOptions(sealed, box)).toEqual({ ...options, aws_session_token: maskSecret(options.aws_session_token), aws_external_id: maskSecret(options.aws_external_id) });
+    expect(maskProviderOptions(sealed, box)).toEqual({
+      ...options,
+      aws_session_token: maskSecret(options.aws_session_token),
+      aws_external_id: maskSecret(options.aws_external_id),
+    });
   });
 
   it('keeps the stored secret when the masked hint comes back, replaces it when a new value does', () => {
@@ -36,7 +63,9 @@ describe('secret provider options', () => {
     const replaced = sealProviderOptions({ ...masked, aws_session_token: 'a-new-session-token' }, box, stored);
     expect(openProviderOptions(replaced, box).aws_session_token).toBe('a-new-session-token');
     // A hint sent for a secret that was never stored is taken as the value, not as a reference.
-    expect(openProviderOptions(sealProviderOptions({ aws_session_token: masked.aws_session_token }, box, {}), box).aws_session_token).toBe(masked.aws_session_token);
+    expect(openProviderOptions(sealProviderOptions({ aws_session_token: masked.aws_session_token }, box, {}), box).aws_session_token).toBe(
+      masked.aws_session_token,
+    );
   });
 
   it('a secret that looks sealed is still encrypted when sent (an admin never sees ciphertext), but left alone by the migration', () => {

@@ -36,7 +36,8 @@ export class VirtualKeysService {
   async create(scope: WorkspaceScope, dto: VirtualKeyCreateDto): Promise<Record<string, unknown>> {
     const adapter = this.registry.get(dto.provider);
     if (!dto.key && !adapter.credentialOptional) throw GatewayError.invalidRequest(`key is required for provider ${dto.provider}`, 'key');
-    if (!dto.custom_host && adapter.requiresCustomHost) throw GatewayError.invalidRequest(`custom_host is required for provider ${dto.provider}`, 'custom_host');
+    if (!dto.custom_host && adapter.requiresCustomHost)
+      throw GatewayError.invalidRequest(`custom_host is required for provider ${dto.provider}`, 'custom_host');
     const row = this.repo.create({
       workspaceId: scope.workspaceId,
       name: dto.name,

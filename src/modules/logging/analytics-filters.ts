@@ -35,7 +35,9 @@ export function parseFilters(query: AnalyticsFilterDto, metadata: Record<string,
   const columns = (Object.keys(COLUMNS) as FilterColumn[])
     .filter((name) => query[name] !== undefined)
     .map((name) => {
-      const values = query[name]!.split(',').map((value) => value.trim()).filter(Boolean);
+      const values = query[name]!.split(',')
+        .map((value) => value.trim())
+        .filter(Boolean);
       return { name, values: values.length ? values : [query[name]!] };
     });
   return { columns, apiKeyId: query.api_key_id ?? null, virtualKeyId, metadata };

@@ -42,5 +42,13 @@ export function seriesOf(buckets: string[], rows: SeriesRow[], top: number): Rec
 
 /** The series of `seriesOf` as table rows (the CSV export): each group's buckets, in its rank order, `other` last. */
 export function breakdownRows(series: Record<string, unknown>[]): Record<string, unknown>[] {
-  return series.flatMap(({ data, ...head }) => (data as Record<string, unknown>[]).map((point) => ({ bucket: point.bucket, key: head.key, virtual_key_id: head.virtual_key_id ?? null, other: head.other, ...point })));
+  return series.flatMap(({ data, ...head }) =>
+    (data as Record<string, unknown>[]).map((point) => ({
+      bucket: point.bucket,
+      key: head.key,
+      virtual_key_id: head.virtual_key_id ?? null,
+      other: head.other,
+      ...point,
+    })),
+  );
 }

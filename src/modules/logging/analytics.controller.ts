@@ -27,7 +27,10 @@ export class AnalyticsController {
   constructor(private readonly analytics: AnalyticsService) {}
 
   @Get('summary')
-  @ApiOperation({ summary: 'Requests, errors, tokens, cost and latency percentiles grouped by one dimension, optionally filtered as the log is; member keys see their own, others their workspace rows' })
+  @ApiOperation({
+    summary:
+      'Requests, errors, tokens, cost and latency percentiles grouped by one dimension, optionally filtered as the log is; member keys see their own, others their workspace rows',
+  })
   async summary(@Scope() scope: WorkspaceScope, @Query() query: AnalyticsQueryDto, @Req() req: Request, @Res() res: Response): Promise<void> {
     const summary = await this.analytics.summary(scope, query, metadataQuery(req.query));
     if (query.format !== 'csv') res.json(summary);
@@ -35,12 +38,22 @@ export class AnalyticsController {
   }
 
   @Get('timeseries')
-  @ApiOperation({ summary: 'Requests, errors, tokens, cost and latency percentiles per minute, hour or day (UTC buckets), optionally filtered and broken down by a dimension (group_by: top groups and other as series); member keys see their own, others their workspace rows' })
+  @ApiOperation({
+    summary:
+      'Requests, errors, tokens, cost and latency percentiles per minute, hour or day (UTC buckets), optionally filtered and broken down by a dimension (group_by: top groups and other as series); member keys see their own, others their workspace rows',
+  })
   async timeseries(@Scope() scope: WorkspaceScope, @Query() query: AnalyticsTimeseriesQueryDto, @Req() req: Request, @Res() res: Response): Promise<void> {
     const series = await this.analytics.timeseries(scope, query, metadataQuery(req.query));
     if (query.format !== 'csv') res.json(series);
     // With group_by, the breakdown is the table: a row per group and bucket.
-    else if (series.series) await sendTable(res, 'csv', `analytics-per-${series.interval}-by-${String(series.group_by).replace(/[^\w-]/g, '_')}`, BREAKDOWN_COLUMNS, once(breakdownRows(series.series as Record<string, unknown>[])));
+    else if (series.series)
+      await sendTable(
+        res,
+        'csv',
+        `analytics-per-${series.interval}-by-${String(series.group_by).replace(/[^\w-]/g, '_')}`,
+        BREAKDOWN_COLUMNS,
+        once(breakdownRows(series.series as Record<string, unknown>[])),
+      );
     else await sendTable(res, 'csv', `analytics-per-${series.interval}`, TIMESERIES_COLUMNS, once(series.data as unknown[]));
   }
 }

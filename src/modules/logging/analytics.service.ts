@@ -62,7 +62,8 @@ const FAILED = '(log.status_code >= 400 or log.error is not null)';
  */
 const UNPRICED = '(log.cost_usd is null and (log.prompt_tokens is not null or log.completion_tokens is not null))';
 /** The cost of a row of analytics: unknown (null) when none of its requests has a price and some used a model. */
-const costOrUnknown = (priced: string, unpriced: string, cost: string) => `case when ${priced} = 0 and ${unpriced} > 0 then null else coalesce(${cost}, 0)::float8 end`;
+const costOrUnknown = (priced: string, unpriced: string, cost: string) =>
+  `case when ${priced} = 0 and ${unpriced} > 0 then null else coalesce(${cost}, 0)::float8 end`;
 /** What every analytics row sums up over the log rows it covers (summary groups and time buckets alike). */
 export const ROW_AGGREGATES = `count(*)::int as requests,
   (count(*) filter (where ${FAILED}))::int as errors,
@@ -197,7 +198,19 @@ export class AnalyticsService {
           sql,
         );
     const latencies = exact ? 'agg.latency_p50_ms, agg.latency_p95_ms' : 'agg.latency_bins, agg.latency_counts';
-    const series = groupBy ? this.seriesQuery(scope, filters, { from, to }, bucketOf, grouping, exact ? null : seriesRead!, exact ? null : periodsOf(seriesRead!.hours), query.top ?? 8, groupBy === 'virtual_key') : null;
+    const series = groupBy
+      ? this.seriesQuery(
+          scope,
+          filters,
+          { from, to },
+          bucketOf,
+          grouping,
+          exact ? null : seriesRead!,
+          exact ? null : periodsOf(seriesRead!.hours),
+          query.top ?? 8,
+          groupBy === 'virtual_key',
+        )
+      : null;
     // Aggregate first (one pass over the range), then lay the result over every bucket.
     const [rows, seriesRows] = await this.aggregate<Record<string, unknown>>([
       [
@@ -225,7 +238,15 @@ export class AnalyticsService {
       latency_percentiles: exact ? 'exact' : 'approximate',
       ...(hasFilters(filters) && { filtered_from: exact ? 'rows' : 'rollups' }),
       data: exact ? rows : (rows as unknown as HistogramRow[]).map(withPercentiles),
-      ...(groupBy && { group_by: groupBy, top: query.top ?? 8, series: seriesOf(rows.map((row) => row.bucket as string), seriesRows as SeriesRow[], query.top ?? 8) }),
+      ...(groupBy && {
+        group_by: groupBy,
+        top: query.top ?? 8,
+        series: seriesOf(
+          rows.map((row) => row.bucket as string),
+          seriesRows as SeriesRow[],
+          query.top ?? 8,
+        ),
+      }),
     };
   }
 
@@ -235,7 +256,10 @@ export class AnalyticsService {
     if (query.virtual_key !== undefined) {
       if (isUuid(query.virtual_key)) virtualKeyId = query.virtual_key;
       else {
-        const [key] = await this.dataSource.query(`select id from virtual_keys where slug = $1 and workspace_id = $2 order by created_at desc limit 1`, [query.virtual_key, scope.workspaceId]);
+        const [key] = await this.dataSource.query(`select id from virtual_keys where slug = $1 and workspace_id = $2 order by created_at desc limit 1`, [
+          query.virtual_key,
+          scope.workspaceId,
+        ]);
         virtualKeyId = key?.id ?? '00000000-0000-0000-0000-000000000000';
       }
     }
@@ -334,7 +358,10 @@ export class AnalyticsService {
     const sums = 'requests, errors, prompt_tokens, completion_tokens, cost_usd, priced_requests, unpriced_requests';
     const absent = rollup.absentIsNull
       ? `union all
-         select ${bucketOf('r.bucket')}, null, ${sums.split(', ').map((column) => `case when r.dimension = ${dimension} then -1 else 1 end * ${column}`).join(', ')}
+         select ${bucketOf('r.bucket')}, null, ${sums
+           .split(', ')
+           .map((column) => `case when r.dimension = ${dimension} then -1 else 1 end * ${column}`)
+           .join(', ')}
          from request_log_rollups r
          where ((r.dimension = ${dimension} and r.name = ${name}) or (r.dimension = ${sql.add(perKey ? 'total' : 'all')} and r.name = '')) and ${inRange}`
       : '';
@@ -351,7 +378,9 @@ export class AnalyticsService {
 
   /** The rollup rows of `parts.rollups` that the scope and `rollup.where` let through (over `r`). */
   private rollupRange(rollup: RollupRead, parts: RangeParts, filter: ScopeFilter | null, sql: Parameters): string {
-    const periods = parts.rollups.map(({ period, from, to }) => `(r.period = ${sql.add(period)} and r.bucket >= ${sql.add(from)} and r.bucket < ${sql.add(to)})`);
+    const periods = parts.rollups.map(
+      ({ period, from, to }) => `(r.period = ${sql.add(period)} and r.bucket >= ${sql.add(from)} and r.bucket < ${sql.add(to)})`,
+    );
     const narrowed = [...(filter ? [filter.byKey('r.api_key_id')] : []), ...(rollup.where?.(sql) ?? [])];
     return `(${periods.join(' or ') || 'false'}) ${narrowed.map((c) => `and ${c}`).join(' ')}`;
   }
@@ -363,7 +392,15 @@ export class AnalyticsService {
    * merge is the costly part (a 30-day summary by 1,000 users spreads into about half a
    * million bins), so it carries nothing else. Both meet in one final grouping by key.
    */
-  private histogramAggregate(rollup: RollupRead, rowKey: string, parts: RangeParts, filter: ScopeFilter | null, conditions: string[], perKey: boolean, sql: Parameters): string {
+  private histogramAggregate(
+    rollup: RollupRead,
+    rowKey: string,
+    parts: RangeParts,
+    filter: ScopeFilter | null,
+    conditions: string[],
+    perKey: boolean,
+    sql: Parameters,
+  ): string {
     const inRange = this.rollupRange(rollup, parts, filter, sql);
     const filtered = conditions.map((c) => `and ${c}`).join(' ');
     const [dimension, name] = [sql.add(rollup.dimension), sql.add(rollup.name ?? '')];
@@ -471,7 +508,9 @@ function scopeFilter(scope: WorkspaceScope, sql: Parameters): ScopeFilter | null
   return {
     rows: `log.workspace_id = any(${workspaces}::uuid[])${own ? ` and log.api_key_id = ${own}` : ''}`,
     byKey: (column) =>
-      own ? `${column} = ${own}` : `(${column} in (select k.id from api_keys k where k.workspace_id = any(${workspaces}::uuid[]))${keyless.replace('COLUMN', column)})`,
+      own
+        ? `${column} = ${own}`
+        : `(${column} in (select k.id from api_keys k where k.workspace_id = any(${workspaces}::uuid[]))${keyless.replace('COLUMN', column)})`,
   };
 }
 

@@ -35,8 +35,14 @@ describe('latency histogram', () => {
 
   it.each([
     ['uniform 80..2080 ms', (next: () => number) => 80 + Math.floor(next() * 2000)],
-    ['long-tailed (log-normal around 400 ms)', (next: () => number) => Math.round(400 * Math.exp(Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next())))],
-    ['two clusters (cache hits at 3 ms, calls at 900 ms)', (next: () => number) => (next() < 0.3 ? 2 + Math.floor(next() * 3) : 800 + Math.floor(next() * 200))],
+    [
+      'long-tailed (log-normal around 400 ms)',
+      (next: () => number) => Math.round(400 * Math.exp(Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next()))),
+    ],
+    [
+      'two clusters (cache hits at 3 ms, calls at 900 ms)',
+      (next: () => number) => (next() < 0.3 ? 2 + Math.floor(next() * 3) : 800 + Math.floor(next() * 200)),
+    ],
   ])('reads p50 and p95 within 4.6%% of the exact value: %s', (_name, draw) => {
     const next = mulberry32(42);
     const latencies = Array.from({ length: 20_000 }, () => draw(next)).sort((a, b) => a - b);
@@ -49,7 +55,13 @@ describe('latency histogram', () => {
   });
 
   it('interpolates between the rows on either side of the rank, as percentile_cont does, also across a gap', () => {
-    for (const latencies of [[4, 4, 54, 54], [12, 13, 49], [1, 300], [0, 0, 7], [3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 9000]]) {
+    for (const latencies of [
+      [4, 4, 54, 54],
+      [12, 13, 49],
+      [1, 300],
+      [0, 0, 7],
+      [3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 9000],
+    ]) {
       const { bins, counts } = histogramOf(latencies);
       for (const q of [0.5, 0.95]) {
         const exact = exactPercentile(latencies, q);

@@ -89,13 +89,24 @@ function* outsideQuotes(text: string): Generator<{ char: string; index: number; 
  * query repeats the indexed expressions exactly, so that the indexes are used.
  * `workspaces`: the workspaces whose parts may match (null: all).
  */
-export function applySearchFilters(qb: SelectQueryBuilder<RequestLogEntity>, query: LogQueryDto, workspaces: readonly string[] | null, search?: SearchPlan): void {
-  for (const [column, filter] of [['model', query.model], ['provider', query.provider], ['operation', query.operation], ['end_user', query.user]] as const) {
+export function applySearchFilters(
+  qb: SelectQueryBuilder<RequestLogEntity>,
+  query: LogQueryDto,
+  workspaces: readonly string[] | null,
+  search?: SearchPlan,
+): void {
+  for (const [column, filter] of [
+    ['model', query.model],
+    ['provider', query.provider],
+    ['operation', query.operation],
+    ['end_user', query.user],
+  ] as const) {
     if (filter === undefined) continue;
     const values = valuesOf(filter);
     qb.andWhere(`log.${column} in (:...${column}Values)`, { [`${column}Values`]: values.length ? values : [filter] });
   }
-  if (query.model_contains) qb.andWhere(`log.model ilike :modelPart escape '\\'`, { modelPart: `%${query.model_contains.replace(/[\\%_]/g, (c) => `\\${c}`)}%` });
+  if (query.model_contains)
+    qb.andWhere(`log.model ilike :modelPart escape '\\'`, { modelPart: `%${query.model_contains.replace(/[\\%_]/g, (c) => `\\${c}`)}%` });
   if (query.status) {
     const conditions = valuesOf(query.status).map((status, i) => {
       if (status === 'error') return 'log.status_code >= 400';

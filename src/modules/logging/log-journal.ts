@@ -67,7 +67,9 @@ export class LogJournal {
   /** Takes over the files of gateway processes that are gone (crashed, or stopped with the database down). */
   adoptOrphans(): number {
     let adopted = 0;
-    for (const name of readdirSync(this.dir).filter((file) => file.endsWith('.jsonl')).sort()) {
+    for (const name of readdirSync(this.dir)
+      .filter((file) => file.endsWith('.jsonl'))
+      .sort()) {
       const pid = Number(name.split('-')[1]);
       if (pid !== process.pid && processIsRunning(pid)) continue;
       // Claimed by renaming it to this process's name: workers of one cluster start together

@@ -106,7 +106,9 @@ export class LogPartitionMaintainer implements OnApplicationBootstrap, BeforeApp
     for (const { day } of waiting) days.add(day);
     const created: string[] = [];
     for (const day of [...days].sort()) {
-      const [{ made }] = (await this.attempt(`making the partition of ${day}`, () => db.query('select request_logs_create_partition($1::date) as made', [day]))) ?? [{}];
+      const [{ made }] = (await this.attempt(`making the partition of ${day}`, () =>
+        db.query('select request_logs_create_partition($1::date) as made', [day]),
+      )) ?? [{}];
       if (made) created.push(day);
     }
     return created;

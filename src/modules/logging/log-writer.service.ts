@@ -199,9 +199,7 @@ export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
         if (!isDataError(error)) return { unwritten: batch.slice(index), failure: error };
         const note = { gateway_note: `body not storable: ${(error as Error).message}` };
         const bare = { ...cleaned, requestBody: note, responseBody: note, requestHeaders: null, partHashes: null, partLayout: null, bodyParts: null };
-        await this.insert([queued(bare, JSON.stringify(bare))]).catch((again: Error) =>
-          this.logger.error(`Log record ${record.id} dropped: ${again.message}`),
-        );
+        await this.insert([queued(bare, JSON.stringify(bare))]).catch((again: Error) => this.logger.error(`Log record ${record.id} dropped: ${again.message}`));
       }
     }
     return { unwritten: [] };
@@ -235,7 +233,12 @@ export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
   private async insertAfterParts(batch: Queued[], statement: string, params: unknown[]): Promise<void> {
     const db = this.dataSource.createQueryRunner();
     try {
-      await this.partStore.putThenStore(db, batch.flatMap((entry) => entry.parts), statement, params);
+      await this.partStore.putThenStore(
+        db,
+        batch.flatMap((entry) => entry.parts),
+        statement,
+        params,
+      );
     } finally {
       await db.release();
     }
@@ -264,7 +267,12 @@ export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
         where k.id = u.id and (k.last_used_at is null or k.last_used_at < u.at)
           and k.id in (select id from ${table} where id = any($${ids}::uuid[]) for update skip locked) returning 1)`;
     try {
-      await this.dataSource.query(`with ${step('a', 'api_keys', 1, 2)}, ${step('v', 'virtual_keys', 3, 4)} select 1`, [apiKeys, apiKeyTimes, virtualKeys, virtualKeyTimes]);
+      await this.dataSource.query(`with ${step('a', 'api_keys', 1, 2)}, ${step('v', 'virtual_keys', 3, 4)} select 1`, [
+        apiKeys,
+        apiKeyTimes,
+        virtualKeys,
+        virtualKeyTimes,
+      ]);
     } catch (error) {
       this.logger.warn(`Setting last_used_at of ${apiKeys.length + virtualKeys.length} keys failed (the log rows are stored): ${(error as Error).message}`);
     }

@@ -22,7 +22,19 @@ import { RequestLogger } from './request-logger.service';
 @Module({
   imports: [TypeOrmModule.forFeature([RequestLogEntity, VirtualKeyEntity]), PricingModule],
   controllers: [LogsController, AnalyticsController, MetricsController],
-  providers: [PartStore, LogBodyReader, LogWriter, LogRollupCompactor, LogPartitionMaintainer, LogBodyBackfill, RequestLogger, LogsService, AnalyticsService, MetricsService, MetricsPort],
+  providers: [
+    PartStore,
+    LogBodyReader,
+    LogWriter,
+    LogRollupCompactor,
+    LogPartitionMaintainer,
+    LogBodyBackfill,
+    RequestLogger,
+    LogsService,
+    AnalyticsService,
+    MetricsService,
+    MetricsPort,
+  ],
   exports: [RequestLogger, LogWriter, MetricsService],
 })
 export class LoggingModule {}

@@ -207,7 +207,10 @@ export class LogsService {
   /** The same for a config or a prompt slug: the newest of that slug, deleted ones included, in the acting workspace. */
   private async slugId(table: 'configs' | 'prompts', scope: WorkspaceScope, slugOrId: string): Promise<string> {
     if (isUuid(slugOrId)) return slugOrId;
-    const [row] = await this.logs.query(`select id from ${table} where slug = $1 and workspace_id = $2 order by created_at desc limit 1`, [slugOrId, scope.workspaceId]);
+    const [row] = await this.logs.query(`select id from ${table} where slug = $1 and workspace_id = $2 order by created_at desc limit 1`, [
+      slugOrId,
+      scope.workspaceId,
+    ]);
     return row?.id ?? NO_ID;
   }
 }

@@ -15,7 +15,12 @@ describe('redaction', () => {
         'X-Gateway-Aws-Session-Token': 'token',
         'x-gateway-aws-region': 'us-east-1',
       }),
-    ).toEqual({ 'x-gateway-aws-access-key-id': 'AKIAEXAMPLE', 'x-gateway-aws-secret-access-key': REDACTED, 'X-Gateway-Aws-Session-Token': REDACTED, 'x-gateway-aws-region': 'us-east-1' });
+    ).toEqual({
+      'x-gateway-aws-access-key-id': 'AKIAEXAMPLE',
+      'x-gateway-aws-secret-access-key': REDACTED,
+      'X-Gateway-Aws-Session-Token': REDACTED,
+      'x-gateway-aws-region': 'us-east-1',
+    });
   });
 
   it('hides the credentials of an inline config header but keeps a stored config slug', () => {

@@ -4,9 +4,17 @@ export const REDACTED = '[REDACTED]';
 
 /** Header names whose values are credentials. */
 const SECRET_HEADERS = new Set([
-  'authorization', 'proxy-authorization', 'x-gateway-api-key', 'x-api-key', 'api-key', 'x-goog-api-key', 'cookie', 'set-cookie',
+  'authorization',
+  'proxy-authorization',
+  'x-gateway-api-key',
+  'x-api-key',
+  'api-key',
+  'x-goog-api-key',
+  'cookie',
+  'set-cookie',
   // AWS credentials per request (Bedrock); the access key id names the identity and is kept, as AWS's own logs keep it.
-  'x-gateway-aws-secret-access-key', 'x-gateway-aws-session-token',
+  'x-gateway-aws-secret-access-key',
+  'x-gateway-aws-session-token',
 ]);
 
 /** Body fields whose values are credentials (provider keys, MCP tokens). */

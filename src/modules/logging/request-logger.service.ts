@@ -56,7 +56,8 @@ export class RequestLogger {
   /** The response closed, however it ended: its rows are queued (when it had an operation). */
   closed(context: RequestContext, req: Request, res: Response): void {
     // A traced request without an operation (no row, no attempts: the MCP proxy) ends here, named by its HTTP route.
-    if (context.span && !context.operation) this.tracer.rowlessRequestEnded(context, context.span, `${req.method} ${(req.route as { path?: string } | undefined)?.path ?? req.path}`);
+    if (context.span && !context.operation)
+      this.tracer.rowlessRequestEnded(context, context.span, `${req.method} ${(req.route as { path?: string } | undefined)?.path ?? req.path}`);
     // A response that never began (the client left first) still has Node's default 200: the row says what happened instead.
     this.ended(context, req.body, res.headersSent ? res.statusCode : (context.failure?.status ?? 499));
   }

@@ -9,7 +9,9 @@ describe('storable log values', () => {
   });
 
   it('cleans keys and values at any depth, leaving other types alone', () => {
-    expect(storableJson({ 'k\u0000': ['v\ud800', 1, null, true, { deep: 'n\u0000' }] })).toEqual({ 'k\ufffd': ['v\ufffd', 1, null, true, { deep: 'n\ufffd' }] });
+    expect(storableJson({ 'k\u0000': ['v\ud800', 1, null, true, { deep: 'n\u0000' }] })).toEqual({
+      'k\ufffd': ['v\ufffd', 1, null, true, { deep: 'n\ufffd' }],
+    });
   });
 
   it('cuts text columns to MAX_TEXT_CHARS and cleans json columns, by column type', () => {
@@ -30,6 +32,10 @@ describe('storable log values', () => {
       ['ttftMs', 'integer'],
       ['promptTokens', 'integer'],
     ]);
-    expect(storableRecord({ latencyMs: 16.43, ttftMs: Number.NaN, promptTokens: 2 ** 40 }, types)).toEqual({ latencyMs: 16, ttftMs: null, promptTokens: 2 ** 31 - 1 });
+    expect(storableRecord({ latencyMs: 16.43, ttftMs: Number.NaN, promptTokens: 2 ** 40 }, types)).toEqual({
+      latencyMs: 16,
+      ttftMs: null,
+      promptTokens: 2 ** 31 - 1,
+    });
   });
 });

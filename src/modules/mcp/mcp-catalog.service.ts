@@ -66,7 +66,13 @@ export class McpCatalog {
           const tools = await this.pool.tools(server, context.abort.signal);
           return tools
             .filter((tool) => !allowed || allowed.includes(tool.name))
-            .map((tool) => ({ name: options.prefixed ? modelToolName(server.slug, tool.name) : tool.name, server: server.slug, tool: tool.name, description: tool.description, inputSchema: tool.inputSchema }));
+            .map((tool) => ({
+              name: options.prefixed ? modelToolName(server.slug, tool.name) : tool.name,
+              server: server.slug,
+              tool: tool.name,
+              description: tool.description,
+              inputSchema: tool.inputSchema,
+            }));
         } catch (error) {
           if (!options.skipUnreachable || !(error instanceof GatewayError)) throw error;
           this.logger.warn({ msg: 'MCP server left out of the tool list', server: server.slug, error: error.message });

@@ -104,7 +104,11 @@ export class McpClientPool implements OnApplicationShutdown {
    */
   async call(server: McpServerTarget, tool: string, args: unknown, signal?: AbortSignal): Promise<McpCallResult> {
     const started = performance.now();
-    const failed = (text: string): McpCallResult => ({ content: [{ type: 'text', text: redact(text, server) }], isError: true, latencyMs: performance.now() - started });
+    const failed = (text: string): McpCallResult => ({
+      content: [{ type: 'text', text: redact(text, server) }],
+      isError: true,
+      latencyMs: performance.now() - started,
+    });
     if (!isAllowed(server, tool)) throw new McpCallRefused('tool_not_allowed', `Tool ${tool} of MCP server ${server.slug} is not allowed`);
 
     let catalog: Map<string, CatalogEntry>;
@@ -130,7 +134,8 @@ export class McpClientPool implements OnApplicationShutdown {
     } catch (error) {
       if (signal?.aborted) return failed(cancelled(server, tool));
       if (isTimeout(error)) return failed(`MCP server ${server.slug} did not answer tools/call ${tool} within ${this.timeoutMs} ms`);
-      if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed) return failed(`MCP server ${server.slug} answered tools/call ${tool} with an error: ${error.message}`);
+      if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed)
+        return failed(`MCP server ${server.slug} answered tools/call ${tool} with an error: ${error.message}`);
       return failed(`MCP server ${server.slug} could not be reached for tools/call ${tool} (${describe(error)})`);
     }
   }
@@ -166,7 +171,12 @@ export class McpClientPool implements OnApplicationShutdown {
    * that may run twice (`idempotent`: tools/list), otherwise only when the server cannot
    * have run it (its session was refused, or nothing listens).
    */
-  private async withConnection<T>(server: McpServerTarget, signal: AbortSignal | undefined, idempotent: boolean, use: (connection: Connection) => Promise<T>): Promise<T> {
+  private async withConnection<T>(
+    server: McpServerTarget,
+    signal: AbortSignal | undefined,
+    idempotent: boolean,
+    use: (connection: Connection) => Promise<T>,
+  ): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       const { connection, reused } = await this.connectionFor(server, signal);
       try {
@@ -293,7 +303,10 @@ function checkArguments(server: McpServerTarget, entry: CatalogEntry, args: unkn
   if (!isRecord(args)) throw new McpCallRefused('invalid_arguments', `The arguments of tool ${entry.tool.name} of MCP server ${server.slug} must be an object`);
   if (entry.validate && !entry.validate(args)) {
     const why = entry.ajv.errorsText(entry.validate.errors, { dataVar: 'arguments' });
-    throw new McpCallRefused('invalid_arguments', `The arguments of tool ${entry.tool.name} of MCP server ${server.slug} do not match its input schema: ${why}`);
+    throw new McpCallRefused(
+      'invalid_arguments',
+      `The arguments of tool ${entry.tool.name} of MCP server ${server.slug} do not match its input schema: ${why}`,
+    );
   }
 }
 
@@ -314,7 +327,9 @@ function compile(ajv: Ajv, inputSchema: Record<string, unknown>): ValidateFuncti
 
 function connectionKey(server: McpServerTarget): string {
   const headers = Object.entries(server.headers).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `${server.id}:${createHash('sha256').update(JSON.stringify([server.url, headers])).digest('hex')}`;
+  return `${server.id}:${createHash('sha256')
+    .update(JSON.stringify([server.url, headers]))
+    .digest('hex')}`;
 }
 
 async function close(connection: Connection): Promise<void> {
@@ -352,7 +367,8 @@ function describe(error: unknown): string {
   const refused = error instanceof UpstreamHostRefusedError ? error : (error as { cause?: unknown } | null)?.cause;
   if (refused instanceof UpstreamHostRefusedError) return `its address is not allowed: ${refused.message}`;
   if (error instanceof UnauthorizedError) return 'HTTP 401';
-  if (error instanceof StreamableHTTPError || error instanceof SseError) return error.code !== undefined && error.code > 0 ? `HTTP ${error.code}` : 'unexpected answer';
+  if (error instanceof StreamableHTTPError || error instanceof SseError)
+    return error.code !== undefined && error.code > 0 ? `HTTP ${error.code}` : 'unexpected answer';
   if (error instanceof McpError) return error.code === ErrorCode.ConnectionClosed ? 'connection closed' : `JSON-RPC error ${error.code}`;
   return networkCode(error) ?? 'network error';
 }

@@ -70,7 +70,11 @@ describe('McpClientPool', () => {
     const all = await pool.tools(targetFor(mcp));
     expect(all.map((tool) => tool.name).sort()).toEqual(['add', 'fail', 'search_docs', 'slow']);
     const search = all.find((tool) => tool.name === 'search_docs');
-    expect(search).toMatchObject({ server: 'internal-docs', description: 'Search the documentation', inputSchema: { type: 'object', properties: { query: { type: 'string' } } } });
+    expect(search).toMatchObject({
+      server: 'internal-docs',
+      description: 'Search the documentation',
+      inputSchema: { type: 'object', properties: { query: { type: 'string' } } },
+    });
 
     const filtered = await pool.tools(targetFor(mcp, { allowedTools: ['add', 'not_listed'] }));
     expect(filtered.map((tool) => tool.name)).toEqual(['add']);

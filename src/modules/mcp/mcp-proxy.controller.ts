@@ -34,6 +34,9 @@ export class McpProxyController {
   /** Stateless: no server-initiated stream (GET) and no session to end (DELETE), as the MCP spec allows. */
   @All(['', ':slug'])
   otherMethods(@Res() res: Response): void {
-    res.status(405).setHeader('allow', 'POST').json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless and takes POST only' }, id: null });
+    res
+      .status(405)
+      .setHeader('allow', 'POST')
+      .json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless and takes POST only' }, id: null });
   }
 }

@@ -28,7 +28,9 @@ export class McpProxy {
 
   /** Answers one HTTP request of an MCP client; `slug` null for the aggregate. Unknown or forbidden servers fail before MCP (404/403). */
   async handle(context: RequestContext, req: Request, res: Response, slug: string | null): Promise<void> {
-    const servers = await this.catalog.servers(context, slug === null ? null : [slug], (name) => GatewayError.notFound(`MCP server '${name}' is not registered`, 'unknown_mcp_server'));
+    const servers = await this.catalog.servers(context, slug === null ? null : [slug], (name) =>
+      GatewayError.notFound(`MCP server '${name}' is not registered`, 'unknown_mcp_server'),
+    );
     const server = this.serverFor(context, servers, slug);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.once('close', () => {
@@ -45,13 +47,20 @@ export class McpProxy {
       { ...GATEWAY_SERVER, ...(single ? { name: `ai-gateway/${slug}` } : {}) },
       { capabilities: { tools: {} }, ...(single && servers[0].server.description ? { instructions: servers[0].server.description } : {}) },
     );
-    const listed = () => this.catalog.tools(context, servers, { prefixed: !single, skipUnreachable: !single }).catch((error: unknown) => {
-      throw error instanceof GatewayError ? new McpError(ErrorCode.InternalError, error.message) : error;
-    });
+    const listed = () =>
+      this.catalog.tools(context, servers, { prefixed: !single, skipUnreachable: !single }).catch((error: unknown) => {
+        throw error instanceof GatewayError ? new McpError(ErrorCode.InternalError, error.message) : error;
+      });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({
-      tools: (await listed()).map((tool) => ({ name: tool.name, ...(tool.description ? { description: tool.description } : {}), inputSchema: tool.inputSchema as { type: 'object' } })),
+      tools: (await listed()).map((tool) => ({
+        name: tool.name,
+        ...(tool.description ? { description: tool.description } : {}),
+        inputSchema: tool.inputSchema as { type: 'object' },
+      })),
     }));
-    server.setRequestHandler(CallToolRequestSchema, async (request) => this.call(context, servers, await listed(), request.params.name, request.params.arguments ?? {}));
+    server.setRequestHandler(CallToolRequestSchema, async (request) =>
+      this.call(context, servers, await listed(), request.params.name, request.params.arguments ?? {}),
+    );
     return server;
   }
 
@@ -62,6 +71,10 @@ export class McpProxy {
     const done = await this.caller.call(context, server, tool.tool, args);
     if (done.refusal) throw new McpError(done.refusal.status < 500 ? ErrorCode.InvalidParams : ErrorCode.InternalError, done.refusal.message);
     const result = done.result!;
-    return { content: result.content as CallToolResult['content'], ...(result.structuredContent ? { structuredContent: result.structuredContent } : {}), isError: result.isError };
+    return {
+      content: result.content as CallToolResult['content'],
+      ...(result.structuredContent ? { structuredContent: result.structuredContent } : {}),
+      isError: result.isError,
+    };
   }
 }

@@ -147,11 +147,21 @@ export class McpRegistry {
 
   private targetOf(row: McpServerEntity): McpServerTarget | null {
     try {
-      return { id: row.id, slug: row.slug, name: row.name, url: row.url, headers: openHeaders(row.headers, this.secretBox), allowedTools: row.allowedTools, description: row.description };
+      return {
+        id: row.id,
+        slug: row.slug,
+        name: row.name,
+        url: row.url,
+        headers: openHeaders(row.headers, this.secretBox),
+        allowedTools: row.allowedTools,
+        description: row.description,
+      };
     } catch (error) {
       if (!(error instanceof UndecryptableSecretError)) throw error;
       // One server stored under another key must not take the others down with it.
-      this.logger.error(`MCP server '${row.slug}' has headers this instance cannot decrypt (is GATEWAY_ENCRYPTION_KEY the same on every instance?); it is left out`);
+      this.logger.error(
+        `MCP server '${row.slug}' has headers this instance cannot decrypt (is GATEWAY_ENCRYPTION_KEY the same on every instance?); it is left out`,
+      );
       return null;
     }
   }

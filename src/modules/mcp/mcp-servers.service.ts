@@ -89,7 +89,8 @@ export class McpServersService {
    */
   private async checkUrl(url: string): Promise<void> {
     const parsed = new URL(url);
-    if (parsed.username || parsed.password) throw GatewayError.invalidRequest('url must not carry credentials: send them in headers, which are encrypted and masked', 'url');
+    if (parsed.username || parsed.password)
+      throw GatewayError.invalidRequest('url must not carry credentials: send them in headers, which are encrypted and masked', 'url');
     let why: string | null;
     try {
       why = await this.registry.hostPolicy.resolvedRefusal(url);

@@ -57,7 +57,9 @@ export class McpToolCaller {
       server: server.slug,
       tool,
       arguments: args,
-      result: result ? { content: result.content, ...(result.structuredContent ? { structuredContent: result.structuredContent } : {}), isError: result.isError } : null,
+      result: result
+        ? { content: result.content, ...(result.structuredContent ? { structuredContent: result.structuredContent } : {}), isError: result.isError }
+        : null,
       isError,
       error: refusal ? { code: refusal.code, message: refusal.message } : isError ? { code: null, message: text.slice(0, 1000) } : null,
       latencyMs,

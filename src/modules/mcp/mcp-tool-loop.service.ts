@@ -30,9 +30,21 @@ const SLUG = /^[a-z0-9-]+$/;
 export function requestedMcpServers(context: RequestContext): string[] | null {
   const header = context.requestHeaders[HEADER];
   if (typeof header === 'string' && header.trim() !== '') {
-    const slugs = [...new Set(header.split(',').map((slug) => slug.trim()).filter(Boolean))];
+    const slugs = [
+      ...new Set(
+        header
+          .split(',')
+          .map((slug) => slug.trim())
+          .filter(Boolean),
+      ),
+    ];
     const bad = slugs.find((slug) => !SLUG.test(slug));
-    if (bad !== undefined) throw GatewayError.invalidRequest(`${HEADER} must list MCP server slugs ([a-z0-9-]+) separated by commas; '${bad.slice(0, 64)}' is not one`, HEADER, 'invalid_header');
+    if (bad !== undefined)
+      throw GatewayError.invalidRequest(
+        `${HEADER} must list MCP server slugs ([a-z0-9-]+) separated by commas; '${bad.slice(0, 64)}' is not one`,
+        HEADER,
+        'invalid_header',
+      );
     return slugs;
   }
   const fromConfig = context.route?.root.mcpServers;
@@ -71,7 +83,12 @@ export class McpToolLoop {
     const servers = new Map(allowed.map(({ server }) => [server.slug, server]));
     const clientNames = new Set(dialect.clientToolNames(body));
     const taken = tools.find((tool) => clientNames.has(tool.name));
-    if (taken) throw GatewayError.invalidRequest(`The request's own tool '${taken.name}' has the name the gateway gives MCP tool '${taken.tool}' of server '${taken.server}'; rename it`, 'tools', 'mcp_tool_name_conflict');
+    if (taken)
+      throw GatewayError.invalidRequest(
+        `The request's own tool '${taken.name}' has the name the gateway gives MCP tool '${taken.tool}' of server '${taken.server}'; rename it`,
+        'tools',
+        'mcp_tool_name_conflict',
+      );
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
 
     let current = dialect.withTools(body, tools);
@@ -110,9 +127,23 @@ export class McpToolLoop {
   }
 
   /** Runs one call (see McpToolCaller) and lists it on the request's row. */
-  private async runCall(context: RequestContext, round: number, call: ModelToolCall, tool: OfferedTool, servers: Map<string, McpServerTarget>): Promise<ToolResultText> {
+  private async runCall(
+    context: RequestContext,
+    round: number,
+    call: ModelToolCall,
+    tool: OfferedTool,
+    servers: Map<string, McpServerTarget>,
+  ): Promise<ToolResultText> {
     const done = await this.caller.call(context, servers.get(tool.server)!, tool.tool, call.arguments, call.argumentsError ?? null);
-    context.toolCalls.push({ round, call_id: call.id, server: tool.server, tool: tool.tool, is_error: done.isError, latency_ms: done.latencyMs, log_id: done.logId });
+    context.toolCalls.push({
+      round,
+      call_id: call.id,
+      server: tool.server,
+      tool: tool.tool,
+      is_error: done.isError,
+      latency_ms: done.latencyMs,
+      log_id: done.logId,
+    });
     return { call, text: done.text, isError: done.isError };
   }
 }

@@ -2,12 +2,23 @@ import { ChatStreamAssembler } from '../chat/chat-stream-assembler';
 import { AnthropicMessageAssembler } from '../messages/anthropic-message-assembler';
 import { CHAT_TOOLS, MESSAGES_TOOLS, RESPONSES_TOOLS, modelToolName, resultText, type OfferedTool } from './tool-dialects';
 
-const TOOL: OfferedTool = { name: 'docs__search', server: 'docs', tool: 'search', description: 'Search the docs', inputSchema: { type: 'object', properties: { query: { type: 'string' } } } };
+const TOOL: OfferedTool = {
+  name: 'docs__search',
+  server: 'docs',
+  tool: 'search',
+  description: 'Search the docs',
+  inputSchema: { type: 'object', properties: { query: { type: 'string' } } },
+};
 
 /** The data of each SSE frame, parsed (`[DONE]` left out). */
 const dataOf = (frames: string[]) =>
   frames
-    .map((frame) => frame.split('\n').find((line) => line.startsWith('data: '))!.slice(6))
+    .map((frame) =>
+      frame
+        .split('\n')
+        .find((line) => line.startsWith('data: '))!
+        .slice(6),
+    )
     .filter((data) => data !== '[DONE]')
     .map((data) => JSON.parse(data) as Record<string, unknown>);
 
@@ -50,7 +61,9 @@ describe('chat completions tool dialect', () => {
   });
 
   it('continues with the assistant turn and one tool message per result', () => {
-    const next = CHAT_TOOLS.continued({ messages: [{ role: 'user', content: 'hi' }] }, answer, [{ call: CHAT_TOOLS.toolCalls(answer)[0], text: 'found it', isError: false }]);
+    const next = CHAT_TOOLS.continued({ messages: [{ role: 'user', content: 'hi' }] }, answer, [
+      { call: CHAT_TOOLS.toolCalls(answer)[0], text: 'found it', isError: false },
+    ]);
     expect(next.messages).toEqual([
       { role: 'user', content: 'hi' },
       { role: 'assistant', content: null, tool_calls: answer.choices[0].message.tool_calls },
@@ -66,7 +79,9 @@ describe('chat completions tool dialect', () => {
     expect(frames[frames.length - 1]).toBe('data: [DONE]\n\n');
     for (const chunk of dataOf(frames)) assembler.add(chunk);
     const rebuilt = assembler.result() as typeof answer;
-    expect(rebuilt.choices[0].message.tool_calls).toEqual([expect.objectContaining({ id: 'call_2', function: { name: 'client_tool', arguments: '{not json' } })]);
+    expect(rebuilt.choices[0].message.tool_calls).toEqual([
+      expect.objectContaining({ id: 'call_2', function: { name: 'client_tool', arguments: '{not json' } }),
+    ]);
     expect(rebuilt.choices[0].finish_reason).toBe('tool_calls');
     expect(assembler.usage?.totalTokens).toBe(7);
     // No usage chunk unless the client asked for one.
@@ -134,7 +149,9 @@ describe('responses tool dialect', () => {
   };
 
   it('offers function tools, reads function_call items, continues with the items and their outputs', () => {
-    expect(RESPONSES_TOOLS.withTools({}, [TOOL]).tools).toEqual([{ type: 'function', name: 'docs__search', description: 'Search the docs', parameters: TOOL.inputSchema, strict: false }]);
+    expect(RESPONSES_TOOLS.withTools({}, [TOOL]).tools).toEqual([
+      { type: 'function', name: 'docs__search', description: 'Search the docs', parameters: TOOL.inputSchema, strict: false },
+    ]);
     const calls = RESPONSES_TOOLS.toolCalls(answer);
     expect(calls).toEqual([{ id: 'call_1', name: 'docs__search', arguments: { query: 'refunds' } }]);
     const next = RESPONSES_TOOLS.continued({ input: 'hi' }, answer, [{ call: calls[0], text: 'found', isError: false }]);
@@ -165,7 +182,14 @@ describe('MCP tool names and results', () => {
   });
 
   it('reads text blocks, names other blocks, falls back to structured content', () => {
-    expect(resultText({ content: [{ type: 'text', text: 'one' }, { type: 'image', data: 'x', mimeType: 'image/png' }] })).toBe('one\n[image image/png]');
+    expect(
+      resultText({
+        content: [
+          { type: 'text', text: 'one' },
+          { type: 'image', data: 'x', mimeType: 'image/png' },
+        ],
+      }),
+    ).toBe('one\n[image image/png]');
     expect(resultText({ content: [], structuredContent: { sum: 3 } })).toBe('{"sum":3}');
   });
 });

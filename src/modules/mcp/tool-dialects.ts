@@ -70,7 +70,10 @@ export const CHAT_TOOLS: ToolDialect = {
   clientToolNames: (body) => records(body.tools).map((tool) => text((tool.function as Body | undefined)?.name)),
   withTools: (body, tools) => ({
     ...body,
-    tools: [...list(body.tools), ...tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description ?? '', parameters: tool.inputSchema } }))],
+    tools: [
+      ...list(body.tools),
+      ...tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description ?? '', parameters: tool.inputSchema } })),
+    ],
   }),
   toolCalls: (answer) =>
     records(chatMessage(answer)?.tool_calls).map((call) => {
@@ -127,7 +130,12 @@ export const MESSAGES_TOOLS: ToolDialect = {
       .map((block) => ({ id: text(block.id), name: text(block.name), ...parsedArguments(block.input) })),
   continued: (body, answer, results) => {
     const turn = { role: 'assistant', content: (answer as Body).content };
-    const replies = results.map((result) => ({ type: 'tool_result', tool_use_id: result.call.id, content: result.text, ...(result.isError ? { is_error: true } : {}) }));
+    const replies = results.map((result) => ({
+      type: 'tool_result',
+      tool_use_id: result.call.id,
+      content: result.text,
+      ...(result.isError ? { is_error: true } : {}),
+    }));
     return { ...body, messages: [...list(body.messages), turn, { role: 'user', content: replies }] };
   },
   withoutCalls: (answer, ids) => {
@@ -138,14 +146,21 @@ export const MESSAGES_TOOLS: ToolDialect = {
     const message = answer as Body;
     const usage = isObject(message.usage) ? message.usage : {};
     const event = (type: string, data: Body) => sseFrame(JSON.stringify({ type, ...data }), type);
-    const frames = [event('message_start', { message: { ...message, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 0 } } })];
+    const frames = [
+      event('message_start', { message: { ...message, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 0 } } }),
+    ];
     records(message.content).forEach((block, index) => {
       const { start, delta } = messageBlockParts(block);
       frames.push(event('content_block_start', { index, content_block: start }));
       for (const part of delta) frames.push(event('content_block_delta', { index, delta: part }));
       frames.push(event('content_block_stop', { index }));
     });
-    frames.push(event('message_delta', { delta: { stop_reason: message.stop_reason ?? 'end_turn', stop_sequence: message.stop_sequence ?? null }, usage: { output_tokens: usage.output_tokens ?? 0 } }));
+    frames.push(
+      event('message_delta', {
+        delta: { stop_reason: message.stop_reason ?? 'end_turn', stop_sequence: message.stop_sequence ?? null },
+        usage: { output_tokens: usage.output_tokens ?? 0 },
+      }),
+    );
     frames.push(event('message_stop', {}));
     return frames;
   },
@@ -154,7 +169,8 @@ export const MESSAGES_TOOLS: ToolDialect = {
 /** A content block as its start event and the deltas that rebuild it (Anthropic's streaming shape). */
 function messageBlockParts(block: Body): { start: Body; delta: Body[] } {
   if (block.type === 'text') return { start: { ...block, text: '' }, delta: [{ type: 'text_delta', text: text(block.text) }] };
-  if (block.type === 'tool_use') return { start: { ...block, input: {} }, delta: [{ type: 'input_json_delta', partial_json: JSON.stringify(block.input ?? {}) }] };
+  if (block.type === 'tool_use')
+    return { start: { ...block, input: {} }, delta: [{ type: 'input_json_delta', partial_json: JSON.stringify(block.input ?? {}) }] };
   if (block.type === 'thinking') {
     const deltas: Body[] = [{ type: 'thinking_delta', thinking: text(block.thinking) }];
     if (typeof block.signature === 'string') deltas.push({ type: 'signature_delta', signature: block.signature });
@@ -165,10 +181,16 @@ function messageBlockParts(block: Body): { start: Body; delta: Body[] } {
 
 /** `POST /v1/responses`: `tools[]` of type function, `function_call` output items, `function_call_output` input items. */
 export const RESPONSES_TOOLS: ToolDialect = {
-  clientToolNames: (body) => records(body.tools).filter((tool) => tool.type === 'function').map((tool) => text(tool.name)),
+  clientToolNames: (body) =>
+    records(body.tools)
+      .filter((tool) => tool.type === 'function')
+      .map((tool) => text(tool.name)),
   withTools: (body, tools) => ({
     ...body,
-    tools: [...list(body.tools), ...tools.map((tool) => ({ type: 'function', name: tool.name, description: tool.description ?? '', parameters: tool.inputSchema, strict: false }))],
+    tools: [
+      ...list(body.tools),
+      ...tools.map((tool) => ({ type: 'function', name: tool.name, description: tool.description ?? '', parameters: tool.inputSchema, strict: false })),
+    ],
   }),
   toolCalls: (answer) =>
     records(isObject(answer) ? answer.output : undefined)

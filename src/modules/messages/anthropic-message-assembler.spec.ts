@@ -2,10 +2,30 @@ import { AnthropicMessageAssembler } from './anthropic-message-assembler';
 
 /** Events as Anthropic streams them (data of each SSE event). */
 const EVENTS = [
-  { type: 'message_start', message: { id: 'msg_01', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5-20250929', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 12, cache_read_input_tokens: 200, cache_creation_input_tokens: 50, output_tokens: 1 } } },
-  { type: 'content_block_start', index: 0, content_block: { type: 'mcp_tool_use', id: 'mcptoolu_1', name: 'echo', server_name: 'search', input: { text: 'ping' } } },
+  {
+    type: 'message_start',
+    message: {
+      id: 'msg_01',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-sonnet-4-5-20250929',
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 12, cache_read_input_tokens: 200, cache_creation_input_tokens: 50, output_tokens: 1 },
+    },
+  },
+  {
+    type: 'content_block_start',
+    index: 0,
+    content_block: { type: 'mcp_tool_use', id: 'mcptoolu_1', name: 'echo', server_name: 'search', input: { text: 'ping' } },
+  },
   { type: 'content_block_stop', index: 0 },
-  { type: 'content_block_start', index: 1, content_block: { type: 'mcp_tool_result', tool_use_id: 'mcptoolu_1', is_error: false, content: [{ type: 'text', text: 'pong' }] } },
+  {
+    type: 'content_block_start',
+    index: 1,
+    content_block: { type: 'mcp_tool_result', tool_use_id: 'mcptoolu_1', is_error: false, content: [{ type: 'text', text: 'pong' }] },
+  },
   { type: 'content_block_stop', index: 1 },
   { type: 'ping' },
   { type: 'content_block_start', index: 2, content_block: { type: 'text', text: '' } },

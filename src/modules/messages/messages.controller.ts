@@ -32,7 +32,9 @@ export class MessagesController {
   @HttpCode(200)
   @Operation('messages.count_tokens')
   @UseGuards(ProviderRoutingGuard)
-  @ApiOperation({ summary: "Count a Messages request's input tokens: natively where the provider can (Anthropic, Gemini), else estimated (\"estimated\": true)" })
+  @ApiOperation({
+    summary: 'Count a Messages request\'s input tokens: natively where the provider can (Anthropic, Gemini), else estimated ("estimated": true)',
+  })
   async countTokens(@Ctx() context: RequestContext, @Body() body: MessageCountTokensDto, @Res() res: Response): Promise<void> {
     sendGatewayResult(res, context, await this.tokens.count(context, body));
   }

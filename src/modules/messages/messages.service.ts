@@ -41,7 +41,10 @@ export class MessagesService {
 
   create(context: RequestContext, body: MessageCreateDto): Promise<GatewayResult> {
     const mcpServers = requestedMcpServers(context);
-    if (mcpServers) return this.mcpLoop.run(context, body as unknown as Record<string, unknown>, mcpServers, MESSAGES_TOOLS, (round) => this.createOnce(context, round as unknown as MessageCreateDto));
+    if (mcpServers)
+      return this.mcpLoop.run(context, body as unknown as Record<string, unknown>, mcpServers, MESSAGES_TOOLS, (round) =>
+        this.createOnce(context, round as unknown as MessageCreateDto),
+      );
     return this.createOnce(context, body);
   }
 
@@ -52,8 +55,13 @@ export class MessagesService {
     const endUser = body.metadata?.user_id;
     if (typeof endUser === 'string' && endUser) context.user = endUser;
     const vendorHeaders = anthropicHeaders(context.requestHeaders);
-    return this.executor.execute(context, body as unknown as Record<string, unknown>, (target, upstreamBody, attempt) =>
-      this.speaksMessages(target, upstreamBody) ? this.native(context, attempt, target, upstreamBody, vendorHeaders) : this.bridged(context, attempt, target, upstreamBody),
+    return this.executor.execute(
+      context,
+      body as unknown as Record<string, unknown>,
+      (target, upstreamBody, attempt) =>
+        this.speaksMessages(target, upstreamBody)
+          ? this.native(context, attempt, target, upstreamBody, vendorHeaders)
+          : this.bridged(context, attempt, target, upstreamBody),
       { texts: MESSAGES_TEXTS },
     );
   }
@@ -64,7 +72,13 @@ export class MessagesService {
     return messages !== undefined && (messages.servesModel?.(String(body.model)) ?? true);
   }
 
-  private async native(context: RequestContext, attempt: Attempt, target: RouteTarget, body: Record<string, unknown>, headers: Record<string, string>): Promise<GatewayResult> {
+  private async native(
+    context: RequestContext,
+    attempt: Attempt,
+    target: RouteTarget,
+    body: Record<string, unknown>,
+    headers: Record<string, string>,
+  ): Promise<GatewayResult> {
     const capability = this.registry.get(target.provider).messages!;
     let answer;
     try {
@@ -75,7 +89,13 @@ export class MessagesService {
       const anthropicError = capability.toAnthropicError(error.status, error.parsedBody(), error.headers);
       throw new UpstreamHttpError(error.status, Buffer.from(JSON.stringify(anthropicError)), 'application/json', error.headers);
     }
-    return this.attempts.answer(context, attempt, answer, MESSAGES, () => new AnthropicPassthroughStreamHandler(context, capability.streamEvent?.bind(capability)));
+    return this.attempts.answer(
+      context,
+      attempt,
+      answer,
+      MESSAGES,
+      () => new AnthropicPassthroughStreamHandler(context, capability.streamEvent?.bind(capability)),
+    );
   }
 
   private async bridged(context: RequestContext, attempt: Attempt, target: RouteTarget, body: Record<string, unknown>): Promise<GatewayResult> {
@@ -94,7 +114,11 @@ export class MessagesService {
     }
     if (answer.kind === 'stream') return this.attempts.stream(context, answer.sent, new ChatToMessagesStreamHandler(context, answer.decoder, model, thinking));
     const message = chatCompletionToMessage(answer.completion, model, thinking);
-    const outcome = { responseBody: message, usage: usageFromOpenAI(answer.completion.usage), servedModel: typeof answer.completion.model === 'string' ? answer.completion.model : null };
+    const outcome = {
+      responseBody: message,
+      usage: usageFromOpenAI(answer.completion.usage),
+      servedModel: typeof answer.completion.model === 'string' ? answer.completion.model : null,
+    };
     return { kind: 'json', status: answer.status, body: Buffer.from(JSON.stringify(message)), outcome };
   }
 }

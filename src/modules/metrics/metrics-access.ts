@@ -19,7 +19,9 @@ export function metricsRefusal(settings: MetricsSettings, on: MetricsListenerKin
     return GatewayError.notFound('Cannot GET /metrics', 'route_not_found');
   }
   if (settings.METRICS_TOKEN !== undefined && !bearerMatches(authorization, settings.METRICS_TOKEN)) {
-    return new GatewayError(401, 'authentication_error', 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>', 'invalid_metrics_token', null, { 'www-authenticate': 'Bearer' });
+    return new GatewayError(401, 'authentication_error', 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>', 'invalid_metrics_token', null, {
+      'www-authenticate': 'Bearer',
+    });
   }
   return null;
 }

@@ -86,14 +86,27 @@ export class PriceOverridesService implements OnModuleInit {
       if (model) {
         const priced = this.pricing.pricedBy(p, model, now);
         const underneath = priced?.source === 'override' ? this.pricing.pricedBelowOverrides(p, model, now) : priced;
-        if (underneath) entries.push({ provider: p, model, source: underneath.source, ...catalogNames(underneath.catalogModel), ...priceToFields(underneath.price) });
+        if (underneath)
+          entries.push({ provider: p, model, source: underneath.source, ...catalogNames(underneath.catalogModel), ...priceToFields(underneath.price) });
         continue;
       }
       for (const local of this.pricing.localEntries(p)) {
-        entries.push({ provider: p, model: local.model, source: 'local', ...priceToFields(local.price), ...(local.imagePrices ? { per_image_by_quality_and_size: local.imagePrices } : {}) });
+        entries.push({
+          provider: p,
+          model: local.model,
+          source: 'local',
+          ...priceToFields(local.price),
+          ...(local.imagePrices ? { per_image_by_quality_and_size: local.imagePrices } : {}),
+        });
       }
       for (const entry of catalogModels(p)) {
-        entries.push({ provider: p, model: entry.catalogModel, source: 'catalog', catalog_provider: entry.catalogProvider, ...priceToFields(entry.priceAt(now)) });
+        entries.push({
+          provider: p,
+          model: entry.catalogModel,
+          source: 'catalog',
+          catalog_provider: entry.catalogProvider,
+          ...priceToFields(entry.priceAt(now)),
+        });
       }
     }
     const ordered = uniqueSorted(entries).filter((entry) => after === null || compareKeys(keyOf(entry), after) > 0);

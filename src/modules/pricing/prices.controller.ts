@@ -22,7 +22,10 @@ export class PricesController {
 
   @Get()
   @Permission('resources.read')
-  @ApiOperation({ summary: 'Prices of every routed provider’s models (catalog, local table, overrides, each with its source), paged, filterable by provider and model; names the catalog and its version' })
+  @ApiOperation({
+    summary:
+      'Prices of every routed provider’s models (catalog, local table, overrides, each with its source), paged, filterable by provider and model; names the catalog and its version',
+  })
   list(@Query() query: PriceQueryDto) {
     return this.overrides.list(query);
   }

@@ -7,7 +7,8 @@ import { PricingService } from './pricing.service';
 
 const usage = (u: Partial<NormalizedUsage>): NormalizedUsage => ({ ...emptyUsage(), ...u });
 /** The catalog's own total for the same usage, in its usage keys: the reference our formula must meet. */
-const catalogTotal = (provider: string, model: string, u: Record<string, number>) => calcPrice(u, model, { providerId: CATALOG_PROVIDER_IDS[provider]! })!.total_price;
+const catalogTotal = (provider: string, model: string, u: Record<string, number>) =>
+  calcPrice(u, model, { providerId: CATALOG_PROVIDER_IDS[provider]! })!.total_price;
 
 describe('PricingService', () => {
   const pricing = new PricingService();
@@ -72,7 +73,10 @@ describe('PricingService', () => {
         expect(pricing.localEntries(provider).length).toBeGreaterThan(0);
       }
       expect(pricing.pricedBy('sambanova', 'meta-llama-3.3-70b-instruct')?.source).toBe('local');
-      expect(pricing.cost('sambanova', 'Meta-Llama-3.3-70B-Instruct', usage({ promptTokens: 1000, completionTokens: 500 }))).toBeCloseTo((1000 * 0.6 + 500 * 1.2) / 1e6, 12);
+      expect(pricing.cost('sambanova', 'Meta-Llama-3.3-70B-Instruct', usage({ promptTokens: 1000, completionTokens: 500 }))).toBeCloseTo(
+        (1000 * 0.6 + 500 * 1.2) / 1e6,
+        12,
+      );
       expect(pricing.cost('nebius', 'BAAI/bge-en-icl', usage({ promptTokens: 2000 }))).toBeCloseTo((2000 * 0.01) / 1e6, 12);
       // No per-token list price: unknown, never 0.
       expect(pricing.cost('github-models', 'openai/gpt-4.1', usage({ promptTokens: 1000, completionTokens: 10 }))).toBeNull();
@@ -96,8 +100,15 @@ describe('PricingService', () => {
     });
 
     it('Anthropic: cache writes and reads apart', () => {
-      const ours = pricing.cost('anthropic', 'claude-3-5-haiku-20241022', usage({ promptTokens: 1500, cachedTokens: 200, cacheWriteTokens: 300, completionTokens: 40 }));
-      expect(ours).toBeCloseTo(catalogTotal('anthropic', 'claude-3-5-haiku-20241022', { input_tokens: 1500, cache_read_tokens: 200, cache_write_tokens: 300, output_tokens: 40 }), 12);
+      const ours = pricing.cost(
+        'anthropic',
+        'claude-3-5-haiku-20241022',
+        usage({ promptTokens: 1500, cachedTokens: 200, cacheWriteTokens: 300, completionTokens: 40 }),
+      );
+      expect(ours).toBeCloseTo(
+        catalogTotal('anthropic', 'claude-3-5-haiku-20241022', { input_tokens: 1500, cache_read_tokens: 200, cache_write_tokens: 300, output_tokens: 40 }),
+        12,
+      );
     });
 
     it('Gemini: the long-context tier past 200k prompt tokens', () => {
@@ -107,13 +118,27 @@ describe('PricingService', () => {
     });
 
     it('realtime: audio tokens at their own rates', () => {
-      const ours = pricing.cost('openai', 'gpt-realtime', usage({ promptTokens: 300, audioPromptTokens: 200, cachedTokens: 50, cachedAudioTokens: 50, completionTokens: 120, audioCompletionTokens: 100 }));
-      const theirs = catalogTotal('openai', 'gpt-realtime', { input_tokens: 300, input_audio_tokens: 200, cache_read_tokens: 50, cache_audio_read_tokens: 50, output_tokens: 120, output_audio_tokens: 100 });
+      const ours = pricing.cost(
+        'openai',
+        'gpt-realtime',
+        usage({ promptTokens: 300, audioPromptTokens: 200, cachedTokens: 50, cachedAudioTokens: 50, completionTokens: 120, audioCompletionTokens: 100 }),
+      );
+      const theirs = catalogTotal('openai', 'gpt-realtime', {
+        input_tokens: 300,
+        input_audio_tokens: 200,
+        cache_read_tokens: 50,
+        cache_audio_read_tokens: 50,
+        output_tokens: 120,
+        output_audio_tokens: 100,
+      });
       expect(ours).toBeCloseTo(theirs, 12);
     });
 
     it('whisper: by the second', () => {
-      expect(pricing.cost('openai', 'whisper-1', usage({ promptTokens: 90, audioSeconds: 90 }))).toBeCloseTo(catalogTotal('openai', 'whisper-1', { audio_seconds: 90, input_audio_seconds: 90 }), 12);
+      expect(pricing.cost('openai', 'whisper-1', usage({ promptTokens: 90, audioSeconds: 90 }))).toBeCloseTo(
+        catalogTotal('openai', 'whisper-1', { audio_seconds: 90, input_audio_seconds: 90 }),
+        12,
+      );
     });
 
     it('reasoning tokens are not added on top of completion tokens', () => {
@@ -128,7 +153,10 @@ describe('PricingService', () => {
       const catalogCost = local.cost('openai', 'gpt-4o', usage({ promptTokens: 1000, completionTokens: 100 }));
       local.setOverrides([{ provider: 'openai', model: 'gpt-4o', fields: { input: 1, output: 2, reasoning: 4 } }]);
       expect(local.pricedBy('openai', 'gpt-4o')?.source).toBe('override');
-      expect(local.cost('openai', 'gpt-4o', usage({ promptTokens: 1000, completionTokens: 100, reasoningTokens: 30 }))).toBeCloseTo((1000 * 1 + 70 * 2 + 30 * 4) / 1e6, 12);
+      expect(local.cost('openai', 'gpt-4o', usage({ promptTokens: 1000, completionTokens: 100, reasoningTokens: 30 }))).toBeCloseTo(
+        (1000 * 1 + 70 * 2 + 30 * 4) / 1e6,
+        12,
+      );
       local.setOverrides([]);
       expect(local.cost('openai', 'gpt-4o', usage({ promptTokens: 1000, completionTokens: 100 }))).toBe(catalogCost);
     });

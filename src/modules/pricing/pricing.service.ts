@@ -81,7 +81,10 @@ export class PricingService {
     // Long-context tiers are chosen by the whole prompt, cached tokens included, as the vendors bill.
     const rate = (r: ModelPrice['input']) => rateAt(r, promptTokens);
     // Audio tokens (part of the prompt and completion counts) at their own rates, where the model has them.
-    const audio = price.audioInput === null ? null : { input: usage.audioPromptTokens ?? 0, cached: usage.cachedAudioTokens ?? 0, output: usage.audioCompletionTokens ?? 0 };
+    const audio =
+      price.audioInput === null
+        ? null
+        : { input: usage.audioPromptTokens ?? 0, cached: usage.cachedAudioTokens ?? 0, output: usage.audioCompletionTokens ?? 0 };
     const cachedText = cachedTokens - (audio?.cached ?? 0);
     const uncached = Math.max(0, promptTokens - (audio?.input ?? 0) - cachedText - cacheWriteTokens);
     // completionTokens already includes reasoning tokens: apart only where the model has a reasoning rate.
@@ -101,7 +104,8 @@ export class PricingService {
     const searches = (usage.webSearches ?? 0) + (usage.searchUnits ?? 0);
     // A rerank billed only by search units is unpriced without a per-search price (never a made-up 0).
     if (usage.searchUnits && price.perSearch === null) return null;
-    const perUnit = (usage.audioSeconds ?? 0) * (price.perSecond ?? 0) + (usage.characters ?? 0) * (price.perCharacter ?? 0) + searches * (price.perSearch ?? 0);
+    const perUnit =
+      (usage.audioSeconds ?? 0) * (price.perSecond ?? 0) + (usage.characters ?? 0) * (price.perCharacter ?? 0) + searches * (price.perSearch ?? 0);
     // USD rounded to 1e-10 to drop float noise.
     return Math.round((perMillion / 1e6 + perUnit) * 1e10) / 1e10;
   }
@@ -136,10 +140,12 @@ export class PricingService {
    */
   localEntries(provider: string): { model: string; price: ModelPrice; imagePrices?: Record<string, Record<string, number>> }[] {
     const models = this.localSection(this.table.providers, provider) ?? {};
-    const entries: { model: string; price: ModelPrice; imagePrices?: Record<string, Record<string, number>> }[] = Object.entries(models).map(([model, fields]) => ({
-      model,
-      price: priceFromFields(fields),
-    }));
+    const entries: { model: string; price: ModelPrice; imagePrices?: Record<string, Record<string, number>> }[] = Object.entries(models).map(
+      ([model, fields]) => ({
+        model,
+        price: priceFromFields(fields),
+      }),
+    );
     for (const [model, byQuality] of Object.entries(this.localSection(this.table.images, provider) ?? {})) {
       entries.push({ model, price: priceFromFields({ per_image: byQuality.standard?.['1024x1024'] ?? null }), imagePrices: byQuality });
     }

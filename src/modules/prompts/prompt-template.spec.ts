@@ -7,12 +7,22 @@ const rendered = (t: PromptTemplate, variables: Record<string, unknown>) => rend
 describe('prompt templates', () => {
   describe('rendering', () => {
     it('fills variables without HTML escaping, in double and triple braces alike', () => {
-      expect(rendered(user('{{a}} / {{{a}}} / {{&a}}'), { a: '<b>"Tom" & Jerry</b>' }).content).toBe('<b>"Tom" & Jerry</b> / <b>"Tom" & Jerry</b> / <b>"Tom" & Jerry</b>');
+      expect(rendered(user('{{a}} / {{{a}}} / {{&a}}'), { a: '<b>"Tom" & Jerry</b>' }).content).toBe(
+        '<b>"Tom" & Jerry</b> / <b>"Tom" & Jerry</b> / <b>"Tom" & Jerry</b>',
+      );
     });
 
     it('renders sections over lists, inverted sections, dotted names and numbers', () => {
       const t = user('{{#items}}- {{name}} x{{qty}}\n{{/items}}{{^items}}nothing{{/items}} for {{customer.name}}');
-      expect(rendered(t, { items: [{ name: 'Lamp', qty: 2 }, { name: 'Desk', qty: 1 }], customer: { name: 'Ada' } }).content).toBe('- Lamp x2\n- Desk x1\n for Ada');
+      expect(
+        rendered(t, {
+          items: [
+            { name: 'Lamp', qty: 2 },
+            { name: 'Desk', qty: 1 },
+          ],
+          customer: { name: 'Ada' },
+        }).content,
+      ).toBe('- Lamp x2\n- Desk x1\n for Ada');
       expect(rendered(t, { items: [], customer: { name: 'Ada' } }).content).toBe('nothing for Ada');
     });
 
@@ -22,7 +32,10 @@ describe('prompt templates', () => {
     });
 
     it('renders the text parts of a content array and leaves images alone', () => {
-      const t = user([{ type: 'text', text: 'Describe {{thing}}' }, { type: 'image_url', image_url: { url: 'https://x.test/{{thing}}.png' } }]);
+      const t = user([
+        { type: 'text', text: 'Describe {{thing}}' },
+        { type: 'image_url', image_url: { url: 'https://x.test/{{thing}}.png' } },
+      ]);
       expect(rendered(t, { thing: 'it' }).content).toEqual([
         { type: 'text', text: 'Describe it' },
         { type: 'image_url', image_url: { url: 'https://x.test/{{thing}}.png' } },
@@ -56,7 +69,9 @@ describe('prompt templates', () => {
 
   describe('validation', () => {
     it('accepts a good template', () => {
-      expect(() => validateTemplate(template([{ role: 'system', content: 'Be {{tone}}' }], { hyperparameters: { max_tokens: 10, temperature: 0.5 } }))).not.toThrow();
+      expect(() =>
+        validateTemplate(template([{ role: 'system', content: 'Be {{tone}}' }], { hyperparameters: { max_tokens: 10, temperature: 0.5 } })),
+      ).not.toThrow();
     });
 
     it.each([

@@ -113,7 +113,10 @@ function renderContent(content: unknown, view: Record<string, unknown>): unknown
  * call's over the defaults). A variable a string needs and nobody gave is a 400 naming
  * it; extra variables are ignored.
  */
-export function renderTemplate(template: PromptTemplate, variables: Record<string, unknown>): { messages: unknown[]; hyperparameters: Record<string, unknown> } {
+export function renderTemplate(
+  template: PromptTemplate,
+  variables: Record<string, unknown>,
+): { messages: unknown[]; hyperparameters: Record<string, unknown> } {
   const view = { ...template.variables, ...variables };
   const missing = new Set<string>();
   for (const { path, text } of templateStrings(template)) {
@@ -121,7 +124,11 @@ export function renderTemplate(template: PromptTemplate, variables: Record<strin
   }
   if (missing.size) {
     const names = [...missing];
-    throw GatewayError.invalidRequest(`Missing prompt variable${names.length > 1 ? 's' : ''}: ${names.join(', ')}`, `variables.${names[0]}`, 'missing_variable');
+    throw GatewayError.invalidRequest(
+      `Missing prompt variable${names.length > 1 ? 's' : ''}: ${names.join(', ')}`,
+      `variables.${names[0]}`,
+      'missing_variable',
+    );
   }
   const messages = template.messages.map((message) => ({ ...message, content: renderContent(message.content, view) }));
   const hyperparameters: Record<string, unknown> = { ...template.hyperparameters };

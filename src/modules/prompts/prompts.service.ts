@@ -133,7 +133,9 @@ export class PromptsService {
    * cache: a prompt of another workspace is unknown to it, by id as by slug.
    */
   version(workspaceId: string, slugOrId: string, version?: number): PromptVersion | Promise<PromptVersion> {
-    return this.cache.get(`${workspaceId}\u0000${slugOrId}\u0000${version ?? ''}`, () => this.loadVersion({ workspaces: [workspaceId], slugWorkspace: workspaceId }, slugOrId, version));
+    return this.cache.get(`${workspaceId}\u0000${slugOrId}\u0000${version ?? ''}`, () =>
+      this.loadVersion({ workspaces: [workspaceId], slugWorkspace: workspaceId }, slugOrId, version),
+    );
   }
 
   /** The version an admin call (render) reads, inside its scope. */
@@ -163,7 +165,9 @@ export class PromptsService {
    */
   private async find(lookup: PromptLookup, slugOrId: string, tx?: EntityManager): Promise<PromptEntity> {
     const where: FindOptionsWhere<PromptEntity> = {
-      ...(isUuid(slugOrId) ? { id: slugOrId, ...(lookup.workspaces !== null && { workspaceId: In([...lookup.workspaces]) }) } : { slug: slugOrId, workspaceId: lookup.slugWorkspace }),
+      ...(isUuid(slugOrId)
+        ? { id: slugOrId, ...(lookup.workspaces !== null && { workspaceId: In([...lookup.workspaces]) }) }
+        : { slug: slugOrId, workspaceId: lookup.slugWorkspace }),
       deletedAt: IsNull(),
     };
     const row = tx ? await tx.findOne(PromptEntity, { where, lock: { mode: 'pessimistic_write' } }) : await this.repo.findOneBy(where);

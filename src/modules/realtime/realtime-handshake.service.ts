@@ -87,7 +87,8 @@ export class RealtimeHandshake {
     let upstream: UpstreamSocket | null = null;
     try {
       const key = await authenticate(this.keys, headers, context);
-      if (!roleMay(key.role, 'models.call')) throw GatewayError.permission(`This operation needs role owner, admin or member; the key's role is ${key.role}`, 'role_not_allowed');
+      if (!roleMay(key.role, 'models.call'))
+        throw GatewayError.permission(`This operation needs role owner, admin or member; the key's role is ${key.role}`, 'role_not_allowed');
       const model = new URL(req.url ?? '/', 'http://gateway').searchParams.get('model');
       if (!model) throw GatewayError.invalidRequest('The realtime session needs ?model=… in the URL', 'model');
       context.model = model;
@@ -137,7 +138,12 @@ export class RealtimeHandshake {
     this.upstreamClient.checkHost(url, target.privateNetworkAllowed);
     const scrubber = CredentialScrubber.of({ method: 'GET', url, headers: upstreamHeaders }, target);
     return new Promise((resolve, reject) => {
-      const socket = new WebSocket(url, { headers: upstreamHeaders, handshakeTimeout: this.timeoutMs, lookup: this.upstreamClient.lookupFor(target.privateNetworkAllowed), maxPayload: 64 * 1024 * 1024 });
+      const socket = new WebSocket(url, {
+        headers: upstreamHeaders,
+        handshakeTimeout: this.timeoutMs,
+        lookup: this.upstreamClient.lookupFor(target.privateNetworkAllowed),
+        maxPayload: 64 * 1024 * 1024,
+      });
       // The provider speaks first (`session.created`), before the session exists: held until it does.
       const early: EarlyMessage[] = [];
       const hold = (data: RawData, isBinary: boolean) => early.push({ data, isBinary });
@@ -173,7 +179,12 @@ export class RealtimeHandshake {
  * forwarded in place of the event, a denial answered with an `error` event (the 446's
  * body as its `error`), other events pass as sent.
  */
-async function checkRealtimeEvent(guardrails: Guardrail[], event: Record<string, unknown>, context: RequestContext, attempt: Attempt): ReturnType<ClientEventCheck> {
+async function checkRealtimeEvent(
+  guardrails: Guardrail[],
+  event: Record<string, unknown>,
+  context: RequestContext,
+  attempt: Attempt,
+): ReturnType<ClientEventCheck> {
   const slots = realtimeEventSlots(event);
   if (!slots.length) return null;
   const before = slots.map((slot) => slot.text);
@@ -181,7 +192,11 @@ async function checkRealtimeEvent(guardrails: Guardrail[], event: Record<string,
     await enforceGuardrails('input', guardrails, slots, { model: attempt.model, metadata: context.metadata }, attempt);
   } catch (error) {
     if (!(error instanceof GatewayError)) throw error;
-    const refusal = { type: 'error', event_id: `event_gateway_${context.requestId}`, error: { type: error.type, code: error.code, message: error.message, event_id: event.event_id ?? null, ...error.details } };
+    const refusal = {
+      type: 'error',
+      event_id: `event_gateway_${context.requestId}`,
+      error: { type: error.type, code: error.code, message: error.message, event_id: event.event_id ?? null, ...error.details },
+    };
     return { refusal };
   }
   return slots.some((slot, i) => slot.text !== before[i]) ? { forward: event } : null;
@@ -212,9 +227,12 @@ function redactProtocols(headers: IncomingHttpHeaders): IncomingHttpHeaders {
 
 /** The HTTP answer for a failed handshake: the gateway's error shape, or the provider's own body. */
 function refusalOf(error: unknown, headers: Record<string, string>): HandshakeRefusal {
-  if (error instanceof UpstreamHttpError) return new HandshakeRefusal(error.status, error.body.toString('utf8'), { ...headers, ...error.headers, 'Content-Type': error.contentType });
+  if (error instanceof UpstreamHttpError)
+    return new HandshakeRefusal(error.status, error.body.toString('utf8'), { ...headers, ...error.headers, 'Content-Type': error.contentType });
   const { status, error: described } = describeFailure(error);
   const gatewayError = error instanceof GatewayError ? error : null;
-  const body = { error: { message: described.message, type: described.type, param: gatewayError?.param ?? null, code: described.code, ...gatewayError?.details } };
+  const body = {
+    error: { message: described.message, type: described.type, param: gatewayError?.param ?? null, code: described.code, ...gatewayError?.details },
+  };
   return new HandshakeRefusal(status, JSON.stringify(body), { ...headers, ...gatewayError?.headers, 'Content-Type': 'application/json' });
 }

@@ -140,7 +140,15 @@ export class RealtimeSession {
     });
     // A check that broke refuses its event (fails closed) and leaves the chain usable for the next ones.
     this.checking = this.checking.catch(() =>
-      this.refuse({ type: 'error', error: { type: 'api_error', code: 'guardrail_error', message: 'The gateway could not check this event; it was not sent', event_id: event.event_id ?? null } }),
+      this.refuse({
+        type: 'error',
+        error: {
+          type: 'api_error',
+          code: 'guardrail_error',
+          message: 'The gateway could not check this event; it was not sent',
+          event_id: event.event_id ?? null,
+        },
+      }),
     );
   }
 

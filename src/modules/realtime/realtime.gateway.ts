@@ -28,24 +28,31 @@ export class RealtimeGateway implements OnGatewayInit<WebSocketServer>, OnGatewa
   afterInit(server: WebSocketServer): void {
     Object.assign(server.options, {
       verifyClient: (info: { req: IncomingMessage }, done: (ok: boolean, status?: number, message?: string, headers?: Record<string, string>) => void) => {
-        this.handshake.accept(info.req, (session) => this.live.delete(session)).then(
-          (session) => {
-            this.accepted.set(info.req, session);
-            this.live.add(session);
-            done(true);
-            // done() upgrades at once (handleConnection takes the session), unless the client
-            // left meanwhile: then ws only destroys its socket, and the session is closed here.
-            if (this.accepted.has(info.req) && info.req.socket.destroyed) {
-              this.accepted.delete(info.req);
-              session.abandon();
-            }
-          },
-          (error: unknown) => {
-            const refusal = error instanceof HandshakeRefusal ? error : new HandshakeRefusal(500, '{"error":{"message":"Internal gateway error","type":"api_error","param":null,"code":"internal_error"}}', { 'Content-Type': 'application/json' });
-            if (!(error instanceof HandshakeRefusal)) this.logger.error(`Realtime handshake failed: ${(error as Error)?.stack ?? error}`);
-            done(false, refusal.status, refusal.body, refusal.headers);
-          },
-        );
+        this.handshake
+          .accept(info.req, (session) => this.live.delete(session))
+          .then(
+            (session) => {
+              this.accepted.set(info.req, session);
+              this.live.add(session);
+              done(true);
+              // done() upgrades at once (handleConnection takes the session), unless the client
+              // left meanwhile: then ws only destroys its socket, and the session is closed here.
+              if (this.accepted.has(info.req) && info.req.socket.destroyed) {
+                this.accepted.delete(info.req);
+                session.abandon();
+              }
+            },
+            (error: unknown) => {
+              const refusal =
+                error instanceof HandshakeRefusal
+                  ? error
+                  : new HandshakeRefusal(500, '{"error":{"message":"Internal gateway error","type":"api_error","param":null,"code":"internal_error"}}', {
+                      'Content-Type': 'application/json',
+                    });
+              if (!(error instanceof HandshakeRefusal)) this.logger.error(`Realtime handshake failed: ${(error as Error)?.stack ?? error}`);
+              done(false, refusal.status, refusal.body, refusal.headers);
+            },
+          );
       },
       // Browsers offer `realtime` plus the key-bearing subprotocols; the answer names `realtime` only.
       handleProtocols: (protocols: Set<string>) => (protocols.has('realtime') ? 'realtime' : false),

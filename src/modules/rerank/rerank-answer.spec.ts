@@ -5,15 +5,36 @@ describe('toRerankAnswer', () => {
   const body = { model: 'rerank-v3.5', query: 'q', documents: ['zero', { text: 'one' }, 'two'] };
 
   it('sorts best first, adds documents from the request only when asked, and keeps id, model and usage', () => {
-    const answer = { id: 'r1', model: 'jina-reranker-v2', results: [{ index: 0, relevance_score: 0.1, document: { text: 'zero' } }, { index: 1, relevance_score: 0.7 }], usage: { total_tokens: 12 } };
+    const answer = {
+      id: 'r1',
+      model: 'jina-reranker-v2',
+      results: [
+        { index: 0, relevance_score: 0.1, document: { text: 'zero' } },
+        { index: 1, relevance_score: 0.7 },
+      ],
+      usage: { total_tokens: 12 },
+    };
     expect(toRerankAnswer(answer, body)).toEqual({
       object: 'list',
       id: 'r1',
-      results: [{ index: 1, relevance_score: 0.7 }, { index: 0, relevance_score: 0.1 }],
+      results: [
+        { index: 1, relevance_score: 0.7 },
+        { index: 0, relevance_score: 0.1 },
+      ],
       model: 'jina-reranker-v2',
       usage: { total_tokens: 12 },
     });
-    expect(toRerankAnswer({ results: [{ index: 2, relevance_score: 0.2 }, { index: 1, relevance_score: 0.3 }] }, { ...body, return_documents: true })).toEqual({
+    expect(
+      toRerankAnswer(
+        {
+          results: [
+            { index: 2, relevance_score: 0.2 },
+            { index: 1, relevance_score: 0.3 },
+          ],
+        },
+        { ...body, return_documents: true },
+      ),
+    ).toEqual({
       object: 'list',
       results: [
         { index: 1, relevance_score: 0.3, document: { text: 'one' } },

@@ -57,6 +57,12 @@ export class ResponsesStreamHandler implements SseStreamHandler {
 
   finish(): AnswerOutcome {
     const response = this.response;
-    return { responseBody: response, usage: usageFromOpenAIResponse(response), servedModel: typeof response?.model === 'string' ? response.model : null, ttftMs: this.ttftMs, error: this.error };
+    return {
+      responseBody: response,
+      usage: usageFromOpenAIResponse(response),
+      servedModel: typeof response?.model === 'string' ? response.model : null,
+      ttftMs: this.ttftMs,
+      error: this.error,
+    };
   }
 }

@@ -19,7 +19,12 @@ import { ChatToResponsesStreamHandler } from './chat-to-responses-stream-handler
 import type { ResponseCreateDto } from './dto/response-create.dto';
 import { ResponsesStreamHandler } from './responses-stream-handler';
 
-const RESPONSES: OperationSpec & { capability: 'responses' } = { capability: 'responses', title: 'the Responses API', usage: usageFromOpenAIResponses, answerUsage: usageFromOpenAIResponse };
+const RESPONSES: OperationSpec & { capability: 'responses' } = {
+  capability: 'responses',
+  title: 'the Responses API',
+  usage: usageFromOpenAIResponses,
+  answerUsage: usageFromOpenAIResponse,
+};
 
 /** What can be done with a stored response, by method and the path after its id. */
 export type ResponseResourceAction = { method: 'GET' | 'POST' | 'DELETE'; id: string; suffix: '' | '/input_items' | '/cancel'; query: string };
@@ -44,7 +49,10 @@ export class ResponsesService {
 
   create(context: RequestContext, body: ResponseCreateDto): Promise<GatewayResult> {
     const mcpServers = requestedMcpServers(context);
-    if (mcpServers) return this.mcpLoop.run(context, body as unknown as Record<string, unknown>, mcpServers, RESPONSES_TOOLS, (round) => this.createOnce(context, round as unknown as ResponseCreateDto));
+    if (mcpServers)
+      return this.mcpLoop.run(context, body as unknown as Record<string, unknown>, mcpServers, RESPONSES_TOOLS, (round) =>
+        this.createOnce(context, round as unknown as ResponseCreateDto),
+      );
     return this.createOnce(context, body);
   }
 
@@ -56,7 +64,8 @@ export class ResponsesService {
     return this.executor.execute(
       context,
       body as unknown as Record<string, unknown>,
-      (target, upstreamBody, attempt) => (this.bridges(target) ? this.bridged(context, attempt, target, upstreamBody) : this.native(context, attempt, target, upstreamBody)),
+      (target, upstreamBody, attempt) =>
+        this.bridges(target) ? this.bridged(context, attempt, target, upstreamBody) : this.native(context, attempt, target, upstreamBody),
       { texts: RESPONSES_TEXTS },
     );
   }
@@ -82,7 +91,11 @@ export class ResponsesService {
     const model = String(body.model);
     const answer = await this.chatUpstream.open(context, attempt, target, translated.chat);
     if (answer.kind === 'stream') {
-      const handler = new ChatToResponsesStreamHandler(context, answer.decoder, new ResponsesStreamEncoder(responseSettings(body), model, translated.namespaced));
+      const handler = new ChatToResponsesStreamHandler(
+        context,
+        answer.decoder,
+        new ResponsesStreamEncoder(responseSettings(body), model, translated.namespaced),
+      );
       return this.attempts.stream(context, answer.sent, handler);
     }
     const response = chatCompletionToResponse(answer.completion, body, model, translated.namespaced);

@@ -5,7 +5,12 @@ const providers = ['openai', 'groq'];
 describe('validateGatewayConfig', () => {
   it('accepts the full example of CONTRACT section 5', () => {
     const config = {
-      strategy: { mode: 'conditional', on_status_codes: [429, 500], conditions: [{ query: { 'metadata.tier': { $eq: 'pro' } }, then: 'smart' }], default: 'cheap' },
+      strategy: {
+        mode: 'conditional',
+        on_status_codes: [429, 500],
+        conditions: [{ query: { 'metadata.tier': { $eq: 'pro' } }, then: 'smart' }],
+        default: 'cheap',
+      },
       retry: { attempts: 3, on_status_codes: [429, 503] },
       request_timeout: 30000,
       cache: { mode: 'simple', max_age: 3600 },
@@ -30,7 +35,14 @@ describe('validateGatewayConfig', () => {
       `config.targets[0].api_key ${rule}`,
     ]);
     // Latin-1, a service account's JSON (never a header) and the hint an admin read showed are fine.
-    const fine = { provider: 'openai', provider_organization: 'soci\u00e9t\u00e9', targets: [{ provider: 'openai', api_key: '{\n "type": "service_account"\n}' }, { provider: 'openai', api_key: 'sk-\u2026abcd' }] };
+    const fine = {
+      provider: 'openai',
+      provider_organization: 'soci\u00e9t\u00e9',
+      targets: [
+        { provider: 'openai', api_key: '{\n "type": "service_account"\n}' },
+        { provider: 'openai', api_key: 'sk-\u2026abcd' },
+      ],
+    };
     expect(validateGatewayConfig(fine, providers)).toEqual([]);
   });
 
@@ -63,7 +75,10 @@ describe('validateGatewayConfig', () => {
     expect(validateGatewayConfig({ strategy: { mode: 'roundrobin' } }, providers)).toEqual([
       'config.strategy.mode must be one of single, fallback, loadbalance, conditional',
     ]);
-    const conditional = { strategy: { mode: 'conditional', conditions: [{ query: {}, then: 'ghost' }], default: 'a' }, targets: [{ name: 'a', provider: 'openai' }] };
+    const conditional = {
+      strategy: { mode: 'conditional', conditions: [{ query: {}, then: 'ghost' }], default: 'a' },
+      targets: [{ name: 'a', provider: 'openai' }],
+    };
     expect(validateGatewayConfig(conditional, providers)).toEqual(['config.strategy.conditions[0].then must name a target']);
   });
 
@@ -93,11 +108,29 @@ describe('validateGatewayConfig', () => {
 
   it('checks weights, target names and the circuit breaker', () => {
     expect(
-      validateGatewayConfig({ strategy: { mode: 'loadbalance' }, targets: [{ provider: 'openai', weight: 0 }, { provider: 'groq', weight: 0 }] }, providers),
+      validateGatewayConfig(
+        {
+          strategy: { mode: 'loadbalance' },
+          targets: [
+            { provider: 'openai', weight: 0 },
+            { provider: 'groq', weight: 0 },
+          ],
+        },
+        providers,
+      ),
     ).toEqual(["config.strategy.mode 'loadbalance' needs a target with weight > 0"]);
-    expect(validateGatewayConfig({ strategy: { mode: 'fallback' }, targets: [{ name: 'x', provider: 'openai' }, { name: 'x', provider: 'groq' }] }, providers)).toEqual([
-      "config.targets has two targets named 'x'",
-    ]);
+    expect(
+      validateGatewayConfig(
+        {
+          strategy: { mode: 'fallback' },
+          targets: [
+            { name: 'x', provider: 'openai' },
+            { name: 'x', provider: 'groq' },
+          ],
+        },
+        providers,
+      ),
+    ).toEqual(["config.targets has two targets named 'x'"]);
     expect(validateGatewayConfig({ provider: 'openai', circuit_breaker: { failure_threshold: 0, cooldown_ms: 'soon', open: true } }, providers)).toEqual([
       'config.circuit_breaker.open is not a known field',
       'config.circuit_breaker.failure_threshold must be an integer from 1 to 1000',

@@ -39,13 +39,28 @@ export const STRATEGY_MODES = ['single', 'fallback', 'loadbalance', 'conditional
 export type StrategyMode = (typeof STRATEGY_MODES)[number];
 
 const FIELDS = new Set([
-  'strategy', 'provider', 'api_key', 'virtual_key', 'provider_organization', 'provider_project', 'custom_host',
-  'override_params', 'retry', 'request_timeout', 'strict_params', 'cache', 'circuit_breaker', 'weight', 'name', 'targets',
-  'input_guardrails', 'output_guardrails', 'mcp_servers',
+  'strategy',
+  'provider',
+  'api_key',
+  'virtual_key',
+  'provider_organization',
+  'provider_project',
+  'custom_host',
+  'override_params',
+  'retry',
+  'request_timeout',
+  'strict_params',
+  'cache',
+  'circuit_breaker',
+  'weight',
+  'name',
+  'targets',
+  'input_guardrails',
+  'output_guardrails',
+  'mcp_servers',
 ]);
 const STRING_FIELDS = ['provider', 'api_key', 'virtual_key', 'provider_organization', 'provider_project', 'name'] as const;
 const MAX_DEPTH = 5;
-
 
 export function validateGatewayConfig(config: unknown, knownProviders: string[], path = 'config', depth = 0): string[] {
   if (!isObject(config)) return [`${path} must be a JSON object`];
@@ -60,14 +75,16 @@ export function validateGatewayConfig(config: unknown, knownProviders: string[],
     problems.push(`${at('provider')} '${config.provider}' is not a known provider (${knownProviders.join(', ')})`);
   }
   if (config.custom_host !== undefined && !isHttpUrl(config.custom_host)) problems.push(`${at('custom_host')} must be an http(s) URL`);
-  else if (config.custom_host !== undefined && hasUserinfo(config.custom_host)) problems.push(`${at('custom_host')} must not carry user:password@ (the gateway does not send it)`);
+  else if (config.custom_host !== undefined && hasUserinfo(config.custom_host))
+    problems.push(`${at('custom_host')} must not carry user:password@ (the gateway does not send it)`);
   problems.push(...headerFieldProblems(config, at));
   if (config.override_params !== undefined && !isObject(config.override_params)) problems.push(`${at('override_params')} must be an object`);
   if (config.request_timeout !== undefined && !isInt(config.request_timeout, 1, 3_600_000)) {
     problems.push(`${at('request_timeout')} must be an integer number of milliseconds from 1 to 3600000`);
   }
   if (config.strict_params !== undefined && typeof config.strict_params !== 'boolean') problems.push(`${at('strict_params')} must be a boolean`);
-  if (config.mcp_servers !== undefined && !isSlugList(config.mcp_servers)) problems.push(`${at('mcp_servers')} must be an array of MCP server slugs ([a-z0-9-]+)`);
+  if (config.mcp_servers !== undefined && !isSlugList(config.mcp_servers))
+    problems.push(`${at('mcp_servers')} must be an array of MCP server slugs ([a-z0-9-]+)`);
   if (config.weight !== undefined && !(typeof config.weight === 'number' && config.weight >= 0 && Number.isFinite(config.weight))) {
     problems.push(`${at('weight')} must be a number >= 0`);
   }
@@ -126,7 +143,8 @@ function validateCache(cache: unknown, path: string): string[] {
   const problems = unknownFields(cache, ['mode', 'max_age'], path);
   // Semantic (similarity) caching needs an embedding model and a vector index: not built yet.
   if (cache.mode !== undefined && cache.mode !== 'simple') problems.push(`${path}.mode must be 'simple' (semantic caching is not supported)`);
-  if (cache.max_age !== undefined && !isInt(cache.max_age, 1, 31_536_000)) problems.push(`${path}.max_age must be an integer number of seconds from 1 to 31536000`);
+  if (cache.max_age !== undefined && !isInt(cache.max_age, 1, 31_536_000))
+    problems.push(`${path}.max_age must be an integer number of seconds from 1 to 31536000`);
   return problems;
 }
 
@@ -138,7 +156,8 @@ function validateCircuitBreaker(breaker: unknown, path: string): string[] {
     problems.push(`${path}.failure_threshold must be an integer from 1 to 1000`);
   }
   for (const field of ['window_ms', 'cooldown_ms']) {
-    if (breaker[field] !== undefined && !isInt(breaker[field], 1, 86_400_000)) problems.push(`${path}.${field} must be an integer number of milliseconds from 1 to 86400000`);
+    if (breaker[field] !== undefined && !isInt(breaker[field], 1, 86_400_000))
+      problems.push(`${path}.${field} must be an integer number of milliseconds from 1 to 86400000`);
   }
   problems.push(...validateStatusCodes(breaker.on_status_codes, `${path}.on_status_codes`));
   return problems;
@@ -201,7 +220,10 @@ function validateQuery(query: Record<string, unknown>, path: string): string[] {
         if (!FIELD_OPERATORS.has(operator)) problems.push(`${at}.${operator} is not an operator (${[...FIELD_OPERATORS].join(' ')})`);
         else if ((operator === '$in' || operator === '$nin') && !Array.isArray(operand)) problems.push(`${at}.${operator} must be an array`);
         else if (operator === '$regex') {
-          const problem = typeof operand === 'string' && operand.length <= 1000 ? compileSafeRegex(operand).problem : 'must be a regular expression string of at most 1000 characters';
+          const problem =
+            typeof operand === 'string' && operand.length <= 1000
+              ? compileSafeRegex(operand).problem
+              : 'must be a regular expression string of at most 1000 characters';
           if (problem) problems.push(`${at}.$regex ${problem}`);
         }
       }
@@ -215,4 +237,3 @@ function validateStatusCodes(codes: unknown, path: string): string[] {
   if (!Array.isArray(codes) || !codes.every((c) => isInt(c, 100, 599))) return [`${path} must be an array of HTTP status codes`];
   return [];
 }
-

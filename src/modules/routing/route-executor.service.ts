@@ -60,13 +60,7 @@ function upstreamIdentity(target: RouteTarget): string {
 export class RouteExecutor {
   private readonly tools: ExecutionTools;
 
-  constructor(
-    resolver: RouteResolver,
-    cache: ResponseCache,
-    budgets: BudgetLedger,
-    rateLimiter: RateLimiter,
-    config: ConfigService<Environment, true>,
-  ) {
+  constructor(resolver: RouteResolver, cache: ResponseCache, budgets: BudgetLedger, rateLimiter: RateLimiter, config: ConfigService<Environment, true>) {
     const timing = { baseDelayMs: config.get('RETRY_BASE_DELAY_MS', { infer: true }), maxDelayMs: config.get('RETRY_MAX_DELAY_MS', { infer: true }) };
     this.tools = { resolver, cache, budgets, rateLimiter, breakers: new CircuitBreakerRegistry(), timing };
   }
@@ -85,7 +79,16 @@ export class RouteExecutor {
     send: AttemptSender,
     options: { cacheable?: boolean; replayable?: boolean; texts?: OperationTexts; budgeted?: boolean } = {},
   ): Promise<GatewayResult> {
-    const run = new ExecutionRun(this.tools, context, body, send, options.cacheable ?? true, options.replayable ?? true, options.texts ?? null, options.budgeted ?? true);
+    const run = new ExecutionRun(
+      this.tools,
+      context,
+      body,
+      send,
+      options.cacheable ?? true,
+      options.replayable ?? true,
+      options.texts ?? null,
+      options.budgeted ?? true,
+    );
     return run.node(context.route!.root);
   }
 }
@@ -187,7 +190,10 @@ class ExecutionRun {
       const breaker = this.admitThroughBreaker(node, target, body);
       try {
         await this.tools.rateLimiter.admit(this.context, target);
-        const cache = this.cacheable && node.cache ? { key: responseCacheKey(this.context.operation ?? '', upstreamIdentity(target), body), maxAgeSeconds: node.cache.maxAgeSeconds } : null;
+        const cache =
+          this.cacheable && node.cache
+            ? { key: responseCacheKey(this.context.operation ?? '', upstreamIdentity(target), body), maxAgeSeconds: node.cache.maxAgeSeconds }
+            : null;
         const hit = cache ? await this.lookUpCache(attempt, cache.key) : null;
         if (hit) {
           breaker?.release();
@@ -233,9 +239,16 @@ class ExecutionRun {
     const breaker = this.tools.breakers.get(`${upstreamIdentity(target)}|${String(body.model)}`, node.circuitBreaker);
     if (breaker.tryAcquire(Date.now())) return breaker;
     const seconds = Math.max(1, Math.ceil(breaker.retryAfterMs(Date.now()) / 1000));
-    throw new GatewayError(503, 'service_unavailable', `The circuit breaker of target ${node.path ?? '(root)'} (${target.provider}) is open after repeated failures`, 'circuit_open', null, {
-      'retry-after': String(seconds),
-    });
+    throw new GatewayError(
+      503,
+      'service_unavailable',
+      `The circuit breaker of target ${node.path ?? '(root)'} (${target.provider}) is open after repeated failures`,
+      'circuit_open',
+      null,
+      {
+        'retry-after': String(seconds),
+      },
+    );
   }
 
   /** A cached answer replayed (a hit costs nothing), or null: the attempt goes to the provider. */
@@ -253,7 +266,13 @@ class ExecutionRun {
   }
 
   /** Sends, retrying as the leaf's policy says; each retry is an attempt of its own. */
-  private async sendWithRetries(node: RouteNode, target: RouteTarget, body: Record<string, unknown>, first: Attempt, breaker: CircuitBreaker | null): Promise<GatewayResult> {
+  private async sendWithRetries(
+    node: RouteNode,
+    target: RouteTarget,
+    body: Record<string, unknown>,
+    first: Attempt,
+    breaker: CircuitBreaker | null,
+  ): Promise<GatewayResult> {
     let attempt = first;
     for (let retry = 0; ; retry++) {
       if (retry > 0) attempt = this.retryOf(node, target, retry, body, first);
@@ -271,7 +290,8 @@ class ExecutionRun {
         if (!failure) throw error;
         attempt.fail(error);
         breaker?.onFailure(failure.status, failure.unreachable, Date.now());
-        const delay = this.spent || (breaker && !breaker.tryAcquire(Date.now())) ? null : retryDelayMs(node.retry, retry, failure, this.tools.timing, Math.random);
+        const delay =
+          this.spent || (breaker && !breaker.tryAcquire(Date.now())) ? null : retryDelayMs(node.retry, retry, failure, this.tools.timing, Math.random);
         if (delay === null) throw error;
         await sleep(delay, undefined, { signal: this.context.abort.signal }).catch(() => {
           throw new ClientClosedRequestError();
@@ -365,7 +385,16 @@ class ExecutionRun {
       Promise.race([
         this.tools.cache.set(
           key,
-          { kind, status: result.status, provider: attempt.provider, model: attempt.model, servedModel: outcome.servedModel, usage: outcome.usage, responseBody: outcome.responseBody, ...value },
+          {
+            kind,
+            status: result.status,
+            provider: attempt.provider,
+            model: attempt.model,
+            servedModel: outcome.servedModel,
+            usage: outcome.usage,
+            responseBody: outcome.responseBody,
+            ...value,
+          },
           maxAgeSeconds,
         ),
         sleep(CACHE_WRITE_WAIT_MS, undefined, { ref: false }),
@@ -383,9 +412,7 @@ class ExecutionRun {
         },
         error: (error) => subscriber.error(error),
         complete: () => {
-          void result.outcome
-            .then((outcome) => (outcome.error ? undefined : store(outcome, { frames })))
-            .finally(() => subscriber.complete());
+          void result.outcome.then((outcome) => (outcome.error ? undefined : store(outcome, { frames }))).finally(() => subscriber.complete());
         },
       }),
     );

@@ -48,7 +48,16 @@ function fallback(children: RouteNode[]): RouteNode {
 function contextFor(root: RouteNode): RequestContext {
   const context = new RequestContext('trace-1', {});
   context.operation = 'chat.completions';
-  context.route = { root, configId: null, configVersion: null, via: 'config', organization: null, project: null, configHostsAdminChosen: false, workspaceId: 'ws-1' };
+  context.route = {
+    root,
+    configId: null,
+    configVersion: null,
+    via: 'config',
+    organization: null,
+    project: null,
+    configHostsAdminChosen: false,
+    workspaceId: 'ws-1',
+  };
   return context;
 }
 

@@ -47,9 +47,7 @@ export interface CircuitBreakerPolicy {
 
 /** How a leaf names its provider before it is resolved (virtual keys are looked up per attempt). */
 export type TargetSource =
-  | { kind: 'resolved'; target: RouteTarget }
-  | { kind: 'virtual_key'; slug: string }
-  | { kind: 'provider'; provider: string; apiKey: string | null };
+  { kind: 'resolved'; target: RouteTarget } | { kind: 'virtual_key'; slug: string } | { kind: 'provider'; provider: string; apiKey: string | null };
 
 /**
  * One node of a routing tree. A config becomes a tree with every inherited field already

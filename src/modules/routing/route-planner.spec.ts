@@ -3,24 +3,21 @@ import { chooseConditional, fallsBack, parseRetryAfter, pickWeighted, retryDelay
 import { mulberry32 } from '../../../test/support/fuzz-inputs';
 
 describe('pickWeighted', () => {
-  it.each([
-    [[1, 1]],
-    [[3, 1]],
-    [[5, 0, 1, 2.5]],
-    [[0.1, 0.2, 0.7]],
-    [[1, 0, 0, 0, 9]],
-  ])('over 40,000 draws each item is picked in proportion to its weight %j', (weights) => {
-    const items = weights.map((weight, id) => ({ id, weight }));
-    const counts = new Array(weights.length).fill(0);
-    const random = mulberry32(weights.length * 7919);
-    const draws = 40_000;
-    for (let i = 0; i < draws; i++) counts[pickWeighted(items, random)!.id]++;
-    const total = weights.reduce((a, b) => a + b, 0);
-    weights.forEach((weight, i) => {
-      if (weight === 0) expect(counts[i]).toBe(0);
-      else expect(Math.abs(counts[i] / draws - weight / total)).toBeLessThan(0.01);
-    });
-  });
+  it.each([[[1, 1]], [[3, 1]], [[5, 0, 1, 2.5]], [[0.1, 0.2, 0.7]], [[1, 0, 0, 0, 9]]])(
+    'over 40,000 draws each item is picked in proportion to its weight %j',
+    (weights) => {
+      const items = weights.map((weight, id) => ({ id, weight }));
+      const counts = new Array(weights.length).fill(0);
+      const random = mulberry32(weights.length * 7919);
+      const draws = 40_000;
+      for (let i = 0; i < draws; i++) counts[pickWeighted(items, random)!.id]++;
+      const total = weights.reduce((a, b) => a + b, 0);
+      weights.forEach((weight, i) => {
+        if (weight === 0) expect(counts[i]).toBe(0);
+        else expect(Math.abs(counts[i] / draws - weight / total)).toBeLessThan(0.01);
+      });
+    },
+  );
 
   it('never picks weight 0, even at the edges of the random range', () => {
     const items = [{ weight: 0 }, { weight: 2 }, { weight: 0 }];

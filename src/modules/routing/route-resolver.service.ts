@@ -108,7 +108,8 @@ export class RouteResolver {
     }
     // Clients that send only a base URL and an API key (Codex, Cursor, Claude Code) route by the key.
     if (principal?.defaultConfig) return this.fromStoredConfig(principal.defaultConfig, workspaceId, requestedHost);
-    if (principal?.defaultVirtualKey) return plan(await this.virtualKeyTarget(workspaceId, principal.defaultVirtualKey, requestedHost), 'virtual_key', workspaceId);
+    if (principal?.defaultVirtualKey)
+      return plan(await this.virtualKeyTarget(workspaceId, principal.defaultVirtualKey, requestedHost), 'virtual_key', workspaceId);
     throw GatewayError.invalidRequest(NO_ROUTE);
   }
 
@@ -152,7 +153,14 @@ export class RouteResolver {
   }
 
   /** A stored config's version, or an inline config's text, builds the same tree every time (guardrails compile regexes and schemas): built once. */
-  private planFromConfig(cacheKey: string, raw: () => unknown, configId: string | null, configVersion: number | null, hostsAdminChosen: boolean, workspaceId: string): RoutePlan {
+  private planFromConfig(
+    cacheKey: string,
+    raw: () => unknown,
+    configId: string | null,
+    configVersion: number | null,
+    hostsAdminChosen: boolean,
+    workspaceId: string,
+  ): RoutePlan {
     let root = this.trees.get(cacheKey);
     if (!root) {
       root = this.buildTree(raw());
@@ -167,7 +175,8 @@ export class RouteResolver {
     const root = problems.length ? null : buildRouteTree(raw as GatewayConfig, { postJson: this.upstream.postJson });
     if (root) {
       for (const leaf of leavesOf(root)) {
-        if (!leaf.source) problems.push(`config${leaf.path ? ` target ${leaf.path}` : ''} names neither provider nor virtual_key (itself or through its parents)`);
+        if (!leaf.source)
+          problems.push(`config${leaf.path ? ` target ${leaf.path}` : ''} names neither provider nor virtual_key (itself or through its parents)`);
       }
     }
     if (problems.length) throw GatewayError.invalidRequest(`Invalid config: ${problems.join('; ')}`, 'x-gateway-config', 'invalid_config');
@@ -216,7 +225,10 @@ export class RouteResolver {
       throw GatewayError.invalidRequest('x-gateway-custom-host must be an http(s) URL', 'x-gateway-custom-host');
     }
     if (customHost !== null && hasUserinfo(customHost)) {
-      throw GatewayError.invalidRequest('x-gateway-custom-host must not carry user:password@ (the gateway does not send it; send the key in Authorization)', 'x-gateway-custom-host');
+      throw GatewayError.invalidRequest(
+        'x-gateway-custom-host must not carry user:password@ (the gateway does not send it; send the key in Authorization)',
+        'x-gateway-custom-host',
+      );
     }
     return { ...blankTarget(adapter.id, apiKey), providerOptions, customHost, privateNetworkAllowed: customHost === null || isAdmin };
   }
@@ -274,5 +286,14 @@ function blankTarget(provider: string, apiKey: string | null): RouteTarget {
 }
 
 function plan(target: RouteTarget, via: RoutePlan['via'], workspaceId: string): RoutePlan {
-  return { root: singleTargetTree(target), configId: null, configVersion: null, via, organization: null, project: null, configHostsAdminChosen: false, workspaceId };
+  return {
+    root: singleTargetTree(target),
+    configId: null,
+    configVersion: null,
+    via,
+    organization: null,
+    project: null,
+    configHostsAdminChosen: false,
+    workspaceId,
+  };
 }

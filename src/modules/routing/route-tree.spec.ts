@@ -15,7 +15,10 @@ describe('buildRouteTree', () => {
           strategy: { mode: 'loadbalance' },
           provider: 'groq',
           request_timeout: 100,
-          targets: [{ weight: 3, override_params: { temperature: 1 } }, { virtual_key: 'vk', weight: 0 }],
+          targets: [
+            { weight: 3, override_params: { temperature: 1 } },
+            { virtual_key: 'vk', weight: 0 },
+          ],
         },
       ],
     });

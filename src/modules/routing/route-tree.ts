@@ -16,8 +16,19 @@ export const DEFAULT_CACHE_MAX_AGE_SECONDS = 3600;
 
 /** Fields a target takes from its parent when it does not set them (CONTRACT section 5). */
 const INHERITED = [
-  'provider', 'api_key', 'virtual_key', 'provider_organization', 'provider_project', 'custom_host',
-  'retry', 'request_timeout', 'strict_params', 'cache', 'circuit_breaker', 'input_guardrails', 'output_guardrails',
+  'provider',
+  'api_key',
+  'virtual_key',
+  'provider_organization',
+  'provider_project',
+  'custom_host',
+  'retry',
+  'request_timeout',
+  'strict_params',
+  'cache',
+  'circuit_breaker',
+  'input_guardrails',
+  'output_guardrails',
 ] as const;
 
 /**

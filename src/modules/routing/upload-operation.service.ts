@@ -69,7 +69,12 @@ export class UploadOperations {
         const contentType = String(answer.response.headers['content-type'] ?? '');
         if (/json/i.test(contentType)) {
           const { raw, json } = await this.attempts.readJsonObject(context, answer);
-          return { kind: 'json', status: answer.response.status, body: raw, outcome: { responseBody: json, usage: spec.usage(json, upload), servedModel: null } };
+          return {
+            kind: 'json',
+            status: answer.response.status,
+            body: raw,
+            outcome: { responseBody: json, usage: spec.usage(json, upload), servedModel: null },
+          };
         }
         const raw = await this.attempts.readBody(context, answer);
         const text = raw.toString('utf8');

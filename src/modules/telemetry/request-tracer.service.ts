@@ -1,11 +1,31 @@
 import { Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, defaultTextMapGetter, defaultTextMapSetter, trace, type Attributes, type Span, type TextMapPropagator, type Tracer } from '@opentelemetry/api';
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  defaultTextMapGetter,
+  defaultTextMapSetter,
+  trace,
+  type Attributes,
+  type Span,
+  type TextMapPropagator,
+  type Tracer,
+} from '@opentelemetry/api';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { LoggedError } from '../../common/errors/gateway-error';
 import type { RequestContext } from '../../gateway/request-context';
 import type { NormalizedUsage } from '../../providers/usage';
 import type { Attempt } from '../routing/attempt';
-import { ATTR_ERROR_TYPE, ATTR_HTTP_RESPONSE_STATUS_CODE, GEN_AI, errorType, genAiOperationName, genAiProviderName, genAiSpanName, usageAttributes } from './genai-attributes';
+import {
+  ATTR_ERROR_TYPE,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  GEN_AI,
+  errorType,
+  genAiOperationName,
+  genAiProviderName,
+  genAiSpanName,
+  usageAttributes,
+} from './genai-attributes';
 
 /** How long shutdown waits for the last spans to reach the collector. */
 const SHUTDOWN_FLUSH_MS = 3_000;
@@ -185,7 +205,13 @@ export class RequestTracer implements OnApplicationShutdown {
     span.end(start + (attempt.latencyMs ?? 0));
   }
 
-  private genAiAttributes(operation: string, provider: string | null, requestModel: string | null, responseModel: string | null, usage: NormalizedUsage | null): Attributes {
+  private genAiAttributes(
+    operation: string,
+    provider: string | null,
+    requestModel: string | null,
+    responseModel: string | null,
+    usage: NormalizedUsage | null,
+  ): Attributes {
     return {
       [GEN_AI.operationName]: genAiOperationName(operation),
       ...(provider ? { [GEN_AI.providerName]: genAiProviderName(provider) } : {}),

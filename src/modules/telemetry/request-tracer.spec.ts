@@ -9,7 +9,23 @@ import { EXPORT_WARNING_INTERVAL_MS, sdkTracing, WarningSpanExporter } from './o
 import { RequestTracer, type TracedRequest } from './request-tracer.service';
 
 function target(provider: string): RouteTarget {
-  return { provider, apiKey: null, customHost: null, organization: null, project: null, providerOptions: {}, strictParams: false, virtualKeyId: null, overrideParams: {}, requestTimeoutMs: null, virtualKeyBudget: null, virtualKeyRateLimits: [], allowedModels: null, model: null, privateNetworkAllowed: false };
+  return {
+    provider,
+    apiKey: null,
+    customHost: null,
+    organization: null,
+    project: null,
+    providerOptions: {},
+    strictParams: false,
+    virtualKeyId: null,
+    overrideParams: {},
+    requestTimeoutMs: null,
+    virtualKeyBudget: null,
+    virtualKeyRateLimits: [],
+    allowedModels: null,
+    model: null,
+    privateNetworkAllowed: false,
+  };
 }
 
 const usage = { promptTokens: 12, completionTokens: 5, totalTokens: 17, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
@@ -40,7 +56,16 @@ describe('RequestTracer', () => {
     answered.sent = true;
     answered.answered(200, { responseBody: {}, usage, servedModel: 'claude-haiku-20250101' });
     context.attempts.push(failed, answered);
-    const request: TracedRequest = { operation: 'chat.completions', provider: 'anthropic', model: 'claude-haiku', statusCode: 200, latencyMs: 40, costUsd: 0.0001, cacheStatus: 'MISS', error: null };
+    const request: TracedRequest = {
+      operation: 'chat.completions',
+      provider: 'anthropic',
+      model: 'claude-haiku',
+      statusCode: 200,
+      latencyMs: 40,
+      costUsd: 0.0001,
+      cacheStatus: 'MISS',
+      error: null,
+    };
     return { span, context, request };
   }
 
@@ -79,7 +104,13 @@ describe('RequestTracer', () => {
     expect(clients[0].attributes['http.response.status_code']).toBeGreaterThanOrEqual(500);
     expect(clients[0].attributes['error.type']).toEqual(expect.any(String));
     expect(clients[0].status.code).toBe(SpanStatusCode.ERROR);
-    expect(clients[1].attributes).toMatchObject({ 'gen_ai.provider.name': 'anthropic', 'gen_ai.usage.input_tokens': 12, 'gateway.target_index': '1', 'http.response.status_code': 200, 'gateway.cost_usd': 0.0001 });
+    expect(clients[1].attributes).toMatchObject({
+      'gen_ai.provider.name': 'anthropic',
+      'gen_ai.usage.input_tokens': 12,
+      'gateway.target_index': '1',
+      'http.response.status_code': 200,
+      'gateway.cost_usd': 0.0001,
+    });
     expect(clients[1].status.code).toBe(SpanStatusCode.UNSET);
   });
 
@@ -96,7 +127,21 @@ describe('RequestTracer', () => {
     const span = tracer.begin({});
     const context = new RequestContext('t', {}, span);
     context.operation = 'embeddings';
-    tracer.requestEnded(context, span, { operation: 'embeddings', provider: 'openai', model: 'text-embedding-3-small', statusCode: 429, latencyMs: 3, costUsd: null, cacheStatus: 'DISABLED', error: { type: 'rate_limit_error', code: 'rate_limit_exceeded', message: 'slow down' } }, () => null);
+    tracer.requestEnded(
+      context,
+      span,
+      {
+        operation: 'embeddings',
+        provider: 'openai',
+        model: 'text-embedding-3-small',
+        statusCode: 429,
+        latencyMs: 3,
+        costUsd: null,
+        cacheStatus: 'DISABLED',
+        error: { type: 'rate_limit_error', code: 'rate_limit_exceeded', message: 'slow down' },
+      },
+      () => null,
+    );
     const [root] = exporter.getFinishedSpans();
     expect(root.name).toBe('embeddings text-embedding-3-small');
     expect(root.attributes).toMatchObject({ 'gen_ai.operation.name': 'embeddings', 'error.type': 'rate_limit_exceeded', 'http.response.status_code': 429 });
@@ -106,11 +151,25 @@ describe('RequestTracer', () => {
   it('makes an execute_tool span per MCP tool call; a proxy request with one is exported under its route', () => {
     const span = tracer.begin({});
     const context = new RequestContext('t', {}, span);
-    tracer.toolCalled(span, { id: 'log-1', createdAt: new Date(), server: 'docs', tool: 'search', isError: true, error: { code: 'invalid_arguments', message: 'bad' }, latencyMs: 4, statusCode: 400 });
+    tracer.toolCalled(span, {
+      id: 'log-1',
+      createdAt: new Date(),
+      server: 'docs',
+      tool: 'search',
+      isError: true,
+      error: { code: 'invalid_arguments', message: 'bad' },
+      latencyMs: 4,
+      statusCode: 400,
+    });
     tracer.rowlessRequestEnded(context, span, 'POST /v1/mcp/:slug');
     const spans = exporter.getFinishedSpans();
     const tool = spans.find((s) => s.name === 'execute_tool search')!;
-    expect(tool.attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'search', 'gateway.mcp_server': 'docs', 'error.type': 'invalid_arguments' });
+    expect(tool.attributes).toMatchObject({
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'search',
+      'gateway.mcp_server': 'docs',
+      'error.type': 'invalid_arguments',
+    });
     expect(tool.parentSpanContext?.spanId).toBe(span.spanContext().spanId);
     expect(spans.find((s) => s.kind === SpanKind.SERVER)?.name).toBe('POST /v1/mcp/:slug');
   });
@@ -131,8 +190,15 @@ describe('WarningSpanExporter', () => {
   it('warns once per interval while exports fail, and passes every result on', () => {
     let now = 0;
     const warnings: string[] = [];
-    const failing: SpanExporter = { export: (_spans, done) => done({ code: ExportResultCode.FAILED, error: new Error('connect ECONNREFUSED') }), shutdown: async () => undefined };
-    const exporter = new WarningSpanExporter(failing, (message) => warnings.push(message), () => now);
+    const failing: SpanExporter = {
+      export: (_spans, done) => done({ code: ExportResultCode.FAILED, error: new Error('connect ECONNREFUSED') }),
+      shutdown: async () => undefined,
+    };
+    const exporter = new WarningSpanExporter(
+      failing,
+      (message) => warnings.push(message),
+      () => now,
+    );
     const results: number[] = [];
     const spans = [{} as ReadableSpan, {} as ReadableSpan];
     for (let i = 0; i < 5; i++) exporter.export(spans, (result) => results.push(result.code));

@@ -3,7 +3,15 @@ import type { SseStreamHandler } from './sse-relay';
 import { CredentialScrubber } from './credential-scrubber';
 
 const target = (over: Partial<ProviderTarget> = {}): ProviderTarget => ({
-  provider: 'openai', apiKey: null, customHost: null, organization: null, project: null, providerOptions: {}, strictParams: false, virtualKeyId: null, ...over,
+  provider: 'openai',
+  apiKey: null,
+  customHost: null,
+  organization: null,
+  project: null,
+  providerOptions: {},
+  strictParams: false,
+  virtualKeyId: null,
+  ...over,
 });
 const request = (headers: Record<string, string>) => ({ method: 'POST' as const, url: 'https://h.example/v1', headers });
 
@@ -22,7 +30,10 @@ describe('CredentialScrubber', () => {
 
   it('hides secret provider options (AWS session token) and a minted access token, not a service account JSON', () => {
     const json = '{"type":"service_account","private_key":"-----BEGIN"}';
-    const scrubber = CredentialScrubber.of(request({}), target({ apiKey: json, accessToken: 'ya29.token-123456', providerOptions: { aws_session_token: 'FwoGZXIvYXdzEJr//token', aws_region: 'us-east-1' } }));
+    const scrubber = CredentialScrubber.of(
+      request({}),
+      target({ apiKey: json, accessToken: 'ya29.token-123456', providerOptions: { aws_session_token: 'FwoGZXIvYXdzEJr//token', aws_region: 'us-east-1' } }),
+    );
     expect(scrubber.text('ya29.token-123456 FwoGZXIvYXdzEJr//token us-east-1')).toBe('[REDACTED] [REDACTED] us-east-1');
     // As a JSON string with `/` escaped, the same token.
     expect(scrubber.text('"FwoGZXIvYXdzEJr\\/\\/token"')).toBe('"[REDACTED]"');

@@ -92,7 +92,8 @@ export class CredentialScrubber {
   stream(handler: SseStreamHandler): SseStreamHandler {
     if (this.secrets.length === 0) return handler;
     return {
-      onEvent: (event: EventSourceMessage) => handler.onEvent({ ...event, data: this.text(event.data), ...(event.event !== undefined && { event: this.text(event.event) }) }),
+      onEvent: (event: EventSourceMessage) =>
+        handler.onEvent({ ...event, data: this.text(event.data), ...(event.event !== undefined && { event: this.text(event.event) }) }),
       isComplete: () => handler.isComplete(),
       errorFrame: (error) => handler.errorFrame(error),
       finish: () => handler.finish(),

@@ -15,9 +15,12 @@ describe('embeddedIpv4', () => {
     ['::2', '0.0.0.2'],
   ])('%s embeds %s', (address, ipv4) => expect(embeddedIpv4(address)).toBe(ipv4));
 
-  it.each(['::', '::1', '2606:4700::1111', 'fe80::1%eth0', '64:ff9b:2::1', '169.254.169.254', 'localhost', '::ffff:1:a9fe:a9fe'])('%s embeds none', (address) => {
-    expect(embeddedIpv4(address)).toBeNull();
-  });
+  it.each(['::', '::1', '2606:4700::1111', 'fe80::1%eth0', '64:ff9b:2::1', '169.254.169.254', 'localhost', '::ffff:1:a9fe:a9fe'])(
+    '%s embeds none',
+    (address) => {
+      expect(embeddedIpv4(address)).toBeNull();
+    },
+  );
 
   it('reads the eight words of any written form', () => {
     expect(ipv6Words('1:2:3:4:5:6:1.2.3.4')).toEqual([1, 2, 3, 4, 5, 6, 0x102, 0x304]);

@@ -34,8 +34,9 @@ export function ipv6Words(address: string): number[] | null {
   const withoutZone = address.replace(/%.*$/, '');
   if (!isIPv6(withoutZone)) return null;
   // `::1.2.3.4` is `::102:304`: the quad written as the two words it stands for.
-  const text = withoutZone.replace(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/, (_quad, a: string, b: string, c: string, d: string) =>
-    `${((Number(a) << 8) | Number(b)).toString(16)}:${((Number(c) << 8) | Number(d)).toString(16)}`,
+  const text = withoutZone.replace(
+    /(\d+)\.(\d+)\.(\d+)\.(\d+)$/,
+    (_quad, a: string, b: string, c: string, d: string) => `${((Number(a) << 8) | Number(b)).toString(16)}:${((Number(c) << 8) | Number(d)).toString(16)}`,
   );
   const parse = (part: string) => (part === '' ? [] : part.split(':').map((word) => parseInt(word, 16)));
   const gap = text.indexOf('::');

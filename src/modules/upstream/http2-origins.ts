@@ -137,7 +137,13 @@ export class Http2Origins {
    * rejects with Http2NotSent when the request never reached the provider (send it over
    * HTTP/1.1), Http2Aborted when `abort` fired first, or the stream's error.
    */
-  request({ entry, url }: Http2Target, method: string, headers: Record<string, string>, body: string | Buffer | undefined, abort: EventEmitter): Promise<Http2Answer> {
+  request(
+    { entry, url }: Http2Target,
+    method: string,
+    headers: Record<string, string>,
+    body: string | Buffer | undefined,
+    abort: EventEmitter,
+  ): Promise<Http2Answer> {
     const { session } = entry;
     let stream: http2.ClientHttp2Stream;
     try {
@@ -173,7 +179,10 @@ export class Http2Origins {
         reject(notSent() ? new Http2NotSent(error.message) : error);
       });
       stream.once('close', () => {
-        if (!answered) reject(notSent() ? new Http2NotSent('The HTTP/2 stream closed before it was sent') : new Error(`The HTTP/2 stream was reset (code ${stream.rstCode})`));
+        if (!answered)
+          reject(
+            notSent() ? new Http2NotSent('The HTTP/2 stream closed before it was sent') : new Error(`The HTTP/2 stream was reset (code ${stream.rstCode})`),
+          );
       });
     });
   }
@@ -232,7 +241,11 @@ export class Http2Origins {
   }
 
   private addSession(url: URL, state: Extract<OriginState, { protocol: 'http2' }>, socket: tls.TLSSocket): Session {
-    const session = http2.connect(url.origin, { createConnection: () => socket, maxSessionMemory: SESSION_MEMORY_MB, settings: { enablePush: false, initialWindowSize: STREAM_WINDOW_BYTES } });
+    const session = http2.connect(url.origin, {
+      createConnection: () => socket,
+      maxSessionMemory: SESSION_MEMORY_MB,
+      settings: { enablePush: false, initialWindowSize: STREAM_WINDOW_BYTES },
+    });
     const entry: Session = { session, open: 0, connected: false };
     session.once('connect', () => (entry.connected = true));
     state.sessions.push(entry);
@@ -240,7 +253,10 @@ export class Http2Origins {
       const index = state.sessions.indexOf(entry);
       if (index !== -1) state.sessions.splice(index, 1);
     };
-    session.once('remoteSettings', (settings) => (state.streamLimit = Math.min(settings.maxConcurrentStreams ?? DEFAULT_STREAM_LIMIT, MAX_STREAMS_PER_SESSION)));
+    session.once(
+      'remoteSettings',
+      (settings) => (state.streamLimit = Math.min(settings.maxConcurrentStreams ?? DEFAULT_STREAM_LIMIT, MAX_STREAMS_PER_SESSION)),
+    );
     // A session the server closes (GOAWAY, e.g. a connection rotated) takes no new stream;
     // the streams it already accepted finish on it. One that fails to connect fails its
     // streams as not sent (they go over HTTP/1.1).

@@ -39,7 +39,16 @@ export class ProvidersController {
       type: 'object',
       properties: {
         object: { type: 'string', enum: ['list'] },
-        data: { type: 'array', items: { type: 'object', properties: { id: { type: 'string', example: 'groq' }, operations: { type: 'array', items: { type: 'string' }, example: ['chat.completions', 'responses', 'models'] } } } },
+        data: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              id: { type: 'string', example: 'groq' },
+              operations: { type: 'array', items: { type: 'string' }, example: ['chat.completions', 'responses', 'models'] },
+            },
+          },
+        },
       },
     },
   })

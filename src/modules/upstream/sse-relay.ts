@@ -87,7 +87,9 @@ export function relayUpstreamSse(
         stopWatchingDeadline();
         // A client may hang up as soon as it has the stream's last event (Codex does after
         // `response.completed`, before the provider closes): it read to the end, a success.
-        const clientLeft: LoggedError | null = handler.isComplete() ? null : { type: 'client_error', code: 'client_closed_request', message: 'The client closed the connection mid-stream' };
+        const clientLeft: LoggedError | null = handler.isComplete()
+          ? null
+          : { type: 'client_error', code: 'client_closed_request', message: 'The client closed the connection mid-stream' };
         body.destroy();
         finish(clientLeft);
       };
@@ -176,7 +178,9 @@ export function relayUpstreamSse(
       const clientLeft = context.abort.signal.aborted && !response.timedOut();
       if (clientLeft && started) return; // the client's unsubscribe ends it
       const failure = { type: 'upstream_error', code: 'upstream_stream_broken', message: 'The provider stream closed before its end' };
-      settle(failure, () => (clientLeft ? new ClientClosedRequestError() : GatewayError.upstreamUnreachable('The provider stream closed before its first event')));
+      settle(failure, () =>
+        clientLeft ? new ClientClosedRequestError() : GatewayError.upstreamUnreachable('The provider stream closed before its first event'),
+      );
     });
     body.on('end', () => {
       const failure = handler.isComplete()

@@ -199,10 +199,12 @@ export class UpstreamAttempt {
     const timeoutMs = target.requestTimeoutMs ?? this.defaultTimeoutMs;
     const signal = context.abort.signal;
     const sentAt = performance.now();
-    const response = await this.upstream.send(request, { signal, timeoutMs, privateNetworkAllowed: target.privateNetworkAllowed, provider: target.provider }).catch((error: unknown) => {
-      this.metrics.observeUpstream(target.provider, 'failed', (performance.now() - sentAt) / 1000);
-      throw error;
-    });
+    const response = await this.upstream
+      .send(request, { signal, timeoutMs, privateNetworkAllowed: target.privateNetworkAllowed, provider: target.provider })
+      .catch((error: unknown) => {
+        this.metrics.observeUpstream(target.provider, 'failed', (performance.now() - sentAt) / 1000);
+        throw error;
+      });
     this.metrics.observeUpstream(target.provider, response.status, (performance.now() - sentAt) / 1000);
     if (response.status >= 400) {
       const raw = scrubber.bytes(await this.upstream.readBody(response, timeoutMs, signal));
@@ -277,10 +279,18 @@ export class UpstreamAttempt {
   }
 
   /** A JSON answer's outcome: the object, its usage (or the cost the operation prices itself) and served model. */
-  private jsonOutcome(context: RequestContext, attempt: Attempt, json: Record<string, any>, operation: Pick<OperationSpec, 'usage' | 'answerUsage' | 'cost'>): AnswerOutcome {
+  private jsonOutcome(
+    context: RequestContext,
+    attempt: Attempt,
+    json: Record<string, any>,
+    operation: Pick<OperationSpec, 'usage' | 'answerUsage' | 'cost'>,
+  ): AnswerOutcome {
     const usage = operation.answerUsage && json ? operation.answerUsage(json) : operation.usage(json?.usage);
     const servedModel = typeof json?.model === 'string' ? json.model : null;
-    const costUsd = !usage && operation.cost ? operation.cost(json, { provider: attempt.provider, model: servedModel ?? attempt.model, requestBody: context.requestBody }) : null;
+    const costUsd =
+      !usage && operation.cost
+        ? operation.cost(json, { provider: attempt.provider, model: servedModel ?? attempt.model, requestBody: context.requestBody })
+        : null;
     return { responseBody: json, usage, servedModel, costUsd };
   }
 }

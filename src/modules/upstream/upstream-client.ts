@@ -103,7 +103,9 @@ export class UpstreamClient implements OnApplicationShutdown {
     const stats = agent.stats[origin];
     const queued = stats ? waitingIn(stats) : 0;
     if (queued > 0) {
-      this.saturated.warn(`${queued} request(s) to ${provider ?? origin} wait for a connection: all ${this.maxConnections} are busy (UPSTREAM_MAX_CONNECTIONS)`);
+      this.saturated.warn(
+        `${queued} request(s) to ${provider ?? origin} wait for a connection: all ${this.maxConnections} are busy (UPSTREAM_MAX_CONNECTIONS)`,
+      );
     }
   }
 
@@ -132,7 +134,9 @@ export class UpstreamClient implements OnApplicationShutdown {
 
   /** A connection error of a socket opened with `lookup`, as the gateway reports it. */
   describeConnectError(error: Error): GatewayError {
-    return error instanceof UpstreamHostRefusedError ? hostRefused(error) : GatewayError.upstreamUnreachable(`The provider could not be reached (${describe(error)})`);
+    return error instanceof UpstreamHostRefusedError
+      ? hostRefused(error)
+      : GatewayError.upstreamUnreachable(`The provider could not be reached (${describe(error)})`);
   }
 
   /**

@@ -1,7 +1,9 @@
 import { UpstreamHostPolicy, UpstreamHostRefusedError } from './upstream-host-policy';
 
 const lookup = (policy: UpstreamHostPolicy, host: string) =>
-  new Promise<string>((resolve, reject) => policy.lookup(host, { all: true }, (error, addresses) => (error ? reject(error) : resolve(JSON.stringify(addresses)))));
+  new Promise<string>((resolve, reject) =>
+    policy.lookup(host, { all: true }, (error, addresses) => (error ? reject(error) : resolve(JSON.stringify(addresses)))),
+  );
 
 describe('UpstreamHostPolicy', () => {
   const strict = new UpstreamHostPolicy(false);
@@ -32,7 +34,16 @@ describe('UpstreamHostPolicy', () => {
   });
 
   it('judges an IPv6 address that embeds an IPv4 one by the IPv4 host it reaches', () => {
-    const metadata = ['64:ff9b::a9fe:a9fe', '64:ff9b::169.254.169.254', '64:ff9b:1::a9fe:a9fe', '2002:a9fe:a9fe::1', '::a9fe:a9fe', '::169.254.169.254', '::ffff:a9fe:a9fe', '0:0:0:0:0:ffff:a9fe:a9fe'];
+    const metadata = [
+      '64:ff9b::a9fe:a9fe',
+      '64:ff9b::169.254.169.254',
+      '64:ff9b:1::a9fe:a9fe',
+      '2002:a9fe:a9fe::1',
+      '::a9fe:a9fe',
+      '::169.254.169.254',
+      '::ffff:a9fe:a9fe',
+      '0:0:0:0:0:ffff:a9fe:a9fe',
+    ];
     for (const address of metadata) {
       expect([address, strict.refusal(address)]).toEqual([address, expect.stringMatching(/link-local, metadata or reserved/)]);
       expect([address, permissive.refusal(address)]).toEqual([address, expect.stringMatching(/link-local, metadata or reserved/)]);
@@ -50,8 +61,25 @@ describe('UpstreamHostPolicy', () => {
 
   it('refuses the special-purpose ranges: documentation, reserved, broadcast, discard, Teredo, ORCHID', () => {
     const denied = [
-      '0.1.2.3', '192.0.0.8', '192.0.2.10', '192.88.99.1', '198.51.100.7', '203.0.113.200', '240.0.0.1', '255.255.255.255', '239.1.1.1',
-      '::', '100::1', '2001::1', '2001:10::1', '2001:20::1', '2001:db8::1', '3fff::1', '5f00::1', 'ff02::1', 'fe80::1%eth0',
+      '0.1.2.3',
+      '192.0.0.8',
+      '192.0.2.10',
+      '192.88.99.1',
+      '198.51.100.7',
+      '203.0.113.200',
+      '240.0.0.1',
+      '255.255.255.255',
+      '239.1.1.1',
+      '::',
+      '100::1',
+      '2001::1',
+      '2001:10::1',
+      '2001:20::1',
+      '2001:db8::1',
+      '3fff::1',
+      '5f00::1',
+      'ff02::1',
+      'fe80::1%eth0',
     ];
     for (const address of denied) {
       expect([address, strict.refusal(address)]).toEqual([address, expect.stringMatching(/link-local, metadata or reserved/)]);

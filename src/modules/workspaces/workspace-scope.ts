@@ -32,7 +32,8 @@ export async function scopeOf(principal: ApiKeyPrincipal, header: string | strin
     return { caller: caller(role), workspaceId, visible: role === 'owner' ? null : [workspaceId] };
   }
   const workspace = await directory.bySlug(wanted);
-  const membership = workspace && (principal.memberships ?? [{ workspaceId: principal.workspaceId, role: principal.role }]).find((m) => m.workspaceId === workspace.id);
+  const membership =
+    workspace && (principal.memberships ?? [{ workspaceId: principal.workspaceId, role: principal.role }]).find((m) => m.workspaceId === workspace.id);
   const role = principal.role === 'owner' ? 'owner' : membership?.role;
   if (!workspace || !role) throw GatewayError.notFound(`No workspace '${wanted}'`, 'workspace_not_found');
   return { caller: caller(role), workspaceId: workspace.id, visible: [workspace.id] };

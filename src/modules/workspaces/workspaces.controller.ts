@@ -10,7 +10,11 @@ import { WorkspacesService } from './workspaces.service';
 @ApiTags('admin: workspaces')
 @ApiSecurity('gateway-api-key')
 @Permission('organisation.manage')
-@Audited<WorkspacesController>({ resource: 'workspace', read: (c, { scope, id }) => c.get(scope, id!), workspaceOf: (view) => (typeof view?.id === 'string' ? view.id : null) })
+@Audited<WorkspacesController>({
+  resource: 'workspace',
+  read: (c, { scope, id }) => c.get(scope, id!),
+  workspaceOf: (view) => (typeof view?.id === 'string' ? view.id : null),
+})
 @Controller('v1/workspaces')
 export class WorkspacesController {
   constructor(private readonly workspaces: WorkspacesService) {}
@@ -35,7 +39,7 @@ export class WorkspacesController {
   }
 
   @Patch(':idOrSlug')
-  @ApiOperation({ summary: "Rename a workspace or change its budget and rate limits, which hold across all its keys" })
+  @ApiOperation({ summary: 'Rename a workspace or change its budget and rate limits, which hold across all its keys' })
   update(@Scope() scope: WorkspaceScope, @Param('idOrSlug') idOrSlug: string, @Body() dto: WorkspaceUpdateDto) {
     return this.workspaces.update(scope, idOrSlug, dto);
   }

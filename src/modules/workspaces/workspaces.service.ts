@@ -51,7 +51,8 @@ export class WorkspacesService {
 
   async update(scope: WorkspaceScope, idOrSlug: string, dto: WorkspaceUpdateDto): Promise<Record<string, unknown>> {
     const row = await this.find(scope, idOrSlug);
-    if (dto.name === null || dto.slug === null) throw GatewayError.invalidRequest(`${dto.name === null ? 'name' : 'slug'} cannot be null`, dto.name === null ? 'name' : 'slug');
+    if (dto.name === null || dto.slug === null)
+      throw GatewayError.invalidRequest(`${dto.name === null ? 'name' : 'slug'} cannot be null`, dto.name === null ? 'name' : 'slug');
     if (row.id === DEFAULT_WORKSPACE_ID && dto.slug !== undefined && dto.slug !== row.slug) {
       throw GatewayError.conflict('The default workspace keeps its slug: existing data and clients name it', 'default_workspace');
     }
@@ -70,7 +71,8 @@ export class WorkspacesService {
       const [{ count }] = await this.repo.query(`select count(*)::int as count from ${table} where workspace_id = $1 and ${live}`, [row.id]);
       if (count > 0) held.push(`${count} ${what}`);
     }
-    if (held.length > 0) throw GatewayError.conflict(`Workspace '${row.slug}' still holds ${held.join(', ')}: delete or revoke them first`, 'workspace_not_empty');
+    if (held.length > 0)
+      throw GatewayError.conflict(`Workspace '${row.slug}' still holds ${held.join(', ')}: delete or revoke them first`, 'workspace_not_empty');
     await this.repo.update({ id: row.id }, { deletedAt: new Date() });
     await this.keyChanges.changed('workspaces');
     return { id: row.id, object: 'workspace', deleted: true };

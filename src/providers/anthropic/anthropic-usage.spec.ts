@@ -14,7 +14,11 @@ describe('Anthropic usage', () => {
   });
 
   it('treats missing or null counts as zero, and no usage as none', () => {
-    expect(usageFromAnthropic({ input_tokens: 3, cache_read_input_tokens: null, output_tokens: 1 })).toMatchObject({ promptTokens: 3, cachedTokens: 0, cacheWriteTokens: 0 });
+    expect(usageFromAnthropic({ input_tokens: 3, cache_read_input_tokens: null, output_tokens: 1 })).toMatchObject({
+      promptTokens: 3,
+      cachedTokens: 0,
+      cacheWriteTokens: 0,
+    });
     expect(usageFromAnthropic(undefined)).toBeNull();
   });
 

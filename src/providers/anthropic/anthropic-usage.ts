@@ -17,7 +17,14 @@ export function usageFromAnthropic(usage: Record<string, unknown> | null | undef
   const cacheWriteTokens = count(usage.cache_creation_input_tokens);
   const promptTokens = count(usage.input_tokens) + cachedTokens + cacheWriteTokens;
   const completionTokens = count(usage.output_tokens);
-  const normalised: NormalizedUsage = { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens, cachedTokens, cacheWriteTokens, reasoningTokens: 0 };
+  const normalised: NormalizedUsage = {
+    promptTokens,
+    completionTokens,
+    totalTokens: promptTokens + completionTokens,
+    cachedTokens,
+    cacheWriteTokens,
+    reasoningTokens: 0,
+  };
   const webSearches = count((usage.server_tool_use as Record<string, unknown> | undefined)?.web_search_requests);
   return webSearches ? { ...normalised, webSearches } : normalised;
 }
@@ -31,7 +38,9 @@ export function usageFromAnthropic(usage: Record<string, unknown> | null | undef
  * only when there were some), so the log prices them.
  */
 export function anthropicUsageAsOpenAI(usage: unknown): ChatUsage {
-  const normalised: Partial<NormalizedUsage> & Pick<NormalizedUsage, 'promptTokens' | 'completionTokens' | 'totalTokens'> = (isObject(usage) ? usageFromAnthropic(usage) : null) ?? {
+  const normalised: Partial<NormalizedUsage> & Pick<NormalizedUsage, 'promptTokens' | 'completionTokens' | 'totalTokens'> = (isObject(usage)
+    ? usageFromAnthropic(usage)
+    : null) ?? {
     promptTokens: 0,
     completionTokens: 0,
     totalTokens: 0,

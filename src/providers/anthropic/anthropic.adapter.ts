@@ -45,11 +45,16 @@ function postRequest(path: string, payload: Record<string, unknown>, target: Pro
   };
 }
 
-const messagesRequest = (payload: Record<string, unknown>, target: ProviderTarget, headers?: Record<string, string>) => postRequest('/messages', payload, target, headers);
+const messagesRequest = (payload: Record<string, unknown>, target: ProviderTarget, headers?: Record<string, string>) =>
+  postRequest('/messages', payload, target, headers);
 
 /** `GET /models`, `/models/{id}`: Anthropic's Models API (its query, `limit`, `before_id`, `after_id`, as the client sent it). */
 const anthropicModels: ResourceCapability = {
-  request: (method, path, query, target) => ({ method, url: `${baseUrl(target)}/models${path}${query ? `?${query}` : ''}`, headers: anthropicRequestHeaders(target, {}) }),
+  request: (method, path, query, target) => ({
+    method,
+    url: `${baseUrl(target)}/models${path}${query ? `?${query}` : ''}`,
+    headers: anthropicRequestHeaders(target, {}),
+  }),
 };
 
 /** Anthropic: the Messages API natively, and chat completions translated to it. */

@@ -39,7 +39,8 @@ function contentBlock(value: unknown, param: string, role: string): Block | null
   if (type === 'text' && typeof part.text === 'string') return part.text ? block({ type: 'text', text: part.text }, part) : null;
   // An assistant turn echoed back may hold the refusal it was given: it is what the model said.
   if (type === 'refusal' && role === 'assistant' && typeof part.refusal === 'string') return part.refusal ? { type: 'text', text: part.refusal } : null;
-  if (type === 'image_url' && role === 'user') return block({ type: 'image', source: imageSource(fieldOf(part.image_url, 'url'), `${param}.image_url.url`) }, part);
+  if (type === 'image_url' && role === 'user')
+    return block({ type: 'image', source: imageSource(fieldOf(part.image_url, 'url'), `${param}.image_url.url`) }, part);
   throw unsupported(`${param}.type`, `content parts of type ${JSON.stringify(type)} in ${role} messages (${param}.type)`);
 }
 

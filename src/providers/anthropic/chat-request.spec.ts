@@ -4,20 +4,41 @@ import { toAnthropicRequest } from './chat-request';
 const USER = { role: 'user', content: 'Hi' };
 const HI = { role: 'user', content: [{ type: 'text', text: 'Hi' }] };
 const PIXEL = 'data:image/png;base64,iVBORw0KGgo=';
-const WEATHER = { type: 'function', function: { name: 'get_weather', description: 'Weather by city', parameters: { type: 'object', properties: { location: { type: 'string' } } } } };
+const WEATHER = {
+  type: 'function',
+  function: { name: 'get_weather', description: 'Weather by city', parameters: { type: 'object', properties: { location: { type: 'string' } } } },
+};
 
 describe('OpenAI chat bodies as Anthropic Messages requests', () => {
   it("ignores what only tunes OpenAI's delivery or caching, and strict on a tool, naming each; strict_params refuses them", () => {
     const ignored = new IgnoredParams();
-    const body = { model: 'claude-sonnet-4-5', messages: [USER], prompt_cache_key: 'session-1', service_tier: 'flex', store: true, metadata: { a: 'b' }, tools: [{ ...WEATHER, function: { ...WEATHER.function, strict: true } }] };
+    const body = {
+      model: 'claude-sonnet-4-5',
+      messages: [USER],
+      prompt_cache_key: 'session-1',
+      service_tier: 'flex',
+      store: true,
+      metadata: { a: 'b' },
+      tools: [{ ...WEATHER, function: { ...WEATHER.function, strict: true } }],
+    };
     const request = toAnthropicRequest(body, ignored);
-    expect(request).toEqual({ model: 'claude-sonnet-4-5', messages: [HI], max_tokens: 4096, tools: [{ name: 'get_weather', description: 'Weather by city', input_schema: WEATHER.function.parameters }] });
+    expect(request).toEqual({
+      model: 'claude-sonnet-4-5',
+      messages: [HI],
+      max_tokens: 4096,
+      tools: [{ name: 'get_weather', description: 'Weather by city', input_schema: WEATHER.function.parameters }],
+    });
     expect(ignored.list()).toEqual(['prompt_cache_key', 'service_tier', 'store', 'metadata', 'tools[].function.strict']);
-    expect(() => toAnthropicRequest(body, new IgnoredParams(true))).toThrow(expect.objectContaining({ status: 400, param: 'prompt_cache_key', code: 'strict_params' }));
+    expect(() => toAnthropicRequest(body, new IgnoredParams(true))).toThrow(
+      expect.objectContaining({ status: 400, param: 'prompt_cache_key', code: 'strict_params' }),
+    );
   });
 
   it('reasoning_effort as a thinking budget, max_tokens made room for it; xhigh too', () => {
-    expect(toAnthropicRequest({ model: 'c', messages: [USER], reasoning_effort: 'xhigh' })).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 32768 }, max_tokens: 32768 + 4096 });
+    expect(toAnthropicRequest({ model: 'c', messages: [USER], reasoning_effort: 'xhigh' })).toMatchObject({
+      thinking: { type: 'enabled', budget_tokens: 32768 },
+      max_tokens: 32768 + 4096,
+    });
     expect(toAnthropicRequest({ model: 'c', messages: [USER], reasoning_effort: 'minimal' })).not.toHaveProperty('thinking');
   });
 
@@ -46,11 +67,18 @@ describe('OpenAI chat bodies as Anthropic Messages requests', () => {
   });
 
   it('joins string system and developer messages with blank lines; content parts make text blocks, cache_control kept', () => {
-    const strings = toAnthropicRequest({ model: 'c', messages: [{ role: 'system', content: 'Be brief.' }, USER, { role: 'developer', content: 'Use French.' }] });
+    const strings = toAnthropicRequest({
+      model: 'c',
+      messages: [{ role: 'system', content: 'Be brief.' }, USER, { role: 'developer', content: 'Use French.' }],
+    });
     expect(strings.system).toBe('Be brief.\n\nUse French.');
     const parts = toAnthropicRequest({
       model: 'c',
-      messages: [{ role: 'system', content: 'Be brief.' }, { role: 'developer', content: [{ type: 'text', text: 'Long rules', cache_control: { type: 'ephemeral' } }] }, USER],
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'developer', content: [{ type: 'text', text: 'Long rules', cache_control: { type: 'ephemeral' } }] },
+        USER,
+      ],
     });
     expect(parts.system).toEqual([
       { type: 'text', text: 'Be brief.' },
@@ -147,7 +175,10 @@ describe('OpenAI chat bodies as Anthropic Messages requests', () => {
   });
 
   it('parallel_tool_calls: false alone disables parallel use on the default auto choice, and means nothing without tools', () => {
-    expect(toAnthropicRequest({ model: 'c', messages: [USER], tools: [WEATHER], parallel_tool_calls: false }).tool_choice).toEqual({ type: 'auto', disable_parallel_tool_use: true });
+    expect(toAnthropicRequest({ model: 'c', messages: [USER], tools: [WEATHER], parallel_tool_calls: false }).tool_choice).toEqual({
+      type: 'auto',
+      disable_parallel_tool_use: true,
+    });
     expect(toAnthropicRequest({ model: 'c', messages: [USER], tools: [WEATHER], parallel_tool_calls: true })).not.toHaveProperty('tool_choice');
     expect(toAnthropicRequest({ model: 'c', messages: [USER], parallel_tool_calls: false })).not.toHaveProperty('tool_choice');
   });
@@ -155,18 +186,44 @@ describe('OpenAI chat bodies as Anthropic Messages requests', () => {
   it('merges consecutive messages of one role, and an assistant message with nothing to say is no turn', () => {
     const request = toAnthropicRequest({
       model: 'c',
-      messages: [USER, { role: 'assistant', content: '' }, { role: 'user', content: [{ type: 'text', text: 'Still there?' }, { type: 'text', text: '' }] }, { role: 'assistant', content: 'Yes', refusal: null }],
+      messages: [
+        USER,
+        { role: 'assistant', content: '' },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Still there?' },
+            { type: 'text', text: '' },
+          ],
+        },
+        { role: 'assistant', content: 'Yes', refusal: null },
+      ],
     });
     expect(request.messages).toEqual([
-      { role: 'user', content: [{ type: 'text', text: 'Hi' }, { type: 'text', text: 'Still there?' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Hi' },
+          { type: 'text', text: 'Still there?' },
+        ],
+      },
       { role: 'assistant', content: [{ type: 'text', text: 'Yes' }] },
     ]);
   });
 
   it('reasoning_effort is a thinking budget with room left for the answer; none and minimal leave thinking off', () => {
-    expect(toAnthropicRequest({ model: 'c', messages: [USER], reasoning_effort: 'low' })).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 1024 }, max_tokens: 5120 });
-    expect(toAnthropicRequest({ model: 'c', messages: [USER], reasoning_effort: 'medium' })).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 4096 }, max_tokens: 8192 });
-    expect(toAnthropicRequest({ model: 'c', messages: [USER], reasoning_effort: 'high', max_tokens: 20000 })).toMatchObject({ thinking: { budget_tokens: 16384 }, max_tokens: 20000 });
+    expect(toAnthropicRequest({ model: 'c', messages: [USER], reasoning_effort: 'low' })).toMatchObject({
+      thinking: { type: 'enabled', budget_tokens: 1024 },
+      max_tokens: 5120,
+    });
+    expect(toAnthropicRequest({ model: 'c', messages: [USER], reasoning_effort: 'medium' })).toMatchObject({
+      thinking: { type: 'enabled', budget_tokens: 4096 },
+      max_tokens: 8192,
+    });
+    expect(toAnthropicRequest({ model: 'c', messages: [USER], reasoning_effort: 'high', max_tokens: 20000 })).toMatchObject({
+      thinking: { budget_tokens: 16384 },
+      max_tokens: 20000,
+    });
     for (const effort of ['none', 'minimal']) {
       const request = toAnthropicRequest({ model: 'c', messages: [USER], reasoning_effort: effort });
       expect(request).not.toHaveProperty('thinking');
@@ -174,17 +231,26 @@ describe('OpenAI chat bodies as Anthropic Messages requests', () => {
     }
   });
 
-  it('reasoning_effort under the rules of extended thinking: off while a tool call is pending, a budget cut to fit the client\'s max_tokens, off below the smallest', () => {
-    const toolTurn = [USER, { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] }, { role: 'tool', tool_call_id: 'c1', content: 'ok' }];
+  it("reasoning_effort under the rules of extended thinking: off while a tool call is pending, a budget cut to fit the client's max_tokens, off below the smallest", () => {
+    const toolTurn = [
+      USER,
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: 'c1', content: 'ok' },
+    ];
     const ignored = new IgnoredParams();
     expect(toAnthropicRequest({ model: 'c', messages: toolTurn, reasoning_effort: 'high' }, ignored)).not.toHaveProperty('thinking');
     expect(ignored.list()).toEqual(['reasoning_effort']);
-    expect(() => toAnthropicRequest({ model: 'c', messages: toolTurn, reasoning_effort: 'high' }, new IgnoredParams(true))).toThrow(/reasoning_effort would be ignored/);
+    expect(() => toAnthropicRequest({ model: 'c', messages: toolTurn, reasoning_effort: 'high' }, new IgnoredParams(true))).toThrow(
+      /reasoning_effort would be ignored/,
+    );
     // A finished tool round followed by a plain answer is no pending call.
     const answered = [...toolTurn, { role: 'assistant', content: 'Done.' }, USER];
     expect(toAnthropicRequest({ model: 'c', messages: answered, reasoning_effort: 'low' })).toMatchObject({ thinking: { budget_tokens: 1024 } });
 
-    expect(toAnthropicRequest({ model: 'c', messages: [USER], reasoning_effort: 'high', max_tokens: 4000 })).toMatchObject({ thinking: { budget_tokens: 2000 }, max_tokens: 4000 });
+    expect(toAnthropicRequest({ model: 'c', messages: [USER], reasoning_effort: 'high', max_tokens: 4000 })).toMatchObject({
+      thinking: { budget_tokens: 2000 },
+      max_tokens: 4000,
+    });
     const small = new IgnoredParams();
     expect(toAnthropicRequest({ model: 'c', messages: [USER], reasoning_effort: 'low', max_tokens: 1024 }, small)).not.toHaveProperty('thinking');
     expect(small.list()).toEqual(['reasoning_effort']);
@@ -233,7 +299,11 @@ describe('OpenAI chat bodies as Anthropic Messages requests', () => {
     ['a tool_choice of another kind', { tools: [WEATHER], tool_choice: { type: 'allowed_tools' } }, 'tool_choice'],
     ['an audio input', { messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: {} }] }] }, 'messages[0].content[0].type'],
     ['a file input', { messages: [{ role: 'user', content: [{ type: 'file', file: { file_id: 'f' } }] }] }, 'messages[0].content[0].type'],
-    ['an image in a system message', { messages: [{ role: 'system', content: [{ type: 'image_url', image_url: { url: PIXEL } }] }, USER] }, 'messages[0].content[0].type'],
+    [
+      'an image in a system message',
+      { messages: [{ role: 'system', content: [{ type: 'image_url', image_url: { url: PIXEL } }] }, USER] },
+      'messages[0].content[0].type',
+    ],
     ['a named participant', { messages: [{ role: 'user', content: 'Hi', name: 'bob' }] }, 'messages[0].name'],
     ['the function role', { messages: [USER, { role: 'function', name: 'f', content: 'x' }] }, 'messages[1].role'],
   ])('refuses %s with a 400 naming the field and the provider', (_name, extra, param) => {
@@ -250,11 +320,27 @@ describe('OpenAI chat bodies as Anthropic Messages requests', () => {
     ['only a system message', { messages: [{ role: 'system', content: 'Be brief.' }] }, 'messages'],
     ['an unknown role', { messages: [{ role: 'robot', content: 'x' }] }, 'messages[0].role'],
     ['content of another type', { messages: [{ role: 'user', content: 7 }] }, 'messages[0].content'],
-    ['tool arguments that are not JSON', { messages: [USER, { role: 'assistant', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{' } }] }] }, 'messages[1].tool_calls[0].function.arguments'],
-    ['tool arguments that are not an object', { messages: [USER, { role: 'assistant', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '[1]' } }] }] }, 'messages[1].tool_calls[0].function.arguments'],
-    ['a tool call without id', { messages: [USER, { role: 'assistant', tool_calls: [{ type: 'function', function: { name: 'f', arguments: '{}' } }] }] }, 'messages[1].tool_calls[0].id'],
+    [
+      'tool arguments that are not JSON',
+      { messages: [USER, { role: 'assistant', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{' } }] }] },
+      'messages[1].tool_calls[0].function.arguments',
+    ],
+    [
+      'tool arguments that are not an object',
+      { messages: [USER, { role: 'assistant', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '[1]' } }] }] },
+      'messages[1].tool_calls[0].function.arguments',
+    ],
+    [
+      'a tool call without id',
+      { messages: [USER, { role: 'assistant', tool_calls: [{ type: 'function', function: { name: 'f', arguments: '{}' } }] }] },
+      'messages[1].tool_calls[0].id',
+    ],
     ['a tool message without tool_call_id', { messages: [USER, { role: 'tool', content: 'x' }] }, 'messages[1].tool_call_id'],
-    ['an image URL of another scheme', { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'ftp://x' } }] }] }, 'messages[0].content[0].image_url.url'],
+    [
+      'an image URL of another scheme',
+      { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'ftp://x' } }] }] },
+      'messages[0].content[0].image_url.url',
+    ],
     ['max_tokens of zero', { max_tokens: 0 }, 'max_tokens'],
     ['a max_completion_tokens that is not an integer', { max_completion_tokens: 1.5 }, 'max_completion_tokens'],
     ['a temperature that is not a number', { temperature: '0.5' }, 'temperature'],

@@ -167,7 +167,10 @@ export function thinkingWithin(budget: number, clientMaxTokens: number | null, i
   if (clientMaxTokens === null) return { budget, maxTokens: budget + DEFAULT_MAX_TOKENS };
   if (budget < clientMaxTokens) return { budget, maxTokens: clientMaxTokens };
   if (Math.floor(clientMaxTokens / 2) >= MIN_THINKING_BUDGET) return { budget: Math.floor(clientMaxTokens / 2), maxTokens: clientMaxTokens };
-  ignored.ignore('reasoning_effort', `max_tokens ${clientMaxTokens} leaves no room for Anthropic's smallest thinking budget (${MIN_THINKING_BUDGET}) and an answer`);
+  ignored.ignore(
+    'reasoning_effort',
+    `max_tokens ${clientMaxTokens} leaves no room for Anthropic's smallest thinking budget (${MIN_THINKING_BUDGET}) and an answer`,
+  );
   return null;
 }
 
@@ -200,8 +203,11 @@ function fitThinking(request: AnthropicRequest, body: Fields, ignored: IgnoredPa
   }
   thinking.budget_tokens = fit.budget;
   request.max_tokens = fit.maxTokens;
-  if (request.temperature !== undefined && request.temperature !== 1) throw invalid('temperature must be 1 or unset with reasoning_effort on Anthropic (extended thinking)', 'temperature');
-  if (typeof request.top_p === 'number' && request.top_p < 0.95) throw invalid('top_p must be at least 0.95 or unset with reasoning_effort on Anthropic (extended thinking)', 'top_p');
+  if (request.temperature !== undefined && request.temperature !== 1)
+    throw invalid('temperature must be 1 or unset with reasoning_effort on Anthropic (extended thinking)', 'temperature');
+  if (typeof request.top_p === 'number' && request.top_p < 0.95)
+    throw invalid('top_p must be at least 0.95 or unset with reasoning_effort on Anthropic (extended thinking)', 'top_p');
   const forced = (request.tool_choice as { type?: string } | undefined)?.type;
-  if (forced === 'any' || forced === 'tool') throw invalid('tool_choice cannot force a tool call with reasoning_effort on Anthropic (extended thinking)', 'tool_choice');
+  if (forced === 'any' || forced === 'tool')
+    throw invalid('tool_choice cannot force a tool call with reasoning_effort on Anthropic (extended thinking)', 'tool_choice');
 }

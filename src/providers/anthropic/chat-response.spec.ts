@@ -14,7 +14,10 @@ describe('Anthropic answers as OpenAI chat completions', () => {
         type: 'message',
         role: 'assistant',
         model: 'claude-sonnet-4-5-20250929',
-        content: [{ type: 'text', text: 'Hi! ' }, { type: 'text', text: 'My name is Claude.' }],
+        content: [
+          { type: 'text', text: 'Hi! ' },
+          { type: 'text', text: 'My name is Claude.' },
+        ],
         stop_reason: 'end_turn',
         stop_sequence: null,
         usage: { input_tokens: 2095, output_tokens: 503 },
@@ -60,7 +63,11 @@ describe('Anthropic answers as OpenAI chat completions', () => {
     const completion = toChatCompletion(
       {
         id: 'msg_2',
-        content: [{ type: 'thinking', thinking: 'hmm', signature: 'x' }, { type: 'redacted_thinking', data: 'opaque' }, { type: 'thinking', thinking: 'so', signature: 'y' }],
+        content: [
+          { type: 'thinking', thinking: 'hmm', signature: 'x' },
+          { type: 'redacted_thinking', data: 'opaque' },
+          { type: 'thinking', thinking: 'so', signature: 'y' },
+        ],
         stop_reason: 'end_turn',
         usage: { input_tokens: 1, output_tokens: 2 },
       },
@@ -89,15 +96,24 @@ describe('Anthropic answers as OpenAI chat completions', () => {
   });
 
   it("Anthropic's error body becomes OpenAI's error shape, its type kept", () => {
-    expect(toOpenAIError(529, fixture('error-overloaded.json'))).toEqual({ error: { message: 'Overloaded', type: 'overloaded_error', param: null, code: null } });
+    expect(toOpenAIError(529, fixture('error-overloaded.json'))).toEqual({
+      error: { message: 'Overloaded', type: 'overloaded_error', param: null, code: null },
+    });
     expect(toOpenAIError(401, { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } })).toEqual({
       error: { message: 'invalid x-api-key', type: 'authentication_error', param: null, code: null },
     });
   });
 
   it('any other error body gives its text, else the status, as an upstream_error', () => {
-    expect(toOpenAIError(502, '<html>Bad gateway</html>')).toEqual({ error: { message: '<html>Bad gateway</html>', type: 'upstream_error', param: null, code: null } });
-    expect(toOpenAIError(503, { message: 'upstream connect error' }).error).toEqual({ message: 'upstream connect error', type: 'upstream_error', param: null, code: null });
+    expect(toOpenAIError(502, '<html>Bad gateway</html>')).toEqual({
+      error: { message: '<html>Bad gateway</html>', type: 'upstream_error', param: null, code: null },
+    });
+    expect(toOpenAIError(503, { message: 'upstream connect error' }).error).toEqual({
+      message: 'upstream connect error',
+      type: 'upstream_error',
+      param: null,
+      code: null,
+    });
     expect(toOpenAIError(500, null).error).toEqual({ message: 'Provider anthropic answered 500', type: 'upstream_error', param: null, code: null });
     expect(toOpenAIError(500, '').error.message).toBe('Provider anthropic answered 500');
   });

@@ -19,7 +19,11 @@ export function toChatCompletion(answer: unknown, model: string): ChatCompletion
   // Anthropic names each tool_use block's id and name; they pass on as sent.
   const toolCalls = blocks
     .filter((block) => block.type === 'tool_use')
-    .map((block): ChatToolCall => ({ id: block.id as string, type: 'function', function: { name: block.name as string, arguments: JSON.stringify(block.input ?? {}) } }));
+    .map((block): ChatToolCall => ({
+      id: block.id as string,
+      type: 'function',
+      function: { name: block.name as string, arguments: JSON.stringify(block.input ?? {}) },
+    }));
   const message: ChatAssistantMessage = { role: 'assistant', content: text.length ? text.join('') : null, refusal: null };
   const reasoning = blocks.filter((block) => block?.type === 'thinking' && typeof block.thinking === 'string').map((block) => block.thinking as string);
   if (reasoning.length) message.reasoning_content = reasoning.join('\n\n');

@@ -16,7 +16,10 @@ function replay(fixture: string, decoder = new AnthropicChatStreamDecoder('claud
 
 const choices = (chunks: ChatCompletionChunk[]) => chunks.filter((chunk) => chunk.choices.length).map((chunk) => chunk.choices[0]);
 const event = (data: unknown) => ({ event: undefined, id: undefined, data: typeof data === 'string' ? data : JSON.stringify(data) });
-const START = event({ type: 'message_start', message: { id: 'msg_1', model: 'claude-haiku-4-5-20251001', usage: { input_tokens: 3, cache_read_input_tokens: 100, output_tokens: 1 } } });
+const START = event({
+  type: 'message_start',
+  message: { id: 'msg_1', model: 'claude-haiku-4-5-20251001', usage: { input_tokens: 3, cache_read_input_tokens: 100, output_tokens: 1 } },
+});
 
 describe('AnthropicChatStreamDecoder', () => {
   it('a text stream: role chunk, text deltas, finish chunk, then usage with the cache reads; pings make nothing', () => {
@@ -28,7 +31,12 @@ describe('AnthropicChatStreamDecoder', () => {
       { index: 0, delta: {}, finish_reason: 'stop', logprobs: null },
     ]);
     for (const chunk of chunks) {
-      expect(chunk).toMatchObject({ id: 'msg_01XFDUDYJgAACzvnptvVoYEL', object: 'chat.completion.chunk', created: chunks[0].created, model: 'claude-sonnet-4-5-20250929' });
+      expect(chunk).toMatchObject({
+        id: 'msg_01XFDUDYJgAACzvnptvVoYEL',
+        object: 'chat.completion.chunk',
+        created: chunks[0].created,
+        model: 'claude-sonnet-4-5-20250929',
+      });
     }
     expect(chunks).toHaveLength(5);
     expect(chunks.at(-1)).toMatchObject({
@@ -48,7 +56,11 @@ describe('AnthropicChatStreamDecoder', () => {
       { index: 0, function: { arguments: ' "San Francisco, CA"}' } },
     ]);
     expect(JSON.parse(calls.map((call) => call.function?.arguments).join(''))).toEqual({ location: 'San Francisco, CA' });
-    expect(choices(chunks).map((choice) => choice.delta.content).filter(Boolean)).toEqual(['Let me check the weather.']);
+    expect(
+      choices(chunks)
+        .map((choice) => choice.delta.content)
+        .filter(Boolean),
+    ).toEqual(['Let me check the weather.']);
     expect(choices(chunks).at(-1)!.finish_reason).toBe('tool_calls');
     expect(chunks.at(-1)!.usage).toMatchObject({ prompt_tokens: 472, completion_tokens: 89 });
   });
@@ -60,7 +72,13 @@ describe('AnthropicChatStreamDecoder', () => {
       [0, 'toolu_01KFbKqPYSuAKujiL6mTfzYA'],
       [1, 'toolu_01QcXm4uvxUVVfKf8SQ8bbyR'],
     ]);
-    const args = (index: number) => JSON.parse(calls.filter((call) => call.index === index).map((call) => call.function?.arguments).join(''));
+    const args = (index: number) =>
+      JSON.parse(
+        calls
+          .filter((call) => call.index === index)
+          .map((call) => call.function?.arguments)
+          .join(''),
+      );
     expect([args(0), args(1)]).toEqual([{ location: 'Paris' }, { location: 'Rome' }]);
     expect(chunks[0].model).toBe('claude-haiku-4-5-20251001');
     expect(chunks.at(-1)!.usage).toMatchObject({ prompt_tokens: 849, completion_tokens: 74 });
@@ -68,8 +86,16 @@ describe('AnthropicChatStreamDecoder', () => {
 
   it('streams thinking as reasoning_content apart from the text, counts it as output, takes the final counts of message_delta, and maps max_tokens to length', () => {
     const { chunks } = replay('thinking.chunks.txt');
-    expect(choices(chunks).map((choice) => choice.delta.content).filter(Boolean)).toEqual(['27 * 453 = 12,231']);
-    expect(choices(chunks).map((choice) => choice.delta.reasoning_content).filter(Boolean)).toEqual(['27 * 453 = 12231']);
+    expect(
+      choices(chunks)
+        .map((choice) => choice.delta.content)
+        .filter(Boolean),
+    ).toEqual(['27 * 453 = 12,231']);
+    expect(
+      choices(chunks)
+        .map((choice) => choice.delta.reasoning_content)
+        .filter(Boolean),
+    ).toEqual(['27 * 453 = 12231']);
     expect(JSON.stringify(chunks)).not.toContain('signature');
     expect(choices(chunks).at(-1)!.finish_reason).toBe('length');
     expect(chunks.at(-1)!.usage).toEqual({
@@ -102,7 +128,13 @@ describe('AnthropicChatStreamDecoder', () => {
     const decoder = new AnthropicChatStreamDecoder('claude-haiku-4-5');
     decoder.onEvent(START);
     expect(decoder.onEvent(event({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: 'Hi' } }))).toEqual([
-      { id: 'msg_1', object: 'chat.completion.chunk', created: expect.any(Number), model: 'claude-haiku-4-5-20251001', choices: [{ index: 0, delta: { content: 'Hi' }, finish_reason: null, logprobs: null }] },
+      {
+        id: 'msg_1',
+        object: 'chat.completion.chunk',
+        created: expect.any(Number),
+        model: 'claude-haiku-4-5-20251001',
+        choices: [{ index: 0, delta: { content: 'Hi' }, finish_reason: null, logprobs: null }],
+      },
     ]);
   });
 

@@ -58,7 +58,8 @@ export class AnthropicChatStreamDecoder implements ChatStreamDecoder {
       case 'content_block_stop':
         return [];
       default:
-        if (typeof data.type !== 'string') throw GatewayError.upstreamMalformed(`Provider anthropic sent a stream event without a type: ${event.data.slice(0, 200)}`);
+        if (typeof data.type !== 'string')
+          throw GatewayError.upstreamMalformed(`Provider anthropic sent a stream event without a type: ${event.data.slice(0, 200)}`);
         return []; // event types added after this was written: Anthropic asks clients to ignore them
     }
   }
@@ -74,7 +75,9 @@ export class AnthropicChatStreamDecoder implements ChatStreamDecoder {
       this.toolIndexes.set(index, ordinal);
       // The block's `input` is always {} here: the arguments follow as input_json_delta fragments.
       // Anthropic names each tool_use block's id and name; they pass on as sent.
-      return [this.chunk({ tool_calls: [{ index: ordinal, id: block.id as string, type: 'function', function: { name: block.name as string, arguments: '' } }] })];
+      return [
+        this.chunk({ tool_calls: [{ index: ordinal, id: block.id as string, type: 'function', function: { name: block.name as string, arguments: '' } }] }),
+      ];
     }
     if (block.type === 'text' && typeof block.text === 'string' && block.text) return [this.chunk({ content: block.text })];
     if (block.type === 'thinking' && typeof block.thinking === 'string' && block.thinking) return [this.chunk({ reasoning_content: block.thinking })];

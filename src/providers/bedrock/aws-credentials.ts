@@ -58,7 +58,9 @@ export async function awsCredentials(target: ProviderTarget, region: string): Pr
   if (!roleArn) return base;
   const externalId = options.aws_external_id || undefined;
   // The source identity is part of the key (hashed: the map holds no secret), so two keys never share a role's session.
-  const key = createHash('sha256').update(JSON.stringify([base.accessKeyId, base.secretAccessKey, roleArn, externalId ?? null, region])).digest('hex');
+  const key = createHash('sha256')
+    .update(JSON.stringify([base.accessKeyId, base.secretAccessKey, roleArn, externalId ?? null, region]))
+    .digest('hex');
   let cached = assumedRoles.get(key);
   if (!cached) {
     const provider = fromTemporaryCredentials({
@@ -90,7 +92,10 @@ async function baseCredentials(target: ProviderTarget): Promise<AwsCredentialIde
     return { accessKeyId, secretAccessKey: target.apiKey, sessionToken: options.aws_session_token || undefined };
   }
   if (accessKeyId) {
-    throw GatewayError.invalidRequest(`Provider bedrock has the access key id ${accessKeyId.slice(0, 4)}… but no secret access key: set it as the virtual key's key (or x-gateway-aws-secret-access-key)`, 'key');
+    throw GatewayError.invalidRequest(
+      `Provider bedrock has the access key id ${accessKeyId.slice(0, 4)}… but no secret access key: set it as the virtual key's key (or x-gateway-aws-secret-access-key)`,
+      'key',
+    );
   }
   // The gateway's own identity is an operator's to hand out: through a virtual key only,
   // never to whoever names the provider in a header (or an inline config).
@@ -104,7 +109,11 @@ async function baseCredentials(target: ProviderTarget): Promise<AwsCredentialIde
   try {
     return await environmentCredentials.get();
   } catch (error) {
-    throw awsCredentialError('found no AWS credentials in the gateway\'s environment (the virtual key has no key, so the default chain was asked: environment variables, web identity, container or instance role)', error, 'key');
+    throw awsCredentialError(
+      "found no AWS credentials in the gateway's environment (the virtual key has no key, so the default chain was asked: environment variables, web identity, container or instance role)",
+      error,
+      'key',
+    );
   }
 }
 
@@ -112,7 +121,8 @@ async function baseCredentials(target: ProviderTarget): Promise<AwsCredentialIde
 function awsCredentialError(what: string, error: unknown, param: string): GatewayError {
   const status = (error as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode;
   const message = `Provider bedrock ${what}: ${error instanceof Error ? error.message : String(error)}`;
-  if (status && status >= 400 && status < 500) return new GatewayError(status === 400 ? 400 : 403, status === 400 ? 'invalid_request_error' : 'permission_error', message, 'aws_credentials', param);
+  if (status && status >= 400 && status < 500)
+    return new GatewayError(status === 400 ? 400 : 403, status === 400 ? 'invalid_request_error' : 'permission_error', message, 'aws_credentials', param);
   return new GatewayError(502, 'upstream_error', message, 'aws_credentials', param);
 }
 

@@ -12,8 +12,16 @@ const REGION = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
 /** The region of a target, from `provider_options.aws_region`: 400 naming the field when missing or not a region. */
 export function awsRegion(target: ProviderTarget): string {
   const region = target.providerOptions.aws_region;
-  if (!region) throw GatewayError.invalidRequest('Provider bedrock needs the AWS region: set provider_options.aws_region on the virtual key (or x-gateway-aws-region)', 'provider_options.aws_region');
-  if (!REGION.test(region)) throw GatewayError.invalidRequest(`provider_options.aws_region '${region.slice(0, 40)}' is not an AWS region name such as us-east-1`, 'provider_options.aws_region');
+  if (!region)
+    throw GatewayError.invalidRequest(
+      'Provider bedrock needs the AWS region: set provider_options.aws_region on the virtual key (or x-gateway-aws-region)',
+      'provider_options.aws_region',
+    );
+  if (!REGION.test(region))
+    throw GatewayError.invalidRequest(
+      `provider_options.aws_region '${region.slice(0, 40)}' is not an AWS region name such as us-east-1`,
+      'provider_options.aws_region',
+    );
   return region;
 }
 

@@ -19,7 +19,8 @@ const translation: ChatTranslation = {
 
 /** Chat completions through Converse, or ConverseStream (AWS's binary event stream) for streams. */
 function buildChatRequest(body: Record<string, unknown>, target: ProviderTarget): UpstreamRequest {
-  if (typeof body.model !== 'string' || !body.model) throw GatewayError.invalidRequest('model must be a string naming a Bedrock model id or inference profile', 'model');
+  if (typeof body.model !== 'string' || !body.model)
+    throw GatewayError.invalidRequest('model must be a string naming a Bedrock model id or inference profile', 'model');
   const ignored = new IgnoredParams(target.strictParams);
   const request = toConverseRequest(body, ignored);
   const stream = body.stream === true;

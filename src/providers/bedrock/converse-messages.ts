@@ -50,10 +50,17 @@ function documentBlock(file: unknown, param: string, position: number): ContentB
   if (typeof fileData !== 'string') throw unsupported(`${param}.file.file_id`, `files by id (${param}.file.file_id): send file_data`);
   const data = dataUrl(fileData);
   const format = data && Object.hasOwn(DOCUMENT_FORMATS, data.mediaType) ? DOCUMENT_FORMATS[data.mediaType] : undefined;
-  if (!data || !format) throw invalid(`${param}.file.file_data must be a base64 data URL of a pdf, csv, doc, docx, xls, xlsx, html, txt or md document`, `${param}.file.file_data`);
+  if (!data || !format)
+    throw invalid(`${param}.file.file_data must be a base64 data URL of a pdf, csv, doc, docx, xls, xlsx, html, txt or md document`, `${param}.file.file_data`);
   // Bedrock allows letters, digits, spaces, hyphens, parentheses and brackets in a document's name.
   const filename = fieldOf(file, 'filename');
-  const given = typeof filename === 'string' ? filename.replace(/\.[^.]*$/, '').replace(/[^A-Za-z0-9\s\-()[\]]/g, ' ').trim() : '';
+  const given =
+    typeof filename === 'string'
+      ? filename
+          .replace(/\.[^.]*$/, '')
+          .replace(/[^A-Za-z0-9\s\-()[\]]/g, ' ')
+          .trim()
+      : '';
   return { document: { format, name: given || `document ${position + 1}`, source: { bytes: data.data } } };
 }
 
@@ -100,7 +107,11 @@ export function toConverseMessages(messages: unknown): { messages: ConverseMessa
     if (role === 'system' || role === 'developer') {
       const blocks = contentBlocks(message.content, param, role);
       if (!turns.length) system.push(...blocks);
-      else push('user', blocks.map((block) => ({ text: `System message: ${block.text}` })));
+      else
+        push(
+          'user',
+          blocks.map((block) => ({ text: `System message: ${block.text}` })),
+        );
     } else if (role === 'user') {
       push('user', contentBlocks(message.content, param, role));
     } else if (role === 'assistant') {

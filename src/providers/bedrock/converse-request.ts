@@ -62,10 +62,12 @@ const PARAMETERS: Record<string, (value: unknown, request: ConverseRequest, body
     if (typeof body.model !== 'string' || !isBedrockClaude(body.model)) throw unsupported('reasoning_effort', 'reasoning_effort for models other than Claude');
     const budget = typeof value === 'string' && Object.hasOwn(THINKING_BUDGETS, value) ? THINKING_BUDGETS[value] : undefined;
     if (budget === undefined) throw invalid('reasoning_effort must be none, minimal, low, medium, high or xhigh', 'reasoning_effort');
-    if (budget !== null) request.additionalModelRequestFields = { ...request.additionalModelRequestFields, thinking: { type: 'enabled', budget_tokens: budget } };
+    if (budget !== null)
+      request.additionalModelRequestFields = { ...request.additionalModelRequestFields, thinking: { type: 'enabled', budget_tokens: budget } };
   },
   response_format: (value) => {
-    if ((value as Record<string, unknown>)?.type !== 'text') throw unsupported('response_format.type', `response_format of type ${JSON.stringify((value as Record<string, unknown>)?.type)}`);
+    if ((value as Record<string, unknown>)?.type !== 'text')
+      throw unsupported('response_format.type', `response_format of type ${JSON.stringify((value as Record<string, unknown>)?.type)}`);
   },
   ...OPENAI_DELIVERY_PARAMS,
 };
@@ -144,8 +146,11 @@ function fitThinking(request: ConverseRequest, ignored: IgnoredParams): void {
   }
   thinking.budget_tokens = fit.budget;
   config.maxTokens = fit.maxTokens;
-  if (config.temperature !== undefined && config.temperature !== 1) throw invalid('temperature must be 1 or unset with reasoning_effort on Claude (extended thinking)', 'temperature');
-  if (typeof config.topP === 'number' && config.topP < 0.95) throw invalid('top_p must be at least 0.95 or unset with reasoning_effort on Claude (extended thinking)', 'top_p');
+  if (config.temperature !== undefined && config.temperature !== 1)
+    throw invalid('temperature must be 1 or unset with reasoning_effort on Claude (extended thinking)', 'temperature');
+  if (typeof config.topP === 'number' && config.topP < 0.95)
+    throw invalid('top_p must be at least 0.95 or unset with reasoning_effort on Claude (extended thinking)', 'top_p');
   const choice = request.toolConfig?.toolChoice;
-  if (choice && ('any' in choice || 'tool' in choice)) throw invalid('tool_choice cannot force a tool call with reasoning_effort on Claude (extended thinking)', 'tool_choice');
+  if (choice && ('any' in choice || 'tool' in choice))
+    throw invalid('tool_choice cannot force a tool call with reasoning_effort on Claude (extended thinking)', 'tool_choice');
 }

@@ -60,11 +60,17 @@ export function toChatCompletion(answer: unknown, model: string): ChatCompletion
   if (!isObject(answer) || !Array.isArray(content)) throw GatewayError.upstreamMalformed('Provider bedrock answered without output.message.content');
   const blocks = content.filter((block) => typeof block === 'object' && block !== null) as Fields[];
   const text = blocks.filter((block) => typeof block.text === 'string').map((block) => block.text as string);
-  const reasoning = blocks.map((block) => objectAt(block.reasoningContent, 'reasoningText')?.text).filter((value): value is string => typeof value === 'string');
+  const reasoning = blocks
+    .map((block) => objectAt(block.reasoningContent, 'reasoningText')?.text)
+    .filter((value): value is string => typeof value === 'string');
   const toolCalls = blocks
     .map((block) => objectAt(block, 'toolUse'))
     .filter((toolUse): toolUse is Fields & { name: string } => typeof toolUse?.name === 'string')
-    .map((toolUse): ChatToolCall => ({ id: String(toolUse.toolUseId), type: 'function', function: { name: toolUse.name, arguments: JSON.stringify(toolUse.input ?? {}) } }));
+    .map((toolUse): ChatToolCall => ({
+      id: String(toolUse.toolUseId),
+      type: 'function',
+      function: { name: toolUse.name, arguments: JSON.stringify(toolUse.input ?? {}) },
+    }));
   const message: ChatAssistantMessage = { role: 'assistant', content: text.length ? text.join('') : null, refusal: null };
   if (reasoning.length) message.reasoning_content = reasoning.join('\n\n');
   if (toolCalls.length) message.tool_calls = toolCalls;
@@ -103,10 +109,12 @@ const ERROR_TYPES: Record<string, string> = {
 /** What a person can do about an AWS error, added to AWS's own message. */
 const HINTS: Record<string, string> = {
   InvalidSignatureException: "check the virtual key's AWS secret access key (its key) and provider_options.aws_access_key_id",
-  UnrecognizedClientException: "check provider_options.aws_access_key_id and the session token of the virtual key",
-  ExpiredTokenException: "the AWS session token expired: give the virtual key fresh credentials",
-  AccessDeniedException: 'grant the IAM identity bedrock:InvokeModel (and InvokeModelWithResponseStream for streams) on this model, and enable the model in the Bedrock console of this region',
-  ResourceNotFoundException: "check the model id: Bedrock's own id (e.g. anthropic.claude-3-5-haiku-20241022-v1:0) or an inference profile (us.…, eu.…, global.…) available in this region",
+  UnrecognizedClientException: 'check provider_options.aws_access_key_id and the session token of the virtual key',
+  ExpiredTokenException: 'the AWS session token expired: give the virtual key fresh credentials',
+  AccessDeniedException:
+    'grant the IAM identity bedrock:InvokeModel (and InvokeModelWithResponseStream for streams) on this model, and enable the model in the Bedrock console of this region',
+  ResourceNotFoundException:
+    "check the model id: Bedrock's own id (e.g. anthropic.claude-3-5-haiku-20241022-v1:0) or an inference profile (us.…, eu.…, global.…) available in this region",
   ThrottlingException: 'Bedrock throttled the request: retry later or raise the quota of this model',
   ServiceQuotaExceededException: 'a Bedrock service quota was exceeded: retry later or raise the quota',
 };
@@ -126,7 +134,14 @@ export function awsErrorName(raw: string | undefined | null): string | null {
 export function toOpenAIError(status: number, body: unknown, headers?: Record<string, string>): OpenAIErrorBody {
   const record = typeof body === 'object' && body !== null ? (body as Fields) : null;
   const name = awsErrorName(headers?.['x-amzn-errortype'] ?? (typeof record?.__type === 'string' ? record.__type.split('#').pop() : null));
-  const given = typeof record?.message === 'string' ? record.message : typeof record?.Message === 'string' ? record.Message : typeof body === 'string' ? body.trim().slice(0, 1000) : '';
+  const given =
+    typeof record?.message === 'string'
+      ? record.message
+      : typeof record?.Message === 'string'
+        ? record.Message
+        : typeof body === 'string'
+          ? body.trim().slice(0, 1000)
+          : '';
   const hint = name && Object.hasOwn(HINTS, name) ? HINTS[name] : null;
   const message = `Provider bedrock answered ${status}${name ? ` ${name}` : ''}${given ? `: ${given}` : ''}${hint ? ` (${hint})` : ''}`;
   const type = (name && Object.hasOwn(ERROR_TYPES, name) ? ERROR_TYPES[name] : null) ?? (status >= 500 ? 'api_error' : 'invalid_request_error');

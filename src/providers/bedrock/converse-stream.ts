@@ -40,7 +40,9 @@ export class ConverseChatStreamDecoder implements ChatStreamDecoder {
         this.start(chunks);
         const index = this.toolCalls.size;
         this.toolCalls.set(Number(payload.contentBlockIndex), index);
-        chunks.push(this.chunk({ tool_calls: [{ index, id: String(toolUse.toolUseId), type: 'function', function: { name: String(toolUse.name), arguments: '' } }] }));
+        chunks.push(
+          this.chunk({ tool_calls: [{ index, id: String(toolUse.toolUseId), type: 'function', function: { name: String(toolUse.name), arguments: '' } }] }),
+        );
         break;
       }
       case 'contentBlockDelta': {

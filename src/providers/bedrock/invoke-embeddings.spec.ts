@@ -14,7 +14,10 @@ const paramOf = (run: () => unknown): string | null | undefined => {
 
 describe('Bedrock embeddings', () => {
   it("maps Cohere's fields, search_document by default, and Titan's one text", () => {
-    expect(toBedrockEmbedRequest({ model: 'eu.cohere.embed-multilingual-v3', input: ['a', 'b'], user: 'u', encoding_format: 'float' })).toEqual({ texts: ['a', 'b'], input_type: 'search_document' });
+    expect(toBedrockEmbedRequest({ model: 'eu.cohere.embed-multilingual-v3', input: ['a', 'b'], user: 'u', encoding_format: 'float' })).toEqual({
+      texts: ['a', 'b'],
+      input_type: 'search_document',
+    });
     expect(toBedrockEmbedRequest({ model: 'cohere.embed-v4:0', input: 'a', dimensions: 512, input_type: 'clustering', truncate: 'START' })).toEqual({
       texts: ['a'],
       input_type: 'clustering',
@@ -22,7 +25,11 @@ describe('Bedrock embeddings', () => {
       output_dimension: 512,
     });
     expect(toBedrockEmbedRequest({ model: 'amazon.titan-embed-g1-text-02', input: ['only'] })).toEqual({ inputText: 'only' });
-    expect(toBedrockEmbedRequest({ model: 'amazon.titan-embed-text-v2:0', input: 'x', dimensions: 256, normalize: false })).toEqual({ inputText: 'x', dimensions: 256, normalize: false });
+    expect(toBedrockEmbedRequest({ model: 'amazon.titan-embed-text-v2:0', input: 'x', dimensions: 256, normalize: false })).toEqual({
+      inputText: 'x',
+      dimensions: 256,
+      normalize: false,
+    });
   });
 
   it('refuses, naming the field: token ids, a field the family lacks, a bad type, another model', () => {
@@ -42,7 +49,9 @@ describe('Bedrock embeddings', () => {
       { model: 'amazon.titan-embed-text-v2:0', input: ['b'], dimensions: 256 },
     ]);
     expect(splitEmbedBody({ model: 'cohere.embed-english-v3', input: new Array(96).fill('t') })).toBeNull();
-    expect(splitEmbedBody({ model: 'cohere.embed-english-v3', input: new Array(200).fill('t') })!.map((part) => (part.input as string[]).length)).toEqual([96, 96, 8]);
+    expect(splitEmbedBody({ model: 'cohere.embed-english-v3', input: new Array(200).fill('t') })!.map((part) => (part.input as string[]).length)).toEqual([
+      96, 96, 8,
+    ]);
   });
 
   it("reads both of Cohere's answer shapes and Titan's, tokens from the body or Bedrock's header, and merges parts in order", () => {
@@ -56,7 +65,10 @@ describe('Bedrock embeddings', () => {
     expect(fromBedrockEmbeddings({ embeddings: [[1]] }, { model: 'cohere.embed-english-v3' }, {})).not.toHaveProperty('usage');
     expect(() => fromBedrockEmbeddings({ embedding: 'nope' }, { model: 'amazon.titan-embed-text-v1' }, {})).toThrow(GatewayError);
 
-    const merged = mergeEmbeddingLists([titan, fromBedrockEmbeddings({ embedding: [1] }, { model: 'amazon.titan-embed-text-v1' }, { 'x-amzn-bedrock-input-token-count': '2' })], 'amazon.titan-embed-text-v1');
+    const merged = mergeEmbeddingLists(
+      [titan, fromBedrockEmbeddings({ embedding: [1] }, { model: 'amazon.titan-embed-text-v1' }, { 'x-amzn-bedrock-input-token-count': '2' })],
+      'amazon.titan-embed-text-v1',
+    );
     expect(merged).toMatchObject({ object: 'list', model: 'amazon.titan-embed-text-v1', usage: { prompt_tokens: 5, total_tokens: 5 } });
     expect((merged.data as { index: number }[]).map((item) => item.index)).toEqual([0, 1]);
     expect(mergeEmbeddingLists([titan, { data: [{ embedding: [1] }] }], 'm')).not.toHaveProperty('usage');

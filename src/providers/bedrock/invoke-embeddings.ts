@@ -69,7 +69,8 @@ const FIELDS: Record<Family, typeof COMMON> = {
     // Embed v4 only; v3 models answer Bedrock's ValidationException, passed through.
     dimensions: (value, request) => (request.output_dimension = value),
     input_type: (value, request) => {
-      if (typeof value !== 'string') throw GatewayError.invalidRequest('input_type must be a string (search_document, search_query, classification or clustering)', 'input_type');
+      if (typeof value !== 'string')
+        throw GatewayError.invalidRequest('input_type must be a string (search_document, search_query, classification or clustering)', 'input_type');
       request.input_type = value;
     },
     truncate: (value, request) => {
@@ -103,7 +104,8 @@ export function toBedrockEmbedRequest(body: Record<string, unknown>): Record<str
   const family = familyOf(body.model);
   const texts = textsOf(body);
   if (family === 'cohere') {
-    if (texts.length > COHERE_TEXTS_PER_REQUEST) throw GatewayError.invalidRequest(`Cohere Embed takes at most ${COHERE_TEXTS_PER_REQUEST} texts in one request`, 'input');
+    if (texts.length > COHERE_TEXTS_PER_REQUEST)
+      throw GatewayError.invalidRequest(`Cohere Embed takes at most ${COHERE_TEXTS_PER_REQUEST} texts in one request`, 'input');
     return apply(family, body, { texts, input_type: 'search_document' });
   }
   if (texts.length > 1) throw GatewayError.invalidRequest('Titan Text Embeddings take one text in one request', 'input');

@@ -30,11 +30,20 @@ export function isBedrockClaude(model: string): boolean {
 }
 
 /** The InvokeModel body of a Messages body (model and stream left out, version and betas added) and the model it names. */
-function invokePayload(body: Record<string, unknown>, target: ProviderTarget, clientHeaders: Record<string, string>): { model: string; stream: unknown; payload: Record<string, unknown> } {
+function invokePayload(
+  body: Record<string, unknown>,
+  target: ProviderTarget,
+  clientHeaders: Record<string, string>,
+): { model: string; stream: unknown; payload: Record<string, unknown> } {
   const { model, stream, ...rest } = body;
   if (typeof model !== 'string' || !model) throw GatewayError.invalidRequest('model must be a string naming a Bedrock model id or inference profile', 'model');
   const beta = clientHeaders['anthropic-beta'] || target.providerOptions.anthropic_beta;
-  const betas = beta ? beta.split(',').map((value) => value.trim()).filter(Boolean) : [];
+  const betas = beta
+    ? beta
+        .split(',')
+        .map((value) => value.trim())
+        .filter(Boolean)
+    : [];
   const payload: Record<string, unknown> = { anthropic_version: BEDROCK_ANTHROPIC_VERSION, ...rest };
   if (betas.length) payload.anthropic_beta = betas;
   return { model, stream, payload };
@@ -111,7 +120,8 @@ export const bedrockMessages: MessagesCapability = {
 export const bedrockCountTokens: MessagesCountTokensCapability = {
   servesModel: isBedrockClaude,
   buildRequest: countTokensRequest,
-  inputTokens: (answer) => (typeof answer.inputTokens === 'number' && Number.isInteger(answer.inputTokens) && answer.inputTokens >= 0 ? answer.inputTokens : null),
+  inputTokens: (answer) =>
+    typeof answer.inputTokens === 'number' && Number.isInteger(answer.inputTokens) && answer.inputTokens >= 0 ? answer.inputTokens : null,
   toAnthropicError,
   cannotCount: (status, body) => status === 400 && /doesn.t support counting tokens/i.test(String((body as { message?: unknown } | null)?.message ?? '')),
 };

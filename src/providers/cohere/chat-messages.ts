@@ -53,7 +53,8 @@ export function toCohereMessages(messages: unknown): CohereMessage[] {
     if (role === 'system' || role === 'developer') return { role: 'system', content: content(message.content, param, role) };
     if (role === 'user') return { role: 'user', content: content(message.content, param, role) };
     if (role === 'tool') {
-      if (typeof message.tool_call_id !== 'string' || !message.tool_call_id) throw invalid(`messages[${i}].tool_call_id must be a string`, `messages[${i}].tool_call_id`);
+      if (typeof message.tool_call_id !== 'string' || !message.tool_call_id)
+        throw invalid(`messages[${i}].tool_call_id must be a string`, `messages[${i}].tool_call_id`);
       return { role: 'tool', tool_call_id: message.tool_call_id, content: text(content(message.content, param, role)) };
     }
     return assistant(message, i);

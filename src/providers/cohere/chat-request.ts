@@ -45,7 +45,7 @@ const PARAMETERS: Record<string, (value: unknown, request: CohereChatRequest, bo
   // Cohere gives the chosen tokens' log probabilities, not alternatives.
   logprobs: (value) => {
     if (typeof value !== 'boolean') throw invalid('logprobs must be a boolean', 'logprobs');
-    if (value) throw unsupported('logprobs', 'logprobs in OpenAI\'s shape');
+    if (value) throw unsupported('logprobs', "logprobs in OpenAI's shape");
   },
   top_logprobs: () => {
     throw unsupported('top_logprobs');
@@ -76,7 +76,8 @@ function responseFormat(value: unknown, request: CohereChatRequest): void {
   }
   if (format.type === 'json_schema') {
     const schema = isObject(format.json_schema) ? format.json_schema.schema : undefined;
-    if (!schema || typeof schema !== 'object' || Array.isArray(schema)) throw invalid('response_format.json_schema.schema must be an object', 'response_format.json_schema.schema');
+    if (!schema || typeof schema !== 'object' || Array.isArray(schema))
+      throw invalid('response_format.json_schema.schema must be an object', 'response_format.json_schema.schema');
     request.response_format = { type: 'json_object', json_schema: schema };
     return;
   }
@@ -100,7 +101,10 @@ function tools(value: unknown, request: CohereChatRequest, ignored: IgnoredParam
   if (!declared.length) return;
   request.tools = declared.map(({ tool }) => tool);
   if (declared.every(({ strict }) => strict)) request.strict_tools = true;
-  else declared.forEach(({ strict }, i) => strict && ignored.ignore(`tools[${i}].function.strict`, 'Cohere is strict for all tools or none; the schema still guides the model'));
+  else
+    declared.forEach(
+      ({ strict }, i) => strict && ignored.ignore(`tools[${i}].function.strict`, 'Cohere is strict for all tools or none; the schema still guides the model'),
+    );
 }
 
 /** Cohere forces a tool call (REQUIRED) or none (NONE), not a named tool, unless it is the only one. */

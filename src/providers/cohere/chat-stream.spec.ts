@@ -27,7 +27,8 @@ describe('CohereChatStreamDecoder', () => {
       { index: 0, delta: { content: '.' }, logprobs: null, finish_reason: null },
       { index: 0, delta: {}, logprobs: null, finish_reason: 'stop' },
     ]);
-    for (const chunk of chunks) expect(chunk).toMatchObject({ id: '29f14a5a-11de-4cae-9800-25e4747408ea', object: 'chat.completion.chunk', model: 'command-a-03-2025' });
+    for (const chunk of chunks)
+      expect(chunk).toMatchObject({ id: '29f14a5a-11de-4cae-9800-25e4747408ea', object: 'chat.completion.chunk', model: 'command-a-03-2025' });
     expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: 8, completion_tokens: 7, total_tokens: 15 } });
     expect(decoder.isComplete()).toBe(true);
   });
@@ -53,6 +54,12 @@ describe('CohereChatStreamDecoder', () => {
     decoder.onEvent({ event: 'message-start', data: '{"id":"x","type":"message-start"}', id: undefined });
     expect(decoder.isComplete()).toBe(false);
     expect(() => decoder.onEvent({ event: undefined, data: '{"type": "content-delta", this is not JSON', id: undefined })).toThrow(GatewayError);
-    expect(() => decoder.onEvent({ event: undefined, data: '{"type":"tool-call-delta","delta":{"message":{"tool_calls":{"function":{"arguments":"{"}}}}}', id: undefined })).toThrow(/before any tool-call-start/);
+    expect(() =>
+      decoder.onEvent({
+        event: undefined,
+        data: '{"type":"tool-call-delta","delta":{"message":{"tool_calls":{"function":{"arguments":"{"}}}}}',
+        id: undefined,
+      }),
+    ).toThrow(/before any tool-call-start/);
   });
 });

@@ -48,7 +48,8 @@ export class CohereChatStreamDecoder implements ChatStreamDecoder {
       case 'tool-call-start': {
         this.start(chunks);
         const call = message?.tool_calls;
-        if (typeof call?.function?.name !== 'string') throw GatewayError.upstreamMalformed('Provider cohere sent a tool-call-start event without a function name');
+        if (typeof call?.function?.name !== 'string')
+          throw GatewayError.upstreamMalformed('Provider cohere sent a tool-call-start event without a function name');
         const args = typeof call.function.arguments === 'string' ? call.function.arguments : '';
         const id = typeof call.id === 'string' ? call.id : `call_${randomUUID().replace(/-/g, '')}`;
         chunks.push(this.chunk({ tool_calls: [{ index: this.toolCalls++, id, type: 'function', function: { name: call.function.name, arguments: args } }] }));

@@ -25,8 +25,18 @@ describe('toCohereChatRequest', () => {
       model: MODEL,
       messages: [
         { role: 'developer', content: 'Be brief.' },
-        { role: 'user', content: [{ type: 'text', text: 'Weather?' }, { type: 'image_url', image_url: { url: 'https://example.com/a.png', detail: 'low' } }] },
-        { role: 'assistant', content: 'Let me check.', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Weather?' },
+            { type: 'image_url', image_url: { url: 'https://example.com/a.png', detail: 'low' } },
+          ],
+        },
+        {
+          role: 'assistant',
+          content: 'Let me check.',
+          tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+        },
         { role: 'tool', tool_call_id: 'call_1', content: [{ type: 'text', text: 'sunny' }] },
       ],
       temperature: 0.2,
@@ -47,8 +57,18 @@ describe('toCohereChatRequest', () => {
       model: MODEL,
       messages: [
         { role: 'system', content: 'Be brief.' },
-        { role: 'user', content: [{ type: 'text', text: 'Weather?' }, { type: 'image_url', image_url: { url: 'https://example.com/a.png', detail: 'low' } }] },
-        { role: 'assistant', tool_plan: 'Let me check.', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Weather?' },
+            { type: 'image_url', image_url: { url: 'https://example.com/a.png', detail: 'low' } },
+          ],
+        },
+        {
+          role: 'assistant',
+          tool_plan: 'Let me check.',
+          tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+        },
         { role: 'tool', tool_call_id: 'call_1', content: 'sunny' },
       ],
       temperature: 0.2,
@@ -67,7 +87,10 @@ describe('toCohereChatRequest', () => {
   it('ignores and names what only tunes delivery; strict on every tool is strict_tools', () => {
     const ignored = new IgnoredParams();
     const tool = (name: string, strict: boolean) => ({ type: 'function', function: { name, strict } });
-    const request = toCohereChatRequest({ model: MODEL, messages: [{ role: 'user', content: 'hi' }], store: true, tools: [tool('a', true), tool('b', false)] }, ignored);
+    const request = toCohereChatRequest(
+      { model: MODEL, messages: [{ role: 'user', content: 'hi' }], store: true, tools: [tool('a', true), tool('b', false)] },
+      ignored,
+    );
     expect(request.strict_tools).toBeUndefined();
     expect(ignored.list()).toEqual(['store', 'tools[].function.strict']);
     expect(toCohereChatRequest({ model: MODEL, messages: [{ role: 'user', content: 'hi' }], tools: [tool('a', true)] }).strict_tools).toBe(true);
@@ -77,10 +100,22 @@ describe('toCohereChatRequest', () => {
     [{ n: 2 }, 'n'],
     [{ logit_bias: { 1: 2 } }, 'logit_bias'],
     [{ parallel_tool_calls: false }, 'parallel_tool_calls'],
-    [{ tool_choice: { type: 'function', function: { name: 'b' } }, tools: [{ type: 'function', function: { name: 'a' } }, { type: 'function', function: { name: 'b' } }] }, 'tool_choice'],
+    [
+      {
+        tool_choice: { type: 'function', function: { name: 'b' } },
+        tools: [
+          { type: 'function', function: { name: 'a' } },
+          { type: 'function', function: { name: 'b' } },
+        ],
+      },
+      'tool_choice',
+    ],
     [{ messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: {} }] }] }, 'messages[0].content[0].type'],
     [{ messages: [{ role: 'user', content: 'hi', name: 'bob' }] }, 'messages[0].name'],
-    [{ messages: [{ role: 'assistant', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '[1]' } }] }] }, 'messages[0].tool_calls[0].function.arguments'],
+    [
+      { messages: [{ role: 'assistant', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '[1]' } }] }] },
+      'messages[0].tool_calls[0].function.arguments',
+    ],
     [{ messages: [{ role: 'tool', content: 'x' }] }, 'messages[0].tool_call_id'],
     [{ messages: 'hi' }, 'messages'],
   ])('refuses %j with a 400 naming %s', (fields, param) => {
@@ -119,7 +154,9 @@ describe('Cohere answers', () => {
   });
 
   it('errors in OpenAI shape', () => {
-    expect(toOpenAIError(401, { id: 'x', message: 'invalid api token' })).toEqual({ error: { message: 'invalid api token', type: 'authentication_error', param: null, code: null } });
+    expect(toOpenAIError(401, { id: 'x', message: 'invalid api token' })).toEqual({
+      error: { message: 'invalid api token', type: 'authentication_error', param: null, code: null },
+    });
     expect(toOpenAIError(502, '<html>bad gateway</html>').error).toMatchObject({ message: '<html>bad gateway</html>', type: 'api_error' });
   });
 });
@@ -135,19 +172,28 @@ describe('Cohere embed and rerank', () => {
     });
     expect(() => toCohereEmbedRequest({ model: 'embed-v4.0', input: [1, 2] })).toThrow(/token ids/);
     const answer = { id: 'e', embeddings: { float: [[0.5, -1]] }, meta: { billed_units: { input_tokens: 3 } } };
-    expect(toOpenAIEmbeddings(answer, { model: 'embed-v4.0' })).toEqual({ object: 'list', data: [{ object: 'embedding', index: 0, embedding: [0.5, -1] }], model: 'embed-v4.0', usage: { prompt_tokens: 3, total_tokens: 3 } });
+    expect(toOpenAIEmbeddings(answer, { model: 'embed-v4.0' })).toEqual({
+      object: 'list',
+      data: [{ object: 'embedding', index: 0, embedding: [0.5, -1] }],
+      model: 'embed-v4.0',
+      usage: { prompt_tokens: 3, total_tokens: 3 },
+    });
     const encoded = toOpenAIEmbeddings(answer, { model: 'embed-v4.0', encoding_format: 'base64' }) as any;
     expect(Array.from(new Float32Array(new Uint8Array(Buffer.from(encoded.data[0].embedding, 'base64')).buffer))).toEqual([0.5, -1]);
   });
 
   it('rerank: documents as strings, return_documents and user kept by the gateway, search units as usage', () => {
-    expect(toCohereRerankRequest({ model: 'rerank-v3.5', query: 'q', documents: ['a', { text: 'b' }], return_documents: true, user: 'u', max_tokens_per_doc: 512 })).toEqual({
+    expect(
+      toCohereRerankRequest({ model: 'rerank-v3.5', query: 'q', documents: ['a', { text: 'b' }], return_documents: true, user: 'u', max_tokens_per_doc: 512 }),
+    ).toEqual({
       model: 'rerank-v3.5',
       query: 'q',
       documents: ['a', 'b'],
       max_tokens_per_doc: 512,
     });
-    expect(fromCohereRerank({ id: 'r', results: [{ index: 1, relevance_score: 0.9 }], meta: { api_version: { version: '2' }, billed_units: { search_units: 1 } } })).toEqual({
+    expect(
+      fromCohereRerank({ id: 'r', results: [{ index: 1, relevance_score: 0.9 }], meta: { api_version: { version: '2' }, billed_units: { search_units: 1 } } }),
+    ).toEqual({
       id: 'r',
       results: [{ index: 1, relevance_score: 0.9 }],
       usage: { search_units: 1 },

@@ -135,11 +135,20 @@ describe('toGeminiRequest: messages', () => {
     [{ messages: [{ role: 'user', name: 'alice', content: 'x' }] }, 'messages[0].name'],
     [{ messages: [{ role: 'assistant', content: 'x', audio: { id: 'a' } }] }, 'messages[0].audio'],
     [{ messages: [{ role: 'user', content: 42 }] }, 'messages[0].content'],
-    [{ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/image' } }] }] }, 'messages[0].content[0].image_url.url'],
-    [{ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/doc.tiff' } }] }] }, 'messages[0].content[0].image_url.url'],
+    [
+      { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/image' } }] }] },
+      'messages[0].content[0].image_url.url',
+    ],
+    [
+      { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/doc.tiff' } }] }] },
+      'messages[0].content[0].image_url.url',
+    ],
     [{ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'ftp://example.com/a.png' } }] }] }, 'messages[0].content[0].image_url.url'],
     [{ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png,rawdata' } }] }] }, 'messages[0].content[0].image_url.url'],
-    [{ messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'x', format: 'flac' } }] }] }, 'messages[0].content[0].input_audio.format'],
+    [
+      { messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'x', format: 'flac' } }] }] },
+      'messages[0].content[0].input_audio.format',
+    ],
     [{ messages: [{ role: 'user', content: [{ type: 'file', file: { file_id: 'file-1' } }] }] }, 'messages[0].content[0].file.file_id'],
     [{ messages: [{ role: 'system', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,x' } }] }] }, 'messages[0].content[0].type'],
     [{ messages: [{ role: 'user', content: [{ type: 'video', video: {} }] }] }, 'messages[0].content[0].type'],
@@ -149,9 +158,14 @@ describe('toGeminiRequest: messages', () => {
 
   it('tool call arguments that do not parse, or a tool result for an unknown call, are 400s', () => {
     const call = (args: string) => ({ role: 'assistant', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: args } }] });
-    expect(rejection({ messages: [user, call('{"a":')] })).toMatchObject({ param: 'messages[1].tool_calls[0].function.arguments', message: expect.stringContaining('not valid JSON') });
+    expect(rejection({ messages: [user, call('{"a":')] })).toMatchObject({
+      param: 'messages[1].tool_calls[0].function.arguments',
+      message: expect.stringContaining('not valid JSON'),
+    });
     expect(rejection({ messages: [user, call('[1]')] }).param).toBe('messages[1].tool_calls[0].function.arguments');
-    expect(rejection({ messages: [user, { role: 'assistant', tool_calls: [{ id: 'c', type: 'custom', custom: {} }] }] }).param).toBe('messages[1].tool_calls[0].type');
+    expect(rejection({ messages: [user, { role: 'assistant', tool_calls: [{ id: 'c', type: 'custom', custom: {} }] }] }).param).toBe(
+      'messages[1].tool_calls[0].type',
+    );
     // The call id is only known from an earlier assistant message.
     expect(rejection({ messages: [user, { role: 'tool', tool_call_id: 'c1', content: 'x' }, call('{}')] })).toMatchObject({
       param: 'messages[1].tool_call_id',
@@ -163,7 +177,18 @@ describe('toGeminiRequest: messages', () => {
 describe('toGeminiRequest: parameters', () => {
   it('maps sampling and output parameters to generationConfig', () => {
     expect(
-      config({ temperature: 0.3, top_p: 0.9, max_tokens: 100, stop: 'END', n: 2, presence_penalty: 0.5, frequency_penalty: -0.5, seed: 7, logprobs: true, top_logprobs: 3 }),
+      config({
+        temperature: 0.3,
+        top_p: 0.9,
+        max_tokens: 100,
+        stop: 'END',
+        n: 2,
+        presence_penalty: 0.5,
+        frequency_penalty: -0.5,
+        seed: 7,
+        logprobs: true,
+        top_logprobs: 3,
+      }),
     ).toEqual({
       temperature: 0.3,
       topP: 0.9,
@@ -199,11 +224,21 @@ describe('toGeminiRequest: parameters', () => {
   it("ignores what only tunes OpenAI's delivery or caching, and names it; strict_params refuses it", () => {
     const ignored = new IgnoredParams();
     const tools = [{ type: 'function', function: { name: 'f', parameters: { type: 'object' }, strict: true } }];
-    const request = toGeminiRequest({ model: 'gemini-2.5-flash', messages: [user], prompt_cache_key: 'k', service_tier: 'auto', store: true, metadata: { a: 'b' }, tools }, ignored);
-    expect(request).toEqual({ contents: [{ role: 'user', parts: [{ text: 'Hi' }] }], tools: [{ functionDeclarations: [{ name: 'f', description: '', parametersJsonSchema: { type: 'object' } }] }] });
+    const request = toGeminiRequest(
+      { model: 'gemini-2.5-flash', messages: [user], prompt_cache_key: 'k', service_tier: 'auto', store: true, metadata: { a: 'b' }, tools },
+      ignored,
+    );
+    expect(request).toEqual({
+      contents: [{ role: 'user', parts: [{ text: 'Hi' }] }],
+      tools: [{ functionDeclarations: [{ name: 'f', description: '', parametersJsonSchema: { type: 'object' } }] }],
+    });
     expect(ignored.list()).toEqual(['prompt_cache_key', 'service_tier', 'store', 'metadata', 'tools[].function.strict']);
-    expect(() => toGeminiRequest({ model: 'g', messages: [user], service_tier: 'auto' }, new IgnoredParams(true))).toThrow(expect.objectContaining({ status: 400, param: 'service_tier' }));
-    expect(toGeminiRequest({ model: 'g', messages: [user], store: false }, new IgnoredParams(true))).toEqual({ contents: [{ role: 'user', parts: [{ text: 'Hi' }] }] });
+    expect(() => toGeminiRequest({ model: 'g', messages: [user], service_tier: 'auto' }, new IgnoredParams(true))).toThrow(
+      expect.objectContaining({ status: 400, param: 'service_tier' }),
+    );
+    expect(toGeminiRequest({ model: 'g', messages: [user], store: false }, new IgnoredParams(true))).toEqual({
+      contents: [{ role: 'user', parts: [{ text: 'Hi' }] }],
+    });
   });
 
   it('function tools and every tool_choice', () => {
@@ -213,7 +248,14 @@ describe('toGeminiRequest: parameters', () => {
       { type: 'function', function: { name: 'ping' } },
     ];
     const request = translate({ tools, tool_choice: 'auto', parallel_tool_calls: true });
-    expect(request.tools).toEqual([{ functionDeclarations: [{ name: 'get_weather', description: 'Weather now', parametersJsonSchema: parameters }, { name: 'ping', description: '' }] }]);
+    expect(request.tools).toEqual([
+      {
+        functionDeclarations: [
+          { name: 'get_weather', description: 'Weather now', parametersJsonSchema: parameters },
+          { name: 'ping', description: '' },
+        ],
+      },
+    ]);
     expect(request.toolConfig).toEqual({ functionCallingConfig: { mode: 'AUTO' } });
     expect(translate({ tools, tool_choice: 'required' }).toolConfig).toEqual({ functionCallingConfig: { mode: 'ANY' } });
     expect(translate({ tools, tool_choice: 'none' }).toolConfig).toEqual({ functionCallingConfig: { mode: 'NONE' } });
@@ -235,7 +277,11 @@ describe('toGeminiRequest: parameters', () => {
     [{ tools: [{ type: 'web_search' }] }, 'tools[0].type', 'Provider google does not support tools of type "web_search" (tools[0].type)'],
     [{ tool_choice: { type: 'allowed_tools' } }, 'tool_choice', 'Provider google does not support tool_choice {"type":"allowed_tools"}'],
     [{ response_format: { type: 'xml' } }, 'response_format.type', 'Provider google does not support response_format of type "xml"'],
-    [{ response_format: { type: 'json_schema', json_schema: { name: 'x' } } }, 'response_format.json_schema.schema', 'response_format.json_schema.schema must be an object'],
+    [
+      { response_format: { type: 'json_schema', json_schema: { name: 'x' } } },
+      'response_format.json_schema.schema',
+      'response_format.json_schema.schema must be an object',
+    ],
     [{ reasoning_effort: 'extreme' }, 'reasoning_effort', 'reasoning_effort must be none, minimal, low, medium, high or xhigh'],
     [{ temperature: 'hot' }, 'temperature', 'temperature must be a number'],
     [{ max_tokens: 1.5 }, 'max_tokens', 'max_tokens must be an integer'],

@@ -15,7 +15,12 @@ describe('toChatCompletion', () => {
       choices: [
         {
           index: 0,
-          message: { role: 'assistant', content: 'The capital of France is Paris.', refusal: null, reasoning_content: '**Answering the question**\n\nThe user wants a capital city.' },
+          message: {
+            role: 'assistant',
+            content: 'The capital of France is Paris.',
+            refusal: null,
+            reasoning_content: '**Answering the question**\n\nThe user wants a capital city.',
+          },
           logprobs: null,
           finish_reason: 'stop',
         },
@@ -45,7 +50,9 @@ describe('toChatCompletion', () => {
 
   it('a blocked prompt: one choice without content, finished by content_filter', () => {
     const completion = toChatCompletion(fixture('generate-content-blocked.json'), 'gemini-2.5-flash');
-    expect(completion.choices).toEqual([{ index: 0, message: { role: 'assistant', content: null, refusal: null }, logprobs: null, finish_reason: 'content_filter' }]);
+    expect(completion.choices).toEqual([
+      { index: 0, message: { role: 'assistant', content: null, refusal: null }, logprobs: null, finish_reason: 'content_filter' },
+    ]);
     expect(completion.usage).toMatchObject({ prompt_tokens: 12, completion_tokens: 0, total_tokens: 12 });
   });
 
@@ -86,7 +93,14 @@ describe('toChatCompletion', () => {
             finishReason: 'STOP',
             logprobsResult: {
               chosenCandidates: [{ token: 'Hi', logProbability: -0.1 }],
-              topCandidates: [{ candidates: [{ token: 'Hi', logProbability: -0.1 }, { token: 'Hey', logProbability: -2.3 }] }],
+              topCandidates: [
+                {
+                  candidates: [
+                    { token: 'Hi', logProbability: -0.1 },
+                    { token: 'Hey', logProbability: -2.3 },
+                  ],
+                },
+              ],
             },
           },
         ],
@@ -134,7 +148,9 @@ describe('toOpenAIError', () => {
   });
 
   it('another shape gets a generic message', () => {
-    expect(toOpenAIError(502, '<html>Bad Gateway</html>')).toEqual({ error: { message: 'Provider google answered 502', type: 'api_error', param: null, code: null } });
+    expect(toOpenAIError(502, '<html>Bad Gateway</html>')).toEqual({
+      error: { message: 'Provider google answered 502', type: 'api_error', param: null, code: null },
+    });
     expect(toOpenAIError(418, { message: 'x' }).error.type).toBe('invalid_request_error');
   });
 });

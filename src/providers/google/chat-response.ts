@@ -31,7 +31,14 @@ export function toChatCompletion(answer: unknown, model: string): ChatCompletion
   const candidates = Array.isArray(response.candidates) ? response.candidates : [];
   const choices: ChatChoice[] = candidates.length
     ? candidates.map(choice)
-    : [{ index: 0, message: { role: 'assistant', content: null, refusal: null }, logprobs: null, finish_reason: response.promptFeedback?.blockReason ? 'content_filter' : 'stop' }];
+    : [
+        {
+          index: 0,
+          message: { role: 'assistant', content: null, refusal: null },
+          logprobs: null,
+          finish_reason: response.promptFeedback?.blockReason ? 'content_filter' : 'stop',
+        },
+      ];
   const completion: ChatCompletion = {
     id: response.responseId ?? generatedId('chatcmpl-'),
     object: 'chat.completion',

@@ -6,7 +6,10 @@ import type { ChatCompletionChunk } from '../chat-format';
 import { GeminiChatStreamDecoder } from './chat-stream';
 
 /** Replays a recorded stream through a real SSE parser, as the relay does, in small pieces. */
-function replay(fixture: string, decoder = new GeminiChatStreamDecoder('gemini-2.5-flash')): { chunks: ChatCompletionChunk[]; decoder: GeminiChatStreamDecoder } {
+function replay(
+  fixture: string,
+  decoder = new GeminiChatStreamDecoder('gemini-2.5-flash'),
+): { chunks: ChatCompletionChunk[]; decoder: GeminiChatStreamDecoder } {
   const chunks: ChatCompletionChunk[] = [];
   const parser = createParser({ onEvent: (event) => chunks.push(...decoder.onEvent(event)) });
   const text = readFileSync(join(__dirname, '__fixtures__', fixture), 'utf8');
@@ -116,7 +119,11 @@ describe('GeminiChatStreamDecoder', () => {
     const event = (value: unknown) => decoder.onEvent({ event: undefined, id: undefined, data: JSON.stringify(value) });
     const first = event({
       candidates: [
-        { index: 0, content: { parts: [{ text: 'a' }] }, logprobsResult: { chosenCandidates: [{ token: 'a', logProbability: -0.5 }], topCandidates: [{ candidates: [{ token: 'a', logProbability: -0.5 }] }] } },
+        {
+          index: 0,
+          content: { parts: [{ text: 'a' }] },
+          logprobsResult: { chosenCandidates: [{ token: 'a', logProbability: -0.5 }], topCandidates: [{ candidates: [{ token: 'a', logProbability: -0.5 }] }] },
+        },
         { index: 1, content: { parts: [{ text: 'b' }] }, finishReason: 'SAFETY' },
       ],
     });
@@ -127,9 +134,14 @@ describe('GeminiChatStreamDecoder', () => {
       [1, { content: 'b' }, null],
       [1, {}, 'content_filter'],
     ]);
-    expect(first[1].choices[0].logprobs).toEqual({ content: [{ token: 'a', logprob: -0.5, bytes: [97], top_logprobs: [{ token: 'a', logprob: -0.5, bytes: [97] }] }] });
+    expect(first[1].choices[0].logprobs).toEqual({
+      content: [{ token: 'a', logprob: -0.5, bytes: [97], top_logprobs: [{ token: 'a', logprob: -0.5, bytes: [97] }] }],
+    });
     expect(decoder.isComplete()).toBe(false);
-    const last = event({ candidates: [{ index: 0, content: { parts: [{ text: '' }] }, finishReason: 'MAX_TOKENS' }], usageMetadata: { promptTokenCount: 2, candidatesTokenCount: 3 } });
+    const last = event({
+      candidates: [{ index: 0, content: { parts: [{ text: '' }] }, finishReason: 'MAX_TOKENS' }],
+      usageMetadata: { promptTokenCount: 2, candidatesTokenCount: 3 },
+    });
     expect(last.map((chunk) => chunk.choices[0]?.finish_reason ?? chunk.usage)).toEqual(['length', expect.objectContaining({ total_tokens: 5 })]);
     expect(decoder.isComplete()).toBe(true);
     expect(last[0].model).toBe('gemini-2.0-flash');

@@ -3,11 +3,25 @@ import { fromGeminiEmbeddings, fromVertexPredictions, googleEmbedInput, toGemini
 
 describe('Google embeddings translation', () => {
   it('builds batchEmbedContents and :predict bodies from an OpenAI body', () => {
-    const input = googleEmbedInput({ model: 'gemini-embedding-001', input: ['a', 'b'], dimensions: 2, task_type: 'CLUSTERING', user: 'u', encoding_format: 'base64' }, 'google');
+    const input = googleEmbedInput(
+      { model: 'gemini-embedding-001', input: ['a', 'b'], dimensions: 2, task_type: 'CLUSTERING', user: 'u', encoding_format: 'base64' },
+      'google',
+    );
     expect(toGeminiBatchEmbedRequest(input, 'gemini-embedding-001')).toEqual({
-      requests: ['a', 'b'].map((text) => ({ model: 'models/gemini-embedding-001', content: { parts: [{ text }] }, outputDimensionality: 2, taskType: 'CLUSTERING' })),
+      requests: ['a', 'b'].map((text) => ({
+        model: 'models/gemini-embedding-001',
+        content: { parts: [{ text }] },
+        outputDimensionality: 2,
+        taskType: 'CLUSTERING',
+      })),
     });
-    expect(toVertexPredictRequest(input)).toEqual({ instances: [{ content: 'a', task_type: 'CLUSTERING' }, { content: 'b', task_type: 'CLUSTERING' }], parameters: { outputDimensionality: 2 } });
+    expect(toVertexPredictRequest(input)).toEqual({
+      instances: [
+        { content: 'a', task_type: 'CLUSTERING' },
+        { content: 'b', task_type: 'CLUSTERING' },
+      ],
+      parameters: { outputDimensionality: 2 },
+    });
   });
 
   it.each([
@@ -28,7 +42,15 @@ describe('Google embeddings translation', () => {
       { predictions: [{ embeddings: { values: [1], statistics: { token_count: 3 } } }, { embeddings: { values: [2], statistics: { token_count: 4 } } }] },
       { model: 'v', input: ['x', 'y'], encoding_format: 'float' },
     ) as any;
-    expect(vertex).toEqual({ object: 'list', model: 'v', data: [{ object: 'embedding', index: 0, embedding: [1] }, { object: 'embedding', index: 1, embedding: [2] }], usage: { prompt_tokens: 7, total_tokens: 7 } });
+    expect(vertex).toEqual({
+      object: 'list',
+      model: 'v',
+      data: [
+        { object: 'embedding', index: 0, embedding: [1] },
+        { object: 'embedding', index: 1, embedding: [2] },
+      ],
+      usage: { prompt_tokens: 7, total_tokens: 7 },
+    });
     // No count from Vertex is no usage, not a free call.
     expect(fromVertexPredictions({ predictions: [{ embeddings: { values: [1] } }] }, { model: 'v', input: 'x' })).not.toHaveProperty('usage');
   });

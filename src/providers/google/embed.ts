@@ -22,7 +22,8 @@ export interface GoogleEmbedInput {
 
 export function googleEmbedInput(body: Record<string, unknown>, provider: string): GoogleEmbedInput {
   for (const [field, value] of Object.entries(body)) {
-    if (value !== null && value !== undefined && !PASSED.has(field)) throw GatewayError.invalidRequest(`Provider ${provider} does not support ${field} for embeddings`, field);
+    if (value !== null && value !== undefined && !PASSED.has(field))
+      throw GatewayError.invalidRequest(`Provider ${provider} does not support ${field} for embeddings`, field);
   }
   const texts = typeof body.input === 'string' ? [body.input] : body.input;
   if (!Array.isArray(texts) || texts.length === 0 || !texts.every((text) => typeof text === 'string')) {
@@ -30,7 +31,8 @@ export function googleEmbedInput(body: Record<string, unknown>, provider: string
   }
   const input: GoogleEmbedInput = { texts };
   if (body.dimensions !== undefined && body.dimensions !== null) {
-    if (!Number.isInteger(body.dimensions) || (body.dimensions as number) < 1) throw GatewayError.invalidRequest('dimensions must be a positive integer', 'dimensions');
+    if (!Number.isInteger(body.dimensions) || (body.dimensions as number) < 1)
+      throw GatewayError.invalidRequest('dimensions must be a positive integer', 'dimensions');
     input.dimensions = body.dimensions as number;
   }
   if (body.task_type !== undefined && body.task_type !== null) {

@@ -2,16 +2,7 @@
  * Gemini's reasons for stopping that mean "the answer was filtered". The image ones
  * only occur with image output but are filters all the same.
  */
-const FILTERED = new Set([
-  'SAFETY',
-  'RECITATION',
-  'BLOCKLIST',
-  'PROHIBITED_CONTENT',
-  'SPII',
-  'IMAGE_SAFETY',
-  'IMAGE_PROHIBITED_CONTENT',
-  'IMAGE_RECITATION',
-]);
+const FILTERED = new Set(['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY', 'IMAGE_PROHIBITED_CONTENT', 'IMAGE_RECITATION']);
 
 /**
  * Gemini's `finishReason` as OpenAI's `finish_reason`. Gemini ends a turn that called

@@ -1,7 +1,8 @@
 import type { ProviderTarget } from '../provider-target';
 import { googleAdapter } from './google.adapter';
 
-const target = (fields: Partial<ProviderTarget> = {}) => ({ provider: 'google', apiKey: 'AIza-key', customHost: null, providerOptions: {}, ...fields }) as ProviderTarget;
+const target = (fields: Partial<ProviderTarget> = {}) =>
+  ({ provider: 'google', apiKey: 'AIza-key', customHost: null, providerOptions: {}, ...fields }) as ProviderTarget;
 const chat = googleAdapter.chatCompletions!;
 const messages = [{ role: 'user', content: 'Hi' }];
 
@@ -42,6 +43,8 @@ describe('googleAdapter', () => {
     const completion = chat.translation!.toChatCompletion({ candidates: [{ content: { parts: [{ text: 'ok' }] }, finishReason: 'STOP' }] }, 'gemini-2.5-flash');
     expect(completion.choices[0].message.content).toBe('ok');
     const decoder = chat.translation!.streamDecoder('gemini-2.5-flash');
-    expect(decoder.onEvent({ event: undefined, id: undefined, data: '{"candidates":[{"content":{"parts":[{"text":"x"}]}}]}' })[1].choices[0].delta).toEqual({ content: 'x' });
+    expect(decoder.onEvent({ event: undefined, id: undefined, data: '{"candidates":[{"content":{"parts":[{"text":"x"}]}}]}' })[1].choices[0].delta).toEqual({
+      content: 'x',
+    });
   });
 });

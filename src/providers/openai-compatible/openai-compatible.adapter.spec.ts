@@ -63,7 +63,7 @@ describe('operation capabilities of the OpenAI-format adapters', () => {
     expect(vendor('mistral-ai').embeddings!.buildRequest({}, target()).url).toBe('https://api.mistral.ai/v1/embeddings');
   });
 
-  it('Azure AI Foundry: the key in `api-key` and the api-version on every URL, ahead of the client\'s query', () => {
+  it("Azure AI Foundry: the key in `api-key` and the api-version on every URL, ahead of the client's query", () => {
     const foundry = vendor('azure-ai-foundry');
     const host = 'https://res.services.ai.azure.com/models';
     const chat = foundry.chatCompletions.buildRequest({ model: 'Mistral-large' }, target({ customHost: host }));
@@ -73,12 +73,16 @@ describe('operation capabilities of the OpenAI-format adapters', () => {
     expect(() => foundry.chatCompletions.buildRequest({}, target())).toThrow(/needs a custom host/);
   });
 
-  it('GitHub Models and vLLM: the base path kept, the client\'s query appended', () => {
+  it("GitHub Models and vLLM: the base path kept, the client's query appended", () => {
     expect(vendor('github-models').chatCompletions.buildRequest({}, target()).url).toBe('https://models.github.ai/inference/chat/completions');
     const vllm = vendor('vllm');
     expect(vllm.credentialOptional && vllm.requiresCustomHost).toBe(true);
-    expect(vllm.models!.request('GET', '', 'limit=2', target({ customHost: 'http://gpu:8000/v1', apiKey: undefined })).url).toBe('http://gpu:8000/v1/models?limit=2');
-    expect(vllm.models!.request('GET', '', '', target({ customHost: 'http://gpu:8000/v1', apiKey: undefined })).headers).toEqual({ 'content-type': 'application/json' });
+    expect(vllm.models!.request('GET', '', 'limit=2', target({ customHost: 'http://gpu:8000/v1', apiKey: undefined })).url).toBe(
+      'http://gpu:8000/v1/models?limit=2',
+    );
+    expect(vllm.models!.request('GET', '', '', target({ customHost: 'http://gpu:8000/v1', apiKey: undefined })).headers).toEqual({
+      'content-type': 'application/json',
+    });
   });
 
   it('rerank (Jina and Cohere shape) only for a custom OpenAI-compatible server such as vLLM, body as sent', () => {

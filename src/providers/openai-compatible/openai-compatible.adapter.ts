@@ -1,7 +1,16 @@
 import { GatewayError } from '../../common/errors/gateway-error';
 import { jsonPayload } from '../../common/http/received-body';
 import type { ProviderTarget } from '../provider-target';
-import { RESOURCE_OPERATIONS, type ProviderAdapter, type RealtimeCapability, type RequestBuilder, type ResourceCapability, type ResourceOperation, type ResponsesCapability, type UpstreamRequest } from '../provider-adapter';
+import {
+  RESOURCE_OPERATIONS,
+  type ProviderAdapter,
+  type RealtimeCapability,
+  type RequestBuilder,
+  type ResourceCapability,
+  type ResourceOperation,
+  type ResponsesCapability,
+  type UpstreamRequest,
+} from '../provider-adapter';
 
 /** Operations a vendor may serve in OpenAI's format besides chat completions, and their paths. */
 const OPTIONAL_OPERATION_PATHS = {

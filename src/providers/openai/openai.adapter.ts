@@ -5,5 +5,17 @@ export const openAIAdapter = new OpenAICompatibleAdapter({
   id: 'openai',
   baseUrl: 'https://api.openai.com/v1',
   sendsOrganizationHeaders: true,
-  offers: ['embeddings', 'imageGenerations', 'audioSpeech', 'audioTranscriptions', 'audioTranslations', 'responses', 'realtime', 'fineTuning', 'models', 'files', 'vectorStores'],
+  offers: [
+    'embeddings',
+    'imageGenerations',
+    'audioSpeech',
+    'audioTranscriptions',
+    'audioTranslations',
+    'responses',
+    'realtime',
+    'fineTuning',
+    'models',
+    'files',
+    'vectorStores',
+  ],
 });

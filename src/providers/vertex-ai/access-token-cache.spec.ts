@@ -4,11 +4,13 @@ describe('AccessTokenCache', () => {
   let now: number;
   let minted: number;
   let cache: AccessTokenCache;
-  const mint = (lifetimeMs = 3_600_000) => async (): Promise<MintedToken> => {
-    minted += 1;
-    await new Promise((resolve) => setImmediate(resolve));
-    return { token: `token-${minted}`, expiresAt: now + lifetimeMs };
-  };
+  const mint =
+    (lifetimeMs = 3_600_000) =>
+    async (): Promise<MintedToken> => {
+      minted += 1;
+      await new Promise((resolve) => setImmediate(resolve));
+      return { token: `token-${minted}`, expiresAt: now + lifetimeMs };
+    };
 
   beforeEach(() => {
     now = 1_000_000;

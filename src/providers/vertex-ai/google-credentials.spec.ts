@@ -5,7 +5,12 @@ import type { CredentialFetch } from '../provider-adapter';
 import { GoogleCredentials } from './google-credentials';
 
 const pem = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-const serviceAccount = JSON.stringify({ type: 'service_account', client_email: 'a@p.iam.gserviceaccount.com', private_key: pem, token_uri: 'http://127.0.0.1:9/token' });
+const serviceAccount = JSON.stringify({
+  type: 'service_account',
+  client_email: 'a@p.iam.gserviceaccount.com',
+  private_key: pem,
+  token_uri: 'http://127.0.0.1:9/token',
+});
 const target = (apiKey: string | null, virtualKeyId: string | null = 'vk-1') => ({ apiKey, virtualKeyId }) as ProviderTarget;
 
 describe('GoogleCredentials', () => {
@@ -22,7 +27,7 @@ describe('GoogleCredentials', () => {
     expect(fetched).toBe(0);
   });
 
-  it("mints from a service-account JSON at its token_uri, once for concurrent requests, again after expiry", async () => {
+  it('mints from a service-account JSON at its token_uri, once for concurrent requests, again after expiry', async () => {
     let now = 0;
     const credentials = new GoogleCredentials(() => now);
     const tokens = await Promise.all([1, 2, 3].map(() => credentials.accessToken(target(serviceAccount), fetch)));

@@ -43,7 +43,10 @@ export class GoogleCredentials {
     // The gateway's own identity is an operator's to hand out: through a virtual key only,
     // never to whoever names the provider in a header.
     if (target.virtualKeyId === null) {
-      throw GatewayError.invalidRequest('Vertex AI needs a key: a service-account JSON or an access token (the gateway\'s own Google credentials serve virtual keys only)', 'key');
+      throw GatewayError.invalidRequest(
+        "Vertex AI needs a key: a service-account JSON or an access token (the gateway's own Google credentials serve virtual keys only)",
+        'key',
+      );
     }
     return this.tokens.token(ADC_ID, () => this.mintFromApplicationDefault(fetch));
   }
@@ -76,7 +79,12 @@ export class GoogleCredentials {
     } catch (error) {
       if (error instanceof GatewayError) throw error;
       const reason = error instanceof Error ? error.message.split('\n')[0].slice(0, 300) : 'unknown error';
-      throw new GatewayError(401, 'authentication_error', `Vertex AI: no key, and the gateway's Application Default Credentials gave no token (${reason})`, 'provider_credential_refused');
+      throw new GatewayError(
+        401,
+        'authentication_error',
+        `Vertex AI: no key, and the gateway's Application Default Credentials gave no token (${reason})`,
+        'provider_credential_refused',
+      );
     }
   }
 }

@@ -5,7 +5,13 @@ import { CLOUD_PLATFORM_SCOPE, GOOGLE_TOKEN_URI, parseServiceAccount, tokenFromA
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const other = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-const json = { type: 'service_account', client_email: 'gw@proj.iam.gserviceaccount.com', private_key: pem, private_key_id: 'kid-1', token_uri: 'http://127.0.0.1:9/token' };
+const json = {
+  type: 'service_account',
+  client_email: 'gw@proj.iam.gserviceaccount.com',
+  private_key: pem,
+  private_key_id: 'kid-1',
+  token_uri: 'http://127.0.0.1:9/token',
+};
 
 function decode(assertion: string) {
   const [header, claims, signature] = assertion.split('.');
@@ -58,7 +64,10 @@ describe('service-account token exchange', () => {
 
   it("reads the token and its lifetime, and turns a refusal into a 401 naming the account and Google's reason", () => {
     const account = parseServiceAccount(json, 'key');
-    expect(tokenFromAnswer(account, 200, Buffer.from('{"access_token":"ya29.x","expires_in":3599,"token_type":"Bearer"}'), 1000)).toEqual({ token: 'ya29.x', expiresAt: 3_600_000 });
+    expect(tokenFromAnswer(account, 200, Buffer.from('{"access_token":"ya29.x","expires_in":3599,"token_type":"Bearer"}'), 1000)).toEqual({
+      token: 'ya29.x',
+      expiresAt: 3_600_000,
+    });
     const refused = (() => {
       try {
         tokenFromAnswer(account, 400, Buffer.from('{"error":"invalid_grant","error_description":"Invalid JWT Signature."}'), 0);

@@ -25,13 +25,15 @@ export interface ServiceAccount {
  * `field` is how the caller names the JSON (`key` for a virtual key's credential).
  */
 export function parseServiceAccount(json: unknown, field: string): ServiceAccount {
-  if (json === null || typeof json !== 'object' || Array.isArray(json)) throw GatewayError.invalidRequest(`${field} must be a service-account JSON object`, field);
+  if (json === null || typeof json !== 'object' || Array.isArray(json))
+    throw GatewayError.invalidRequest(`${field} must be a service-account JSON object`, field);
   const account = json as Record<string, unknown>;
   if (account.type !== undefined && account.type !== 'service_account') {
     throw GatewayError.invalidRequest(`${field}.type must be "service_account" (got ${JSON.stringify(account.type).slice(0, 60)})`, `${field}.type`);
   }
   const clientEmail = account.client_email;
-  if (typeof clientEmail !== 'string' || !clientEmail) throw GatewayError.invalidRequest(`${field}.client_email is required in a service-account JSON`, `${field}.client_email`);
+  if (typeof clientEmail !== 'string' || !clientEmail)
+    throw GatewayError.invalidRequest(`${field}.client_email is required in a service-account JSON`, `${field}.client_email`);
   if (typeof account.private_key !== 'string' || !account.private_key) {
     throw GatewayError.invalidRequest(`${field}.private_key is required in a service-account JSON`, `${field}.private_key`);
   }
@@ -86,9 +88,10 @@ export function tokenFromAnswer(account: ServiceAccount, status: number, body: B
   }
   const endpoint = new URL(account.tokenUri).origin;
   if (status < 200 || status >= 300) {
-    const reason = json && typeof json.error === 'string'
-      ? `${json.error}${typeof json.error_description === 'string' ? `: ${json.error_description}` : ''}`
-      : `status ${status}`;
+    const reason =
+      json && typeof json.error === 'string'
+        ? `${json.error}${typeof json.error_description === 'string' ? `: ${json.error_description}` : ''}`
+        : `status ${status}`;
     throw new GatewayError(
       401,
       'authentication_error',

@@ -77,7 +77,12 @@ function claudeRequest(payload: Record<string, unknown>, model: string, target: 
   const sent: Record<string, string> = headers(target);
   const beta = clientHeaders['anthropic-beta'] || target.providerOptions.anthropic_beta;
   if (beta) sent['anthropic-beta'] = beta;
-  return { method: 'POST', url: vertexModelUrl(target, 'anthropic', model, method), headers: sent, body: JSON.stringify({ anthropic_version: VERTEX_ANTHROPIC_VERSION, ...rest }) };
+  return {
+    method: 'POST',
+    url: vertexModelUrl(target, 'anthropic', model, method),
+    headers: sent,
+    body: JSON.stringify({ anthropic_version: VERTEX_ANTHROPIC_VERSION, ...rest }),
+  };
 }
 
 const messages: MessagesCapability = {
@@ -97,32 +102,50 @@ const countTokens: MessagesCountTokensCapability = {
     const sent: Record<string, string> = headers(target);
     const beta = clientHeaders['anthropic-beta'] || target.providerOptions.anthropic_beta;
     if (beta) sent['anthropic-beta'] = beta;
-    return { method: 'POST', url: vertexModelUrl(target, 'anthropic', 'count-tokens', 'rawPredict'), headers: sent, body: JSON.stringify({ anthropic_version: VERTEX_ANTHROPIC_VERSION, ...body, model }) };
+    return {
+      method: 'POST',
+      url: vertexModelUrl(target, 'anthropic', 'count-tokens', 'rawPredict'),
+      headers: sent,
+      body: JSON.stringify({ anthropic_version: VERTEX_ANTHROPIC_VERSION, ...body, model }),
+    };
   },
 };
 
 function chatRequest(body: Record<string, unknown>, target: ProviderTarget): UpstreamRequest {
   const model = modelOf(body);
   const ignored = new IgnoredParams(target.strictParams);
-  if (isClaude(model)) return { ...claudeRequest(toAnthropicRequest(body, ignored) as unknown as Record<string, unknown>, model, target), ignoredParams: ignored.list() };
+  if (isClaude(model))
+    return { ...claudeRequest(toAnthropicRequest(body, ignored) as unknown as Record<string, unknown>, model, target), ignoredParams: ignored.list() };
   const request = toGeminiRequest(body, ignored);
   // alt=sse: without it the stream is one JSON array sent piece by piece, which no SSE parser reads.
   const method = body.stream === true ? 'streamGenerateContent?alt=sse' : 'generateContent';
-  return { method: 'POST', url: vertexModelUrl(target, 'google', model, method), headers: headers(target), body: JSON.stringify(request), ignoredParams: ignored.list() };
+  return {
+    method: 'POST',
+    url: vertexModelUrl(target, 'google', model, method),
+    headers: headers(target),
+    body: JSON.stringify(request),
+    ignoredParams: ignored.list(),
+  };
 }
 
 /** The answers' translation follows the model's publisher; an error body tells by its shape (Anthropic's has `type: "error"`). */
 const translation: ChatTranslation = {
   toChatCompletion: (answer, model) => (isClaude(model) ? anthropicResponse : geminiResponse).toChatCompletion(answer, model),
   streamDecoder: (model) => (isClaude(model) ? new AnthropicChatStreamDecoder(model) : new GeminiChatStreamDecoder(model)),
-  toOpenAIError: (status, body) => ((body as Record<string, unknown> | null)?.type === 'error' ? anthropicResponse : geminiResponse).toOpenAIError(status, body),
+  toOpenAIError: (status, body) =>
+    ((body as Record<string, unknown> | null)?.type === 'error' ? anthropicResponse : geminiResponse).toOpenAIError(status, body),
 };
 
 /** Google's text embedding models through `:predict`, answered in OpenAI's embeddings shape (`encoding_format` honoured). */
 const embeddings: JsonOperationCapability = {
   buildRequest(body, target) {
     const model = modelOf(body);
-    return { method: 'POST', url: vertexModelUrl(target, 'google', model, 'predict'), headers: headers(target), body: JSON.stringify(toVertexPredictRequest(googleEmbedInput(body, 'vertex-ai'))) };
+    return {
+      method: 'POST',
+      url: vertexModelUrl(target, 'google', model, 'predict'),
+      headers: headers(target),
+      body: JSON.stringify(toVertexPredictRequest(googleEmbedInput(body, 'vertex-ai'))),
+    };
   },
   translation: { toAnswer: fromVertexPredictions, toOpenAIError: geminiResponse.toOpenAIError },
 };

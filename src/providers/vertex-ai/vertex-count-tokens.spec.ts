@@ -12,10 +12,18 @@ describe("Claude's count-tokens on Vertex AI", () => {
   });
 
   it('posts to the one count-tokens endpoint, the model kept in the body and the version added', () => {
-    const request = counter.buildRequest({ model: 'claude-haiku-4-5@20251001', messages: [{ role: 'user', content: 'hi' }] }, target('us-east5'), { 'anthropic-beta': 'b-1' });
-    expect(request.url).toBe('https://us-east5-aiplatform.googleapis.com/v1/projects/p-1/locations/us-east5/publishers/anthropic/models/count-tokens:rawPredict');
+    const request = counter.buildRequest({ model: 'claude-haiku-4-5@20251001', messages: [{ role: 'user', content: 'hi' }] }, target('us-east5'), {
+      'anthropic-beta': 'b-1',
+    });
+    expect(request.url).toBe(
+      'https://us-east5-aiplatform.googleapis.com/v1/projects/p-1/locations/us-east5/publishers/anthropic/models/count-tokens:rawPredict',
+    );
     expect(request.headers).toMatchObject({ authorization: 'Bearer ya29.token', 'anthropic-beta': 'b-1' });
-    expect(JSON.parse(request.body as string)).toEqual({ anthropic_version: 'vertex-2023-10-16', model: 'claude-haiku-4-5@20251001', messages: [{ role: 'user', content: 'hi' }] });
+    expect(JSON.parse(request.body as string)).toEqual({
+      anthropic_version: 'vertex-2023-10-16',
+      model: 'claude-haiku-4-5@20251001',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
   });
 
   it('uses the global host for region global and the beta of provider_options without a client one', () => {
@@ -26,6 +34,8 @@ describe("Claude's count-tokens on Vertex AI", () => {
 
   it('refuses a body without a model, and never builds without a token', () => {
     expect(() => counter.buildRequest({ messages: [] }, target('us-east5'))).toThrow(expect.objectContaining({ status: 400 }));
-    expect(() => counter.buildRequest({ model: 'claude-x', messages: [] }, { ...target('us-east5'), accessToken: undefined } as ProviderTarget)).toThrow(/access token/);
+    expect(() => counter.buildRequest({ model: 'claude-x', messages: [] }, { ...target('us-east5'), accessToken: undefined } as ProviderTarget)).toThrow(
+      /access token/,
+    );
   });
 });

@@ -1,16 +1,26 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { all, checkBody, isArray, isNotEmpty, isObject, isString, Rule } from '../../../common/pipes/body-rules';
 
-const fileIds: Rule = (v, f) => isArray(0, 500)(v, f) ?? ((v as unknown[]).every((id) => typeof id === 'string' && id.length > 0) ? null : `${f} must contain file ids (non-empty strings)`);
+const fileIds: Rule = (v, f) =>
+  isArray(0, 500)(v, f) ?? ((v as unknown[]).every((id) => typeof id === 'string' && id.length > 0) ? null : `${f} must contain file ids (non-empty strings)`);
 const query: Rule = (v, f) =>
-  typeof v === 'string' ? (v.length ? null : `${f} should not be empty`) : Array.isArray(v) && v.length > 0 && v.every((q) => typeof q === 'string') ? null : `${f} must be a string or an array of strings`;
+  typeof v === 'string'
+    ? v.length
+      ? null
+      : `${f} should not be empty`
+    : Array.isArray(v) && v.length > 0 && v.every((q) => typeof q === 'string')
+      ? null
+      : `${f} must be a string or an array of strings`;
 
 /** `POST /v1/vector_stores` and `POST /v1/vector_stores/{id}` (modify); other fields pass through. */
 export class VectorStoreCreateDto {
   [extra: string]: unknown;
 
   static validateBody(body: Record<string, unknown>): void {
-    checkBody(body, { required: {}, optional: { name: isString(256), file_ids: fileIds, metadata: isObject, expires_after: isObject, chunking_strategy: isObject } });
+    checkBody(body, {
+      required: {},
+      optional: { name: isString(256), file_ids: fileIds, metadata: isObject, expires_after: isObject, chunking_strategy: isObject },
+    });
   }
 
   @ApiPropertyOptional({ example: 'Support articles' })

@@ -47,7 +47,10 @@ const integration: Rule = (v, f) => {
     all(isString(), isNotEmpty)(fields.project, `${where}.project`),
     fields.name === undefined || fields.name === null ? null : isString()(fields.name, `${where}.name`),
     fields.entity === undefined || fields.entity === null ? null : isString()(fields.entity, `${where}.entity`),
-    fields.tags === undefined ? null : isArray(0, 50)(fields.tags, `${where}.tags`) ?? ((fields.tags as unknown[]).some((tag) => typeof tag !== 'string') ? `${where}.tags must contain strings only` : null),
+    fields.tags === undefined
+      ? null
+      : (isArray(0, 50)(fields.tags, `${where}.tags`) ??
+        ((fields.tags as unknown[]).some((tag) => typeof tag !== 'string') ? `${where}.tags must contain strings only` : null)),
   ];
   return problems.find((problem) => problem !== null) ?? null;
 };

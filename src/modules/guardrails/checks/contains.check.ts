@@ -40,7 +40,14 @@ export class ContainsCheck implements GuardrailCheck {
     const found = this.patterns.filter((p) => p.regex.test(text)).map((p) => p.word);
     const missing = this.patterns.filter((p) => !found.includes(p.word)).map((p) => p.word);
     const verdict = this.operator === 'any' ? found.length > 0 : this.operator === 'all' ? missing.length === 0 : found.length === 0;
-    const reason = this.operator === 'all' ? (verdict ? 'all words found' : `missing: ${missing.join(', ')}`) : found.length > 0 ? `found: ${found.join(', ')}` : 'none of the words found';
+    const reason =
+      this.operator === 'all'
+        ? verdict
+          ? 'all words found'
+          : `missing: ${missing.join(', ')}`
+        : found.length > 0
+          ? `found: ${found.join(', ')}`
+          : 'none of the words found';
     return { type: this.type, verdict, reason };
   }
 }

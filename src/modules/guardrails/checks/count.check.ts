@@ -42,7 +42,10 @@ export class CountCheck implements GuardrailCheck {
   private static parse(unit: Unit, params: Record<string, unknown>, path: string): ParsedCheck {
     const problems = unknownFields(params, ['min', 'max'], path);
     const { min, max } = params;
-    for (const [field, value] of [['min', min], ['max', max]] as const) {
+    for (const [field, value] of [
+      ['min', min],
+      ['max', max],
+    ] as const) {
       if (value !== undefined && !isInt(value, 0, MAX_LIMIT)) problems.push(`${path}.${field} must be an integer from 0 to ${MAX_LIMIT}`);
     }
     if (min === undefined && max === undefined) problems.push(`${path} needs min or max`);
@@ -55,7 +58,11 @@ export class CountCheck implements GuardrailCheck {
     const n = this.unit.count(joinedText(input));
     const tooFew = this.min !== undefined && n < this.min;
     const tooMany = this.max !== undefined && n > this.max;
-    const reason = tooFew ? `${n} ${this.unit.name}, fewer than ${this.min}` : tooMany ? `${n} ${this.unit.name}, more than ${this.max}` : `${n} ${this.unit.name}`;
+    const reason = tooFew
+      ? `${n} ${this.unit.name}, fewer than ${this.min}`
+      : tooMany
+        ? `${n} ${this.unit.name}, more than ${this.max}`
+        : `${n} ${this.unit.name}`;
     return { type: this.type, verdict: !tooFew && !tooMany, reason };
   }
 }

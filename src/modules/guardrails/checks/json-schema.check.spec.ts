@@ -53,7 +53,9 @@ describe('JsonSchemaCheck', () => {
   });
 
   it('refuses a schema that is not valid JSON Schema, or refers to what it cannot resolve', () => {
-    expect(JsonSchemaCheck.parse({ schema: { type: 'strnig' } }, 'c').problems[0]).toMatch(/^c\.schema is not a valid JSON schema: schema is invalid: data\/type/);
+    expect(JsonSchemaCheck.parse({ schema: { type: 'strnig' } }, 'c').problems[0]).toMatch(
+      /^c\.schema is not a valid JSON schema: schema is invalid: data\/type/,
+    );
     expect(JsonSchemaCheck.parse({ schema: { $ref: 'https://example.com/remote.json' } }, 'c').problems).toEqual([
       "c.schema is not a valid JSON schema: can't resolve reference https://example.com/remote.json from id #",
     ]);

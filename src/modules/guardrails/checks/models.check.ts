@@ -29,7 +29,8 @@ export class ModelsCheck implements GuardrailCheck {
     const model = input.model;
     const fail = (reason: string): CheckResult => ({ type: this.type, verdict: false, reason });
     if (model !== null && this.deny.has(model)) return fail(`model '${model}' is denied`);
-    if (this.allow && (model === null || !this.allow.has(model))) return fail(model === null ? 'the request names no model' : `model '${model}' is not allowed`);
+    if (this.allow && (model === null || !this.allow.has(model)))
+      return fail(model === null ? 'the request names no model' : `model '${model}' is not allowed`);
     return { type: this.type, verdict: true, reason: model === null ? 'the request names no model' : `model '${model}' is allowed` };
   }
 }

@@ -29,13 +29,7 @@ describe('findPii', () => {
     expect(found(text)).toEqual([['phone', phone]]);
   });
 
-  it.each([
-    'on 2024-01-15 10:30',
-    'order 1700000000',
-    'id ORD-555-123-4567',
-    '12-34-56',
-    '(555 123-4567',
-  ])('finds no phone number in %j', (text) => {
+  it.each(['on 2024-01-15 10:30', 'order 1700000000', 'id ORD-555-123-4567', '12-34-56', '(555 123-4567'])('finds no phone number in %j', (text) => {
     expect(found(text)).toEqual([]);
   });
 
@@ -49,11 +43,7 @@ describe('findPii', () => {
     expect(found(text)).toEqual([['card', card]]);
   });
 
-  it.each([
-    '4111 1111 1111 1112',
-    '41111111111111110000',
-    '1234 5678 9012',
-  ])('finds no card number in %j (checksum, length)', (text) => {
+  it.each(['4111 1111 1111 1112', '41111111111111110000', '1234 5678 9012'])('finds no card number in %j (checksum, length)', (text) => {
     expect(found(text).filter(([kind]) => kind === 'card')).toEqual([]);
   });
 

@@ -53,7 +53,10 @@ describe('PiiCheck', () => {
   it.each([
     [{ kinds: [] }, ['c.kinds must be a non-empty array']],
     [{ kinds: 'email' }, ['c.kinds must be a non-empty array']],
-    [{ kinds: ['email', 'iban', null] }, ['c.kinds[1] must be one of email, phone, card, ipv4, ssn', 'c.kinds[2] must be one of email, phone, card, ipv4, ssn']],
+    [
+      { kinds: ['email', 'iban', null] },
+      ['c.kinds[1] must be one of email, phone, card, ipv4, ssn', 'c.kinds[2] must be one of email, phone, card, ipv4, ssn'],
+    ],
     [{ action: 'mask' }, ['c.action must be one of deny, redact']],
     [{ kinds: ['email'], types: [] }, ['c.types is not a known field']],
   ])('refuses %j', (params, problems) => {

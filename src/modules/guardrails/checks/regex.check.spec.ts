@@ -43,7 +43,10 @@ describe('RegexCheck', () => {
     [{ pattern: '' }, 'c.pattern must be a non-empty string of at most 500 characters'],
     [{ pattern: 'a'.repeat(501) }, 'c.pattern must be a non-empty string of at most 500 characters'],
     [{ pattern: '(a' }, 'c.pattern must be a valid regular expression (missing closing ): `(a`)'],
-    [{ pattern: '(?=a)b' }, 'c.pattern must not use lookahead or lookbehind ((?=, (?!, (?<=, (?<!): user-supplied patterns run in a linear-time engine (RE2), which cannot run them'],
+    [
+      { pattern: '(?=a)b' },
+      'c.pattern must not use lookahead or lookbehind ((?=, (?!, (?<=, (?<!): user-supplied patterns run in a linear-time engine (RE2), which cannot run them',
+    ],
     [{ pattern: 'a', flags: 'g' }, 'c.flags must be a string of the flags i, m, s, u'],
     [{ pattern: 'a', flags: 1 }, 'c.flags must be a string of the flags i, m, s, u'],
     [{ pattern: 'a', must: 'maybe' }, 'c.must must be one of match, not_match'],

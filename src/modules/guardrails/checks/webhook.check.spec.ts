@@ -73,7 +73,13 @@ describe('WebhookCheck', () => {
     [{ url: 'not a url' }, ['c.url must be an http(s) URL']],
     [{ url: 'https://h.example', headers: [] }, ['c.headers must be an object']],
     [{ url: 'https://h.example', headers: { 'bad name': 'v' } }, ['c.headers.bad name is not a valid header name']],
-    [{ url: 'https://h.example', headers: { 'x-a': 1, 'x-b': 'a\r\nb' } }, ['c.headers.x-a must be a string', 'c.headers.x-b must not contain line breaks, other control characters or characters outside Latin-1 (it is sent as an HTTP header)']],
+    [
+      { url: 'https://h.example', headers: { 'x-a': 1, 'x-b': 'a\r\nb' } },
+      [
+        'c.headers.x-a must be a string',
+        'c.headers.x-b must not contain line breaks, other control characters or characters outside Latin-1 (it is sent as an HTTP header)',
+      ],
+    ],
     [{ url: 'https://h.example', timeout_ms: 0 }, ['c.timeout_ms must be an integer number of milliseconds from 1 to 30000']],
     [{ url: 'https://h.example', timeout_ms: 30001 }, ['c.timeout_ms must be an integer number of milliseconds from 1 to 30000']],
     [{ url: 'https://h.example', method: 'GET' }, ['c.method is not a known field']],

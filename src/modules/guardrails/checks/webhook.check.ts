@@ -86,4 +86,3 @@ class WebhookTimeout extends Error {
 
 /** Ours, or the kind `AbortSignal.timeout` makes a fetch-like postJson reject with. */
 const isTimeout = (error: unknown): boolean => (error as { name?: unknown } | null)?.name === 'TimeoutError';
-

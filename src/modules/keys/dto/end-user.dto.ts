@@ -8,14 +8,20 @@ import { IsStringRecord } from './string-record.validator';
 class EndUserBudgetDto extends PickType(KeyLimitsDto, ['budget_limit_usd', 'budget_period'] as const) {}
 
 export class EndUserCreateDto extends EndUserBudgetDto {
-  @ApiProperty({ description: 'The `user` value requests carry', example: 'alice@example.com' }) @IsString() @Length(1, 256)
+  @ApiProperty({ description: 'The `user` value requests carry', example: 'alice@example.com' })
+  @IsString()
+  @Length(1, 256)
   user: string;
 
-  @ApiPropertyOptional() @Omittable() @IsStringRecord()
+  @ApiPropertyOptional()
+  @Omittable()
+  @IsStringRecord()
   metadata?: Record<string, string>;
 }
 
 export class EndUserUpdateDto extends EndUserBudgetDto {
-  @ApiPropertyOptional() @Omittable() @IsStringRecord()
+  @ApiPropertyOptional()
+  @Omittable()
+  @IsStringRecord()
   metadata?: Record<string, string>;
 }

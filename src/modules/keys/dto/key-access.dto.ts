@@ -12,18 +12,34 @@ const IsToolAllowList = () =>
   IsRecordOf(
     'isToolAllowList',
     MAX_SERVERS,
-    (slug, tools) => SERVER_SLUG.test(slug) && Array.isArray(tools) && tools.length <= MAX_TOOLS && tools.every((tool) => typeof tool === 'string' && tool.length > 0 && tool.length <= 128),
+    (slug, tools) =>
+      SERVER_SLUG.test(slug) &&
+      Array.isArray(tools) &&
+      tools.length <= MAX_TOOLS &&
+      tools.every((tool) => typeof tool === 'string' && tool.length > 0 && tool.length <= 128),
     (property) => `${property} must be an object of MCP server slugs ([a-z0-9-]+) to arrays of tool names`,
   );
 
 /** Budget, limits, expiry, and the MCP servers and tools a key may use: on API keys and virtual keys. */
 export class KeyAccessDto extends KeyLimitsDto {
-  @ApiPropertyOptional({ nullable: true, type: [String], description: 'MCP server slugs this key may use (null: every server for admin keys, none for user keys; no restriction on a virtual key)' })
-  @IsOptional() @ValidateIf((_, v) => v !== null) @IsArray() @ArrayMaxSize(MAX_SERVERS)
+  @ApiPropertyOptional({
+    nullable: true,
+    type: [String],
+    description: 'MCP server slugs this key may use (null: every server for admin keys, none for user keys; no restriction on a virtual key)',
+  })
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsArray()
+  @ArrayMaxSize(MAX_SERVERS)
   @Matches(SERVER_SLUG, { each: true, message: 'allowed_mcp_servers must be MCP server slugs ([a-z0-9-]+)' })
   allowed_mcp_servers?: string[] | null;
 
-  @ApiPropertyOptional({ nullable: true, description: 'Per MCP server slug, the tools this key may call there: {"<slug>": ["tool", …]} (a server absent: every tool it allows)' })
-  @IsOptional() @ValidateIf((_, v) => v !== null) @IsToolAllowList()
+  @ApiPropertyOptional({
+    nullable: true,
+    description: 'Per MCP server slug, the tools this key may call there: {"<slug>": ["tool", …]} (a server absent: every tool it allows)',
+  })
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsToolAllowList()
   allowed_tools?: Record<string, string[]> | null;
 }

@@ -14,7 +14,11 @@ export function IsRecordOf(name: string, maxKeys: number, entry: (key: string, v
       propertyName,
       validator: {
         validate: (value: unknown) =>
-          typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length <= maxKeys && Object.entries(value).every(([key, v]) => entry(key, v)),
+          typeof value === 'object' &&
+          value !== null &&
+          !Array.isArray(value) &&
+          Object.keys(value).length <= maxKeys &&
+          Object.entries(value).every(([key, v]) => entry(key, v)),
         defaultMessage: () => message(propertyName),
       },
     });
@@ -22,7 +26,12 @@ export function IsRecordOf(name: string, maxKeys: number, entry: (key: string, v
 
 /** An object whose values are all strings (at most 32 keys, values up to 128 characters). */
 export const IsStringRecord = () =>
-  IsRecordOf('isStringRecord', 32, (_, v) => typeof v === 'string' && v.length <= 128, (property) => `${property} must be an object of at most 32 string values of at most 128 characters`);
+  IsRecordOf(
+    'isStringRecord',
+    32,
+    (_, v) => typeof v === 'string' && v.length <= 128,
+    (property) => `${property} must be an object of at most 32 string values of at most 128 characters`,
+  );
 
 /** Azure's resource name becomes the host `{resource_name}.openai.azure.com`: a DNS label, nothing that could end the host early. */
 const HOST_LABEL = /^[A-Za-z0-9-]{1,63}$/;

@@ -20,7 +20,12 @@ function roundTrip(body: unknown): unknown {
   const { skeletonJson, layout, parts } = splitBody(body);
   const skeleton = JSON.parse(skeletonJson);
   const byHash = new Map(parts.map((part) => [part.hash, JSON.parse(part.json)]));
-  return joinBody(skeleton, layout, parts.map((part) => part.hash), (hash) => byHash.get(hash));
+  return joinBody(
+    skeleton,
+    layout,
+    parts.map((part) => part.hash),
+    (hash) => byHash.get(hash),
+  );
 }
 
 describe('splitBody and joinBody', () => {
@@ -38,7 +43,13 @@ describe('splitBody and joinBody', () => {
   });
 
   it('splits an answer by content block, choice or output item', () => {
-    const answer = { id: 'msg_1', content: [{ type: 'text', text: long('Hello') }, { type: 'tool_use', id: 'toolu_2', name: 'Bash', input: { command: long('ls') } }] };
+    const answer = {
+      id: 'msg_1',
+      content: [
+        { type: 'text', text: long('Hello') },
+        { type: 'tool_use', id: 'toolu_2', name: 'Bash', input: { command: long('ls') } },
+      ],
+    };
     expect(splitBody(answer).layout).toEqual([['content', [0, 1]]]);
     expect(roundTrip(answer)).toEqual(answer);
     const chat = { choices: [{ index: 0, message: { role: 'assistant', content: long('Hi') } }], usage: { prompt_tokens: 1 } };
@@ -73,7 +84,9 @@ describe('splitBody and joinBody', () => {
     const { skeletonJson, layout, parts } = splitBody(conversation);
     const skeleton = JSON.parse(skeletonJson);
     const hashes = parts.map((part) => part.hash);
-    const joined = joinBody(skeleton, layout, hashes, (hash) => (hash === hashes[1] ? undefined : JSON.parse(parts.find((part) => part.hash === hash)!.json))) as typeof conversation;
+    const joined = joinBody(skeleton, layout, hashes, (hash) =>
+      hash === hashes[1] ? undefined : JSON.parse(parts.find((part) => part.hash === hash)!.json),
+    ) as typeof conversation;
     expect(joined.tools).toEqual({ _missing_part: hashes[1] });
     expect(joined.system).toEqual(conversation.system);
     expect((joinBody(skeleton, layout, hashes.slice(0, 2), () => ({})) as typeof conversation).messages[2]).toEqual({ _missing_part: null });
@@ -89,7 +102,11 @@ describe('recordWithParts', () => {
     const first = recordWithParts(record, known);
     const stored = JSON.parse(first.json);
     expect(stored.bodyParts).toHaveLength(5);
-    expect(stored.bodyParts[0]).toEqual({ h: hashPart(JSON.stringify(conversation.system)), n: Buffer.byteLength(JSON.stringify(conversation.system)), b: conversation.system });
+    expect(stored.bodyParts[0]).toEqual({
+      h: hashPart(JSON.stringify(conversation.system)),
+      n: Buffer.byteLength(JSON.stringify(conversation.system)),
+      b: conversation.system,
+    });
     expect(stored.partHashes).toEqual(stored.bodyParts.map((part: { h: string }) => part.h));
     expect(stored.partLayout).toEqual({ request: [['system'], ['tools'], ['messages', [0, 2]]], response: [['content', [0]]] });
     expect(stored.bodyBytes).toBe(Buffer.byteLength(JSON.stringify(record.requestBody)) + Buffer.byteLength(JSON.stringify(record.responseBody)));
@@ -112,7 +129,12 @@ describe('recordWithParts', () => {
   });
 
   it('stores a record without bodies, or without parts, as it is', () => {
-    expect(JSON.parse(recordWithParts({ ...record, requestBody: null, responseBody: null }, new KnownParts()).json)).toEqual({ ...record, requestBody: null, responseBody: null, createdAt: createdAt.toISOString() });
+    expect(JSON.parse(recordWithParts({ ...record, requestBody: null, responseBody: null }, new KnownParts()).json)).toEqual({
+      ...record,
+      requestBody: null,
+      responseBody: null,
+      createdAt: createdAt.toISOString(),
+    });
     const small = JSON.parse(recordWithParts({ ...record, requestBody: { model: 'm' }, responseBody: null }, new KnownParts()).json);
     expect(small).toMatchObject({ requestBody: { model: 'm' }, bodyBytes: 13 });
     expect(small.partHashes).toBeUndefined();

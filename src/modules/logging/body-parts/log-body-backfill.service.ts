@@ -170,7 +170,9 @@ export class LogBodyBackfill implements OnApplicationBootstrap, BeforeApplicatio
     return exclusivePass(this.dataSource, BACKFILL_LOCK, LOCK_TIMEOUT, async (db) => {
       const report = await this.moveAll(db);
       if (report.rows || report.keptWhole) {
-        this.logger.log(`Log body backfill: ${report.rows} rows written before parts moved to parts (${report.parts} parts stored), ${report.keptWhole} kept whole`);
+        this.logger.log(
+          `Log body backfill: ${report.rows} rows written before parts moved to parts (${report.parts} parts stored), ${report.keptWhole} kept whole`,
+        );
       }
       return report;
     });
@@ -208,7 +210,10 @@ export class LogBodyBackfill implements OnApplicationBootstrap, BeforeApplicatio
    * error), row by row: a row refused alone is kept whole, with a warning.
    */
   private async moveBatch(db: QueryRunner, rows: WholeRow[]): Promise<BackfillReport> {
-    const keptWhole = await this.keepWhole(db, rows.filter((row) => row.workspace_deleted));
+    const keptWhole = await this.keepWhole(
+      db,
+      rows.filter((row) => row.workspace_deleted),
+    );
     const live = rows.filter((row) => !row.workspace_deleted);
     try {
       return { ...(await this.move(db, live)), keptWhole };
@@ -241,7 +246,9 @@ export class LogBodyBackfill implements OnApplicationBootstrap, BeforeApplicatio
       }
       const parts = records.flatMap((record) => record.parts);
       const params = [`[${records.map((record) => record.json).join(',')}]`, rows[rows.length - 1].created_at_exact, rows[0].created_at_exact];
-      const [{ moved }] = this.partStore.inDatabase ? await db.query(this.moveSql, params) : await this.partStore.putThenStore<{ moved: number }[]>(db, parts, this.moveSql, params);
+      const [{ moved }] = this.partStore.inDatabase
+        ? await db.query(this.moveSql, params)
+        : await this.partStore.putThenStore<{ moved: number }[]>(db, parts, this.moveSql, params);
       return { rows: moved, parts: parts.length };
     } catch (error) {
       // Parts learnt from this batch were not stored.

@@ -14,9 +14,12 @@ describe('LOG_BODY_STORE', () => {
     expect(parseStoreLocation(location)).toEqual(expected);
   });
 
-  it.each(['http://bucket/prefix', 's3://', 's3://ab', 's3://Upper', 's3://bucket/with space', 's3://bucket/a\r\nb', 's3://-bucket', 's3://bucket/?query'])('refuses %j at start-up', (location) => {
-    expect(() => validateEnvironment({ LOG_BODY_STORE: location })).toThrow(InvalidEnvironmentError);
-  });
+  it.each(['http://bucket/prefix', 's3://', 's3://ab', 's3://Upper', 's3://bucket/with space', 's3://bucket/a\r\nb', 's3://-bucket', 's3://bucket/?query'])(
+    'refuses %j at start-up',
+    (location) => {
+      expect(() => validateEnvironment({ LOG_BODY_STORE: location })).toThrow(InvalidEnvironmentError);
+    },
+  );
 
   it.each(['ftp://minio:9000', 'http://user:secret@minio:9000', 'minio:9000'])('refuses the endpoint %j', (endpoint) => {
     expect(() => validateEnvironment({ LOG_BODY_STORE: 's3://logs', LOG_BODY_STORE_ENDPOINT: endpoint })).toThrow(/LOG_BODY_STORE_ENDPOINT/);

@@ -147,7 +147,8 @@ export class PartStore implements OnModuleDestroy {
       const objects = addresses.slice(start, start + DELETE_BATCH).map(([workspaceId, hash]) => ({ Key: this.objectKey(workspaceId, hash) }));
       const answer = await s3.client.send(new DeleteObjectsCommand({ Bucket: s3.bucket, Delete: { Objects: objects, Quiet: true } }));
       const refused = answer.Errors ?? [];
-      if (refused.length) throw new Error(`the object store refused to delete ${refused.length} parts: ${refused[0].Code ?? ''} ${refused[0].Message ?? ''}`.trim());
+      if (refused.length)
+        throw new Error(`the object store refused to delete ${refused.length} parts: ${refused[0].Code ?? ''} ${refused[0].Message ?? ''}`.trim());
     }
   }
 

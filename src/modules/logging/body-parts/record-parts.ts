@@ -83,5 +83,9 @@ export function recordWithParts(record: Record<string, unknown> & { workspaceId?
   const spliced = [`"requestBody":${request.skeletonJson}`, `"responseBody":${response.skeletonJson}`];
   if (carried.length) spliced.push(`"bodyParts":[${carried.map((part) => `{"h":"${part.hash}","n":${part.bytes},"b":${part.json}}`).join(',')}]`);
   const json = JSON.stringify(fields);
-  return { json: `${json.slice(0, -1)}${json.length > 2 ? ',' : ''}${spliced.join(',')}}`, partKeys: [...partKeys], parts: carried.map((part) => ({ workspaceId, hash: part.hash, json: part.json })) };
+  return {
+    json: `${json.slice(0, -1)}${json.length > 2 ? ',' : ''}${spliced.join(',')}}`,
+    partKeys: [...partKeys],
+    parts: carried.map((part) => ({ workspaceId, hash: part.hash, json: part.json })),
+  };
 }

@@ -16,13 +16,18 @@ export class AnalyticsQueryDto extends AnalyticsFilterDto {
   @Matches(GROUP_BY, { message: GROUP_BY_MESSAGE })
   group_by: string;
 
-  @ApiPropertyOptional({ description: 'ISO 8601 date-time, inclusive; default 30 days before `to`' }) @IsOptional() @IsInstant()
+  @ApiPropertyOptional({ description: 'ISO 8601 date-time, inclusive; default 30 days before `to`' })
+  @IsOptional()
+  @IsInstant()
   from?: string;
 
-  @ApiPropertyOptional({ description: 'ISO 8601 date-time, exclusive; default now' }) @IsOptional() @IsInstant()
+  @ApiPropertyOptional({ description: 'ISO 8601 date-time, exclusive; default now' })
+  @IsOptional()
+  @IsInstant()
   to?: string;
 
   @ApiPropertyOptional({ enum: EXPORT_FORMATS, default: 'json', description: '`csv`: the rows as a CSV download' })
-  @IsOptional() @IsIn(EXPORT_FORMATS)
+  @IsOptional()
+  @IsIn(EXPORT_FORMATS)
   format?: ExportFormat;
 }

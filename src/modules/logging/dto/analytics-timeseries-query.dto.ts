@@ -14,10 +14,14 @@ export const MAX_TOP = 20;
 
 /** `GET /v1/analytics/timeseries`: the log bucketed over time, for the dashboard's charts. */
 export class AnalyticsTimeseriesQueryDto extends AnalyticsFilterDto {
-  @ApiPropertyOptional({ description: 'ISO 8601 date-time, inclusive; default 24 hours before `to`' }) @IsOptional() @IsInstant()
+  @ApiPropertyOptional({ description: 'ISO 8601 date-time, inclusive; default 24 hours before `to`' })
+  @IsOptional()
+  @IsInstant()
   from?: string;
 
-  @ApiPropertyOptional({ description: 'ISO 8601 date-time, exclusive; default now' }) @IsOptional() @IsInstant()
+  @ApiPropertyOptional({ description: 'ISO 8601 date-time, exclusive; default now' })
+  @IsOptional()
+  @IsInstant()
   to?: string;
 
   @ApiPropertyOptional({
@@ -34,11 +38,21 @@ export class AnalyticsTimeseriesQueryDto extends AnalyticsFilterDto {
   @Matches(GROUP_BY, { message: GROUP_BY_MESSAGE })
   group_by?: string;
 
-  @ApiPropertyOptional({ description: 'With group_by: how many groups (by cost, then requests, over the range) get a series of their own', default: 8, minimum: 1, maximum: MAX_TOP })
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(MAX_TOP)
+  @ApiPropertyOptional({
+    description: 'With group_by: how many groups (by cost, then requests, over the range) get a series of their own',
+    default: 8,
+    minimum: 1,
+    maximum: MAX_TOP,
+  })
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_TOP)
   top?: number;
 
   @ApiPropertyOptional({ enum: EXPORT_FORMATS, default: 'json', description: '`csv`: the buckets as a CSV download' })
-  @IsOptional() @IsIn(EXPORT_FORMATS)
+  @IsOptional()
+  @IsIn(EXPORT_FORMATS)
   format?: ExportFormat;
 }

@@ -11,48 +11,82 @@ const STATUS_FILTER = /^(?:[1-5]\d\d|[1-5]xx|error)(?:,(?:[1-5]\d\d|[1-5]xx|erro
 
 /** Filters of `GET /v1/logs` (CONTRACT section 4); `metadata.<key>=<value>` is read apart. */
 export class LogQueryDto extends ListQueryDto {
-  @ApiPropertyOptional({ description: 'End user(s), comma-separated' }) @IsOptional() @IsString()
+  @ApiPropertyOptional({ description: 'End user(s), comma-separated' })
+  @IsOptional()
+  @IsString()
   user?: string;
 
-  @ApiPropertyOptional({ description: 'Model(s) as named by the request, comma-separated' }) @IsOptional() @IsString()
+  @ApiPropertyOptional({ description: 'Model(s) as named by the request, comma-separated' })
+  @IsOptional()
+  @IsString()
   model?: string;
 
-  @ApiPropertyOptional({ description: 'A part of the model name (case-insensitive)' }) @IsOptional() @IsString() @Length(1, 200)
+  @ApiPropertyOptional({ description: 'A part of the model name (case-insensitive)' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
   model_contains?: string;
 
-  @ApiPropertyOptional({ description: 'Provider(s), comma-separated' }) @IsOptional() @IsString()
+  @ApiPropertyOptional({ description: 'Provider(s), comma-separated' })
+  @IsOptional()
+  @IsString()
   provider?: string;
 
-  @ApiPropertyOptional({ description: 'HTTP status codes or classes, comma-separated: `200`, `429,503`, `4xx`, `5xx`, `error` (400 and above)', example: '4xx,5xx' })
-  @IsOptional() @IsString() @Matches(STATUS_FILTER, { message: 'status must be status codes (429), classes (4xx) or error, comma-separated' })
+  @ApiPropertyOptional({
+    description: 'HTTP status codes or classes, comma-separated: `200`, `429,503`, `4xx`, `5xx`, `error` (400 and above)',
+    example: '4xx,5xx',
+  })
+  @IsOptional()
+  @IsString()
+  @Matches(STATUS_FILTER, { message: 'status must be status codes (429), classes (4xx) or error, comma-separated' })
   status?: string;
 
   @ApiPropertyOptional({ description: 'Full-text search over the request and response bodies (words; "quoted phrases", -excluded, or)' })
-  @IsOptional() @IsString() @Length(1, 500)
+  @IsOptional()
+  @IsString()
+  @Length(1, 500)
   q?: string;
 
-  @ApiPropertyOptional() @IsOptional() @IsString()
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
   trace_id?: string;
 
-  @ApiPropertyOptional() @IsOptional() @IsUUID()
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsUUID()
   api_key_id?: string;
 
-  @ApiPropertyOptional({ description: 'Virtual key id or slug' }) @IsOptional() @IsString()
+  @ApiPropertyOptional({ description: 'Virtual key id or slug' })
+  @IsOptional()
+  @IsString()
   virtual_key?: string;
 
-  @ApiPropertyOptional({ description: 'Config id or slug' }) @IsOptional() @IsString() @Length(1, 200)
+  @ApiPropertyOptional({ description: 'Config id or slug' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
   config?: string;
 
-  @ApiPropertyOptional({ description: 'Prompt id or slug' }) @IsOptional() @IsString() @Length(1, 200)
+  @ApiPropertyOptional({ description: 'Prompt id or slug' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
   prompt?: string;
 
-  @ApiPropertyOptional({ description: 'Operation(s), comma-separated' }) @IsOptional() @IsString()
+  @ApiPropertyOptional({ description: 'Operation(s), comma-separated' })
+  @IsOptional()
+  @IsString()
   operation?: string;
 
-  @ApiPropertyOptional({ description: 'ISO 8601 date-time, inclusive' }) @IsOptional() @IsInstant()
+  @ApiPropertyOptional({ description: 'ISO 8601 date-time, inclusive' })
+  @IsOptional()
+  @IsInstant()
   from?: string;
 
-  @ApiPropertyOptional({ description: 'ISO 8601 date-time, exclusive' }) @IsOptional() @IsInstant()
+  @ApiPropertyOptional({ description: 'ISO 8601 date-time, exclusive' })
+  @IsOptional()
+  @IsInstant()
   to?: string;
 
   @ApiPropertyOptional({ description: 'false leaves request and response bodies out of list rows', default: true })
@@ -64,7 +98,9 @@ export class LogQueryDto extends ListQueryDto {
 
 /** `GET /v1/logs/export`: the list's filters, a format, and every matching row (no `limit`). */
 export class LogExportQueryDto extends LogQueryDto {
-  @ApiPropertyOptional({ enum: EXPORT_FORMATS, default: 'csv' }) @IsOptional() @IsIn(EXPORT_FORMATS)
+  @ApiPropertyOptional({ enum: EXPORT_FORMATS, default: 'csv' })
+  @IsOptional()
+  @IsIn(EXPORT_FORMATS)
   format: ExportFormat = 'csv';
 
   @ApiPropertyOptional({ description: 'true adds the request and response bodies and headers (CSV: as JSON text)', default: false })

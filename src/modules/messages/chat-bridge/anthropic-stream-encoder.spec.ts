@@ -5,8 +5,19 @@ import { AnthropicMessageAssembler } from '../anthropic-message-assembler';
 import { AnthropicStreamEncoder } from './anthropic-stream-encoder';
 
 // Chunks as OpenAI streams them with stream_options.include_usage: `usage: null` on every chunk but the last.
-const envelope = { id: 'chatcmpl-BxQ4pL2', object: 'chat.completion.chunk' as const, created: 1753000000, model: 'gpt-4o-mini-2024-07-18', service_tier: 'default', system_fingerprint: 'fp_34a54ae93c', usage: null };
-const chunk = (delta: ChatDelta, finish_reason: string | null = null): ChatCompletionChunk => ({ ...envelope, choices: [{ index: 0, delta, logprobs: null, finish_reason }] });
+const envelope = {
+  id: 'chatcmpl-BxQ4pL2',
+  object: 'chat.completion.chunk' as const,
+  created: 1753000000,
+  model: 'gpt-4o-mini-2024-07-18',
+  service_tier: 'default',
+  system_fingerprint: 'fp_34a54ae93c',
+  usage: null,
+};
+const chunk = (delta: ChatDelta, finish_reason: string | null = null): ChatCompletionChunk => ({
+  ...envelope,
+  choices: [{ index: 0, delta, logprobs: null, finish_reason }],
+});
 const usageChunk = (usage: ChatUsage): ChatCompletionChunk => ({ ...envelope, choices: [], usage });
 const USAGE = {
   prompt_tokens: 19,
@@ -76,7 +87,14 @@ const MESSAGE_START = {
 
 describe('AnthropicStreamEncoder', () => {
   it('a text stream: message_start, one text block with a delta per chunk, message_delta with the usage, message_stop', () => {
-    const { wire, encoder } = stream([ROLE, chunk({ content: 'Hello' }), chunk({ content: '!' }), chunk({ content: ' How can I help?' }), chunk({}, 'stop'), usageChunk(USAGE)]);
+    const { wire, encoder } = stream([
+      ROLE,
+      chunk({ content: 'Hello' }),
+      chunk({ content: '!' }),
+      chunk({ content: ' How can I help?' }),
+      chunk({}, 'stop'),
+      usageChunk(USAGE),
+    ]);
     expect(events(wire)).toEqual([
       MESSAGE_START,
       { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
@@ -116,7 +134,12 @@ describe('AnthropicStreamEncoder', () => {
 
   it('a tool call stream: a tool_use block with empty input, then each argument fragment as input_json_delta', () => {
     const { wire, encoder } = stream([
-      chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_DdmO9pD3xa9XTPNJ32zg2hcA', type: 'function', function: { name: 'get_weather', arguments: '' } }], refusal: null }),
+      chunk({
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ index: 0, id: 'call_DdmO9pD3xa9XTPNJ32zg2hcA', type: 'function', function: { name: 'get_weather', arguments: '' } }],
+        refusal: null,
+      }),
       args(0, '{"'),
       args(0, 'location'),
       args(0, '":"'),
@@ -194,7 +217,11 @@ describe('AnthropicStreamEncoder', () => {
       chunk({ content: 'Done.' }),
       chunk({}, 'stop'),
     ]);
-    expect(events(wire).filter((e) => e.type === 'content_block_start').map((e) => [e.index, e.content_block.type])).toEqual([
+    expect(
+      events(wire)
+        .filter((e) => e.type === 'content_block_start')
+        .map((e) => [e.index, e.content_block.type]),
+    ).toEqual([
       [0, 'tool_use'],
       [1, 'text'],
     ]);
@@ -235,7 +262,13 @@ describe('AnthropicStreamEncoder', () => {
   });
 
   it('takes usage from whichever chunk carries it, the last one winning (servers that send it with the finish)', () => {
-    const { encoder } = stream([chunk({ content: 'ok' }), { ...chunk({}, 'stop'), usage: { prompt_tokens: 7, completion_tokens: 2, total_tokens: 9, prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 5 } } }]);
+    const { encoder } = stream([
+      chunk({ content: 'ok' }),
+      {
+        ...chunk({}, 'stop'),
+        usage: { prompt_tokens: 7, completion_tokens: 2, total_tokens: 9, prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 5 } },
+      },
+    ]);
     expect(encoder.message().usage).toEqual({ input_tokens: 2, cache_creation_input_tokens: 5, cache_read_input_tokens: 0, output_tokens: 2 });
   });
 
@@ -254,13 +287,22 @@ describe('AnthropicStreamEncoder', () => {
   });
 
   it('a refusal streams as text and ends the message as a refusal', () => {
-    const { wire, encoder } = stream([chunk({ role: 'assistant', content: null, refusal: '' }), chunk({ refusal: "I'm sorry," }), chunk({ refusal: " I can't help." }), chunk({}, 'stop')]);
+    const { wire, encoder } = stream([
+      chunk({ role: 'assistant', content: null, refusal: '' }),
+      chunk({ refusal: "I'm sorry," }),
+      chunk({ refusal: " I can't help." }),
+      chunk({}, 'stop'),
+    ]);
     expect(encoder.message()).toMatchObject({ content: [{ type: 'text', text: "I'm sorry, I can't help." }], stop_reason: 'refusal' });
     expect(assembled(wire)).toEqual(encoder.message());
   });
 
   it('with thinking asked for, reasoning text (reasoning_content or reasoning) streams as a thinking block of thinking_deltas before the text', () => {
-    const { wire, encoder } = stream([ROLE, chunk({ reasoning_content: 'Let me ' }), chunk({ reasoning: 'think.' }), chunk({ content: 'Hi' }), chunk({}, 'stop')], 'deepseek-reasoner', true);
+    const { wire, encoder } = stream(
+      [ROLE, chunk({ reasoning_content: 'Let me ' }), chunk({ reasoning: 'think.' }), chunk({ content: 'Hi' }), chunk({}, 'stop')],
+      'deepseek-reasoner',
+      true,
+    );
     const all = events(wire);
     expect(all.filter((e) => e.type === 'content_block_start' || e.type === 'content_block_delta' || e.type === 'content_block_stop')).toEqual([
       { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } },
@@ -280,7 +322,9 @@ describe('AnthropicStreamEncoder', () => {
 
   it('without thinking asked for, ignores reasoning text streamed apart and empty deltas: no block for them', () => {
     const { wire } = stream([ROLE, chunk({ reasoning_content: 'Thinking…' }), chunk({ content: '' }), chunk({ content: 'Hi' }), chunk({}, 'stop')]);
-    expect(events(wire).filter((e) => e.type === 'content_block_start')).toEqual([{ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }]);
+    expect(events(wire).filter((e) => e.type === 'content_block_start')).toEqual([
+      { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+    ]);
   });
 
   it('a stream with no chunk still opens with message_start, under the requested model', () => {

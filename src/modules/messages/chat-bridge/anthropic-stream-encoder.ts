@@ -65,7 +65,8 @@ export class AnthropicStreamEncoder {
     for (const call of Array.isArray(delta.tool_calls) ? delta.tool_calls : []) {
       const index = this.toolBlock(call, frames);
       const fragment = call.function?.arguments;
-      if (typeof fragment === 'string' && fragment) frames.push(this.emit({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: fragment } }));
+      if (typeof fragment === 'string' && fragment)
+        frames.push(this.emit({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: fragment } }));
     }
     if (choice.finish_reason) this.finishReason = choice.finish_reason;
     return frames;

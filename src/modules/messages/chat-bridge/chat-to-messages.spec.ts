@@ -63,21 +63,34 @@ describe('chatCompletionToMessage', () => {
       { type: 'text', text: 'Paris.' },
     ]);
     expect(chatCompletionToMessage(answer, 'deepseek-reasoner').content).toEqual([{ type: 'text', text: 'Paris.' }]);
-    expect(chatCompletionToMessage(completion({ content: 'Paris.', reasoning: 'Capital.' }), 'm', true).content[0]).toEqual({ type: 'thinking', thinking: 'Capital.', signature: '' });
+    expect(chatCompletionToMessage(completion({ content: 'Paris.', reasoning: 'Capital.' }), 'm', true).content[0]).toEqual({
+      type: 'thinking',
+      thinking: 'Capital.',
+      signature: '',
+    });
   });
 
   it('tool calls alone (content null) have no text block', () => {
-    const message = chatCompletionToMessage(completion({ content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }] }, 'tool_calls'), 'm');
+    const message = chatCompletionToMessage(
+      completion({ content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }] }, 'tool_calls'),
+      'm',
+    );
     expect(message.content).toEqual([{ type: 'tool_use', id: 'call_1', name: 'f', input: { a: 1 } }]);
   });
 
   it('a tool call without an id gets one in Anthropic style', () => {
-    const message = chatCompletionToMessage(completion({ content: null, tool_calls: [{ type: 'function', function: { name: 'f', arguments: '{}' } }] }, 'tool_calls'), 'm');
+    const message = chatCompletionToMessage(
+      completion({ content: null, tool_calls: [{ type: 'function', function: { name: 'f', arguments: '{}' } }] }, 'tool_calls'),
+      'm',
+    );
     expect(message.content[0].id).toMatch(/^toolu_[0-9a-f]{24}$/);
   });
 
   it('tool calls ended with stop (some OpenAI-compatible servers) are still tool_use', () => {
-    const message = chatCompletionToMessage(completion({ content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] }, 'stop'), 'm');
+    const message = chatCompletionToMessage(
+      completion({ content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] }, 'stop'),
+      'm',
+    );
     expect(message.stop_reason).toBe('tool_use');
   });
 
@@ -129,7 +142,14 @@ describe('stopReasonFromOpenAI', () => {
 
 describe('anthropicUsageFromOpenAI', () => {
   it('leaves cache reads and writes (a translated Anthropic answer) out of input_tokens', () => {
-    expect(anthropicUsageFromOpenAI({ prompt_tokens: 260, completion_tokens: 12, total_tokens: 272, prompt_tokens_details: { cached_tokens: 200, cache_write_tokens: 50 } })).toEqual({
+    expect(
+      anthropicUsageFromOpenAI({
+        prompt_tokens: 260,
+        completion_tokens: 12,
+        total_tokens: 272,
+        prompt_tokens_details: { cached_tokens: 200, cache_write_tokens: 50 },
+      }),
+    ).toEqual({
       input_tokens: 10,
       cache_creation_input_tokens: 50,
       cache_read_input_tokens: 200,
@@ -166,12 +186,32 @@ describe('toolInput', () => {
 
 describe('openAIErrorToAnthropic', () => {
   it.each([
-    [400, { error: { message: "Invalid 'messages[1].content'", type: 'invalid_request_error', param: 'messages', code: null } }, 'invalid_request_error', "Invalid 'messages[1].content'"],
-    [401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } }, 'authentication_error', 'Incorrect API key provided'],
+    [
+      400,
+      { error: { message: "Invalid 'messages[1].content'", type: 'invalid_request_error', param: 'messages', code: null } },
+      'invalid_request_error',
+      "Invalid 'messages[1].content'",
+    ],
+    [
+      401,
+      { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } },
+      'authentication_error',
+      'Incorrect API key provided',
+    ],
     [403, { error: { message: 'Country not supported', type: 'request_forbidden' } }, 'permission_error', 'Country not supported'],
-    [404, { error: { message: 'The model `gpt-9` does not exist', type: 'invalid_request_error', code: 'model_not_found' } }, 'not_found_error', 'The model `gpt-9` does not exist'],
+    [
+      404,
+      { error: { message: 'The model `gpt-9` does not exist', type: 'invalid_request_error', code: 'model_not_found' } },
+      'not_found_error',
+      'The model `gpt-9` does not exist',
+    ],
     [413, { error: { message: 'Request too large' } }, 'request_too_large', 'Request too large'],
-    [429, { error: { message: 'Rate limit reached for gpt-4o-mini', type: 'requests', code: 'rate_limit_exceeded' } }, 'rate_limit_error', 'Rate limit reached for gpt-4o-mini'],
+    [
+      429,
+      { error: { message: 'Rate limit reached for gpt-4o-mini', type: 'requests', code: 'rate_limit_exceeded' } },
+      'rate_limit_error',
+      'Rate limit reached for gpt-4o-mini',
+    ],
     [500, { error: { message: 'The server had an error', type: 'server_error' } }, 'api_error', 'The server had an error'],
     [503, { error: { message: 'The engine is currently overloaded', type: 'server_error' } }, 'overloaded_error', 'The engine is currently overloaded'],
     [529, { error: { message: 'Overloaded' } }, 'overloaded_error', 'Overloaded'],

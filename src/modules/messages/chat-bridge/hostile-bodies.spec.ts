@@ -40,7 +40,13 @@ const CHAT = {
   model: 'm',
   messages: [
     { role: 'system', content: 'Be brief.' },
-    { role: 'user', content: [{ type: 'text', text: 'Hi' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] },
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'Hi' },
+        { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+      ],
+    },
     { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }] },
     { role: 'tool', tool_call_id: 'c1', content: [{ type: 'text', text: 'r' }] },
     { role: 'system', content: 'Later note.' },
@@ -74,7 +80,8 @@ describe('hostile variations of a real Claude Code body', () => {
     for (const path of variations) {
       for (const replacement of HOSTILE) {
         const what = `${path.join('.')} = ${JSON.stringify(replacement)}`;
-        const chat = expectTranslatedOr400(() => messagesToChatBody(withValue(CLAUDE_CODE, path, replacement), 'google'), what) as Record<string, unknown> | undefined;
+        const chat = expectTranslatedOr400(() => messagesToChatBody(withValue(CLAUDE_CODE, path, replacement), 'google'), what) as
+          Record<string, unknown> | undefined;
         if (!chat) {
           refused++;
           continue;

@@ -56,7 +56,12 @@ describe('messagesToChatBody', () => {
 
     it('joins system text blocks as paragraphs, without their cache_control', () => {
       const chat = messagesToChatBody(
-        request({ system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }, { type: 'text', text: 'Answer in French.' }] }),
+        request({
+          system: [
+            { type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } },
+            { type: 'text', text: 'Answer in French.' },
+          ],
+        }),
         'openai',
       );
       expect(chat.messages[0]).toEqual({ role: 'system', content: 'Be brief.\n\nAnswer in French.' });
@@ -81,7 +86,13 @@ describe('messagesToChatBody', () => {
     it('drops what changes nothing for a chat provider and names it: cache_control, service_tier, context_management; thinking turned off and no MCP servers ask nothing', () => {
       const ignored = new IgnoredParams();
       const chat = messagesToChatBody(
-        request({ cache_control: { type: 'ephemeral' }, service_tier: 'standard_only', context_management: { edits: [{ type: 'clear_tool_uses_20250919' }] }, thinking: { type: 'disabled' }, mcp_servers: [] }),
+        request({
+          cache_control: { type: 'ephemeral' },
+          service_tier: 'standard_only',
+          context_management: { edits: [{ type: 'clear_tool_uses_20250919' }] },
+          thinking: { type: 'disabled' },
+          mcp_servers: [],
+        }),
         'google',
         ignored,
       );
@@ -92,7 +103,12 @@ describe('messagesToChatBody', () => {
     it('with strict_params, an ignored field is a 400 naming it', () => {
       const tool = { name: 'f', input_schema: { type: 'object' }, eager_input_streaming: true };
       expect(() => messagesToChatBody(request({ tools: [tool, tool] }), 'openai', new IgnoredParams(true))).toThrow(
-        expect.objectContaining({ status: 400, param: 'tools[0].eager_input_streaming', code: 'strict_params', message: expect.stringContaining('strict_params') }),
+        expect.objectContaining({
+          status: 400,
+          param: 'tools[0].eager_input_streaming',
+          code: 'strict_params',
+          message: expect.stringContaining('strict_params'),
+        }),
       );
       const ignored = new IgnoredParams();
       const chat = messagesToChatBody(request({ tools: [tool, tool] }), 'openai', ignored);
@@ -147,7 +163,9 @@ describe('messagesToChatBody', () => {
       expect(messagesToChatBody(request({ thinking: { type: 'disabled' } }), 'openai')).not.toHaveProperty('reasoning_effort');
       expect(messagesToChatBody(request({ thinking: { type: 'adaptive' } }), 'openai')).not.toHaveProperty('reasoning_effort');
       expect(messagesToChatBody(request({ output_config: { effort: 'low' } }), 'openai').reasoning_effort).toBe('low');
-      expect(messagesToChatBody(request({ thinking: { type: 'enabled', budget_tokens: 20000 }, output_config: { effort: 'low' } }), 'openai').reasoning_effort).toBe('high');
+      expect(
+        messagesToChatBody(request({ thinking: { type: 'enabled', budget_tokens: 20000 }, output_config: { effort: 'low' } }), 'openai').reasoning_effort,
+      ).toBe('high');
     });
 
     it('the client wants thinking blocks back when thinking is enabled or adaptive', () => {
@@ -173,7 +191,13 @@ describe('messagesToChatBody', () => {
     const ignored = new IgnoredParams();
     const userId = JSON.stringify({ device_id: 'd'.repeat(64), account_uuid: '', session_id: '1cadc7bc-15d0-40b9-bee3-541c535dba01' });
     const chat = messagesToChatBody(
-      request({ metadata: { user_id: userId }, tools: [{ name: 'Bash', input_schema: { type: 'object' } }, { name: 'DeferredToolPlaceholder', input_schema: { type: 'object' }, defer_loading: true }] }),
+      request({
+        metadata: { user_id: userId },
+        tools: [
+          { name: 'Bash', input_schema: { type: 'object' } },
+          { name: 'DeferredToolPlaceholder', input_schema: { type: 'object' }, defer_loading: true },
+        ],
+      }),
       'openai',
       ignored,
     );
@@ -217,7 +241,9 @@ describe('messagesToChatBody', () => {
   describe('user turns', () => {
     it('a string, or a lone text block, is plain string content', () => {
       expect(messagesOf([{ role: 'user', content: 'echo: bridged answer' }])).toEqual([{ role: 'user', content: 'echo: bridged answer' }]);
-      expect(messagesOf([{ role: 'user', content: [{ type: 'text', text: 'echo: bridged answer' }] }])).toEqual([{ role: 'user', content: 'echo: bridged answer' }]);
+      expect(messagesOf([{ role: 'user', content: [{ type: 'text', text: 'echo: bridged answer' }] }])).toEqual([
+        { role: 'user', content: 'echo: bridged answer' },
+      ]);
     });
 
     it('several blocks are content parts: text, base64 images as data URLs, URL images as they are', () => {
@@ -265,7 +291,14 @@ describe('messagesToChatBody', () => {
           role: 'user',
           content: [
             { type: 'text', text: 'Be quick.' },
-            { type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: '18°C' }, { type: 'text', text: 'sunny' }] },
+            {
+              type: 'tool_result',
+              tool_use_id: 'toolu_1',
+              content: [
+                { type: 'text', text: '18°C' },
+                { type: 'text', text: 'sunny' },
+              ],
+            },
             { type: 'tool_result', tool_use_id: 'toolu_2', content: '21°C' },
           ],
         },
@@ -278,7 +311,9 @@ describe('messagesToChatBody', () => {
     });
 
     it('a turn of tool results only is tool messages only; a result without content is empty text', () => {
-      expect(messagesOf([{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1' }] }])).toEqual([{ role: 'tool', tool_call_id: 'toolu_1', content: '' }]);
+      expect(messagesOf([{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1' }] }])).toEqual([
+        { role: 'tool', tool_call_id: 'toolu_1', content: '' },
+      ]);
     });
 
     it('a failed tool call (is_error) says so in its text, chat having no flag for it', () => {
@@ -358,7 +393,12 @@ describe('messagesToChatBody', () => {
     it('custom tools are function tools, with a description only when they have one', () => {
       const schema = { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] };
       const chat = messagesToChatBody(
-        request({ tools: [{ name: 'get_weather', description: 'Weather by city', input_schema: schema }, { type: 'custom', name: 'now', input_schema: { type: 'object' }, strict: true }] }),
+        request({
+          tools: [
+            { name: 'get_weather', description: 'Weather by city', input_schema: schema },
+            { type: 'custom', name: 'now', input_schema: { type: 'object' }, strict: true },
+          ],
+        }),
         'openai',
       );
       expect(chat.tools).toEqual([
@@ -374,9 +414,18 @@ describe('messagesToChatBody', () => {
       [{ type: 'any' }, { tool_choice: 'required' }],
       [{ type: 'none' }, { tool_choice: 'none' }],
       [{ type: 'tool', name: 'f' }, { tool_choice: { type: 'function', function: { name: 'f' } } }],
-      [{ type: 'auto', disable_parallel_tool_use: true }, { tool_choice: 'auto', parallel_tool_calls: false }],
-      [{ type: 'any', disable_parallel_tool_use: true }, { tool_choice: 'required', parallel_tool_calls: false }],
-      [{ type: 'tool', name: 'f', disable_parallel_tool_use: true }, { tool_choice: { type: 'function', function: { name: 'f' } }, parallel_tool_calls: false }],
+      [
+        { type: 'auto', disable_parallel_tool_use: true },
+        { tool_choice: 'auto', parallel_tool_calls: false },
+      ],
+      [
+        { type: 'any', disable_parallel_tool_use: true },
+        { tool_choice: 'required', parallel_tool_calls: false },
+      ],
+      [
+        { type: 'tool', name: 'f', disable_parallel_tool_use: true },
+        { tool_choice: { type: 'function', function: { name: 'f' } }, parallel_tool_calls: false },
+      ],
       [{ type: 'auto', disable_parallel_tool_use: false }, { tool_choice: 'auto' }],
       [{ type: 'none', disable_parallel_tool_use: true }, { tool_choice: 'none' }],
     ])('tool_choice %j is %j', (choice, expected) => {
@@ -407,13 +456,48 @@ describe('messagesToChatBody', () => {
       ['a container', { container: 'container_abc' }, 'container', 'container'],
       ['structured output', { output_config: { format: { type: 'json_schema', schema: {} } } }, 'output_config.format', 'output_config.format'],
       ['an unknown field', { frequency_penalty: 1 }, 'frequency_penalty', 'frequency_penalty'],
-      ['the web search server tool', { tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 3 }] }, 'tools[0].type', 'the server tool "web_search_20250305" (tools[0].type)'],
-      ['the bash server tool', { tools: [{ name: 'f', input_schema: {} }, { type: 'bash_20250124', name: 'bash' }] }, 'tools[1].type', 'the server tool "bash_20250124" (tools[1].type)'],
-      ['the text editor server tool', { tools: [{ type: 'text_editor_20250728', name: 'str_replace_based_edit_tool' }] }, 'tools[0].type', 'text_editor_20250728'],
-      ['a tool field chat has no place for', { tools: [{ name: 'f', input_schema: {}, input_examples: [{}] }] }, 'tools[0].input_examples', 'tools[0].input_examples'],
+      [
+        'the web search server tool',
+        { tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 3 }] },
+        'tools[0].type',
+        'the server tool "web_search_20250305" (tools[0].type)',
+      ],
+      [
+        'the bash server tool',
+        {
+          tools: [
+            { name: 'f', input_schema: {} },
+            { type: 'bash_20250124', name: 'bash' },
+          ],
+        },
+        'tools[1].type',
+        'the server tool "bash_20250124" (tools[1].type)',
+      ],
+      [
+        'the text editor server tool',
+        { tools: [{ type: 'text_editor_20250728', name: 'str_replace_based_edit_tool' }] },
+        'tools[0].type',
+        'text_editor_20250728',
+      ],
+      [
+        'a tool field chat has no place for',
+        { tools: [{ name: 'f', input_schema: {}, input_examples: [{}] }] },
+        'tools[0].input_examples',
+        'tools[0].input_examples',
+      ],
       [
         'a document block',
-        { messages: [{ role: 'user', content: [{ type: 'text', text: 'Sum up' }, { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'x' } }] }] },
+        {
+          messages: [
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text: 'Sum up' },
+                { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'x' } },
+              ],
+            },
+          ],
+        },
         'messages[0].content[1].type',
         'the block type "document" in a user turn (messages[0].content[1].type)',
       ],
@@ -431,7 +515,11 @@ describe('messagesToChatBody', () => {
       ],
       [
         'an image in a tool result',
-        { messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: [{ type: 'image', source: { type: 'url', url: 'https://x' } }] }] }] },
+        {
+          messages: [
+            { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: [{ type: 'image', source: { type: 'url', url: 'https://x' } }] }] },
+          ],
+        },
         'messages[0].content[0].content[0].type',
         'the block type "image" in a tool result (messages[0].content[0].content[0].type)',
       ],
@@ -482,11 +570,31 @@ describe('messagesToChatBody', () => {
       ['a tool that is not an object', { tools: ['f'] }, 'tools[0]'],
       ['tool_choice of an unknown type', { tools: [{ name: 'f', input_schema: {} }], tool_choice: { type: 'some' } }, 'tool_choice.type'],
       ['tool_choice tool without a name', { tools: [{ name: 'f', input_schema: {} }], tool_choice: { type: 'tool' } }, 'tool_choice.name'],
-      ['a tool result without tool_use_id', { messages: [{ role: 'user', content: [{ type: 'tool_result', content: 'x' }] }] }, 'messages[0].content[0].tool_use_id'],
-      ['a tool result with object content', { messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: { text: 'x' } }] }] }, 'messages[0].content[0].content'],
-      ['a tool_use without an id', { messages: [HELLO[0], { role: 'assistant', content: [{ type: 'tool_use', name: 'f', input: {} }] }] }, 'messages[1].content[0]'],
-      ['a base64 image without data', { messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png' } }] }] }, 'messages[0].content[0].source'],
-      ['a URL image without a URL', { messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'url' } }] }] }, 'messages[0].content[0].source.url'],
+      [
+        'a tool result without tool_use_id',
+        { messages: [{ role: 'user', content: [{ type: 'tool_result', content: 'x' }] }] },
+        'messages[0].content[0].tool_use_id',
+      ],
+      [
+        'a tool result with object content',
+        { messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: { text: 'x' } }] }] },
+        'messages[0].content[0].content',
+      ],
+      [
+        'a tool_use without an id',
+        { messages: [HELLO[0], { role: 'assistant', content: [{ type: 'tool_use', name: 'f', input: {} }] }] },
+        'messages[1].content[0]',
+      ],
+      [
+        'a base64 image without data',
+        { messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png' } }] }] },
+        'messages[0].content[0].source',
+      ],
+      [
+        'a URL image without a URL',
+        { messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'url' } }] }] },
+        'messages[0].content[0].source.url',
+      ],
     ])('%s', (_name, fields, param) => {
       expect(refusal(fields)).toMatchObject({ status: 400, type: 'invalid_request_error', param });
     });

@@ -17,7 +17,10 @@ interface Bridge {
 
 /** A 400 for what Anthropic's API has and chat completions cannot carry; `what` names it, with its field. */
 const unsupported = (provider: string, param: string, what: string) =>
-  GatewayError.invalidRequest(`${what} needs a provider that speaks Anthropic's Messages API; provider ${provider} is reached through chat completions, which cannot carry it`, param);
+  GatewayError.invalidRequest(
+    `${what} needs a provider that speaks Anthropic's Messages API; provider ${provider} is reached through chat completions, which cannot carry it`,
+    param,
+  );
 
 /** `cache_control` marks (on a block, a tool, the system prompt, the body): hints to Anthropic's prompt cache. */
 const CACHE_HINT = "it marks Anthropic's prompt cache; the provider caches prompts by itself";
@@ -54,7 +57,8 @@ const FIELDS: Record<string, (value: unknown, chat: ChatDraft, bridge: Bridge) =
   temperature: (value, chat) => (chat.temperature = finiteNumber(value, 'temperature')),
   top_p: (value, chat) => (chat.top_p = finiteNumber(value, 'top_p')),
   stop_sequences: (value, chat) => {
-    if (!Array.isArray(value) || !value.every((stop) => typeof stop === 'string')) throw invalid('stop_sequences must be an array of strings', 'stop_sequences');
+    if (!Array.isArray(value) || !value.every((stop) => typeof stop === 'string'))
+      throw invalid('stop_sequences must be an array of strings', 'stop_sequences');
     if (value.length) chat.stop = value;
   },
   stream: (value, chat) => {
@@ -94,7 +98,8 @@ function thinking(value: unknown, chat: ChatDraft): void {
   switch (value.type) {
     case 'enabled': {
       const budget = value.budget_tokens;
-      if (typeof budget !== 'number' || !Number.isInteger(budget) || budget < 1) throw invalid('thinking.budget_tokens must be a positive integer', 'thinking.budget_tokens');
+      if (typeof budget !== 'number' || !Number.isInteger(budget) || budget < 1)
+        throw invalid('thinking.budget_tokens must be a positive integer', 'thinking.budget_tokens');
       chat.reasoning_effort = effortForAnthropicBudget(budget);
       return;
     }
@@ -190,7 +195,10 @@ function chatTools(tools: unknown[], bridge: Bridge): ChatTool[] {
     const at = `tools[${i}]`;
     if (!isObject(tool)) throw invalid(`${at} must be an object`, at);
     if (tool.defer_loading === true) {
-      ignored.ignore(`${at}.defer_loading`, "the tool waits for Anthropic's tool search, which chat providers lack; it is left out, as the model would not see it");
+      ignored.ignore(
+        `${at}.defer_loading`,
+        "the tool waits for Anthropic's tool search, which chat providers lack; it is left out, as the model would not see it",
+      );
       return [];
     }
     if (present(tool.type) && tool.type !== 'custom') throw unsupported(provider, `${at}.type`, `the server tool ${JSON.stringify(tool.type)} (${at}.type)`);
@@ -206,7 +214,8 @@ function chatTools(tools: unknown[], bridge: Bridge): ChatTool[] {
       // Both promise arguments that follow the schema exactly; passed on as sent, for the provider to check.
       else if (key === 'strict') fn.strict = value as boolean;
       else if (key === 'cache_control') ignored.ignore(`${at}.cache_control`, CACHE_HINT);
-      else if (key === 'eager_input_streaming') ignored.ignore(`${at}.eager_input_streaming`, 'it only streams tool arguments unbuffered; chat providers stream them as they come');
+      else if (key === 'eager_input_streaming')
+        ignored.ignore(`${at}.eager_input_streaming`, 'it only streams tool arguments unbuffered; chat providers stream them as they come');
       else if (key !== 'defer_loading') throw unsupported(provider, `${at}.${key}`, `${at}.${key}`);
     }
     return [{ type: 'function' as const, function: fn }];
@@ -239,7 +248,11 @@ function text(block: Block, at: string): string {
 
 /** A block type chat completions have no place for in this turn (documents, search results, server tool blocks …). */
 function refuseBlock(block: Block, at: string, role: 'user' | 'assistant', provider: string): GatewayError {
-  return unsupported(provider, `${at}.type`, `the block type ${JSON.stringify(block.type)} in ${role === 'user' ? 'a user' : 'an assistant'} turn (${at}.type)`);
+  return unsupported(
+    provider,
+    `${at}.type`,
+    `the block type ${JSON.stringify(block.type)} in ${role === 'user' ? 'a user' : 'an assistant'} turn (${at}.type)`,
+  );
 }
 
 /** A turn's content blocks, each checked to be an object with a type; cache marks noted. */
@@ -331,7 +344,8 @@ function toolMessage(block: Block, at: string, bridge: Bridge): ChatToolMessage 
     content = blocksOf(block.content, at, bridge)
       .map((part, k) => {
         const partAt = `${at}.content[${k}]`;
-        if (part.type !== 'text') throw unsupported(bridge.provider, `${partAt}.type`, `the block type ${JSON.stringify(part.type)} in a tool result (${partAt}.type)`);
+        if (part.type !== 'text')
+          throw unsupported(bridge.provider, `${partAt}.type`, `the block type ${JSON.stringify(part.type)} in a tool result (${partAt}.type)`);
         return text(part, partAt);
       })
       .join('\n\n');

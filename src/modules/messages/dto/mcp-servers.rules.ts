@@ -22,7 +22,8 @@ export const mcpServers: Rule = (servers) => {
     const config = server.tool_configuration;
     if (config === undefined || config === null) continue;
     if (!isPlainObject(config)) return `${path}.tool_configuration must be an object`;
-    if (config.enabled !== undefined && config.enabled !== null && typeof config.enabled !== 'boolean') return `${path}.tool_configuration.enabled must be a boolean value`;
+    if (config.enabled !== undefined && config.enabled !== null && typeof config.enabled !== 'boolean')
+      return `${path}.tool_configuration.enabled must be a boolean value`;
     const allowed = config.allowed_tools;
     if (allowed !== undefined && allowed !== null && (!Array.isArray(allowed) || !allowed.every((t) => typeof t === 'string'))) {
       return `${path}.tool_configuration.allowed_tools must be an array of tool names`;

@@ -29,7 +29,8 @@ export class PriceUpsertDto implements PriceFields {
       }
     }
     for (const field of ['input', 'output'] as const) {
-      if (body[field] === undefined || body[field] === null) throw GatewayError.invalidRequest(`${field} is required (USD per million tokens; 0 for none)`, field);
+      if (body[field] === undefined || body[field] === null)
+        throw GatewayError.invalidRequest(`${field} is required (USD per million tokens; 0 for none)`, field);
     }
     const bad = invalidPriceField(body);
     if (bad) throw GatewayError.invalidRequest(`${bad} must be a finite non-negative number`, bad);

@@ -42,7 +42,10 @@ export class PromptCallDto {
   static validateBody(body: Record<string, unknown>): void {
     const unknown = Object.keys(body).find((field) => !KNOWN.has(field));
     if (unknown) {
-      throw GatewayError.invalidRequest(`${unknown} cannot be given to a prompt call: it takes variables, version, stream, stream_options, metadata and ${Object.keys(OVERRIDABLE).join(', ')}`, unknown);
+      throw GatewayError.invalidRequest(
+        `${unknown} cannot be given to a prompt call: it takes variables, version, stream, stream_options, metadata and ${Object.keys(OVERRIDABLE).join(', ')}`,
+        unknown,
+      );
     }
     checkBody(body, PROMPT_CALL_SCHEMA);
   }

@@ -47,13 +47,19 @@ export class RerankCreateDto {
   @ApiProperty({ description: 'The search query' })
   query: string;
 
-  @ApiProperty({ description: 'Documents to rank against the query: strings, or objects with a text', oneOf: [{ type: 'array', items: { type: 'string' } }, { type: 'array', items: { type: 'object', properties: { text: { type: 'string' } } } }] })
+  @ApiProperty({
+    description: 'Documents to rank against the query: strings, or objects with a text',
+    oneOf: [
+      { type: 'array', items: { type: 'string' } },
+      { type: 'array', items: { type: 'object', properties: { text: { type: 'string' } } } },
+    ],
+  })
   documents: (string | { text: string })[];
 
   @ApiPropertyOptional({ minimum: 1, description: 'How many of the best results to return (default: all)' })
   top_n?: number;
 
-  @ApiPropertyOptional({ description: 'Put each result\'s document into the answer (default false)' })
+  @ApiPropertyOptional({ description: "Put each result's document into the answer (default false)" })
   return_documents?: boolean;
 
   @ApiPropertyOptional({ description: 'End-user identifier, recorded in the log' })

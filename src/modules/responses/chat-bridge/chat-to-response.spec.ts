@@ -1,7 +1,11 @@
 import type { ChatCompletion, ChatUsage } from '../../../providers/chat-format';
 import { chatCompletionToResponse, responseStatus, responseUsage } from './chat-to-response';
 
-const completion = (message: Record<string, unknown>, finish = 'stop', usage: ChatUsage = { prompt_tokens: 10, completion_tokens: 4, total_tokens: 14 }): ChatCompletion => ({
+const completion = (
+  message: Record<string, unknown>,
+  finish = 'stop',
+  usage: ChatUsage = { prompt_tokens: 10, completion_tokens: 4, total_tokens: 14 },
+): ChatCompletion => ({
   id: 'chatcmpl-1',
   object: 'chat.completion',
   created: 1700000000,
@@ -26,7 +30,13 @@ describe('chatCompletionToResponse', () => {
       temperature: 0.3,
       store: false,
       output: [{ type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Hello.', annotations: [], logprobs: [] }] }],
-      usage: { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 4, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 14 },
+      usage: {
+        input_tokens: 10,
+        input_tokens_details: { cached_tokens: 0 },
+        output_tokens: 4,
+        output_tokens_details: { reasoning_tokens: 0 },
+        total_tokens: 14,
+      },
     });
     expect(response.id).toMatch(/^resp_[0-9a-f]{48}$/);
     expect(response.output[0].id).toMatch(/^msg_/);
@@ -53,7 +63,12 @@ describe('chatCompletionToResponse', () => {
 
   it('is incomplete at the output limit, and gives a refusal as a refusal part', () => {
     const cut = chatCompletionToResponse(completion({ content: 'one two' }, 'length'), { input: 'x' }, 'm');
-    expect(cut).toMatchObject({ status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, completed_at: null, output: [{ status: 'incomplete' }] });
+    expect(cut).toMatchObject({
+      status: 'incomplete',
+      incomplete_details: { reason: 'max_output_tokens' },
+      completed_at: null,
+      output: [{ status: 'incomplete' }],
+    });
     const refused = chatCompletionToResponse(completion({ content: null, refusal: 'I cannot.' }), { input: 'x' }, 'm');
     expect(refused.output[0]).toMatchObject({ content: [{ type: 'refusal', refusal: 'I cannot.' }] });
   });
@@ -67,7 +82,12 @@ describe('chatCompletionToResponse', () => {
 describe('responseUsage and responseStatus', () => {
   it('keeps cached and reasoning tokens among the input and output ones', () => {
     // Without total_tokens, as some servers answer: the total is the sum.
-    const usage = { prompt_tokens: 100, completion_tokens: 20, prompt_tokens_details: { cached_tokens: 60 }, completion_tokens_details: { reasoning_tokens: 5 } } as ChatUsage;
+    const usage = {
+      prompt_tokens: 100,
+      completion_tokens: 20,
+      prompt_tokens_details: { cached_tokens: 60 },
+      completion_tokens_details: { reasoning_tokens: 5 },
+    } as ChatUsage;
     expect(responseUsage(usage)).toEqual({
       input_tokens: 100,
       input_tokens_details: { cached_tokens: 60 },

@@ -104,7 +104,19 @@ export function responseSettings(request: Fields): Fields {
 
 /** A Response object from its parts: the settings echoed, then what the provider answered. */
 export function responseObject(id: string, createdAt: number, model: string, settings: Fields, answer: Partial<ResponseObject>): ResponseObject {
-  return { id, object: 'response', created_at: createdAt, status: 'in_progress', completed_at: null, model, output: [], usage: null, incomplete_details: null, ...settings, ...answer };
+  return {
+    id,
+    object: 'response',
+    created_at: createdAt,
+    status: 'in_progress',
+    completed_at: null,
+    model,
+    output: [],
+    usage: null,
+    incomplete_details: null,
+    ...settings,
+    ...answer,
+  };
 }
 
 /** The assistant's text as a message item: output text, or the refusal it gave. */
@@ -118,7 +130,14 @@ export function reasoningItem(id: string, text: string): ReasoningItem {
 }
 
 /** A function call item; a namespaced function's chat name (`<namespace>__<function>`) is named as the client declared it. */
-export function functionCallItem(id: string, callId: string, chatName: string, args: string, namespaced: Map<string, NamespacedName>, status = 'completed'): FunctionCallItem {
+export function functionCallItem(
+  id: string,
+  callId: string,
+  chatName: string,
+  args: string,
+  namespaced: Map<string, NamespacedName>,
+  status = 'completed',
+): FunctionCallItem {
   const declared = namespaced.get(chatName);
   const name = declared ? { name: declared.name, namespace: declared.namespace } : { name: chatName };
   return { id, type: 'function_call', status, arguments: args, call_id: callId, ...name };
@@ -129,7 +148,12 @@ export function functionCallItem(id: string, callId: string, chatName: string, a
  * returned some) as a reasoning item, its text (or refusal) as a message item, its tool
  * calls as function_call items, in that order, as OpenAI's models answer.
  */
-export function chatCompletionToResponse(completion: ChatCompletion, request: Fields, model: string, namespaced: Map<string, NamespacedName> = new Map()): ResponseObject {
+export function chatCompletionToResponse(
+  completion: ChatCompletion,
+  request: Fields,
+  model: string,
+  namespaced: Map<string, NamespacedName> = new Map(),
+): ResponseObject {
   // The provider's answer came unchecked: each field is read with care.
   const choice: Partial<ChatChoice> = completion.choices?.[0] ?? {};
   const answer: Partial<ChatAssistantMessage> = choice.message ?? {};
@@ -144,7 +168,9 @@ export function chatCompletionToResponse(completion: ChatCompletion, request: Fi
   for (const call of calls) {
     const args = call?.function?.arguments;
     const callId = typeof call?.id === 'string' && call.id ? call.id : newItemId('call_');
-    output.push(functionCallItem(newItemId('fc_'), callId, String(call?.function?.name ?? ''), typeof args === 'string' ? args : JSON.stringify(args ?? {}), namespaced));
+    output.push(
+      functionCallItem(newItemId('fc_'), callId, String(call?.function?.name ?? ''), typeof args === 'string' ? args : JSON.stringify(args ?? {}), namespaced),
+    );
   }
   const served = typeof completion.model === 'string' && completion.model ? completion.model : model;
   const createdAt = typeof completion.created === 'number' ? completion.created : Math.floor(Date.now() / 1000);

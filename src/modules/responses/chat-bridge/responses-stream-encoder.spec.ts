@@ -14,10 +14,26 @@ function events(frames: string[]): Event[] {
   });
 }
 
-const chunk = (delta: ChatDelta, finish: string | null = null): ChatCompletionChunk => ({ id: 'c1', object: 'chat.completion.chunk', created: 1700000000, model: 'served-model', choices: [{ index: 0, delta, finish_reason: finish }] });
-const usageChunk: ChatCompletionChunk = { id: 'c1', object: 'chat.completion.chunk', created: 1700000000, model: 'served-model', choices: [], usage: { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 } };
+const chunk = (delta: ChatDelta, finish: string | null = null): ChatCompletionChunk => ({
+  id: 'c1',
+  object: 'chat.completion.chunk',
+  created: 1700000000,
+  model: 'served-model',
+  choices: [{ index: 0, delta, finish_reason: finish }],
+});
+const usageChunk: ChatCompletionChunk = {
+  id: 'c1',
+  object: 'chat.completion.chunk',
+  created: 1700000000,
+  model: 'served-model',
+  choices: [],
+  usage: { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 },
+};
 
-function run(chunks: ChatCompletionChunk[], encoder = new ResponsesStreamEncoder(responseSettings({ input: 'x' }), 'asked-model')): { list: Event[]; encoder: ResponsesStreamEncoder } {
+function run(
+  chunks: ChatCompletionChunk[],
+  encoder = new ResponsesStreamEncoder(responseSettings({ input: 'x' }), 'asked-model'),
+): { list: Event[]; encoder: ResponsesStreamEncoder } {
   const frames = chunks.flatMap((c) => encoder.onChunk(c));
   frames.push(...encoder.finish());
   const list = events(frames);

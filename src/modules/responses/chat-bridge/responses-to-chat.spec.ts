@@ -17,7 +17,15 @@ function refusal(body: Record<string, unknown>): { param: string | null; message
 
 describe('responsesToChatBody', () => {
   it('maps a string input, instructions and the sampling fields', () => {
-    const { chat, ignored } = translate({ instructions: 'Be brief.', max_output_tokens: 50, temperature: 0.2, top_p: 0.9, user: 'u1', stream: true, metadata: { a: 'b' } });
+    const { chat, ignored } = translate({
+      instructions: 'Be brief.',
+      max_output_tokens: 50,
+      temperature: 0.2,
+      top_p: 0.9,
+      user: 'u1',
+      stream: true,
+      metadata: { a: 'b' },
+    });
     expect(chat).toEqual({
       model: 'claude-sonnet-4-5',
       messages: [
@@ -36,15 +44,34 @@ describe('responsesToChatBody', () => {
   it('maps message items by role, with text and image parts', () => {
     const { chat } = translate({
       input: [
-        { type: 'message', role: 'developer', content: [{ type: 'input_text', text: 'Rule one. ' }, { type: 'input_text', text: 'Rule two.' }] },
-        { role: 'user', content: [{ type: 'input_text', text: 'look' }, { type: 'input_image', image_url: 'https://x.example.com/a.png', detail: 'high' }] },
+        {
+          type: 'message',
+          role: 'developer',
+          content: [
+            { type: 'input_text', text: 'Rule one. ' },
+            { type: 'input_text', text: 'Rule two.' },
+          ],
+        },
+        {
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'look' },
+            { type: 'input_image', image_url: 'https://x.example.com/a.png', detail: 'high' },
+          ],
+        },
         { role: 'assistant', content: [{ type: 'output_text', text: 'A cat.' }] },
         { role: 'user', content: 'thanks' },
       ],
     });
     expect(chat.messages).toEqual([
       { role: 'system', content: 'Rule one. Rule two.' },
-      { role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image_url', image_url: { url: 'https://x.example.com/a.png', detail: 'high' } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'look' },
+          { type: 'image_url', image_url: { url: 'https://x.example.com/a.png', detail: 'high' } },
+        ],
+      },
       { role: 'assistant', content: 'A cat.' },
       { role: 'user', content: 'thanks' },
     ]);
@@ -99,7 +126,11 @@ describe('responsesToChatBody', () => {
 
   it('leaves out the tools OpenAI hosts, naming them as ignored; only the function tools reach the provider', () => {
     const { chat, ignored } = translate({
-      tools: [{ type: 'web_search', external_web_access: true }, { type: 'function', name: 'f' }, { type: 'file_search', vector_store_ids: ['vs_1'] }],
+      tools: [
+        { type: 'web_search', external_web_access: true },
+        { type: 'function', name: 'f' },
+        { type: 'file_search', vector_store_ids: ['vs_1'] },
+      ],
     });
     expect(chat.tools).toEqual([{ type: 'function', function: { name: 'f' } }]);
     expect(ignored).toEqual(['tools.web_search', 'tools.file_search']);
@@ -146,9 +177,20 @@ describe('responsesToChatBody', () => {
       reasoning: { summary: 'auto' },
       text: { verbosity: 'low' },
     });
-    expect(ignored.sort()).toEqual(['client_metadata', 'include', 'prompt_cache_key', 'reasoning.summary', 'service_tier', 'store', 'text.verbosity', 'truncation']);
+    expect(ignored.sort()).toEqual([
+      'client_metadata',
+      'include',
+      'prompt_cache_key',
+      'reasoning.summary',
+      'service_tier',
+      'store',
+      'text.verbosity',
+      'truncation',
+    ]);
     expect(Object.keys(chat).sort()).toEqual(['messages', 'model']);
-    expect(translate({ store: false, include: [], service_tier: 'auto', truncation: 'disabled', background: false, top_logprobs: 0, max_tool_calls: 3 }).ignored).toEqual([]);
+    expect(
+      translate({ store: false, include: [], service_tier: 'auto', truncation: 'disabled', background: false, top_logprobs: 0, max_tool_calls: 3 }).ignored,
+    ).toEqual([]);
   });
 
   it.each([
@@ -164,7 +206,11 @@ describe('responsesToChatBody', () => {
     [{ input: [{ type: 'item_reference', id: 'msg_1' }] }, 'input[0].type', /"item_reference"/],
     [{ input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'file_1' }] }] }, 'input[0].content[0].type', /"input_file"/],
     [{ input: [{ role: 'user', content: [{ type: 'input_image', file_id: 'file_1' }] }] }, 'input[0].content[0].file_id', /file_id/],
-    [{ input: [{ type: 'function_call_output', call_id: 'c', output: [{ type: 'input_image', image_url: 'x' }] }] }, 'input[0].output[0].type', /function call output/],
+    [
+      { input: [{ type: 'function_call_output', call_id: 'c', output: [{ type: 'input_image', image_url: 'x' }] }] },
+      'input[0].output[0].type',
+      /function call output/,
+    ],
   ])('refuses what cannot be kept: %j', (body, param, message) => {
     const problem = refusal(body);
     expect(problem.param).toBe(param);

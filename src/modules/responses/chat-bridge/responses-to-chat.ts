@@ -31,7 +31,10 @@ export const namespacedChatName = (namespace: string, name: string) => `${namesp
 
 /** A 400 for what the Responses API has and chat completions cannot carry; `what` names it, with its field. */
 const unsupported = (provider: string, param: string, what: string) =>
-  GatewayError.invalidRequest(`${what} needs a provider with the Responses API; provider ${provider} is reached through chat completions, which cannot carry it`, param);
+  GatewayError.invalidRequest(
+    `${what} needs a provider with the Responses API; provider ${provider} is reached through chat completions, which cannot carry it`,
+    param,
+  );
 
 /** OpenAI's efforts the chat builders know; `xhigh` asks for the most thinking, which is `high` there. */
 const EFFORTS: Record<string, string> = { none: 'none', minimal: 'minimal', low: 'low', medium: 'medium', high: 'high', xhigh: 'high' };
@@ -108,10 +111,10 @@ const FIELDS: Record<string, (value: unknown, t: Translation, field: string) => 
   // Nothing is stored for a bridged provider; `store: false` asks for exactly that, `true` is named ignored.
   store: ignoredUnless((value) => boolean(value, 'store') === false, 'nothing is stored for a provider reached through chat completions'),
   // Extra data for the answer (encrypted reasoning, logprobs, search sources): what the provider gives is in the answer anyway.
-  include: ignoredUnless((value) => Array.isArray(value) && value.length === 0, 'extra data of OpenAI\'s answer; what the provider gives is in the answer'),
+  include: ignoredUnless((value) => Array.isArray(value) && value.length === 0, "extra data of OpenAI's answer; what the provider gives is in the answer"),
   // Routing hints for OpenAI's prompt cache; chat providers cache prompts on their own.
-  prompt_cache_key: ignoredUnless(() => false, 'a routing hint for OpenAI\'s prompt cache'),
-  prompt_cache_retention: ignoredUnless(() => false, 'a setting of OpenAI\'s prompt cache'),
+  prompt_cache_key: ignoredUnless(() => false, "a routing hint for OpenAI's prompt cache"),
+  prompt_cache_retention: ignoredUnless(() => false, "a setting of OpenAI's prompt cache"),
   // OpenAI's capacity tiers; another provider has only its own.
   service_tier: ignoredUnless((value) => value === 'auto' || value === 'default', 'an OpenAI capacity tier'),
   // What OpenAI does when the context overflows; the provider answers with its own error instead.
@@ -119,7 +122,7 @@ const FIELDS: Record<string, (value: unknown, t: Translation, field: string) => 
   // Padding of stream events (`include_obfuscation`): delivery only.
   stream_options: ignoredUnless(() => false, 'padding of stream events'),
   // Codex's notes about its session (turn and thread ids) for OpenAI's backend; nothing the model reads.
-  client_metadata: ignoredUnless(() => false, 'notes for OpenAI\'s backend that the model never reads'),
+  client_metadata: ignoredUnless(() => false, "notes for OpenAI's backend that the model never reads"),
   // Caps calls to built-in tools, of which a bridged provider runs none: honoured as it is.
   max_tool_calls: () => undefined,
   background: refusedUnless((value) => value === false, 'background: true (a response run and stored by the provider)'),
@@ -177,7 +180,8 @@ function reasoning(value: unknown, t: Translation): void {
     t.chat.reasoning_effort = effort;
   }
   // Asks for a summary of the reasoning; the bridge returns whatever reasoning text the provider hands back.
-  for (const field of ['summary', 'generate_summary']) if (present(value[field])) t.ignored.ignore(`reasoning.${field}`, 'a summary of the reasoning; the provider\'s reasoning text comes back as it is');
+  for (const field of ['summary', 'generate_summary'])
+    if (present(value[field])) t.ignored.ignore(`reasoning.${field}`, "a summary of the reasoning; the provider's reasoning text comes back as it is");
 }
 
 /** `text.format` as `response_format`; `text.verbosity` is a style hint chat providers have no knob for. */
@@ -233,7 +237,15 @@ function chatTools(tools: unknown, t: Translation): ChatTool[] {
 }
 
 /** Tools that run at OpenAI and that the model may use or not: an offer a bridged provider leaves out. */
-const HOSTED_TOOLS: ReadonlySet<string> = new Set(['web_search', 'web_search_preview', 'web_search_preview_2025_03_11', 'file_search', 'code_interpreter', 'image_generation', 'computer_use_preview']);
+const HOSTED_TOOLS: ReadonlySet<string> = new Set([
+  'web_search',
+  'web_search_preview',
+  'web_search_preview_2025_03_11',
+  'file_search',
+  'code_interpreter',
+  'image_generation',
+  'computer_use_preview',
+]);
 
 function functionTool(tool: Fields, at: string, chatName?: string): ChatTool {
   if (typeof tool.name !== 'string' || !tool.name) throw invalid(`${at}.name must be a non-empty string`, `${at}.name`);
@@ -248,13 +260,15 @@ function functionTool(tool: Fields, at: string, chatName?: string): ChatTool {
 }
 
 function namespaceTools(tool: Fields, at: string, t: Translation): ChatTool[] {
-  if (typeof tool.name !== 'string' || !/^[A-Za-z0-9_-]+$/.test(tool.name)) throw invalid(`${at}.name must be a name of letters, digits, _ and -`, `${at}.name`);
+  if (typeof tool.name !== 'string' || !/^[A-Za-z0-9_-]+$/.test(tool.name))
+    throw invalid(`${at}.name must be a name of letters, digits, _ and -`, `${at}.name`);
   if (!Array.isArray(tool.tools)) throw invalid(`${at}.tools must be an array of function tools`, `${at}.tools`);
   const namespace = tool.name;
   return tool.tools.map((inner: unknown, j: number) => {
     const innerAt = `${at}.tools[${j}]`;
     if (!isObject(inner)) throw invalid(`${innerAt} must be an object`, innerAt);
-    if (inner.type !== 'function') throw unsupported(t.provider, `${innerAt}.type`, `the tool type ${JSON.stringify(inner.type)} in a namespace (${innerAt}.type)`);
+    if (inner.type !== 'function')
+      throw unsupported(t.provider, `${innerAt}.type`, `the tool type ${JSON.stringify(inner.type)} in a namespace (${innerAt}.type)`);
     if (typeof inner.name !== 'string' || !inner.name) throw invalid(`${innerAt}.name must be a non-empty string`, `${innerAt}.name`);
     const chatName = namespacedChatName(namespace, inner.name);
     t.namespaced.set(chatName, { namespace, name: inner.name });
@@ -357,7 +371,8 @@ function toolMessage(item: Fields, at: string, provider: string): ChatToolMessag
       .map((part: unknown, j: number) => {
         const partAt = `${at}.output[${j}]`;
         if (!isObject(part)) throw invalid(`${partAt} must be an object`, partAt);
-        if (part.type !== 'input_text' && part.type !== 'output_text') throw unsupported(provider, `${partAt}.type`, `the part type ${JSON.stringify(part.type)} in a function call output (${partAt}.type)`);
+        if (part.type !== 'input_text' && part.type !== 'output_text')
+          throw unsupported(provider, `${partAt}.type`, `the part type ${JSON.stringify(part.type)} in a function call output (${partAt}.type)`);
         return string(part.text, `${partAt}.text`);
       })
       .join('\n\n');
@@ -405,7 +420,10 @@ function contentPart(part: unknown, at: string, role: string, provider: string):
         if (present(part.file_id)) throw unsupported(provider, `${at}.file_id`, `an image by file_id (${at}.file_id)`);
         throw invalid(`${at}.image_url must be a URL or a data URL`, `${at}.image_url`);
       }
-      return { type: 'image_url', image_url: { url: part.image_url, ...(typeof part.detail === 'string' && part.detail !== 'auto' ? { detail: part.detail } : {}) } };
+      return {
+        type: 'image_url',
+        image_url: { url: part.image_url, ...(typeof part.detail === 'string' && part.detail !== 'auto' ? { detail: part.detail } : {}) },
+      };
   }
   if (typeof part.type !== 'string') throw invalid(`${at}.type must be a string`, `${at}.type`);
   throw unsupported(provider, `${at}.type`, `the content part type ${JSON.stringify(part.type)} in a ${role} message (${at}.type)`);

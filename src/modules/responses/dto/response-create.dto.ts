@@ -39,7 +39,10 @@ export class ResponseCreateDto {
   @ApiPropertyOptional()
   instructions?: string;
 
-  @ApiPropertyOptional({ description: 'function, web_search_preview, file_search, mcp (headers are forwarded, never stored) …; built-in tools need a provider with the Responses API' })
+  @ApiPropertyOptional({
+    description:
+      'function, web_search_preview, file_search, mcp (headers are forwarded, never stored) …; built-in tools need a provider with the Responses API',
+  })
   tools?: unknown[];
 
   @ApiPropertyOptional()

@@ -8,10 +8,15 @@ const SLUG = /^[a-z0-9-]+$/;
 class WorkspaceLimitsDto extends PickType(KeyLimitsDto, ['budget_limit_usd', 'budget_period', 'rate_limits'] as const) {}
 
 export class WorkspaceCreateDto extends WorkspaceLimitsDto {
-  @ApiProperty({ example: 'Search team' }) @IsString() @Length(1, 200)
+  @ApiProperty({ example: 'Search team' })
+  @IsString()
+  @Length(1, 200)
   name: string;
 
-  @ApiProperty({ example: 'search' }) @IsString() @Length(1, 64) @Matches(SLUG, { message: 'slug must match [a-z0-9-]+' })
+  @ApiProperty({ example: 'search' })
+  @IsString()
+  @Length(1, 64)
+  @Matches(SLUG, { message: 'slug must match [a-z0-9-]+' })
   slug: string;
 }
 
