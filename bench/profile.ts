@@ -85,7 +85,7 @@ export function summarizeProfile(file: string, window?: { fromUs: number; toUs: 
   for (let i = 0; i < profile.samples.length; i++) {
     const delta = profile.timeDeltas[i] ?? 0;
     t += delta;
-    if (overlaps && (t < window!.fromUs || t > window!.toUs)) continue;
+    if (overlaps && (t < window.fromUs || t > window.toUs)) continue;
     const frame = frames.get(profile.samples[i]);
     if (!frame) continue;
     if (frame.functionName === '(idle)') {

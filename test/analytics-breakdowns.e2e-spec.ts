@@ -127,7 +127,7 @@ describe('analytics breakdowns over time and filters', () => {
       const totals = body.data[i];
       // The stacked series add up to the totals, and the totals to the log.
       for (const measure of grouped ? (['requests', 'errors', 'prompt_tokens', 'completion_tokens', 'unpriced_requests'] as const) : []) {
-        expect(series.reduce((sum, s) => sum + (s.data[i][measure] as number), 0)).toBe(totals[measure]);
+        expect(series.reduce((sum, s) => sum + s.data[i][measure], 0)).toBe(totals[measure]);
       }
       if (grouped) expect(series.reduce((sum, s) => sum + (s.data[i].cost_usd ?? 0), 0)).toBeCloseTo(totals.cost_usd ?? 0, 10);
       expect(totals.requests).toBe(rows.reduce((sum, row) => sum + row.requests, 0));

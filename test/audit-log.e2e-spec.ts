@@ -4,7 +4,7 @@
  * leaves none; only owners read it, paged and filtered, inside their workspace scope.
  */
 import { call, createApiKey, expectError } from './support/e2e-helpers';
-import { admin, startTestGateway, TestGateway } from './support/test-gateway';
+import { startTestGateway, TestGateway } from './support/test-gateway';
 
 const VK_SECRET = 'sk-audit-vk-secret-4f3e2d1c0b9a';
 const VK_SECRET_2 = 'sk-audit-vk-rotated-8a7b6c5d4e3f';
@@ -130,7 +130,7 @@ describe('audit log', () => {
       expect(rows.map((r) => `${r.resource} ${r.action}`)).toEqual([`${c.resource} create`, `${c.resource} update`, `${c.resource} delete`]);
       expect(rows.every((r) => r.actor.id === owner.id && r.workspace_id !== undefined)).toBe(true);
       expect(rows[0]).toMatchObject({ before: null, after: { id: created.body.id } });
-      const field = c.field as string;
+      const field = c.field;
       expect(rows[1].before[field]).toEqual(created.body[field]);
       expect(rows[1].after[field]).toEqual((c.update as Record<string, unknown>)[field]);
       expect(rows[2].before).toMatchObject({ id: created.body.id, [field]: (c.update as Record<string, unknown>)[field] });

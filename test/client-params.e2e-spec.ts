@@ -75,7 +75,7 @@ describe('clients unchanged: Claude Code bodies, and parameters mapped, ignored 
         { type: 'text', text: 'Where?' },
       ],
     },
-    { role: 'system' as any, content: 'Plan mode is on.' },
+    { role: 'system', content: 'Plan mode is on.' },
     { role: 'user', content: [{ type: 'text', text: 'echo: in Paris', cache_control: { type: 'ephemeral' } }] },
   ];
 
@@ -87,7 +87,7 @@ describe('clients unchanged: Claude Code bodies, and parameters mapped, ignored 
           max_tokens: 20000,
           thinking: { type: 'enabled', budget_tokens: 10000 },
           messages: CONVERSATION,
-          tools: [{ ...WEATHER, eager_input_streaming: true } as any],
+          tools: [{ ...WEATHER, eager_input_streaming: true }],
         })
         .withResponse();
       expect(data.content).toEqual([{ type: 'text', text: 'in Paris' }]);

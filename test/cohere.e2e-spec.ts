@@ -119,15 +119,15 @@ describe('cohere', () => {
       if (!streamed) {
         const completion = await client.chat.completions.create({ model: 'command-a-03-2025', messages, tools: [WEATHER_TOOL] });
         expect(completion.choices[0].finish_reason).toBe('tool_calls');
-        assistant = completion.choices[0].message as OpenAI.ChatCompletionMessageParam;
+        assistant = completion.choices[0].message;
       } else {
         const stream = client.chat.completions.stream({ model: 'command-a-03-2025', messages, tools: [WEATHER_TOOL] });
         const completion = await stream.finalChatCompletion();
         expect(completion.choices[0].finish_reason).toBe('tool_calls');
         const { role, content, tool_calls } = completion.choices[0].message;
-        assistant = { role, content, tool_calls } as OpenAI.ChatCompletionMessageParam;
+        assistant = { role, content, tool_calls };
       }
-      const toolCall = (assistant as OpenAI.ChatCompletionAssistantMessageParam).tool_calls![0] as OpenAI.ChatCompletionMessageFunctionToolCall;
+      const toolCall = assistant.tool_calls![0] as OpenAI.ChatCompletionMessageFunctionToolCall;
       expect(toolCall.function).toEqual({ name: 'get_weather', arguments: '{"location":"Paris"}' });
       expect(assistant.content).toBe('I will look up the weather.');
       expect(mock.requests[0].body.tools).toEqual([{ type: 'function', function: WEATHER_TOOL.function }]);

@@ -116,7 +116,7 @@ describe('gateway-made errors', () => {
       ['model missing', { model: undefined }, 'model', /model must be a string/],
       ['user is a number', { user: 42 }, 'user', /user must be a string/],
     ])('wrong type: %s', async (_, fields, param, message) => {
-      const response = await chat(gateway, VK, fields as Record<string, unknown>);
+      const response = await chat(gateway, VK, fields);
       expectError(response, 400, { type: 'invalid_request_error', param, message });
     });
 
@@ -138,7 +138,7 @@ describe('gateway-made errors', () => {
       ],
       ['a message is not an object', { messages: ['hi'] }, 'messages[0]'],
     ])('wrong type for a translation: %s', async (_, fields, param) => {
-      const response = await chat(gateway, TRANSLATED, { model: 'claude-sonnet-4-5', ...fields } as Record<string, unknown>);
+      const response = await chat(gateway, TRANSLATED, { model: 'claude-sonnet-4-5', ...fields });
       expectError(response, 400, { type: 'invalid_request_error', param, message: new RegExp(param.replace(/[[\].]/g, '\\$&')) });
     });
 

@@ -103,7 +103,7 @@ describe('guardrails', () => {
   it('redacts PII before the provider sees it when the check says redact', async () => {
     const pii = { name: 'pii', deny: true, checks: [{ type: 'pii', kinds: ['email', 'card'], action: 'redact' }] };
     await chatClient({ input_guardrails: [pii] }).chat.completions.create(ask('mail ada@example.com, card 4111 1111 1111 1111'));
-    const sent = (mock.requests[0].body as any).messages[0].content;
+    const sent = mock.requests[0].body.messages[0].content;
     expect(sent).not.toContain('ada@example.com');
     expect(sent).not.toContain('4111');
     expect(sent).toContain('[REDACTED_EMAIL]');

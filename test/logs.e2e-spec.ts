@@ -98,7 +98,7 @@ describe('request logs', () => {
     ['full-text search of a phrase in the answers', '?q=%22hello%20from%20mock%22', [0, 1, 3, 4, 5]],
     ['full-text search excluding a word', '?q=%22hello%20from%20mock%22%20-llama', [0, 1, 5]],
   ])('filter by %s', async (_, query, expected) => {
-    expect(await listIds(query)).toEqual(newestFirst(...(expected as number[])));
+    expect(await listIds(query)).toEqual(newestFirst(...expected));
   });
 
   it('filters by api_key_id and virtual key id', async () => {

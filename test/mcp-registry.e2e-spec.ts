@@ -37,10 +37,10 @@ describe('MCP server registry', () => {
     for (const stream of [process.stdout, process.stderr]) {
       const write = stream.write.bind(stream);
       writes.push(
-        jest.spyOn(stream, 'write').mockImplementation(((chunk: string | Uint8Array, ...rest: unknown[]) => {
+        jest.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array, ...rest: unknown[]) => {
           output += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
           return (write as (...args: unknown[]) => boolean)(chunk, ...rest);
-        }) as typeof stream.write),
+        }),
       );
     }
     gateway = await startTestGateway({ MCP_ALLOWED_NETWORKS: '10.1.2.0/24, 127.0.0.2', LOG_LEVEL: 'debug', GATEWAY_ENCRYPTION_KEY: ENCRYPTION_KEY });

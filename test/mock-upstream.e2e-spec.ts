@@ -171,7 +171,7 @@ describe('mock upstream (OpenAI wire format)', () => {
     // The SDK's stream helper assembles the deltas and validates the chunk sequence.
     const stream = client.chat.completions.stream({ ...params, stream_options: { include_usage: true } });
     const final = await stream.finalChatCompletion();
-    const call = final.choices[0].message.tool_calls![0] as OpenAI.Chat.Completions.ChatCompletionMessageFunctionToolCall;
+    const call = final.choices[0].message.tool_calls![0];
     expect(call.function.name).toBe('get_weather');
     expect(JSON.parse(call.function.arguments)).toEqual({ location: 'Paris' });
     expect(final.choices[0].finish_reason).toBe('tool_calls');
@@ -180,11 +180,7 @@ describe('mock upstream (OpenAI wire format)', () => {
     // After the tool result the model answers in text.
     const followUp = await client.chat.completions.create({
       ...params,
-      messages: [
-        ...params.messages,
-        final.choices[0].message as OpenAI.Chat.Completions.ChatCompletionMessageParam,
-        { role: 'tool', tool_call_id: call.id, content: '18°C' },
-      ],
+      messages: [...params.messages, final.choices[0].message, { role: 'tool', tool_call_id: call.id, content: '18°C' }],
     });
     expect(followUp.choices[0].message.content).toBe('Hello from mock');
   });
@@ -214,7 +210,7 @@ describe('mock upstream (OpenAI wire format)', () => {
         ['function', 'docs__add', { a: 1, b: 2 }],
       ]);
       expect(firstCalls.map((call) => call.id)).toEqual([expect.stringMatching(/^call_\w+0$/), expect.stringMatching(/^call_\w+0p1$/)]);
-      messages.push(first.choices[0].message as Message);
+      messages.push(first.choices[0].message);
       // One result as a string, one as text parts.
       messages.push({ role: 'tool', tool_call_id: firstCalls[0].id, content: 'Refunds take 5 days' });
       messages.push({ role: 'tool', tool_call_id: firstCalls[1].id, content: [{ type: 'text', text: '3' }] });
@@ -223,7 +219,7 @@ describe('mock upstream (OpenAI wire format)', () => {
       const secondCalls = functionCalls(second.choices[0].message);
       expect(second.choices[0].finish_reason).toBe('tool_calls');
       expect(secondCalls.map((call) => [call.function.name, call.function.arguments])).toEqual([['docs__add', '{"a":3,"b":4}']]);
-      messages.push(second.choices[0].message as Message, { role: 'tool', tool_call_id: secondCalls[0].id, content: '7' });
+      messages.push(second.choices[0].message, { role: 'tool', tool_call_id: secondCalls[0].id, content: '7' });
 
       const last = await ask(messages);
       expect(last.choices[0].finish_reason).toBe('stop');

@@ -167,7 +167,7 @@ describe('mock upstream (Anthropic, Gemini and Bedrock)', () => {
         expect(first.usage.output_tokens).toBe(14); // argument fragments, 5 + 9
         const [search, add] = toolUses(first);
         messages.push(
-          { role: 'assistant', content: first.content as Anthropic.ContentBlockParam[] },
+          { role: 'assistant', content: first.content },
           {
             role: 'user',
             content: [
@@ -180,7 +180,7 @@ describe('mock upstream (Anthropic, Gemini and Bedrock)', () => {
         expect(second.stop_reason).toBe('tool_use');
         expect(toolUses(second).map((block) => [block.name, block.input])).toEqual([['docs__add', { a: 3, b: 4 }]]);
         messages.push(
-          { role: 'assistant', content: second.content as Anthropic.ContentBlockParam[] },
+          { role: 'assistant', content: second.content },
           { role: 'user', content: [{ type: 'tool_result', tool_use_id: second.content[0].type === 'tool_use' ? second.content[0].id : '', content: '7' }] },
         );
         const last = await ask(messages);

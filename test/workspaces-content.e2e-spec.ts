@@ -167,7 +167,6 @@ describe('workspaces: prompts, MCP servers, the log and analytics', () => {
   describe('MCP servers', () => {
     let alphaDocs: any;
     let betaDocs: any;
-    let alphaOnly: any;
 
     const register = async (key: Key, slug: string, allowedTools: string[]) => {
       const made = await as(key, '/v1/mcp-servers', {
@@ -181,7 +180,7 @@ describe('workspaces: prompts, MCP servers, the log and analytics', () => {
       // The same slug in both workspaces, told apart by the tools each allows.
       alphaDocs = await register(alpha.admin, 'docs', ['add']);
       betaDocs = await register(beta.admin, 'docs', ['search_docs']);
-      alphaOnly = await register(alpha.admin, 'alpha-tools', ['add']);
+      await register(alpha.admin, 'alpha-tools', ['add']);
     });
 
     it("keeps each workspace to its own servers in lists and reads; another workspace's id or slug is 404", async () => {

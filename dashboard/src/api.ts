@@ -160,7 +160,7 @@ export async function keySignIn(key: string): Promise<Session> {
     await signOut().catch(() => undefined);
     throw e;
   }
-  return session!;
+  return session;
 }
 
 /** Ends the session on the gateway (every tab) and forgets it here. */

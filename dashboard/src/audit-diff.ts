@@ -24,11 +24,11 @@ export function changedFields(before: Record<string, unknown> | null, after: Rec
   for (const field of fields) {
     const had = before !== null && Object.prototype.hasOwnProperty.call(before, field);
     const has = after !== null && Object.prototype.hasOwnProperty.call(after, field);
-    if (had && has && same(before![field], after![field])) continue;
+    if (had && has && same(before[field], after[field])) continue;
     changes.push({
       field,
-      before: had ? before![field] : undefined,
-      after: has ? after![field] : undefined,
+      before: had ? before[field] : undefined,
+      after: has ? after[field] : undefined,
       kind: !had ? 'added' : !has ? 'removed' : 'changed',
     });
   }

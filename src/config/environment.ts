@@ -75,7 +75,7 @@ export class Environment {
    * the AWS SDK's usual chain (AWS_REGION, AWS_ACCESS_KEY_ID, profiles, instance roles).
    */
   @IsOptional()
-  @Matches(/^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/[A-Za-z0-9!_.*'()\/-]*)?$/, {
+  @Matches(/^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/[A-Za-z0-9!_.*'()/-]*)?$/, {
     message:
       "LOG_BODY_STORE must be s3://bucket or s3://bucket/prefix (a bucket name of 3-63 lowercase letters, digits, dots and hyphens; a prefix of letters, digits and !_.*'()/-)",
   })

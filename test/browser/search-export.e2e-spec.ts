@@ -26,7 +26,7 @@ describe('log search and export in a browser', () => {
   /** Clicks an export button and reads the file the browser saved. */
   const exported = async (button: string) => {
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: button }).click()]);
-    return { name: download.suggestedFilename(), text: readFileSync((await download.path())!, 'utf8') };
+    return { name: download.suggestedFilename(), text: readFileSync(await download.path(), 'utf8') };
   };
 
   beforeAll(async () => {

@@ -184,7 +184,7 @@ export function runProcess(
 ): Promise<ProcessResult> {
   return new Promise((done, fail) => {
     const child = spawn(command, args, {
-      env: options.env ?? (process.env as Record<string, string>),
+      env: options.env ?? process.env,
       cwd: options.cwd ?? ROOT,
       stdio: ['pipe', 'pipe', 'pipe'],
     });

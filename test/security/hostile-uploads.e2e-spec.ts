@@ -106,7 +106,7 @@ describe('hostile clients: uploads and header-bound values', () => {
     const boundary = 'okboundary';
     const body = `--${boundary}\r\nContent-Disposition: form-data; name="purpose"\r\n\r\nfine-tune\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="ok.jsonl"\r\nContent-Type: application/jsonl\r\n\r\n{"a":1}\r\n--${boundary}--\r\n`;
     const ok = await postBody('/v1/files', body, form(boundary));
-    expect([ok.status, (ok.body as any)?.object]).toEqual([200, 'file']);
+    expect([ok.status, ok.body?.object]).toEqual([200, 'file']);
   }
 
   describe('multipart bodies cut short or malformed: a 400 in the error shape, and the gateway serves on', () => {
@@ -157,7 +157,7 @@ describe('hostile clients: uploads and header-bound values', () => {
       for (const [name, body, headers] of cases) {
         for (const path of UPLOAD_ROUTES) {
           const answer = await postBody(path, body, headers);
-          const error = (answer.body as any)?.error;
+          const error = answer.body?.error;
           const shapeOk = error && typeof error.message === 'string' && error.type === 'invalid_request_error' && 'param' in error && 'code' in error;
           if (answer.status !== 400 || !shapeOk || /\n\s+at /.test(answer.text))
             wrong.push(`${path} ${name}: ${answer.status} ${answer.cut ?? answer.text.slice(0, 160)}`);
@@ -180,7 +180,7 @@ describe('hostile clients: uploads and header-bound values', () => {
         const next = () => (parts.length > 1 ? (req.write(parts.shift()!), setTimeout(next, 20)) : req.end(parts.shift()));
         next();
       });
-      expect([answer.status, (answer.body as any)?.bytes]).toEqual([200, 10 * '{"line":0}\n'.length]);
+      expect([answer.status, answer.body?.bytes]).toEqual([200, 10 * '{"line":0}\n'.length]);
     });
 
     it.each(UPLOAD_ROUTES)(

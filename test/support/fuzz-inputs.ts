@@ -1242,6 +1242,8 @@ export function hostileQuery(rng: Rng, known: Record<string, (rng: Rng) => strin
 /** A short, printable preview of any text: control characters, backslashes and lone surrogates escaped. */
 export function preview(text: string, max = 240): string {
   const head = text.length > max * 2 ? text.slice(0, max * 2) : text;
+  // Control characters are what a preview must show escaped.
+  // eslint-disable-next-line no-control-regex
   const escaped = head.replace(/[\\\u0000-\u001f\u007f-\u009f\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, (c) =>
     c === '\\' ? '\\\\' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );

@@ -9,7 +9,7 @@ import { SecretBox } from './secret-box';
     {
       provide: SecretBox,
       inject: [ConfigService],
-      useFactory: (config: ConfigService<Environment, true>) => new SecretBox(config.get('GATEWAY_ENCRYPTION_KEY', { infer: true })!),
+      useFactory: (config: ConfigService<Environment, true>) => new SecretBox(config.get('GATEWAY_ENCRYPTION_KEY', { infer: true })),
     },
   ],
   exports: [SecretBox],

@@ -22,5 +22,5 @@ export function parseMetadataHeader(raw: string | string[] | undefined): Record<
     if (key.length === 0 || key.length > 64) throw fail('keys must be 1 to 64 characters');
   }
   // fromEntries defines own properties: a `__proto__` key stays data, never a prototype.
-  return Object.fromEntries(entries) as Record<string, string>;
+  return Object.fromEntries(entries);
 }

@@ -37,7 +37,7 @@ export function parseRoleMapping(json: string | undefined): RoleMapping {
     if (workspace === undefined && role !== 'owner') throw new Error(`group '${group}': workspace (a slug) is required for role ${role}`);
     if (workspace !== undefined && (typeof workspace !== 'string' || !SLUG.test(workspace)))
       throw new Error(`group '${group}': workspace must be a slug ([a-z0-9-]+)`);
-    mapping.set(group, { workspace: (workspace as string | undefined) ?? OWNER_HOME, role: role as Role });
+    mapping.set(group, { workspace: workspace ?? OWNER_HOME, role: role as Role });
   }
   return mapping;
 }

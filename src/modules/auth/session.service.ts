@@ -59,7 +59,7 @@ export class SessionService implements SessionAuthenticator {
     private readonly keyChanges: KeyChangeNotifier,
     config: ConfigService<Environment, true>,
   ) {
-    this.signer = new CookieSigner(config.get('GATEWAY_ENCRYPTION_KEY', { infer: true })!);
+    this.signer = new CookieSigner(config.get('GATEWAY_ENCRYPTION_KEY', { infer: true }));
     this.cache = new LookupCache(Math.min(SESSION_CACHE_MS, config.get('KEY_CACHE_TTL_MS', { infer: true })), 5_000);
     this.ttlMs = config.get('SESSION_TTL_HOURS', { infer: true }) * 3600_000;
     keyChanges.onChange('sessions', () => this.cache.expireAll());

@@ -21,7 +21,7 @@ export class RedisResponseCache extends ResponseCache implements OnModuleDestroy
     super();
     this.maxEntryBytes = config.get('CACHE_MAX_ENTRY_BYTES', { infer: true });
     this.redis = connectRedis(
-      config.get('REDIS_URL', { infer: true })!,
+      config.get('REDIS_URL', { infer: true }),
       (error) => this.warning.warn(`Response cache Redis connection: ${error.message}`),
       COMMAND_TIMEOUT_MS,
     );

@@ -39,9 +39,7 @@ export class ChatService {
   create(context: RequestContext, body: ChatCompletionCreateDto): Promise<GatewayResult> {
     const mcpServers = requestedMcpServers(context);
     if (mcpServers)
-      return this.mcpLoop.run(context, body as unknown as Record<string, unknown>, mcpServers, CHAT_TOOLS, (round) =>
-        this.createOnce(context, round as unknown as ChatCompletionCreateDto),
-      );
+      return this.mcpLoop.run(context, body, mcpServers, CHAT_TOOLS, (round) => this.createOnce(context, round as unknown as ChatCompletionCreateDto));
     return this.createOnce(context, body);
   }
 
@@ -52,7 +50,7 @@ export class ChatService {
     context.user = body.user ?? context.user;
     return this.executor.execute(
       context,
-      body as unknown as Record<string, unknown>,
+      body,
       (target, upstreamBody, attempt) =>
         this.chatUpstream.capability(target).translation
           ? this.translatedAttempt(context, attempt, target, upstreamBody)

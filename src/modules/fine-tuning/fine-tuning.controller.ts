@@ -43,7 +43,7 @@ export class FineTuningController {
   @Operation('fine_tuning.jobs.create')
   @ApiOperation({ summary: 'Create a fine-tuning job' })
   async create(@Ctx() context: RequestContext, @Body() body: FineTuningJobCreateDto, @Res() res: Response): Promise<void> {
-    await this.run(context, res, { method: 'POST', path: '', query: '', body: body as Record<string, unknown> });
+    await this.run(context, res, { method: 'POST', path: '', query: '', body: body });
   }
 
   @Get()

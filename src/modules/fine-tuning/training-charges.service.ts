@@ -49,7 +49,7 @@ export class TrainingCharges {
       if (!rows.length) return null;
       const trained = rows.reduce((sum, row) => sum + row.trained, 0);
       const costs = rows.map((row) => row.cost);
-      const costUsd = costs.every((cost) => cost !== null) ? Math.round(costs.reduce<number>((sum, cost) => sum + cost!, 0) * 1e10) / 1e10 : null;
+      const costUsd = costs.every((cost) => cost !== null) ? Math.round(costs.reduce<number>((sum, cost) => sum + cost, 0) * 1e10) / 1e10 : null;
       return { usage: { ...emptyUsage(), promptTokens: trained, totalTokens: trained }, costUsd };
     } catch (error) {
       // The answer still goes back; the charge is tried again on the next read of the job.

@@ -189,9 +189,9 @@ export class AnalyticsService {
          where (${rowsIn([{ from, to }], sql)}) ${filter ? `and ${filter.rows}` : ''} ${conditions.map((c) => `and ${c}`).join(' ')}
          group by 1`
       : this.histogramAggregate(
-          { ...totalsRead!.rollup, key: bucketOf('r.bucket') },
+          { ...totalsRead.rollup, key: bucketOf('r.bucket') },
           bucketOf('log.created_at'),
-          splitRange(from, to, periodsOf(totalsRead!.hours)),
+          splitRange(from, to, periodsOf(totalsRead.hours)),
           filter,
           conditions,
           perKey(filter, filters),

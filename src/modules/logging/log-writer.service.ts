@@ -297,13 +297,21 @@ export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
   }
 
   private schedule(delayMs: number): void {
-    this.timer = setTimeout(async () => {
-      await this.flush();
-      if (this.timer === undefined) return; // shut down meanwhile
-      // Back off while the database fails: 0.5 s, 1 s, … up to 5 s (one cheap attempt, and logs back soon after it is).
-      const backoff = this.failures ? Math.min(5_000, this.intervalMs * 2 ** Math.min(this.failures, 10)) : this.intervalMs;
-      this.schedule(backoff);
-    }, delayMs);
+    this.timer = setTimeout(() => void this.flushThenSchedule(), delayMs);
     this.timer.unref();
+  }
+
+  private async flushThenSchedule(): Promise<void> {
+    try {
+      await this.flush();
+    } catch (error) {
+      // Not the database's failures (flush keeps those queued): a fault of the writer itself, which must not stop its timer.
+      this.failures++;
+      this.logger.error(`Flushing the log queue failed: ${(error as Error).message}`);
+    }
+    if (this.timer === undefined) return; // shut down meanwhile
+    // Back off while the database fails: 0.5 s, 1 s, … up to 5 s (one cheap attempt, and logs back soon after it is).
+    const backoff = this.failures ? Math.min(5_000, this.intervalMs * 2 ** Math.min(this.failures, 10)) : this.intervalMs;
+    this.schedule(backoff);
   }
 }

@@ -50,7 +50,7 @@ export class LogsService {
   async *exportBatches(scope: WorkspaceScope, query: LogQueryDto, metadata: Record<string, string>): AsyncGenerator<Record<string, unknown>[]> {
     let cursor = query.cursor;
     for (;;) {
-      const rows = await this.read(await this.filteredQuery(scope, { ...query, cursor } as LogQueryDto, metadata), EXPORT_BATCH, query.q !== undefined);
+      const rows = await this.read(await this.filteredQuery(scope, { ...query, cursor }, metadata), EXPORT_BATCH, query.q !== undefined);
       yield rows.map(toLogResponse);
       if (rows.length < EXPORT_BATCH) return;
       cursor = rows[rows.length - 1].id;

@@ -13,6 +13,8 @@
  */
 export const MAX_TEXT_CHARS = 512;
 
+// NUL is what PostgreSQL refuses in text and jsonb: matching it is the point.
+// eslint-disable-next-line no-control-regex
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 export function storableText(text: string): string {

@@ -87,7 +87,7 @@ export class McpClientPool implements OnApplicationShutdown {
     this.hostPolicy = mcpHostPolicy(config);
     this.agent = new Agent({ connect: { timeout: this.timeoutMs, lookup: this.hostPolicy.lookup } });
     const dispatcher = this.agent;
-    this.fetch = (url, init) => undiciFetch(url, { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher }) as unknown as Promise<Response>;
+    this.fetch = (url, init) => undiciFetch(url, { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher });
   }
 
   /** The server's tools the registry allows (`server.allowedTools`), listed once per session and refreshed on list_changed. */

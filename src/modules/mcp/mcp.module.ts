@@ -31,6 +31,6 @@ export class McpModule implements OnModuleInit {
 
   /** A server changed or removed (here or on another instance): its connection and tool list go. */
   onModuleInit(): void {
-    this.registry.onChange((serverId) => this.pool.forget(serverId));
+    this.registry.onChange((serverId) => void this.pool.forget(serverId));
   }
 }

@@ -42,9 +42,7 @@ export class MessagesService {
   create(context: RequestContext, body: MessageCreateDto): Promise<GatewayResult> {
     const mcpServers = requestedMcpServers(context);
     if (mcpServers)
-      return this.mcpLoop.run(context, body as unknown as Record<string, unknown>, mcpServers, MESSAGES_TOOLS, (round) =>
-        this.createOnce(context, round as unknown as MessageCreateDto),
-      );
+      return this.mcpLoop.run(context, body, mcpServers, MESSAGES_TOOLS, (round) => this.createOnce(context, round as unknown as MessageCreateDto));
     return this.createOnce(context, body);
   }
 
@@ -57,7 +55,7 @@ export class MessagesService {
     const vendorHeaders = anthropicHeaders(context.requestHeaders);
     return this.executor.execute(
       context,
-      body as unknown as Record<string, unknown>,
+      body,
       (target, upstreamBody, attempt) =>
         this.speaksMessages(target, upstreamBody)
           ? this.native(context, attempt, target, upstreamBody, vendorHeaders)

@@ -84,9 +84,9 @@ function secondsOfDay(time: string): number {
 function fromCatalog(p: CatalogPrice): ModelPrice {
   const rate = (key: string): Rate | null => {
     const value = p[key];
-    return typeof value === 'number' || (value && typeof value === 'object') ? (value as Rate) : null;
+    return typeof value === 'number' || (value && typeof value === 'object') ? value : null;
   };
-  const number = (key: string): number | null => (typeof p[key] === 'number' ? (p[key] as number) : null);
+  const number = (key: string): number | null => (typeof p[key] === 'number' ? p[key] : null);
   const perHour = number('audio_hours') ?? number('input_audio_hours');
   const perThousandSearches = number('web_searches_kcount');
   // Frozen because one object is shared by every caller.

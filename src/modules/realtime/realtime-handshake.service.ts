@@ -37,12 +37,14 @@ const PROTOCOL_HEADERS: [prefix: string, header: string][] = [
 ];
 
 /** A handshake refused: the HTTP answer the client gets instead of a WebSocket. */
-export class HandshakeRefusal {
+export class HandshakeRefusal extends Error {
   constructor(
     readonly status: number,
     readonly body: string,
     readonly headers: Record<string, string> = {},
-  ) {}
+  ) {
+    super(`realtime handshake refused with ${status}`);
+  }
 }
 
 /** The response headers of CONTRACT section 2 a realtime handshake answers with, refused or not. */

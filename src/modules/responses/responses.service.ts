@@ -50,9 +50,7 @@ export class ResponsesService {
   create(context: RequestContext, body: ResponseCreateDto): Promise<GatewayResult> {
     const mcpServers = requestedMcpServers(context);
     if (mcpServers)
-      return this.mcpLoop.run(context, body as unknown as Record<string, unknown>, mcpServers, RESPONSES_TOOLS, (round) =>
-        this.createOnce(context, round as unknown as ResponseCreateDto),
-      );
+      return this.mcpLoop.run(context, body, mcpServers, RESPONSES_TOOLS, (round) => this.createOnce(context, round as unknown as ResponseCreateDto));
     return this.createOnce(context, body);
   }
 
@@ -63,7 +61,7 @@ export class ResponsesService {
     context.user = body.user ?? context.user;
     return this.executor.execute(
       context,
-      body as unknown as Record<string, unknown>,
+      body,
       (target, upstreamBody, attempt) =>
         this.bridges(target) ? this.bridged(context, attempt, target, upstreamBody) : this.native(context, attempt, target, upstreamBody),
       { texts: RESPONSES_TEXTS },

@@ -19,8 +19,6 @@ export class JsonOperations {
   run(context: RequestContext, body: object & { user?: string }, operation: OperationSpec): Promise<GatewayResult> {
     context.requestBody = body;
     context.user = body.user ?? context.user;
-    return this.executor.execute(context, body as Record<string, unknown>, (target, upstreamBody, attempt) =>
-      this.attempts.json(context, attempt, target, upstreamBody, operation),
-    );
+    return this.executor.execute(context, body, (target, upstreamBody, attempt) => this.attempts.json(context, attempt, target, upstreamBody, operation));
   }
 }

@@ -344,7 +344,7 @@ class ExecutionRun {
               if (error instanceof GatewayError) denial = error;
             });
             // The stream's 200 stands; a denial is in the stream and the log.
-            if (denial) subscriber.next(texts.streamError!(denial));
+            if (denial) subscriber.next(texts.streamError(denial));
             settle(denial ? { ...answered, error: answered.error ?? describeFailure(denial).error } : answered);
             held.forEach((frame) => subscriber.next(frame));
             subscriber.complete();

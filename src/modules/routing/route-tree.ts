@@ -81,7 +81,7 @@ function inherit(parent: GatewayConfig, child: GatewayConfig): GatewayConfig {
   if (child.virtual_key !== undefined && child.provider === undefined) delete merged.provider;
   if (child.provider !== undefined && child.virtual_key === undefined) delete merged.virtual_key;
   if (parent.override_params || child.override_params) merged.override_params = { ...parent.override_params, ...child.override_params };
-  return merged as GatewayConfig;
+  return merged;
 }
 
 function sourceOf(config: GatewayConfig): RouteNode['source'] {

@@ -1,4 +1,4 @@
-import { Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { type OnApplicationShutdown } from '@nestjs/common';
 import {
   ROOT_CONTEXT,
   SpanKind,

@@ -188,7 +188,7 @@ export class UpstreamAttempt {
   capability<K extends ProviderOperation>(target: RouteTarget, operation: { capability: K; title: string }): NonNullable<ProviderOperations[K]> {
     const builder = this.registry.get(target.provider)[operation.capability];
     if (!builder) throw GatewayError.invalidRequest(`Provider ${target.provider} does not offer ${operation.title}`, 'model');
-    return builder as NonNullable<ProviderOperations[K]>;
+    return builder;
   }
 
   /** Sends a request an adapter built; a provider's error answer becomes UpstreamHttpError. */

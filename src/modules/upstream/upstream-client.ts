@@ -293,7 +293,7 @@ export class UpstreamClient implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     const routes = [...new Set([this.requested, this.adminChosen])];
-    await Promise.all(routes.flatMap((route) => [route.agent.close(), route.http2?.close()]));
+    await Promise.all(routes.flatMap((route) => (route.http2 ? [route.agent.close(), route.http2.close()] : [route.agent.close()])));
   }
 }
 

@@ -52,5 +52,5 @@ export async function signAwsRequest(request: UpstreamRequest, target: ProviderT
     headers: { ...request.headers, host: url.host },
     body: request.body,
   });
-  return { ...request, headers: signed.headers as Record<string, string> };
+  return { ...request, headers: signed.headers };
 }

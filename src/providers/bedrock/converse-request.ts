@@ -2,7 +2,7 @@ import { IgnoredParams, OPENAI_DELIVERY_PARAMS } from '../ignored-params';
 import { THINKING_BUDGETS, thinkingWithin } from '../anthropic/chat-request';
 import { ContentBlock, ConverseMessage, toConverseMessages } from './converse-messages';
 import { isBedrockClaude } from './invoke-messages';
-import { type Fields, chatToolFunction, finiteNumber, forcedFunction, integer, invalid, isObject, unsupportedBy } from '../translation-checks';
+import { type Fields, chatToolFunction, finiteNumber, forcedFunction, integer, invalid, unsupportedBy } from '../translation-checks';
 
 /** A Converse request body (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html), the model being in the path. */
 export interface ConverseRequest {

@@ -76,11 +76,13 @@ const chatInputTokens: ChatInputTokensCapability = {
  * provider. Its ids are as Google sends them. The key goes as a bearer token, as the
  * OpenAI libraries Google documents for that endpoint send it.
  */
+const bearer = (apiKey: string | null): Record<string, string> => (apiKey ? { authorization: `Bearer ${apiKey}` } : {});
+
 const models: ResourceCapability = {
   request: (method, path, query, target) => ({
     method,
     url: `${baseUrl(target)}/openai/models${path}${query ? `?${query}` : ''}`,
-    headers: target.apiKey ? { authorization: `Bearer ${target.apiKey}` } : ({} as Record<string, string>),
+    headers: bearer(target.apiKey),
   }),
 };
 

@@ -114,8 +114,7 @@ const countTokens: MessagesCountTokensCapability = {
 function chatRequest(body: Record<string, unknown>, target: ProviderTarget): UpstreamRequest {
   const model = modelOf(body);
   const ignored = new IgnoredParams(target.strictParams);
-  if (isClaude(model))
-    return { ...claudeRequest(toAnthropicRequest(body, ignored) as unknown as Record<string, unknown>, model, target), ignoredParams: ignored.list() };
+  if (isClaude(model)) return { ...claudeRequest(toAnthropicRequest(body, ignored), model, target), ignoredParams: ignored.list() };
   const request = toGeminiRequest(body, ignored);
   // alt=sse: without it the stream is one JSON array sent piece by piece, which no SSE parser reads.
   const method = body.stream === true ? 'streamGenerateContent?alt=sse' : 'generateContent';

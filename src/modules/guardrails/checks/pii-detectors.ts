@@ -59,7 +59,7 @@ export function findPii(text: string, kinds: ReadonlySet<PiiKind>): PiiFinding[]
   const findings: PiiFinding[] = [];
   for (const detector of DETECTORS) {
     for (const match of text.matchAll(detector.regex)) {
-      const start = match.index as number;
+      const start = match.index;
       const end = start + match[0].length;
       if (detector.accept && !detector.accept(match[0])) continue;
       if (claimed.subarray(start, end).some((c) => c === 1)) continue;

@@ -48,7 +48,7 @@ export class CountTokensService {
     const vendorHeaders = anthropicHeaders(context.requestHeaders);
     return this.executor.execute(
       context,
-      body as Record<string, unknown>,
+      body,
       (target, upstreamBody, attempt) => {
         const model = String(upstreamBody.model);
         if (target.allowedModels && !target.allowedModels.includes(model)) {

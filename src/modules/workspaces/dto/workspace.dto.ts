@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional, PartialType, PickType } from '@nestjs/swagger';
+import { ApiProperty, PartialType, PickType } from '@nestjs/swagger';
 import { IsString, Length, Matches } from 'class-validator';
 import { KeyLimitsDto } from '../../keys/dto/key-limits.dto';
 
