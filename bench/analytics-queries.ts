@@ -33,7 +33,7 @@ import type { WorkspaceScope } from '../src/modules/workspaces/workspace-scope';
 import { RequestLogEntity } from '../src/modules/logging/entities/request-log.entity';
 import { LogBodyReader } from '../src/modules/logging/body-parts/log-body-reader';
 import { LogsService } from '../src/modules/logging/logs.service';
-import { LogPartitionMaintainer } from '../src/modules/logging/log-partition-maintainer.service';
+import { LogPartitionMaintainer } from '../src/modules/logging/log-partition-maintainer';
 import type { ConfigService } from '@nestjs/config';
 import type { Environment } from '../src/config/environment';
 

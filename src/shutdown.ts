@@ -3,8 +3,8 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Environment } from './config/environment';
 import type { EmbeddedPostgres } from './database/embedded-postgres';
-import { Readiness } from './modules/health/readiness.service';
-import { RequestLogger } from './modules/logging/request-logger.service';
+import { Readiness } from './modules/health/readiness';
+import { RequestLogger } from './modules/logging/request-logger';
 import { RealtimeGateway } from './modules/realtime/realtime.gateway';
 
 /** After the grace deadline, how long the streams' error events get to reach their clients before every connection is closed. */

@@ -8,7 +8,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { KeyLookupService } from '../src/modules/keys/key-lookup.service';
-import { LogPartitionMaintainer } from '../src/modules/logging/log-partition-maintainer.service';
+import { LogPartitionMaintainer } from '../src/modules/logging/log-partition-maintainer';
 import { call, createApiKey, createVirtualKey, sleep, waitFor } from './support/e2e-helpers';
 import { MockUpstream, startMockUpstream } from './support/mock-upstream';
 import { startTcpProxy, TcpProxy } from './support/tcp-proxy';

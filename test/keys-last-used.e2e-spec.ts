@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { LogWriter } from '../src/modules/logging/log-writer.service';
+import { LogWriter } from '../src/modules/logging/log-writer';
 import { MockUpstream, startMockUpstream } from './support/mock-upstream';
 import { admin, startTestGateway, TestGateway } from './support/test-gateway';
 import { chat, createApiKey, createVirtualKey, sleep } from './support/e2e-helpers';

@@ -11,10 +11,10 @@ import { Client } from 'pg';
 import { uuidv7 } from '../src/common/ids';
 import type { Environment } from '../src/config/environment';
 import { PartitionRequestLogs1764001500000 } from '../src/database/migrations/1764001500000-PartitionRequestLogs';
-import { LogPartitionMaintainer, PARTITION_DAYS_AHEAD } from '../src/modules/logging/log-partition-maintainer.service';
+import { LogPartitionMaintainer, PARTITION_DAYS_AHEAD } from '../src/modules/logging/log-partition-maintainer';
 import { PartStore } from '../src/modules/logging/body-parts/part-store';
-import { LogRollupCompactor } from '../src/modules/logging/log-rollup-compactor.service';
-import { LogWriter } from '../src/modules/logging/log-writer.service';
+import { LogRollupCompactor } from '../src/modules/logging/log-rollup-compactor';
+import { LogWriter } from '../src/modules/logging/log-writer';
 import { admin, startTestGateway, TestGateway } from './support/test-gateway';
 
 const DAY_MS = 86_400_000;

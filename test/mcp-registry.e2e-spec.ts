@@ -14,7 +14,7 @@ import { validateEnvironment } from '../src/config/environment';
 import { McpServers1764001300000 } from '../src/database/migrations/1764001300000-McpServers';
 import { Workspaces1764001700000 } from '../src/database/migrations/1764001700000-Workspaces';
 import { KeyLookupService } from '../src/modules/keys/key-lookup.service';
-import { McpRegistry } from '../src/modules/mcp/mcp-registry.service';
+import { McpRegistry } from '../src/modules/mcp/mcp-registry';
 import { DEFAULT_WORKSPACE_ID } from '../src/modules/workspaces/workspace.entity';
 import { call, createApiKey, createVirtualKey, expectError, waitFor } from './support/e2e-helpers';
 import { admin, startTestGateway, TestGateway } from './support/test-gateway';

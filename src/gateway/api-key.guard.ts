@@ -5,7 +5,7 @@ import { SessionService } from '../modules/auth/session.service';
 import { authenticate, CookieAuthentication } from '../modules/keys/authenticate';
 import { KeyLookupService } from '../modules/keys/key-lookup.service';
 import { Permission, Role, ROLES, roleMay } from '../modules/workspaces/roles';
-import { WorkspaceDirectory } from '../modules/workspaces/workspace-directory.service';
+import { WorkspaceDirectory } from '../modules/workspaces/workspace-directory';
 import { scopeOf } from '../modules/workspaces/workspace-scope';
 import { maybeContextOf } from './request-context';
 import { OPERATION, PERMISSION, PUBLIC } from './request-context.decorator';

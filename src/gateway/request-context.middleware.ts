@@ -1,8 +1,8 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { traceIdFrom } from '../common/ids';
-import { RequestLogger } from '../modules/logging/request-logger.service';
-import { RequestTracer } from '../modules/telemetry/request-tracer.service';
+import { RequestLogger } from '../modules/logging/request-logger';
+import { RequestTracer } from '../modules/telemetry/request-tracer';
 import { attachContext, RequestContext } from './request-context';
 
 /**

@@ -8,7 +8,7 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { createGatewayApp } from '../../src/app.factory';
 import { validateEnvironment } from '../../src/config/environment';
-import { LogWriter } from '../../src/modules/logging/log-writer.service';
+import { LogWriter } from '../../src/modules/logging/log-writer';
 
 export const TEST_ADMIN_KEY = 'gk-test-admin-key-0123456789';
 /** The test gateway's METRICS_TOKEN: `/metrics` answers only with it (pass `METRICS_TOKEN: ''` for none). */

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '../../gateway/request-context';
 import type { GatewayResult } from '../routing/gateway-result';
 import { emptyUsage } from '../../providers/usage';
-import { RouteExecutor } from '../routing/route-executor.service';
+import { RouteExecutor } from '../routing/route-executor';
 import { binaryResult, UpstreamAttempt } from '../upstream/upstream-attempt';
 import type { SpeechCreateDto } from './dto/speech-create.dto';
 

@@ -4,7 +4,7 @@ import type { RequestContext } from '../../gateway/request-context';
 import type { GatewayResult } from '../routing/gateway-result';
 import type { MultipartUpload } from '../../common/http/multipart-upload';
 import { emptyUsage, type NormalizedUsage } from '../../providers/usage';
-import { UploadOperations } from '../routing/upload-operation.service';
+import { UploadOperations } from '../routing/upload-operation';
 import { UpstreamAttempt } from '../upstream/upstream-attempt';
 
 type Task = 'audioTranscriptions' | 'audioTranslations';

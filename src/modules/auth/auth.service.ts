@@ -6,7 +6,7 @@ import { SecretBox, UndecryptableSecretError } from '../../common/crypto/secret-
 import { GatewayError } from '../../common/errors/gateway-error';
 import type { Environment } from '../../config/environment';
 import { KeyLookupService } from '../keys/key-lookup.service';
-import { WorkspaceDirectory } from '../workspaces/workspace-directory.service';
+import { WorkspaceDirectory } from '../workspaces/workspace-directory';
 import { OidcClient, PendingSignIn } from './oidc-client';
 import { groupsOf, membershipsOf, parseRoleMapping, RoleMapping } from './role-mapping';
 import { SessionService } from './session.service';

@@ -4,10 +4,10 @@ import { DataSource } from 'typeorm';
 import type { Environment } from '../../config/environment';
 import { KeysModule } from '../keys/keys.module';
 import { PricingModule } from '../pricing/pricing.module';
-import { BudgetLedger } from './budget-ledger.service';
+import { BudgetLedger } from './budget-ledger';
 import { CounterStore } from './counter-store';
 import { PostgresCounterStore } from './postgres-counter-store';
-import { RateLimiter } from './rate-limiter.service';
+import { RateLimiter } from './rate-limiter';
 import { RedisCounterStore } from './redis-counter-store';
 
 /** Budgets and rate limits; their counters in Redis when REDIS_URL is set, else in PostgreSQL. */

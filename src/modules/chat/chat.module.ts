@@ -4,7 +4,7 @@ import { RoutingModule } from '../routing/routing.module';
 import { UpstreamModule } from '../upstream/upstream.module';
 import { ChatController } from './chat.controller';
 import { ChatService } from './chat.service';
-import { ChatUpstream } from './chat-upstream.service';
+import { ChatUpstream } from './chat-upstream';
 
 @Module({
   imports: [McpModule, RoutingModule, UpstreamModule],

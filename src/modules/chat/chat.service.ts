@@ -8,16 +8,16 @@ import type { ChatCompletionBody, ChatCompletionChunk, ChatStreamDecoder } from 
 import { usageFromOpenAI } from '../../providers/openai-usage';
 import { estimatedStreamUsage } from '../../providers/usage';
 import type { AnswerOutcome, Attempt } from '../routing/attempt';
-import { RouteExecutor } from '../routing/route-executor.service';
+import { RouteExecutor } from '../routing/route-executor';
 import type { RouteTarget } from '../routing/route-plan';
 import type { SseStreamHandler } from '../upstream/sse-relay';
 import { UpstreamAttempt } from '../upstream/upstream-attempt';
 import { CHAT_TEXTS } from '../guardrails/operation-texts';
 import { ChatStreamAssembler } from './chat-stream-assembler';
-import { CHAT_COMPLETIONS, ChatUpstream } from './chat-upstream.service';
+import { CHAT_COMPLETIONS, ChatUpstream } from './chat-upstream';
 import type { ChatCompletionCreateDto } from './dto/chat-completion-create.dto';
 import { parseStreamEvent } from '../../providers/stream-event';
-import { McpToolLoop, requestedMcpServers } from '../mcp/mcp-tool-loop.service';
+import { McpToolLoop, requestedMcpServers } from '../mcp/mcp-tool-loop';
 import { CHAT_TOOLS } from '../mcp/tool-dialects';
 
 /**

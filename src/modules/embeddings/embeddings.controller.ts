@@ -6,7 +6,7 @@ import { Ctx, Operation } from '../../gateway/request-context.decorator';
 import { ProviderRoutingGuard } from '../routing/provider-routing.guard';
 import { sendGatewayResult } from '../routing/gateway-result';
 import { usageFromOpenAI } from '../../providers/openai-usage';
-import { JsonOperations } from '../routing/json-operation.service';
+import { JsonOperations } from '../routing/json-operation';
 import type { OperationSpec } from '../upstream/upstream-attempt';
 import { EmbeddingCreateDto } from './dto/embedding-create.dto';
 

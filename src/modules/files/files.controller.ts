@@ -6,8 +6,8 @@ import { Ctx, Operation } from '../../gateway/request-context.decorator';
 import { ProviderRoutingGuard } from '../routing/provider-routing.guard';
 import { sendGatewayResult } from '../routing/gateway-result';
 import { rawQuery } from '../../common/http/raw-query';
-import { ResourceAction, ResourceOperations, ResourceSpec } from '../routing/resource-operation.service';
-import { UploadOperations, UploadSpec } from '../routing/upload-operation.service';
+import { ResourceAction, ResourceOperations, ResourceSpec } from '../routing/resource-operation';
+import { UploadOperations, UploadSpec } from '../routing/upload-operation';
 import { UpstreamAttempt } from '../upstream/upstream-attempt';
 
 const FILES: ResourceSpec = { capability: 'files', title: 'files', usage: () => null };

@@ -6,7 +6,7 @@ import { Ctx, Operation } from '../../gateway/request-context.decorator';
 import { ProviderRoutingGuard } from '../routing/provider-routing.guard';
 import { sendGatewayResult } from '../routing/gateway-result';
 import { rawQuery } from '../../common/http/raw-query';
-import { ResourceAction, ResourceOperations, ResourceSpec } from '../routing/resource-operation.service';
+import { ResourceAction, ResourceOperations, ResourceSpec } from '../routing/resource-operation';
 import { VectorStoreCreateDto, VectorStoreFileBatchCreateDto, VectorStoreFileCreateDto, VectorStoreSearchDto } from './dto/vector-store.dto';
 
 const VECTOR_STORES: ResourceSpec = { capability: 'vectorStores', title: 'vector stores', usage: () => null };

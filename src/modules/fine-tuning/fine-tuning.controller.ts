@@ -7,9 +7,9 @@ import { GatewayError } from '../../common/errors/gateway-error';
 import { ProviderRoutingGuard } from '../routing/provider-routing.guard';
 import { rawQuery } from '../../common/http/raw-query';
 import { sendGatewayResult } from '../routing/gateway-result';
-import { ResourceAction, ResourceOperations, ResourceSpec } from '../routing/resource-operation.service';
+import { ResourceAction, ResourceOperations, ResourceSpec } from '../routing/resource-operation';
 import { FineTuningJobCreateDto } from './dto/fine-tuning-job-create.dto';
-import { TrainingCharges } from './training-charges.service';
+import { TrainingCharges } from './training-charges';
 
 /**
  * `/v1/fine_tuning/jobs`: OpenAI's fine-tuning API through the routing headers (a

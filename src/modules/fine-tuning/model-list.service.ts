@@ -6,7 +6,7 @@ import { wantsAnthropicModels } from '../../common/http/anthropic-shape';
 import type { ResourceCapability } from '../../providers/provider-adapter';
 import { ProviderRegistry } from '../../providers/registry';
 import { openAIErrorToAnthropic } from '../messages/chat-bridge/chat-to-messages';
-import { RouteExecutor } from '../routing/route-executor.service';
+import { RouteExecutor } from '../routing/route-executor';
 import type { Attempt } from '../routing/attempt';
 import type { RouteTarget } from '../routing/route-plan';
 import { UpstreamAttempt } from '../upstream/upstream-attempt';

@@ -4,9 +4,9 @@ import type { Response } from 'express';
 import { DataSource } from 'typeorm';
 import { GatewayError } from '../../common/errors/gateway-error';
 import { Public } from '../../gateway/request-context.decorator';
-import { LogWriter } from '../logging/log-writer.service';
+import { LogWriter } from '../logging/log-writer';
 import { CATALOG_PACKAGE } from '../pricing/price-catalog';
-import { Readiness } from './readiness.service';
+import { Readiness } from './readiness';
 
 @ApiTags('health')
 @Controller('health')

@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { HealthController } from './health.controller';
-import { Readiness } from './readiness.service';
+import { Readiness } from './readiness';
 
 /** `/health` (liveness), `/health/ready` (readiness) and the instance's `Readiness`, which the stream relay and the shutdown sequence share. */
 @Global()

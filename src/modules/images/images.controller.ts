@@ -7,7 +7,7 @@ import { ProviderRoutingGuard } from '../routing/provider-routing.guard';
 import { sendGatewayResult } from '../routing/gateway-result';
 import { usageFromOpenAIImages } from '../../providers/openai-usage';
 import { PricingService } from '../pricing/pricing.service';
-import { JsonOperations } from '../routing/json-operation.service';
+import { JsonOperations } from '../routing/json-operation';
 import type { OperationSpec } from '../upstream/upstream-attempt';
 import { ImageGenerationCreateDto } from './dto/image-generation-create.dto';
 

@@ -1,7 +1,7 @@
 import { ObjectLiteral, Repository } from 'typeorm';
 import { GatewayError } from '../../common/errors/gateway-error';
 import { listPage, ListPage } from '../../common/http/list.dto';
-import type { WorkspaceDirectory } from '../workspaces/workspace-directory.service';
+import type { WorkspaceDirectory } from '../workspaces/workspace-directory';
 import type { WorkspaceScope } from '../workspaces/workspace-scope';
 
 /**

@@ -9,12 +9,12 @@ import { ListPage } from '../../common/http/list.dto';
 import { pageNewestFirst } from './admin-list';
 import { ApiKeyCreateDto, ApiKeyUpdateDto } from './dto/api-key.dto';
 import { ApiKeyEntity } from './entities/api-key.entity';
-import { KeyChangeNotifier } from './key-change-notifier.service';
+import { KeyChangeNotifier } from './key-change-notifier';
 import { KeyLookupService } from './key-lookup.service';
 import { mcpAccessOf } from './mcp-access-fields';
 import { SpendService } from './spend.service';
 import { LEGACY_ROLES, outranks, Role } from '../workspaces/roles';
-import { WorkspaceDirectory } from '../workspaces/workspace-directory.service';
+import { WorkspaceDirectory } from '../workspaces/workspace-directory';
 import { inScope, scopeWhere, WorkspaceScope } from '../workspaces/workspace-scope';
 
 export function generateApiKeySecret(): string {

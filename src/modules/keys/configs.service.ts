@@ -12,8 +12,8 @@ import { encryptConfigSecrets, maskConfigSecrets } from './config-secrets';
 import { ConfigCreateDto, ConfigUpdateDto } from './dto/config.dto';
 import { ConfigVersionEntity } from './entities/config-version.entity';
 import { StoredConfigEntity } from './entities/stored-config.entity';
-import { KeyChangeNotifier } from './key-change-notifier.service';
-import { WorkspaceDirectory } from '../workspaces/workspace-directory.service';
+import { KeyChangeNotifier } from './key-change-notifier';
+import { WorkspaceDirectory } from '../workspaces/workspace-directory';
 import { scopeWhere, WorkspaceScope } from '../workspaces/workspace-scope';
 
 /**

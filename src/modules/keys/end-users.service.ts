@@ -7,9 +7,9 @@ import { ListPage } from '../../common/http/list.dto';
 import { pageNewestFirst, visibleLive, workspaceFields } from './admin-list';
 import { EndUserCreateDto, EndUserUpdateDto } from './dto/end-user.dto';
 import { EndUserEntity } from './entities/end-user.entity';
-import { KeyChangeNotifier } from './key-change-notifier.service';
+import { KeyChangeNotifier } from './key-change-notifier';
 import { SpendService } from './spend.service';
-import { WorkspaceDirectory } from '../workspaces/workspace-directory.service';
+import { WorkspaceDirectory } from '../workspaces/workspace-directory';
 import { scopeWhere, WorkspaceScope } from '../workspaces/workspace-scope';
 
 /**

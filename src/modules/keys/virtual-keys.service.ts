@@ -11,11 +11,11 @@ import { pageNewestFirst, rethrowSlugConflict, visibleLive, workspaceFields } fr
 import { limitsOf } from './api-keys.service';
 import { VirtualKeyCreateDto, VirtualKeyUpdateDto } from './dto/virtual-key.dto';
 import { VirtualKeyEntity } from './entities/virtual-key.entity';
-import { KeyChangeNotifier } from './key-change-notifier.service';
+import { KeyChangeNotifier } from './key-change-notifier';
 import { mcpAccessOf } from './mcp-access-fields';
 import { maskProviderOptions, sealProviderOptions } from './provider-option-secrets';
 import { SpendService } from './spend.service';
-import { WorkspaceDirectory } from '../workspaces/workspace-directory.service';
+import { WorkspaceDirectory } from '../workspaces/workspace-directory';
 import { scopeWhere, WorkspaceScope } from '../workspaces/workspace-scope';
 
 /**

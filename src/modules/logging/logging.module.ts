@@ -2,21 +2,21 @@ import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { VirtualKeyEntity } from '../keys/entities/virtual-key.entity';
 import { MetricsController } from '../metrics/metrics.controller';
-import { MetricsPort } from '../metrics/metrics-port.service';
+import { MetricsPort } from '../metrics/metrics-port';
 import { MetricsService } from '../metrics/metrics.service';
 import { PricingModule } from '../pricing/pricing.module';
 import { AnalyticsController } from './analytics.controller';
 import { AnalyticsService } from './analytics.service';
 import { RequestLogEntity } from './entities/request-log.entity';
-import { LogBodyBackfill } from './body-parts/log-body-backfill.service';
+import { LogBodyBackfill } from './body-parts/log-body-backfill';
 import { LogBodyReader } from './body-parts/log-body-reader';
 import { PartStore } from './body-parts/part-store';
-import { LogPartitionMaintainer } from './log-partition-maintainer.service';
-import { LogRollupCompactor } from './log-rollup-compactor.service';
-import { LogWriter } from './log-writer.service';
+import { LogPartitionMaintainer } from './log-partition-maintainer';
+import { LogRollupCompactor } from './log-rollup-compactor';
+import { LogWriter } from './log-writer';
 import { LogsController } from './logs.controller';
 import { LogsService } from './logs.service';
-import { RequestLogger } from './request-logger.service';
+import { RequestLogger } from './request-logger';
 
 @Global()
 @Module({

@@ -2,7 +2,7 @@ import type { ConfigService } from '@nestjs/config';
 import { GatewayError } from '../../common/errors/gateway-error';
 import type { Environment } from '../../config/environment';
 import { MCP_TEST_DOC, McpTestServer, startMcpTestServer } from '../../../test/support/mcp-test-server';
-import { McpCallRefused, McpClientPool } from './mcp-client-pool.service';
+import { McpCallRefused, McpClientPool } from './mcp-client-pool';
 import type { McpCallResult, McpServerTarget } from './mcp-types';
 
 /** The test server listens on loopback, a private address: allowed through MCP_ALLOWED_NETWORKS. */

@@ -3,7 +3,7 @@ import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { RequestContext } from '../../gateway/request-context';
 import { Ctx, Permission } from '../../gateway/request-context.decorator';
-import { McpProxy } from './mcp-proxy.service';
+import { McpProxy } from './mcp-proxy';
 
 /**
  * MCP Streamable HTTP for MCP clients, with a gateway key (`x-gateway-api-key` or

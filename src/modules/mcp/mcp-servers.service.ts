@@ -6,12 +6,12 @@ import { GatewayError } from '../../common/errors/gateway-error';
 import { isUuid } from '../../common/ids';
 import { ListPage } from '../../common/http/list.dto';
 import { pageNewestFirst, rethrowSlugConflict } from '../keys/admin-list';
-import { KeyChangeNotifier } from '../keys/key-change-notifier.service';
+import { KeyChangeNotifier } from '../keys/key-change-notifier';
 import { McpServerCreateDto, McpServerUpdateDto } from './dto/mcp-server.dto';
-import { WorkspaceDirectory } from '../workspaces/workspace-directory.service';
+import { WorkspaceDirectory } from '../workspaces/workspace-directory';
 import { scopeWhere, type WorkspaceScope } from '../workspaces/workspace-scope';
 import { McpServerEntity } from './entities/mcp-server.entity';
-import { McpRegistry } from './mcp-registry.service';
+import { McpRegistry } from './mcp-registry';
 import { maskHeaders, sealHeaders } from './mcp-server-headers';
 
 /**

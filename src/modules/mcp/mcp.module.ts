@@ -2,15 +2,15 @@ import { Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { KeysModule } from '../keys/keys.module';
 import { McpServerEntity } from './entities/mcp-server.entity';
-import { McpCatalog } from './mcp-catalog.service';
-import { McpClientPool } from './mcp-client-pool.service';
+import { McpCatalog } from './mcp-catalog';
+import { McpClientPool } from './mcp-client-pool';
 import { McpProxyController } from './mcp-proxy.controller';
-import { McpProxy } from './mcp-proxy.service';
-import { McpRegistry } from './mcp-registry.service';
+import { McpProxy } from './mcp-proxy';
+import { McpRegistry } from './mcp-registry';
 import { McpServersController } from './mcp-servers.controller';
 import { McpServersService } from './mcp-servers.service';
-import { McpToolCaller } from './mcp-tool-caller.service';
-import { McpToolLoop } from './mcp-tool-loop.service';
+import { McpToolCaller } from './mcp-tool-caller';
+import { McpToolLoop } from './mcp-tool-loop';
 
 /**
  * The MCP gateway (CONTRACT section 10): the server registry and who may use which server

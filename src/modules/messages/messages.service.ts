@@ -6,9 +6,9 @@ import type { GatewayResult } from '../routing/gateway-result';
 import { usageFromAnthropic } from '../../providers/anthropic/anthropic-usage';
 import { usageFromOpenAI } from '../../providers/openai-usage';
 import { ProviderRegistry } from '../../providers/registry';
-import { ChatUpstream } from '../chat/chat-upstream.service';
+import { ChatUpstream } from '../chat/chat-upstream';
 import type { Attempt } from '../routing/attempt';
-import { RouteExecutor } from '../routing/route-executor.service';
+import { RouteExecutor } from '../routing/route-executor';
 import type { RouteTarget } from '../routing/route-plan';
 import { OperationSpec, UpstreamAttempt } from '../upstream/upstream-attempt';
 import { MESSAGES_TEXTS } from '../guardrails/operation-texts';
@@ -18,7 +18,7 @@ import { chatCompletionToMessage, openAIErrorToAnthropic } from './chat-bridge/c
 import { messagesToChatBody, wantsThinking } from './chat-bridge/messages-to-chat';
 import { IgnoredParams } from '../../providers/ignored-params';
 import type { MessageCreateDto } from './dto/message-create.dto';
-import { McpToolLoop, requestedMcpServers } from '../mcp/mcp-tool-loop.service';
+import { McpToolLoop, requestedMcpServers } from '../mcp/mcp-tool-loop';
 import { MESSAGES_TOOLS } from '../mcp/tool-dialects';
 
 const MESSAGES: OperationSpec = { capability: 'messages', title: 'the Messages API', usage: usageFromAnthropic };

@@ -3,7 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { GatewayError } from '../../common/errors/gateway-error';
 import type { Environment } from '../../config/environment';
-import { LogWriter } from '../logging/log-writer.service';
+import { LogWriter } from '../logging/log-writer';
 import { UpstreamClient } from '../upstream/upstream-client';
 import { clusterMetricsText, inClusterWorker, joinClusterMetrics } from './cluster-metrics';
 import { metricsRefusal, MetricsSettings } from './metrics-access';

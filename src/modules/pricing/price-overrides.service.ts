@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { GatewayError } from '../../common/errors/gateway-error';
 import { listPage } from '../../common/http/list.dto';
 import { ProviderRegistry } from '../../providers/registry';
-import { KeyChangeNotifier } from '../keys/key-change-notifier.service';
+import { KeyChangeNotifier } from '../keys/key-change-notifier';
 import type { PriceUpsertDto } from './dto/price.dto';
 import { CATALOG_PACKAGE, catalogModels } from './price-catalog';
 import { PRICE_FIELDS, priceToFields, type PriceFields } from './price-fields';

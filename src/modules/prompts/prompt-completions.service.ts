@@ -5,7 +5,7 @@ import { routeRequest } from '../routing/provider-routing.guard';
 import type { GatewayResult } from '../routing/gateway-result';
 import { ChatService } from '../chat/chat.service';
 import { ChatCompletionCreateDto } from '../chat/dto/chat-completion-create.dto';
-import { RouteResolver } from '../routing/route-resolver.service';
+import { RouteResolver } from '../routing/route-resolver';
 import type { WorkspaceScope } from '../workspaces/workspace-scope';
 import { OVERRIDABLE, PromptCallDto } from './dto/prompt-completion.dto';
 import { renderTemplate } from './prompt-template';

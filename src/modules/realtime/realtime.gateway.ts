@@ -2,7 +2,7 @@ import { BeforeApplicationShutdown, Logger } from '@nestjs/common';
 import { OnGatewayConnection, OnGatewayInit, WebSocketGateway } from '@nestjs/websockets';
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket, WebSocketServer } from 'ws';
-import { HandshakeRefusal, RealtimeHandshake, sessionHeaders } from './realtime-handshake.service';
+import { HandshakeRefusal, RealtimeHandshake, sessionHeaders } from './realtime-handshake';
 import type { RealtimeSession } from './realtime-session';
 
 /** The largest event a client may send (audio is sent in small appends; this bounds a hostile one). */

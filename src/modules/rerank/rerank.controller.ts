@@ -5,7 +5,7 @@ import type { RequestContext } from '../../gateway/request-context';
 import { Ctx, Operation } from '../../gateway/request-context.decorator';
 import { ProviderRoutingGuard } from '../routing/provider-routing.guard';
 import { sendGatewayResult } from '../routing/gateway-result';
-import { JsonOperations } from '../routing/json-operation.service';
+import { JsonOperations } from '../routing/json-operation';
 import type { OperationSpec } from '../upstream/upstream-attempt';
 import { RerankCreateDto } from './dto/rerank-create.dto';
 import { rerankUsage, toRerankAnswer } from './rerank-answer';

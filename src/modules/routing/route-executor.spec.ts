@@ -4,14 +4,14 @@ import { GatewayError, UpstreamHttpError } from '../../common/errors/gateway-err
 import { jsonPayload, keepReceivedBytes } from '../../common/http/received-body';
 import type { Environment } from '../../config/environment';
 import { RequestContext } from '../../gateway/request-context';
-import type { BudgetLedger } from '../budgets/budget-ledger.service';
-import type { RateLimiter } from '../budgets/rate-limiter.service';
+import type { BudgetLedger } from '../budgets/budget-ledger';
+import type { RateLimiter } from '../budgets/rate-limiter';
 import type { CachedResponse, ResponseCache } from '../cache/response-cache';
 import { buildGuardrails } from '../guardrails/guardrail-registry';
 import { CHAT_TEXTS } from '../guardrails/operation-texts';
 import type { AnswerOutcome, Attempt } from './attempt';
 import type { GatewayResult } from './gateway-result';
-import { RouteExecutor, upstreamBodyFor, type AttemptSender } from './route-executor.service';
+import { RouteExecutor, upstreamBodyFor, type AttemptSender } from './route-executor';
 import type { RouteNode, RouteTarget } from './route-plan';
 import { singleTargetTree } from './route-tree';
 

@@ -4,11 +4,11 @@ import { ResponseCacheModule } from '../cache/cache.module';
 import { BudgetsModule } from '../budgets/budgets.module';
 import { KeysModule } from '../keys/keys.module';
 import { UpstreamModule } from '../upstream/upstream.module';
-import { JsonOperations } from './json-operation.service';
-import { ResourceOperations } from './resource-operation.service';
-import { UploadOperations } from './upload-operation.service';
-import { RouteExecutor } from './route-executor.service';
-import { RouteResolver } from './route-resolver.service';
+import { JsonOperations } from './json-operation';
+import { ResourceOperations } from './resource-operation';
+import { UploadOperations } from './upload-operation';
+import { RouteExecutor } from './route-executor';
+import { RouteResolver } from './route-resolver';
 
 /**
  * From routing headers to a plan (resolver, guard), and from a plan to an answer (executor).

@@ -3,7 +3,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, type ReadableSpan, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
-import type { TracingSdk } from './request-tracer.service';
+import type { TracingSdk } from './request-tracer';
 
 /** At most one warning per this long while exports keep failing. */
 export const EXPORT_WARNING_INTERVAL_MS = 60_000;

@@ -6,7 +6,7 @@ import { Attempt } from '../routing/attempt';
 import type { RouteTarget } from '../routing/route-plan';
 import { GatewayError } from '../../common/errors/gateway-error';
 import { EXPORT_WARNING_INTERVAL_MS, sdkTracing, WarningSpanExporter } from './otlp-tracing';
-import { RequestTracer, type TracedRequest } from './request-tracer.service';
+import { RequestTracer, type TracedRequest } from './request-tracer';
 
 function target(provider: string): RouteTarget {
   return {

@@ -1,7 +1,7 @@
 import { Global, Logger, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Environment } from '../../config/environment';
-import { RequestTracer } from './request-tracer.service';
+import { RequestTracer } from './request-tracer';
 
 /** OpenTelemetry traces (see RequestTracer); its shutdown hook flushes the last spans. */
 @Global()

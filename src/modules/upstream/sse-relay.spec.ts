@@ -4,7 +4,7 @@ import { ClientClosedRequestError, GatewayError, type LoggedError } from '../../
 import type { AnswerOutcome } from '../routing/attempt';
 import { relayUpstreamSse, type SseStreamHandler } from './sse-relay';
 import type { UpstreamResponse } from './upstream-client';
-import { Readiness } from '../health/readiness.service';
+import { Readiness } from '../health/readiness';
 
 /** A chat-like handler: each event's data is a frame, `[DONE]` the end marker, `boom` an error event. */
 class TestHandler implements SseStreamHandler {

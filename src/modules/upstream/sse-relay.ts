@@ -7,7 +7,7 @@ import type { StreamFlow } from '../../common/http/client-stream';
 import type { AnswerOutcome } from '../routing/attempt';
 import { AWS_EVENT_STREAM, AwsEventStreamReader } from './aws-event-stream';
 import type { UpstreamResponse } from './upstream-client';
-import type { ShutdownDeadline } from '../health/readiness.service';
+import type { ShutdownDeadline } from '../health/readiness';
 
 /** What an operation does with a provider's event stream (chat, responses, messages …). */
 export interface SseStreamHandler {

@@ -11,7 +11,7 @@ import type { NormalizedUsage } from '../../providers/usage';
 import type { AnswerOutcome, Attempt } from '../routing/attempt';
 import type { RouteTarget } from '../routing/route-plan';
 import { MetricsService } from '../metrics/metrics.service';
-import { Readiness } from '../health/readiness.service';
+import { Readiness } from '../health/readiness';
 import { isEventStream } from './aws-event-stream';
 import { relayUpstreamSse, type SseStreamHandler } from './sse-relay';
 import { UpstreamClient, UpstreamResponse } from './upstream-client';

@@ -10,7 +10,7 @@ import { UpstreamHostPolicy, UpstreamHostRefusedError } from './upstream-host-po
 import { type Http2Answer, Http2NotSent, Http2Origins } from './http2-origins';
 import { certificateAuthorities } from './certificate-authorities';
 import type { UpstreamRequest } from '../../providers/provider-adapter';
-import { Readiness } from '../health/readiness.service';
+import { Readiness } from '../health/readiness';
 
 export interface UpstreamResponse {
   status: number;

@@ -2,7 +2,7 @@ import { FindOperator, In } from 'typeorm';
 import { GatewayError } from '../../common/errors/gateway-error';
 import type { ApiKeyPrincipal } from '../keys/key-lookup.service';
 import type { Role } from './roles';
-import type { WorkspaceDirectory } from './workspace-directory.service';
+import type { WorkspaceDirectory } from './workspace-directory';
 
 /**
  * Where an admin-API call acts (CONTRACT section 13), worked out once by the key guard and

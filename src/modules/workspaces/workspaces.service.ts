@@ -6,7 +6,7 @@ import { isUuid } from '../../common/ids';
 import { ListPage } from '../../common/http/list.dto';
 import { pageNewestFirst, rethrowSlugConflict } from '../keys/admin-list';
 import { limitsOf } from '../keys/api-keys.service';
-import { KeyChangeNotifier } from '../keys/key-change-notifier.service';
+import { KeyChangeNotifier } from '../keys/key-change-notifier';
 import { SpendService } from '../keys/spend.service';
 import { WorkspaceCreateDto, WorkspaceUpdateDto } from './dto/workspace.dto';
 import { DEFAULT_WORKSPACE_ID, WorkspaceEntity } from './workspace.entity';

@@ -4,7 +4,7 @@ import { GatewayError, UpstreamHttpError } from '../../../common/errors/gateway-
 import type { GatewayResult } from '../../routing/gateway-result';
 import type { ChatInputTokensCapability, MessagesCountTokensCapability, ProviderAdapter } from '../../../providers/provider-adapter';
 import { ProviderRegistry } from '../../../providers/registry';
-import { RouteExecutor } from '../../routing/route-executor.service';
+import { RouteExecutor } from '../../routing/route-executor';
 import type { Attempt } from '../../routing/attempt';
 import type { RouteTarget } from '../../routing/route-plan';
 import { OperationSpec, UpstreamAttempt } from '../../upstream/upstream-attempt';

@@ -3,8 +3,8 @@ import type { RequestContext } from '../../gateway/request-context';
 import type { KeyLookupService } from '../keys/key-lookup.service';
 import type { PricingService } from '../pricing/pricing.service';
 import type { RouteTarget } from '../routing/route-plan';
-import type { WorkspaceDirectory } from '../workspaces/workspace-directory.service';
-import { BudgetLedger, settlementsOf } from './budget-ledger.service';
+import type { WorkspaceDirectory } from '../workspaces/workspace-directory';
+import { BudgetLedger, settlementsOf } from './budget-ledger';
 import type { BudgetHold } from './budget-types';
 import type { CounterStore } from './counter-store';
 

@@ -6,7 +6,7 @@ import type { NormalizedUsage } from '../../providers/usage';
 import { binaryResult, UpstreamAttempt } from '../upstream/upstream-attempt';
 import type { AnswerOutcome } from './attempt';
 import type { RouteTarget } from './route-plan';
-import { RouteExecutor } from './route-executor.service';
+import { RouteExecutor } from './route-executor';
 
 /** A REST resource of the providers (fine-tuning jobs, models, files, vector stores), as the attempt steps need it. */
 export interface ResourceSpec {

@@ -2,8 +2,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { RequestContext } from '../../gateway/request-context';
 import { GatewayError } from '../../common/errors/gateway-error';
 import { KeyLookupService } from '../keys/key-lookup.service';
-import { McpClientPool } from './mcp-client-pool.service';
-import { McpRegistry } from './mcp-registry.service';
+import { McpClientPool } from './mcp-client-pool';
+import { McpRegistry } from './mcp-registry';
 import type { McpServerTarget } from './mcp-types';
 import { modelToolName, type OfferedTool } from './tool-dialects';
 

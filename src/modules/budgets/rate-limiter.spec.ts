@@ -1,5 +1,5 @@
 import type { RateWindow } from './budget-types';
-import { tokenSettlementsOf } from './rate-limiter.service';
+import { tokenSettlementsOf } from './rate-limiter';
 
 const MINUTE = new Date('2026-11-23T00:05:00Z');
 const windows: RateWindow[] = [

@@ -8,8 +8,8 @@ import { forgetReceivedBytes } from '../../common/http/received-body';
 import { ClientClosedRequestError, describeFailure, GatewayError, UpstreamHttpError } from '../../common/errors/gateway-error';
 import type { GatewayResult } from './gateway-result';
 import type { Environment } from '../../config/environment';
-import { BudgetLedger } from '../budgets/budget-ledger.service';
-import { RateLimiter } from '../budgets/rate-limiter.service';
+import { BudgetLedger } from '../budgets/budget-ledger';
+import { RateLimiter } from '../budgets/rate-limiter';
 import { CachedResponse, ResponseCache, responseCacheKey } from '../cache/response-cache';
 import { enforceGuardrails } from '../guardrails/guardrail-stage';
 import type { OperationTexts } from '../guardrails/operation-texts';
@@ -17,7 +17,7 @@ import { Attempt, type AnswerOutcome } from './attempt';
 import { CircuitBreaker, CircuitBreakerRegistry } from './circuit-breaker';
 import { AttemptFailure, chooseConditional, fallsBack, parseRetryAfter, pickWeighted, retryDelayMs } from './route-planner';
 import type { RouteNode, RouteTarget } from './route-plan';
-import { RouteResolver } from './route-resolver.service';
+import { RouteResolver } from './route-resolver';
 
 /**
  * One attempt of an operation: send `body` to `target` and turn the answer into a

@@ -3,7 +3,7 @@ import type { RequestContext } from '../../gateway/request-context';
 import { GatewayError } from '../../common/errors/gateway-error';
 import { RATE_WINDOW_MS, RateLimit } from '../keys/key-limits';
 import type { RouteTarget } from '../routing/route-plan';
-import { WorkspaceDirectory } from '../workspaces/workspace-directory.service';
+import { WorkspaceDirectory } from '../workspaces/workspace-directory';
 import type { BudgetScope, RateWindow, TokenSettlement } from './budget-types';
 import { CounterStore } from './counter-store';
 

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '../../gateway/request-context';
 import type { GatewayResult } from './gateway-result';
 import { OperationSpec, UpstreamAttempt } from '../upstream/upstream-attempt';
-import { RouteExecutor } from './route-executor.service';
+import { RouteExecutor } from './route-executor';
 
 /**
  * An operation answered with one JSON body (embeddings, image generations): the route

@@ -5,8 +5,8 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestContext } from '../../gateway/request-context';
 import { GatewayError } from '../../common/errors/gateway-error';
-import { McpCatalog, type AllowedServer } from './mcp-catalog.service';
-import { McpToolCaller } from './mcp-tool-caller.service';
+import { McpCatalog, type AllowedServer } from './mcp-catalog';
+import { McpToolCaller } from './mcp-tool-caller';
 import type { OfferedTool } from './tool-dialects';
 
 const GATEWAY_SERVER = { name: 'ai-gateway', version: '1.0.0' };

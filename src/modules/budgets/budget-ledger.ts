@@ -7,7 +7,7 @@ import { KeyBudget, KeyLookupService } from '../keys/key-lookup.service';
 import { PricingService } from '../pricing/pricing.service';
 import { estimatePromptTokens } from '../../providers/usage';
 import type { RouteTarget } from '../routing/route-plan';
-import { WorkspaceDirectory } from '../workspaces/workspace-directory.service';
+import { WorkspaceDirectory } from '../workspaces/workspace-directory';
 import { DEFAULT_WORKSPACE_ID } from '../workspaces/workspace.entity';
 import type { BudgetHold, BudgetScope, BudgetSettlement } from './budget-types';
 import { CounterStore } from './counter-store';

@@ -6,8 +6,8 @@ import { GatewayError } from '../../common/errors/gateway-error';
 import type { Environment } from '../../config/environment';
 import type { AnswerOutcome } from '../routing/attempt';
 import type { GatewayResult } from '../routing/gateway-result';
-import { McpCatalog } from './mcp-catalog.service';
-import { McpToolCaller } from './mcp-tool-caller.service';
+import { McpCatalog } from './mcp-catalog';
+import { McpToolCaller } from './mcp-tool-caller';
 import type { McpServerTarget } from './mcp-types';
 import type { ModelToolCall, OfferedTool, ToolDialect, ToolResultText } from './tool-dialects';
 

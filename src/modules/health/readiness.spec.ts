@@ -1,4 +1,4 @@
-import { Readiness } from './readiness.service';
+import { Readiness } from './readiness';
 
 describe('Readiness: the shutdown deadline', () => {
   it('runs each watcher once at the deadline, except those cancelled, and at once after it', () => {

@@ -5,7 +5,7 @@ import { IsNull, Repository } from 'typeorm';
 import { GatewayError } from '../../common/errors/gateway-error';
 import { TtlCache } from '../../common/ttl-cache';
 import type { Environment } from '../../config/environment';
-import { KeyChangeNotifier } from '../keys/key-change-notifier.service';
+import { KeyChangeNotifier } from '../keys/key-change-notifier';
 import type { KeyBudget } from '../keys/key-lookup.service';
 import type { RateLimit } from '../keys/key-limits';
 import { WorkspaceEntity } from './workspace.entity';

@@ -7,7 +7,7 @@ import { SecretBox, UndecryptableSecretError } from '../../common/crypto/secret-
 import { GatewayError } from '../../common/errors/gateway-error';
 import { TtlCache } from '../../common/ttl-cache';
 import type { Environment } from '../../config/environment';
-import { KeyChangeNotifier } from '../keys/key-change-notifier.service';
+import { KeyChangeNotifier } from '../keys/key-change-notifier';
 import type { ApiKeyPrincipal, ResolvedVirtualKey } from '../keys/key-lookup.service';
 import { UpstreamHostPolicy } from '../upstream/upstream-host-policy';
 import { McpServerEntity } from './entities/mcp-server.entity';

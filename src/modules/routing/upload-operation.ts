@@ -10,7 +10,7 @@ import type { UpstreamRequest } from '../../providers/provider-adapter';
 import type { NormalizedUsage } from '../../providers/usage';
 import { UpstreamAttempt } from '../upstream/upstream-attempt';
 import type { RouteTarget } from './route-plan';
-import { RouteExecutor } from './route-executor.service';
+import { RouteExecutor } from './route-executor';
 
 /** What an upload operation (a file, audio to transcribe) adds to the shared steps. */
 export interface UploadSpec {

@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '../../gateway/request-context';
 import { GatewayError } from '../../common/errors/gateway-error';
 import { uuidv7 } from '../../common/ids';
-import { RequestLogger } from '../logging/request-logger.service';
-import { McpCallRefused, McpClientPool } from './mcp-client-pool.service';
+import { RequestLogger } from '../logging/request-logger';
+import { McpCallRefused, McpClientPool } from './mcp-client-pool';
 import type { McpCallResult, McpServerTarget } from './mcp-types';
 import { resultText } from './tool-dialects';
 
