@@ -1,6 +1,7 @@
 /**
- * The layers of src/ (docs/ARCHITECTURE.md, "Layers"): common/ is the ground floor,
- * providers/ stands on it, modules/ on both, gateway/ (the request path) on top.
+ * The layers of src/ (docs/ARCHITECTURE.md, "Layers"): common/ is the ground floor, with
+ * config/ beside it, providers/ stands on it, modules/ on both, gateway/ (the request path)
+ * on top; the dashboard apart.
  * `npm run lint:deps` checks them in CI.
  */
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -19,6 +20,27 @@ module.exports = {
       comment: 'common/ holds helpers that import nothing of the gateway; pass what it needs in, or move the type down.',
       from: { path: '^src/common/' },
       to: { path: '^src/(modules|providers|gateway|database)/' },
+    },
+    {
+      name: 'config-beside-the-ground-floor',
+      severity: 'error',
+      comment: 'config/ reads and checks the environment at start: it stands on common/ only (a check it needs lives in config/ or common/).',
+      from: { path: '^src/config/' },
+      to: { path: '^src/(modules|providers|gateway|database)/' },
+    },
+    {
+      name: 'dashboard-apart',
+      severity: 'error',
+      comment: 'The dashboard is a browser app that speaks to the gateway over its HTTP API only; the gateway never imports it.',
+      from: { path: '^dashboard/' },
+      to: { path: '^src/' },
+    },
+    {
+      name: 'gateway-ignores-the-dashboard',
+      severity: 'error',
+      comment: 'The gateway serves the dashboard as built files, never imports its code.',
+      from: { path: '^src/' },
+      to: { path: '^dashboard/' },
     },
     {
       name: 'providers-import-no-module',

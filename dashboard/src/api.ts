@@ -4,7 +4,7 @@
  * serves every tab), the session's CSRF token in `x-csrf-token` on writes, JSON both ways,
  * and every failure turned into an `ApiError` whose message is written for a person.
  */
-import { workspaceHeader } from './workspace';
+import { workspaceHeader } from './acting-workspace';
 
 /** Who is signed in (`GET /auth/session`). */
 export interface Session {

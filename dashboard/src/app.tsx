@@ -7,7 +7,8 @@ import { LogsPage } from './pages/logs';
 import { apiKeysSpec, CONFIGS, PROMPTS, ResourcePage, VIRTUAL_KEYS, workspacesSpec } from './pages/resources';
 import { SignIn } from './pages/sign-in';
 import { forgetNames, KINDS, Kind } from './names';
-import { actingWorkspace, Caller, loadCaller, setActingWorkspace } from './workspace';
+import { actingWorkspace, setActingWorkspace } from './acting-workspace';
+import { Caller, loadCaller } from './workspace';
 import { END_USERS } from './pages/end-users';
 import { parseVersionsPath, VersionHistoryPage } from './pages/version-history';
 

@@ -1,4 +1,5 @@
 import { listAll, type Session } from './api';
+import { actingWorkspace, setActingWorkspace } from './acting-workspace';
 
 /**
  * Who the dashboard is signed in as, as far as the workspaces go: an organisation owner
@@ -19,32 +20,6 @@ export interface Caller {
   isOwner: boolean;
   /** Every workspace for an owner; the caller's own for the others. */
   workspaces: Workspace[];
-}
-
-const STORAGE_KEY = 'ai-gateway.workspace';
-
-/** The workspace an owner acts in (null: the whole organisation), kept across reloads. */
-export function actingWorkspace(): string | null {
-  try {
-    return localStorage.getItem(STORAGE_KEY);
-  } catch {
-    return null;
-  }
-}
-
-export function setActingWorkspace(slug: string | null): void {
-  try {
-    if (slug === null) localStorage.removeItem(STORAGE_KEY);
-    else localStorage.setItem(STORAGE_KEY, slug);
-  } catch {
-    // Storage refused (private mode): the pick lasts until the page is left.
-  }
-}
-
-/** `x-gateway-workspace` for an admin call; the workspaces themselves are managed organisation-wide. */
-export function workspaceHeader(path: string): Record<string, string> {
-  const slug = actingWorkspace();
-  return slug && !path.startsWith('/v1/workspaces') ? { 'x-gateway-workspace': slug } : {};
 }
 
 /** The caller and its workspaces; a picked workspace that is gone, or a caller who is not an owner, drops the pick. */

@@ -1,8 +1,8 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
 import { toBool, toInt } from '../common/query-transforms';
-import { parseRoleMapping } from '../modules/auth/role-mapping';
-import { certificateAuthorities } from '../modules/upstream/certificate-authorities';
+import { certificateAuthorities } from './certificate-authorities';
+import { parseRoleMapping } from './role-mapping';
 
 /**
  * Every environment variable the gateway reads, parsed once at start-up.

@@ -1,7 +1,8 @@
 import { BudgetStatus } from '../components/budget-status';
 import { formatCost } from '../format';
 import { href, routeClick } from '../router';
-import { PERIODS, ResourceSpec, Row } from './resources';
+import { PERIODS } from './resources';
+import type { ResourceSpec, Row } from './resource-spec';
 
 const logsOf = (user: string) => {
   const to = `/logs?${new URLSearchParams({ user })}`;

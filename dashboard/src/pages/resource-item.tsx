@@ -3,7 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError } from '../api';
 import { KINDS } from '../names';
 import { href, routeClick } from '../router';
-import type { ResourceSpec, Row } from './resources';
+import type { ResourceSpec, Row } from './resource-spec';
 
 /**
  * One admin object's page (`/api-keys/<id>`, `/virtual-keys/<slug>` …), where the log's

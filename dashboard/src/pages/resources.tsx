@@ -3,51 +3,13 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, currentSession, ListPage } from '../api';
 import { copyText } from '../clipboard';
 import { formatCost, formatDateTime, formatRelative, fromLocalInput, pretty, toLocalInput } from '../format';
-import { forgetNames, KINDS, Kind } from '../names';
+import { forgetNames, KINDS } from '../names';
 import { href, routeClick, useLocation } from '../router';
-import { actingWorkspace, type Caller } from '../workspace';
+import { actingWorkspace } from '../acting-workspace';
+import { type Caller } from '../workspace';
 import { ResourceItem } from './resource-item';
+import type { FieldSpec, ResourceSpec, Row } from './resource-spec';
 import { versionsPath } from './version-history';
-
-export type Row = Record<string, any>;
-
-interface FieldSpec {
-  name: string;
-  label: string;
-  kind: 'text' | 'number' | 'select' | 'json' | 'password' | 'datetime' | 'checkbox' | 'list';
-  options?: { value: string; label: string }[];
-  required?: boolean;
-  createOnly?: boolean;
-  editOnly?: boolean;
-  /** Emptied on edit, it is sent as null (cleared) rather than left out. */
-  nullable?: boolean;
-  help?: string;
-  placeholder?: string;
-  json?: 'object' | 'array';
-  /** The value a new object's form starts with. */
-  initial?: string;
-}
-
-export interface ResourceSpec {
-  /** The kind of object, as log rows point at it (its page is `/dashboard<KINDS[kind].page>/<id>`). */
-  kind: Kind;
-  title: string;
-  singular: string;
-  path: string;
-  intro: ComponentChildren;
-  idOf: (row: Row) => string;
-  nameOf: (row: Row) => string;
-  columns: { label: string; render: (row: Row) => ComponentChildren; num?: boolean }[];
-  fields: FieldSpec[];
-  /** The creation answer holds a secret shown once (API keys). */
-  secretOnCreate?: boolean;
-  deleteLabel: string;
-  empty: string;
-  /** Listed and read only: no create, edit or delete (a workspace's own key on the workspaces). */
-  readOnly?: boolean;
-  /** Whether a row offers delete (default: all but the bootstrap key). */
-  deletable?: (row: Row) => boolean;
-}
 
 export const PERIODS = [
   { value: '', label: 'No budget period' },

@@ -8,7 +8,7 @@ import type { Environment } from '../../config/environment';
 import { KeyLookupService } from '../keys/key-lookup.service';
 import { WorkspaceDirectory } from '../workspaces/workspace-directory';
 import { OidcClient, PendingSignIn } from './oidc-client';
-import { groupsOf, membershipsOf, parseRoleMapping, RoleMapping } from './role-mapping';
+import { groupsOf, membershipsOf, parseRoleMapping, RoleMapping } from '../../config/role-mapping';
 import { SessionService } from './session.service';
 
 /** How long a sign-in may take at the identity provider before `/auth/callback` refuses it. */

@@ -14,7 +14,7 @@ import type { Role } from '../workspaces/roles';
 import { WorkspaceDirectory } from '../workspaces/workspace-directory';
 import { cookieOf, CookieSigner, SESSION_COOKIE } from './cookies';
 import { SessionEntity } from './entities/session.entity';
-import type { MappedMembership } from './role-mapping';
+import type { MappedMembership } from '../../config/role-mapping';
 
 /** A session as the request path needs it, cached by id. */
 export interface SessionFacts {

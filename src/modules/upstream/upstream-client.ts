@@ -8,7 +8,7 @@ import { ThrottledWarning } from '../../common/logging/throttled-warning';
 import type { Environment } from '../../config/environment';
 import { UpstreamHostPolicy, UpstreamHostRefusedError } from './upstream-host-policy';
 import { type Http2Answer, Http2NotSent, Http2Origins } from './http2-origins';
-import { certificateAuthorities } from './certificate-authorities';
+import { certificateAuthorities } from '../../config/certificate-authorities';
 import type { UpstreamRequest } from '../../providers/provider-adapter';
 import { Readiness } from '../health/readiness';
 

@@ -4,11 +4,8 @@
  * the permission it needs (`@Permission()`, or `models.call` for the model operations);
  * the key guard checks it against GRANTS, in one place.
  */
-export const ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
-export type Role = (typeof ROLES)[number];
-
-/** Accepted on input for today's `user` keys; always read back as `member`. */
-export const LEGACY_ROLES: Record<string, Role> = { user: 'member' };
+import type { Role } from '../../common/role-names';
+export { LEGACY_ROLES, ROLES, type Role } from '../../common/role-names';
 
 export const PERMISSIONS = [
   /** Model operations, the MCP proxy, the provider list. */

@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import type { MappedMembership } from '../role-mapping';
+import type { MappedMembership } from '../../../config/role-mapping';
 
 /** A dashboard session: a person's (SSO) or an API key's (`/auth/key-session`). */
 @Entity('sessions')

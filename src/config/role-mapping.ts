@@ -1,4 +1,4 @@
-import { LEGACY_ROLES, Role, ROLES } from '../workspaces/roles';
+import { LEGACY_ROLES, type Role, ROLES } from '../common/role-names';
 
 /** A person's place as the identity provider's groups give it: a workspace by slug (it may not exist yet) and a role there. */
 export interface MappedMembership {
