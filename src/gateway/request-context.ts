@@ -42,8 +42,8 @@ export class RequestContext {
   /** The provider and model as the request named them (header, body, routing), for a request refused before any attempt. */
   provider: string | null = null;
   model: string | null = null;
-  isStream = false;
-  requestBody: unknown = null;
+  private streamed = false;
+  private loggedBody: unknown = null;
 
   /** The attempts, in order, opened by the route executor; the last one answered (or failed last). */
   readonly attempts: Attempt[] = [];
@@ -58,6 +58,35 @@ export class RequestContext {
     /** The request's OpenTelemetry root span (RequestTracer); null when tracing is off. */
     readonly span: Span | null = null,
   ) {}
+
+  /**
+   * An operation opens its part of the context here, once per request to the model (a tool
+   * loop begins each round): whether the answer streams, the body the log keeps (the first
+   * one given: a prompt call's or a tool loop's first round stays), and the end user when
+   * the body names one. The route executor takes only an opened context, so an operation
+   * cannot forget it.
+   */
+  begin(request: OperationRequest): OpenedContext {
+    if (request.stream !== undefined) this.streamed = request.stream;
+    this.loggedBody ??= request.body ?? null;
+    if (request.user !== undefined && request.user !== null) this.user = request.user;
+    return this as unknown as OpenedContext;
+  }
+
+  /** Replaces the body the log keeps: a prompt call's variables, an upload's form, a realtime session's events. */
+  logRequestAs(body: unknown): void {
+    this.loggedBody = body;
+  }
+
+  /** Whether the answer streams (begin). */
+  get isStream(): boolean {
+    return this.streamed;
+  }
+
+  /** The request body as the log keeps it (begin, logRequestAs). */
+  get requestBody(): unknown {
+    return this.loggedBody;
+  }
 
   get cacheForceRefresh(): boolean {
     return this.requestHeaders['x-gateway-cache-force-refresh'] === 'true';
@@ -77,6 +106,20 @@ export class RequestContext {
     return Math.round(performance.now() - this.startedAt);
   }
 }
+
+/** What an operation says of its request when it opens its part of the context (RequestContext.begin). */
+export interface OperationRequest {
+  /** The body the log keeps (unset: none, or one given before). */
+  body?: unknown;
+  /** Whether the answer streams (unset: as before, false at first). */
+  stream?: boolean;
+  /** The end user the body names, if any. */
+  user?: string | null;
+}
+
+declare const OPENED: unique symbol;
+/** A context an operation has opened (begin): what the route executor takes. */
+export type OpenedContext = RequestContext & { readonly [OPENED]: true };
 
 const CONTEXT = Symbol('gatewayRequestContext');
 

@@ -20,9 +20,8 @@ export class SpeechService {
   ) {}
 
   create(context: RequestContext, body: SpeechCreateDto): Promise<GatewayResult> {
-    context.requestBody = body;
     return this.executor.execute(
-      context,
+      context.begin({ body }),
       body,
       async (target, upstreamBody, attempt) => {
         const answer = await this.attempts.send(context, attempt, target, upstreamBody, {

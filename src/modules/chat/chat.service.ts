@@ -45,11 +45,9 @@ export class ChatService {
 
   /** One request to the model (a tool loop makes several). */
   private createOnce(context: RequestContext, body: ChatCompletionCreateDto): Promise<GatewayResult> {
-    context.isStream = body.stream === true;
-    context.requestBody ??= body; // a prompt call has logged its own
-    context.user = body.user ?? context.user;
+    // A prompt call or a tool loop has logged its own body: begin keeps it.
     return this.executor.execute(
-      context,
+      context.begin({ body, stream: body.stream === true, user: body.user }),
       body,
       (target, upstreamBody, attempt) =>
         this.chatUpstream.capability(target).translation

@@ -38,7 +38,7 @@ export class ModelListService {
     const anthropicShape = wantsAnthropicModels(context.requestHeaders);
     const path = id === undefined ? '' : `/${encodeURIComponent(id)}`;
     return this.executor.execute(
-      context,
+      context.begin({}),
       {},
       (target, _body, attempt) =>
         anthropicShape ? this.anthropicShaped(context, attempt, target, path, query, id) : this.openAIShaped(context, attempt, target, path, query, id),

@@ -75,7 +75,7 @@ export class McpToolLoop {
   }
 
   async run(context: RequestContext, body: Record<string, unknown>, slugs: string[], dialect: ToolDialect, round: ModelRound): Promise<GatewayResult> {
-    context.requestBody ??= body; // the log shows what the client sent, not the tools the gateway added
+    context.begin({ body }); // the log shows what the client sent, not the tools the gateway added
     const allowed = await this.catalog.servers(context, slugs, (slug) =>
       GatewayError.invalidRequest(`MCP server '${slug}' is not registered (${HEADER} or the config's mcp_servers)`, HEADER, 'unknown_mcp_server'),
     );

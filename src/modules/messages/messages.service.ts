@@ -48,13 +48,11 @@ export class MessagesService {
 
   /** One request to the model (a tool loop makes several). */
   private createOnce(context: RequestContext, body: MessageCreateDto): Promise<GatewayResult> {
-    context.isStream = body.stream === true;
-    context.requestBody ??= body;
     const endUser = body.metadata?.user_id;
-    if (typeof endUser === 'string' && endUser) context.user = endUser;
+    const opened = context.begin({ body, stream: body.stream === true, user: typeof endUser === 'string' && endUser ? endUser : null });
     const vendorHeaders = anthropicHeaders(context.requestHeaders);
     return this.executor.execute(
-      context,
+      opened,
       body,
       (target, upstreamBody, attempt) =>
         this.speaksMessages(target, upstreamBody)

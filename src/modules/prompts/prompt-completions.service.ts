@@ -41,7 +41,7 @@ export class PromptCompletionsService {
     if (call.metadata) Object.assign(context.metadata, call.metadata);
     const body = chatRequest(prompt, call);
     // The log keeps the call (its variables) and the request it became.
-    context.requestBody = { ...call, request: body };
+    context.logRequestAs({ ...call, request: body });
     await routeRequest(this.resolver, context, routingHeaders(context.requestHeaders, prompt), body.model);
     return this.chat.create(context, body as ChatCompletionCreateDto);
   }

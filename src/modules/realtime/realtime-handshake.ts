@@ -96,7 +96,7 @@ export class RealtimeHandshake {
       context.model = model;
       await routeRequest(this.resolver, context, headers, model);
       await this.executor.execute(
-        context,
+        context.begin({}), // the session logs its events and streams once it is open (RealtimeSession)
         { model },
         async (target) => {
           upstream = await this.connect(context, target, target.model ?? model, headers);

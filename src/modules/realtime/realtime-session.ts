@@ -75,8 +75,8 @@ export class RealtimeSession {
     private readonly checkClientEvent: ClientEventCheck | null,
     private readonly limits: ClientStreamLimits,
   ) {
-    context.isStream = true;
-    context.requestBody = { model: attempt.model, events: this.sent.events };
+    context.begin({ stream: true });
+    context.logRequestAs({ model: attempt.model, events: this.sent.events });
     const upstream = (this.upstream = provider.socket);
     this.scrubber = provider.scrubber;
     this.early = provider.early;

@@ -56,11 +56,8 @@ export class ResponsesService {
 
   /** One request to the model (a tool loop makes several). */
   private createOnce(context: RequestContext, body: ResponseCreateDto): Promise<GatewayResult> {
-    context.isStream = body.stream === true;
-    context.requestBody ??= body;
-    context.user = body.user ?? context.user;
     return this.executor.execute(
-      context,
+      context.begin({ body, stream: body.stream === true, user: body.user }),
       body,
       (target, upstreamBody, attempt) =>
         this.bridges(target) ? this.bridged(context, attempt, target, upstreamBody) : this.native(context, attempt, target, upstreamBody),
@@ -110,6 +107,6 @@ export class ResponsesService {
       const answer = await this.attempts.sendRequest(context, target, request);
       return this.attempts.readJson(context, attempt, answer, RESPONSES);
     };
-    return this.executor.execute(context, {}, send, { cacheable: false });
+    return this.executor.execute(context.begin({}), {}, send, { cacheable: false });
   }
 }

@@ -17,8 +17,7 @@ export class JsonOperations {
   ) {}
 
   run(context: RequestContext, body: object & { user?: string }, operation: OperationSpec): Promise<GatewayResult> {
-    context.requestBody = body;
-    context.user = body.user ?? context.user;
-    return this.executor.execute(context, body, (target, upstreamBody, attempt) => this.attempts.json(context, attempt, target, upstreamBody, operation));
+    const opened = context.begin({ body, user: body.user });
+    return this.executor.execute(opened, body, (target, upstreamBody, attempt) => this.attempts.json(context, attempt, target, upstreamBody, operation));
   }
 }

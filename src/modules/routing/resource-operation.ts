@@ -40,9 +40,8 @@ export class ResourceOperations {
   ) {}
 
   run(context: RequestContext, spec: ResourceSpec, action: ResourceAction): Promise<GatewayResult> {
-    if (action.body) context.requestBody = action.body;
     return this.executor.execute(
-      context,
+      context.begin({ body: action.body }),
       action.body ?? {},
       async (target, upstreamBody, attempt) => {
         const capability = this.attempts.capability(target, spec);

@@ -3,7 +3,7 @@ import { Subject } from 'rxjs';
 import { GatewayError, UpstreamHttpError } from '../../common/errors/gateway-error';
 import { jsonPayload, keepReceivedBytes } from '../../common/http/received-body';
 import type { Environment } from '../../config/environment';
-import { RequestContext } from '../../gateway/request-context';
+import { type OpenedContext, RequestContext } from '../../gateway/request-context';
 import type { BudgetLedger } from '../budgets/budget-ledger';
 import type { RateLimiter } from '../budgets/rate-limiter';
 import type { CachedResponse, ResponseCache } from '../cache/response-cache';
@@ -45,7 +45,8 @@ function fallback(children: RouteNode[]): RouteNode {
   return { ...singleTargetTree(target()), source: null, mode: 'fallback', children: children.map((child, i) => ({ ...child, path: String(i) })) };
 }
 
-function contextFor(root: RouteNode): RequestContext {
+/** A context as an operation hands it to the executor: opened (begin). */
+function contextFor(root: RouteNode): OpenedContext {
   const context = new RequestContext('trace-1', {});
   context.operation = 'chat.completions';
   context.route = {
@@ -58,7 +59,7 @@ function contextFor(root: RouteNode): RequestContext {
     configHostsAdminChosen: false,
     workspaceId: 'ws-1',
   };
-  return context;
+  return context.begin({});
 }
 
 const usage = { promptTokens: 3, completionTokens: 2, totalTokens: 5, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };

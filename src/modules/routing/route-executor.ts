@@ -3,7 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { from, Observable } from 'rxjs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createHash } from 'node:crypto';
-import type { RequestContext } from '../../gateway/request-context';
+import type { OpenedContext, RequestContext } from '../../gateway/request-context';
 import { forgetReceivedBytes } from '../../common/http/received-body';
 import { ClientClosedRequestError, describeFailure, GatewayError, UpstreamHttpError } from '../../common/errors/gateway-error';
 import type { GatewayResult } from './gateway-result';
@@ -74,7 +74,7 @@ export class RouteExecutor {
    * counting): nothing is reserved, so a spent budget does not refuse it.
    */
   execute(
-    context: RequestContext,
+    context: OpenedContext,
     body: Record<string, unknown>,
     send: AttemptSender,
     options: { cacheable?: boolean; replayable?: boolean; texts?: OperationTexts; budgeted?: boolean } = {},

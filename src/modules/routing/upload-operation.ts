@@ -44,12 +44,12 @@ export class UploadOperations {
 
   async run(context: RequestContext, req: Request, spec: UploadSpec, required: { file: boolean; fields: string[] }): Promise<GatewayResult> {
     const upload = new MultipartUpload(req, this.limitBytes, required);
-    const logForm = () => (context.requestBody = { ...upload.summary.fields, files: upload.summary.files });
+    const logForm = () => context.logRequestAs({ ...upload.summary.fields, files: upload.summary.files });
     const form = await upload.ready().finally(logForm);
     if (typeof form.fields.model === 'string') context.model = form.fields.model;
 
     return this.executor.execute(
-      context,
+      context.begin({}), // the form is logged as read (logForm)
       { ...form.fields },
       async (target, _body, attempt) => {
         const request = spec.request(target, form.fields);

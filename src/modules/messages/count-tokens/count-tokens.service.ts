@@ -44,10 +44,9 @@ export class CountTokensService {
   ) {}
 
   count(context: RequestContext, body: MessageCountTokensDto): Promise<GatewayResult> {
-    context.requestBody = body;
     const vendorHeaders = anthropicHeaders(context.requestHeaders);
     return this.executor.execute(
-      context,
+      context.begin({ body }),
       body,
       (target, upstreamBody, attempt) => {
         const model = String(upstreamBody.model);
