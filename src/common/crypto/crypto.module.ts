@@ -3,6 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import type { Environment } from '../../config/environment';
 import { SecretBox } from './secret-box';
 
+/** The key that seals stored secrets (SecretBox). Global: provider keys, MCP server headers and sign-in sessions are sealed with it, in three modules. */
 @Global()
 @Module({
   providers: [

@@ -1,4 +1,4 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { DataSource } from 'typeorm';
 import type { Environment } from '../../config/environment';
@@ -10,8 +10,7 @@ import { PostgresCounterStore } from './postgres-counter-store';
 import { RateLimiter } from './rate-limiter';
 import { RedisCounterStore } from './redis-counter-store';
 
-/** Budgets and rate limits; their counters in Redis when REDIS_URL is set, else in PostgreSQL. */
-@Global()
+/** Budgets and rate limits; their counters in Redis when REDIS_URL is set, else in PostgreSQL. Imported by routing (reservations, limits) and logging (settlements). */
 @Module({
   imports: [PricingModule, KeysModule],
   providers: [

@@ -4,6 +4,7 @@ import { VirtualKeyEntity } from '../keys/entities/virtual-key.entity';
 import { MetricsController } from '../metrics/metrics.controller';
 import { MetricsPort } from '../metrics/metrics-port';
 import { MetricsService } from '../metrics/metrics.service';
+import { BudgetsModule } from '../budgets/budgets.module';
 import { PricingModule } from '../pricing/pricing.module';
 import { AnalyticsController } from './analytics.controller';
 import { AnalyticsService } from './analytics.service';
@@ -18,9 +19,10 @@ import { LogsController } from './logs.controller';
 import { LogsService } from './logs.service';
 import { RequestLogger } from './request-logger';
 
+/** Global: every operation's request ends in its RequestLogger, and the metrics it keeps are read by the upstream client and health. */
 @Global()
 @Module({
-  imports: [TypeOrmModule.forFeature([RequestLogEntity, VirtualKeyEntity]), PricingModule],
+  imports: [TypeOrmModule.forFeature([RequestLogEntity, VirtualKeyEntity]), PricingModule, BudgetsModule],
   controllers: [LogsController, AnalyticsController, MetricsController],
   providers: [
     PartStore,

@@ -3,7 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import type { Environment } from '../../config/environment';
 import { RequestTracer } from './request-tracer';
 
-/** OpenTelemetry traces (see RequestTracer); its shutdown hook flushes the last spans. */
+/** OpenTelemetry traces (see RequestTracer); its shutdown hook flushes the last spans. Global: the request path's middleware, the request logger and realtime sessions all record spans. */
 @Global()
 @Module({
   providers: [
