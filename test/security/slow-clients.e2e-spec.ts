@@ -18,6 +18,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import * as http from 'node:http';
 import * as net from 'node:net';
 import { call, createVirtualKey, HELLO, sleep, waitFor } from '../support/e2e-helpers';
 import { FloodProvider, FloodRequest, startFloodProvider } from '../support/flood-provider';
@@ -129,8 +130,10 @@ describe('streams to clients that never read: a gateway process', () => {
         expect(request.finished).toBe(false);
         expect(request.written).toBeLessThan(16 * MiB);
       }
-      // 640 MiB of answers asked for; without backpressure the gateway read and held them all.
-      expect(grown).toBeLessThan(128 * MiB);
+      // 640 MiB of answers asked for; without backpressure the gateway read and held them all
+      // (+1,257 MiB measured). With it: +55-69 MiB on Node 20, +129 MiB on Node 24, whose V8
+      // lets its young generation grow further before collecting.
+      expect(grown).toBeLessThan(256 * MiB);
 
       // Meanwhile a client that reads gets every byte.
       const text = await readWholeStream(child.url, headers, 'flood-4');
@@ -499,7 +502,9 @@ describe('idle and trickling sockets: the server timeouts', () => {
     const idleFor = Date.now() - answeredAt;
     expect(client.received()).toMatch(/^HTTP\/1\.1 200/);
     expect(idleFor).toBeGreaterThanOrEqual(KEEPALIVE_MS - 100);
-    expect(idleFor).toBeLessThan(KEEPALIVE_MS + 1_000);
+    // Node 24 holds the socket keepAliveTimeoutBuffer (1 s) past the advertised timeout (server-timeouts.ts); Node 20 has none.
+    const nodeBuffer = (new http.Server() as http.Server & { keepAliveTimeoutBuffer?: number }).keepAliveTimeoutBuffer ?? 0;
+    expect(idleFor).toBeLessThan(KEEPALIVE_MS + nodeBuffer + 1_000);
   });
 
   it('a slow answer and a long, slow stream are not cut by any of them', async () => {

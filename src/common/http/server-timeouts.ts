@@ -23,7 +23,9 @@ const MAX_SWEEP_INTERVAL_MS = 1_000;
  * - Node finds expired requests by a sweep every `connectionsCheckingInterval` (30 s by
  *   default, read when listening starts), which would let a 30 s timeout run to a minute:
  *   the sweep runs every quarter of the shorter timeout, at most every second.
- * - `keepAliveTimeout` is armed on the socket after each response, by Node itself.
+ * - `keepAliveTimeout` is armed on the socket after each response, by Node itself. Node 24
+ *   holds the socket `keepAliveTimeoutBuffer` (1 s) longer than the timeout it advertises in
+ *   `Keep-Alive: timeout=…`, so that a client honouring the header closes first; kept.
  */
 export function applyServerTimeouts(server: Server, timeouts: ServerTimeouts): void {
   server.headersTimeout = timeouts.SERVER_HEADERS_TIMEOUT_MS;
