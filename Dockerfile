@@ -1,5 +1,5 @@
 # Build stage: compile TypeScript with the dev dependencies.
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -14,7 +14,7 @@ RUN npm run build && npm prune --omit=dev --omit=optional
 # Runtime stage: compiled code and production dependencies only, as a non-root user.
 # The image expects DATABASE_URL (see docker-compose.yml); the embedded PostgreSQL is
 # for running from a checkout without a database server.
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production PORT=8787
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
