@@ -1,7 +1,8 @@
 /**
  * The layers of src/ (docs/ARCHITECTURE.md, "Layers"): common/ is the ground floor, with
- * config/ beside it, providers/ stands on it, modules/ on both, gateway/ (the request path)
- * on top; the dashboard apart.
+ * config/ beside it, providers/ stands on it, context/ (the request context and the records
+ * it carries) on providers/, modules/ on all of them, gateway/ (the request path) on top;
+ * the dashboard apart.
  * `npm run lint:deps` checks them in CI.
  */
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -19,14 +20,14 @@ module.exports = {
       severity: 'error',
       comment: 'common/ holds helpers that import nothing of the gateway; pass what it needs in, or move the type down.',
       from: { path: '^src/common/' },
-      to: { path: '^src/(modules|providers|gateway|database)/' },
+      to: { path: '^src/(modules|providers|context|gateway|database)/' },
     },
     {
       name: 'config-beside-the-ground-floor',
       severity: 'error',
       comment: 'config/ reads and checks the environment at start: it stands on common/ only (a check it needs lives in config/ or common/).',
       from: { path: '^src/config/' },
-      to: { path: '^src/(modules|providers|gateway|database)/' },
+      to: { path: '^src/(modules|providers|context|gateway|database)/' },
     },
     {
       name: 'dashboard-apart',
@@ -47,14 +48,22 @@ module.exports = {
       severity: 'error',
       comment: 'Adapters know their provider, not the gateway around them (they read a ProviderTarget, not a RouteTarget).',
       from: { path: '^src/providers/' },
-      to: { path: '^src/(modules|gateway)/' },
+      to: { path: '^src/(modules|context|gateway)/' },
+    },
+    {
+      name: 'context-imports-no-module',
+      severity: 'error',
+      comment:
+        'The request context and its records sit below the modules that fill them in: a record the context carries lives in context/ (its behaviour stays in the module).',
+      from: { path: '^src/context/' },
+      to: { path: '^src/(modules|gateway|database)/' },
     },
     {
       name: 'modules-below-the-request-path',
       severity: 'error',
-      comment: 'Modules receive the request context (and its decorators); the rest of gateway/ (key guard, middleware, filter) calls them, never the reverse.',
-      from: { path: '^src/modules/' },
-      to: { path: '^src/gateway/', pathNot: '^src/gateway/request-context(\\.decorator)?\\.ts$' },
+      comment: 'Modules receive the request context (context/); gateway/ (middleware, key guard, filter) calls them, never the reverse.',
+      from: { path: '^src/(modules|database)/' },
+      to: { path: '^src/gateway/' },
     },
     {
       name: 'no-spec-imports',

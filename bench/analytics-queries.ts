@@ -29,7 +29,7 @@ import { AnalyticsQueryDto } from '../src/modules/logging/dto/analytics-query.dt
 import { AnalyticsTimeseriesQueryDto } from '../src/modules/logging/dto/analytics-timeseries-query.dto';
 import { LogQueryDto } from '../src/modules/logging/dto/log-query.dto';
 import { DEFAULT_WORKSPACE_ID } from '../src/modules/workspaces/workspace.entity';
-import type { WorkspaceScope } from '../src/modules/workspaces/workspace-scope';
+import type { WorkspaceScope } from '../src/context/caller';
 import { RequestLogEntity } from '../src/modules/logging/entities/request-log.entity';
 import { LogBodyReader } from '../src/modules/logging/body-parts/log-body-reader';
 import { LogsService } from '../src/modules/logging/logs.service';

@@ -7,11 +7,11 @@ import { KeyLookupService } from '../modules/keys/key-lookup.service';
 import { Permission, Role, ROLES, roleMay } from '../modules/workspaces/roles';
 import { WorkspaceDirectory } from '../modules/workspaces/workspace-directory';
 import { scopeOf } from '../modules/workspaces/workspace-scope';
-import { maybeContextOf } from './request-context';
-import { OPERATION, PERMISSION, PUBLIC } from './request-context.decorator';
+import { maybeContextOf } from '../context/request-context';
+import { OPERATION, PERMISSION, PUBLIC } from '../context/request-context.decorator';
 import { GatewayError } from '../common/errors/gateway-error';
 import { ThrottledWarning } from '../common/logging/throttled-warning';
-import type { ApiKeyPrincipal } from '../modules/keys/key-lookup.service';
+import type { ApiKeyPrincipal } from '../context/caller';
 
 /**
  * Second step of the request path: `x-gateway-api-key` to an API key, from the

@@ -2,7 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import { QueryFailedError } from 'typeorm';
 import { isDatabaseUnavailable, isDataException } from '../database/database-errors';
 import type { Request, Response } from 'express';
-import { maybeContextOf } from './request-context';
+import { maybeContextOf } from '../context/request-context';
 import { anthropicErrorType } from '../common/errors/anthropic-error';
 import { speaksAnthropic } from '../common/http/anthropic-shape';
 import { ClientClosedRequestError, GatewayError, UpstreamHttpError } from '../common/errors/gateway-error';

@@ -3,7 +3,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { traceIdFrom } from '../common/ids';
 import { RequestLogger } from '../modules/logging/request-logger';
 import { RequestTracer } from '../modules/telemetry/request-tracer';
-import { attachContext, RequestContext } from './request-context';
+import { attachContext, RequestContext } from '../context/request-context';
 
 /**
  * First step of the request path: one RequestContext per request, the trace and

@@ -1,9 +1,9 @@
 /**
- * Hostile-input generators for test/fuzz.e2e-spec.ts (issue 10, item 5).
+ * Hostile-input generators for test/runtime/fuzz.e2e-spec.ts (issue 10, item 5).
  *
  * Everything is derived from one seed through a tiny PRNG (mulberry32), and every case from
  * its own sub-seed (`caseSeed(seed, index)`), so that one failing case can be regenerated
- * alone: `FUZZ_SEED=<seed> FUZZ_ONLY=<index>,… npx jest test/fuzz.e2e-spec.ts`.
+ * alone: `FUZZ_SEED=<seed> FUZZ_ONLY=<index>,… npx jest test/runtime/fuzz.e2e-spec.ts`.
  *
  * Bodies are built as a small JSON tree (`J`) rather than JS objects, so that they can hold
  * what `JSON.stringify` cannot write: `__proto__` as an own key, duplicate keys, `-0`,

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { RequestContext } from '../../gateway/request-context';
+import type { RequestContext } from '../../context/request-context';
 import type { GatewayResult } from '../routing/gateway-result';
 import { emptyUsage } from '../../providers/usage';
 import { RouteExecutor } from '../routing/route-executor';

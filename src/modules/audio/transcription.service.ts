@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Request } from 'express';
-import type { RequestContext } from '../../gateway/request-context';
+import type { RequestContext } from '../../context/request-context';
 import type { GatewayResult } from '../routing/gateway-result';
 import type { MultipartUpload } from '../../common/http/multipart-upload';
 import { emptyUsage, type NormalizedUsage } from '../../providers/usage';

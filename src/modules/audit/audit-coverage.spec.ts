@@ -1,5 +1,5 @@
 import { Controller, Delete, Get, Patch, Post } from '@nestjs/common';
-import { Permission } from '../../gateway/request-context.decorator';
+import { Permission } from '../../context/request-context.decorator';
 import { ApiKeysController, ConfigsController, EndUsersController, VirtualKeysController } from '../keys/keys.controller';
 import { McpServersController } from '../mcp/mcp-servers.controller';
 import { PricesController } from '../pricing/prices.controller';

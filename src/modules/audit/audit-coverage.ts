@@ -1,6 +1,6 @@
 import { RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA } from '@nestjs/common/constants';
-import { PERMISSION } from '../../gateway/request-context.decorator';
+import { PERMISSION } from '../../context/request-context.decorator';
 import type { Permission } from '../workspaces/roles';
 import { AUDITED, type AuditTarget } from './audit-target';
 

@@ -1,7 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { Permission, Scope } from '../../gateway/request-context.decorator';
-import type { WorkspaceScope } from '../workspaces/workspace-scope';
+import { Permission, Scope } from '../../context/request-context.decorator';
+import type { WorkspaceScope } from '../../context/caller';
 import { AuditLogService } from './audit-log.service';
 import { AuditLogQueryDto } from './dto/audit-log-query.dto';
 

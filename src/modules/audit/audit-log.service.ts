@@ -6,7 +6,7 @@ import type { ListPage } from '../../common/http/list.dto';
 import { uuidv7 } from '../../common/ids';
 import { pageNewestFirst } from '../keys/admin-list';
 import { storableJson } from '../logging/storable-record';
-import type { WorkspaceScope } from '../workspaces/workspace-scope';
+import type { WorkspaceScope } from '../../context/caller';
 import { AuditLogEntity } from './audit-log.entity';
 import type { AuditLogQueryDto } from './dto/audit-log-query.dto';
 

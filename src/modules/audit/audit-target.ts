@@ -1,5 +1,5 @@
 /** What an audited route declares (`@Audited`), shared by the decorator, the coverage check and the interceptor. */
-import type { WorkspaceScope } from '../workspaces/workspace-scope';
+import type { WorkspaceScope } from '../../context/caller';
 
 /** What the audit log names (CONTRACT section 13). */
 export const AUDIT_RESOURCES = ['api_key', 'virtual_key', 'config', 'prompt', 'mcp_server', 'end_user', 'workspace', 'price'] as const;

@@ -3,7 +3,7 @@ import { ModuleRef } from '@nestjs/core';
 import type { Request } from 'express';
 import { concatMap, from, Observable, switchMap } from 'rxjs';
 import { GatewayError } from '../../common/errors/gateway-error';
-import { maybeContextOf } from '../../gateway/request-context';
+import { maybeContextOf } from '../../context/request-context';
 import { AUDIT_ACTION, type AuditedRequest, type AuditTarget, type ResourceView } from './audit-target';
 import { auditedRoute, type AuditedRoute } from './audit-coverage';
 import { maskForAudit } from './audit-masking';

@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Post, Req, Res, UseFilters } from '@ne
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { GatewayError } from '../../common/errors/gateway-error';
-import { Public } from '../../gateway/request-context.decorator';
+import { Public } from '../../context/request-context.decorator';
 import { AuthPageFilter } from './auth-page.filter';
 import { AuthService, SIGN_IN_TTL_SECONDS, StartedSession } from './auth.service';
 import { clearCookie, cookieOf, SESSION_COOKIE, setCookie, SIGN_IN_COOKIE, SIGN_IN_COOKIE_PATH } from './cookies';

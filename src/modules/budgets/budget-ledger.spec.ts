@@ -1,11 +1,11 @@
 import type { DataSource } from 'typeorm';
-import type { RequestContext } from '../../gateway/request-context';
+import type { RequestContext } from '../../context/request-context';
 import type { KeyLookupService } from '../keys/key-lookup.service';
 import type { PricingService } from '../pricing/pricing.service';
-import type { RouteTarget } from '../routing/route-plan';
+import type { RouteTarget } from '../../context/route-plan';
 import type { WorkspaceDirectory } from '../workspaces/workspace-directory';
 import { BudgetLedger, settlementsOf } from './budget-ledger';
-import type { BudgetHold } from './budget-types';
+import type { BudgetHold } from '../../context/budget-records';
 import type { CounterStore } from './counter-store';
 
 const PERIOD = new Date('2026-11-01T00:00:00Z');

@@ -1,15 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { RequestContext } from '../../gateway/request-context';
+import type { RequestContext } from '../../context/request-context';
 import { GatewayError } from '../../common/errors/gateway-error';
-import { budgetPeriodStart } from '../keys/key-limits';
-import { KeyBudget, KeyLookupService } from '../keys/key-lookup.service';
+import { budgetPeriodStart } from '../../context/key-limits';
+import { KeyLookupService } from '../keys/key-lookup.service';
+import { KeyBudget } from '../../context/caller';
 import { PricingService } from '../pricing/pricing.service';
 import { estimatePromptTokens } from '../../providers/usage';
-import type { RouteTarget } from '../routing/route-plan';
+import type { RouteTarget } from '../../context/route-plan';
 import { WorkspaceDirectory } from '../workspaces/workspace-directory';
 import { DEFAULT_WORKSPACE_ID } from '../workspaces/workspace.entity';
-import type { BudgetHold, BudgetScope, BudgetSettlement } from './budget-types';
+import type { BudgetHold, BudgetScope, BudgetSettlement } from '../../context/budget-records';
 import { CounterStore } from './counter-store';
 import { outputTokenAllowance, RecentCosts } from './reservation-estimate';
 

@@ -1,4 +1,4 @@
-import type { BudgetScope, BudgetSettlement, RateWindow, TokenSettlement } from './budget-types';
+import type { BudgetScope, BudgetSettlement, RateWindow, TokenSettlement } from '../../context/budget-records';
 
 /** One budget counter: a key's spend (and reservations in flight) in one budget period. */
 export interface BudgetCounter {

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { GatewayError } from '../../common/errors/gateway-error';
 import { ThrottledWarning } from '../../common/logging/throttled-warning';
 import { isDatabaseUnavailable } from '../../database/database-errors';
-import type { RateWindow } from './budget-types';
+import type { RateWindow } from '../../context/budget-records';
 import { BudgetCounter, BudgetReservation, CounterStore, RowSettlements } from './counter-store';
 
 const LAST_KNOWN_MAX = 100_000;

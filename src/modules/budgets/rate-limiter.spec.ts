@@ -1,4 +1,4 @@
-import type { RateWindow } from './budget-types';
+import type { RateWindow } from '../../context/budget-records';
 import { tokenSettlementsOf } from './rate-limiter';
 
 const MINUTE = new Date('2026-11-23T00:05:00Z');

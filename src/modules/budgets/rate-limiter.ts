@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import type { RequestContext } from '../../gateway/request-context';
+import type { RequestContext } from '../../context/request-context';
 import { GatewayError } from '../../common/errors/gateway-error';
-import { RATE_WINDOW_MS, RateLimit } from '../keys/key-limits';
-import type { RouteTarget } from '../routing/route-plan';
+import { RATE_WINDOW_MS, RateLimit } from '../../context/key-limits';
+import type { RouteTarget } from '../../context/route-plan';
 import { WorkspaceDirectory } from '../workspaces/workspace-directory';
-import type { BudgetScope, RateWindow, TokenSettlement } from './budget-types';
+import type { BudgetScope, RateWindow, TokenSettlement } from '../../context/budget-records';
 import { CounterStore } from './counter-store';
 
 const UNIT_NAMES: Record<RateLimit['unit'], string> = { rpm: 'minute', rph: 'hour', rpd: 'day' };

@@ -3,8 +3,8 @@ import type { Redis } from 'ioredis';
 import { GatewayError } from '../../common/errors/gateway-error';
 import { ThrottledWarning } from '../../common/logging/throttled-warning';
 import { closeRedis, connectRedis } from '../../common/redis/redis-client';
-import { RATE_WINDOW_MS, RateLimit } from '../keys/key-limits';
-import type { RateWindow } from './budget-types';
+import { RATE_WINDOW_MS, RateLimit } from '../../context/key-limits';
+import type { RateWindow } from '../../context/budget-records';
 import { BudgetCounter, BudgetReservation, CounterStore, RowSettlements } from './counter-store';
 
 const PREFIX = 'gateway:';

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import type { RequestContext } from '../../gateway/request-context';
+import type { RequestContext } from '../../context/request-context';
 import { UpstreamHttpError } from '../../common/errors/gateway-error';
 import type { ChatCompletion, ChatCompletionBody, ChatStreamDecoder } from '../../providers/chat-format';
 import { usageFromOpenAI } from '../../providers/openai-usage';
 import type { ChatCompletionsCapability } from '../../providers/provider-adapter';
-import type { Attempt } from '../routing/attempt';
-import type { RouteTarget } from '../routing/route-plan';
+import type { Attempt } from '../../context/attempt';
+import type { RouteTarget } from '../../context/route-plan';
 import { isEventStream } from '../upstream/aws-event-stream';
 import { OperationSpec, SentAttempt, UpstreamAttempt } from '../upstream/upstream-attempt';
 import { OpenAIChatStreamDecoder } from '../../providers/openai/chat-stream-decoder';

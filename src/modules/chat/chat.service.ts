@@ -1,15 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import type { EventSourceMessage } from 'eventsource-parser';
-import type { RequestContext } from '../../gateway/request-context';
+import type { RequestContext } from '../../context/request-context';
 import type { LoggedError } from '../../common/errors/gateway-error';
 import { sseFrame } from '../../common/http/sse-frame';
 import type { GatewayResult } from '../routing/gateway-result';
 import type { ChatCompletionBody, ChatCompletionChunk, ChatStreamDecoder } from '../../providers/chat-format';
 import { usageFromOpenAI } from '../../providers/openai-usage';
 import { estimatedStreamUsage } from '../../providers/usage';
-import type { AnswerOutcome, Attempt } from '../routing/attempt';
+import type { AnswerOutcome, Attempt } from '../../context/attempt';
 import { RouteExecutor } from '../routing/route-executor';
-import type { RouteTarget } from '../routing/route-plan';
+import type { RouteTarget } from '../../context/route-plan';
 import type { SseStreamHandler } from '../upstream/sse-relay';
 import { UpstreamAttempt } from '../upstream/upstream-attempt';
 import { CHAT_TEXTS } from '../guardrails/operation-texts';

@@ -3,7 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { existsSync, statSync } from 'node:fs';
 import { extname, join, normalize, sep } from 'node:path';
-import { Public } from '../../gateway/request-context.decorator';
+import { Public } from '../../context/request-context.decorator';
 
 export const DASHBOARD_DIR = Symbol('DASHBOARD_DIR');
 

@@ -1,8 +1,8 @@
 import { Body, Controller, HttpCode, Post, Res, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import type { RequestContext } from '../../gateway/request-context';
-import { Ctx, Operation } from '../../gateway/request-context.decorator';
+import type { RequestContext } from '../../context/request-context';
+import { Ctx, Operation } from '../../context/request-context.decorator';
 import { ProviderRoutingGuard } from '../routing/provider-routing.guard';
 import { sendGatewayResult } from '../routing/gateway-result';
 import { usageFromOpenAI } from '../../providers/openai-usage';

@@ -1,8 +1,8 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiHeader, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import type { RequestContext } from '../../gateway/request-context';
-import { Ctx, Operation } from '../../gateway/request-context.decorator';
+import type { RequestContext } from '../../context/request-context';
+import { Ctx, Operation } from '../../context/request-context.decorator';
 import { GatewayError } from '../../common/errors/gateway-error';
 import { ProviderRoutingGuard } from '../routing/provider-routing.guard';
 import { rawQuery } from '../../common/http/raw-query';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { RequestContext } from '../../gateway/request-context';
+import type { RequestContext } from '../../context/request-context';
 import { UpstreamHttpError } from '../../common/errors/gateway-error';
 import type { GatewayResult } from '../routing/gateway-result';
 import { wantsAnthropicModels } from '../../common/http/anthropic-shape';
@@ -7,8 +7,8 @@ import type { ResourceCapability } from '../../providers/provider-adapter';
 import { ProviderRegistry } from '../../providers/registry';
 import { openAIErrorToAnthropic } from '../messages/chat-bridge/chat-to-messages';
 import { RouteExecutor } from '../routing/route-executor';
-import type { Attempt } from '../routing/attempt';
-import type { RouteTarget } from '../routing/route-plan';
+import type { Attempt } from '../../context/attempt';
+import type { RouteTarget } from '../../context/route-plan';
 import { UpstreamAttempt } from '../upstream/upstream-attempt';
 import { toAnthropicModel, toAnthropicPage, toOpenAIList, toOpenAIModel } from './model-list-shapes';
 

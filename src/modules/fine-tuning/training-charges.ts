@@ -1,10 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { RequestContext } from '../../gateway/request-context';
+import type { RequestContext } from '../../context/request-context';
 import { emptyUsage } from '../../providers/usage';
 import { PricingService } from '../pricing/pricing.service';
-import type { AnswerOutcome } from '../routing/attempt';
-import type { RouteTarget } from '../routing/route-plan';
+import type { AnswerOutcome } from '../../context/attempt';
+import type { RouteTarget } from '../../context/route-plan';
 
 /**
  * Prices fine-tuning by `trained_tokens` (the price table's `training` rates), once per

@@ -1,4 +1,5 @@
-import { CheckInput, PostJson } from './guardrail-check';
+import { PostJson } from './guardrail-check';
+import { CheckInput } from '../../context/guardrail-records';
 import { CHECK_TYPES, buildGuardrails, validateGuardrails } from './guardrail-registry';
 
 const input: CheckInput = { stage: 'input', texts: ['hello'], model: 'gpt-4o', metadata: {} };

@@ -6,20 +6,15 @@ import { ModelsCheck } from './checks/models.check';
 import { PiiCheck } from './checks/pii.check';
 import { RegexCheck } from './checks/regex.check';
 import { WebhookCheck } from './checks/webhook.check';
-import { CheckDependencies, CheckParser, GuardrailCheck, PostJson } from './guardrail-check';
+import { CheckDependencies, CheckParser, PostJson } from './guardrail-check';
 import { isObject, unknownFields } from '../../common/config-fields';
+import type { Guardrail } from '../../context/guardrail-records';
 
 /**
  * The config's `input_guardrails` / `output_guardrails` lists: validation (every problem,
  * each naming its field) and construction. Adding a check type is one file under
  * `checks/` and one line in CHECK_PARSERS.
  */
-export interface Guardrail {
-  name: string;
-  deny: boolean;
-  checks: GuardrailCheck[];
-}
-
 export const MAX_CHECKS = 20;
 
 const CHECK_PARSERS: Record<string, CheckParser> = {

@@ -1,5 +1,6 @@
-import { CheckInput, CheckResult, GuardrailCheck, PostJson } from './guardrail-check';
-import { Guardrail, buildGuardrails } from './guardrail-registry';
+import { PostJson } from './guardrail-check';
+import { CheckInput, CheckResult, GuardrailCheck, Guardrail } from '../../context/guardrail-records';
+import { buildGuardrails } from './guardrail-registry';
 import { runGuardrails } from './guardrail-runner';
 
 const input = (...texts: string[]): CheckInput => ({ stage: 'input', texts, model: 'gpt-4o', metadata: { team: 'a' } });

@@ -1,5 +1,5 @@
-import { CheckInput, CheckResult, GuardrailCheck } from './guardrail-check';
-import { Guardrail } from './guardrail-registry';
+import { CheckInput, CheckResult, GuardrailCheck, Guardrail } from '../../context/guardrail-records';
+import type { GuardrailResult } from '../../context/guardrail-records';
 
 /**
  * Runs guardrails on one request's or answer's texts. Every check of every guardrail runs
@@ -7,20 +7,6 @@ import { Guardrail } from './guardrail-registry';
  * checks overlap instead of adding up. A check that throws is a failed check, so a bug
  * fails closed.
  */
-export interface CheckOutcome {
-  type: string;
-  verdict: boolean;
-  reason: string;
-}
-
-export interface GuardrailResult {
-  name: string;
-  deny: boolean;
-  /** True when every check passed. */
-  verdict: boolean;
-  checks: CheckOutcome[];
-}
-
 export interface GuardrailsOutcome {
   results: GuardrailResult[];
   /** A guardrail with `deny: true` failed: the request stops with 446. */

@@ -3,7 +3,7 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { DataSource } from 'typeorm';
 import { GatewayError } from '../../common/errors/gateway-error';
-import { Public } from '../../gateway/request-context.decorator';
+import { Public } from '../../context/request-context.decorator';
 import { LogWriter } from '../logging/log-writer';
 import { CATALOG_PACKAGE } from '../pricing/price-catalog';
 import { Readiness } from './readiness';

@@ -2,7 +2,7 @@ import { ObjectLiteral, Repository } from 'typeorm';
 import { GatewayError } from '../../common/errors/gateway-error';
 import { listPage, ListPage } from '../../common/http/list.dto';
 import type { WorkspaceDirectory } from '../workspaces/workspace-directory';
-import type { WorkspaceScope } from '../workspaces/workspace-scope';
+import type { WorkspaceScope } from '../../context/caller';
 
 /**
  * Newest-first keyset paging over an admin table: the cursor is the last row's

@@ -11,11 +11,12 @@ import { ApiKeyCreateDto, ApiKeyUpdateDto } from './dto/api-key.dto';
 import { ApiKeyEntity } from './entities/api-key.entity';
 import { KeyChangeNotifier } from './key-change-notifier';
 import { KeyLookupService } from './key-lookup.service';
-import { mcpAccessOf } from './mcp-access-fields';
+import { mcpAccessOf } from '../../context/mcp-access-fields';
 import { SpendService } from './spend.service';
 import { LEGACY_ROLES, outranks, Role } from '../workspaces/roles';
 import { WorkspaceDirectory } from '../workspaces/workspace-directory';
-import { inScope, scopeWhere, WorkspaceScope } from '../workspaces/workspace-scope';
+import { inScope, scopeWhere } from '../workspaces/workspace-scope';
+import { WorkspaceScope } from '../../context/caller';
 
 export function generateApiKeySecret(): string {
   return `gk-${randomBytes(24).toString('base64url')}`;

@@ -3,8 +3,9 @@ import { GatewayError } from '../../common/errors/gateway-error';
 import { gatewayKeyOf, MISSING_GATEWAY_KEY } from '../../common/guards/gateway-key';
 import { parseMetadataHeader } from '../../common/guards/metadata-header';
 import { TRACE_ID } from '../../common/ids';
-import type { RequestContext } from '../../gateway/request-context';
-import type { ApiKeyPrincipal, KeyLookupService } from './key-lookup.service';
+import type { RequestContext } from '../../context/request-context';
+import type { KeyLookupService } from './key-lookup.service';
+import type { ApiKeyPrincipal } from '../../context/caller';
 
 /** A dashboard session named by the request's cookie (the auth module's SessionService). */
 export interface CookieSession {

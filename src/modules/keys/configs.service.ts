@@ -14,7 +14,8 @@ import { ConfigVersionEntity } from './entities/config-version.entity';
 import { StoredConfigEntity } from './entities/stored-config.entity';
 import { KeyChangeNotifier } from './key-change-notifier';
 import { WorkspaceDirectory } from '../workspaces/workspace-directory';
-import { scopeWhere, WorkspaceScope } from '../workspaces/workspace-scope';
+import { scopeWhere } from '../workspaces/workspace-scope';
+import { WorkspaceScope } from '../../context/caller';
 
 /**
  * Admin CRUD of stored gateway configs; credentials inside are encrypted, masked on read.

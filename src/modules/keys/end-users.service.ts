@@ -10,7 +10,8 @@ import { EndUserEntity } from './entities/end-user.entity';
 import { KeyChangeNotifier } from './key-change-notifier';
 import { SpendService } from './spend.service';
 import { WorkspaceDirectory } from '../workspaces/workspace-directory';
-import { scopeWhere, WorkspaceScope } from '../workspaces/workspace-scope';
+import { scopeWhere } from '../workspaces/workspace-scope';
+import { WorkspaceScope } from '../../context/caller';
 
 /**
  * Admin CRUD of end users: the `user` of requests, with a budget like a key's. An end user

@@ -8,43 +8,18 @@ import { isUuid } from '../../common/ids';
 import { LookupCache } from '../../common/lookup-cache';
 import { TtlCache } from '../../common/ttl-cache';
 import type { Environment } from '../../config/environment';
-import { ApiKeyEntity, ApiKeyRole } from './entities/api-key.entity';
+import { ApiKeyEntity } from './entities/api-key.entity';
 import { EndUserEntity } from './entities/end-user.entity';
 import { StoredConfigEntity } from './entities/stored-config.entity';
 import { VirtualKeyEntity } from './entities/virtual-key.entity';
 import { decryptConfigSecrets } from './config-secrets';
 import { openProviderOptions } from './provider-option-secrets';
-import type { BudgetPeriod, RateLimit } from './key-limits';
-import type { McpAccessFields } from './mcp-access-fields';
-
-/** A key's spending limit: USD per period (null period: for the key's lifetime). */
-export interface KeyBudget {
-  limitUsd: number;
-  period: BudgetPeriod | null;
-}
+import type { BudgetPeriod, RateLimit } from '../../context/key-limits';
+import type { McpAccessFields } from '../../context/mcp-access-fields';
+import type { ApiKeyPrincipal, KeyBudget } from '../../context/caller';
 
 const budgetOf = (row: { budgetLimitUsd: number | null; budgetPeriod: BudgetPeriod | null }): KeyBudget | null =>
   row.budgetLimitUsd === null ? null : { limitUsd: row.budgetLimitUsd, period: row.budgetPeriod };
-
-/** The caller, as the request path sees it; `allowedMcpServers`/`allowedMcpTools`: which MCP servers and tools it may use. */
-export interface ApiKeyPrincipal extends McpAccessFields {
-  /** An API key, or a person signed in to the dashboard (the auth module's session). */
-  kind: 'api_key' | 'person';
-  id: string;
-  name: string;
-  role: ApiKeyRole;
-  /** The workspace the key belongs to: it acts there only (an owner anywhere). */
-  workspaceId: string;
-  /** A person's roles in each workspace they belong to (`x-gateway-workspace` picks one); absent for API keys. */
-  memberships?: { workspaceId: string; role: ApiKeyRole }[];
-  expiresAt: Date | null;
-  metadata: Record<string, string>;
-  budget: KeyBudget | null;
-  rateLimits: RateLimit[];
-  /** The route of requests that name none (CONTRACT section 12): a stored config, else a virtual key. */
-  defaultConfig: string | null;
-  defaultVirtualKey: string | null;
-}
 
 /** A virtual key with its credential decrypted, ready to route with; its MCP fields narrow the API key's. */
 export interface ResolvedVirtualKey extends McpAccessFields {

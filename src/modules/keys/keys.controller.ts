@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { Permission, Scope } from '../../gateway/request-context.decorator';
-import type { WorkspaceScope } from '../workspaces/workspace-scope';
+import { Permission, Scope } from '../../context/request-context.decorator';
+import type { WorkspaceScope } from '../../context/caller';
 import { ListQueryDto } from '../../common/http/list.dto';
 import { AuditAction, Audited } from '../audit/audited.decorator';
 import { ApiKeysService } from './api-keys.service';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { BudgetPeriod, budgetPeriodStart } from './key-limits';
+import { BudgetPeriod, budgetPeriodStart } from '../../context/key-limits';
 
 /**
  * What a key has spent in its current budget period, summed from the request log (admin

@@ -12,11 +12,12 @@ import { limitsOf } from './api-keys.service';
 import { VirtualKeyCreateDto, VirtualKeyUpdateDto } from './dto/virtual-key.dto';
 import { VirtualKeyEntity } from './entities/virtual-key.entity';
 import { KeyChangeNotifier } from './key-change-notifier';
-import { mcpAccessOf } from './mcp-access-fields';
+import { mcpAccessOf } from '../../context/mcp-access-fields';
 import { maskProviderOptions, sealProviderOptions } from './provider-option-secrets';
 import { SpendService } from './spend.service';
 import { WorkspaceDirectory } from '../workspaces/workspace-directory';
-import { scopeWhere, WorkspaceScope } from '../workspaces/workspace-scope';
+import { scopeWhere } from '../workspaces/workspace-scope';
+import { WorkspaceScope } from '../../context/caller';
 
 /**
  * Admin CRUD of virtual keys: provider credentials (`key`, secret `provider_options`) encrypted at rest, shown as a hint only.

@@ -4,7 +4,7 @@ import { GatewayError } from '../../common/errors/gateway-error';
 import { isUuid } from '../../common/ids';
 import { readsOwnRequestsOnly } from '../workspaces/roles';
 import { DEFAULT_WORKSPACE_ID } from '../workspaces/workspace.entity';
-import type { WorkspaceScope } from '../workspaces/workspace-scope';
+import type { WorkspaceScope } from '../../context/caller';
 import type { AnalyticsQueryDto } from './dto/analytics-query.dto';
 import type { AnalyticsTimeseriesQueryDto, TimeseriesInterval } from './dto/analytics-timeseries-query.dto';
 import type { AnalyticsFilterDto } from './dto/analytics-filter.dto';

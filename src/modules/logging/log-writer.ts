@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import type { Environment } from '../../config/environment';
 import { isDataError } from '../../database/database-errors';
-import type { BudgetSettlement, TokenSettlement } from '../budgets/budget-types';
+import type { BudgetSettlement, TokenSettlement } from '../../context/budget-records';
 import { CounterStore, type RowSettlements } from '../budgets/counter-store';
 import { RequestLogEntity } from './entities/request-log.entity';
 import { LogJournal, type JournalEntry } from './log-journal';

@@ -1,8 +1,8 @@
 import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { Permission, Scope } from '../../gateway/request-context.decorator';
-import type { WorkspaceScope } from '../workspaces/workspace-scope';
+import { Permission, Scope } from '../../context/request-context.decorator';
+import type { WorkspaceScope } from '../../context/caller';
 import { LogExportQueryDto, LogQueryDto } from './dto/log-query.dto';
 import { LogStorageQueryDto } from './dto/log-storage-query.dto';
 import { sendTable } from './table-export';

@@ -1,20 +1,20 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Request, Response } from 'express';
-import type { RequestContext } from '../../gateway/request-context';
+import type { RequestContext } from '../../context/request-context';
 import { uuidv7 } from '../../common/ids';
 import type { Environment } from '../../config/environment';
 import { BudgetLedger, settlementsOf } from '../budgets/budget-ledger';
-import type { BudgetSettlement, TokenSettlement } from '../budgets/budget-types';
+import type { BudgetSettlement, TokenSettlement } from '../../context/budget-records';
 import { tokenSettlementsOf } from '../budgets/rate-limiter';
 import { MetricsService } from '../metrics/metrics.service';
 import type { NormalizedUsage } from '../../providers/usage';
 import { PricingService } from '../pricing/pricing.service';
-import type { Attempt } from '../routing/attempt';
+import type { Attempt } from '../../context/attempt';
 import { RequestTracer } from '../telemetry/request-tracer';
 import { LogWriter } from './log-writer';
 import { redactBody, redactHeaders } from './redaction';
-import type { ToolCallLogEntry } from './tool-call-record';
+import type { ToolCallLogEntry } from '../../context/tool-call-record';
 import { DEFAULT_WORKSPACE_ID } from '../workspaces/workspace.entity';
 
 /** How long a closed response's row waits for its attempts to end. */

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { RequestContext } from '../../gateway/request-context';
+import type { RequestContext } from '../../context/request-context';
 import { GatewayError } from '../../common/errors/gateway-error';
 import { KeyLookupService } from '../keys/key-lookup.service';
 import { McpClientPool } from './mcp-client-pool';

@@ -1,8 +1,8 @@
 import { All, Controller, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import type { RequestContext } from '../../gateway/request-context';
-import { Ctx, Permission } from '../../gateway/request-context.decorator';
+import type { RequestContext } from '../../context/request-context';
+import { Ctx, Permission } from '../../context/request-context.decorator';
 import { McpProxy } from './mcp-proxy';
 
 /**

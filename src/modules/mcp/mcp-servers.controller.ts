@@ -2,8 +2,8 @@ import { Body, Controller, Delete, Get, Param, Patch, Post, Query } from '@nestj
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { ListQueryDto } from '../../common/http/list.dto';
 import { Audited } from '../audit/audited.decorator';
-import { Permission, Scope } from '../../gateway/request-context.decorator';
-import type { WorkspaceScope } from '../workspaces/workspace-scope';
+import { Permission, Scope } from '../../context/request-context.decorator';
+import type { WorkspaceScope } from '../../context/caller';
 import { McpServerCreateDto, McpServerUpdateDto } from './dto/mcp-server.dto';
 import { McpServersService } from './mcp-servers.service';
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { RequestContext } from '../../gateway/request-context';
+import type { RequestContext } from '../../context/request-context';
 import { GatewayError } from '../../common/errors/gateway-error';
 import { uuidv7 } from '../../common/ids';
 import { RequestLogger } from '../logging/request-logger';

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { from, lastValueFrom, toArray } from 'rxjs';
-import type { RequestContext } from '../../gateway/request-context';
+import type { RequestContext } from '../../context/request-context';
 import { GatewayError } from '../../common/errors/gateway-error';
 import type { Environment } from '../../config/environment';
-import type { AnswerOutcome } from '../routing/attempt';
+import type { AnswerOutcome } from '../../context/attempt';
 import type { GatewayResult } from '../routing/gateway-result';
 import { McpCatalog } from './mcp-catalog';
 import { McpToolCaller } from './mcp-tool-caller';

@@ -1,15 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { RequestContext } from '../../gateway/request-context';
+import type { RequestContext } from '../../context/request-context';
 import { UpstreamHttpError } from '../../common/errors/gateway-error';
 import type { GatewayResult } from '../routing/gateway-result';
 import { usageFromAnthropic } from '../../providers/anthropic/anthropic-usage';
 import { usageFromOpenAI } from '../../providers/openai-usage';
 import { ProviderRegistry } from '../../providers/registry';
 import { ChatUpstream } from '../chat/chat-upstream';
-import type { Attempt } from '../routing/attempt';
+import type { Attempt } from '../../context/attempt';
 import { RouteExecutor } from '../routing/route-executor';
-import type { RouteTarget } from '../routing/route-plan';
+import type { RouteTarget } from '../../context/route-plan';
 import { OperationSpec, UpstreamAttempt } from '../upstream/upstream-attempt';
 import { MESSAGES_TEXTS } from '../guardrails/operation-texts';
 import { AnthropicPassthroughStreamHandler } from './anthropic-passthrough-stream-handler';

@@ -1,7 +1,7 @@
 import { Controller, Get, Headers, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Public } from '../../gateway/request-context.decorator';
+import { Public } from '../../context/request-context.decorator';
 import { MetricsService } from './metrics.service';
 
 /** `/metrics` on the gateway's own port: only with METRICS_TOKEN and without METRICS_PORT (metrics-access.ts). */

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { Permission } from '../../gateway/request-context.decorator';
+import { Permission } from '../../context/request-context.decorator';
 import { Audited } from '../audit/audited.decorator';
 import { overrideOf, priceIdOf } from './price-audit';
 import { PriceQueryDto, PriceUpsertDto } from './dto/price.dto';

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { RequestContext } from '../../gateway/request-context';
+import type { RequestContext } from '../../context/request-context';
 import { routeRequest } from '../routing/provider-routing.guard';
 import type { GatewayResult } from '../routing/gateway-result';
 import { ChatService } from '../chat/chat.service';
 import { ChatCompletionCreateDto } from '../chat/dto/chat-completion-create.dto';
 import { RouteResolver } from '../routing/route-resolver';
-import type { WorkspaceScope } from '../workspaces/workspace-scope';
+import type { WorkspaceScope } from '../../context/caller';
 import { OVERRIDABLE, PromptCallDto } from './dto/prompt-completion.dto';
 import { renderTemplate } from './prompt-template';
 import { PromptsService, PromptVersion } from './prompts.service';

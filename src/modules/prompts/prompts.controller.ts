@@ -1,9 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import type { RequestContext } from '../../gateway/request-context';
-import { Permission, Ctx, Operation, Scope } from '../../gateway/request-context.decorator';
-import type { WorkspaceScope } from '../workspaces/workspace-scope';
+import type { RequestContext } from '../../context/request-context';
+import { Permission, Ctx, Operation, Scope } from '../../context/request-context.decorator';
+import type { WorkspaceScope } from '../../context/caller';
 import { sendGatewayResult } from '../routing/gateway-result';
 import { ListQueryDto } from '../../common/http/list.dto';
 import { Audited } from '../audit/audited.decorator';

@@ -11,7 +11,7 @@ import { ProviderRegistry } from '../../providers/registry';
 import { pageNewestFirst, parseVersionCursor, rethrowSlugConflict } from '../keys/admin-list';
 import { KeyChangeNotifier } from '../keys/key-change-notifier';
 import { WorkspaceDirectory } from '../workspaces/workspace-directory';
-import type { WorkspaceScope } from '../workspaces/workspace-scope';
+import type { WorkspaceScope } from '../../context/caller';
 import { PromptCreateDto, PromptUpdateDto } from './dto/prompt.dto';
 import { PromptEntity } from './entities/prompt.entity';
 import { PromptVersionEntity } from './entities/prompt-version.entity';

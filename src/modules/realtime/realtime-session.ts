@@ -1,9 +1,9 @@
 import type { RawData, WebSocket } from 'ws';
-import type { RequestContext } from '../../gateway/request-context';
+import type { RequestContext } from '../../context/request-context';
 import { ClientClosedRequestError, type LoggedError } from '../../common/errors/gateway-error';
 import { type ClientStreamLimits, IdleWatch } from '../../common/http/client-stream';
 import type { NormalizedUsage } from '../../providers/usage';
-import type { Attempt } from '../routing/attempt';
+import type { Attempt } from '../../context/attempt';
 import type { CredentialScrubber } from '../upstream/credential-scrubber';
 import { addUsage, MAX_LOGGED_EVENTS, summariseEvent, usageOfResponseDone } from './realtime-events';
 

@@ -1,4 +1,4 @@
-import type { RequestContext } from '../../gateway/request-context';
+import type { RequestContext } from '../../context/request-context';
 import type { LoggedError } from '../../common/errors/gateway-error';
 import { sseFrame } from '../../common/http/sse-frame';
 import type { ChatStreamDecoder } from '../../providers/chat-format';

@@ -1,7 +1,7 @@
 import type { EventSourceMessage } from 'eventsource-parser';
-import type { RequestContext } from '../../gateway/request-context';
+import type { RequestContext } from '../../context/request-context';
 import type { LoggedError } from '../../common/errors/gateway-error';
-import type { AnswerOutcome } from '../routing/attempt';
+import type { AnswerOutcome } from '../../context/attempt';
 import { sseFrame } from '../../common/http/sse-frame';
 import { usageFromOpenAIResponse } from '../../providers/openai-usage';
 import { parseStreamEvent } from '../../providers/stream-event';

@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import type { RequestContext } from '../../gateway/request-context';
+import type { RequestContext } from '../../context/request-context';
 import type { GatewayResult } from '../routing/gateway-result';
 import { usageFromOpenAI, usageFromOpenAIResponse, usageFromOpenAIResponses } from '../../providers/openai-usage';
 import { IgnoredParams } from '../../providers/ignored-params';
 import { ProviderRegistry } from '../../providers/registry';
 import { ChatUpstream } from '../chat/chat-upstream';
-import type { Attempt } from '../routing/attempt';
+import type { Attempt } from '../../context/attempt';
 import { RouteExecutor } from '../routing/route-executor';
-import type { RouteTarget } from '../routing/route-plan';
+import type { RouteTarget } from '../../context/route-plan';
 import { OperationSpec, UpstreamAttempt } from '../upstream/upstream-attempt';
 import { RESPONSES_TEXTS } from '../guardrails/operation-texts';
 import { McpToolLoop, requestedMcpServers } from '../mcp/mcp-tool-loop';

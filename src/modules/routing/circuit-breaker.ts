@@ -1,4 +1,4 @@
-import type { CircuitBreakerPolicy } from './route-plan';
+import type { CircuitBreakerPolicy } from '../../context/route-plan';
 
 /**
  * One target's breaker. Closed: requests pass and failures within `windowMs` are

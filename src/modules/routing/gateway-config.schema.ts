@@ -4,6 +4,7 @@ import { HEADER_VALUE_RULE, isHeaderValue } from '../../common/http/header-value
 import { hasUserinfo, isHttpUrl } from '../../common/http/http-url';
 import { compileSafeRegex } from '../../common/regex/safe-regex';
 import { validateGuardrails } from '../guardrails/guardrail-registry';
+import { STRATEGY_MODES, type StrategyMode } from '../../context/route-plan';
 
 /**
  * Validation of a gateway config (CONTRACT section 5). Returns every problem with the
@@ -34,9 +35,6 @@ export interface GatewayConfig {
   /** Registered MCP servers whose tools the gateway runs for the model (CONTRACT section 10); at any level, the whole config's union applies. */
   mcp_servers?: string[];
 }
-
-export const STRATEGY_MODES = ['single', 'fallback', 'loadbalance', 'conditional'] as const;
-export type StrategyMode = (typeof STRATEGY_MODES)[number];
 
 const FIELDS = new Set([
   'strategy',

@@ -3,8 +3,8 @@ import type { Readable } from 'node:stream';
 import type { Observable } from 'rxjs';
 import { ClientClosedRequestError } from '../../common/errors/gateway-error';
 import { ClientStreamWriter, clientStreamLimitsOf, pipeToClient, type StreamFlow } from '../../common/http/client-stream';
-import type { RequestContext } from '../../gateway/request-context';
-import type { AnswerOutcome } from './attempt';
+import type { RequestContext } from '../../context/request-context';
+import type { AnswerOutcome } from '../../context/attempt';
 
 /**
  * What an operation service hands back to its controller: a JSON body (the provider's

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { RequestContext } from '../../gateway/request-context';
+import type { RequestContext } from '../../context/request-context';
 import type { GatewayResult } from './gateway-result';
 import { OperationSpec, UpstreamAttempt } from '../upstream/upstream-attempt';
 import { RouteExecutor } from './route-executor';

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import type { RequestContext } from '../../gateway/request-context';
+import type { RequestContext } from '../../context/request-context';
 import type { GatewayResult } from './gateway-result';
 import type { ResourceOperation } from '../../providers/provider-adapter';
 import type { NormalizedUsage } from '../../providers/usage';
 import { binaryResult, UpstreamAttempt } from '../upstream/upstream-attempt';
-import type { AnswerOutcome } from './attempt';
-import type { RouteTarget } from './route-plan';
+import type { AnswerOutcome } from '../../context/attempt';
+import type { RouteTarget } from '../../context/route-plan';
 import { RouteExecutor } from './route-executor';
 
 /** A REST resource of the providers (fine-tuning jobs, models, files, vector stores), as the attempt steps need it. */

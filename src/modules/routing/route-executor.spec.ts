@@ -3,16 +3,16 @@ import { Subject } from 'rxjs';
 import { GatewayError, UpstreamHttpError } from '../../common/errors/gateway-error';
 import { jsonPayload, keepReceivedBytes } from '../../common/http/received-body';
 import type { Environment } from '../../config/environment';
-import { type OpenedContext, RequestContext } from '../../gateway/request-context';
+import { type OpenedContext, RequestContext } from '../../context/request-context';
 import type { BudgetLedger } from '../budgets/budget-ledger';
 import type { RateLimiter } from '../budgets/rate-limiter';
 import type { CachedResponse, ResponseCache } from '../cache/response-cache';
 import { buildGuardrails } from '../guardrails/guardrail-registry';
 import { CHAT_TEXTS } from '../guardrails/operation-texts';
-import type { AnswerOutcome, Attempt } from './attempt';
+import type { AnswerOutcome, Attempt } from '../../context/attempt';
 import type { GatewayResult } from './gateway-result';
 import { RouteExecutor, upstreamBodyFor, type AttemptSender } from './route-executor';
-import type { RouteNode, RouteTarget } from './route-plan';
+import type { RouteNode, RouteTarget } from '../../context/route-plan';
 import { singleTargetTree } from './route-tree';
 
 function target(provider = 'openai'): RouteTarget {

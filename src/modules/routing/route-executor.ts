@@ -3,7 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { from, Observable } from 'rxjs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createHash } from 'node:crypto';
-import type { OpenedContext, RequestContext } from '../../gateway/request-context';
+import type { OpenedContext, RequestContext } from '../../context/request-context';
 import { forgetReceivedBytes } from '../../common/http/received-body';
 import { ClientClosedRequestError, describeFailure, GatewayError, UpstreamHttpError } from '../../common/errors/gateway-error';
 import type { GatewayResult } from './gateway-result';
@@ -13,10 +13,10 @@ import { RateLimiter } from '../budgets/rate-limiter';
 import { CachedResponse, ResponseCache, responseCacheKey } from '../cache/response-cache';
 import { enforceGuardrails } from '../guardrails/guardrail-stage';
 import type { OperationTexts } from '../guardrails/operation-texts';
-import { Attempt, type AnswerOutcome } from './attempt';
+import { Attempt, type AnswerOutcome } from '../../context/attempt';
 import { CircuitBreaker, CircuitBreakerRegistry } from './circuit-breaker';
 import { AttemptFailure, chooseConditional, fallsBack, parseRetryAfter, pickWeighted, retryDelayMs } from './route-planner';
-import type { RouteNode, RouteTarget } from './route-plan';
+import type { RouteNode, RouteTarget } from '../../context/route-plan';
 import { RouteResolver } from './route-resolver';
 
 /**

@@ -5,7 +5,7 @@
  * thousands of times and check the distribution.
  */
 import { matchesQuery, QueryFacts } from './condition-query';
-import type { RetryPolicy, RouteNode } from './route-plan';
+import type { RetryPolicy, RouteNode } from '../../context/route-plan';
 
 /** What the executor knows of a failed attempt. */
 export interface AttemptFailure {

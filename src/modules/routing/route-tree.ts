@@ -1,7 +1,7 @@
 import type { GatewayConfig } from './gateway-config.schema';
 import { buildGuardrails } from '../guardrails/guardrail-registry';
 import type { PostJson } from '../guardrails/guardrail-check';
-import type { RouteNode, RouteTarget } from './route-plan';
+import type { RouteNode, RouteTarget } from '../../context/route-plan';
 
 /** What building a config's guardrails needs: how webhook checks call out (through the host policy). */
 export interface GuardrailDeps {

@@ -2,14 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Request } from 'express';
 import { Readable } from 'node:stream';
-import type { RequestContext } from '../../gateway/request-context';
+import type { RequestContext } from '../../context/request-context';
 import type { GatewayResult } from './gateway-result';
 import { FormSummary, MultipartUpload } from '../../common/http/multipart-upload';
 import type { Environment } from '../../config/environment';
 import type { UpstreamRequest } from '../../providers/provider-adapter';
 import type { NormalizedUsage } from '../../providers/usage';
 import { UpstreamAttempt } from '../upstream/upstream-attempt';
-import type { RouteTarget } from './route-plan';
+import type { RouteTarget } from '../../context/route-plan';
 import { RouteExecutor } from './route-executor';
 
 /** What an upload operation (a file, audio to transcribe) adds to the shared steps. */

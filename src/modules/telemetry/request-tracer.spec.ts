@@ -1,9 +1,9 @@
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { ExportResultCode } from '@opentelemetry/core';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { RequestContext } from '../../gateway/request-context';
-import { Attempt } from '../routing/attempt';
-import type { RouteTarget } from '../routing/route-plan';
+import { RequestContext } from '../../context/request-context';
+import { Attempt } from '../../context/attempt';
+import type { RouteTarget } from '../../context/route-plan';
 import { GatewayError } from '../../common/errors/gateway-error';
 import { EXPORT_WARNING_INTERVAL_MS, sdkTracing, WarningSpanExporter } from './otlp-tracing';
 import { RequestTracer, type TracedRequest } from './request-tracer';

@@ -13,9 +13,9 @@ import {
 } from '@opentelemetry/api';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { LoggedError } from '../../common/errors/gateway-error';
-import type { RequestContext } from '../../gateway/request-context';
+import type { RequestContext } from '../../context/request-context';
 import type { NormalizedUsage } from '../../providers/usage';
-import type { Attempt } from '../routing/attempt';
+import type { Attempt } from '../../context/attempt';
 import {
   ATTR_ERROR_TYPE,
   ATTR_HTTP_RESPONSE_STATUS_CODE,

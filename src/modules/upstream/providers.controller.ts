@@ -2,7 +2,7 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { operationsOf } from '../../providers/provider-operations';
 import { ProviderRegistry } from '../../providers/registry';
-import { Permission } from '../../gateway/request-context.decorator';
+import { Permission } from '../../context/request-context.decorator';
 
 export interface ProviderListResponse {
   object: 'list';

@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import type { EventSourceMessage } from 'eventsource-parser';
 import { ClientClosedRequestError, GatewayError, type LoggedError } from '../../common/errors/gateway-error';
-import type { AnswerOutcome } from '../routing/attempt';
+import type { AnswerOutcome } from '../../context/attempt';
 import { relayUpstreamSse, type SseStreamHandler } from './sse-relay';
 import type { UpstreamResponse } from './upstream-client';
 import { Readiness } from '../health/readiness';

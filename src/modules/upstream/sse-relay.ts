@@ -1,10 +1,10 @@
 import { StringDecoder } from 'node:string_decoder';
 import { createParser, EventSourceMessage } from 'eventsource-parser';
 import { Observable, Subscriber } from 'rxjs';
-import type { RequestContext } from '../../gateway/request-context';
+import type { RequestContext } from '../../context/request-context';
 import { ClientClosedRequestError, GatewayError, type LoggedError } from '../../common/errors/gateway-error';
 import type { StreamFlow } from '../../common/http/client-stream';
-import type { AnswerOutcome } from '../routing/attempt';
+import type { AnswerOutcome } from '../../context/attempt';
 import { AWS_EVENT_STREAM, AwsEventStreamReader } from './aws-event-stream';
 import type { UpstreamResponse } from './upstream-client';
 import type { ShutdownDeadline } from '../health/readiness';

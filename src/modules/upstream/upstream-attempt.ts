@@ -1,15 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { pipeline, Transform } from 'node:stream';
 import { ConfigService } from '@nestjs/config';
-import type { RequestContext } from '../../gateway/request-context';
+import type { RequestContext } from '../../context/request-context';
 import { GatewayError, UpstreamHttpError } from '../../common/errors/gateway-error';
 import type { GatewayResult } from '../routing/gateway-result';
 import type { Environment } from '../../config/environment';
 import type { JsonOperationCapability, ProviderOperation, ProviderOperations, ResourceOperation, UpstreamRequest } from '../../providers/provider-adapter';
 import { ProviderRegistry } from '../../providers/registry';
 import type { NormalizedUsage } from '../../providers/usage';
-import type { AnswerOutcome, Attempt } from '../routing/attempt';
-import type { RouteTarget } from '../routing/route-plan';
+import type { AnswerOutcome, Attempt } from '../../context/attempt';
+import type { RouteTarget } from '../../context/route-plan';
 import { MetricsService } from '../metrics/metrics.service';
 import { Readiness } from '../health/readiness';
 import { isEventStream } from './aws-event-stream';

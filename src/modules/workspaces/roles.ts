@@ -4,26 +4,8 @@
  * the permission it needs (`@Permission()`, or `models.call` for the model operations);
  * the key guard checks it against GRANTS, in one place.
  */
-import type { Role } from '../../common/role-names';
-export { LEGACY_ROLES, ROLES, type Role } from '../../common/role-names';
-
-export const PERMISSIONS = [
-  /** Model operations, the MCP proxy, the provider list. */
-  'models.call',
-  /** The log and analytics: a `member` sees its own requests, the others their workspace's. */
-  'logs.read',
-  /** API keys, virtual keys, configs, prompts, MCP servers, end users, prices: read. */
-  'resources.read',
-  /** The same: create, change, delete, inside the caller's workspace. */
-  'resources.write',
-  /** Workspaces: read (a workspace key reads its own). */
-  'workspaces.read',
-  /** Workspaces: create, change (budgets, rate limits), delete; prices, which are organisation-wide. */
-  'organisation.manage',
-  /** The audit log of admin changes. */
-  'audit.read',
-] as const;
-export type Permission = (typeof PERMISSIONS)[number];
+import { PERMISSIONS, type Permission, type Role } from '../../common/role-names';
+export { LEGACY_ROLES, PERMISSIONS, ROLES, type Permission, type Role } from '../../common/role-names';
 
 const ALL: readonly Permission[] = PERMISSIONS;
 export const GRANTS: Record<Role, ReadonlySet<Permission>> = {

@@ -6,8 +6,8 @@ import { GatewayError } from '../../common/errors/gateway-error';
 import { TtlCache } from '../../common/ttl-cache';
 import type { Environment } from '../../config/environment';
 import { KeyChangeNotifier } from '../keys/key-change-notifier';
-import type { KeyBudget } from '../keys/key-lookup.service';
-import type { RateLimit } from '../keys/key-limits';
+import type { KeyBudget } from '../../context/caller';
+import type { RateLimit } from '../../context/key-limits';
 import { WorkspaceEntity } from './workspace.entity';
 
 /** What the request path needs of a workspace. */

@@ -1,22 +1,8 @@
 import { FindOperator, In } from 'typeorm';
 import { GatewayError } from '../../common/errors/gateway-error';
-import type { ApiKeyPrincipal } from '../keys/key-lookup.service';
+import type { ApiKeyPrincipal, WorkspaceScope } from '../../context/caller';
 import type { Role } from './roles';
 import type { WorkspaceDirectory } from './workspace-directory';
-
-/**
- * Where an admin-API call acts (CONTRACT section 13), worked out once by the key guard and
- * handed to the services, which put it in every query: a row of a workspace outside
- * `visible` is never read, so another workspace's id or slug is a 404 and lists leave it out.
- */
-export interface WorkspaceScope {
-  /** Who acts: an API key or a signed-in person, with the role it has here. */
-  caller: { kind: ApiKeyPrincipal['kind']; id: string; name: string; role: Role };
-  /** The workspace it acts in: what it creates goes here, and slugs are looked up here. */
-  workspaceId: string;
-  /** The workspaces whose rows it may read and change; null: every one (an owner not narrowed by `x-gateway-workspace`). */
-  visible: readonly string[] | null;
-}
 
 /**
  * A key acts in its own workspace. An owner sees every workspace, or the one

@@ -1,6 +1,6 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 import { numericColumn } from '../../database/column-transformers';
-import type { BudgetPeriod, RateLimit } from '../keys/key-limits';
+import type { BudgetPeriod, RateLimit } from '../../context/key-limits';
 
 /** The workspace every row created before workspaces existed moved into (migration Workspaces). */
 export const DEFAULT_WORKSPACE_ID = '00000000-0000-4000-8000-000000000001';

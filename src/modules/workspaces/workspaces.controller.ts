@@ -2,9 +2,9 @@ import { Body, Controller, Delete, Get, Param, Patch, Post, Query } from '@nestj
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { ListQueryDto } from '../../common/http/list.dto';
 import { Audited } from '../audit/audited.decorator';
-import { Permission, Scope } from '../../gateway/request-context.decorator';
+import { Permission, Scope } from '../../context/request-context.decorator';
 import { WorkspaceCreateDto, WorkspaceUpdateDto } from './dto/workspace.dto';
-import type { WorkspaceScope } from './workspace-scope';
+import type { WorkspaceScope } from '../../context/caller';
 import { WorkspacesService } from './workspaces.service';
 
 @ApiTags('admin: workspaces')

@@ -10,7 +10,8 @@ import { KeyChangeNotifier } from '../keys/key-change-notifier';
 import { SpendService } from '../keys/spend.service';
 import { WorkspaceCreateDto, WorkspaceUpdateDto } from './dto/workspace.dto';
 import { DEFAULT_WORKSPACE_ID, WorkspaceEntity } from './workspace.entity';
-import { inScope, WorkspaceScope } from './workspace-scope';
+import { inScope } from './workspace-scope';
+import { WorkspaceScope } from '../../context/caller';
 
 /** What a workspace holds that keeps it from being deleted. */
 const HOLDINGS: { table: string; live: string; what: string }[] = [

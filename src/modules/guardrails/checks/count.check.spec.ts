@@ -1,4 +1,4 @@
-import { CheckInput } from '../guardrail-check';
+import { CheckInput } from '../../../context/guardrail-records';
 import { CountCheck } from './count.check';
 
 const input = (...texts: string[]): CheckInput => ({ stage: 'output', texts, model: null, metadata: {} });

@@ -1,4 +1,5 @@
-import { CheckInput, CheckResult, GuardrailCheck, ParsedCheck, joinedText } from '../guardrail-check';
+import { ParsedCheck, joinedText } from '../guardrail-check';
+import { CheckInput, CheckResult, GuardrailCheck } from '../../../context/guardrail-records';
 import { isInt, unknownFields } from '../../../common/config-fields';
 
 /**

@@ -11,7 +11,8 @@
  * time, and a pattern that needs backtracking makes the schema a 400 at validation.
  */
 import Ajv, { ValidateFunction } from 'ajv';
-import { CheckInput, CheckResult, GuardrailCheck, ParsedCheck, joinedText } from '../guardrail-check';
+import { ParsedCheck, joinedText } from '../guardrail-check';
+import { CheckInput, CheckResult, GuardrailCheck } from '../../../context/guardrail-records';
 import { isObject, unknownFields } from '../../../common/config-fields';
 import { ajvRegExp } from '../../../common/regex/safe-regex';
 import { parseJson } from './json.check';

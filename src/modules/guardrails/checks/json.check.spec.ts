@@ -1,4 +1,4 @@
-import { CheckInput } from '../guardrail-check';
+import { CheckInput } from '../../../context/guardrail-records';
 import { JsonCheck } from './json.check';
 
 const input = (...texts: string[]): CheckInput => ({ stage: 'output', texts, model: null, metadata: {} });

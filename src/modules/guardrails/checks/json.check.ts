@@ -1,4 +1,5 @@
-import { CheckInput, CheckResult, GuardrailCheck, ParsedCheck, joinedText } from '../guardrail-check';
+import { ParsedCheck, joinedText } from '../guardrail-check';
+import { CheckInput, CheckResult, GuardrailCheck } from '../../../context/guardrail-records';
 import { unknownFields } from '../../../common/config-fields';
 
 /** `json`: the text is valid JSON (any JSON value; surrounding whitespace allowed). No parameters. */

@@ -1,4 +1,4 @@
-import { CheckInput } from '../guardrail-check';
+import { CheckInput } from '../../../context/guardrail-records';
 import { ModelsCheck } from './models.check';
 
 const input = (model: string | null): CheckInput => ({ stage: 'input', texts: ['hi'], model, metadata: {} });

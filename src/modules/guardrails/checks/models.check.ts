@@ -1,4 +1,5 @@
-import { CheckInput, CheckResult, GuardrailCheck, ParsedCheck } from '../guardrail-check';
+import { ParsedCheck } from '../guardrail-check';
+import { CheckInput, CheckResult, GuardrailCheck } from '../../../context/guardrail-records';
 import { stringList, unknownFields } from '../../../common/config-fields';
 
 /**

@@ -1,4 +1,4 @@
-import { CheckInput } from '../guardrail-check';
+import { CheckInput } from '../../../context/guardrail-records';
 import { PiiCheck } from './pii.check';
 
 const input = (...texts: string[]): CheckInput => ({ stage: 'input', texts, model: 'gpt-4o', metadata: {} });

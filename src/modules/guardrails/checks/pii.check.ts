@@ -1,4 +1,5 @@
-import { CheckInput, CheckResult, GuardrailCheck, ParsedCheck } from '../guardrail-check';
+import { ParsedCheck } from '../guardrail-check';
+import { CheckInput, CheckResult, GuardrailCheck } from '../../../context/guardrail-records';
 import { oneOf, unknownFields } from '../../../common/config-fields';
 import { PII_KINDS, PiiFinding, PiiKind, findPii, redactPii } from './pii-detectors';
 

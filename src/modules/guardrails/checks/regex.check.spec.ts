@@ -1,4 +1,4 @@
-import { CheckInput } from '../guardrail-check';
+import { CheckInput } from '../../../context/guardrail-records';
 import { MAX_MATCHED_CHARS } from '../../../common/regex/safe-regex';
 import { RegexCheck } from './regex.check';
 

@@ -1,4 +1,5 @@
-import { CheckInput, PostJson } from '../guardrail-check';
+import { PostJson } from '../guardrail-check';
+import { CheckInput } from '../../../context/guardrail-records';
 import { DEFAULT_TIMEOUT_MS, WebhookCheck } from './webhook.check';
 
 const input: CheckInput = { stage: 'output', texts: ['a', 'b'], model: 'gpt-4o', metadata: { team: 'x' } };

@@ -1,7 +1,8 @@
 import { isSecretHint } from '../../../common/crypto/secret-box';
 import { HEADER_VALUE_RULE, isHeaderValue } from '../../../common/http/header-value';
 import { hasUserinfo, isHttpUrl } from '../../../common/http/http-url';
-import { CheckDependencies, CheckInput, CheckResult, GuardrailCheck, ParsedCheck, PostJson } from '../guardrail-check';
+import { CheckDependencies, ParsedCheck, PostJson } from '../guardrail-check';
+import { CheckInput, CheckResult, GuardrailCheck } from '../../../context/guardrail-records';
 import { isInt, isObject, unknownFields } from '../../../common/config-fields';
 
 /**

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsArray, IsIn, IsInt, IsNumber, IsOptional, Max, Min, ValidateIf, ValidateNested } from 'class-validator';
 import { IsInstant, MaxDecimalPlaces, Omittable } from '../../../common/pipes/validators';
-import { BUDGET_PERIODS, RATE_LIMIT_TYPES, RATE_LIMIT_UNITS } from '../key-limits';
+import { BUDGET_PERIODS, RATE_LIMIT_TYPES, RATE_LIMIT_UNITS } from '../../../context/key-limits';
 
 export class RateLimitDto {
   @ApiProperty({ enum: RATE_LIMIT_TYPES })

@@ -1,6 +1,6 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 import { numericColumn } from '../../../database/column-transformers';
-import { BudgetPeriod, RateLimit } from '../key-limits';
+import { BudgetPeriod, RateLimit } from '../../../context/key-limits';
 import type { Role } from '../../workspaces/roles';
 
 export type ApiKeyRole = Role;

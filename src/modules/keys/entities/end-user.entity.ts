@@ -1,6 +1,6 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 import { numericColumn } from '../../../database/column-transformers';
-import { BudgetPeriod } from '../key-limits';
+import { BudgetPeriod } from '../../../context/key-limits';
 
 /** An end user (the `user` field of requests) managed like a key: a budget of its own. */
 @Entity('end_users')

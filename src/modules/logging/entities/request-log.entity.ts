@@ -1,7 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { BodyLayout } from '../body-parts/body-parts';
 import { numericColumn } from '../../../database/column-transformers';
-import type { ToolCallRecord } from '../tool-call-record';
+import type { ToolCallRecord } from '../../../context/tool-call-record';
 
 /**
  * One row per gateway request (CONTRACT section 6). The id is a UUIDv7, so ordering by

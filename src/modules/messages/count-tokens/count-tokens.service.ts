@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import type { RequestContext } from '../../../gateway/request-context';
+import type { RequestContext } from '../../../context/request-context';
 import { GatewayError, UpstreamHttpError } from '../../../common/errors/gateway-error';
 import type { GatewayResult } from '../../routing/gateway-result';
 import type { ChatInputTokensCapability, MessagesCountTokensCapability, ProviderAdapter } from '../../../providers/provider-adapter';
 import { ProviderRegistry } from '../../../providers/registry';
 import { RouteExecutor } from '../../routing/route-executor';
-import type { Attempt } from '../../routing/attempt';
-import type { RouteTarget } from '../../routing/route-plan';
+import type { Attempt } from '../../../context/attempt';
+import type { RouteTarget } from '../../../context/route-plan';
 import { OperationSpec, UpstreamAttempt } from '../../upstream/upstream-attempt';
 import { openAIErrorToAnthropic } from '../chat-bridge/chat-to-messages';
 import { messagesToChatBody } from '../chat-bridge/messages-to-chat';
