@@ -106,12 +106,7 @@ export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
     const { json, partKeys, parts } = recordWithParts(record, this.knownParts);
     const entry = queued(record, json, partKeys, this.partStore.inDatabase ? [] : parts);
     this.journal?.append(entry);
-    if (this.queue.length >= this.maxQueue) {
-      // The oldest record leaves memory; if it is journaled it is read back once the queue drains.
-      if (!this.journal?.spill(this.queue.shift()!) && ++this.dropped % 1000 === 1) {
-        this.logger.error(`Log queue full (${this.maxQueue}) and not journaled: ${this.dropped} oldest records dropped`);
-      }
-    }
+    if (this.queue.length >= this.maxQueue) this.leaveMemory(this.queue.shift()!);
     this.queue.push(entry);
     if (this.queue.length >= this.batchSize && !this.flushing) void this.flush();
   }
@@ -121,6 +116,13 @@ export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
     while (this.flushing) await this.flushing;
     this.flushing = this.writeQueued().finally(() => (this.flushing = undefined));
     return this.flushing;
+  }
+
+  /** The oldest record leaves memory past LOG_QUEUE_MAX; if it is journaled it is read back once the queue drains. */
+  private leaveMemory(entry: Queued): void {
+    if (!this.journal?.spill(entry) && ++this.dropped % 1000 === 1) {
+      this.logger.error(`Log queue full (${this.maxQueue}) and not journaled: ${this.dropped} oldest records dropped`);
+    }
   }
 
   /** Records waiting in memory. */
@@ -168,6 +170,8 @@ export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
       await this.markKeysUsed(written);
       if (unwritten.length) {
         this.queue.unshift(...unwritten);
+        // Records enqueued while the batch was out filled the queue: the memory bound holds all the same.
+        while (this.queue.length > this.maxQueue) this.leaveMemory(this.queue.shift()!);
         this.failures++;
         this.logger.warn(`Writing ${unwritten.length} log records failed (attempt ${this.failures}): ${(failure as Error).message}`);
         return;
