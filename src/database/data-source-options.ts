@@ -35,6 +35,7 @@ import { KeysLastUsed1764002100000 } from './migrations/1764002100000-KeysLastUs
 import { LogBodyPartDocuments1764002300000 } from './migrations/1764002300000-LogBodyPartDocuments';
 import { LogBodyParts1764002200000 } from './migrations/1764002200000-LogBodyParts';
 import { LogWholeBodies1764002400000 } from './migrations/1764002400000-LogWholeBodies';
+import { LogSearchWords1764002500000 } from './migrations/1764002500000-LogSearchWords';
 import { AuditLog1764001800000 } from './migrations/1764001800000-AuditLog';
 import { UsersSessions1764001900000 } from './migrations/1764001900000-UsersSessions';
 import { encryptProviderOptionSecretsMigration } from './migrations/1764001200000-EncryptProviderOptionSecrets';
@@ -84,6 +85,7 @@ export const MIGRATIONS = [
   LogBodyParts1764002200000,
   LogBodyPartDocuments1764002300000,
   LogWholeBodies1764002400000,
+  LogSearchWords1764002500000,
 ];
 
 /** Migrations, with those that re-encode stored secrets made with the gateway's encryption key. */

@@ -459,7 +459,7 @@ describe('log bodies stored as parts', () => {
   });
 
   describe('search', () => {
-    const [TOOL, SYS, MSG, P1, P2, ASKED, ANSWERED] = ['tool', 'sys', 'msg', 'one', 'two', 'asked', 'answered'].map(word);
+    const [TOOL, SYS, MSG, P1, P2, ASKED, ANSWERED, LINE, TABBED] = ['tool', 'sys', 'msg', 'one', 'two', 'asked', 'answered', 'line', 'tabbed'].map(word);
     let withAll: string;
     let withoutSys: string;
     let answered: string;
@@ -468,7 +468,7 @@ describe('log bodies stored as parts', () => {
       // withAll: MSG in its first message, SYS in its system prompt, TOOL and the phrase "P1 P2" in its tool_result.
       const a = claudeTurnWith(`Please look at ${MSG} first.`);
       a.system.push({ type: 'text', text: `The project is code-named ${SYS}.` });
-      a.messages[3].content[0].content = `${TOOL} printed ${P1} ${P2}`;
+      a.messages[3].content[0].content = `${TOOL} printed ${P1} ${P2}\n${LINE} starts a line\t${TABBED} follows a tab`;
       // withoutSys: MSG too, the system prompt as recorded, the words of the phrase the other way round.
       const b = claudeTurnWith(`Please look at ${MSG} first.`);
       b.messages[3].content[0].content = `printed ${P2} ${P1}`;
@@ -500,6 +500,7 @@ describe('log bodies stored as parts', () => {
       ['the same words in the other order', () => `"${P2} ${P1}"`, () => [withoutSys]],
       ["a word of the row's own fields (the model) and a word of a part", () => `${TOOL} opus`, () => [withAll]],
       ['a word of a request part and a word of an answer part', () => `${ASKED} ${ANSWERED}`, () => [answered]],
+      ['words right after a newline and a tab in a tool output (JSON escapes are not words)', () => `${LINE} ${TABBED}`, () => [withAll]],
     ])('%s', async (_name, query, expected) => {
       const [walked, indexed] = await searchBothPlans(query());
       expect(walked).toEqual(expected());

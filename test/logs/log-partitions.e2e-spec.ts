@@ -73,6 +73,19 @@ describe('request log partitions', () => {
     expect(await partitions()).toContain(partitionOf(dayOf(new Date(now + (PARTITION_DAYS_AHEAD + 2) * DAY_MS))));
   });
 
+  it("gives every partition's GIN indexes (bodies' words, part hashes) a 128 kB pending list, those made as days pass too", async () => {
+    const newest = partitionOf(dayOf(new Date(Date.now() + (PARTITION_DAYS_AHEAD + 5) * DAY_MS)));
+    await maintainer({}).run(new Date(Date.now() + 5 * DAY_MS));
+    const ginIndexes = await query<{ partition: string; settings: string[] | null }>(
+      `select i.indrelid::regclass::text as partition, c.reloptions as settings
+       from pg_index i join pg_class c on c.oid = i.indexrelid join pg_am am on am.oid = c.relam join pg_inherits h on h.inhrelid = i.indrelid
+       where h.inhparent = 'request_logs'::regclass and am.amname = 'gin'`,
+    );
+    expect(ginIndexes.map((index) => index.partition)).toEqual(expect.arrayContaining([newest, partitionOf(dayOf(new Date())), 'request_logs_default']));
+    expect(ginIndexes.length).toBeGreaterThanOrEqual(2 * 3);
+    for (const index of ginIndexes) expect(index.settings).toEqual(['gin_pending_list_limit=128']);
+  });
+
   it('runs on one instance at a time: a pass while another holds the lock does nothing', async () => {
     const other = new Client({ connectionString: gateway.databaseUrl });
     await other.connect();

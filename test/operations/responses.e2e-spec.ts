@@ -202,8 +202,11 @@ describe('responses through the gateway with the OpenAI SDK', () => {
     expect(response.status).toBe(200);
     expect(response.text).toContain('event: response.created');
     expect(response.text).toMatch(/event: error\ndata: \{"type":"error","code":"upstream_malformed_response"/);
+    // Numbered after the snapshot the client saw (response.created, sequence 0), which the log keeps as the answer so far.
+    expect(response.text).toMatch(/"sequence_number":1\}\n\n$/);
     const log = await logOf(gateway, response.headers.get('x-gateway-request-id'));
     expect(log.error).toMatchObject({ code: 'upstream_malformed_response' });
+    expect(log.response_body).toMatchObject({ object: 'response', status: 'in_progress', output: [] });
   });
 
   it('retrieves, lists input items of, and deletes a stored response at the same provider', async () => {

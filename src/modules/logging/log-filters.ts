@@ -82,7 +82,7 @@ function* outsideQuotes(text: string): Generator<{ char: string; index: number; 
  * classes, and a full-text search `q` over the request and response bodies: a row matches
  * when its own body text does (`request_log_document`, migration LogSearch: the rest of a
  * body split into parts, a whole body before parts) or when one of its parts does
- * (`log_body_part_document`, migration LogBodyParts: each distinct part indexed once; or,
+ * (`log_body_words`, migration LogSearchWords: each distinct part's string values indexed once; or,
  * for a part whose body is in an object store, its `document`, migration
  * LogBodyPartDocuments; the rows of the matching parts are found through the GIN index on
  * `part_hashes`). The
@@ -120,7 +120,7 @@ export function applySearchFilters(
     qb.setParameters({ searchWorkspaces: workspaces });
     const inWorkspaces = workspaces === null ? '' : 'p.workspace_id in (:...searchWorkspaces) and ';
     const matches = (parameter: string) => `(request_log_document(log.request_body, log.response_body) @@ cast(:${parameter} as tsquery)
-      or coalesce(log.part_hashes && array(select p.hash from log_body_parts p where ${inWorkspaces}(log_body_part_document(p.body) @@ cast(:${parameter} as tsquery)
+      or coalesce(log.part_hashes && array(select p.hash from log_body_parts p where ${inWorkspaces}(log_body_words(p.body) @@ cast(:${parameter} as tsquery)
         or p.document @@ cast(:${parameter} as tsquery))), false))`;
     search.required.forEach((term, i) => qb.andWhere(matches(`searchTerm${i}`), { [`searchTerm${i}`]: term }));
     // `matches` is never null (a row without parts: coalesce), so `not` keeps the rows that lack the term.

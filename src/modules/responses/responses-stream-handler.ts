@@ -9,6 +9,13 @@ import type { SseStreamHandler } from '../upstream/sse-relay';
 
 /** The events that end a Responses stream, each carrying the final response object. */
 const FINAL_EVENTS = new Set(['response.completed', 'response.incomplete', 'response.failed']);
+/**
+ * Snapshots the log needs only if no final event comes: each carries the whole response
+ * object so far (with the request's instructions and tools, tens of KB for an agent), so
+ * they are parsed only then. Their `sequence_number` comes first and is read on its own.
+ */
+const SNAPSHOT_EVENTS = new Set(['response.created', 'response.in_progress']);
+const LEADING_SEQUENCE = /^\{"type":"response\.[a-z_]+","sequence_number":(\d+),/;
 
 /**
  * A Responses API stream: every typed event is forwarded as it came (its `event:` name
@@ -18,6 +25,8 @@ const FINAL_EVENTS = new Set(['response.completed', 'response.incomplete', 'resp
 export class ResponsesStreamHandler implements SseStreamHandler {
   /** The newest response snapshot: the final one, or what `response.created` / `in_progress` said. */
   private response: Record<string, any> | null = null;
+  /** A snapshot's data not parsed yet (SNAPSHOT_EVENTS): newer than `response` when set. */
+  private snapshotData: string | null = null;
   private complete = false;
   private lastSequence = -1;
   private ttftMs: number | null = null;
@@ -26,11 +35,20 @@ export class ResponsesStreamHandler implements SseStreamHandler {
   constructor(private readonly context: RequestContext) {}
 
   onEvent(event: EventSourceMessage): string[] {
+    const sequence = event.event && SNAPSHOT_EVENTS.has(event.event) ? LEADING_SEQUENCE.exec(event.data) : null;
+    if (sequence) {
+      this.lastSequence = Number(sequence[1]);
+      this.snapshotData = event.data;
+      return [sseFrame(event.data, event.event)];
+    }
     const data = parseStreamEvent(event.data);
     const type = typeof data.type === 'string' ? data.type : event.event;
     if (typeof data.sequence_number === 'number') this.lastSequence = data.sequence_number;
     if (type?.endsWith('.delta')) this.ttftMs ??= this.context.elapsedMs();
-    if (data.response && typeof data.response === 'object') this.response = data.response;
+    if (data.response && typeof data.response === 'object') {
+      this.response = data.response;
+      this.snapshotData = null;
+    }
     if (type && FINAL_EVENTS.has(type)) {
       this.complete = true;
       const error = this.response?.error;
@@ -56,7 +74,7 @@ export class ResponsesStreamHandler implements SseStreamHandler {
   }
 
   finish(): AnswerOutcome {
-    const response = this.response;
+    const response = this.snapshotData === null ? this.response : (snapshotResponse(this.snapshotData) ?? this.response);
     return {
       responseBody: response,
       usage: usageFromOpenAIResponse(response),
@@ -64,5 +82,15 @@ export class ResponsesStreamHandler implements SseStreamHandler {
       ttftMs: this.ttftMs,
       error: this.error,
     };
+  }
+}
+
+/** The response object of a snapshot event's data, or null when it holds none. */
+function snapshotResponse(data: string): Record<string, unknown> | null {
+  try {
+    const { response } = parseStreamEvent(data) as { response?: unknown };
+    return response && typeof response === 'object' ? (response as Record<string, unknown>) : null;
+  } catch {
+    return null;
   }
 }

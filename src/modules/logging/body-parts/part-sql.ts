@@ -15,7 +15,7 @@ export const RECORD_WORKSPACE_SQL = `coalesce(r."workspaceId", '${DEFAULT_WORKSP
  * part's words for search (`document`), not its body.
  */
 export function partsUpsertStep(records: string, bodiesInDatabase: boolean): string {
-  const [body, document] = bodiesInDatabase ? ['p.b', 'null::tsvector'] : ['null::jsonb', 'log_body_part_document(p.b)'];
+  const [body, document] = bodiesInDatabase ? ['p.b', 'null::tsvector'] : ['null::jsonb', 'log_body_words(p.b)'];
   return `parts as (
       insert into log_body_parts (workspace_id, hash, body, document, bytes, last_seen_day)
       select distinct on (1, 2) ${RECORD_WORKSPACE_SQL}, p.h, ${body}, ${document}, p.n, (r."createdAt" at time zone 'UTC')::date
