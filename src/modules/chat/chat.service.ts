@@ -8,17 +8,15 @@ import type { ChatCompletionBody, ChatCompletionChunk, ChatStreamDecoder } from 
 import { usageFromOpenAI } from '../../providers/openai-usage';
 import { estimatedStreamUsage } from '../../providers/usage';
 import type { AnswerOutcome, Attempt } from '../../context/attempt';
-import { RouteExecutor } from '../routing/route-executor';
 import type { RouteTarget } from '../../context/route-plan';
 import type { SseStreamHandler } from '../upstream/sse-relay';
 import { UpstreamAttempt } from '../upstream/upstream-attempt';
-import { CHAT_TEXTS } from '../guardrails/operation-texts';
 import { ChatStreamAssembler } from './chat-stream-assembler';
 import { CHAT_COMPLETIONS, ChatUpstream } from './chat-upstream';
 import type { ChatCompletionCreateDto } from './dto/chat-completion-create.dto';
 import { parseStreamEvent } from '../../providers/stream-event';
-import { McpToolLoop, requestedMcpServers } from '../mcp/mcp-tool-loop';
-import { CHAT_TOOLS } from '../mcp/tool-dialects';
+import { ModelOperation } from '../model-operation/model-operation';
+import { CHAT_DIALECT, chatErrorFrame } from './chat-dialect';
 
 /**
  * `chat.completions`: the route executor picks targets; each attempt prepares the body
@@ -30,30 +28,16 @@ import { CHAT_TOOLS } from '../mcp/tool-dialects';
 @Injectable()
 export class ChatService {
   constructor(
-    private readonly executor: RouteExecutor,
+    private readonly operation: ModelOperation,
     private readonly attempts: UpstreamAttempt,
     private readonly chatUpstream: ChatUpstream,
-    private readonly mcpLoop: McpToolLoop,
   ) {}
 
   create(context: RequestContext, body: ChatCompletionCreateDto): Promise<GatewayResult> {
-    const mcpServers = requestedMcpServers(context);
-    if (mcpServers)
-      return this.mcpLoop.run(context, body, mcpServers, CHAT_TOOLS, (round) => this.createOnce(context, round as unknown as ChatCompletionCreateDto));
-    return this.createOnce(context, body);
-  }
-
-  /** One request to the model (a tool loop makes several). */
-  private createOnce(context: RequestContext, body: ChatCompletionCreateDto): Promise<GatewayResult> {
-    // A prompt call or a tool loop has logged its own body: begin keeps it.
-    return this.executor.execute(
-      context.begin({ body, stream: body.stream === true, user: body.user }),
-      body,
-      (target, upstreamBody, attempt) =>
-        this.chatUpstream.capability(target).translation
-          ? this.translatedAttempt(context, attempt, target, upstreamBody)
-          : this.attempt(context, attempt, target, upstreamBody),
-      { texts: CHAT_TEXTS },
+    return this.operation.run(context, body, CHAT_DIALECT, (target, upstreamBody, attempt) =>
+      this.chatUpstream.capability(target).translation
+        ? this.translatedAttempt(context, attempt, target, upstreamBody)
+        : this.attempt(context, attempt, target, upstreamBody),
     );
   }
 
@@ -148,7 +132,7 @@ export class ChatStreamHandler implements SseStreamHandler {
   }
 
   errorFrame(error: LoggedError): string {
-    return sseFrame(JSON.stringify({ error: { message: error.message, type: error.type, param: null, code: error.code } }));
+    return chatErrorFrame(error);
   }
 
   finish(): AnswerOutcome {

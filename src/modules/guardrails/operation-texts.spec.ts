@@ -1,4 +1,7 @@
-import { CHAT_TEXTS, MESSAGES_TEXTS, RESPONSES_TEXTS, realtimeEventSlots, type TextSlot } from './operation-texts';
+import { CHAT_TEXTS } from '../chat/chat-dialect';
+import { MESSAGES_TEXTS } from '../messages/messages-dialect';
+import { RESPONSES_TEXTS } from '../responses/responses-dialect';
+import { realtimeEventSlots, type TextSlot } from './operation-texts';
 
 /** Sets every slot to an upper-cased text, then reads them back through the same slots. */
 function rewrite(slots: TextSlot[]): string[] {

@@ -1,6 +1,9 @@
 import { ChatStreamAssembler } from '../chat/chat-stream-assembler';
 import { AnthropicMessageAssembler } from '../messages/anthropic-message-assembler';
-import { CHAT_TOOLS, MESSAGES_TOOLS, RESPONSES_TOOLS, modelToolName, resultText, type OfferedTool } from './tool-dialects';
+import { CHAT_TOOLS } from '../chat/chat-dialect';
+import { MESSAGES_TOOLS } from '../messages/messages-dialect';
+import { RESPONSES_TOOLS } from '../responses/responses-dialect';
+import { modelToolName, resultText, type OfferedTool } from './tool-dialects';
 
 const TOOL: OfferedTool = {
   name: 'docs__search',

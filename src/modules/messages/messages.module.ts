@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { McpModule } from '../mcp/mcp.module';
+import { ModelOperationModule } from '../model-operation/model-operation.module';
 import { ChatModule } from '../chat/chat.module';
 import { RoutingModule } from '../routing/routing.module';
 import { CountTokensService } from './count-tokens/count-tokens.service';
@@ -7,7 +7,7 @@ import { MessagesController } from './messages.controller';
 import { MessagesService } from './messages.service';
 
 @Module({
-  imports: [McpModule, RoutingModule, ChatModule],
+  imports: [ModelOperationModule, RoutingModule, ChatModule],
   controllers: [MessagesController],
   providers: [MessagesService, CountTokensService],
 })

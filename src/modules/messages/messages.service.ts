@@ -8,18 +8,16 @@ import { usageFromOpenAI } from '../../providers/openai-usage';
 import { ProviderRegistry } from '../../providers/registry';
 import { ChatUpstream } from '../chat/chat-upstream';
 import type { Attempt } from '../../context/attempt';
-import { RouteExecutor } from '../routing/route-executor';
 import type { RouteTarget } from '../../context/route-plan';
 import { OperationSpec, UpstreamAttempt } from '../upstream/upstream-attempt';
-import { MESSAGES_TEXTS } from '../guardrails/operation-texts';
 import { AnthropicPassthroughStreamHandler } from './anthropic-passthrough-stream-handler';
 import { ChatToMessagesStreamHandler } from './chat-to-messages-stream-handler';
 import { chatCompletionToMessage, openAIErrorToAnthropic } from './chat-bridge/chat-to-messages';
 import { messagesToChatBody, wantsThinking } from './chat-bridge/messages-to-chat';
 import { IgnoredParams } from '../../providers/ignored-params';
 import type { MessageCreateDto } from './dto/message-create.dto';
-import { McpToolLoop, requestedMcpServers } from '../mcp/mcp-tool-loop';
-import { MESSAGES_TOOLS } from '../mcp/tool-dialects';
+import { ModelOperation } from '../model-operation/model-operation';
+import { MESSAGES_DIALECT } from './messages-dialect';
 
 const MESSAGES: OperationSpec = { capability: 'messages', title: 'the Messages API', usage: usageFromAnthropic };
 
@@ -32,33 +30,18 @@ const MESSAGES: OperationSpec = { capability: 'messages', title: 'the Messages A
 @Injectable()
 export class MessagesService {
   constructor(
-    private readonly executor: RouteExecutor,
+    private readonly operation: ModelOperation,
     private readonly attempts: UpstreamAttempt,
     private readonly chatUpstream: ChatUpstream,
     private readonly registry: ProviderRegistry,
-    private readonly mcpLoop: McpToolLoop,
   ) {}
 
   create(context: RequestContext, body: MessageCreateDto): Promise<GatewayResult> {
-    const mcpServers = requestedMcpServers(context);
-    if (mcpServers)
-      return this.mcpLoop.run(context, body, mcpServers, MESSAGES_TOOLS, (round) => this.createOnce(context, round as unknown as MessageCreateDto));
-    return this.createOnce(context, body);
-  }
-
-  /** One request to the model (a tool loop makes several). */
-  private createOnce(context: RequestContext, body: MessageCreateDto): Promise<GatewayResult> {
-    const endUser = body.metadata?.user_id;
-    const opened = context.begin({ body, stream: body.stream === true, user: typeof endUser === 'string' && endUser ? endUser : null });
     const vendorHeaders = anthropicHeaders(context.requestHeaders);
-    return this.executor.execute(
-      opened,
-      body,
-      (target, upstreamBody, attempt) =>
-        this.speaksMessages(target, upstreamBody)
-          ? this.native(context, attempt, target, upstreamBody, vendorHeaders)
-          : this.bridged(context, attempt, target, upstreamBody),
-      { texts: MESSAGES_TEXTS },
+    return this.operation.run(context, body, MESSAGES_DIALECT, (target, upstreamBody, attempt) =>
+      this.speaksMessages(target, upstreamBody)
+        ? this.native(context, attempt, target, upstreamBody, vendorHeaders)
+        : this.bridged(context, attempt, target, upstreamBody),
     );
   }
 

@@ -9,9 +9,8 @@ import type { Attempt } from '../../context/attempt';
 import { RouteExecutor } from '../routing/route-executor';
 import type { RouteTarget } from '../../context/route-plan';
 import { OperationSpec, UpstreamAttempt } from '../upstream/upstream-attempt';
-import { RESPONSES_TEXTS } from '../guardrails/operation-texts';
-import { McpToolLoop, requestedMcpServers } from '../mcp/mcp-tool-loop';
-import { RESPONSES_TOOLS } from '../mcp/tool-dialects';
+import { ModelOperation } from '../model-operation/model-operation';
+import { RESPONSES_DIALECT } from './responses-dialect';
 import { chatCompletionToResponse, responseSettings } from './chat-bridge/chat-to-response';
 import { responsesToChatBody } from './chat-bridge/responses-to-chat';
 import { ResponsesStreamEncoder } from './chat-bridge/responses-stream-encoder';
@@ -40,28 +39,16 @@ export type ResponseResourceAction = { method: 'GET' | 'POST' | 'DELETE'; id: st
 @Injectable()
 export class ResponsesService {
   constructor(
+    private readonly operation: ModelOperation,
     private readonly executor: RouteExecutor,
     private readonly attempts: UpstreamAttempt,
     private readonly chatUpstream: ChatUpstream,
     private readonly registry: ProviderRegistry,
-    private readonly mcpLoop: McpToolLoop,
   ) {}
 
   create(context: RequestContext, body: ResponseCreateDto): Promise<GatewayResult> {
-    const mcpServers = requestedMcpServers(context);
-    if (mcpServers)
-      return this.mcpLoop.run(context, body, mcpServers, RESPONSES_TOOLS, (round) => this.createOnce(context, round as unknown as ResponseCreateDto));
-    return this.createOnce(context, body);
-  }
-
-  /** One request to the model (a tool loop makes several). */
-  private createOnce(context: RequestContext, body: ResponseCreateDto): Promise<GatewayResult> {
-    return this.executor.execute(
-      context.begin({ body, stream: body.stream === true, user: body.user }),
-      body,
-      (target, upstreamBody, attempt) =>
-        this.bridges(target) ? this.bridged(context, attempt, target, upstreamBody) : this.native(context, attempt, target, upstreamBody),
-      { texts: RESPONSES_TEXTS },
+    return this.operation.run(context, body, RESPONSES_DIALECT, (target, upstreamBody, attempt) =>
+      this.bridges(target) ? this.bridged(context, attempt, target, upstreamBody) : this.native(context, attempt, target, upstreamBody),
     );
   }
 

@@ -8,7 +8,7 @@ import type { BudgetLedger } from '../budgets/budget-ledger';
 import type { RateLimiter } from '../budgets/rate-limiter';
 import type { CachedResponse, ResponseCache } from '../cache/response-cache';
 import { buildGuardrails } from '../guardrails/guardrail-registry';
-import { CHAT_TEXTS } from '../guardrails/operation-texts';
+import { CHAT_TEXTS } from '../chat/chat-dialect';
 import type { AnswerOutcome, Attempt } from '../../context/attempt';
 import type { GatewayResult } from './gateway-result';
 import { RouteExecutor, upstreamBodyFor, type AttemptSender } from './route-executor';
