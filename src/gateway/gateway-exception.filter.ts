@@ -3,10 +3,9 @@ import { QueryFailedError } from 'typeorm';
 import { isDatabaseUnavailable, isDataException } from '../database/database-errors';
 import type { Request, Response } from 'express';
 import { maybeContextOf } from '../context/request-context';
-import { anthropicErrorType } from '../common/errors/anthropic-error';
-import { speaksAnthropic } from '../common/http/anthropic-shape';
 import { ClientClosedRequestError, GatewayError, UpstreamHttpError } from '../common/errors/gateway-error';
 import { routingHeaders } from '../modules/routing/gateway-result';
+import { errorShapeOf } from '../modules/model-operation/dialects';
 
 const NEST_STATUS_TYPES: Record<number, string> = {
   400: 'invalid_request_error',
@@ -106,11 +105,7 @@ function answerError(req: Request, res: Response, exception: unknown, logger: Lo
   if (res.headersSent) return void res.end();
   res.status(error.status);
   setHeaders(res, error.headers);
-  if (speaksAnthropic(req.path, req.headers)) {
-    res.json({ type: 'error', error: { type: anthropicErrorType(error.type, error.status), message: error.message, ...error.details } });
-  } else {
-    res.json({ error: { message: error.message, type: error.type, param: error.param, code: error.code, ...error.details } });
-  }
+  res.json(errorShapeOf(req.path, req.headers).body(error));
 }
 
 /** Sets each header Node accepts; one it refuses (a line break, a character past Latin-1) is left out rather than losing the whole answer. */
@@ -132,9 +127,14 @@ function writeMinimalError(req: Request, res: Response, exception: unknown): voi
     const status = known ? exception.status : 500;
     const type = known ? exception.type : 'api_error';
     const message = known ? exception.message : 'Internal gateway error';
-    const body = speaksAnthropic(req.path ?? '', req.headers ?? {})
-      ? { type: 'error', error: { type: anthropicErrorType(type, status), message } }
-      : { error: { message, type, param: null, code: known ? exception.code : 'internal_error' } };
+    const body = errorShapeOf(req.path ?? '', req.headers ?? {}).body({
+      status,
+      type,
+      message,
+      param: null,
+      code: known ? exception.code : 'internal_error',
+      details: {},
+    });
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   } catch {
     res.destroy();

@@ -3,6 +3,9 @@ import { isObject } from '../../common/config-fields';
 import { contentSlots, type OperationTexts } from '../guardrails/operation-texts';
 import { list, parsedArguments, records, text, type Body, type ToolDialect } from '../mcp/tool-dialects';
 import type { ModelDialect } from '../model-operation/model-operation';
+import { anthropicErrorType } from '../../common/errors/anthropic-error';
+import type { ErrorShape } from '../../common/errors/error-shape';
+import { speaksAnthropic } from '../../common/http/anthropic-shape';
 
 /**
  * Anthropic's Messages API as a dialect: where its texts are, how it offers and calls tools,
@@ -86,9 +89,16 @@ function messageBlockParts(block: Body): { start: Body; delta: Body[] } {
   return { start: block, delta: [] };
 }
 
+/** Anthropic's `{"type": "error", "error": {type, message}}`, on `/v1/messages…` and Anthropic-flavoured `/v1/models`. */
+export const ANTHROPIC_ERROR_SHAPE: ErrorShape = {
+  matches: speaksAnthropic,
+  body: (error) => ({ type: 'error', error: { type: anthropicErrorType(error.type, error.status), message: error.message, ...error.details } }),
+};
+
 export const MESSAGES_DIALECT: ModelDialect = {
   texts: MESSAGES_TEXTS,
   tools: MESSAGES_TOOLS,
+  errors: ANTHROPIC_ERROR_SHAPE,
   opening: (body) => {
     const endUser = isObject(body.metadata) ? body.metadata.user_id : undefined;
     return { stream: body.stream === true, user: typeof endUser === 'string' && endUser ? endUser : null };

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { ErrorShape } from '../../common/errors/error-shape';
 import type { OperationRequest, RequestContext } from '../../context/request-context';
 import type { OperationTexts } from '../guardrails/operation-texts';
 import { McpToolLoop, requestedMcpServers } from '../mcp/mcp-tool-loop';
@@ -17,6 +18,8 @@ export interface ModelDialect {
   readonly tools: ToolDialect;
   /** What its body says of the request: whether the answer streams, and the end user. */
   opening(body: Record<string, unknown>): Omit<OperationRequest, 'body'>;
+  /** Its error bodies and the routes they are on, when not OpenAI's (registered in dialects.ts). */
+  readonly errors?: ErrorShape;
 }
 
 /**
