@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { MockUpstream, RecordedRequest, startMockUpstream } from '../support/mock-upstream';
 import { admin, startTestGateway, TestGateway } from '../support/test-gateway';
 
@@ -219,7 +219,8 @@ export function isolatedEnv(home: string, extra: Record<string, string> = {}): R
 }
 
 export const PYTHON_SDKS = { openai: '3.22.1', anthropic: '1.13.0' };
-const VENV = join(ROOT, 'node_modules/.cache/client-suite-venv');
+/** CI keeps it in the machine's cache (.ci/run), where a fresh clone finds it made. */
+const VENV = process.env.CLIENT_SUITE_VENV || join(ROOT, 'node_modules/.cache/client-suite-venv');
 
 /**
  * The venv with the pinned Python SDKs, made once and reused while its stamp names the same
@@ -230,7 +231,7 @@ export async function pythonWithSdks(): Promise<string> {
   const stamp = join(VENV, 'client-suite-versions.json');
   const wanted = JSON.stringify(PYTHON_SDKS);
   if (existsSync(python) && existsSync(stamp) && readFileSync(stamp, 'utf8') === wanted) return python;
-  mkdirSync(join(ROOT, 'node_modules/.cache'), { recursive: true });
+  mkdirSync(dirname(VENV), { recursive: true });
   const made = await runProcess('python3', ['-m', 'venv', '--clear', VENV], { timeoutMs: 120_000 });
   if (made.code !== 0) throw new Error(`python3 -m venv failed (apt-get install python3-venv?): ${describeRun(made)}`);
   const env: Record<string, string> = { ...(process.env as Record<string, string>), PIP_DISABLE_PIP_VERSION_CHECK: '1' };
