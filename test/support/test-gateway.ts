@@ -42,8 +42,9 @@ function withHost(url: string, host: string): string {
 }
 
 /**
- * A gateway on a free port with a fresh database of its own (real PostgreSQL, real
- * migrations), dropped again by `close()`. `options.databaseHost` (host:port, e.g. a
+ * A gateway on a free port with a fresh database of its own (real PostgreSQL, the real
+ * migrations, run once by the global setup on the database this one is copied from),
+ * dropped again by `close()`. `options.databaseHost` (host:port, e.g. a
  * TcpProxy) is where the gateway reaches that database instead.
  */
 export async function startTestGateway(env: Record<string, string> = {}, options: { databaseHost?: string } = {}): Promise<TestGateway> {
@@ -52,7 +53,9 @@ export async function startTestGateway(env: Record<string, string> = {}, options
   const database = `gateway_test_${randomBytes(6).toString('hex')}`;
   const admin = new Client({ connectionString: adminUrl });
   await admin.connect();
-  await admin.query(`create database ${database}`);
+  // A copy of the database the global setup migrated (the gateway finds every migration run).
+  const template = process.env.TEST_PG_TEMPLATE;
+  await admin.query(`create database ${database}${template ? ` template ${template}` : ''}`);
   await admin.end();
 
   const url = databaseUrl(adminUrl, database);
