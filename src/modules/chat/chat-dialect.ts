@@ -82,8 +82,11 @@ function chatMessage(answer: unknown): Body | null {
   return choice && isObject(choice.message) ? choice.message : null;
 }
 
+/** What an OpenAI-format body (chat, Responses) says of its request: `stream`, and the end user in `user`. */
+export const openAIOpening: ModelDialect['opening'] = (body) => ({ stream: body.stream === true, user: typeof body.user === 'string' ? body.user : null });
+
 export const CHAT_DIALECT: ModelDialect = {
   texts: CHAT_TEXTS,
   tools: CHAT_TOOLS,
-  opening: (body) => ({ stream: body.stream === true, user: typeof body.user === 'string' ? body.user : null }),
+  opening: openAIOpening,
 };

@@ -1,5 +1,4 @@
-import { CheckInput, CheckResult, GuardrailCheck, Guardrail } from '../../context/guardrail-records';
-import type { GuardrailResult } from '../../context/guardrail-records';
+import type { CheckInput, CheckResult, Guardrail, GuardrailCheck, GuardrailResult } from '../../context/guardrail-records';
 
 /**
  * Runs guardrails on one request's or answer's texts. Every check of every guardrail runs

@@ -1,7 +1,6 @@
 import { GatewayError } from '../../common/errors/gateway-error';
-import type { Guardrail } from '../../context/guardrail-records';
+import type { Guardrail, GuardrailResult } from '../../context/guardrail-records';
 import { runGuardrails } from './guardrail-runner';
-import { type GuardrailResult } from '../../context/guardrail-records';
 import type { TextSlot } from './operation-texts';
 
 /** The status CONTRACT section 5 gives a request a guardrail denied. */

@@ -3,6 +3,7 @@ import { isObject } from '../../common/config-fields';
 import { contentSlots, RESPONSES_INPUT_PARTS, slot, type OperationTexts } from '../guardrails/operation-texts';
 import { list, parsedArguments, records, text, type Body, type ToolDialect } from '../mcp/tool-dialects';
 import type { ModelDialect } from '../model-operation/model-operation';
+import { openAIOpening } from '../chat/chat-dialect';
 
 /**
  * OpenAI's Responses API as a dialect: where its texts are, how it offers and calls tools,
@@ -100,5 +101,5 @@ function responseItemFrames(item: Body, outputIndex: number, event: (type: strin
 export const RESPONSES_DIALECT: ModelDialect = {
   texts: RESPONSES_TEXTS,
   tools: RESPONSES_TOOLS,
-  opening: (body) => ({ stream: body.stream === true, user: typeof body.user === 'string' ? body.user : null }),
+  opening: openAIOpening,
 };
