@@ -23,6 +23,7 @@ import { KeysModule } from './modules/keys/keys.module';
 import { LoggingModule } from './modules/logging/logging.module';
 import { McpModule } from './modules/mcp/mcp.module';
 import { MessagesModule } from './modules/messages/messages.module';
+import { GeminiModule } from './modules/gemini/gemini.module';
 import { RealtimeModule } from './modules/realtime/realtime.module';
 import { RerankModule } from './modules/rerank/rerank.module';
 import { PromptsModule } from './modules/prompts/prompts.module';
@@ -53,6 +54,7 @@ export class AppModule {
         RealtimeModule,
         ResponsesModule,
         MessagesModule,
+        GeminiModule,
         PromptsModule,
         CryptoModule,
         UpstreamModule,

@@ -134,6 +134,16 @@ export interface MessagesCountTokensCapability extends RequestBuilder {
   cannotCount?(status: number, body: unknown): boolean;
 }
 
+/**
+ * Google's Gemini API spoken natively (the `/v1beta/models/{model}:{method}` routes): the
+ * body is Gemini's own, with the gateway's `model` (from the path) and `stream` fields,
+ * which `buildRequest` moves into the URL. A cloud that hosts Gemini beside other models
+ * (Vertex AI) says which models it serves natively; the others are translated.
+ */
+export interface GeminiCapability extends RequestBuilder {
+  servesModel?(model: string): boolean;
+}
+
 /** The operations a provider may offer, one optional capability each. */
 export interface ProviderOperations {
   readonly chatCompletions?: ChatCompletionsCapability;
@@ -155,6 +165,14 @@ export interface ProviderOperations {
   readonly messagesCountTokens?: MessagesCountTokensCapability;
   /** The input tokens of a chat body counted by a vendor that has no Messages API but a counter of its own (Gemini). */
   readonly chatInputTokens?: ChatInputTokensCapability;
+  /** Gemini's `generateContent` / `streamGenerateContent` (`?alt=sse`), for `/v1beta/models/{model}:generateContent`. */
+  readonly generateContent?: GeminiCapability;
+  /** Gemini's `countTokens` of a Gemini body. */
+  readonly geminiCountTokens?: GeminiCapability;
+  /** Gemini's `embedContent` (a body with `content`) or `batchEmbedContents` (a body with `requests`). */
+  readonly geminiEmbed?: GeminiCapability;
+  /** `/models` in Gemini's shape (`{models: [{name: "models/…", supportedGenerationMethods}], nextPageToken}`). */
+  readonly geminiModels?: ResourceCapability;
   /** `/fine_tuning/jobs` and its sub-resources. */
   readonly fineTuning?: ResourceCapability;
   /** `/models`: the provider's model list and one model, in OpenAI's shape. */

@@ -1,8 +1,8 @@
 /**
  * Self-test of the mock upstream's other vendors, driven directly (no gateway): Anthropic's
  * Messages API (test/support/mock-anthropic.ts) through the official `@anthropic-ai/sdk`, which
- * must parse everything it sends, Gemini's generateContent (test/support/mock-gemini.ts)
- * through plain fetch, and Bedrock's Converse (test/support/mock-bedrock.ts) signed with smithy's
+ * must parse everything it sends, Gemini's generateContent, embedContent and model list
+ * (test/support/mock-gemini.ts) through plain fetch, and Bedrock's Converse (test/support/mock-bedrock.ts) signed with smithy's
  * SigV4 signer.
  */
 import Anthropic from '@anthropic-ai/sdk';
@@ -11,6 +11,7 @@ import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import { BEDROCK_TEST_CREDENTIALS } from '../support/mock-bedrock';
+import { GEMINI_MODELS, mockEmbeddingValues } from '../support/mock-gemini';
 import { startMockUpstream, type MockUpstream } from '../support/mock-upstream';
 
 const WEATHER_TOOL = {
@@ -499,6 +500,71 @@ describe('mock upstream (Anthropic, Gemini and Bedrock)', () => {
       const noContents = await generate('gemini-2.5-flash', { generationConfig: {} });
       expect(noContents.status).toBe(400);
       expect((await generate('gemini-2.5-flash', '{"contents": [')).status).toBe(400);
+    });
+
+    it('embeds one content with embedContent (the key required, unknown fields refused)', async () => {
+      const embedded = await generate('gemini-embedding-001', { content: { parts: [{ text: 'hello ' }, { text: 'world' }] } }, { method: 'embedContent' });
+      expect(embedded.status).toBe(200);
+      expect(await json(embedded)).toEqual({ embedding: { values: mockEmbeddingValues('hello world') } });
+      const sized = await json(
+        await generate(
+          'gemini-embedding-001',
+          { model: 'models/gemini-embedding-001', content: { parts: [{ text: 'hi' }] }, taskType: 'RETRIEVAL_DOCUMENT', title: 'T', outputDimensionality: 3 },
+          { method: 'embedContent' },
+        ),
+      );
+      expect(sized.embedding.values).toEqual(mockEmbeddingValues('hi', 3));
+
+      const noKey = await generate('gemini-embedding-001', { content: { parts: [{ text: 'hi' }] } }, { method: 'embedContent', key: '' });
+      expect(noKey.status).toBe(403);
+      expect((await json(noKey)).error.status).toBe('PERMISSION_DENIED');
+      const unknown = await generate('gemini-embedding-001', { content: { parts: [{ text: 'hi' }] }, input: 'hi' }, { method: 'embedContent' });
+      expect(unknown.status).toBe(400);
+      expect(await json(unknown)).toEqual({
+        error: { code: 400, message: 'Invalid JSON payload received. Unknown name "input": Cannot find field.', status: 'INVALID_ARGUMENT' },
+      });
+      const otherModel = await generate('gemini-embedding-001', { model: 'models/other', content: { parts: [{ text: 'hi' }] } }, { method: 'embedContent' });
+      expect(otherModel.status).toBe(400);
+      expect((await generate('gemini-embedding-001', { content: { parts: [] } }, { method: 'embedContent' })).status).toBe(400);
+    });
+
+    it("lists models in Google's native shape, page by page, and gets one (the key required)", async () => {
+      const list = (query: string, headers: Record<string, string> = { 'x-goog-api-key': 'g-key' }) => fetch(`${mock.url}/v1beta/models${query}`, { headers });
+      const all = await list('');
+      expect(all.status).toBe(200);
+      const body = await json(all);
+      expect(body).toEqual({ models: GEMINI_MODELS });
+      expect(body.models[0]).toMatchObject({
+        name: 'models/gemini-2.5-flash',
+        version: expect.any(String),
+        displayName: 'Gemini 2.5 Flash',
+        inputTokenLimit: expect.any(Number),
+        outputTokenLimit: expect.any(Number),
+        supportedGenerationMethods: expect.arrayContaining(['generateContent', 'countTokens']),
+      });
+
+      const names: string[] = [];
+      let token = '';
+      for (let page = 0; page < 5; page++) {
+        const reply = await json(await list(`?pageSize=3${token ? `&pageToken=${token}` : ''}`));
+        expect(reply.models.length).toBeLessThanOrEqual(3);
+        names.push(...reply.models.map((model: any) => model.name));
+        if (!reply.nextPageToken) break;
+        token = reply.nextPageToken;
+      }
+      expect(names).toEqual(GEMINI_MODELS.map((model) => model.name));
+      expect((await list('?pageSize=3&pageToken=bogus')).status).toBe(400);
+
+      const byQueryKey = await list('/gemini-2.5-pro?key=q-key', {});
+      expect(byQueryKey.status).toBe(200);
+      expect((await json(byQueryKey)).name).toBe('models/gemini-2.5-pro');
+      expect((await json(await list(`/${encodeURIComponent('models/gemini-2.5-flash')}`))).name).toBe('models/gemini-2.5-flash');
+      const missing = await list('/gemini-0-nope');
+      expect(missing.status).toBe(404);
+      expect((await json(missing)).error).toMatchObject({ code: 404, status: 'NOT_FOUND', message: expect.stringContaining('models/gemini-0-nope') });
+      const noKey = await list('', {});
+      expect(noKey.status).toBe(403);
+      expect((await json(noKey)).error.status).toBe('PERMISSION_DENIED');
     });
 
     it('the behaviour switches answer as documented', async () => {

@@ -36,7 +36,7 @@ describe('gateway-made errors', () => {
           type: 'authentication_error',
           code: 'invalid_api_key',
           param: null,
-          message: /^Missing gateway API key: send x-gateway-api-key, or the gk-… key as Authorization: Bearer or x-api-key$/,
+          message: /^Missing gateway API key: send x-gateway-api-key, or the gk-… key as Authorization: Bearer, x-api-key or x-goog-api-key$/,
         });
       }
     });

@@ -10,13 +10,23 @@
  *   POST /v1beta/models/{model}:countTokens  {totalTokens, promptTokensDetails}: `contents`, or a
  *        `generateContentRequest` (with its `model`; checked as generateContent's body), never both;
  *        totalTokens = the promptTokenCount generateContent would give, plus the JSON of `tools` / 4
+ *   POST /v1beta/models/{model}:embedContent  {content: {parts: [{text}]}, taskType?, title?,
+ *        outputDimensionality?, model?} → {embedding: {values: mockEmbeddingValues(text, dims)}}, no
+ *        usage; a `model`, when sent, must be "models/{model}"
  *   POST /v1beta/models/{model}:batchEmbedContents  {requests: [{model, content: {parts: [{text}]},
  *        outputDimensionality?, taskType?}]} → {embeddings: [{values: mockEmbeddingValues(text)}]}, no usage
+ *        (both: an unknown field is 400 INVALID_ARGUMENT "Invalid JSON payload received. Unknown name …")
+ *   GET  /v1beta/models          Google's native ListModels: {models: GEMINI_MODELS (name "models/…",
+ *        version, displayName, description, inputTokenLimit, outputTokenLimit,
+ *        supportedGenerationMethods, …)[, nextPageToken]}, paged by `pageSize` (default 50, at most
+ *        1000) and the `pageToken` of the page before (an unknown token: 400 INVALID_ARGUMENT)
+ *   GET  /v1beta/models/{model}  one of them ("models/" optional in {model}), else 404 NOT_FOUND
+ *        (only under /v1beta: /v1/models is OpenAI's and Anthropic's)
  *   GET  /v1beta/openai/models, …/models/{id}  the OpenAI-compatible model list (GEMINI_OPENAI_MODELS),
  *        the key as `Authorization: Bearer` (403 PERMISSION_DENIED without)
  *   The model comes from the path (URL-decoded), never from the body.
- *   - `x-goog-api-key` header (or `?key=`) required: 403 PERMISSION_DENIED "Method doesn't allow
- *     unregistered callers …" otherwise
+ *   - `x-goog-api-key` header (or `?key=`) required on every route but the OpenAI-compatible one:
+ *     403 PERMISSION_DENIED "Method doesn't allow unregistered callers …" otherwise
  *   - errors in Google's shape {error: {code, message, status}} (status INVALID_ARGUMENT,
  *     UNAUTHENTICATED, PERMISSION_DENIED, NOT_FOUND, RESOURCE_EXHAUSTED, INTERNAL, UNAVAILABLE,
  *     DEADLINE_EXCEEDED by code)
@@ -72,7 +82,7 @@ import { dropAfterHeaders, streamEvents } from './mock-sse';
 // A cycle (mock-upstream.ts imports this file), harmless: both only call each other per request.
 import { answerFailureSwitch, behaviourOf, sendJson } from './mock-upstream';
 
-const ROUTE = /^\/(?:v1beta|v1)\/models\/([^/:]+):(generateContent|streamGenerateContent|countTokens|batchEmbedContents)$/;
+const ROUTE = /^\/(?:v1beta|v1)\/models\/([^/:]+):(generateContent|streamGenerateContent|countTokens|embedContent|batchEmbedContents)$/;
 
 /**
  * The mock's embedding of a text: `dimensions` (default 8) numbers that depend on the text and
@@ -112,6 +122,118 @@ function batchEmbed(res: http.ServerResponse, call: MockCall, model: string): vo
   }
   sendJson(res, 200, JSON.stringify({ embeddings: values.map((vector) => ({ values: vector })) }));
 }
+/** `embedContent`: `{content: {parts: [{text}]}, taskType?, title?, outputDimensionality?, model?}` → `{embedding: {values}}` (no usage). */
+function embed(res: http.ServerResponse, call: MockCall, model: string): void {
+  const body = call.body ?? {};
+  const unknown = Object.keys(body).find((name) => !EMBED_REQUEST_FIELDS.has(name));
+  if (unknown) return sendGoogleError(res, 400, `Invalid JSON payload received. Unknown name "${unknown}": Cannot find field.`);
+  if (body.model !== undefined && body.model !== `models/${model}`)
+    return sendGoogleError(res, 400, '* EmbedContentRequest.model: unexpected model name format');
+  const parts = body.content?.parts;
+  if (!Array.isArray(parts) || parts.length === 0 || !parts.every((part: any) => typeof part?.text === 'string')) {
+    return sendGoogleError(res, 400, '* EmbedContentRequest.content.parts: contents is not specified');
+  }
+  const dimensions = body.outputDimensionality ?? body.output_dimensionality;
+  if (dimensions !== undefined && (!Number.isInteger(dimensions) || dimensions < 1))
+    return sendGoogleError(res, 400, '* output_dimensionality: must be positive');
+  sendJson(res, 200, JSON.stringify({ embedding: { values: mockEmbeddingValues(parts.map((part: any) => part.text).join(''), dimensions) } }));
+}
+
+const NATIVE_MODELS_ROUTE = /^\/v1beta\/models(?:\/([^/:]+))?$/;
+const TEXT_METHODS = ['generateContent', 'countTokens', 'createCachedContent', 'batchGenerateContent'];
+/** Google's native model list (ListModels), in Google's order and shape. */
+export const GEMINI_MODELS = [
+  {
+    name: 'models/gemini-2.5-flash',
+    version: '001',
+    displayName: 'Gemini 2.5 Flash',
+    description: 'Stable version of Gemini 2.5 Flash, our mid-size multimodal model that supports up to 1 million tokens, released in June of 2025.',
+    inputTokenLimit: 1048576,
+    outputTokenLimit: 65536,
+    supportedGenerationMethods: TEXT_METHODS,
+    temperature: 1,
+    topP: 0.95,
+    topK: 64,
+    maxTemperature: 2,
+    thinking: true,
+  },
+  {
+    name: 'models/gemini-2.5-pro',
+    version: '2.5',
+    displayName: 'Gemini 2.5 Pro',
+    description: 'Stable release (June 17th, 2025) of Gemini 2.5 Pro',
+    inputTokenLimit: 1048576,
+    outputTokenLimit: 65536,
+    supportedGenerationMethods: TEXT_METHODS,
+    temperature: 1,
+    topP: 0.95,
+    topK: 64,
+    maxTemperature: 2,
+    thinking: true,
+  },
+  {
+    name: 'models/gemini-2.0-flash',
+    version: '2.0',
+    displayName: 'Gemini 2.0 Flash',
+    description: 'Gemini 2.0 Flash',
+    inputTokenLimit: 1048576,
+    outputTokenLimit: 8192,
+    supportedGenerationMethods: TEXT_METHODS,
+    temperature: 1,
+    topP: 0.95,
+    topK: 40,
+    maxTemperature: 2,
+  },
+  {
+    name: 'models/gemini-embedding-001',
+    version: '001',
+    displayName: 'Gemini Embedding 001',
+    description: 'Obtain a distributed representation of a text.',
+    inputTokenLimit: 2048,
+    outputTokenLimit: 1,
+    supportedGenerationMethods: ['embedContent', 'countTextTokens', 'countTokens', 'asyncBatchEmbedContent'],
+  },
+];
+const DEFAULT_PAGE_SIZE = 50;
+const MAX_PAGE_SIZE = 1000;
+const pageToken = (offset: number) => Buffer.from(`offset:${offset}`).toString('base64url');
+
+/** `GET /v1beta/models[/{model}]`: the native list, paged by pageSize / pageToken, or one model. */
+function nativeModels(res: http.ServerResponse, call: MockCall, id: string | undefined): boolean {
+  const query = new URLSearchParams(call.rawQuery);
+  const apiKey = call.headers['x-goog-api-key'] ?? query.get('key');
+  if (typeof apiKey !== 'string' || !apiKey) {
+    sendGoogleError(res, 403, NO_KEY_MESSAGE);
+    return true;
+  }
+  if (id !== undefined) {
+    const name = decodeURIComponent(id).replace(/^models\//, '');
+    const model = GEMINI_MODELS.find((candidate) => candidate.name === `models/${name}`);
+    if (model) sendJson(res, 200, JSON.stringify(model));
+    else sendGoogleError(res, 404, `Model is not found: models/${name} for api version v1beta`);
+    return true;
+  }
+  const size = query.get('pageSize');
+  const pageSize = size === null || size === '' || Number(size) === 0 ? DEFAULT_PAGE_SIZE : Math.min(Number(size), MAX_PAGE_SIZE);
+  if (!Number.isInteger(pageSize) || pageSize < 0) {
+    sendGoogleError(res, 400, `Invalid value at 'page_size' (TYPE_INT32), "${size}"`);
+    return true;
+  }
+  const token = query.get('pageToken');
+  let offset = 0;
+  if (token) {
+    offset = GEMINI_MODELS.findIndex((_, i) => i > 0 && pageToken(i) === token);
+    if (offset === -1) {
+      sendGoogleError(res, 400, 'Invalid page token.');
+      return true;
+    }
+  }
+  const models = GEMINI_MODELS.slice(offset, offset + pageSize);
+  const next = offset + pageSize < GEMINI_MODELS.length ? { nextPageToken: pageToken(offset + pageSize) } : {};
+  sendJson(res, 200, JSON.stringify({ models, ...next }));
+  return true;
+}
+
 const OPENAI_MODELS_ROUTE = /^\/(?:v1beta|v1)\/openai\/models(?:\/([^/]+))?$/;
 /** The model list of the OpenAI-compatible endpoint; ids as Google's endpoint gives them, no `created`. */
 export const GEMINI_OPENAI_MODELS = [
@@ -159,6 +281,8 @@ function sendMockError(res: http.ServerResponse, code: number, model: string): v
 export function serveGemini(res: http.ServerResponse, call: MockCall): boolean {
   const models = call.method === 'GET' ? OPENAI_MODELS_ROUTE.exec(call.path) : null;
   if (models) return openAIModels(res, call, models[1]);
+  const native = call.method === 'GET' ? NATIVE_MODELS_ROUTE.exec(call.path) : null;
+  if (native) return nativeModels(res, call, native[1]);
   const route = ROUTE.exec(call.path);
   if (!route || call.method !== 'POST') return false;
   const model = decodeURIComponent(route[1]);
@@ -170,6 +294,7 @@ export function serveGemini(res: http.ServerResponse, call: MockCall): boolean {
     const invalid = invalidRequest(call.body);
     if (route[2] === 'countTokens') countTokens(res, call, model);
     else if (route[2] === 'batchEmbedContents') batchEmbed(res, call, model);
+    else if (route[2] === 'embedContent') embed(res, call, model);
     else if (invalid) sendGoogleError(res, 400, invalid);
     else answer(res, call, model, route[2] === 'streamGenerateContent', query.get('alt') === 'sse');
   }

@@ -12,7 +12,8 @@
  *   /v1/files/…, POST /v1/audio/transcriptions|translations (multipart, streamed; and Azure's):
  *                                                      see mock-openai-files.ts
  *   POST /v1/messages (and /messages)                  Anthropic's Messages API: see mock-anthropic.ts
- *   POST /v1beta/models/{model}:generateContent, …:streamGenerateContent (also under /v1)
+ *   POST /v1beta/models/{model}:generateContent, …:streamGenerateContent (also under /v1),
+ *        …:countTokens, …:embedContent, …:batchEmbedContents; GET /v1beta/models[/{model}]
  *                                                      Google's Gemini API: see mock-gemini.ts
  *   POST /v2/chat, /v2/embed, /v2/rerank               Cohere's v2 API: see mock-cohere.ts
  *   POST /token, POST /v1/projects/{p}/locations/{r}/publishers/{google|anthropic}/models/{m}:{method}

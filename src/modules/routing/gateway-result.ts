@@ -16,7 +16,7 @@ import type { AnswerOutcome } from '../../context/attempt';
  */
 export type GatewayResult =
   | { kind: 'json'; status: number; body: Buffer; outcome: AnswerOutcome }
-  | { kind: 'sse'; status: number; frames: Observable<string>; outcome: Promise<AnswerOutcome>; flow?: StreamFlow }
+  | { kind: 'sse'; status: number; frames: Observable<string>; outcome: Promise<AnswerOutcome>; flow?: StreamFlow; contentType?: string }
   | { kind: 'binary'; status: number; contentType: string; body: Readable; outcome: Promise<AnswerOutcome> };
 
 /** The response headers of CONTRACT section 2 that depend on how the request was served: by its last attempt. */
@@ -62,7 +62,8 @@ export function sendGatewayResult(res: Response, context: RequestContext, result
     pipeToClient(res, result.body, limits, disconnectIdle);
     return;
   }
-  res.setHeader('content-type', 'text/event-stream; charset=utf-8');
+  // A stream is SSE but where a dialect streams another form (Gemini's JSON array without `alt=sse`).
+  res.setHeader('content-type', result.contentType ?? 'text/event-stream; charset=utf-8');
   res.setHeader('cache-control', 'no-cache');
   res.setHeader('connection', 'keep-alive');
   res.setHeader('x-accel-buffering', 'no');

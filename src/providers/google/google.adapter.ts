@@ -2,7 +2,14 @@ import { GatewayError } from '../../common/errors/gateway-error';
 import type { ProviderTarget } from '../provider-target';
 import type { ChatTranslation } from '../chat-format';
 import { IgnoredParams } from '../ignored-params';
-import type { ChatInputTokensCapability, JsonOperationCapability, ProviderAdapter, ResourceCapability, UpstreamRequest } from '../provider-adapter';
+import type {
+  ChatInputTokensCapability,
+  GeminiCapability,
+  JsonOperationCapability,
+  ProviderAdapter,
+  ResourceCapability,
+  UpstreamRequest,
+} from '../provider-adapter';
 import { toGeminiRequest } from './chat-request';
 import { toChatCompletion, toOpenAIError } from './chat-response';
 import { GeminiChatStreamDecoder } from './chat-stream';
@@ -101,6 +108,59 @@ const embeddings: JsonOperationCapability = {
   translation: { toAnswer: fromGeminiEmbeddings, toOpenAIError },
 };
 
+/**
+ * A body of the gateway's Gemini routes (`/v1beta/models/{model}:{method}`) as Gemini
+ * takes it: the gateway's own `model` (the path's, after routing) and `stream` fields
+ * leave the body for the URL (the model without its `models/` prefix); every other field
+ * goes as the client sent it.
+ */
+export function geminiNativeBody(body: Record<string, unknown>): { model: string; payload: string } {
+  const { model, stream: _stream, ...request } = body;
+  if (typeof model !== 'string' || !model) throw GatewayError.invalidRequest('model must be a string naming a Gemini model', 'model');
+  return { model: model.replace(/^models\//, ''), payload: JSON.stringify(request) };
+}
+
+function geminiMethodRequest(target: ProviderTarget, body: Record<string, unknown>, urlOf: (model: string) => string): UpstreamRequest {
+  const { model, payload } = geminiNativeBody(body);
+  return { method: 'POST', url: urlOf(model), headers: { 'content-type': 'application/json', ...authHeaders(target) }, body: payload };
+}
+
+const modelMethodUrl = (target: ProviderTarget, method: string) => (model: string) => `${baseUrl(target)}/models/${encodeURIComponent(model)}:${method}`;
+
+/**
+ * Gemini's own routes, natively. A stream is always asked for as SSE (`alt=sse`): the
+ * gateway reads it event by event and writes the client the form it asked for.
+ */
+const generateContent: GeminiCapability = {
+  buildRequest: (body, target) => geminiMethodRequest(target, body, (model) => generateContentUrl(target, model, body.stream === true)),
+};
+
+const geminiCountTokens: GeminiCapability = {
+  buildRequest: (body, target) => geminiMethodRequest(target, body, modelMethodUrl(target, 'countTokens')),
+};
+
+/**
+ * `embedContent` for one content, `batchEmbedContents` for `requests`, whose every request
+ * names the model again: the routed one (a client's `models/@slug/model` is not Google's).
+ */
+const geminiEmbed: GeminiCapability = {
+  buildRequest(body, target) {
+    if (!Array.isArray(body.requests)) return geminiMethodRequest(target, body, modelMethodUrl(target, 'embedContent'));
+    const model = `models/${String(body.model).replace(/^models\//, '')}`;
+    const requests = body.requests.map((request: unknown) => (request && typeof request === 'object' ? { ...request, model } : request));
+    return geminiMethodRequest(target, { ...body, requests }, modelMethodUrl(target, 'batchEmbedContents'));
+  },
+};
+
+/** `GET /models[/{model}]` in Gemini's own shape (`pageSize`, `pageToken` passed on). */
+const geminiModels: ResourceCapability = {
+  request: (method, path, query, target) => ({
+    method,
+    url: `${baseUrl(target)}/models${path}${query ? `?${query}` : ''}`,
+    headers: authHeaders(target),
+  }),
+};
+
 /** Google's Gemini API: its own wire format, translated from and to OpenAI's chat completions. */
 export const googleAdapter: ProviderAdapter = {
   id: 'google',
@@ -110,4 +170,8 @@ export const googleAdapter: ProviderAdapter = {
   chatInputTokens,
   embeddings,
   models,
+  generateContent,
+  geminiCountTokens,
+  geminiEmbed,
+  geminiModels,
 };

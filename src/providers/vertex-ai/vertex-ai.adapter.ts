@@ -5,11 +5,19 @@ import { toAnthropicRequest } from '../anthropic/chat-request';
 import { AnthropicChatStreamDecoder } from '../anthropic/chat-stream';
 import type { ChatTranslation } from '../chat-format';
 import { toGeminiRequest } from '../google/chat-request';
+import { geminiNativeBody } from '../google/google.adapter';
 import * as geminiResponse from '../google/chat-response';
 import { GeminiChatStreamDecoder } from '../google/chat-stream';
 import { fromVertexPredictions, googleEmbedInput, toVertexPredictRequest } from '../google/embed';
 import { IgnoredParams } from '../ignored-params';
-import type { JsonOperationCapability, MessagesCapability, MessagesCountTokensCapability, ProviderAdapter, UpstreamRequest } from '../provider-adapter';
+import type {
+  GeminiCapability,
+  JsonOperationCapability,
+  MessagesCapability,
+  MessagesCountTokensCapability,
+  ProviderAdapter,
+  UpstreamRequest,
+} from '../provider-adapter';
 import { GoogleCredentials } from './google-credentials';
 
 /**
@@ -149,6 +157,17 @@ const embeddings: JsonOperationCapability = {
   translation: { toAnswer: fromVertexPredictions, toOpenAIError: geminiResponse.toOpenAIError },
 };
 
+/** A Gemini route's body to a Gemini model on Vertex (the same GenerateContent format); Claude models are translated. */
+function geminiMethod(method: (body: Record<string, unknown>) => string): GeminiCapability {
+  return {
+    servesModel: (model) => !isClaude(model.replace(/^models\//, '')),
+    buildRequest(body, target) {
+      const { model, payload } = geminiNativeBody(body);
+      return { method: 'POST', url: vertexModelUrl(target, 'google', model, method(body)), headers: headers(target), body: payload };
+    },
+  };
+}
+
 export const vertexAIAdapter: ProviderAdapter = {
   id: 'vertex-ai',
   // No key: the gateway's Application Default Credentials (virtual keys only, see google-credentials.ts).
@@ -163,4 +182,7 @@ export const vertexAIAdapter: ProviderAdapter = {
   // Claude only (Gemini's countTokens is not wired here: other models are estimated).
   messagesCountTokens: countTokens,
   embeddings,
+  // alt=sse: see chatRequest.
+  generateContent: geminiMethod((body) => (body.stream === true ? 'streamGenerateContent?alt=sse' : 'generateContent')),
+  geminiCountTokens: geminiMethod(() => 'countTokens'),
 };

@@ -1,0 +1,46 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
+import { contextOf } from '../../context/request-context';
+import { routeRequest } from '../routing/provider-routing.guard';
+import { RouteResolver } from '../routing/route-resolver';
+
+/** The `{model}` of a `/v1beta/models/{model}:{method}` path: a wildcard (a routed model has a slash: `@slug/model`). */
+export function pathModel(param: unknown): string | undefined {
+  const model = Array.isArray(param) ? param.join('/') : typeof param === 'string' ? param : undefined;
+  return model || undefined;
+}
+
+/**
+ * Third step of the request path on Gemini's routes: the model is in the path, not the
+ * body; with the routing headers it becomes the request's RoutePlan (as ProviderRoutingGuard
+ * does for the other dialects).
+ */
+@Injectable()
+export class GeminiRoutingGuard implements CanActivate {
+  constructor(private readonly resolver: RouteResolver) {}
+
+  async canActivate(execution: ExecutionContext): Promise<boolean> {
+    const req = execution.switchToHttp().getRequest<Request>();
+    await routeRequest(this.resolver, contextOf(req), req.headers, pathModel(req.params.model));
+    return true;
+  }
+}
+
+/**
+ * Google's clients may send their key as `?key=`: it moves into `x-goog-api-key`, where the
+ * key guard reads it (gatewayKeyOf), and out of the URL, so no later step sees it.
+ */
+export function googleKeyFromQuery(req: Request, _res: Response, next: NextFunction): void {
+  const q = req.url.indexOf('?');
+  if (q >= 0) {
+    const query = new URLSearchParams(req.url.slice(q + 1));
+    const key = query.get('key');
+    if (key !== null) {
+      if (req.headers['x-goog-api-key'] === undefined) req.headers['x-goog-api-key'] = key;
+      query.delete('key');
+      const rest = query.toString();
+      req.url = req.url.slice(0, q) + (rest ? `?${rest}` : '');
+    }
+  }
+  next();
+}
