@@ -65,7 +65,10 @@ interface Fixtures {
   userKey: string;
 }
 
-type Shape = 'openai' | 'anthropic';
+type Shape = 'openai' | 'anthropic' | 'google';
+
+/** The error shape of a route: Google's under /v1beta/, Anthropic's on /v1/messages…, else OpenAI's. */
+const shapeOf = (path: string): Shape => (path.startsWith('/v1beta/') ? 'google' : path.startsWith('/v1/messages') ? 'anthropic' : 'openai');
 
 interface RouteSpec {
   name: string;
@@ -94,6 +97,7 @@ const defined = (fields: Record<string, unknown>) => Object.fromEntries(Object.e
 const VK = 'fuzz-openai';
 const VK_ANTHROPIC = 'fuzz-anthropic';
 const VK_COHERE = 'fuzz-cohere';
+const VK_GEMINI = 'fuzz-gemini';
 
 /** How a model operation is routed: virtual key header (mostly), the @slug/model prefix, or a provider header. */
 function modelRouting(rng: Rng, fx: Fixtures, slug = VK): Record<string, string> {
@@ -112,7 +116,70 @@ const HELLO_TOOL = {
   function: { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { location: { type: 'string' } } } },
 };
 
+/** A Gemini route's `{model}`: routed by its slug to Gemini (natively) or translated to OpenAI or Anthropic; now and then hostile. */
+function geminiModel(rng: Rng): string {
+  if (rng.chance(0.05)) return hostileEncoded(rng);
+  return rng.pick([`@${VK_GEMINI}/gemini-2.5-flash`, `@${VK}/gpt-4o-mini`, `@${VK_ANTHROPIC}/claude-sonnet-4-5`]);
+}
+
+const GEMINI_CONTENTS = [
+  { role: 'user', parts: [{ text: 'What is the weather in Paris?' }] },
+  { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { location: 'Paris' } } }] },
+  { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { output: 'sunny' } } }] },
+];
+
 const ROUTES: RouteSpec[] = [
+  {
+    name: 'POST /v1beta/models/{model}:generateContent',
+    weight: 7,
+    method: 'POST',
+    shape: 'google',
+    upstream: true,
+    path: (rng) =>
+      `/v1beta/models/${geminiModel(rng)}:${rng.pick(['generateContent', 'streamGenerateContent?alt=sse', 'streamGenerateContent', `generateContent?key=${'gk-test-admin-key-0123456789'}`])}`,
+    body: (rng) =>
+      defined({
+        contents: rng.pick<unknown>([[{ role: 'user', parts: [{ text: 'Say hello' }] }], GEMINI_CONTENTS]),
+        systemInstruction: maybe(rng, 0.5, () => rng.pick<unknown>(['Be brief', { parts: [{ text: 'Be brief' }] }])),
+        tools: maybe(rng, 0.4, () => [
+          {
+            functionDeclarations: [
+              { name: 'get_weather', description: 'Weather', parameters: { type: 'OBJECT', properties: { location: { type: 'STRING' } } } },
+            ],
+          },
+        ]),
+        toolConfig: maybe(rng, 0.2, () => ({ functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['get_weather'] } })),
+        generationConfig: maybe(rng, 0.7, () =>
+          some(rng, {
+            temperature: 0.2,
+            topP: 0.9,
+            topK: 5,
+            maxOutputTokens: 32,
+            stopSequences: ['\n\n'],
+            candidateCount: 1,
+            responseMimeType: 'application/json',
+            responseSchema: { type: 'OBJECT', properties: { a: { type: 'STRING', nullable: true } } },
+            thinkingConfig: { thinkingBudget: 1024, includeThoughts: true },
+          }),
+        ),
+        safetySettings: maybe(rng, 0.3, () => [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_NONE' }]),
+      }),
+  },
+  {
+    name: 'POST /v1beta/models/{model}:countTokens|embedContent|batchEmbedContents',
+    weight: 3,
+    method: 'POST',
+    shape: 'google',
+    upstream: true,
+    path: (rng) => `/v1beta/models/${geminiModel(rng)}:${rng.pick(['countTokens', 'embedContent', 'batchEmbedContents'])}`,
+    body: (rng) =>
+      defined({
+        contents: maybe(rng, 0.4, () => GEMINI_CONTENTS),
+        generateContentRequest: maybe(rng, 0.2, () => ({ model: 'models/gemini-2.5-flash', contents: GEMINI_CONTENTS })),
+        content: maybe(rng, 0.4, () => ({ parts: [{ text: 'embed me' }] })),
+        requests: maybe(rng, 0.4, () => [{ model: 'models/gemini-embedding-001', content: { parts: [{ text: 'a' }] }, outputDimensionality: 4 }]),
+      }),
+  },
   {
     name: 'POST /v1/chat/completions',
     weight: 14,
@@ -812,7 +879,7 @@ function generateSweepCase(seed: number, index: number, fields: { route: RouteSp
     body: Buffer.from(serialize(template)),
     chunked: false,
     notes: [`sweep: ${field.replace(/^\$\./, '')} := ${label}`],
-    shape: path.startsWith('/v1/messages') ? 'anthropic' : 'openai',
+    shape: shapeOf(path),
     upstream: route.upstream,
   };
 }
@@ -963,7 +1030,7 @@ function generateCase(seed: number, index: number, rotation: RouteSpec[], fx: Fi
     body,
     chunked,
     notes,
-    shape: path.startsWith('/v1/messages') ? 'anthropic' : 'openai',
+    shape: shapeOf(path),
     upstream: route.upstream,
   };
 }
@@ -1047,6 +1114,13 @@ const STACK_TRACE = [/\n\s+at \S+/, /\bat \S+ \(?(\/|node:|file:)[^)\s]*:\d+:\d+
 function shapeProblem(shape: Shape, body: any): string | null {
   const isObject = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
   if (!isObject(body)) return 'error body is not a JSON object';
+  if (shape === 'google') {
+    const e = body.error;
+    if (Object.keys(body).length !== 1 || !isObject(e)) return 'not the Google error shape {error:{code, message, status}}';
+    if (typeof e.code !== 'number' || typeof e.message !== 'string' || typeof e.status !== 'string')
+      return 'Google error without numeric code, string message and status';
+    return null;
+  }
   if (shape === 'anthropic') {
     if (body.type !== 'error' || !isObject(body.error)) return 'not the Anthropic error shape {type:"error", error:{type, message}}';
     if (typeof body.error.type !== 'string' || typeof body.error.message !== 'string') return 'Anthropic error without string type/message';
@@ -1174,6 +1248,7 @@ describe('hostile input: thousands of generated requests to every operation and 
     await createVirtualKey(gateway, { slug: VK, key: 'sk-fuzz-openai-0000', custom_host: `${mock.url}/v1` });
     await createVirtualKey(gateway, { slug: VK_ANTHROPIC, provider: 'anthropic', key: 'sk-ant-fuzz-0000', custom_host: `${mock.url}/v1` });
     await createVirtualKey(gateway, { slug: VK_COHERE, provider: 'cohere', key: 'fuzz-cohere-0000', custom_host: `${mock.url}/v2` });
+    await createVirtualKey(gateway, { slug: VK_GEMINI, provider: 'google', key: 'fuzz-gemini-0000', custom_host: `${mock.url}/v1beta` });
     await createVirtualKey(gateway, { slug: 'fuzz-patch-vk', key: 'sk-fuzz-patch-0000', custom_host: 'http://127.0.0.1:9/v1' });
     await createVirtualKey(gateway, { slug: 'fuzz-disabled', key: 'sk-fuzz-disabled-0000', custom_host: `${mock.url}/v1` });
     expect((await admin(gateway, 'PATCH', '/v1/virtual-keys/fuzz-disabled', { disabled: true })).status).toBe(200);
