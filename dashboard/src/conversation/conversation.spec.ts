@@ -130,6 +130,51 @@ describe('readConversation', () => {
     expect(conversation.finish).toBe('incomplete: max_output_tokens');
   });
 
+  it('reads a Gemini request: system instruction, turns, a function call and its response (the tools speaking), thoughts and the candidates', () => {
+    const conversation = readConversation({
+      operation: 'gemini.generate_content',
+      request_body: {
+        model: 'gemini-2.5-flash',
+        systemInstruction: { parts: [{ text: 'Be brief.' }] },
+        tools: [{ functionDeclarations: [{ name: 'get_weather' }] }, { googleSearch: {} }],
+        contents: [
+          { role: 'user', parts: [{ text: 'Weather?' }, { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } }] },
+          { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { city: 'Paris' } } }] },
+          { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { output: '18°C' } } }] },
+        ],
+      },
+      response_body: {
+        candidates: [{ content: { role: 'model', parts: [{ text: 'Warm enough', thought: true }, { text: 'Sunny.' }] }, finishReason: 'STOP' }],
+      },
+    })!;
+    expect(conversation).toEqual({
+      format: 'Gemini',
+      tools: ['get_weather', 'googleSearch'],
+      finish: 'STOP',
+      messages: [
+        { role: 'system', parts: [{ type: 'text', text: 'Be brief.' }] },
+        {
+          role: 'user',
+          parts: [
+            { type: 'text', text: 'Weather?' },
+            { type: 'image', src: PNG, label: 'image' },
+          ],
+        },
+        { role: 'assistant', parts: [{ type: 'tool_call', id: null, name: 'get_weather', args: '{"city":"Paris"}' }] },
+        { role: 'tool', parts: [{ type: 'tool_result', id: null, name: 'get_weather', isError: false, parts: [{ type: 'text', text: '{"output":"18°C"}' }] }] },
+      ],
+      answers: [
+        {
+          role: 'assistant',
+          parts: [
+            { type: 'thinking', text: 'Warm enough' },
+            { type: 'text', text: 'Sunny.' },
+          ],
+        },
+      ],
+    });
+  });
+
   it('reads an MCP tool call row as a call and its result', () => {
     const conversation = readConversation({
       operation: 'mcp.tools.call',

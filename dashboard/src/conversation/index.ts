@@ -1,6 +1,7 @@
 import type { LogRow } from '../api';
 import { readAnthropic } from './anthropic';
 import { readChat } from './chat';
+import { readGemini } from './gemini';
 import { Conversation, isObject, Message, Part } from './model';
 import { readResponses } from './responses';
 import { readToolCall } from './tool-call';
@@ -14,6 +15,7 @@ const BY_OPERATION: Record<string, (request: unknown, response: unknown) => Conv
   messages: readAnthropic,
   responses: readResponses,
   'mcp.tools.call': readToolCall,
+  'gemini.generate_content': readGemini,
 };
 
 /**

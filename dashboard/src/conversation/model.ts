@@ -1,6 +1,6 @@
 /**
  * A request and its answer as a conversation, whatever API carried it: the shapes the chat
- * view draws. Each API's reader (chat.ts, anthropic.ts, responses.ts, tool-call.ts) turns its
+ * view draws. Each API's reader (chat.ts, anthropic.ts, responses.ts, gemini.ts, tool-call.ts) turns its
  * bodies into these; what a reader does not know becomes an `other` part, never an error.
  */
 export type Part =
@@ -22,7 +22,7 @@ export interface Message {
 
 export interface Conversation {
   /** The API's shape, named for the reader. */
-  format: 'chat completions' | 'Anthropic messages' | 'Responses' | 'MCP tool call';
+  format: 'chat completions' | 'Anthropic messages' | 'Responses' | 'Gemini' | 'MCP tool call';
   /** The request: instructions, the turns before the answer. */
   messages: Message[];
   /** Tools the request offered the model, by name. */
