@@ -1,5 +1,6 @@
-// `npm run test:clients`: the real clients (Python SDKs, Vercel AI SDK, LangChain, Claude Code,
-// Codex) driven against the gateway and the mock upstreams. Not part of `npm test`.
+// `npm run test:clients`: the real clients (Python SDKs, Vercel AI SDK, LangChain, Google Gen AI
+// SDK, Claude Code, Codex, Gemini CLI) driven against the gateway and the mock upstreams. Not part
+// of `npm test`.
 /** @type {import('jest').Config} */
 module.exports = {
   displayName: 'clients',

@@ -28,7 +28,8 @@ describeClient('Google Gen AI SDK (@google/genai)', (world) => {
     plain: async (key) => (await client(key).models.generateContent({ model: key.target.model, contents: 'Say hello' })).text ?? '',
     stream: async (key) => {
       const chunks: string[] = [];
-      for await (const chunk of await client(key).models.generateContentStream({ model: key.target.model, contents: 'Say hello' })) chunks.push(chunk.text ?? '');
+      for await (const chunk of await client(key).models.generateContentStream({ model: key.target.model, contents: 'Say hello' }))
+        chunks.push(chunk.text ?? '');
       // The mocks stream one word a chunk: one chunk only would be an answer not streamed.
       expect(chunks.length).toBeGreaterThan(1);
       return chunks.join('');
