@@ -196,6 +196,7 @@ export interface LogRow {
   completion_tokens: number | null;
   total_tokens: number | null;
   cached_tokens: number | null;
+  cache_write_tokens: number | null;
   reasoning_tokens: number | null;
   cost_usd: number | null;
   latency_ms: number;

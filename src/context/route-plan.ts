@@ -78,6 +78,8 @@ export interface RouteNode {
   retry: RetryPolicy | null;
   requestTimeoutMs: number | null;
   strictParams: boolean;
+  /** A config's `cache_breakpoints: "auto"`. */
+  autoCacheBreakpoints: boolean;
   cache: CachePolicy | null;
   circuitBreaker: CircuitBreakerPolicy | null;
   /** Checks on the request before it is sent to this leaf, and on its answer (CONTRACT section 5). */

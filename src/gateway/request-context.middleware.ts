@@ -4,6 +4,7 @@ import { traceIdFrom } from '../common/ids';
 import { RequestLogger } from '../modules/logging/request-logger';
 import { RequestTracer } from '../modules/telemetry/request-tracer';
 import { attachContext, RequestContext } from '../context/request-context';
+import { googleKeyFromQuery } from '../modules/gemini/gemini-routing.guard';
 
 /**
  * First step of the request path: one RequestContext per request, the trace and
@@ -21,6 +22,7 @@ export class RequestContextMiddleware implements NestMiddleware {
   ) {}
 
   use(req: Request, res: Response, next: NextFunction): void {
+    googleKeyFromQuery(req);
     const span = this.tracer.enabled ? this.tracer.begin(req.headers) : null;
     const traceId = traceIdFrom(req.headers['x-gateway-trace-id'], span?.spanContext().traceId);
     const context = new RequestContext(traceId, req.headers, span);

@@ -19,6 +19,11 @@ export interface ProviderTarget {
   providerOptions: Record<string, string>;
   /** A config's `strict_params`: what a translation would ignore is refused instead (see IgnoredParams). */
   strictParams: boolean;
+  /**
+   * A config's `cache_breakpoints: "auto"`: an adapter of a target that caches by breakpoints
+   * (Claude) places them when the client marked none (prompt-cache.ts). Absent: off.
+   */
+  autoCacheBreakpoints?: boolean;
   /** The virtual key the target came from; null: named per request, so the gateway's own cloud identity is refused. */
   virtualKeyId: string | null;
 }

@@ -43,12 +43,13 @@ export const unsupportedBy =
  * with a value is something the vendor cannot do. One table for every translated vendor.
  */
 export const CHAT_MESSAGE_FIELDS: Readonly<Record<ChatRole, ReadonlySet<string>>> = {
-  system: new Set(['role', 'content']),
-  developer: new Set(['role', 'content']),
-  user: new Set(['role', 'content']),
+  // `cache_control`: a prompt-cache breakpoint, mapped or named as ignored by each translation (prompt-cache.ts).
+  system: new Set(['role', 'content', 'cache_control']),
+  developer: new Set(['role', 'content', 'cache_control']),
+  user: new Set(['role', 'content', 'cache_control']),
   // `annotations` are citations of an earlier answer echoed back: output metadata, not instructions.
-  assistant: new Set(['role', 'content', 'tool_calls', 'refusal', 'annotations']),
-  tool: new Set(['role', 'content', 'tool_call_id']),
+  assistant: new Set(['role', 'content', 'tool_calls', 'refusal', 'annotations', 'cache_control']),
+  tool: new Set(['role', 'content', 'tool_call_id', 'cache_control']),
 };
 
 /**

@@ -58,12 +58,16 @@ function routesOf(gateway: TestGateway): Route[] {
   return routes;
 }
 
+/** Google's status names of the refusals, as the OpenAI error types they are. */
+const GOOGLE_TYPES: Record<string, string> = { UNAUTHENTICATED: 'authentication_error', PERMISSION_DENIED: 'permission_error' };
+
 /** A concrete URL path: every parameter and wildcard a placeholder. */
 function concrete(path: string): string {
   return path
     .replace(/\{\/?\*\w+\}/g, '/placeholder')
     .replace(/\*\w+/g, 'placeholder')
-    .replace(/:\w+/g, 'placeholder')
+    .replace(/(?<!\\):\w+/g, 'placeholder')
+    .replace(/\\:/g, ':')
     .replace(/[{}]/g, '');
 }
 
@@ -135,12 +139,16 @@ describe('every route with every role (permissions from roles.ts GRANTS)', () =>
         });
         const arrived = mock.requests.length - before;
         reachedProvider += arrived;
-        const where = `${method} ${path} (${route.handler}) as ${caller}: ${response.status} ${response.body?.error?.code ?? ''}`;
-        const type = response.body?.error?.type;
+        // Google's shape on /v1beta/: the type is its status name, the gateway's code an ErrorInfo reason.
+        const error = response.body?.error;
+        const google = path.startsWith('/v1beta/');
+        const code = google ? error?.details?.[0]?.reason : error?.code;
+        const where = `${method} ${path} (${route.handler}) as ${caller}: ${response.status} ${code ?? ''}`;
+        const type = google ? GOOGLE_TYPES[error?.status] : error?.type;
         if (response.status === 500) wrong.push(`${where}: a 500`);
         if (route.isPublic) {
           // The guard does not run there; a handler may still answer for itself (GET /auth/session without a session: 401 invalid_session).
-          if (GUARD_REFUSALS.has(response.body?.error?.code)) wrong.push(`${where}: refused by the guard on a public route`);
+          if (GUARD_REFUSALS.has(code)) wrong.push(`${where}: refused by the guard on a public route`);
           continue;
         }
         if (caller === 'none') {

@@ -58,6 +58,12 @@ const isEmpty = (content: unknown) => content === '' || (Array.isArray(content) 
  */
 const MID_CONVERSATION_SYSTEM_BETAS = ['per-turn-control-2026-07-01', 'mid-conversation-tool-changes-2026-07-01'];
 
+/** The blocks (system, tools, message content) that mark a prompt-cache breakpoint. */
+function cacheBreakpoints(body: any): number {
+  const marked = (list: unknown) => (Array.isArray(list) ? list.filter((item: any) => item?.cache_control).length : 0);
+  return marked(body.system) + marked(body.tools) + body.messages.reduce((n: number, message: any) => n + marked(message?.content), 0);
+}
+
 /** The first problem of a create body, as Anthropic words it ("<field>: …"), or null. */
 export function invalidBody(body: any, betaHeader: unknown = undefined): string | null {
   const systemRole = MID_CONVERSATION_SYSTEM_BETAS.some((beta) => String(betaHeader ?? '').includes(beta));
@@ -97,6 +103,11 @@ export function invalidBody(body: any, betaHeader: unknown = undefined): string 
     }
   }
   if (body.top_k !== undefined && !(Number.isInteger(body.top_k) && body.top_k >= 0)) return 'top_k: Input should be a non-negative integer';
+  // Opus 4.1, Sonnet 4.5 and the models after them take one of the two.
+  if (body.temperature !== undefined && body.top_p !== undefined && /claude-(?:opus|sonnet|haiku)-(?:4-[1-9]|[5-9])/.test(body.model))
+    return '`temperature` and `top_p` cannot both be specified for this model. Please use only one.';
+  const breakpoints = cacheBreakpoints(body);
+  if (breakpoints > 4) return `A maximum of 4 blocks with cache_control may be provided. Found ${breakpoints}.`;
   if (body.stream !== undefined && typeof body.stream !== 'boolean') return 'stream: Input should be a valid boolean';
   if (body.stop_sequences !== undefined && !(Array.isArray(body.stop_sequences) && body.stop_sequences.every((s: unknown) => typeof s === 'string'))) {
     return 'stop_sequences: Input should be a valid list of strings';

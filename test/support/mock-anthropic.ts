@@ -24,7 +24,9 @@
  *     per-turn-control-2026-07-01 or mid-conversation-tool-changes-2026-07-01, as Claude Code
  *     sends it), the first a user turn, consecutive same roles accepted as
  *     Anthropic merges them, content a string or typed blocks, non-empty but for a final assistant
- *     turn), system (string or text blocks), temperature and top_p 0…1, top_k, stop_sequences,
+ *     turn), system (string or text blocks), temperature and top_p 0…1 (not both for Opus 4.1,
+ *     Sonnet 4.5 and later: "`temperature` and `top_p` cannot both be specified for this model"),
+ *     at most 4 blocks with cache_control, top_k, stop_sequences,
  *     tools (name, custom ones an input_schema), tool_choice (auto | any | tool | none; a forced
  *     tool must exist; only with tools), thinking (budget_tokens ≥ 1024 and < max_tokens; with
  *     enabled thinking: temperature 1 or unset, top_p ≥ 0.95, no top_k, no forced

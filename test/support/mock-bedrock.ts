@@ -25,6 +25,10 @@
  *     content blocks text | image {format png|jpeg|gif|webp, source.bytes base64} | document |
  *     toolUse | toolResult (matching an earlier toolUse id), toolUse/toolResult need toolConfig;
  *     top-level fields of ConverseRequest only.
+ *   - prompt caching: cachePoint {type: "default"} blocks, never first, in messages' content,
+ *     `system` and `toolConfig.tools`, at most 4 in all, for Claude and Nova models only (others: 400 ValidationException
+ *     "This model doesn't support the cachePoint field."); a request with one reports
+ *     cacheWriteInputTokens 50 and cacheReadInputTokens 200 in its usage.
  *   - models: anthropic., meta., mistral., amazon., cohere. ids (optionally with a us./eu./apac./global.
  *     profile prefix) and the mock-* behaviour models; anything else 400 ValidationException
  *     "The provided model identifier is invalid." as Bedrock answers.
@@ -245,9 +249,33 @@ export async function verifySignature(call: MockCall, service = 'bedrock'): Prom
   return null;
 }
 
+/** Every cachePoint block of a Converse body, with whether it follows another block. */
+function cachePointsOf(body: any): { first: boolean; valid: boolean }[] {
+  const lists = [body.system, body.toolConfig?.tools, ...(Array.isArray(body.messages) ? body.messages.map((message: any) => message?.content) : [])];
+  return lists.flatMap((blocks) =>
+    Array.isArray(blocks)
+      ? blocks.flatMap((block: any, i: number) => (block?.cachePoint ? [{ first: i === 0, valid: block.cachePoint.type === 'default' }] : []))
+      : [],
+  );
+}
+
+/** Cache points only for the models that cache by them, at most 4, each after a block, of type default. */
+function invalidCachePoints(body: any, model: string): string | null {
+  const points = cachePointsOf(body);
+  if (!points.length) return null;
+  if (!/anthropic\.claude|amazon\.nova|mock-/.test(model))
+    return "This model doesn't support the cachePoint field. Remove cachePoint from your request and try again.";
+  if (points.length > 4) return 'A maximum of 4 cachePoint blocks is allowed per request.';
+  if (points.some((point) => point.first)) return 'A cachePoint block must follow another content block.';
+  if (points.some((point) => !point.valid)) return 'The value at cachePoint.type failed to satisfy constraint: Member must satisfy enum value set: [default].';
+  return null;
+}
+
 /** The Converse body's first problem, as Bedrock's ValidationException words it; null when valid. */
-function invalidConverse(body: any): string | null {
+function invalidConverse(body: any, model = ''): string | null {
   if (!body || typeof body !== 'object') return 'Malformed input request, please reformat your input and try again.';
+  const cachePoints = invalidCachePoints(body, model);
+  if (cachePoints) return cachePoints;
   const extra = Object.keys(body).find((field) => !CONVERSE_FIELDS.has(field));
   if (extra) return `Malformed input request: extraneous key [${extra}] is not permitted, please reformat your input and try again.`;
   if (!Array.isArray(body.messages) || !body.messages.length)
@@ -267,6 +295,7 @@ function invalidConverse(body: any): string | null {
       if (kinds.length !== 1) return `messages.${i}.content: a ContentBlock must have exactly one member.`;
       const kind = kinds[0];
       if (kind === 'text' && typeof block.text === 'string') continue;
+      if (kind === 'cachePoint') continue;
       if (kind === 'image') {
         if (!IMAGE_FORMATS.has(block.image?.format)) return `messages.${i}.content.image.format: must be one of png, jpeg, gif, webp.`;
         if (typeof block.image.source?.bytes !== 'string' || !block.image.source.bytes)
@@ -297,7 +326,7 @@ function invalidConverse(body: any): string | null {
   if (body.messages[body.messages.length - 1].role !== 'user')
     return 'A conversation must end with a user message. Try again with a conversation that ends with a user message.';
   if (usesTools && !body.toolConfig) return 'The toolConfig field must be defined when using toolUse and toolResult content blocks.';
-  if (body.system !== undefined && (!Array.isArray(body.system) || !body.system.every((block: any) => typeof block?.text === 'string')))
+  if (body.system !== undefined && (!Array.isArray(body.system) || !body.system.every((block: any) => typeof block?.text === 'string' || block?.cachePoint)))
     return 'system: must be an array of SystemContentBlock.';
   if (body.toolConfig && (!Array.isArray(body.toolConfig.tools) || !body.toolConfig.tools.length))
     return 'The value at toolConfig.tools failed to satisfy constraint: Member must have length greater than or equal to 1.';
@@ -330,10 +359,17 @@ interface Plan {
   text: string | null;
   /** The toolUse blocks answered instead of text (several: parallel calls). */
   toolUses: { toolUseId: string; name: string; input: Record<string, unknown> }[];
-  usage: { inputTokens: number; outputTokens: number; totalTokens: number };
+  usage: { inputTokens: number; outputTokens: number; totalTokens: number; cacheReadInputTokens?: number; cacheWriteInputTokens?: number };
 }
 
 function plan(body: any): Plan {
+  const planned = planAnswer(body);
+  if (!cachePointsOf(body).length) return planned;
+  const usage = { ...planned.usage, cacheReadInputTokens: 200, cacheWriteInputTokens: 50 };
+  return { ...planned, usage: { ...usage, totalTokens: usage.totalTokens + 250 } };
+}
+
+function planAnswer(body: any): Plan {
   const last = body.messages[body.messages.length - 1];
   const lastText = last.content
     .filter((block: any) => typeof block.text === 'string')
@@ -411,7 +447,7 @@ function answer(res: http.ServerResponse, call: MockCall, model: string, stream:
   };
   if (call.badJson) return sendAwsError(res, 400, 'SerializationException', 'Unexpected character in the request body.');
   if (!model.startsWith('mock-') && !KNOWN_MODEL.test(model)) return sendAwsError(res, 400, 'ValidationException', 'The provided model identifier is invalid.');
-  const invalid = invalidConverse(call.body) ?? invalidThinking(call.body, model);
+  const invalid = invalidConverse(call.body, model) ?? invalidThinking(call.body, model);
   if (invalid) return sendAwsError(res, 400, 'ValidationException', invalid);
   const flakyKey = () => 'bedrock\u0000' + model + '\u0000' + JSON.stringify(call.body.messages.at(-1));
   if (answerFailureSwitch(res, behaviour, { stream, flakyCounters: call.flakyFailures, flakyKey }, replies)) return;

@@ -17,6 +17,10 @@ export function TokensAndCost({ log }: { log: LogRow }) {
             <td class="num">{formatInt(log.cached_tokens)}</td>
           </tr>
           <tr>
+            <th scope="row">of which written to the cache</th>
+            <td class="num">{formatInt(log.cache_write_tokens)}</td>
+          </tr>
+          <tr>
             <th scope="row">Completion tokens</th>
             <td class="num">{formatInt(log.completion_tokens)}</td>
           </tr>

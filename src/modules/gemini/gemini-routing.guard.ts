@@ -1,8 +1,9 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import type { NextFunction, Request, Response } from 'express';
+import type { Request } from 'express';
 import { contextOf } from '../../context/request-context';
 import { routeRequest } from '../routing/provider-routing.guard';
 import { RouteResolver } from '../routing/route-resolver';
+import { GEMINI_ROUTE_PREFIX } from './gemini-dialect';
 
 /** The `{model}` of a `/v1beta/models/{model}:{method}` path: a wildcard (a routed model has a slash: `@slug/model`). */
 export function pathModel(param: unknown): string | undefined {
@@ -27,20 +28,18 @@ export class GeminiRoutingGuard implements CanActivate {
 }
 
 /**
- * Google's clients may send their key as `?key=`: it moves into `x-goog-api-key`, where the
- * key guard reads it (gatewayKeyOf), and out of the URL, so no later step sees it.
+ * Google's clients may send their key as `?key=` on the Gemini routes: it moves into
+ * `x-goog-api-key`, where the key guard reads it (gatewayKeyOf), and out of the URL, so no
+ * later step sees it. Called by the first middleware, before anything reads the request.
  */
-export function googleKeyFromQuery(req: Request, _res: Response, next: NextFunction): void {
+export function googleKeyFromQuery(req: Pick<Request, 'url' | 'headers'>): void {
   const q = req.url.indexOf('?');
-  if (q >= 0) {
-    const query = new URLSearchParams(req.url.slice(q + 1));
-    const key = query.get('key');
-    if (key !== null) {
-      if (req.headers['x-goog-api-key'] === undefined) req.headers['x-goog-api-key'] = key;
-      query.delete('key');
-      const rest = query.toString();
-      req.url = req.url.slice(0, q) + (rest ? `?${rest}` : '');
-    }
-  }
-  next();
+  if (q < 0 || !req.url.startsWith(GEMINI_ROUTE_PREFIX)) return;
+  const query = new URLSearchParams(req.url.slice(q + 1));
+  const key = query.get('key');
+  if (key === null) return;
+  if (req.headers['x-goog-api-key'] === undefined) req.headers['x-goog-api-key'] = key;
+  query.delete('key');
+  const rest = query.toString();
+  req.url = req.url.slice(0, q) + (rest ? `?${rest}` : '');
 }

@@ -1,10 +1,9 @@
-import { MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { ChatModule } from '../chat/chat.module';
 import { ModelOperationModule } from '../model-operation/model-operation.module';
 import { RoutingModule } from '../routing/routing.module';
 import { GeminiController } from './gemini.controller';
 import { GeminiResourcesService } from './gemini-resources.service';
-import { googleKeyFromQuery } from './gemini-routing.guard';
 import { GeminiService } from './gemini.service';
 
 @Module({
@@ -12,8 +11,4 @@ import { GeminiService } from './gemini.service';
   controllers: [GeminiController],
   providers: [GeminiService, GeminiResourcesService],
 })
-export class GeminiModule implements NestModule {
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(googleKeyFromQuery).forRoutes({ path: 'v1beta/*path', method: RequestMethod.ALL });
-  }
-}
+export class GeminiModule {}

@@ -37,6 +37,7 @@ const LOG_EXPORT_COLUMNS = [
   'completion_tokens',
   'total_tokens',
   'cached_tokens',
+  'cache_write_tokens',
   'reasoning_tokens',
   'cost_usd',
   'latency_ms',

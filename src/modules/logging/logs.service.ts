@@ -238,6 +238,7 @@ export function toLogResponse(log: RequestLogEntity): Record<string, unknown> {
     completion_tokens: log.completionTokens,
     total_tokens: log.totalTokens,
     cached_tokens: log.cachedTokens,
+    cache_write_tokens: log.cacheWriteTokens,
     reasoning_tokens: log.reasoningTokens,
     billed_units: log.billedUnits ?? null,
     cost_usd: log.costUsd,

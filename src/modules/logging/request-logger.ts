@@ -205,6 +205,7 @@ export class RequestLogger {
       completionTokens: usage?.completionTokens ?? null,
       totalTokens: usage?.totalTokens ?? null,
       cachedTokens: usage?.cachedTokens ?? null,
+      cacheWriteTokens: usage?.cacheWriteTokens ?? null,
       reasoningTokens: usage?.reasoningTokens ?? null,
       billedUnits: usage ? billedUnits(usage) : null,
       costUsd: attempt ? this.costOf(attempt, outcome?.servedModel ?? model) : null,

@@ -25,6 +25,8 @@ export interface GatewayConfig {
   request_timeout?: number;
   /** Refuse (400) what a translation would ignore, instead of naming it in x-gateway-ignored-params (CONTRACT section 12). */
   strict_params?: boolean;
+  /** `"auto"`: the gateway places prompt-cache breakpoints for Anthropic-family targets when the client marked none (CONTRACT section 16). */
+  cache_breakpoints?: 'auto' | 'none';
   cache?: { mode?: 'simple'; max_age?: number };
   circuit_breaker?: { failure_threshold?: number; window_ms?: number; cooldown_ms?: number; on_status_codes?: number[] };
   weight?: number;
@@ -48,6 +50,7 @@ const FIELDS = new Set([
   'retry',
   'request_timeout',
   'strict_params',
+  'cache_breakpoints',
   'cache',
   'circuit_breaker',
   'weight',
@@ -81,6 +84,8 @@ export function validateGatewayConfig(config: unknown, knownProviders: string[],
     problems.push(`${at('request_timeout')} must be an integer number of milliseconds from 1 to 3600000`);
   }
   if (config.strict_params !== undefined && typeof config.strict_params !== 'boolean') problems.push(`${at('strict_params')} must be a boolean`);
+  if (config.cache_breakpoints !== undefined && config.cache_breakpoints !== 'auto' && config.cache_breakpoints !== 'none')
+    problems.push(`${at('cache_breakpoints')} must be "auto" or "none"`);
   if (config.mcp_servers !== undefined && !isSlugList(config.mcp_servers))
     problems.push(`${at('mcp_servers')} must be an array of MCP server slugs ([a-z0-9-]+)`);
   if (config.weight !== undefined && !(typeof config.weight === 'number' && config.weight >= 0 && Number.isFinite(config.weight))) {

@@ -79,6 +79,7 @@ export class RouteResolver {
     target.overrideParams = node.overrideParams;
     target.requestTimeoutMs = node.requestTimeoutMs;
     target.strictParams = node.strictParams;
+    target.autoCacheBreakpoints = node.autoCacheBreakpoints;
     return target;
   }
 

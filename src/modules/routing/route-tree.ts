@@ -25,6 +25,7 @@ const INHERITED = [
   'retry',
   'request_timeout',
   'strict_params',
+  'cache_breakpoints',
   'cache',
   'circuit_breaker',
   'input_guardrails',
@@ -58,6 +59,7 @@ export function buildRouteTree(config: GatewayConfig, deps: GuardrailDeps = {}, 
     retry: config.retry ? { attempts: config.retry.attempts ?? 0, onStatusCodes: config.retry.on_status_codes ?? DEFAULT_RETRY_STATUS_CODES } : null,
     requestTimeoutMs: config.request_timeout ?? null,
     strictParams: config.strict_params === true,
+    autoCacheBreakpoints: config.cache_breakpoints === 'auto',
     cache: config.cache ? { maxAgeSeconds: config.cache.max_age ?? DEFAULT_CACHE_MAX_AGE_SECONDS } : null,
     circuitBreaker: config.circuit_breaker
       ? {
@@ -109,6 +111,7 @@ export function singleTargetTree(target: RouteTarget): RouteNode {
     retry: null,
     requestTimeoutMs: null,
     strictParams: false,
+    autoCacheBreakpoints: false,
     cache: null,
     circuitBreaker: null,
     inputGuardrails: [],

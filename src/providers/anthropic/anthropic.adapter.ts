@@ -3,6 +3,7 @@ import type { ProviderTarget } from '../provider-target';
 import type { ChatTranslation } from '../chat-format';
 import { IgnoredParams } from '../ignored-params';
 import type { ProviderAdapter, ResourceCapability, UpstreamRequest } from '../provider-adapter';
+import { withAutoBreakpoints } from '../prompt-cache';
 import { toAnthropicRequest } from './chat-request';
 import { toChatCompletion, toOpenAIError } from './chat-response';
 import { AnthropicChatStreamDecoder } from './chat-stream';
@@ -45,8 +46,9 @@ function postRequest(path: string, payload: Record<string, unknown>, target: Pro
   };
 }
 
+/** A Messages request; with the config's `cache_breakpoints: "auto"`, breakpoints placed where the client put none. */
 const messagesRequest = (payload: Record<string, unknown>, target: ProviderTarget, headers?: Record<string, string>) =>
-  postRequest('/messages', payload, target, headers);
+  postRequest('/messages', target.autoCacheBreakpoints ? withAutoBreakpoints(payload) : payload, target, headers);
 
 /** `GET /models`, `/models/{id}`: Anthropic's Models API (its query, `limit`, `before_id`, `after_id`, as the client sent it). */
 const anthropicModels: ResourceCapability = {

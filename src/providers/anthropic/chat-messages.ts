@@ -1,5 +1,6 @@
 import { readToolCall } from '../openai-tool-calls';
 import type { ChatToolMessage } from '../chat-format';
+import { cacheMarkOf, type CacheMark } from '../prompt-cache';
 import { chatMessage, type Fields, fieldOf, invalid, isObject, unsupportedBy } from '../translation-checks';
 
 type Block = Record<string, unknown>;
@@ -16,8 +17,15 @@ const unsupported = unsupportedBy('anthropic');
  * A block with the part's `cache_control` kept: OpenAI's format has no prompt caching,
  * and Anthropic's marker on a content part is how OpenAI-format clients ask for it.
  */
-function block(fields: Block, part: Record<string, unknown>): Block {
-  return part.cache_control && typeof part.cache_control === 'object' ? { ...fields, cache_control: part.cache_control } : fields;
+function block(fields: Block, part: Record<string, unknown>, param: string): Block {
+  const mark = cacheMarkOf(part, param);
+  return mark ? { ...fields, cache_control: mark } : fields;
+}
+
+/** A message's own breakpoint (`messages[i].cache_control`) on the last block it became: the prefix up to it is cached. */
+function markLast(blocks: Block[], mark: CacheMark | null): Block[] {
+  if (mark && blocks.length) blocks[blocks.length - 1] = { ...blocks[blocks.length - 1], cache_control: mark };
+  return blocks;
 }
 
 /** An image URL as Anthropic's image source: base64 for a data URL, a URL source for http(s). */
@@ -36,11 +44,11 @@ function imageSource(url: unknown, param: string): Block {
 function contentBlock(value: unknown, param: string, role: string): Block | null {
   const part: Fields = isObject(value) ? value : {};
   const type = part.type;
-  if (type === 'text' && typeof part.text === 'string') return part.text ? block({ type: 'text', text: part.text }, part) : null;
+  if (type === 'text' && typeof part.text === 'string') return part.text ? block({ type: 'text', text: part.text }, part, param) : null;
   // An assistant turn echoed back may hold the refusal it was given: it is what the model said.
   if (type === 'refusal' && role === 'assistant' && typeof part.refusal === 'string') return part.refusal ? { type: 'text', text: part.refusal } : null;
   if (type === 'image_url' && role === 'user')
-    return block({ type: 'image', source: imageSource(fieldOf(part.image_url, 'url'), `${param}.image_url.url`) }, part);
+    return block({ type: 'image', source: imageSource(fieldOf(part.image_url, 'url'), `${param}.image_url.url`) }, part, param);
   throw unsupported(`${param}.type`, `content parts of type ${JSON.stringify(type)} in ${role} messages (${param}.type)`);
 }
 
@@ -77,12 +85,12 @@ function toolResult(message: ChatToolMessage, param: string): Block {
  * when all were strings (joined by blank lines), else text blocks, so that parts stay
  * apart with their `cache_control`.
  */
-function systemPrompt(contents: { content: unknown; param: string }[]): AnthropicSystem | undefined {
-  if (contents.every(({ content }) => typeof content === 'string')) {
+function systemPrompt(contents: { content: unknown; param: string; mark: CacheMark | null }[]): AnthropicSystem | undefined {
+  if (contents.every(({ content, mark }) => typeof content === 'string' && !mark)) {
     const text = contents.map(({ content }) => content as string).filter(Boolean);
     return text.length ? text.join('\n\n') : undefined;
   }
-  const blocks = contents.flatMap(({ content, param }) => contentBlocks(content, param, 'system'));
+  const blocks = contents.flatMap(({ content, param, mark }) => markLast(contentBlocks(content, param, 'system'), mark));
   return blocks.length ? blocks : undefined;
 }
 
@@ -94,7 +102,7 @@ function systemPrompt(contents: { content: unknown; param: string }[]): Anthropi
  */
 export function toAnthropicMessages(messages: unknown): { system?: AnthropicSystem; messages: AnthropicMessage[] } {
   if (!Array.isArray(messages) || messages.length === 0) throw invalid('messages must be a non-empty array', 'messages');
-  const system: { content: unknown; param: string }[] = [];
+  const system: { content: unknown; param: string; mark: CacheMark | null }[] = [];
   const turns: AnthropicMessage[] = [];
   const append = (role: AnthropicMessage['role'], blocks: Block[]) => {
     if (!blocks.length) return;
@@ -107,16 +115,17 @@ export function toAnthropicMessages(messages: unknown): { system?: AnthropicSyst
     const param = `messages[${i}]`;
     const message = chatMessage(value, i, unsupported);
     const { role } = message;
+    const mark = cacheMarkOf(message, param);
     if (role === 'system' || role === 'developer') {
-      system.push({ content: message.content ?? '', param: `${param}.content` });
+      system.push({ content: message.content ?? '', param: `${param}.content`, mark });
     } else if (role === 'user') {
-      append('user', contentBlocks(message.content, `${param}.content`, role));
+      append('user', markLast(contentBlocks(message.content, `${param}.content`, role), mark));
     } else if (role === 'assistant') {
       const blocks = contentBlocks(message.content, `${param}.content`, role);
       if (typeof message.refusal === 'string' && message.refusal) blocks.push({ type: 'text', text: message.refusal });
-      append('assistant', [...blocks, ...toolUseBlocks(message.tool_calls, `${param}.tool_calls`)]);
+      append('assistant', markLast([...blocks, ...toolUseBlocks(message.tool_calls, `${param}.tool_calls`)], mark));
     } else {
-      append('user', [toolResult(message, param)]);
+      append('user', markLast([toolResult(message, param)], mark));
     }
   });
   if (!turns.length) throw invalid('messages must hold at least one user or assistant message with content', 'messages');

@@ -44,7 +44,7 @@ describe('OpenAI chat bodies as Anthropic Messages requests', () => {
 
   it('moves system messages to the top-level system, defaults max_tokens, maps user, stop, sampling and stream', () => {
     const request = toAnthropicRequest({
-      model: 'claude-sonnet-4-5',
+      model: 'claude-3-7-sonnet-latest',
       messages: [{ role: 'system', content: 'Be brief.' }, USER],
       user: 'alice',
       stop: 'END',
@@ -54,7 +54,7 @@ describe('OpenAI chat bodies as Anthropic Messages requests', () => {
       stream_options: { include_usage: true },
     });
     expect(request).toEqual({
-      model: 'claude-sonnet-4-5',
+      model: 'claude-3-7-sonnet-latest',
       system: 'Be brief.',
       messages: [HI],
       max_tokens: 4096,
@@ -64,6 +64,54 @@ describe('OpenAI chat bodies as Anthropic Messages requests', () => {
       top_p: 0.9,
       stream: true,
     });
+  });
+
+  it('keeps temperature and names top_p as ignored for the Claude models that refuse both', () => {
+    const ignored = new IgnoredParams();
+    const request = toAnthropicRequest({ model: 'claude-sonnet-4-5', messages: [USER], temperature: 1, top_p: 0.95 }, ignored);
+    expect(request).toMatchObject({ temperature: 1 });
+    expect(request).not.toHaveProperty('top_p');
+    expect(ignored.list()).toEqual(['top_p']);
+    expect(toAnthropicRequest({ model: 'claude-opus-4-1', messages: [USER], top_p: 0.9 })).toMatchObject({ top_p: 0.9 });
+    expect(toAnthropicRequest({ model: 'claude-3-5-haiku-latest', messages: [USER], temperature: 1, top_p: 0.9 })).toMatchObject({
+      temperature: 1,
+      top_p: 0.9,
+    });
+  });
+
+  it("puts a message's own cache_control on the last block it becomes (system, user, assistant and tool turns)", () => {
+    const mark = { type: 'ephemeral' };
+    const request = toAnthropicRequest({
+      model: 'c',
+      messages: [
+        { role: 'system', content: 'Long rules', cache_control: mark },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'a' },
+            { type: 'text', text: 'b' },
+          ],
+          cache_control: { type: 'ephemeral', ttl: '1h' },
+        },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }], cache_control: mark },
+        { role: 'tool', tool_call_id: 'c1', content: 'done', cache_control: mark },
+      ],
+    });
+    expect(request.system).toEqual([{ type: 'text', text: 'Long rules', cache_control: mark }]);
+    expect(request.messages).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'a' },
+          { type: 'text', text: 'b', cache_control: { type: 'ephemeral', ttl: '1h' } },
+        ],
+      },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'f', input: {}, cache_control: mark }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c1', content: 'done', cache_control: mark }] },
+    ]);
+    expect(() => toAnthropicRequest({ model: 'c', messages: [{ ...USER, cache_control: { type: 'forever' } }] })).toThrow(
+      expect.objectContaining({ status: 400, param: 'messages[0].cache_control' }),
+    );
   });
 
   it('joins string system and developer messages with blank lines; content parts make text blocks, cache_control kept', () => {

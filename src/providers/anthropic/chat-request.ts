@@ -150,8 +150,18 @@ export function toAnthropicRequest(body: Fields, ignored = new IgnoredParams()):
   const choice = toolChoice(body, request.tools !== undefined);
   if (choice) request.tool_choice = choice;
   if (request.thinking) fitThinking(request, body, ignored);
+  if (request.temperature !== undefined && request.top_p !== undefined && takesOneSampler(body.model)) {
+    delete request.top_p;
+    ignored.ignore('top_p', 'this Claude model takes temperature or top_p, not both (Anthropic answers 400); temperature is kept');
+  }
   return request;
 }
+
+/**
+ * Claude models from Opus 4.1 and Sonnet 4.5 on refuse `temperature` and `top_p` together;
+ * clients that always send both (the Gemini CLI: temperature 1, topP 0.95) would get a 400.
+ */
+export const takesOneSampler = (model: string): boolean => /claude-(?:opus|sonnet|haiku)-(?:4-[1-9]|[5-9])/.test(model);
 
 /** Anthropic's smallest thinking budget. */
 const MIN_THINKING_BUDGET = 1024;

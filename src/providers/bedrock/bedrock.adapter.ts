@@ -7,7 +7,8 @@ import { signAwsRequest } from './aws-signing';
 import { AWS_EVENT_STREAM_TYPE, modelUrl } from './bedrock-urls';
 import { bedrockEmbeddings } from './invoke-embeddings';
 import { bedrockCountTokens, bedrockMessages } from './invoke-messages';
-import { toConverseRequest } from './converse-request';
+import { toConverseRequest, withAutoCachePoints } from './converse-request';
+import { cachesByBreakpoint } from './converse-messages';
 import { toChatCompletion, toOpenAIError } from './converse-response';
 import { ConverseChatStreamDecoder } from './converse-stream';
 
@@ -22,7 +23,8 @@ function buildChatRequest(body: Record<string, unknown>, target: ProviderTarget)
   if (typeof body.model !== 'string' || !body.model)
     throw GatewayError.invalidRequest('model must be a string naming a Bedrock model id or inference profile', 'model');
   const ignored = new IgnoredParams(target.strictParams);
-  const request = toConverseRequest(body, ignored);
+  const translated = toConverseRequest(body, ignored);
+  const request = target.autoCacheBreakpoints && cachesByBreakpoint(body.model) ? withAutoCachePoints(translated) : translated;
   const stream = body.stream === true;
   return {
     method: 'POST',

@@ -1,4 +1,5 @@
 import { readToolCall } from '../openai-tool-calls';
+import { cacheMarkOf } from '../prompt-cache';
 import { chatMessage, type Fields, fieldOf, invalid, isObject, unsupportedBy } from '../translation-checks';
 
 /** One Converse ContentBlock (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ContentBlock.html). */
@@ -64,21 +65,33 @@ function documentBlock(file: unknown, param: string, position: number): ContentB
   return { document: { format, name: given || `document ${position + 1}`, source: { bytes: data.data } } };
 }
 
-function contentBlocks(content: unknown, param: string, role: string): ContentBlock[] {
+/** Converse's prompt-cache breakpoint: the prefix up to the block before it is cached. */
+const CACHE_POINT: ContentBlock = { cachePoint: { type: 'default' } };
+
+/** A content part's block, with a cache point after it when the part marks a breakpoint and the model caches. */
+function contentBlocks(content: unknown, param: string, role: string, caching = false): ContentBlock[] {
   if (content === null || content === undefined) return [];
   if (typeof content === 'string') return content ? [{ text: content }] : [];
   if (!Array.isArray(content)) throw invalid(`${param} must be a string or an array of content parts`, param);
-  return content.map((value: unknown, j) => {
+  return content.flatMap((value: unknown, j) => {
     const where = `${param}[${j}]`;
     const part: Fields = isObject(value) ? value : {};
-    const type = part.type;
-    if (type === 'text' && typeof part.text === 'string') return { text: part.text };
-    if (type === 'refusal' && role === 'assistant' && typeof part.refusal === 'string') return { text: part.refusal };
-    if (role === 'user' && type === 'image_url') return imageBlock(fieldOf(part.image_url, 'url'), `${where}.image_url.url`);
-    if (role === 'user' && type === 'file') return documentBlock(part.file, where, j);
-    throw unsupported(`${where}.type`, `content parts of type ${JSON.stringify(type)} in ${role} messages (${where}.type)`);
+    const block = contentBlock(part, where, role, j);
+    return caching && cacheMarkOf(part, where) ? [block, CACHE_POINT] : [block];
   });
 }
+
+function contentBlock(part: Fields, where: string, role: string, position: number): ContentBlock {
+  const type = part.type;
+  if (type === 'text' && typeof part.text === 'string') return { text: part.text };
+  if (type === 'refusal' && role === 'assistant' && typeof part.refusal === 'string') return { text: part.refusal };
+  if (role === 'user' && type === 'image_url') return imageBlock(fieldOf(part.image_url, 'url'), `${where}.image_url.url`);
+  if (role === 'user' && type === 'file') return documentBlock(part.file, where, position);
+  throw unsupported(`${where}.type`, `content parts of type ${JSON.stringify(type)} in ${role} messages (${where}.type)`);
+}
+
+/** Models whose Converse takes cache points (Claude, Nova); other models cache on their own or not at all. */
+export const cachesByBreakpoint = (model: unknown): boolean => typeof model === 'string' && /anthropic\.claude|amazon\.nova/.test(model);
 
 /**
  * OpenAI messages as Converse `messages` and `system`. The system and developer messages
@@ -88,7 +101,7 @@ function contentBlocks(content: unknown, param: string, role: string): ContentBl
  * Converse wants user and assistant turns to alternate, so consecutive turns of one role
  * merge (the results of parallel calls become one user turn, as Bedrock expects).
  */
-export function toConverseMessages(messages: unknown): { messages: ConverseMessage[]; system?: ContentBlock[] } {
+export function toConverseMessages(messages: unknown, caching = false): { messages: ConverseMessage[]; system?: ContentBlock[] } {
   if (!Array.isArray(messages) || messages.length === 0) throw invalid('messages must be a non-empty array', 'messages');
   const system: ContentBlock[] = [];
   const turns: ConverseMessage[] = [];
@@ -104,27 +117,29 @@ export function toConverseMessages(messages: unknown): { messages: ConverseMessa
     const message = chatMessage(value, i, unsupported);
     const { role } = message;
     const param = `messages[${i}].content`;
+    // A message's own breakpoint: a cache point after its last block.
+    const marked = (blocks: ContentBlock[]) => (caching && blocks.length && cacheMarkOf(message, `messages[${i}]`) ? [...blocks, CACHE_POINT] : blocks);
     if (role === 'system' || role === 'developer') {
-      const blocks = contentBlocks(message.content, param, role);
-      if (!turns.length) system.push(...blocks);
+      const blocks = contentBlocks(message.content, param, role, caching);
+      if (!turns.length) system.push(...marked(blocks));
       else
         push(
           'user',
-          blocks.map((block) => ({ text: `System message: ${block.text}` })),
+          blocks.filter((block) => !block.cachePoint).map((block) => ({ text: `System message: ${block.text}` })),
         );
     } else if (role === 'user') {
-      push('user', contentBlocks(message.content, param, role));
+      push('user', marked(contentBlocks(message.content, param, role, caching)));
     } else if (role === 'assistant') {
-      const blocks = contentBlocks(message.content, param, role);
+      const blocks = contentBlocks(message.content, param, role, caching);
       if (typeof message.refusal === 'string' && message.refusal) blocks.push({ text: message.refusal });
-      push('assistant', [...blocks, ...toolUses(message.tool_calls, i, callIds)]);
+      push('assistant', marked([...blocks, ...toolUses(message.tool_calls, i, callIds)]));
     } else {
       const id = message.tool_call_id;
       if (typeof id !== 'string' || !callIds.has(id)) {
         throw invalid(`messages[${i}].tool_call_id does not match a tool call of an earlier assistant message`, `messages[${i}].tool_call_id`);
       }
       const text = contentBlocks(message.content, param, 'tool');
-      push('user', [{ toolResult: { toolUseId: id, content: text.length ? text : [{ text: '' }] } }]);
+      push('user', marked([{ toolResult: { toolUseId: id, content: text.length ? text : [{ text: '' }] } }]));
     }
   });
   if (!turns.length) throw invalid('messages must hold at least one user or assistant message besides the system ones', 'messages');

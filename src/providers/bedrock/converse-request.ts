@@ -1,8 +1,9 @@
 import { IgnoredParams, OPENAI_DELIVERY_PARAMS } from '../ignored-params';
 import { THINKING_BUDGETS, thinkingWithin } from '../anthropic/chat-request';
-import { ContentBlock, ConverseMessage, toConverseMessages } from './converse-messages';
+import { cachesByBreakpoint, ContentBlock, ConverseMessage, toConverseMessages } from './converse-messages';
+import { ignoreCacheMarks } from '../prompt-cache';
 import { isBedrockClaude } from './invoke-messages';
-import { type Fields, chatToolFunction, finiteNumber, forcedFunction, integer, invalid, unsupportedBy } from '../translation-checks';
+import { type Fields, chatToolFunction, finiteNumber, forcedFunction, integer, invalid, isObject, unsupportedBy } from '../translation-checks';
 
 /** A Converse request body (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html), the model being in the path. */
 export interface ConverseRequest {
@@ -104,9 +105,28 @@ function toolChoice(value: unknown, request: ConverseRequest): void {
  * An OpenAI chat body as a Converse request. A null parameter is OpenAI's "default" and
  * is skipped; every other field must be one Converse can honour.
  */
+/**
+ * A config's `cache_breakpoints: "auto"` on a Converse request to a model that caches by
+ * breakpoints, when the client marked none: cache points after the system blocks, the tools
+ * and the conversation so far (as withAutoBreakpoints does for Anthropic's format).
+ */
+export function withAutoCachePoints(request: ConverseRequest): ConverseRequest {
+  const point = { cachePoint: { type: 'default' } };
+  const hasPoint = (blocks: unknown) => Array.isArray(blocks) && blocks.some((block) => isObject(block) && block.cachePoint !== undefined);
+  if (hasPoint(request.system) || request.messages.some((message) => hasPoint(message.content))) return request;
+  const out: ConverseRequest = { ...request };
+  if (request.system?.length) out.system = [...request.system, point];
+  if (request.toolConfig?.tools.length) out.toolConfig = { ...request.toolConfig, tools: [...request.toolConfig.tools, point] };
+  const last = request.messages[request.messages.length - 1];
+  if (last?.content.length) out.messages = [...request.messages.slice(0, -1), { ...last, content: [...last.content, point] }];
+  return out;
+}
+
 export function toConverseRequest(body: Fields, ignored = new IgnoredParams()): ConverseRequest {
   if (typeof body !== 'object' || body === null) throw invalid('the body must be a JSON object', 'body');
-  const request: ConverseRequest = { ...toConverseMessages(body.messages) };
+  const caching = cachesByBreakpoint(body.model);
+  if (!caching) ignoreCacheMarks(body.messages, ignored);
+  const request: ConverseRequest = { ...toConverseMessages(body.messages, caching) };
   for (const [field, value] of Object.entries(body)) {
     if (value === null || value === undefined) continue;
     const apply = Object.hasOwn(PARAMETERS, field) ? PARAMETERS[field] : undefined;

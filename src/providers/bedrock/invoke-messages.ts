@@ -7,6 +7,7 @@ import { parseStreamEvent } from '../stream-event';
 import { toOpenAIError } from './converse-response';
 import { converseStreamError } from './converse-stream';
 import { AWS_EVENT_STREAM_TYPE, modelUrl } from './bedrock-urls';
+import { withAutoBreakpoints } from '../prompt-cache';
 
 /**
  * Claude on Bedrock speaks Anthropic's Messages API through InvokeModel
@@ -53,7 +54,7 @@ function invokePayload(
 const PROFILE_PREFIX = /^[a-z]{2,6}(-[a-z]+)?\.(?=anthropic\.claude)/;
 
 function invokeRequest(body: Record<string, unknown>, target: ProviderTarget, clientHeaders: Record<string, string> = {}): UpstreamRequest {
-  const { model, stream, payload } = invokePayload(body, target, clientHeaders);
+  const { model, stream, payload } = invokePayload(target.autoCacheBreakpoints ? withAutoBreakpoints(body) : body, target, clientHeaders);
   const streamed = stream === true;
   return {
     method: 'POST',

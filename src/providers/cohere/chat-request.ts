@@ -1,4 +1,5 @@
 import { IgnoredParams, OPENAI_DELIVERY_PARAMS } from '../ignored-params';
+import { ignoreCacheMarks } from '../prompt-cache';
 import { ANTHROPIC_THINKING_BUDGETS } from '../reasoning-effort';
 import { toCohereMessages } from './chat-messages';
 import { type Fields, chatToolFunction, finiteNumber, forcedFunction, integer, invalid, isObject, unsupportedBy } from '../translation-checks';
@@ -128,6 +129,7 @@ function toolChoice(value: unknown, request: CohereChatRequest, body: Fields): v
 export function toCohereChatRequest(body: Fields, ignored = new IgnoredParams()): CohereChatRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('the body must be a JSON object', 'body');
   if (typeof body.model !== 'string' || !body.model) throw invalid('model must be a string naming a Cohere model', 'model');
+  ignoreCacheMarks(body.messages, ignored);
   const request: CohereChatRequest = { model: body.model, messages: toCohereMessages(body.messages) };
   for (const [field, value] of Object.entries(body)) {
     if (value === null || value === undefined) continue;

@@ -1,4 +1,5 @@
 import { IgnoredParams, OPENAI_DELIVERY_PARAMS } from '../ignored-params';
+import { ignoreCacheMarks } from '../prompt-cache';
 import { GEMINI_THINKING_BUDGETS } from '../reasoning-effort';
 import { toGeminiContents } from './chat-messages';
 import { type Fields, chatToolFunction, finiteNumber, forcedFunction, integer, invalid, isObject, unsupportedBy } from '../translation-checks';
@@ -117,6 +118,7 @@ function toolChoice(value: unknown): Record<string, unknown> {
  */
 export function toGeminiRequest(body: Fields, ignored = new IgnoredParams()): GeminiRequest {
   if (typeof body !== 'object' || body === null) throw invalid('the body must be a JSON object', 'body');
+  ignoreCacheMarks(body.messages, ignored);
   const request: GeminiRequest = { ...toGeminiContents(body.messages) };
   for (const [field, value] of Object.entries(body)) {
     if (value === null || value === undefined) continue;

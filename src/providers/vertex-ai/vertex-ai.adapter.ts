@@ -6,6 +6,7 @@ import { AnthropicChatStreamDecoder } from '../anthropic/chat-stream';
 import type { ChatTranslation } from '../chat-format';
 import { toGeminiRequest } from '../google/chat-request';
 import { geminiNativeBody } from '../google/google.adapter';
+import { withAutoBreakpoints } from '../prompt-cache';
 import * as geminiResponse from '../google/chat-response';
 import { GeminiChatStreamDecoder } from '../google/chat-stream';
 import { fromVertexPredictions, googleEmbedInput, toVertexPredictRequest } from '../google/embed';
@@ -80,7 +81,7 @@ function modelOf(body: Record<string, unknown>): string {
  * the body; the client's `anthropic-beta` goes on as Anthropic's own API takes it.
  */
 function claudeRequest(payload: Record<string, unknown>, model: string, target: ProviderTarget, clientHeaders: Record<string, string> = {}): UpstreamRequest {
-  const { model: _inUrl, ...rest } = payload;
+  const { model: _inUrl, ...rest } = target.autoCacheBreakpoints ? withAutoBreakpoints(payload) : payload;
   const method = rest.stream === true ? 'streamRawPredict' : 'rawPredict';
   const sent: Record<string, string> = headers(target);
   const beta = clientHeaders['anthropic-beta'] || target.providerOptions.anthropic_beta;

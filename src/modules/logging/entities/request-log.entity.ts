@@ -90,6 +90,10 @@ export class RequestLogEntity {
   @Column('integer', { name: 'cached_tokens', nullable: true })
   cachedTokens: number | null;
 
+  /** Prompt tokens written to the provider's prompt cache (part of promptTokens, priced apart). */
+  @Column('integer', { name: 'cache_write_tokens', nullable: true })
+  cacheWriteTokens: number | null;
+
   @Column('integer', { name: 'reasoning_tokens', nullable: true })
   reasoningTokens: number | null;
 
