@@ -35,7 +35,7 @@ export async function createGatewayApp(env: Environment): Promise<INestApplicati
     const pid = String(process.pid);
     app.use((_req: Request, res: Response, next: NextFunction) => (res.setHeader('x-gateway-worker', pid), next()));
   }
-  // The realtime API's WebSocket (RealtimeGateway) on the same server, with the `ws` package.
+  // The realtime API's WebSocket (RealtimeGateway) and the Responses API's (ResponsesSocketGateway) on the same server, with the `ws` package.
   app.useWebSocketAdapter(new WsAdapter(app));
 
   // JSON bodies up to the limit; a parse error or an oversized body gets the gateway's error shape.

@@ -6,6 +6,7 @@ import type { EmbeddedPostgres } from './database/embedded-postgres';
 import { Readiness } from './modules/health/readiness';
 import { RequestLogger } from './modules/logging/request-logger';
 import { RealtimeGateway } from './modules/realtime/realtime.gateway';
+import { ResponsesSocketGateway } from './modules/responses/websocket/responses-socket.gateway';
 
 /** After the grace deadline, how long the streams' error events get to reach their clients before every connection is closed. */
 const ERROR_EVENT_FLUSH_MS = 500;
@@ -75,6 +76,7 @@ export class GracefulShutdown {
       readiness.reachDeadline();
       // Upgraded (realtime) connections are not the HTTP server's to close: their sessions are told to go away.
       this.app.get(RealtimeGateway).closeAll();
+      this.app.get(ResponsesSocketGateway).closeAll();
       cutOff = setTimeout(() => server.closeAllConnections(), ERROR_EVENT_FLUSH_MS);
     }, graceMs);
     let cutOff: NodeJS.Timeout | undefined;

@@ -96,6 +96,23 @@ export class RequestContext {
     return this.attempts.length ? this.attempts[this.attempts.length - 1] : null;
   }
 
+  /**
+   * A request within this one's session (a response over the Responses API's WebSocket): the
+   * same caller, trace, route, metadata and end user; its own id, clock, attempts and log row.
+   */
+  child(): RequestContext {
+    const child = new RequestContext(this.traceId, this.requestHeaders, this.span);
+    child.operation = this.operation;
+    child.principal = this.principal;
+    child.scope = this.scope;
+    child.route = this.route;
+    child.metadata = this.metadata;
+    child.user = this.user;
+    child.provider = this.provider;
+    child.model = this.model;
+    return child;
+  }
+
   /** Records a failure that no attempt owns (the exception filter calls it). */
   noteFailure(exception: unknown): void {
     this.failure = describeFailure(exception);

@@ -97,6 +97,11 @@ export interface ChatInputTokensCapability extends RequestBuilder {
   inputTokens(answer: Record<string, unknown>): number | null;
 }
 
+/** Where and how to open a provider's Responses API WebSocket (its "WebSocket mode": `response.create` events in, the stream's events out). */
+export interface ResponsesSocketCapability {
+  connection(target: ProviderTarget): { url: string; headers: Record<string, string> };
+}
+
 /** Where and how to open a provider's realtime WebSocket for a model. */
 export interface RealtimeCapability {
   connection(target: ProviderTarget, model: string): { url: string; headers: Record<string, string> };
@@ -158,6 +163,8 @@ export interface ProviderOperations {
   readonly audioTranslations?: RequestBuilder;
   /** The Realtime API: a WebSocket the gateway relays events through. */
   readonly realtime?: RealtimeCapability;
+  /** The Responses API over a WebSocket (`GET /v1/responses` upgraded), relayed event by event. */
+  readonly responsesSocket?: ResponsesSocketCapability;
   readonly responses?: ResponsesCapability;
   /** Anthropic's Messages API spoken natively; `/v1/messages` reaches other providers through chat completions. */
   readonly messages?: MessagesCapability;

@@ -21,6 +21,7 @@ const OPERATION_NAMES: Record<ProviderOperation, string> = {
   audioTranscriptions: 'audio.transcriptions',
   audioTranslations: 'audio.translations',
   realtime: 'realtime',
+  responsesSocket: 'responses',
   generateContent: 'gemini.generate_content',
   geminiCountTokens: 'gemini.count_tokens',
   geminiEmbed: 'gemini.embed_content',

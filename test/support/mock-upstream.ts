@@ -83,6 +83,7 @@ import { serveAnthropic } from './mock-anthropic';
 import { serveCohere } from './mock-cohere';
 import { serveBedrock } from './mock-bedrock';
 import { serveGemini } from './mock-gemini';
+import { serveResponsesSocket, type ResponsesSocketConnection } from './mock-openai-responses-socket';
 import { createVertexMock, type VertexMock } from './mock-vertex';
 import { serveOpenAIAudio } from './mock-openai-audio';
 import { serveOpenAIFiles, serveOpenAIMultipart, type RecordedUpload } from './mock-openai-files';
@@ -117,6 +118,8 @@ export interface MockUpstream {
   requests: RecordedRequest[];
   /** Vertex AI's routes and token endpoint: register service accounts, count token requests (mock-vertex.ts). */
   vertex: VertexMock;
+  /** Connections to the Responses API's WebSocket mode (plain HTTP servers only; see mock-openai-responses-socket.ts). */
+  responsesSockets: ResponsesSocketConnection[];
   /** Forget the recorded requests (the array is emptied in place), the mock-flaky-* counters and Vertex's counts. */
   reset(): void;
   close(): Promise<void>;
@@ -483,6 +486,8 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
       resolve();
     });
   });
+  const responsesSockets: ResponsesSocketConnection[] = [];
+  if (!options.tls) serveResponsesSocket(server as http.Server, responsesSockets);
   const port = (server.address() as AddressInfo).port;
   // The test certificate names localhost (and 127.0.0.1).
   selfUrl = options.tls ? `https://localhost:${port}` : `http://127.0.0.1:${port}`;
@@ -493,8 +498,10 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
     port,
     requests,
     vertex,
+    responsesSockets,
     reset: () => {
       requests.length = 0;
+      responsesSockets.length = 0;
       flakyFailures.clear();
       vertex.reset();
     },

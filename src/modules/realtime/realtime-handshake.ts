@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import { type RawData, WebSocket } from 'ws';
 import { RequestContext } from '../../context/request-context';
 import { describeFailure, GatewayError, UpstreamHttpError } from '../../common/errors/gateway-error';
 import { authenticate } from '../keys/authenticate';
@@ -23,14 +22,11 @@ import { EMPTY_OUTCOME, type Attempt } from '../../context/attempt';
 import type { RouteTarget } from '../../context/route-plan';
 import { leavesOf } from '../routing/route-tree';
 import { UpstreamClient } from '../upstream/upstream-client';
-import { type ClientEventCheck, type EarlyMessage, RealtimeSession, type UpstreamSocket } from './realtime-session';
+import { type ClientEventCheck, RealtimeSession } from './realtime-session';
+import { openProviderSocket, type UpstreamSocket } from '../upstream/provider-socket';
 import { roleMay } from '../workspaces/roles';
-import { CredentialScrubber } from '../upstream/credential-scrubber';
 
 /** Browsers cannot set headers on a WebSocket: the key and the virtual key come as subprotocols. */
-/** How much of a provider's refusal of a session (its HTTP error body) is kept. */
-const ERROR_BODY_BYTES = 64 * 1024;
-
 const PROTOCOL_HEADERS: [prefix: string, header: string][] = [
   ['gateway-key.', 'x-gateway-api-key'],
   ['gateway-virtual-key.', 'x-gateway-virtual-key'],
@@ -137,42 +133,7 @@ export class RealtimeHandshake {
     const { url, headers: upstreamHeaders } = capability.connection(target, model);
     const beta = headers['openai-beta'];
     if (typeof beta === 'string') upstreamHeaders['openai-beta'] = beta;
-    this.upstreamClient.checkHost(url, target.privateNetworkAllowed);
-    const scrubber = CredentialScrubber.of({ method: 'GET', url, headers: upstreamHeaders }, target);
-    return new Promise((resolve, reject) => {
-      const socket = new WebSocket(url, {
-        headers: upstreamHeaders,
-        handshakeTimeout: this.timeoutMs,
-        lookup: this.upstreamClient.lookupFor(target.privateNetworkAllowed),
-        maxPayload: 64 * 1024 * 1024,
-      });
-      // The provider speaks first (`session.created`), before the session exists: held until it does.
-      const early: EarlyMessage[] = [];
-      const hold = (data: RawData, isBinary: boolean) => early.push({ data, isBinary });
-      socket.on('message', hold);
-      socket.once('open', () => resolve({ socket, early, stopHolding: () => socket.off('message', hold), scrubber }));
-      socket.once('unexpected-response', (_request, response) => {
-        // The provider's refusal, passed on: its first ERROR_BODY_BYTES only, and a
-        // connection cut mid-body is a 502 (unheard, the response's error would end the process).
-        const chunks: Buffer[] = [];
-        let kept = 0;
-        response.on('data', (chunk: Buffer) => {
-          if (kept < ERROR_BODY_BYTES) chunks.push(chunk.subarray(0, ERROR_BODY_BYTES - kept));
-          kept += chunk.length;
-        });
-        response.once('end', () => {
-          const type = String(response.headers['content-type'] ?? 'application/json');
-          reject(new UpstreamHttpError(response.statusCode ?? 502, scrubber.bytes(Buffer.concat(chunks)), type, {}));
-          socket.terminate();
-        });
-        response.once('error', (error) => {
-          reject(GatewayError.upstreamUnreachable(`The provider's refusal of the realtime session broke off (${error.message})`));
-          socket.terminate();
-        });
-      });
-      socket.once('error', (error) => reject(this.upstreamClient.describeConnectError(error)));
-      context.abort.signal.addEventListener('abort', () => socket.terminate(), { once: true });
-    });
+    return openProviderSocket(this.upstreamClient, context, target, url, upstreamHeaders, this.timeoutMs);
   }
 }
 
@@ -228,7 +189,7 @@ function redactProtocols(headers: IncomingHttpHeaders): IncomingHttpHeaders {
 }
 
 /** The HTTP answer for a failed handshake: the gateway's error shape, or the provider's own body. */
-function refusalOf(error: unknown, headers: Record<string, string>): HandshakeRefusal {
+export function refusalOf(error: unknown, headers: Record<string, string>): HandshakeRefusal {
   if (error instanceof UpstreamHttpError)
     return new HandshakeRefusal(error.status, error.body.toString('utf8'), { ...headers, ...error.headers, 'Content-Type': error.contentType });
   const { status, error: described } = describeFailure(error);

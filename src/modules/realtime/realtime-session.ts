@@ -2,34 +2,18 @@ import type { RawData, WebSocket } from 'ws';
 import type { RequestContext } from '../../context/request-context';
 import { ClientClosedRequestError, type LoggedError } from '../../common/errors/gateway-error';
 import { type ClientStreamLimits, IdleWatch } from '../../common/http/client-stream';
+import { byteLength, closeWithin, parseEvent, Relay, sendableCode } from '../../common/http/socket-relay';
 import type { NormalizedUsage } from '../../providers/usage';
 import type { Attempt } from '../../context/attempt';
 import type { CredentialScrubber } from '../upstream/credential-scrubber';
+import type { EarlyMessage, UpstreamSocket } from '../upstream/provider-socket';
 import { addUsage, MAX_LOGGED_EVENTS, summariseEvent, usageOfResponseDone } from './realtime-events';
-
-/** A peer that does not answer a close within this time is cut off. */
-const CLOSE_TIMEOUT_MS = 1000;
 
 /** Events of one direction, as the log keeps them. */
 interface EventLog {
   events: Record<string, unknown>[];
   /** Events past MAX_LOGGED_EVENTS, counted, not kept. */
   omitted: number;
-}
-
-/** A provider message that arrived before the session existed. */
-export interface EarlyMessage {
-  data: RawData;
-  isBinary: boolean;
-}
-
-/** The provider's socket, open, with what it sent during the handshake. */
-export interface UpstreamSocket {
-  socket: WebSocket;
-  early: EarlyMessage[];
-  stopHolding(): void;
-  /** Hides the credentials the gateway opened the socket with from the provider's events. */
-  scrubber: CredentialScrubber;
 }
 
 /**
@@ -116,7 +100,7 @@ export class RealtimeSession {
   }
 
   private fromClient(data: RawData, isBinary: boolean): void {
-    const event = isBinary ? null : parse(data);
+    const event = isBinary ? null : parseEvent(data);
     const toUpstream = this.toUpstream!;
     if (!this.checkClientEvent || !event) {
       if (event) note(this.sent, event);
@@ -159,7 +143,7 @@ export class RealtimeSession {
 
   private fromUpstream(received: RawData, isBinary: boolean): void {
     const data = isBinary ? received : this.scrubber.bytes(received as Buffer);
-    const event = isBinary ? null : parse(data);
+    const event = isBinary ? null : parseEvent(data);
     if (event) {
       note(this.received, event);
       if (this.ttftMs === null && typeof event.type === 'string' && event.type.endsWith('.delta')) this.ttftMs = this.context.elapsedMs();
@@ -209,87 +193,7 @@ export class RealtimeSession {
   }
 }
 
-/**
- * One direction of a session: events sent on `to`, no faster than `to`'s peer takes them.
- * What waits to go out (ws's `bufferedAmount`, plus events `hold()` counts, still being
- * checked) past `bufferBytes` (STREAM_CLIENT_BUFFER_BYTES) pauses `from`: its socket is no
- * longer read, so its peer's writes block (TCP) instead of piling up in the gateway. `from`
- * resumes below half of it (a margin, so it does not flip at every event). With an
- * IdleWatch, a peer of `to` that is behind and takes nothing is reported.
- */
-class Relay {
-  /** Bytes of events `to`'s socket has taken (their send completed): rises only when its peer reads. */
-  taken = 0;
-  /** Bytes accepted from `from` that are not yet handed to `to`. */
-  private held = 0;
-
-  constructor(
-    private readonly to: WebSocket,
-    private readonly from: WebSocket,
-    private readonly bufferBytes: number,
-    private readonly idle: IdleWatch | null,
-  ) {}
-
-  send(data: RawData, isBinary: boolean): void {
-    const to = this.to;
-    if (to.readyState !== to.OPEN) return;
-    const size = byteLength(data);
-    to.send(data as Buffer, { binary: isBinary }, (error) => {
-      if (!error) this.taken += size;
-      if (to.bufferedAmount === 0) this.idle?.caughtUp();
-      this.balance();
-    });
-    // Not all of it went out at once: `to`'s peer is behind (for now).
-    if (to.bufferedAmount > 0) this.idle?.behind();
-    this.balance();
-  }
-
-  hold(bytes: number): void {
-    this.held += bytes;
-    this.balance();
-  }
-
-  release(bytes: number): void {
-    this.held -= bytes;
-    this.balance();
-  }
-
-  stop(): void {
-    this.idle?.caughtUp();
-  }
-
-  private balance(): void {
-    const waiting = this.held + this.to.bufferedAmount;
-    if (waiting > this.bufferBytes && !this.from.isPaused) this.from.pause();
-    else if (waiting < this.bufferBytes / 2 && this.from.isPaused) this.from.resume();
-  }
-}
-
-function byteLength(data: RawData): number {
-  return Array.isArray(data) ? data.reduce((sum, part) => sum + part.length, 0) : data.byteLength;
-}
-
-function parse(data: RawData): Record<string, unknown> | null {
-  try {
-    const event = JSON.parse(data.toString());
-    return event !== null && typeof event === 'object' && !Array.isArray(event) ? event : null;
-  } catch {
-    return null;
-  }
-}
-
 function note(log: EventLog, event: Record<string, unknown>): void {
   if (log.events.length < MAX_LOGGED_EVENTS) log.events.push(summariseEvent(event));
   else log.omitted++;
-}
-
-/** Close codes a peer may send (1005 and 1006 only describe a close, they cannot be sent). */
-function sendableCode(code: number, otherwise: number): number {
-  return code === 1000 || code === 1001 || (code >= 1007 && code <= 1014 && code !== 1010) || (code >= 3000 && code <= 4999) ? code : otherwise;
-}
-
-function closeWithin(socket: WebSocket, code: number, reason: string): void {
-  if (socket.readyState === socket.CLOSED) return;
-  socket.close(code, Buffer.byteLength(reason) <= 123 ? reason : '');
-  setTimeout(() => socket.terminate(), CLOSE_TIMEOUT_MS).unref();
 }

@@ -71,13 +71,15 @@ export class RouteExecutor {
    * the first attempt has been sent, no retry and no fallback. `texts`: where the
    * operation's request and answer text is, for the config's guardrails (operations
    * without it run none). `budgeted: false` for an operation that costs nothing (token
-   * counting): nothing is reserved, so a spent budget does not refuse it.
+   * counting): nothing is reserved, so a spent budget does not refuse it. `metered: false`
+   * for a walk that only opens a channel whose requests are metered one by one (the
+   * Responses API's WebSocket): no rate limit counted, nothing reserved.
    */
   execute(
     context: OpenedContext,
     body: Record<string, unknown>,
     send: AttemptSender,
-    options: { cacheable?: boolean; replayable?: boolean; texts?: OperationTexts; budgeted?: boolean } = {},
+    options: { cacheable?: boolean; replayable?: boolean; texts?: OperationTexts; budgeted?: boolean; metered?: boolean } = {},
   ): Promise<GatewayResult> {
     const run = new ExecutionRun(
       this.tools,
@@ -88,6 +90,7 @@ export class RouteExecutor {
       options.replayable ?? true,
       options.texts ?? null,
       options.budgeted ?? true,
+      options.metered ?? true,
     );
     return run.node(context.route!.root);
   }
@@ -117,6 +120,7 @@ class ExecutionRun {
     private readonly replayable: boolean,
     private readonly texts: OperationTexts | null,
     private readonly budgeted: boolean,
+    private readonly metered: boolean,
   ) {}
 
   /** No other attempt can follow: the body was not replayable and has gone out. */
@@ -189,7 +193,7 @@ class ExecutionRun {
       await this.checkInput(node, attempt, body);
       const breaker = this.admitThroughBreaker(node, target, body);
       try {
-        await this.tools.rateLimiter.admit(this.context, target);
+        if (this.metered) await this.tools.rateLimiter.admit(this.context, target);
         const cache =
           this.cacheable && node.cache
             ? { key: responseCacheKey(this.context.operation ?? '', upstreamIdentity(target), body), maxAgeSeconds: node.cache.maxAgeSeconds }
@@ -199,7 +203,7 @@ class ExecutionRun {
           breaker?.release();
           return hit;
         }
-        if (this.budgeted) await this.tools.budgets.reserve(this.context, target, body);
+        if (this.budgeted && this.metered) await this.tools.budgets.reserve(this.context, target, body);
         const result = await this.sendWithRetries(node, target, body, attempt, breaker);
         return cache ? this.storeInCache(cache.key, cache.maxAgeSeconds, result) : result;
       } catch (error) {

@@ -18,7 +18,7 @@ import { UpstreamClient, UpstreamResponse } from './upstream-client';
 import { CredentialScrubber } from './credential-scrubber';
 
 /** The capabilities that build a request from a body (all but the REST resources and the realtime socket). */
-export type BodyOperation = Exclude<ProviderOperation, ResourceOperation | 'anthropicModels' | 'geminiModels' | 'realtime'>;
+export type BodyOperation = Exclude<ProviderOperation, ResourceOperation | 'anthropicModels' | 'geminiModels' | 'realtime' | 'responsesSocket'>;
 
 const NEVER_ABORTED = new AbortController().signal;
 

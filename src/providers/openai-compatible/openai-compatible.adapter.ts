@@ -9,6 +9,7 @@ import {
   type ResourceCapability,
   type ResourceOperation,
   type ResponsesCapability,
+  type ResponsesSocketCapability,
   type UpstreamRequest,
 } from '../provider-adapter';
 
@@ -31,7 +32,7 @@ const RESOURCE_ROOTS: Record<ResourceOperation, string> = {
   vectorStores: '/vector_stores',
 };
 
-export type OptionalOperation = keyof typeof OPTIONAL_OPERATION_PATHS | ResourceOperation | 'responses' | 'realtime';
+export type OptionalOperation = keyof typeof OPTIONAL_OPERATION_PATHS | ResourceOperation | 'responses' | 'realtime' | 'responsesSocket';
 
 export interface OpenAICompatibleOptions {
   id: string;
@@ -65,6 +66,7 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
   readonly rerank?: RequestBuilder;
   readonly responses?: ResponsesCapability;
   readonly realtime?: RealtimeCapability;
+  readonly responsesSocket?: ResponsesSocketCapability;
   readonly fineTuning?: ResourceCapability;
   readonly models?: ResourceCapability;
   readonly files?: ResourceCapability;
@@ -78,6 +80,7 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
     for (const operation of options.offers ?? []) {
       if (operation === 'responses') this.responses = this.responsesCapability();
       else if (operation === 'realtime') this.realtime = this.realtimeCapability();
+      else if (operation === 'responsesSocket') this.responsesSocket = this.responsesSocketCapability();
       else if (isResourceOperation(operation)) this[operation] = this.resource(RESOURCE_ROOTS[operation]);
       else this[operation] = this.operation(OPTIONAL_OPERATION_PATHS[operation]);
     }
@@ -101,6 +104,17 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
         const headers = this.headers(target);
         delete headers['content-type'];
         return { url: this.url(target, '/realtime', `model=${encodeURIComponent(model)}`).replace(/^http/i, 'ws'), headers };
+      },
+    };
+  }
+
+  /** `{base}/responses` with the base's http(s) made ws(s). */
+  private responsesSocketCapability(): ResponsesSocketCapability {
+    return {
+      connection: (target) => {
+        const headers = this.headers(target);
+        delete headers['content-type'];
+        return { url: this.url(target, '/responses', '').replace(/^http/i, 'ws'), headers };
       },
     };
   }

@@ -13,6 +13,7 @@ export const openAIAdapter = new OpenAICompatibleAdapter({
     'audioTranslations',
     'responses',
     'realtime',
+    'responsesSocket',
     'fineTuning',
     'models',
     'files',
