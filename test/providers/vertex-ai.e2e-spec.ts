@@ -11,6 +11,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
+import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import { call, createVirtualKey, expectError, logOf, openai } from '../support/e2e-helpers';
 import { MockUpstream, startMockUpstream } from '../support/mock-upstream';
@@ -346,6 +347,58 @@ describe('Vertex AI', () => {
       });
       expect(response.status).toBe(401);
       expect(JSON.stringify(response.body)).toMatch(/invalid authentication credentials/);
+    });
+  });
+  describe("Gemini's own API (/v1beta) with @google/genai", () => {
+    const genai = () =>
+      new GoogleGenAI({
+        apiKey: gateway.adminKey,
+        httpOptions: { baseUrl: gateway.url, headers: { 'x-gateway-virtual-key': 'vertex' }, retryOptions: { attempts: 1 } },
+      });
+
+    it('sends generateContent, streams and countTokens of a Gemini model natively to Vertex (the token, never the key)', async () => {
+      mock.reset();
+      const answer = await genai().models.generateContent({ model: 'gemini-2.5-flash', contents: 'echo: native on vertex' });
+      expect(answer.text).toBe('native on vertex');
+      const streamed: string[] = [];
+      for await (const chunk of await genai().models.generateContentStream({ model: 'gemini-2.5-flash', contents: 'echo: two words' }))
+        streamed.push(chunk.text ?? '');
+      expect(streamed.join('')).toBe('two words');
+      // A whole request counted, as the Gemini API takes it (the SDK sends no system instruction in API-key mode).
+      const counted = await call(gateway, '/v1beta/models/gemini-2.5-flash:countTokens', {
+        headers: { 'x-gateway-virtual-key': 'vertex' },
+        body: {
+          generateContentRequest: {
+            model: 'models/gemini-2.5-flash',
+            contents: [{ role: 'user', parts: [{ text: 'How many tokens?' }] }],
+            systemInstruction: { parts: [{ text: 'Count carefully.' }] },
+          },
+        },
+      });
+      expect(counted.status).toBe(200);
+      expect(counted.body.totalTokens).toBeGreaterThan(0);
+
+      const calls = vertexCalls();
+      expect(calls.map((request) => request.path.replace(/^.*\/models\//, ''))).toEqual([
+        'gemini-2.5-flash:generateContent',
+        'gemini-2.5-flash:streamGenerateContent',
+        'gemini-2.5-flash:countTokens',
+      ]);
+      expect(calls[1].query.alt).toBe('sse');
+      for (const request of calls) {
+        expect(request.headers.authorization).toMatch(/^Bearer ya29\.mock-/);
+        expect(JSON.stringify(request.headers)).not.toContain(gateway.adminKey);
+        expect(request.body.model).toBeUndefined();
+      }
+      // Vertex's countTokens takes the request's fields at the top, not a generateContentRequest.
+      expect(Object.keys(calls[2].body).sort()).toEqual(['contents', 'systemInstruction']);
+    });
+
+    it("translates a Claude model on Vertex through chat (rawPredict), answered in Gemini's shape", async () => {
+      mock.reset();
+      const answer = await genai().models.generateContent({ model: 'claude-sonnet-4-5', contents: 'echo: claude for gemini' });
+      expect(answer.text).toBe('claude for gemini');
+      expect(vertexCalls()[0].path).toMatch(/\/publishers\/anthropic\/models\/claude-sonnet-4-5:rawPredict$/);
     });
   });
 });

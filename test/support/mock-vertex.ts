@@ -15,6 +15,8 @@
  *   POST /v1/projects/{project}/locations/{region}/publishers/google/models/{model}:generateContent
  *        and :streamGenerateContent (?alt=sse): Gemini's GenerateContent, answered exactly as the
  *        Gemini mock does (mock-gemini.ts: same checks, replies, streams and model switches)
+ *   POST …/publishers/google/models/{model}:countTokens  {contents, systemInstruction?, tools?,
+ *        generationConfig?} (Vertex's CountTokensRequest), counted as the Gemini mock counts it
  *   POST …/publishers/google/models/{model}:predict  a text embedding model: {instances: [{content}],
  *        parameters?: {outputDimensionality}} → {predictions: [{embeddings: {values, statistics: {token_count}}}]}
  *   POST …/publishers/anthropic/models/{model}:rawPredict and :streamRawPredict: Anthropic's
@@ -140,9 +142,36 @@ export function createVertexMock(now: () => number = Date.now): VertexMock {
 /** Gemini on Vertex: the Gemini mock's answer for the same model and method (its key check satisfied by the token). */
 function gemini(res: http.ServerResponse, call: MockCall, model: string, method: string): boolean {
   if (method === 'predict') return predictEmbeddings(res, call);
+  if (method === 'countTokens') return countTokens(res, call, model);
   if (method !== 'generateContent' && method !== 'streamGenerateContent') return false;
   const headers = { ...call.headers, 'x-goog-api-key': 'vertex-oauth' };
   return serveGemini(res, { ...call, path: `/v1beta/models/${encodeURIComponent(model)}:${method}`, headers });
+}
+
+/** Vertex's CountTokensRequest fields (no `generateContentRequest`, unlike the Gemini API's). */
+const COUNT_TOKENS_FIELDS = new Set(['contents', 'systemInstruction', 'tools', 'generationConfig']);
+
+/**
+ * `:countTokens` of a Gemini model on Vertex: `{contents, systemInstruction?, tools?, generationConfig?}`,
+ * counted as the Gemini mock counts the same request (`{totalTokens, …}`); another field: 400.
+ */
+function countTokens(res: http.ServerResponse, call: MockCall, model: string): boolean {
+  const body = call.body ?? {};
+  const extra = Object.keys(body).find((name) => !COUNT_TOKENS_FIELDS.has(name));
+  if (extra) {
+    sendJson(
+      res,
+      400,
+      JSON.stringify({
+        error: { code: 400, message: `Invalid JSON payload received. Unknown name "${extra}": Cannot find field.`, status: 'INVALID_ARGUMENT' },
+      }),
+    );
+    return true;
+  }
+  const { generationConfig: _settings, ...counted } = body;
+  const asGemini = { generateContentRequest: { model: `models/${model}`, ...counted } };
+  const headers = { ...call.headers, 'x-goog-api-key': 'vertex-oauth' };
+  return serveGemini(res, { ...call, body: asGemini, path: `/v1beta/models/${encodeURIComponent(model)}:countTokens`, headers });
 }
 
 /**

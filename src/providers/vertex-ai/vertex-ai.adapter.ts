@@ -159,14 +159,28 @@ const embeddings: JsonOperationCapability = {
 };
 
 /** A Gemini route's body to a Gemini model on Vertex (the same GenerateContent format); Claude models are translated. */
-function geminiMethod(method: (body: Record<string, unknown>) => string): GeminiCapability {
+function geminiMethod(method: (body: Record<string, unknown>) => string, reshape?: (body: Record<string, unknown>) => Record<string, unknown>): GeminiCapability {
   return {
     servesModel: (model) => !isClaude(model.replace(/^models\//, '')),
     buildRequest(body, target) {
-      const { model, payload } = geminiNativeBody(body);
+      const { model, payload } = geminiNativeBody(reshape ? reshape(body) : body);
       return { method: 'POST', url: vertexModelUrl(target, 'google', model, method(body)), headers: headers(target), body: payload };
     },
   };
+}
+
+/**
+ * The Gemini API's countTokens takes a whole `generateContentRequest`; Vertex's takes its
+ * fields at the top (contents, system instruction, tools), without the model.
+ */
+function vertexCountBody(body: Record<string, unknown>): Record<string, unknown> {
+  const { generateContentRequest, generate_content_request, ...rest } = body;
+  const inner = generateContentRequest ?? generate_content_request;
+  if (!inner || typeof inner !== 'object') return rest;
+  const { model: _model, contents, systemInstruction, system_instruction, tools } = inner as Record<string, unknown>;
+  return Object.fromEntries(
+    Object.entries({ ...rest, contents, systemInstruction: systemInstruction ?? system_instruction, tools }).filter(([, value]) => value !== undefined),
+  );
 }
 
 export const vertexAIAdapter: ProviderAdapter = {
@@ -185,5 +199,5 @@ export const vertexAIAdapter: ProviderAdapter = {
   embeddings,
   // alt=sse: see chatRequest.
   generateContent: geminiMethod((body) => (body.stream === true ? 'streamGenerateContent?alt=sse' : 'generateContent')),
-  geminiCountTokens: geminiMethod(() => 'countTokens'),
+  geminiCountTokens: geminiMethod(() => 'countTokens', vertexCountBody),
 };
