@@ -1,6 +1,6 @@
 // `npm run test:clients`: the real clients (Python SDKs, Vercel AI SDK, LangChain, Google Gen AI
-// SDK, Claude Code, Codex, Gemini CLI) driven against the gateway and the mock upstreams. Not part
-// of `npm test`.
+// SDK, OpenAI Agents SDK, Claude Code, Claude Agent SDK, Codex, Gemini CLI, opencode) driven
+// against the gateway and the mock upstreams. Not part of `npm test`.
 /** @type {import('jest').Config} */
 module.exports = {
   displayName: 'clients',

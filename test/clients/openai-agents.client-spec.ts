@@ -54,7 +54,9 @@ describeClient('OpenAI Agents SDK (@openai/agents)', (world) => ({
     const calls = result.newItems.filter((item) => item.type === 'tool_call_item').map((item) => item.rawItem);
     const outputs = result.newItems.filter((item) => item.type === 'tool_call_output_item').map((item) => item.rawItem);
     expect(calls.map((call) => (call.type === 'function_call' ? JSON.parse(call.arguments) : call))).toEqual([{ location: 'Paris' }]);
-    expect(outputs.map((output) => output.type === 'function_call_result' && output.callId)).toEqual(calls.map((call) => call.type === 'function_call' && call.callId));
+    expect(outputs.map((output) => output.type === 'function_call_result' && output.callId)).toEqual(
+      calls.map((call) => call.type === 'function_call' && call.callId),
+    );
     return { text: String(result.finalOutput ?? ''), toolCalls: calls.map((call) => (call.type === 'function_call' ? call.name : call.type)) };
   },
 }));

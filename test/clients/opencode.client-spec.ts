@@ -3,7 +3,10 @@
  * with a HOME of its own whose ~/.config/opencode/opencode.json names the gateway as a custom
  * provider of the OpenAI-compatible kind (`"npm": "@ai-sdk/openai-compatible"`, bundled in the
  * binary, nothing installed at run time; `options.baseURL` the gateway's `/v1`, `options.apiKey`
- * the gateway key, sent as `Authorization: Bearer gk-…`). It streams chat completions always.
+ * the gateway key, sent as `Authorization: Bearer gk-…`). It streams chat completions always;
+ * the plain case reads its formatted output, the stream case its JSON events. For Claude models
+ * it sends `cache_control` marks on chat messages, which reach an Anthropic target as cache
+ * breakpoints.
  * Offline and quiet: OPENCODE_DISABLE_MODELS_FETCH (no models.dev), auto-update, share and LSP
  * downloads off, and a config dir that already lists `@opencode-ai/plugin` in a lock file next
  * to a `node_modules` (else opencode starts installing it from the npm registry in the
@@ -79,7 +82,12 @@ describeClient('opencode (opencode run)', (world) => ({
   stream: async (key) => {
     const all = events((await opencode(world.baseUrl, key, 'Say hello', ['--format', 'json'])).stdout);
     expectNoError(all);
-    expect(upstreamCalls(world, key.target).at(-1)?.body).toBeDefined();
+    // opencode streams every request (the plain case's too): the gateway streamed it on to the target.
+    const calls = upstreamCalls(world, key.target);
+    expect(calls.map((r) => r.body?.stream === true || r.path.endsWith(':streamGenerateContent'))).toEqual([true]);
+    // For a Claude model opencode marks the system prompt and the last message with `cache_control`:
+    // the gateway's chat-to-messages translation keeps them as Anthropic cache breakpoints.
+    if (key.target.name === 'anthropic') expect(JSON.stringify(calls[0].body)).toContain('"cache_control":{"type":"ephemeral"}');
     // The tokens opencode counted from the stream's usage.
     const finish = all.filter((e) => e.type === 'step_finish').at(-1);
     expect(finish?.part.tokens.input).toBeGreaterThan(0);
@@ -88,9 +96,9 @@ describeClient('opencode (opencode run)', (world) => ({
   },
   tool: async (key) => {
     const all = events((await opencode(world.baseUrl, key, TOOL_PROMPT, ['--format', 'json'])).stdout);
-    console.log(JSON.stringify(all, null, 1));
     expectNoError(all);
     const uses = all.filter((e) => e.type === 'tool_use');
+    expect(uses.map((e) => e.part.state.input)).toEqual([{ location: 'Paris' }]);
     // The history opencode sent back names the same call.
     expect(toolCallsInHistory(key.target, upstreamCalls(world, key.target).at(-1)?.body)).toEqual(uses.map((e) => e.part.tool));
     return { text: assistantText(all), toolCalls: uses.map((e) => e.part.tool) };

@@ -63,7 +63,15 @@ describe('the README examples, run as they are', () => {
 
   it('has JavaScript and Python examples for the quick start and every client section', () => {
     const headings = new Set(EXAMPLES.map((example) => `${example.language} ${example.heading}`));
-    for (const expected of ['js Quick start', 'python Quick start', 'python Python SDKs', 'js Vercel AI SDK', 'js Google Gen AI SDK', 'js LangChain JS'])
+    for (const expected of [
+      'js Quick start',
+      'python Quick start',
+      'python Python SDKs',
+      'js Vercel AI SDK',
+      'js Google Gen AI SDK',
+      'js LangChain JS',
+      'js OpenAI Agents SDK',
+    ])
       expect(headings).toContain(expected);
   });
 

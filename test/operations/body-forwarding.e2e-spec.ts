@@ -35,9 +35,9 @@ describe('request bodies forwarded as received', () => {
     return { response, upstream: mock.requests[0] };
   }
 
-  // Key order, whitespace (tabs, CRs), unicode and quote escapes, brackets in text, numbers like 1.0 and 1e0.
+  // Key order, whitespace (tabs, CRs), unicode and quote escapes, brackets in text, numbers like 1.0 and 1e0 (Sonnet 4.5 takes top_p or temperature, not both).
   const MESSAGES = `{ "max_tokens" : 100.0 ,\r\n\t"messages":[ {"content":"caf\\u00e9 \\"quoted\\" {[ \\\\", "role":"user"} ],
-    "model":"claude-sonnet-4-5", "temperature": 1.0, "top_p": 1e0, "metadata": {"user_id":"\\u0061lice"} }`;
+    "model":"claude-sonnet-4-5", "top_p": 1e0, "metadata": {"user_id":"\\u0061lice"} }`;
   const CHAT = `{"messages":[{"role":"user","content":"na\\u00efve \\ud83d\\ude00 [x]"}] , "model" : "gpt-4o-mini","temperature":1.0,"seed":12345678901234567890}`;
   const RESPONSES = `{ "input" : [ {"role":"user","content":[{"type":"input_text","text":"\\u00fcber {\\"a\\":1}"}]} ], "model":"gpt-4o-mini", "temperature":1.0,"store":false}`;
 
@@ -94,9 +94,9 @@ describe('request bodies forwarded as received', () => {
     });
 
     it("a config's override_params", async () => {
-      const config = JSON.stringify({ virtual_key: 'anthropic-vk', override_params: { temperature: 0.5, model: 'claude-haiku-4-5' } });
+      const config = JSON.stringify({ virtual_key: 'anthropic-vk', override_params: { top_p: 0.5, model: 'claude-haiku-4-5' } });
       const { upstream } = await send('/v1/messages', MESSAGES, { 'x-gateway-config': config });
-      expect(upstream.body).toEqual({ ...JSON.parse(MESSAGES), temperature: 0.5, model: 'claude-haiku-4-5' });
+      expect(upstream.body).toEqual({ ...JSON.parse(MESSAGES), top_p: 0.5, model: 'claude-haiku-4-5' });
       expect(upstream.rawBody).toEqual(Buffer.from(JSON.stringify(upstream.body)));
     });
 
