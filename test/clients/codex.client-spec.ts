@@ -6,6 +6,10 @@
  * Against Anthropic and Gemini targets the gateway bridges the Responses API through chat.
  * Update checks and analytics off; no sandbox (nothing but `exec_command` is ever asked for).
  *
+ * With `supports_websockets = true` Codex opens `GET /v1/responses` as a WebSocket: relayed to the
+ * OpenAI target (its prewarm and its turn, each a log row), a 426 for the others (Codex then
+ * uses HTTP).
+ *
  * The tool round trip: the mock calls the first function Codex offers (`exec_command`) with
  * {"location":"Paris"}; Codex answers with a function_call_output (its argument error) and
  * sends the history back.
@@ -13,12 +17,24 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeRun, GatewayKey, isolatedEnv, ROOT, runProcess, TOOL_PROMPT, upstreamCalls } from './client-harness';
-import { describeClient, toolCallsInHistory } from './client-matrix';
+import {
+  type ClientWorld,
+  describeRun,
+  GatewayKey,
+  isolatedEnv,
+  logRowsOf,
+  MOCK_TEXT,
+  ROOT,
+  runProcess,
+  TARGETS,
+  TOOL_PROMPT,
+  upstreamCalls,
+} from './client-harness';
+import { describeClient, startClientWorld, toolCallsInHistory } from './client-matrix';
 
 const CODEX = join(ROOT, 'node_modules/.bin/codex');
 
-async function codex(baseUrl: string, key: GatewayKey, prompt: string, extraArgs: string[]) {
+async function codex(baseUrl: string, key: GatewayKey, prompt: string, extraArgs: string[], websockets = false) {
   const home = mkdtempSync(join(tmpdir(), 'codex-client-'));
   const codexHome = join(home, '.codex');
   mkdirSync(codexHome);
@@ -35,6 +51,8 @@ async function codex(baseUrl: string, key: GatewayKey, prompt: string, extraArgs
       `base_url = "${baseUrl}/v1"`,
       'env_key = "GATEWAY_API_KEY"',
       'wire_api = "responses"',
+      // WebSocket mode (GET /v1/responses upgraded): relayed for OpenAI, a 426 sends Codex back to HTTP for the others.
+      ...(websockets ? ['supports_websockets = true'] : []),
       // One try: a failure shows at once instead of after Codex's retries.
       'request_max_retries = 0',
       'stream_max_retries = 0',
@@ -77,3 +95,42 @@ describeClient('Codex CLI (codex exec)', (world) => ({
     return { text: agentText(all), toolCalls: toolCallsInHistory(key.target, last?.body) };
   },
 }));
+
+describe('Codex CLI over WebSocket (supports_websockets)', () => {
+  let world: ClientWorld;
+
+  beforeAll(async () => {
+    world = await startClientWorld();
+  }, 240_000);
+
+  afterAll(async () => {
+    await world?.close();
+  });
+
+  beforeEach(() => world.mock.reset());
+
+  it('to OpenAI: one WebSocket through the gateway to the provider, each response a log row', async () => {
+    const key = await world.keyFor(TARGETS.openai, 'codex websocket openai');
+    const run = await codex(world.baseUrl, key, 'Say hello', [], true);
+    expect(run.stdout).toContain(MOCK_TEXT);
+    // Codex opens a socket to prewarm (`generate: false`) and one for the turn: every one reaches the provider with its key.
+    const sockets = world.mock.responsesSockets;
+    expect(sockets.length).toBeGreaterThan(0);
+    for (const socket of sockets) expect(socket.headers.authorization).toBe('Bearer upstream-secret-openai');
+    const created = sockets.flatMap((socket) => socket.events.filter((event) => event.type === 'response.create'));
+    expect(created.some((event) => event.generate !== false)).toBe(true);
+    // Nothing went over HTTP: the answer came through the socket.
+    expect(world.mock.requests.filter((request) => request.path === '/v1/responses')).toHaveLength(0);
+    const rows = await logRowsOf(world, key);
+    expect(rows).toHaveLength(created.length);
+    expect(rows.map((row: any) => [row.operation, row.status_code, row.is_stream, row.error])).toEqual(rows.map(() => ['responses', 200, true, null]));
+  });
+
+  it('to Anthropic: the 426 sends Codex to HTTP at once, bridged through chat as usual', async () => {
+    const key = await world.keyFor(TARGETS.anthropic, 'codex websocket anthropic');
+    const run = await codex(world.baseUrl, key, 'Say hello', [], true);
+    expect(run.stdout).toContain(MOCK_TEXT);
+    expect(world.mock.responsesSockets).toHaveLength(0);
+    expect(world.mock.requests.filter((request) => request.path === '/v1/messages')).toHaveLength(1);
+  });
+});

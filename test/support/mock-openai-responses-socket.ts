@@ -12,6 +12,8 @@
  *     `previous_response_id` must name a response of the same connection. A body error,
  *     another event type or a message that is not JSON: one `error` event
  *     `{type: "error", status: 400, error: {type, code, message, param}}`; the connection stays.
+ *   - `generate: false` (Codex's prewarm before a turn): a completed response without output,
+ *     its input counted, nothing generated.
  *   - One response at a time, in the order asked; the model `mock-stream-failed` ends with
  *     `response.failed`; `mock-socket-close` closes the connection (1011) after `response.created`.
  */
@@ -36,7 +38,9 @@ export function serveResponsesSocket(server: http.Server, connections: Responses
     const path = (req.url ?? '/').split('?')[0];
     const refuse = (status: number, body: unknown) => {
       const text = JSON.stringify(body);
-      socket.end(`HTTP/1.1 ${status} Refused\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`);
+      socket.end(
+        `HTTP/1.1 ${status} Refused\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
+      );
     };
     if (path !== '/v1/responses') return refuse(404, { error: { message: 'Invalid URL', type: 'invalid_request_error', param: null, code: null } });
     if (!/^Bearer\s+\S/i.test(String(req.headers.authorization ?? ''))) {
@@ -71,9 +75,10 @@ function serveConnection(client: WebSocket, connection: ResponsesSocketConnectio
 
   async function answer(event: any): Promise<void> {
     if (event?.type !== 'response.create') return error(`Unsupported event type '${String(event?.type)}'.`, 'unknown_event_type', 'type');
-    const { type: _type, ...body } = event;
-    if (body.stream !== undefined) return error("Unknown parameter: 'stream'.", 'unknown_parameter', 'stream');
-    if (body.background !== undefined) return error('background is not supported over WebSocket.', 'unsupported_parameter', 'background');
+    // `stream` is implied (Codex sends `stream: true` all the same, and OpenAI takes it).
+    const { type: _type, stream: _stream, generate, ...body } = event;
+    if (generate !== undefined && typeof generate !== 'boolean') return error("Invalid type for 'generate': expected a boolean.", 'invalid_type', 'generate');
+    if (body.background === true) return error('background is not supported over WebSocket.', 'unsupported_parameter', 'background');
     const invalid = invalidCreateBody(body, false);
     if (invalid) {
       const parsed = JSON.parse(invalid).error;
@@ -86,10 +91,13 @@ function serveConnection(client: WebSocket, connection: ResponsesSocketConnectio
     const plan = planResponse(body, behaviourModel, earlier);
     const id = newId('resp_');
     const createdAt = Math.floor(Date.now() / 1000);
+    // `generate: false` (Codex's prewarm): the input is taken in and nothing is generated.
+    const prewarm = generate === false;
+    const usage = prewarm ? { ...plan.usage, output_tokens: 0, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: plan.usage.input_tokens } : plan.usage;
     const final =
       behaviourModel === 'mock-stream-failed'
         ? responseObject(body, id, createdAt, 'failed', [], null, FAILURE)
-        : responseObject(body, id, createdAt, 'completed', plan.output, plan.usage);
+        : responseObject(body, id, createdAt, 'completed', prewarm ? [] : plan.output, usage);
     outputs.set(id, [...earlier, ...(Array.isArray(body.input) ? body.input : [{ role: 'user', content: body.input }]), ...final.output]);
     for (const streamed of responseEvents(final)) {
       send(streamed);
