@@ -218,6 +218,27 @@ export function isolatedEnv(home: string, extra: Record<string, string> = {}): R
   };
 }
 
+/**
+ * opencode's binary for this platform (`opencode-<os>-<arch>`, the x64 `-baseline` build that
+ * needs no AVX2), pinned, installed once from the npm registry beside the venv. It is not in
+ * package.json: the registry here lacks the other platforms' builds that `opencode-ai` lists,
+ * so `npm ci` could not take its lock file.
+ */
+export const OPENCODE_VERSION = '1.18.33';
+
+export async function opencodeBinary(): Promise<string> {
+  const os = process.platform === 'win32' ? 'windows' : process.platform;
+  const name = `opencode-${os}-${process.arch}${process.arch === 'x64' ? '-baseline' : ''}`;
+  const prefix = join(dirname(VENV), `opencode-${OPENCODE_VERSION}`);
+  const binary = join(prefix, 'node_modules', name, 'bin', os === 'windows' ? 'opencode.exe' : 'opencode');
+  if (existsSync(binary)) return binary;
+  mkdirSync(prefix, { recursive: true });
+  const args = ['install', '--prefix', prefix, '--no-save', '--no-audit', '--no-fund', '--ignore-scripts', `${name}@${OPENCODE_VERSION}`];
+  const installed = await runProcess('npm', args, { timeoutMs: 300_000 });
+  if (installed.code !== 0 || !existsSync(binary)) throw new Error(`npm ${args.join(' ')} failed: ${describeRun(installed)}`);
+  return binary;
+}
+
 export const PYTHON_SDKS = { openai: '3.22.1', anthropic: '1.13.0' };
 /** CI keeps it in the machine's cache (.ci/run), where a fresh clone finds it made. */
 const VENV = process.env.CLIENT_SUITE_VENV || join(ROOT, 'node_modules/.cache/client-suite-venv');

@@ -1,5 +1,6 @@
 /**
- * opencode (`opencode-ai`, pinned in package.json; a native binary) headless: `opencode run`,
+ * opencode (its native binary, pinned as OPENCODE_VERSION and installed on first use: see
+ * opencodeBinary in client-harness.ts) headless: `opencode run`,
  * with a HOME of its own whose ~/.config/opencode/opencode.json names the gateway as a custom
  * provider of the OpenAI-compatible kind (`"npm": "@ai-sdk/openai-compatible"`, bundled in the
  * binary, nothing installed at run time; `options.baseURL` the gateway's `/v1`, `options.apiKey`
@@ -20,10 +21,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeRun, GatewayKey, isolatedEnv, ROOT, runProcess, TOOL_PROMPT, upstreamCalls } from './client-harness';
+import { describeRun, GatewayKey, isolatedEnv, opencodeBinary, runProcess, TOOL_PROMPT, upstreamCalls } from './client-harness';
 import { describeClient, toolCallsInHistory } from './client-matrix';
-
-const OPENCODE = join(ROOT, 'node_modules/.bin/opencode');
 
 async function opencode(baseUrl: string, key: GatewayKey, prompt: string, extraArgs: string[]) {
   const home = mkdtempSync(join(tmpdir(), 'opencode-client-'));
@@ -55,7 +54,7 @@ async function opencode(baseUrl: string, key: GatewayKey, prompt: string, extraA
     OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
   });
   const args = ['run', '-m', `gateway/${key.target.model}`, '--title', 'client suite', ...extraArgs, prompt];
-  const run = await runProcess(OPENCODE, args, { env, cwd: work, timeoutMs: 45_000 }).finally(() => rmSync(home, { recursive: true, force: true }));
+  const run = await runProcess(await opencodeBinary(), args, { env, cwd: work, timeoutMs: 45_000 }).finally(() => rmSync(home, { recursive: true, force: true }));
   if (run.code !== 0) throw new Error(`opencode ${args.join(' ')}: ${describeRun(run)}`);
   return run;
 }

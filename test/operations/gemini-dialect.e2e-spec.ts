@@ -176,6 +176,8 @@ describe('the Gemini API through the gateway with @google/genai', () => {
       expect(log.request_body).toMatchObject({ contents: sent.body.contents, systemInstruction: sent.body.systemInstruction });
       expect(log.response_body).toMatchObject({ candidates: [{ content: { parts: [{ text: 'hello gemini' }], role: 'model' }, finishReason: 'STOP' }] });
       expect(JSON.stringify(log.request_headers)).not.toContain(gateway.adminKey);
+      // Priced from the catalog's Gemini 2.5 Flash prices, by its usageMetadata.
+      expect(log.cost_usd).toBeGreaterThan(0);
     });
 
     it('takes the gateway key as ?key= and the route from x-gateway-virtual-key; passes fields it does not know through; ?key= is in no log', async () => {
