@@ -54,7 +54,9 @@ async function opencode(baseUrl: string, key: GatewayKey, prompt: string, extraA
     OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
   });
   const args = ['run', '-m', `gateway/${key.target.model}`, '--title', 'client suite', ...extraArgs, prompt];
-  const run = await runProcess(await opencodeBinary(), args, { env, cwd: work, timeoutMs: 45_000 }).finally(() => rmSync(home, { recursive: true, force: true }));
+  const run = await runProcess(await opencodeBinary(), args, { env, cwd: work, timeoutMs: 45_000 }).finally(() =>
+    rmSync(home, { recursive: true, force: true }),
+  );
   if (run.code !== 0) throw new Error(`opencode ${args.join(' ')}: ${describeRun(run)}`);
   return run;
 }
