@@ -93,7 +93,9 @@ function serveConnection(client: WebSocket, connection: ResponsesSocketConnectio
     const createdAt = Math.floor(Date.now() / 1000);
     // `generate: false` (Codex's prewarm): the input is taken in and nothing is generated.
     const prewarm = generate === false;
-    const usage = prewarm ? { ...plan.usage, output_tokens: 0, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: plan.usage.input_tokens } : plan.usage;
+    const usage = prewarm
+      ? { ...plan.usage, output_tokens: 0, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: plan.usage.input_tokens }
+      : plan.usage;
     const final =
       behaviourModel === 'mock-stream-failed'
         ? responseObject(body, id, createdAt, 'failed', [], null, FAILURE)

@@ -159,7 +159,10 @@ const embeddings: JsonOperationCapability = {
 };
 
 /** A Gemini route's body to a Gemini model on Vertex (the same GenerateContent format); Claude models are translated. */
-function geminiMethod(method: (body: Record<string, unknown>) => string, reshape?: (body: Record<string, unknown>) => Record<string, unknown>): GeminiCapability {
+function geminiMethod(
+  method: (body: Record<string, unknown>) => string,
+  reshape?: (body: Record<string, unknown>) => Record<string, unknown>,
+): GeminiCapability {
   return {
     servesModel: (model) => !isClaude(model.replace(/^models\//, '')),
     buildRequest(body, target) {

@@ -95,7 +95,14 @@ export class ResponsesSocketHandshake {
       opened: () => this.requestLogger.opened(),
       logged: (response: RequestContext, status: number) => this.requestLogger.sessionClosed(response, status),
     };
-    const session: ResponsesSocketSession = new ResponsesSocketSession(context, context.lastAttempt!, upstream!, gate, () => sessionEnded(session), this.limits);
+    const session: ResponsesSocketSession = new ResponsesSocketSession(
+      context,
+      context.lastAttempt!,
+      upstream!,
+      gate,
+      () => sessionEnded(session),
+      this.limits,
+    );
     return session;
   }
 }

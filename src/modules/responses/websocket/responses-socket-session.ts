@@ -150,7 +150,13 @@ export class ResponsesSocketSession {
     const { context, attempt, ttftMs } = this.open.shift()!;
     const answer = typeof response === 'object' && response !== null ? (response as Record<string, unknown>) : {};
     const error = answer.status === 'failed' ? responseError(answer.error) : null;
-    attempt.answered(200, { responseBody: answer, usage: usageFromOpenAIResponse(answer), servedModel: typeof answer.model === 'string' ? answer.model : null, ttftMs, error });
+    attempt.answered(200, {
+      responseBody: answer,
+      usage: usageFromOpenAIResponse(answer),
+      servedModel: typeof answer.model === 'string' ? answer.model : null,
+      ttftMs,
+      error,
+    });
     this.gate.logged(context, 200);
   }
 
