@@ -14,6 +14,7 @@ export interface Workspace {
   budget_period: string | null;
   rate_limits: unknown[];
   spent_usd?: number;
+  unpriced_requests?: number;
 }
 
 export interface Caller {

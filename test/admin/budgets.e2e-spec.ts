@@ -183,6 +183,21 @@ describe.each(STORES)('budgets, counters in %s', (_store, env) => {
     expect(await counter(key.id)).toBeUndefined();
   });
 
+  it('counts requests at a model without a price apart (unpriced_requests), never as $0 spent', async () => {
+    const key = await createApiKey(gateway, { name: 'unpriced-spender' });
+    const ask = (model: string) =>
+      call(gateway, '/v1/chat/completions', { apiKey: key.key, headers: { 'x-gateway-virtual-key': 'openai-prod' }, body: { ...BODY, model } });
+    expect((await ask('house-model-without-price')).status).toBe(200);
+    expect((await ask('house-model-without-price')).status).toBe(200);
+    expect((await ask('gpt-4o-mini')).status).toBe(200);
+    await gateway.flushLogs();
+    const read = await admin(gateway, 'GET', `/v1/api-keys/${key.id}`);
+    expect(read.body.spent_usd).toBeCloseTo(COST, 12);
+    expect(read.body.unpriced_requests).toBe(2);
+    const listed = await admin(gateway, 'GET', '/v1/api-keys?limit=100');
+    expect(listed.body.data.find((row: any) => row.id === key.id)).toMatchObject({ unpriced_requests: 2 });
+  });
+
   it('end users (the `user` field) have budgets managed like keys', async () => {
     const created = await admin(gateway, 'POST', '/v1/end-users', {
       user: 'dave@example.com',

@@ -130,6 +130,23 @@ describe('dashboard numbers in a browser', () => {
     await shot('numbers-unpriced');
   });
 
+  it("2b. shows a key's unpriced requests beside its spend (\"$X + N unpriced\"), on the API keys page and in Analytics", async () => {
+    const key = await createApiKey(gateway, { name: 'unpriced spender' });
+    const row = async (cost: number | null) => {
+      const id = await insertLog({ user: 'u-key-spend', model: cost === null ? 'house-model' : 'gpt-4o', cost });
+      await gateway.dataSource.query('update request_logs set api_key_id = $1 where id = $2', [key.id, id]);
+    };
+    for (const cost of [0.002, null, null]) await row(cost);
+    await page.goto(url('/api-keys'));
+    const listed = page.locator('tr', { hasText: 'unpriced spender' });
+    expect((await listed.getByTestId('unpriced').innerText()).trim()).toBe('+ 2 unpriced');
+    expect(await listed.innerText()).toContain('no budget · $0.002 + 2 unpriced spent');
+    await page.goto(url('/analytics?range=1h'));
+    const used = page.locator('tr', { hasText: 'unpriced spender' });
+    expect((await used.getByTestId('unpriced').innerText()).trim()).toBe('+ 2 unpriced');
+    await shot('numbers-unpriced-key');
+  });
+
   it('3. writes small costs out, never in scientific notation', async () => {
     await page.goto(url('/analytics?range=1h&group_by=model'));
     const embedding = page.locator('table.summary-table tbody tr', { hasText: 'text-embedding-3-small' });

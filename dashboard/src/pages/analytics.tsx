@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api, ApiError, BreakdownSeries, listAll, Summary, SummaryRow, Timeseries } from '../api';
 import { ChartSeries, TimeChart } from '../components/time-chart';
+import { SpentText } from '../components/budget-status';
 import { formatCost, formatInt, formatMs, fromLocalInput, toLocalInput } from '../format';
 import { href, Location, navigate, routeClick } from '../router';
 import { ExportButtons } from '../components/export-buttons';
@@ -93,6 +94,7 @@ interface KeyRow {
   budget_limit_usd: number | null;
   budget_period: string | null;
   spent_usd: number;
+  unpriced_requests?: number;
 }
 
 export function AnalyticsPage({ location }: { location: Location }) {
@@ -742,7 +744,9 @@ function BudgetTable({ keys }: { keys: { api: KeyRow[]; virtual: KeyRow[] } }) {
                 </td>
                 <td data-label="Used">
                   {k.budget_limit_usd === null ? (
-                    <span>{formatCost(k.spent_usd)} spent</span>
+                    <span>
+                      <SpentText spent={k.spent_usd} unpriced={k.unpriced_requests} /> spent
+                    </span>
                   ) : (
                     <div class="budget-used">
                       <meter
@@ -755,7 +759,7 @@ function BudgetTable({ keys }: { keys: { api: KeyRow[]; virtual: KeyRow[] } }) {
                         aria-label={`${k.name}: budget used`}
                       />
                       <span>
-                        {formatCost(k.spent_usd)} of {formatCost(k.budget_limit_usd)} ({Math.round(share(k) * 100)}%)
+                        <SpentText spent={k.spent_usd} unpriced={k.unpriced_requests} /> of {formatCost(k.budget_limit_usd)} ({Math.round(share(k) * 100)}%)
                       </span>
                       {k.spent_usd > k.budget_limit_usd && (
                         <strong class="over-budget" data-testid="over-budget">

@@ -1,4 +1,4 @@
-import { BudgetStatus } from '../components/budget-status';
+import { RowBudgetStatus } from '../components/budget-status';
 import { formatCost } from '../format';
 import { href, routeClick } from '../router';
 import { PERIODS } from './resources';
@@ -48,7 +48,10 @@ export const END_USERS: ResourceSpec = {
   nameOf: (row) => row.user,
   columns: [
     { label: 'User', render: (row) => <strong>{row.user}</strong> },
-    { label: 'Budget', render: (row) => <BudgetStatus spent={row.spent_usd ?? 0} limit={row.budget_limit_usd ?? null} period={row.budget_period ?? null} /> },
+    {
+      label: 'Budget',
+      render: (row) => <RowBudgetStatus row={row} />,
+    },
     {
       label: 'Remaining',
       render: (row) =>

@@ -2,11 +2,12 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, currentSession, ListPage } from '../api';
 import { copyText } from '../clipboard';
-import { formatCost, formatDateTime, formatRelative, fromLocalInput, pretty, toLocalInput } from '../format';
+import { formatDateTime, formatRelative, fromLocalInput, pretty, toLocalInput } from '../format';
 import { forgetNames, KINDS } from '../names';
 import { href, routeClick, useLocation } from '../router';
 import { actingWorkspace } from '../acting-workspace';
 import { type Caller } from '../workspace';
+import { RowBudgetStatus } from '../components/budget-status';
 import { ResourceItem } from './resource-item';
 import type { FieldSpec, ResourceSpec, Row } from './resource-spec';
 import { versionsPath } from './version-history';
@@ -18,21 +19,7 @@ export const PERIODS = [
   { value: 'monthly', label: 'Monthly' },
 ];
 
-const budgetCell = (row: Row) =>
-  row.budget_limit_usd === null || row.budget_limit_usd === undefined ? (
-    <span>
-      <span class="muted">no budget</span> · {formatCost(row.spent_usd ?? 0)} spent
-    </span>
-  ) : (
-    <span>
-      {formatCost(row.spent_usd ?? 0)} of {formatCost(row.budget_limit_usd)} {row.budget_period ?? ''}
-      {(row.spent_usd ?? 0) > row.budget_limit_usd && (
-        <strong class="over-budget" data-testid="over-budget">
-          over budget: requests refused
-        </strong>
-      )}
-    </span>
-  );
+const budgetCell = (row: Row) => <RowBudgetStatus row={row} />;
 
 /** The version, linked to the history page of the config or prompt (its versions, diffs, restore). */
 const historyLink = (row: Row) => {
