@@ -130,7 +130,7 @@ describe('dashboard numbers in a browser', () => {
     await shot('numbers-unpriced');
   });
 
-  it("2b. shows a key's unpriced requests beside its spend (\"$X + N unpriced\"), on the API keys page and in Analytics", async () => {
+  it('2b. shows a key\'s unpriced requests beside its spend ("$X + N unpriced"), on the API keys page and in Analytics', async () => {
     const key = await createApiKey(gateway, { name: 'unpriced spender' });
     const row = async (cost: number | null) => {
       const id = await insertLog({ user: 'u-key-spend', model: cost === null ? 'house-model' : 'gpt-4o', cost });
