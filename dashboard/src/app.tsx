@@ -133,7 +133,24 @@ export function App() {
   } else {
     // `/configs/<slug>/versions`, `/prompts/<slug>/versions`: one config's or prompt's history.
     const history = parseVersionsPath(location.path);
-    switch (history ? 'history' : section?.path) {
+    const role = key.role ?? '';
+    // A page the role may not use says so (the API would refuse every call on it).
+    const refusedTo = section?.roles && !section.roles.includes(role) ? section : null;
+    switch (refusedTo ? 'refused' : history ? 'history' : section?.path) {
+      case 'refused':
+        page = (
+          <section class="empty" data-testid="page-refused">
+            <h1>{refusedTo!.label}</h1>
+            <p>
+              This page needs role {refusedTo!.roles!.join(' or ')}; the role of this sign-in is {role || 'unknown'}.{' '}
+              <a href={href('/logs')} onClick={(e) => routeClick(e, '/logs')}>
+                Go to the request log
+              </a>
+              .
+            </p>
+          </section>
+        );
+        break;
       case 'history':
         page = <VersionHistoryPage kind={history!.kind} slug={history!.slug} />;
         break;
@@ -141,7 +158,7 @@ export function App() {
         page = <LogsPage location={location} />;
         break;
       case '/analytics':
-        page = <AnalyticsPage location={location} />;
+        page = <AnalyticsPage location={location} mayReadKeys={ADMINS.includes(role)} />;
         break;
       case '/api-keys':
         page = <ResourcePage spec={apiKeys} />;

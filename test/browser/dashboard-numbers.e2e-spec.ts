@@ -236,6 +236,31 @@ describe('dashboard numbers in a browser', () => {
     expect(await page.getByRole('alert').count()).toBe(0);
   });
 
+  it.each(['member', 'viewer'])('a %s uses Logs and Analytics without an error, and a page it may not use says so', async (role) => {
+    const key = await createApiKey(gateway, { name: `a ${role}`, role });
+    const own = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    try {
+      await signInOnForm(own, url(''), key.key);
+      await own.goto(url('/analytics?range=1h'));
+      await own.getByRole('heading', { name: 'Analytics' }).waitFor();
+      await own.waitForFunction(() => !(globalThis as any).document.body.innerText.includes('Loading…'));
+      expect(await own.locator('[role="alert"]').count()).toBe(0);
+      // The budgets of the keys are an admin's to read: left out, not an error.
+      expect(await own.getByRole('heading', { name: 'Budget used per key' }).count()).toBe(0);
+      await own.goto(url('/logs'));
+      await own.locator('table.log-table, .empty').first().waitFor();
+      expect(await own.locator('[role="alert"]').count()).toBe(0);
+      // Not in the menu, and at its address it says why, with no "New API key".
+      expect(await own.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'API keys' }).count()).toBe(0);
+      await own.goto(url('/api-keys'));
+      expect(await own.getByTestId('page-refused').innerText()).toContain(`This page needs role owner or admin; the role of this sign-in is ${role}.`);
+      expect(await own.getByRole('button', { name: /New API key/ }).count()).toBe(0);
+      await own.screenshot({ path: join(SHOTS, `numbers-role-${role}.png`), fullPage: true });
+    } finally {
+      await own.close();
+    }
+  });
+
   it('asks a second, explicit confirmation before revoking the key you are signed in with, then signs you out', async () => {
     const other = await createApiKey(gateway, { name: 'someone else', role: 'admin' });
     const mine = await createApiKey(gateway, { name: 'my own admin key', role: 'admin' });

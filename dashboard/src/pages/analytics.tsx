@@ -97,7 +97,11 @@ interface KeyRow {
   unpriced_requests?: number;
 }
 
-export function AnalyticsPage({ location }: { location: Location }) {
+/**
+ * `mayReadKeys`: the sign-in's role may read the keys (owners and admins: `resources.read`);
+ * for the others the budgets section is left out and key names are not looked up.
+ */
+export function AnalyticsPage({ location, mayReadKeys = true }: { location: Location; mayReadKeys?: boolean }) {
   const q = location.query;
   const range = q.get('range') ?? (q.get('from') ? 'custom' : '24h');
   const interval = q.get('interval') ?? '';
@@ -162,11 +166,12 @@ export function AnalyticsPage({ location }: { location: Location }) {
   const [keysError, setKeysError] = useState<string | null>(null);
   useEffect(() => {
     setKeysError(null);
+    if (!mayReadKeys) return;
     Promise.all([listAll<KeyRow>('/v1/api-keys'), listAll<KeyRow>('/v1/virtual-keys')]).then(
       ([apiKeys, virtualKeys]) => setKeys({ api: apiKeys, virtual: virtualKeys }),
       (e: ApiError) => setKeysError(e.message),
     );
-  }, [attempt]);
+  }, [attempt, mayReadKeys]);
   const keyNames = useMemo(() => new Map((keys?.api ?? []).map((k) => [k.id, k.name])), [keys]);
   // One box for what failed (the gateway down fails all three loads the same way), with a retry.
   const errors = [...new Set([seriesError, summaryError, keysError].filter((e): e is string => e !== null))];
@@ -339,19 +344,21 @@ export function AnalyticsPage({ location }: { location: Location }) {
         )}
       </section>
 
-      <section aria-labelledby="budgets">
-        <h2 id="budgets">Budget used per key</h2>
-        <p class="muted">Spend in each key's current budget period (all time for keys without a budget), from the request log.</p>
-        {keysError ? (
-          notLoaded
-        ) : !keys ? (
-          <p class="muted" role="status">
-            Loading…
-          </p>
-        ) : (
-          <BudgetTable keys={keys} />
-        )}
-      </section>
+      {mayReadKeys && (
+        <section aria-labelledby="budgets">
+          <h2 id="budgets">Budget used per key</h2>
+          <p class="muted">Spend in each key's current budget period (all time for keys without a budget), from the request log.</p>
+          {keysError ? (
+            notLoaded
+          ) : !keys ? (
+            <p class="muted" role="status">
+              Loading…
+            </p>
+          ) : (
+            <BudgetTable keys={keys} />
+          )}
+        </section>
+      )}
     </div>
   );
 }
