@@ -78,6 +78,18 @@ describe('log search and export in a browser', () => {
     expect(await rowCount()).toBe(2);
   });
 
+  it('finds words by their beginning, and says what to try when nothing matches (no wider range when none is set)', async () => {
+    await page.goto(url('/logs?q=parc'));
+    await waitForRows(1);
+    expect(await page.locator('table.log-table tbody tr').first().innerText()).toContain('gpt-4o-mini');
+    await page.goto(url('/logs?q=nothing-says-this'));
+    const empty = page.getByTestId('empty-log');
+    await empty.waitFor();
+    expect(await empty.innerText()).toContain('Try to search other words');
+    expect(await empty.innerText()).not.toContain('time range');
+    await page.screenshot({ path: join(SHOTS, 'search-empty.png'), fullPage: true });
+  });
+
   it('refuses a malformed status in the form, naming what it takes', async () => {
     await page.getByRole('textbox', { name: 'Status' }).fill('four hundred');
     await page.getByRole('button', { name: 'Apply filters' }).click();

@@ -97,6 +97,9 @@ describe('request logs', () => {
     ['full-text search, two words anywhere', '?q=llama%20instant', [3]],
     ['full-text search of a phrase in the answers', '?q=%22hello%20from%20mock%22', [0, 1, 3, 4, 5]],
     ['full-text search excluding a word', '?q=%22hello%20from%20mock%22%20-llama', [0, 1, 5]],
+    // Words match as prefixes: "instan" finds "instant", "hel fro" the phrase's words.
+    ["full-text search by a word's beginning", '?q=instan', [3]],
+    ['full-text search by the beginnings of two words', '?q=llam%20insta', [3]],
   ])('filter by %s', async (_, query, expected) => {
     expect(await listIds(query)).toEqual(newestFirst(...expected));
   });

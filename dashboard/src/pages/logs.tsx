@@ -230,7 +230,7 @@ export function LogsPage({ location }: { location: Location }) {
             Loading requests…
           </p>
         ) : rows.length === 0 ? (
-          <EmptyLog filtered={filters.length > 0} />
+          <EmptyLog filters={filters} />
         ) : (
           <>
             <div class="table-wrap">
@@ -339,12 +339,28 @@ export function LogsPage({ location }: { location: Location }) {
   );
 }
 
-function EmptyLog({ filtered }: { filtered: boolean }) {
-  if (filtered) {
+/**
+ * What to try when nothing matches, as it applies: a wider range only when one is set, other
+ * words (searched as word beginnings) only when searching.
+ */
+function emptyAdvice(filters: [string, string][]): string {
+  const names = new Set(filters.map(([name]) => name));
+  const ranged = names.has('from') || names.has('to');
+  const others = [...names].filter((name) => name !== 'from' && name !== 'to' && name !== 'q').length;
+  const tips = [
+    ...(names.has('q') ? ['search other words (each word matches as a beginning: "refund" finds "refunds")'] : []),
+    ...(ranged ? ['widen the time range'] : []),
+    ...(others ? ['remove a filter'] : []),
+  ];
+  return tips.length ? `Try to ${tips.join(', or ')}.` : '';
+}
+
+function EmptyLog({ filters }: { filters: [string, string][] }) {
+  if (filters.length > 0) {
     return (
-      <div class="empty">
+      <div class="empty" data-testid="empty-log">
         <h2>No requests match these filters</h2>
-        <p>Widen the time range or remove a filter.</p>
+        <p>{emptyAdvice(filters)}</p>
         <button type="button" class="secondary" onClick={() => navigate('/logs')}>
           Clear all filters
         </button>

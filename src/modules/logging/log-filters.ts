@@ -27,9 +27,18 @@ export interface SearchPlan {
 /** `$1` the search text: the query as PostgreSQL reads it (`'a' <-> 'b' & !'c'`). */
 export const SEARCH_PLAN_SQL = `select websearch_to_tsquery('simple', $1)::text as query`;
 
+/**
+ * Every word of the query matches as a prefix (`'refund':*`): "refund" finds "refunds" and
+ * "refunded", as people expect of a search box (the word indexes take prefix queries).
+ */
+export function withPrefixes(query: string): string {
+  // Each lexeme with its marks, consumed whole, so no quote inside one starts another.
+  return query.replace(/'(?:[^']|'')*'(:[*A-D]+)?/g, (lexeme, marks?: string) => (marks ? lexeme : `${lexeme}:*`));
+}
+
 export function searchPlan(query: string): SearchPlan {
   const plan: SearchPlan = { required: [], excluded: [] };
-  for (const operand of topLevelOperands(query)) {
+  for (const operand of topLevelOperands(withPrefixes(query))) {
     const negated = operand.startsWith('!') ? operand.slice(1).trim() : null;
     // `!'word'` or `!( … )` is an exclusion; a `!` that binds less than the whole operand stays in a term.
     if (negated !== null && isOneGroup(negated)) plan.excluded.push(negated);
@@ -38,9 +47,9 @@ export function searchPlan(query: string): SearchPlan {
   return plan;
 }
 
-/** One quoted lexeme, or one parenthesised group, and nothing else. */
+/** One quoted lexeme (with its marks: `:*`), or one parenthesised group, and nothing else. */
 function isOneGroup(text: string): boolean {
-  if (/^'(?:[^']|'')*'$/.test(text)) return true;
+  if (/^'(?:[^']|'')*'(?::[*A-D]+)?$/.test(text)) return true;
   if (!text.startsWith('(')) return false;
   for (const { char, index, depth } of outsideQuotes(text)) if (char === ')' && depth === 0) return index === text.length - 1;
   return false;
