@@ -10,6 +10,7 @@ import { forgetNames, KINDS, Kind } from './names';
 import { actingWorkspace, setActingWorkspace } from './acting-workspace';
 import { Caller, loadCaller } from './workspace';
 import { END_USERS } from './pages/end-users';
+import { MCP_SERVERS } from './pages/mcp-servers';
 import { parseVersionsPath, VersionHistoryPage } from './pages/version-history';
 
 /** The pages, and the roles that may use them (the API's own rules, roles.ts: `resources.read`, `audit.read`); no `roles`: every role. */
@@ -24,6 +25,7 @@ const NAV: { path: string; label: string; roles?: string[] }[] = [
   { path: '/workspaces', label: 'Workspaces' },
   { path: '/audit-log', label: 'Audit log', roles: ['owner'] },
   { path: '/end-users', label: 'End users', roles: ADMINS },
+  { path: '/mcp-servers', label: 'MCP servers', roles: ADMINS },
 ];
 
 export function App() {
@@ -174,6 +176,9 @@ export function App() {
         break;
       case '/end-users':
         page = <ResourcePage spec={END_USERS} />;
+        break;
+      case '/mcp-servers':
+        page = <ResourcePage spec={MCP_SERVERS} />;
         break;
       case '/workspaces':
         page = <ResourcePage spec={workspaces} onChanged={reloadCaller} />;

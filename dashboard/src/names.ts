@@ -9,6 +9,7 @@ export const KINDS = {
   prompt: { api: '/v1/prompts', page: '/prompts', label: 'prompt' },
   workspace: { api: '/v1/workspaces', page: '/workspaces', label: 'workspace' },
   'end-user': { api: '/v1/end-users', page: '/end-users', label: 'end user' },
+  'mcp-server': { api: '/v1/mcp-servers', page: '/mcp-servers', label: 'MCP server' },
 } as const;
 export type Kind = keyof typeof KINDS;
 

@@ -8,6 +8,7 @@
  * test/support/mock-tool-script.ts: `tools: <name> {args} | …` in the user's message.
  */
 import Anthropic from '@anthropic-ai/sdk';
+import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -147,6 +148,42 @@ describe('MCP gateway', () => {
       mock.reset();
       const streamed = await openai('openai-prod').responses.stream({ model: 'gpt-4o-mini', input: 'tools: docs__add {"a":2,"b":2}' }).finalResponse();
       expect(streamed.output_text).toBe('results: 4');
+    });
+
+    it("Gemini's own API (@google/genai): functionDeclarations offered, the call run, its result sent as a functionResponse; natively and bridged", async () => {
+      const genai = (virtualKey: string) =>
+        new GoogleGenAI({
+          apiKey: gateway.adminKey,
+          httpOptions: { baseUrl: gateway.url, headers: { 'x-gateway-virtual-key': virtualKey, 'x-gateway-mcp': 'docs' }, retryOptions: { attempts: 1 } },
+        });
+      const answer = await genai('gemini-prod').models.generateContent({ model: 'gemini-2.5-flash', contents: SEARCH });
+      expect(answer.text).toBe(`results: ${SEARCH_RESULT}`);
+      expect(answer.functionCalls ?? []).toEqual([]);
+      const [first, second] = mock.requests.map((request) => request.body);
+      expect(first.tools.at(-1).functionDeclarations.map((declaration: any) => declaration.name)).toEqual([
+        'docs__search_docs',
+        'docs__add',
+        'docs__slow',
+        'docs__fail',
+      ]);
+      expect(second.contents.at(-1)).toEqual({
+        role: 'user',
+        parts: [{ functionResponse: { name: 'docs__search_docs', response: { output: SEARCH_RESULT } } }],
+      });
+
+      mock.reset();
+      const chunks: string[] = [];
+      for await (const chunk of await genai('gemini-prod').models.generateContentStream({
+        model: 'gemini-2.5-flash',
+        contents: 'tools: docs__add {"a":20,"b":22}',
+      }))
+        chunks.push(chunk.text ?? '');
+      expect(chunks.join('')).toBe('results: 42');
+
+      mock.reset();
+      const bridged = await genai('openai-prod').models.generateContent({ model: 'gpt-4o-mini', contents: SEARCH });
+      expect(bridged.text).toBe(`results: ${SEARCH_RESULT}`);
+      expect(mock.requests[1].body.messages.at(-1)).toMatchObject({ role: 'tool', content: SEARCH_RESULT });
     });
 
     it("hands the client's own tool calls back, leaving out the MCP calls it could not answer", async () => {
@@ -296,6 +333,26 @@ describe('MCP gateway', () => {
       });
       expect(completion.choices[0].message.content).toBe('no tool docs__search_docs');
       expect(mock.requests[0].body.tools.map((tool: any) => tool.function.name)).toEqual(['docs__add']);
+    });
+  });
+
+  describe('the registry', () => {
+    it("lists a server's tools as it lists them now, each with whether the allow-list lets callers use it", async () => {
+      expect((await call(gateway, '/v1/mcp-servers/docs', { method: 'PATCH', body: { allowed_tools: ['search_docs', 'add'] } })).status).toBe(200);
+      try {
+        const listed = await call(gateway, '/v1/mcp-servers/docs/tools');
+        expect(listed.status).toBe(200);
+        expect(listed.body.data.map((tool: any) => [tool.name, tool.allowed])).toEqual([
+          ['search_docs', true],
+          ['add', true],
+          ['slow', false],
+          ['fail', false],
+        ]);
+        expect(listed.body.data[0].description).toEqual(expect.any(String));
+        expect((await call(gateway, '/v1/mcp-servers/nope/tools')).status).toBe(404);
+      } finally {
+        await call(gateway, '/v1/mcp-servers/docs', { method: 'PATCH', body: { allowed_tools: null } });
+      }
     });
   });
 

@@ -176,7 +176,8 @@ function planAnswer(body: any, stream: boolean): GeminiPlan {
 
 /**
  * The contents as the tool script reads them: a model turn with functionCall parts is a call turn;
- * a user turn's functionResponse parts are results (the response's `content` or `result` when it
+ * a user turn's functionResponse parts are results (the response's `output` (as Google documents
+ * it), `content` or `result` when it
  * is a string, else the response as JSON); a user turn without them is user text.
  */
 function scriptTurns(contents: any[]): ScriptTurn[] {
@@ -190,7 +191,7 @@ function scriptTurns(contents: any[]): ScriptTurn[] {
     if (!responses.length) turns.push({ kind: 'user', text: partsText(content.parts) });
     for (const { response } of responses) {
       const text =
-        typeof response?.content === 'string' ? response.content : typeof response?.result === 'string' ? response.result : JSON.stringify(response ?? {});
+        ['output', 'content', 'result'].map((key) => response?.[key]).find((value) => typeof value === 'string') ?? JSON.stringify(response ?? {});
       turns.push({ kind: 'result', text });
     }
   }

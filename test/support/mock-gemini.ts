@@ -54,7 +54,7 @@
  *     sends none; a step of several calls: several parts of one content, whole in one chunk when
  *     streamed), finishReason "STOP"; a function not declared (or mode NONE): text "no tool
  *     <name>". After the last step: text "results: " + the functionResponse responses after that
- *     user content (its `content` or `result` when a string, else the response as JSON), joined
+ *     user content (its `output`, `content` or `result` when a string, else the response as JSON), joined
  *     by " / "
  *   - generationConfig.candidateCount n > 1: n identical candidates (index 0…n-1)
  *   - usage: promptTokenCount = ceil(chars of systemInstruction + contents texts, function calls

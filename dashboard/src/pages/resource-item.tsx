@@ -3,7 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError } from '../api';
 import { KINDS } from '../names';
 import { href, routeClick } from '../router';
-import type { ResourceSpec, Row } from './resource-spec';
+import { titleInText, type ResourceSpec, type Row } from './resource-spec';
 
 /**
  * One admin object's page (`/api-keys/<id>`, `/virtual-keys/<slug>` …), where the log's
@@ -32,7 +32,7 @@ export function ResourceItem({ spec, id, onEdit }: { spec: ResourceSpec; id: str
 
   const back = (
     <a href={href(listPath)} onClick={(e) => routeClick(e, listPath)}>
-      All {spec.title.toLowerCase()}
+      All {titleInText(spec)}
     </a>
   );
   if (error)
@@ -72,6 +72,7 @@ export function ResourceItem({ spec, id, onEdit }: { spec: ResourceSpec; id: str
           <code>{row.id}</code>
         </dd>
       </dl>
+      {spec.details?.(row)}
       <p class="small-text">{back}</p>
     </section>
   );

@@ -1,6 +1,9 @@
 import type { ComponentChildren } from 'preact';
 import type { Kind } from '../names';
 
+/** A resource's title inside a sentence ("API keys", "MCP servers" keep their capitals, "Configs" does not). */
+export const titleInText = (spec: Pick<ResourceSpec, 'title'>): string => spec.title.replace(/^[A-Z](?=[a-z])/, (first) => first.toLowerCase());
+
 /** What a resource page (resources.tsx) lists and edits, and its item page (resource-item.tsx) shows. */
 export type Row = Record<string, any>;
 
@@ -38,6 +41,8 @@ export interface ResourceSpec {
   empty: string;
   /** Listed and read only: no create, edit or delete (a workspace's own key on the workspaces). */
   readOnly?: boolean;
+  /** More of an object on its own page, below its facts (an MCP server's tools). */
+  details?: (row: Row) => ComponentChildren;
   /** Whether a row offers delete (default: all but the bootstrap key). */
   deletable?: (row: Row) => boolean;
 }

@@ -9,7 +9,7 @@ import { actingWorkspace } from '../acting-workspace';
 import { type Caller } from '../workspace';
 import { RowBudgetStatus } from '../components/budget-status';
 import { ResourceItem } from './resource-item';
-import type { FieldSpec, ResourceSpec, Row } from './resource-spec';
+import { titleInText, type FieldSpec, type ResourceSpec, type Row } from './resource-spec';
 import { versionsPath } from './version-history';
 
 export const PERIODS = [
@@ -534,7 +534,7 @@ export function ResourcePage({ spec, onChanged }: { spec: ResourceSpec; onChange
         )
       ) : rows.length === 0 ? (
         <div class="empty">
-          <h2>No {spec.title.toLowerCase()} yet</h2>
+          <h2>No {titleInText(spec)} yet</h2>
           <p>{spec.empty}</p>
         </div>
       ) : (

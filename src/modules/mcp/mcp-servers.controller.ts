@@ -33,6 +33,13 @@ export class McpServersController {
     return this.servers.get(scope, idOrSlug);
   }
 
+  @Get(':idOrSlug/tools')
+  @Permission('resources.read')
+  @ApiOperation({ summary: "The tools the server lists now, each with whether the registry's allow-list lets callers use it" })
+  tools(@Scope() scope: WorkspaceScope, @Param('idOrSlug') idOrSlug: string) {
+    return this.servers.tools(scope, idOrSlug);
+  }
+
   @Patch(':idOrSlug')
   @ApiOperation({ summary: 'Update an MCP server; a header sent back as its masked hint keeps the stored value' })
   update(@Scope() scope: WorkspaceScope, @Param('idOrSlug') idOrSlug: string, @Body() dto: McpServerUpdateDto) {

@@ -14,6 +14,7 @@ import { type WorkspaceScope } from '../../context/caller';
 import { McpServerEntity } from './entities/mcp-server.entity';
 import { McpRegistry } from './mcp-registry';
 import { maskHeaders, sealHeaders } from './mcp-server-headers';
+import { McpClientPool } from './mcp-client-pool';
 
 /**
  * Admin CRUD of the MCP server registry: headers (credentials) encrypted at rest, shown as
@@ -28,6 +29,7 @@ export class McpServersService {
     private readonly keyChanges: KeyChangeNotifier,
     private readonly registry: McpRegistry,
     private readonly workspaces: WorkspaceDirectory,
+    private readonly pool: McpClientPool,
   ) {}
 
   async create(scope: WorkspaceScope, dto: McpServerCreateDto): Promise<Record<string, unknown>> {
@@ -59,6 +61,20 @@ export class McpServersService {
 
   async get(scope: WorkspaceScope, slugOrId: string): Promise<Record<string, unknown>> {
     return this.toResponse(await this.find(scope, slugOrId));
+  }
+
+  /**
+   * The tools the server lists now (asked through the gateway's client pool, as a model
+   * operation would), each with whether the registry's allow-list lets callers use it.
+   */
+  async tools(scope: WorkspaceScope, slugOrId: string): Promise<{ object: 'list'; data: Record<string, unknown>[] }> {
+    const row = await this.find(scope, slugOrId);
+    const target = await this.registry.find(row.workspaceId, row.id);
+    if (!target) throw GatewayError.notFound(`MCP server '${slugOrId}' not found`, 'mcp_server_not_found');
+    // Every tool it lists (the pool's own time limit applies), the allow-list told apart below.
+    const listed = await this.pool.tools({ ...target, allowedTools: null });
+    const allowed = (name: string) => row.allowedTools === null || row.allowedTools.includes(name);
+    return { object: 'list', data: listed.map((tool) => ({ name: tool.name, description: tool.description ?? null, allowed: allowed(tool.name) })) };
   }
 
   async update(scope: WorkspaceScope, slugOrId: string, dto: McpServerUpdateDto): Promise<Record<string, unknown>> {

@@ -67,7 +67,7 @@ describe('geminiToChatBody', () => {
             role: 'user',
             parts: [
               { functionResponse: { id: 'own-id', name: 'get_time', response: { output: 'noon' } } },
-              { functionResponse: { name: 'get_weather', response: { output: 'sunny' } } },
+              { functionResponse: { name: 'get_weather', response: { output: 'sunny', unit: 'C' } } },
               { functionResponse: { name: 'get_weather', response: { output: 'rain' } } },
             ],
           },
@@ -85,9 +85,10 @@ describe('geminiToChatBody', () => {
           { id: 'own-id', type: 'function', function: { name: 'get_time', arguments: '{}' } },
         ],
       },
-      { role: 'tool', tool_call_id: 'own-id', content: '{"output":"noon"}' },
-      { role: 'tool', tool_call_id: 'call_gemini_0', content: '{"output":"sunny"}' },
-      { role: 'tool', tool_call_id: 'call_gemini_1', content: '{"output":"rain"}' },
+      // Google's `{output}` form is the text itself; any other response its JSON.
+      { role: 'tool', tool_call_id: 'own-id', content: 'noon' },
+      { role: 'tool', tool_call_id: 'call_gemini_0', content: '{"output":"sunny","unit":"C"}' },
+      { role: 'tool', tool_call_id: 'call_gemini_1', content: 'rain' },
     ]);
   });
 

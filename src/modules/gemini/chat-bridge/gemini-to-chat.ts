@@ -257,7 +257,7 @@ function chatMessages(content: unknown, at: string, calls: CallLedger, { provide
       toolResults.push({
         role: 'tool',
         tool_call_id: calls.answer(response.name, response.id, `${partAt}.functionResponse`),
-        content: JSON.stringify(response.response ?? {}),
+        content: resultText(response.response),
       });
     } else if (isObject(part.inlineData)) {
       media.push(inlineMedia(part.inlineData, `${partAt}.inlineData`, provider));
@@ -283,6 +283,19 @@ function chatMessages(content: unknown, at: string, calls: CallLedger, { provide
   if (media.length) messages.push({ role: 'user', content: [...(text ? [{ type: 'text' as const, text }] : []), ...media] });
   else if (text || !toolResults.length) messages.push({ role: 'user', content: text });
   return messages;
+}
+
+/**
+ * A function response as the tool message's text: Google documents `{output: …}` (and
+ * `{error: …}`) as its form, so a response that is only a text output is that text; any
+ * other response goes as its JSON.
+ */
+function resultText(response: unknown): string {
+  if (isObject(response)) {
+    const keys = Object.keys(response);
+    if (keys.length === 1 && typeof response.output === 'string') return response.output;
+  }
+  return JSON.stringify(response ?? {});
 }
 
 /** Inline bytes: an image as a data URL; other media have no chat part every provider takes. */
