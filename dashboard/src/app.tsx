@@ -11,6 +11,7 @@ import { actingWorkspace, setActingWorkspace } from './acting-workspace';
 import { Caller, loadCaller } from './workspace';
 import { END_USERS } from './pages/end-users';
 import { MCP_SERVERS } from './pages/mcp-servers';
+import { PricesPage } from './pages/prices';
 import { parseVersionsPath, VersionHistoryPage } from './pages/version-history';
 
 /** The pages, and the roles that may use them (the API's own rules, roles.ts: `resources.read`, `audit.read`); no `roles`: every role. */
@@ -26,6 +27,7 @@ const NAV: { path: string; label: string; roles?: string[] }[] = [
   { path: '/audit-log', label: 'Audit log', roles: ['owner'] },
   { path: '/end-users', label: 'End users', roles: ADMINS },
   { path: '/mcp-servers', label: 'MCP servers', roles: ADMINS },
+  { path: '/prices', label: 'Prices', roles: ADMINS },
 ];
 
 export function App() {
@@ -179,6 +181,10 @@ export function App() {
         break;
       case '/mcp-servers':
         page = <ResourcePage spec={MCP_SERVERS} />;
+        break;
+      case '/prices':
+        // Prices are organisation-wide: an owner sets them, an admin reads them.
+        page = <PricesPage location={location} mayWrite={role === 'owner'} />;
         break;
       case '/workspaces':
         page = <ResourcePage spec={workspaces} onChanged={reloadCaller} />;

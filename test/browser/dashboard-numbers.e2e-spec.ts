@@ -12,7 +12,7 @@ import type { Browser, Page } from 'playwright-core';
 import { signIn as signInOnForm, SHOTS, startBrowser } from './browser-support';
 import { createApiKey, createVirtualKey, openai } from '../support/e2e-helpers';
 import { MockUpstream, startMockUpstream } from '../support/mock-upstream';
-import { startTestGateway, TestGateway } from '../support/test-gateway';
+import { admin, startTestGateway, TestGateway } from '../support/test-gateway';
 
 jest.setTimeout(60_000);
 
@@ -145,6 +145,32 @@ describe('dashboard numbers in a browser', () => {
     const used = page.locator('tr', { hasText: 'unpriced spender' });
     expect((await used.getByTestId('unpriced').innerText()).trim()).toBe('+ 2 unpriced');
     await shot('numbers-unpriced-key');
+  });
+
+  it('2c. leads from the requests without a price to a form that sets one (an override), and removes it again', async () => {
+    await page.goto(url('/analytics?range=1h&group_by=model'));
+    await chartsDrawn();
+    await page.getByRole('link', { name: 'Set prices' }).click();
+    await page.getByRole('heading', { name: 'Prices', exact: true }).waitFor();
+    const unpriced = page.getByTestId('unpriced-models');
+    await unpriced.waitFor();
+    expect(await unpriced.innerText()).toContain('house-model: 5 requests without a price in 30 days');
+    await unpriced.getByRole('button', { name: 'Set a price for house-model' }).click();
+    const form = page.getByRole('form', { name: 'Set a price' });
+    expect(await form.getByLabel('Model').inputValue()).toBe('house-model');
+    await form.getByLabel('Provider').fill('openai');
+    await form.getByLabel('Input (USD per million tokens)', { exact: true }).fill('1.5');
+    await form.getByLabel('Output (USD per million tokens)', { exact: true }).fill('6');
+    await form.getByRole('button', { name: 'Save the price' }).click();
+    await page.getByText('Price of openai house-model set').waitFor();
+    const row = page.getByTestId('price-list').locator('tr', { hasText: 'override' });
+    expect(await row.innerText()).toContain('$1.5');
+    const stored = await admin(gateway, 'GET', '/v1/prices?provider=openai&model=house-model');
+    expect(stored.body.data).toEqual([expect.objectContaining({ provider: 'openai', model: 'house-model', source: 'override', input: 1.5, output: 6 })]);
+    await shot('numbers-prices');
+    await row.getByRole('button', { name: 'Remove the override' }).click();
+    await page.getByText('No price known for this provider and model.').waitFor();
+    expect((await admin(gateway, 'GET', '/v1/prices?provider=openai&model=house-model')).body.data).toEqual([]);
   });
 
   it('3. writes small costs out, never in scientific notation', async () => {

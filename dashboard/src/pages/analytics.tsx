@@ -290,7 +290,7 @@ export function AnalyticsPage({ location, mayReadKeys = true }: { location: Loca
                 Read from the log rows (slower): the rollups cannot answer these filters with this breakdown.
               </p>
             )}
-            <Charts series={series} names={keyNames} onZoom={zoomTo} />
+            <Charts series={series} names={keyNames} onZoom={zoomTo} pricesLink={mayReadKeys} />
             <ExportButtons
               path={`/v1/analytics/timeseries?${new URLSearchParams([['from', period.from], ['to', period.to], ...filters, ...(buckets.interval ? [['interval', buckets.interval]] : []), ...(breakdownParam ? [['group_by', breakdownParam]] : [])])}`}
               what={breakdownParam ? 'this breakdown' : 'these buckets'}
@@ -407,7 +407,18 @@ function breakdownSeries(series: BreakdownSeries[], measure: 'requests' | 'cost_
   }));
 }
 
-function Charts({ series, names, onZoom }: { series: Timeseries; names: Map<string, string>; onZoom: (fromMs: number, toMs: number) => void }) {
+/** `pricesLink`: the role may open the prices page (owners and admins), linked beside the requests without a price. */
+function Charts({
+  series,
+  names,
+  onZoom,
+  pricesLink,
+}: {
+  series: Timeseries;
+  names: Map<string, string>;
+  onZoom: (fromMs: number, toMs: number) => void;
+  pricesLink: boolean;
+}) {
   const data = series.data;
   const times = useMemo(() => data.map((row) => Date.parse(row.bucket) / 1000), [data]);
   const totals = data.reduce(
@@ -469,6 +480,11 @@ function Charts({ series, names, onZoom }: { series: Timeseries; names: Map<stri
               <span class="unpriced" data-testid="unpriced-total">
                 {formatInt(totals.unpriced)} {totals.unpriced === 1 ? 'request' : 'requests'} without a price
               </span>
+            )}
+            {totals.unpriced > 0 && pricesLink && (
+              <a class="small-text" href={href('/prices')} onClick={(e) => routeClick(e, '/prices')}>
+                Set prices
+              </a>
             )}
           </dd>
         </div>
