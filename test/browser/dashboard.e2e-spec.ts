@@ -5,6 +5,8 @@
  * with the official OpenAI client to the mock upstream. Screenshots of every page are
  * written to artifacts/screenshots/.
  */
+import * as http from 'node:http';
+import * as zlib from 'node:zlib';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { SHOTS, startBrowser } from './browser-support';
@@ -99,6 +101,29 @@ describe('dashboard in a browser', () => {
     expect(js.headers.get('content-type')).toMatch(/javascript/);
     expect((await fetch(url('/assets/missing-123.js'))).status).toBe(404);
     expect((await fetch(url('/assets/..%2f..%2fpackage.json'))).status).toBe(404);
+
+    // Compressed at build time: Brotli for a browser that takes it, gzip else, the file as it is for neither.
+    const raw = (encoding: string) =>
+      new Promise<{ headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+        http
+          .get(`${gateway.url}${asset}`, { headers: { 'accept-encoding': encoding } }, (response) => {
+            const chunks: Buffer[] = [];
+            response.on('data', (chunk: Buffer) => chunks.push(chunk));
+            response.on('end', () => resolve({ headers: response.headers, body: Buffer.concat(chunks) }));
+          })
+          .on('error', reject);
+      });
+    const plain = await raw('identity');
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    const brotli = await raw('gzip, deflate, br');
+    expect(brotli.headers['content-encoding']).toBe('br');
+    expect(brotli.headers['content-type']).toMatch(/javascript/);
+    expect(brotli.headers.vary).toMatch(/accept-encoding/i);
+    expect(brotli.body.length).toBeLessThan(plain.body.length / 2);
+    expect(zlib.brotliDecompressSync(brotli.body).equals(plain.body)).toBe(true);
+    const gzip = await raw('gzip');
+    expect(gzip.headers['content-encoding']).toBe('gzip');
+    expect(zlib.gunzipSync(gzip.body).equals(plain.body)).toBe(true);
   });
 
   it('refuses a wrong key in words, lets a member key read only what its role may, and signs in with an admin key', async () => {

@@ -51,7 +51,14 @@ export class DashboardController {
     const isFile = relative !== '' && relative !== '.' && !relative.startsWith('..') && !relative.split(sep).some((part) => part.startsWith('.'));
     if (isFile && isRegularFile(join(this.root, relative))) {
       res.setHeader('x-content-type-options', 'nosniff');
-      res.sendFile(relative, {
+      const encoded = precompressed(this.root, relative, req.headers['accept-encoding']);
+      res.setHeader('vary', 'accept-encoding');
+      if (encoded) {
+        // The compressed copy (dashboard/compress.mjs), typed as the file it stands for.
+        res.setHeader('content-encoding', encoded.encoding);
+        res.type(extname(relative));
+      }
+      res.sendFile(encoded?.file ?? relative, {
         root: this.root,
         dotfiles: 'deny',
         etag: true,
@@ -70,6 +77,26 @@ export class DashboardController {
     res.set({ ...SECURITY_HEADERS, 'cache-control': 'no-cache' });
     res.sendFile('index.html', { root: this.root, etag: true, lastModified: true, cacheControl: false });
   }
+}
+
+/**
+ * The compressed copy of a built file the client takes (`npm run build` writes `.br` and
+ * `.gz` beside each text file over 1 KiB): Brotli first, then gzip; none for a client that
+ * takes neither, or a file without one.
+ */
+export function precompressed(root: string, relative: string, acceptEncoding: string | string[] | undefined): { file: string; encoding: 'br' | 'gzip' } | null {
+  const accepted = String(acceptEncoding ?? '')
+    .split(',')
+    .map((part) => part.trim().split(';'))
+    .filter(([, q]) => !q || !/^q=0(\.0*)?$/.test(q.trim()))
+    .map(([name]) => name.toLowerCase());
+  for (const [encoding, suffix] of [
+    ['br', '.br'],
+    ['gzip', '.gz'],
+  ] as const) {
+    if (accepted.includes(encoding) && isRegularFile(join(root, relative + suffix))) return { file: relative + suffix, encoding };
+  }
+  return null;
 }
 
 function isRegularFile(path: string): boolean {
