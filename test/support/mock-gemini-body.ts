@@ -190,8 +190,7 @@ function scriptTurns(contents: any[]): ScriptTurn[] {
     const responses = content.parts.map((part: any) => field(part, 'functionResponse')).filter(Boolean);
     if (!responses.length) turns.push({ kind: 'user', text: partsText(content.parts) });
     for (const { response } of responses) {
-      const text =
-        ['output', 'content', 'result'].map((key) => response?.[key]).find((value) => typeof value === 'string') ?? JSON.stringify(response ?? {});
+      const text = ['output', 'content', 'result'].map((key) => response?.[key]).find((value) => typeof value === 'string') ?? JSON.stringify(response ?? {});
       turns.push({ kind: 'result', text });
     }
   }
