@@ -140,11 +140,11 @@ export function PricesPage({ location, mayWrite }: { location: Location; mayWrit
           <form class="stacked" onSubmit={submit} key={`${provider}/${model}`} aria-label="Set a price">
             <div class="field">
               <label for="price-provider">Provider</label>
-              <input id="price-provider" name="provider" required value={provider} placeholder="openai" />
+              <input id="price-provider" name="provider" required defaultValue={provider} placeholder="openai" />
             </div>
             <div class="field">
               <label for="price-model">Model</label>
-              <input id="price-model" name="model" required value={model} placeholder="my-house-model" />
+              <input id="price-model" name="model" required defaultValue={model} placeholder="my-house-model" />
             </div>
             {RATES.map((field) => (
               <div class="field" key={field.name}>
