@@ -248,4 +248,15 @@ describe('log filters picked by name, in a compact bar', () => {
     expect(await row('VK beta').locator('td[data-label="Last used"] time').innerText()).toMatch(/^(just now|\d+ minutes? ago)$/);
     expect(await row('VK kappa').locator('td[data-label="Last used"]').innerText()).toBe('never');
   });
+  it('picks an API key and a virtual key by name in Analytics too; the URL carries the id and the slug', async () => {
+    await page.goto(url('/analytics?range=24h'));
+    await page.locator('details.filters summary').click();
+    await pick('API key', 'Billing bot');
+    await pick('Virtual key', 'VK gamma');
+    await page.getByRole('form', { name: 'Filter analytics' }).getByRole('button', { name: /Apply/ }).click();
+    await waitFor(() => page.url().includes('api_key_id=') || null, 5000);
+    const query = new URL(page.url()).searchParams;
+    expect(query.get('api_key_id')).toBe(billing.id);
+    expect(query.get('virtual_key')).toBe('vk-gamma');
+  });
 });

@@ -1,4 +1,9 @@
 import { useState } from 'preact/hooks';
+import type { Kind } from '../names';
+import { NamePicker } from './name-picker';
+
+/** Filters that name an admin object: picked by name, the URL keeping its id (API keys) or slug. */
+const PICKED: Record<string, Kind> = { api_key_id: 'api-key', virtual_key: 'virtual-key' };
 
 /**
  * The filters Analytics takes (those of the log that make sense on aggregates), under the
@@ -11,8 +16,8 @@ export const ANALYTICS_FILTERS = [
   { name: 'provider', label: 'Provider', placeholder: 'one, or several with commas' },
   { name: 'user', label: 'User', placeholder: 'one, or several with commas' },
   { name: 'operation', label: 'Operation', placeholder: 'e.g. chat.completions' },
-  { name: 'api_key_id', label: 'API key id', placeholder: '' },
-  { name: 'virtual_key', label: 'Virtual key (slug or id)', placeholder: '' },
+  { name: 'api_key_id', label: 'API key', placeholder: '' },
+  { name: 'virtual_key', label: 'Virtual key', placeholder: '' },
 ] as const;
 
 /** The analytics filters held in the URL: the names above and metadata.<key>. */
@@ -57,20 +62,31 @@ export function AnalyticsFilterForm({ filters, onApply }: { filters: [string, st
       <summary>Filters{filters.length ? ` (${filters.length} active)` : ''}</summary>
       <form onSubmit={submit} aria-label="Filter analytics">
         <div class="filter-grid">
-          {ANALYTICS_FILTERS.map((f) => (
-            <div class="field" key={f.name}>
-              <label for={`af-${f.name}`}>{f.label}</label>
-              <input
+          {ANALYTICS_FILTERS.map((f) =>
+            PICKED[f.name] ? (
+              <NamePicker
+                key={f.name}
+                kind={PICKED[f.name]}
                 id={`af-${f.name}`}
-                name={f.name}
-                placeholder={f.placeholder}
+                label={f.label}
                 value={values[f.name]}
-                onInput={(e) => setValues({ ...values, [f.name]: (e.target as HTMLInputElement).value })}
-                autoComplete="off"
-                spellcheck={false}
+                onChange={(value) => setValues({ ...values, [f.name]: value })}
               />
-            </div>
-          ))}
+            ) : (
+              <div class="field" key={f.name}>
+                <label for={`af-${f.name}`}>{f.label}</label>
+                <input
+                  id={`af-${f.name}`}
+                  name={f.name}
+                  placeholder={f.placeholder}
+                  value={values[f.name]}
+                  onInput={(e) => setValues({ ...values, [f.name]: (e.target as HTMLInputElement).value })}
+                  autoComplete="off"
+                  spellcheck={false}
+                />
+              </div>
+            ),
+          )}
         </div>
         <fieldset class="metadata-filters">
           <legend>Metadata</legend>
