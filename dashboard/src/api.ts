@@ -178,7 +178,16 @@ export interface ListPage<T> {
   next_cursor: string | null;
 }
 
+/** Where a search's words are in a row's bodies (`GET /v1/logs?q=…`): a short text, the words' places in it. */
+export interface SearchSnippet {
+  in: 'request' | 'response';
+  text: string;
+  highlights: [number, number][];
+}
+
 export interface LogRow {
+  /** With a search only: where the row's bodies hold a word searched for. */
+  snippet?: SearchSnippet | null;
   id: string;
   trace_id: string;
   created_at: string;

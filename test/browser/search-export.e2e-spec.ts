@@ -82,6 +82,10 @@ describe('log search and export in a browser', () => {
     await page.goto(url('/logs?q=parc'));
     await waitForRows(1);
     expect(await page.locator('table.log-table tbody tr').first().innerText()).toContain('gpt-4o-mini');
+    // The match, in its context, the word marked where it begins a word.
+    const snippet = page.getByTestId('snippet').first();
+    expect(await snippet.innerText()).toBe('request: refund policy for damaged parcels');
+    expect(await snippet.locator('mark').allInnerTexts()).toEqual(['parc']);
     await page.goto(url('/logs?q=nothing-says-this'));
     const empty = page.getByTestId('empty-log');
     await empty.waitFor();

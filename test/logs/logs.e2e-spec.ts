@@ -104,6 +104,15 @@ describe('request logs', () => {
     expect(await listIds(query)).toEqual(newestFirst(...expected));
   });
 
+  it("gives a search's rows a snippet: the words found in their bodies, marked; none without a search", async () => {
+    const found = await list('?q=instan');
+    expect(found.data).toHaveLength(1);
+    const snippet = found.data[0].snippet;
+    expect(snippet.in).toBe('request');
+    expect(snippet.highlights.map(([start, end]: [number, number]) => snippet.text.slice(start, end).toLowerCase())).toEqual(['instan']);
+    expect((await list('?limit=1')).data[0].snippet).toBeUndefined();
+  });
+
   it('filters by api_key_id and virtual key id', async () => {
     expect(await listIds(`?api_key_id=${userA.id}`)).toEqual(newestFirst(1, 4));
     expect(await listIds(`?virtual_key=${vkB.id}`)).toEqual(newestFirst(1));

@@ -1,5 +1,6 @@
+import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { api, ApiError, ListPage, LogRow } from '../api';
+import { api, ApiError, ListPage, LogRow, type SearchSnippet } from '../api';
 import { formatCost, formatInt, formatMs, formatTime, fromLocalInput, statusClass, toLocalInput } from '../format';
 import { href, Location, navigate, routeClick } from '../router';
 import { LogDetail } from './log-detail';
@@ -283,6 +284,7 @@ export function LogsPage({ location }: { location: Location }) {
                       <td data-label="Operation" class="col-operation">
                         {row.operation}
                         {row.is_stream && <span class="tag">stream</span>}
+                        {row.snippet && <Snippet snippet={row.snippet} />}
                       </td>
                       <td data-label="Provider" class="col-provider">
                         {row.provider ?? '—'}
@@ -353,6 +355,23 @@ function emptyAdvice(filters: [string, string][]): string {
     ...(others ? ['remove a filter'] : []),
   ];
   return tips.length ? `Try to ${tips.join(', or ')}.` : '';
+}
+
+/** A search's match in a row: the text around it, the words found marked. */
+function Snippet({ snippet }: { snippet: SearchSnippet }) {
+  const pieces: ComponentChildren[] = [];
+  let at = 0;
+  snippet.highlights.forEach(([start, end], i) => {
+    pieces.push(snippet.text.slice(at, start), <mark key={i}>{snippet.text.slice(start, end)}</mark>);
+    at = end;
+  });
+  pieces.push(snippet.text.slice(at));
+  return (
+    <div class="snippet" data-testid="snippet">
+      <span class="muted">{snippet.in === 'request' ? 'request: ' : 'answer: '}</span>
+      {pieces}
+    </div>
+  );
 }
 
 function EmptyLog({ filters }: { filters: [string, string][] }) {

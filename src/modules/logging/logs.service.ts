@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Between, Repository, SelectQueryBuilder } from 'typeorm';
+import { Between, In, Repository, SelectQueryBuilder } from 'typeorm';
 import { GatewayError } from '../../common/errors/gateway-error';
 import { isUuid } from '../../common/ids';
 import { listPage, ListPage } from '../../common/http/list.dto';
@@ -12,6 +12,7 @@ import { LogQueryDto } from './dto/log-query.dto';
 import { LogBodyReader } from './body-parts/log-body-reader';
 import { applySearchFilters, SEARCH_PLAN_SQL, searchPlan } from './log-filters';
 import { RequestLogEntity } from './entities/request-log.entity';
+import { searchSnippet, searchWords } from './search-snippet';
 
 const DAY_MS = 86_400_000;
 /** What an unknown slug filters on: no row has it. */
@@ -44,7 +45,27 @@ export class LogsService {
 
   async list(scope: WorkspaceScope, query: LogQueryDto, metadata: Record<string, string>): Promise<ListPage<Record<string, unknown>>> {
     const rows = await this.read(await this.filteredQuery(scope, query, metadata), query.limit + 1, query.q !== undefined);
-    return listPage(rows.map(toLogResponse), query.limit, (row) => row.id as string);
+    const page = listPage(rows.map(toLogResponse), query.limit, (row) => row.id as string);
+    if (query.q !== undefined) await this.addSnippets(page.data, rows, searchWords(query.q));
+    return page;
+  }
+
+  /**
+   * A search's rows each with `snippet`: where its bodies hold a word searched for, marked
+   * (search-snippet.ts). A page read without its bodies reads them here, for its rows only.
+   */
+  private async addSnippets(listed: Record<string, unknown>[], rows: RequestLogEntity[], words: string[]): Promise<void> {
+    const shown = new Set(listed.map((row) => row.id as string));
+    let withBodies = rows.filter((row) => shown.has(row.id));
+    if (withBodies.some((row) => row.requestBody === undefined)) {
+      withBodies = withBodies.length ? await this.logs.find({ where: { id: In(withBodies.map((row) => row.id)) } }) : [];
+      await this.bodies.join(withBodies);
+    }
+    const byId = new Map(withBodies.map((row) => [row.id, row]));
+    for (const row of listed) {
+      const full = byId.get(row.id as string);
+      row.snippet = full ? searchSnippet(full.requestBody, full.responseBody, words) : null;
+    }
   }
 
   /** Every row the filters select, newest first, in batches read one after another (keyset on the id): an export of any size. */
