@@ -69,4 +69,15 @@ describe('dashboard: MCP servers', () => {
     ]);
     await page.screenshot({ path: join(SHOTS, 'mcp-server-tools.png'), fullPage: true });
   });
+
+  it("keeps an owner's navigation, all its pages, on one line at 1440 px", async () => {
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.goto(url('/logs'));
+    const nav = page.getByRole('navigation', { name: 'Dashboard' });
+    await nav.getByRole('link', { name: 'Prices' }).waitFor();
+    const tops = await nav.locator('li').evaluateAll((items: any[]) => items.map((item) => Math.round(item.getBoundingClientRect().top)));
+    expect(tops.length).toBeGreaterThanOrEqual(11);
+    expect(new Set(tops).size).toBe(1);
+    await page.screenshot({ path: join(SHOTS, 'nav-1440.png') });
+  });
 });
