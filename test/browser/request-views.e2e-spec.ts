@@ -21,6 +21,10 @@ const PICTURE = `data:image/svg+xml;base64,${Buffer.from(
   '<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><rect width="64" height="64" fill="#bae6fd"/><circle cx="32" cy="30" r="16" fill="#f59e0b"/><rect y="48" width="64" height="16" fill="#16a34a"/></svg>',
 ).toString('base64')}`;
 
+/** Markdown as a model writes it, and HTML that must stay text. */
+const MARKDOWN_PROMPT =
+  'echo: **Steps** to take: `npm ci` then [the docs](https://example.com/docs) or [this](javascript:alert(1)) <img src=x onerror=alert(1)>';
+
 describe('request views in a browser', () => {
   let gateway: TestGateway;
   let mock: MockUpstream;
@@ -28,7 +32,7 @@ describe('request views in a browser', () => {
   let browser: Browser;
   let page: Page;
   let appKey: { id: string; key: string };
-  const ids: Record<'chat' | 'anthropic' | 'responses' | 'prompt' | 'fallback' | 'loop' | 'embedding' | 'orphan', string> = {} as never;
+  const ids: Record<'chat' | 'anthropic' | 'responses' | 'prompt' | 'fallback' | 'loop' | 'embedding' | 'orphan' | 'markdown', string> = {} as never;
 
   const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
   /** The detail panel scrolls within the window: a tall window shows all of it. */
@@ -166,6 +170,12 @@ describe('request views in a browser', () => {
       .embeddings.create({ model: 'text-embedding-3-small', input: 'no conversation here' })
       .withResponse();
     ids.embedding = embedding.response.headers.get('x-gateway-request-id')!;
+
+    // An answer in Markdown, with raw HTML in it (the mock echoes the text after "echo:").
+    const markdown = await openai(gateway, { 'x-gateway-virtual-key': 'openai-views' })
+      .chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: MARKDOWN_PROMPT }] })
+      .withResponse();
+    ids.markdown = markdown.response.headers.get('x-gateway-request-id')!;
 
     const orphan = await openai(gateway, { 'x-gateway-virtual-key': 'doomed' })
       .chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hello' }] })
@@ -366,6 +376,20 @@ describe('request views in a browser', () => {
     expect(await result.innerText()).toMatch(/result of add\s+3$/);
     expect(await detail().locator('ol.messages').innerText()).toMatch(/calls docs: add\s+\{\s+"a": 1,\s+"b": 2\s+\}/);
     await tallShot('request-tool-call-view');
+  });
+
+  it('draws Markdown in a message (emphasis, code, safe links) and shows raw HTML as text', async () => {
+    await openLog(ids.markdown);
+    const answer = detail().locator('section', { has: page.getByRole('heading', { name: /^Answer/ }) });
+    await answer.waitFor();
+    expect(await answer.locator('.markdown strong').allInnerTexts()).toEqual(['Steps']);
+    expect(await answer.locator('.markdown code').allInnerTexts()).toEqual(['npm ci']);
+    const links = answer.locator('.markdown a');
+    expect(await links.count()).toBe(1);
+    expect(await links.first().getAttribute('href')).toBe('https://example.com/docs');
+    expect(await answer.innerText()).toContain('<img src=x onerror=alert(1)>');
+    expect(await answer.locator('img').count()).toBe(0);
+    await tallShot('request-markdown');
   });
 
   it('shows a body of no chat shape as raw JSON only', async () => {

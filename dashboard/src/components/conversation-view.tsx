@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { Conversation, Message, Part } from '../conversation';
 import { pretty } from '../format';
+import { Markdown } from './markdown';
 
 const ROLE_LABELS: Record<string, string> = { system: 'System', developer: 'Developer', user: 'User', assistant: 'Assistant', tool: 'Tool result' };
 /** Longer texts are cut here, with a button for the rest: a pasted document should not hide the answer below it. */
@@ -160,10 +161,8 @@ function LongText({ text, class: className, prefix = '' }: { text: string; class
   const cut = !whole && text.length > CUT_AT;
   return (
     <div class={className}>
-      <p>
-        {prefix}
-        {cut ? `${text.slice(0, CUT_AT)}…` : text}
-      </p>
+      {prefix && <p>{prefix}</p>}
+      <Markdown text={cut ? `${text.slice(0, CUT_AT)}…` : text} />
       {cut && (
         <button type="button" class="link-button" onClick={() => setWhole(true)}>
           Show all {text.length.toLocaleString('en-US')} characters
