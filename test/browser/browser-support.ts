@@ -8,7 +8,7 @@ const ROOT = join(__dirname, '..', '..');
 export const SHOTS = join(ROOT, 'artifacts', 'screenshots');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-/** `npm run build` builds the dashboard (CI runs it first); built here when it is missing. */
+/** `npm run build` builds the dashboard (CI runs it first); built here, the same way, when it is missing. */
 function ensureDashboardBuilt(): void {
   if (existsSync(join(ROOT, 'dist', 'dashboard', 'index.html'))) return;
   execFileSync(
@@ -19,6 +19,8 @@ function ensureDashboardBuilt(): void {
       stdio: 'pipe',
     },
   );
+  // As `npm run build` does: the compressed copies the gateway serves.
+  execFileSync(process.execPath, [join(ROOT, 'dashboard', 'compress.mjs')], { cwd: ROOT, stdio: 'pipe' });
 }
 
 /** The dashboard built, the screenshots folder made, a headless chromium started. */

@@ -13,7 +13,7 @@ import { RateLimiter } from '../../budgets/rate-limiter';
 import { authenticate } from '../../keys/authenticate';
 import { KeyLookupService } from '../../keys/key-lookup.service';
 import { RequestLogger } from '../../logging/request-logger';
-import { HandshakeRefusal, refusalOf, sessionHeaders } from '../../realtime/realtime-handshake';
+import { refusalOf, sessionHeaders } from '../../realtime/realtime-handshake';
 import { routeRequest } from '../../routing/provider-routing.guard';
 import { RouteExecutor } from '../../routing/route-executor';
 import { RouteResolver } from '../../routing/route-resolver';
@@ -116,5 +116,3 @@ function upgradeRequired(why: string): GatewayError {
     'websocket_not_supported',
   );
 }
-
-export { HandshakeRefusal };
