@@ -185,11 +185,33 @@ export interface SearchSnippet {
   highlights: [number, number][];
 }
 
+export type RowKind = 'request' | 'attempt' | 'tool_round' | 'tool_call';
+
+/** A request's figures with the rows nested under it (`GET /v1/logs/{id}`). */
+export interface RequestTotals {
+  rows: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  /** Null when some row used a model without a price and none had one. */
+  cost_usd: number | null;
+  unpriced_rows: number;
+}
+
 export interface LogRow {
   /** With a search only: where the row's bodies hold a word searched for. */
   snippet?: SearchSnippet | null;
   id: string;
   trace_id: string;
+  /** `request`: what a client sent; nested under one (`parent_id`): a failed try (`attempt`), a `tool_round` or a `tool_call`. */
+  kind: RowKind;
+  parent_id: string | null;
+  /** On a request: the tries that failed before its answer. */
+  failed_attempts: number;
+  /** On a request: the rows nested under it. */
+  nested_rows: number;
+  /** On one request read alone: its tokens and cost with its nested rows'. */
+  totals?: RequestTotals;
   created_at: string;
   operation: string;
   api_key_id: string | null;
@@ -229,8 +251,13 @@ export interface SummaryRow {
   key: string | null;
   /** Grouping by virtual key: the key's id (`key` is its slug, which a deleted key may share with a new one). */
   virtual_key_id?: string | null;
+  /** Requests as clients sent them (failed tries, tool rounds and tool calls nested under one are not requests). */
   requests: number;
+  /** Requests that failed as their client saw them. */
   errors: number;
+  /** Requests answered after a failed try: recovered by a retry or a fallback. */
+  recovered: number;
+  /** Tokens and cost: every row's, nested ones included. */
   prompt_tokens: number;
   completion_tokens: number;
   /** null: none of these requests has a known price (never 0 for an unknown price). */

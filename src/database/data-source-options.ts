@@ -37,6 +37,7 @@ import { LogBodyParts1764002200000 } from './migrations/1764002200000-LogBodyPar
 import { LogWholeBodies1764002400000 } from './migrations/1764002400000-LogWholeBodies';
 import { LogSearchWords1764002500000 } from './migrations/1764002500000-LogSearchWords';
 import { LogCacheWriteTokens1764002600000 } from './migrations/1764002600000-LogCacheWriteTokens';
+import { LogRequestKinds1764002700000 } from './migrations/1764002700000-LogRequestKinds';
 import { AuditLog1764001800000 } from './migrations/1764001800000-AuditLog';
 import { UsersSessions1764001900000 } from './migrations/1764001900000-UsersSessions';
 import { encryptProviderOptionSecretsMigration } from './migrations/1764001200000-EncryptProviderOptionSecrets';
@@ -88,6 +89,7 @@ export const MIGRATIONS = [
   LogWholeBodies1764002400000,
   LogSearchWords1764002500000,
   LogCacheWriteTokens1764002600000,
+  LogRequestKinds1764002700000,
 ];
 
 /** Migrations, with those that re-encode stored secrets made with the gateway's encryption key. */

@@ -15,11 +15,21 @@ describe('analytics timeseries', () => {
   /** A log row written straight into the table, at a chosen time. */
   const insertLog = (
     createdAt: string,
-    fields: { latency: number; status?: number; cost?: number | null; prompt?: number; completion?: number; apiKeyId?: string },
+    fields: {
+      latency: number;
+      status?: number;
+      cost?: number | null;
+      prompt?: number;
+      completion?: number;
+      apiKeyId?: string;
+      kind?: string;
+      failedAttempts?: number;
+    },
   ) =>
     gateway.dataSource.query(
-      `insert into request_logs (id, trace_id, created_at, operation, status_code, latency_ms, cost_usd, prompt_tokens, completion_tokens, api_key_id, model, provider)
-       values (gen_random_uuid(), 'seeded', $1, 'chat.completions', $2, $3, $4, $5, $6, $7, 'gpt-4o-mini', 'openai')`,
+      `insert into request_logs (id, trace_id, created_at, operation, status_code, latency_ms, cost_usd, prompt_tokens, completion_tokens, api_key_id, model, provider,
+                                 kind, failed_attempts)
+       values (gen_random_uuid(), 'seeded', $1, 'chat.completions', $2, $3, $4, $5, $6, $7, 'gpt-4o-mini', 'openai', $8, $9)`,
       [
         createdAt,
         fields.status ?? 200,
@@ -28,6 +38,8 @@ describe('analytics timeseries', () => {
         fields.prompt ?? 10,
         fields.completion ?? 5,
         fields.apiKeyId ?? null,
+        fields.kind ?? 'request',
+        fields.failedAttempts ?? 0,
       ],
     );
 
@@ -48,10 +60,12 @@ describe('analytics timeseries', () => {
     expect((await send('gpt-4o-mini', userKey.key)).status).toBe(200);
     await gateway.flushLogs();
 
-    // A fixed past morning: two rows at 10:xx, one at 11:30, none at 12:xx.
+    // A fixed past morning: two requests at 10:xx, one at 11:30 that a fallback recovered (its failed try
+    // a row of its own: tokens and cost, not a request, an error or a latency), none at 12:xx.
     await insertLog('2025-01-01T10:05:00Z', { latency: 100, cost: 0.002, prompt: 10, completion: 4 });
     await insertLog('2025-01-01T10:20:00Z', { latency: 300, status: 502, cost: null, prompt: 20, completion: 0 });
-    await insertLog('2025-01-01T11:30:00Z', { latency: 50, cost: 0.001, apiKeyId: userKey.id });
+    await insertLog('2025-01-01T11:30:00Z', { latency: 50, cost: 0.001, apiKeyId: userKey.id, failedAttempts: 1 });
+    await insertLog('2025-01-01T11:30:00.100Z', { latency: 900, status: 503, cost: 0.0005, prompt: 7, completion: 0, kind: 'attempt' });
   });
 
   afterAll(async () => {
@@ -94,6 +108,7 @@ describe('analytics timeseries', () => {
         completion_tokens: 4,
         cost_usd: 0.002, // the unpriced row adds nothing, it is not counted as 0 either: it is counted apart
         unpriced_requests: 1,
+        recovered: 0,
         latency_p50_ms: 200,
         latency_p95_ms: 290,
       },
@@ -101,9 +116,10 @@ describe('analytics timeseries', () => {
         bucket: '2025-01-01T11:00:00.000Z',
         requests: 1,
         errors: 0,
-        prompt_tokens: 10,
+        recovered: 1,
+        prompt_tokens: 17,
         completion_tokens: 5,
-        cost_usd: 0.001,
+        cost_usd: 0.0015,
         unpriced_requests: 0,
         latency_p50_ms: 50,
         latency_p95_ms: 50,
@@ -116,6 +132,7 @@ describe('analytics timeseries', () => {
         completion_tokens: 0,
         cost_usd: 0,
         unpriced_requests: 0,
+        recovered: 0,
         latency_p50_ms: null,
         latency_p95_ms: null,
       },

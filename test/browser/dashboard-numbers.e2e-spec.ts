@@ -209,7 +209,7 @@ describe('dashboard numbers in a browser', () => {
     await chartsDrawn();
     expect(await page.getByTestId('interval-note').innerText()).toMatch(/Per minute would be 43,20\d buckets.*showing per hour/);
     expect(await page.getByRole('alert').count()).toBe(0);
-    await page.getByText('Requests and errors per hour').waitFor();
+    await page.getByText('Requests, errors and recoveries per hour').waitFor();
     await shot('numbers-interval-fitted');
   });
 

@@ -161,9 +161,15 @@ describe('dashboard in a browser', () => {
 
   it('shows the request log newest first, with no price instead of $0 for an unpriced model', async () => {
     await page.locator('table.log-table tbody tr').first().waitFor();
-    // 6 requests, one of them a fallback with a failed attempt: 7 rows.
-    expect(await page.locator('table.log-table tbody tr').count()).toBe(7);
+    // 6 requests, one of them a fallback with a failed attempt: 7 rows, the attempt nested under its request (closed).
+    expect(await page.locator('table.log-table tbody tr').count()).toBe(6);
+    expect(await userCells()).toEqual(['erin', 'dora', 'bob', 'bob', 'alice', 'alice']);
+    const erin = page.locator('table.log-table tbody tr', { hasText: 'erin' });
+    expect(await erin.locator('.tag.recovered').innerText()).toBe('recovered');
+    await erin.getByRole('button', { name: 'Show the 1 row nested under this request' }).click();
+    await page.locator('table.log-table tbody tr.nested', { hasText: 'mock-error-503' }).waitFor();
     expect(await userCells()).toEqual(['erin', 'erin', 'dora', 'bob', 'bob', 'alice', 'alice']);
+    await erin.first().getByRole('button', { name: 'Hide the 1 row nested under this request' }).click();
     const dora = page.locator('table.log-table tbody tr', { hasText: 'dora' });
     expect(await dora.locator('td[data-label="Cost"]').innerText()).toBe('no price');
     const bobError = page.locator('table.log-table tbody tr', { hasText: 'mock-error-500' });
@@ -175,7 +181,7 @@ describe('dashboard in a browser', () => {
     await send('frank', 'ads');
     await gateway.flushLogs();
     await page.locator('table.log-table tbody tr').first().filter({ hasText: 'frank' }).waitFor({ timeout: 10_000 });
-    expect(await page.locator('table.log-table tbody tr').count()).toBe(8);
+    expect(await page.locator('table.log-table tbody tr').count()).toBe(7);
   });
 
   it('filters by user and by metadata, with the filters in a URL that can be shared', async () => {
@@ -267,7 +273,8 @@ describe('dashboard in a browser', () => {
     await page.goto(url('/analytics?group_by=model'));
     await page.getByRole('heading', { name: 'Analytics' }).waitFor();
     await chartsDrawn();
-    expect(await page.locator('.totals').innerText()).toMatch(/Requests\s+8/);
+    // 7 requests (the fallback's failed try is not one), 1 failed, 1 recovered by the fallback.
+    expect(await page.locator('.totals').innerText()).toMatch(/Requests\s+7\s+Errors\s+1 \(14\.3%\)\s+Recovered\s+1 \(14\.3%\)/);
     const summary = page.locator('table.summary-table');
     await summary.waitFor();
     expect(await summary.locator('tbody tr').count()).toBe(5); // gpt-4o-mini, gpt-4o, mock-error-500, mock-error-503, unpriced-model-x
@@ -295,7 +302,7 @@ describe('dashboard in a browser', () => {
     await page.waitForURL(/range=30d/);
     await page.getByText('Latency per day (p50, p95, estimated)').waitFor();
     await page.locator('table.summary-table thead abbr', { hasText: '≈ p95' }).waitFor();
-    expect(await page.locator('.totals').innerText()).toMatch(/Requests\s+8/);
+    expect(await page.locator('.totals').innerText()).toMatch(/Requests\s+7\s+Errors\s+1 /);
     await shot('analytics-30-days');
 
     // Virtual keys are named by slug and linked by id (a deleted key's slug can be given to a new key).
@@ -396,9 +403,16 @@ describe('dashboard in a browser', () => {
     await page.getByLabel('User', { exact: true }).fill('nobody');
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.getByText(/The gateway could not be reached/).waitFor();
+    // The live dot says so too, and the button tries at once.
+    expect(await page.getByTestId('live-dot').getAttribute('class')).toContain('failing');
+    await page.getByText(/Not updating: trying again every 4 s/).waitFor();
+    await page.getByRole('button', { name: 'Try again now' }).click();
+    await page.getByText(/The gateway could not be reached/).waitFor();
+    // Once the gateway answers again, the list comes back by itself: no button to press.
     await page.unroute(logsApi);
-    await page.getByRole('button', { name: 'Try again' }).click();
-    await page.getByText('No requests match these filters').waitFor();
+    await page.getByText('No requests match these filters').waitFor({ timeout: 10_000 });
+    expect(await page.getByTestId('live-dot').getAttribute('class')).not.toContain('failing');
+    await page.getByText(/Live: checking every 4 s/).waitFor();
     await shot('logs-empty-filtered');
   });
 

@@ -99,6 +99,10 @@ describe('MCP gateway', () => {
       expect(rounds).toHaveLength(1);
       expect(rounds[0]).toMatchObject({ status_code: 200, error: null });
       expect(rounds[0].prompt_tokens).toBeGreaterThan(0);
+      // One request as the client saw it: the round and the call nested under its row.
+      expect(row).toMatchObject({ kind: 'request', parent_id: null, nested_rows: 2, failed_attempts: 0 });
+      expect(rounds[0]).toMatchObject({ kind: 'tool_round', parent_id: row.id });
+      expect(tools[0]).toMatchObject({ kind: 'tool_call', parent_id: row.id });
     });
 
     it('chat completions streamed, parallel calls over two rounds, to Gemini through the translation', async () => {
@@ -384,6 +388,11 @@ describe('MCP gateway', () => {
         ['mcp.tools.call', 'fail', 'mcp_tool_error'],
       ]);
       expect(rows.every((row: any) => typeof row.latency_ms === 'number')).toBe(true);
+      // An MCP client's tool call is a request of its own, not nested under another.
+      expect(rows.map((row: any) => [row.kind, row.parent_id])).toEqual([
+        ['request', null],
+        ['request', null],
+      ]);
     });
 
     it('/v1/mcp aggregates every server the key may use; a key sees and calls only its allowed tools', async () => {

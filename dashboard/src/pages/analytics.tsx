@@ -425,12 +425,13 @@ function Charts({
     (t, row) => ({
       requests: t.requests + row.requests,
       errors: t.errors + row.errors,
+      recovered: t.recovered + row.recovered,
       cost: t.cost + (row.cost_usd ?? 0),
       priced: t.priced || (row.cost_usd ?? 0) > 0,
       unpriced: t.unpriced + row.unpriced_requests,
       tokens: t.tokens + row.prompt_tokens + row.completion_tokens,
     }),
-    { requests: 0, errors: 0, cost: 0, priced: false, unpriced: 0, tokens: 0 },
+    { requests: 0, errors: 0, recovered: 0, cost: 0, priced: false, unpriced: 0, tokens: 0 },
   );
   // Requests without a price are left out of the cost, and said so: an unknown cost is never $0.
   const costText = totals.unpriced > 0 && !totals.priced ? 'unknown' : formatCost(totals.cost);
@@ -438,6 +439,7 @@ function Charts({
     const requests: ChartSeries[] = [
       { label: 'Requests', color: '#1d4ed8', values: data.map((r) => r.requests), fill: 'rgba(29,78,216,0.08)' },
       { label: 'Errors', color: '#b91c1c', values: data.map((r) => r.errors) },
+      { label: 'Recovered', color: '#b45309', values: data.map((r) => r.recovered) },
     ];
     const cost: ChartSeries[] = [{ label: 'Cost (USD)', color: '#047857', values: data.map((r) => r.cost_usd), fill: 'rgba(4,120,87,0.08)' }];
     const tokens: ChartSeries[] = [
@@ -463,13 +465,21 @@ function Charts({
       <dl class="totals">
         <div>
           <dt>Requests</dt>
-          <dd>{formatInt(totals.requests)}</dd>
+          <dd data-testid="total-requests">{formatInt(totals.requests)}</dd>
         </div>
         <div>
           <dt>Errors</dt>
-          <dd>
+          <dd data-testid="total-errors">
             {formatInt(totals.errors)}
-            {totals.requests > 0 && <span class="muted"> ({((totals.errors / totals.requests) * 100).toFixed(1)}%)</span>}
+            {totals.requests > 0 && <span class="muted"> ({percentOf(totals.errors, totals.requests)})</span>}
+          </dd>
+        </div>
+        <div>
+          <dt title="Answered after a failed try: a retry or a fallback recovered them">Recovered</dt>
+          <dd data-testid="total-recovered">
+            {formatInt(totals.recovered)}
+            {totals.requests > 0 && <span class="muted"> ({percentOf(totals.recovered, totals.requests)})</span>}
+            <span class="small-text muted"> by a retry or fallback</span>
           </dd>
         </div>
         <div>
@@ -520,13 +530,13 @@ function Charts({
         ) : (
           <>
             <TimeChart
-              title={`Requests and errors per ${per}`}
+              title={`Requests, errors and recoveries per ${per}`}
               times={times}
               series={charts.requests}
               format={count}
               integer
               onZoom={onZoom}
-              summary={`${totals.requests} requests and ${totals.errors} errors per ${per}`}
+              summary={`${totals.requests} requests, ${totals.errors} errors and ${totals.recovered} recovered by a retry or fallback per ${per}`}
             />
             <TimeChart
               title={`Cost per ${per}`}
@@ -701,6 +711,12 @@ function SummaryTable({
                 </td>
                 <td data-label="Errors" class="num">
                   {formatInt(row.errors)}
+                  {row.recovered > 0 && (
+                    <span class="small-text muted" title="Answered after a failed try: a retry or a fallback recovered them">
+                      {' '}
+                      · {formatInt(row.recovered)} recovered
+                    </span>
+                  )}
                 </td>
                 <td data-label="Tokens" class="num">
                   {formatInt(row.prompt_tokens)} / {formatInt(row.completion_tokens)}
@@ -811,4 +827,9 @@ function share(k: KeyRow): number {
 /** A percentile column's name; over long ranges the value is estimated from latency histograms. */
 function Percentile({ label, estimated }: { label: string; estimated: boolean }) {
   return estimated ? <abbr title="Estimated from latency histograms (bins 9% wide)">≈ {label}</abbr> : <>{label}</>;
+}
+
+/** `part` as a percentage of `whole`, one decimal. */
+function percentOf(part: number, whole: number): string {
+  return `${((part / whole) * 100).toFixed(1)}%`;
 }

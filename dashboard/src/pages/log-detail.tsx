@@ -8,7 +8,8 @@ import { TokensAndCost } from '../components/tokens-and-cost';
 import { Tabs } from '../components/tabs';
 import { TraceView } from '../components/trace-view';
 import { readConversation } from '../conversation';
-import { formatDateTime, formatMs, statusClass } from '../format';
+import { formatCost, formatDateTime, formatInt, formatMs, statusClass } from '../format';
+import type { RequestTotals } from '../api';
 import { href, routeClick } from '../router';
 
 const VIEWS = [
@@ -140,12 +141,20 @@ export function LogDetail({ id, onClose, filterPath }: { id: string; onClose: ()
         </p>
       ) : (
         <div class="detail-body">
+          <NestedUnder log={log} filterLink={filterLink} />
+          {log.totals && log.nested_rows > 0 && <RequestInAll log={log} totals={log.totals} />}
+          <FailureText log={log} />
           <dl class="facts">
             <dt>Status</dt>
             <dd>
               <span class={statusClass(log.status_code)}>{log.status_code}</span>
               {log.is_stream && <span class="tag">stream</span>}
               {log.cache_status && <span class="tag">cache {log.cache_status.toLowerCase()}</span>}
+              {log.kind === 'request' && log.failed_attempts > 0 && log.status_code < 400 && (
+                <span class="tag recovered">
+                  recovered after {log.failed_attempts} failed {log.failed_attempts === 1 ? 'try' : 'tries'}
+                </span>
+              )}
             </dd>
             <dt>Time</dt>
             <dd>
@@ -284,4 +293,63 @@ function errorText(error: unknown): string | null {
   if (typeof error === 'string') return error;
   const message = (error as { message?: unknown; error?: { message?: unknown } }).message ?? (error as { error?: { message?: unknown } }).error?.message;
   return typeof message === 'string' ? message : JSON.stringify(error);
+}
+
+/** A request's tokens and cost with the rows nested under it: what the request cost in all, shown first. */
+function RequestInAll({ log, totals }: { log: LogRow; totals: RequestTotals }) {
+  const cost = totals.cost_usd === null ? 'cost unknown (no price for its model)' : formatCost(totals.cost_usd);
+  return (
+    <p class="request-totals" data-testid="request-totals">
+      <strong>In all: </strong>
+      {formatInt(totals.total_tokens)} tokens · {cost}
+      {totals.unpriced_rows > 0 && totals.cost_usd !== null && <span class="muted"> + {totals.unpriced_rows} without a price</span>}
+      <span class="muted">
+        {' '}
+        over {totals.rows} rows: this request and {log.nested_rows} nested under it
+        {log.failed_attempts > 0 && ` (${log.failed_attempts} failed ${log.failed_attempts === 1 ? 'try' : 'tries'})`}, listed in the trace below
+      </span>
+    </p>
+  );
+}
+
+/** For a row nested under a request: what it is, and a link to the request. */
+function NestedUnder({ log, filterLink }: { log: LogRow; filterLink: (filters: [string, string][], label: string) => preact.JSX.Element }) {
+  if (log.kind === 'request' || !log.parent_id) return null;
+  const what = { attempt: 'A failed try', tool_round: 'A tool round', tool_call: 'A tool call' }[log.kind];
+  const to = `/logs/${log.parent_id}`;
+  return (
+    <p class="nested-note" data-testid="nested-note">
+      {what} of a request: its tokens and cost count in the request's, not as a request of its own.{' '}
+      <a href={href(to)} onClick={(e) => routeClick(e, to)}>
+        Open the request
+      </a>
+      {' · '}
+      {filterLink([['parent_id', log.parent_id]], 'all its nested rows')}
+    </p>
+  );
+}
+
+/**
+ * A failed request's provider message, above the views: the conversation shows the
+ * gateway's error, and the provider's own words were only in the raw JSON.
+ */
+function FailureText({ log }: { log: LogRow }) {
+  const provider = log.status_code >= 400 ? providerMessage(log.response_body) : null;
+  if (!provider || provider === errorText(log.error)) return null;
+  return (
+    <p class="failure" role="note" data-testid="provider-error">
+      <strong>{log.provider ?? 'The provider'} answered: </strong>
+      {provider}
+    </p>
+  );
+}
+
+/** The message of a provider's error answer (OpenAI's, Anthropic's and Google's shapes, or a bare `message`). */
+function providerMessage(body: unknown): string | null {
+  if (typeof body === 'string') return body.slice(0, 2000) || null;
+  if (!body || typeof body !== 'object') return null;
+  const error = (body as { error?: unknown }).error;
+  const message =
+    error && typeof error === 'object' ? (error as { message?: unknown }).message : typeof error === 'string' ? error : (body as { message?: unknown }).message;
+  return typeof message === 'string' && message ? message : null;
 }

@@ -1,4 +1,4 @@
-import type { ComponentChildren } from 'preact';
+import { Fragment, type ComponentChildren } from 'preact';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, ApiError, ListPage, LogRow, type SearchSnippet } from '../api';
 import { formatCost, formatInt, formatMs, formatTime, fromLocalInput, statusClass, toLocalInput } from '../format';
@@ -10,6 +10,10 @@ import { Kind, useName } from '../names';
 
 const POLL_MS = 4000;
 const PAGE = 50;
+/** The rows nested under one request shown at most (the API's page limit). */
+const NESTED_LIMIT = 500;
+
+type NestedState = 'loading' | LogRow[] | { error: string };
 /** Filters of GET /v1/logs that the dashboard URL carries under the same names. */
 const FILTERS = [
   { name: 'q', label: 'Search bodies' },
@@ -35,7 +39,7 @@ const PLACEHOLDERS: Record<string, string> = {
 
 /** The API filters held in the dashboard URL: the known names, from/to and metadata.<key>. */
 export function filtersOf(query: URLSearchParams): [string, string][] {
-  const known = new Set<string>([...FILTERS.map((f) => f.name), 'from', 'to', 'operation']);
+  const known = new Set<string>([...FILTERS.map((f) => f.name), 'from', 'to', 'operation', 'kind', 'parent_id']);
   return [...query.entries()].filter(([name, value]) => value !== '' && (known.has(name) || (name.startsWith('metadata.') && name.length > 9)));
 }
 
@@ -85,8 +89,10 @@ export function LogsPage({ location }: { location: Location }) {
   rowsRef.current = rows;
   const generation = useRef(0);
 
+  // Requests as clients sent them; the rows nested under one (failed tries, tool rounds and calls) open beneath it.
+  const kinds = filters.some(([name]) => name === 'kind' || name === 'parent_id') ? '' : '&kind=request';
   const pagePath = (cursor?: string) =>
-    `/v1/logs?limit=${PAGE}&include_bodies=false${filterQuery ? `&${filterQuery}` : ''}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+    `/v1/logs?limit=${PAGE}&include_bodies=false${kinds}${filterQuery ? `&${filterQuery}` : ''}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
 
   const load = useCallback(async () => {
     const mine = ++generation.current;
@@ -110,9 +116,11 @@ export function LogsPage({ location }: { location: Location }) {
     void load();
   }, [load]);
 
-  // Live updates: the first page again, and the rows newer than the newest shown on top.
+  // Live updates: the first page again, and the rows newer than the newest shown on top. After
+  // a failed load (the gateway or its database down) the same tick tries again, quietly, so
+  // the list comes back by itself when they do.
   useEffect(() => {
-    if (paused || error) return;
+    if (paused) return;
     // The poll catches its own failures (pollError): its promise is not awaited.
     // eslint-disable-next-line @typescript-eslint/no-misused-promises
     const timer = setInterval(async () => {
@@ -122,6 +130,13 @@ export function LogsPage({ location }: { location: Location }) {
         const page = await api<ListPage<LogRow>>('GET', pagePath());
         if (mine !== generation.current) return;
         setPollError(null);
+        if (error) {
+          setError(null);
+          setRows(page.data);
+          setNextCursor(page.next_cursor);
+          setUpdatedAt(new Date());
+          return;
+        }
         setUpdatedAt(new Date());
         const current = rowsRef.current;
         const newest = current[0]?.id ?? '';
@@ -138,7 +153,7 @@ export function LogsPage({ location }: { location: Location }) {
         setFreshIds(new Set(added.map((row) => row.id)));
         setAnnouncement(`${added.length} new ${added.length === 1 ? 'request' : 'requests'}`);
       } catch (e) {
-        if (mine === generation.current) setPollError((e as ApiError).message);
+        if (mine === generation.current && !error) setPollError((e as ApiError).message);
       }
     }, POLL_MS);
     return () => clearInterval(timer);
@@ -167,6 +182,23 @@ export function LogsPage({ location }: { location: Location }) {
 
   const openPath = (id: string) => `/logs/${id}${filterQuery ? `?${filterQuery}` : ''}`;
 
+  // The rows nested under each request opened, read when it is opened.
+  const [nested, setNested] = useState<Map<string, NestedState>>(new Map());
+  useEffect(() => setNested(new Map()), [filterQuery]);
+  const toggleNested = (id: string) => {
+    if (nested.has(id)) {
+      const next = new Map(nested);
+      next.delete(id);
+      setNested(next);
+      return;
+    }
+    setNested(new Map(nested).set(id, 'loading'));
+    api<ListPage<LogRow>>('GET', `/v1/logs?parent_id=${encodeURIComponent(id)}&include_bodies=false&limit=${NESTED_LIMIT}`).then(
+      (page) => setNested((current) => (current.has(id) ? new Map(current).set(id, page.data) : current)),
+      (e: ApiError) => setNested((current) => (current.has(id) ? new Map(current).set(id, { error: e.message }) : current)),
+    );
+  };
+
   const onTableKey = (event: KeyboardEvent) => {
     if (event.key !== 'ArrowDown' && event.key !== 'ArrowUp') return;
     const links = [...document.querySelectorAll<HTMLAnchorElement>('a[data-log-id]')];
@@ -176,14 +208,17 @@ export function LogsPage({ location }: { location: Location }) {
     links[Math.max(0, Math.min(links.length - 1, index + (event.key === 'ArrowDown' ? 1 : -1)))]?.focus();
   };
 
+  const failing = error !== null || pollError !== null;
   return (
     <div class={openId ? 'logs with-detail' : 'logs'}>
       <section class="logs-list" aria-labelledby="logs-title">
         <div class="page-head">
           <h1 id="logs-title">Request log</h1>
           <div class="live">
-            <span class={paused ? 'live-dot paused' : 'live-dot'} aria-hidden="true" />
-            <span>{paused ? 'Live updates paused' : `Live: checking every ${POLL_MS / 1000} s`}</span>
+            <span class={paused ? 'live-dot paused' : failing ? 'live-dot failing' : 'live-dot'} aria-hidden="true" data-testid="live-dot" />
+            <span>
+              {paused ? 'Live updates paused' : failing ? `Not updating: trying again every ${POLL_MS / 1000} s` : `Live: checking every ${POLL_MS / 1000} s`}
+            </span>
             {updatedAt && <span class="muted"> · updated {updatedAt.toLocaleTimeString()}</span>}
             <button type="button" class="secondary" aria-pressed={paused} onClick={() => setPaused(!paused)}>
               {paused ? 'Resume' : 'Pause'}
@@ -222,8 +257,9 @@ export function LogsPage({ location }: { location: Location }) {
         {error ? (
           <div class="error-box" role="alert">
             <p>{error}</p>
+            {!paused && <p class="muted small-text">Trying again every {POLL_MS / 1000} s; the list comes back by itself.</p>}
             <button type="button" onClick={() => void load()}>
-              Try again
+              Try again now
             </button>
           </div>
         ) : loading && rows.length === 0 ? (
@@ -262,64 +298,16 @@ export function LogsPage({ location }: { location: Location }) {
                 </thead>
                 <tbody>
                   {rows.map((row) => (
-                    <tr
-                      key={row.id}
-                      class={[row.id === openId ? 'selected' : '', freshIds.has(row.id) ? 'fresh' : ''].join(' ')}
-                      onClick={(e) => {
-                        if ((e.target as HTMLElement).closest('a, button')) return;
-                        navigate(openPath(row.id));
-                      }}
-                    >
-                      <td data-label="Time">
-                        <a
-                          href={href(openPath(row.id))}
-                          data-log-id={row.id}
-                          aria-current={row.id === openId ? 'true' : undefined}
-                          title={row.created_at}
-                          onClick={(e) => routeClick(e, openPath(row.id))}
-                        >
-                          {formatTime(row.created_at)}
-                        </a>
-                      </td>
-                      <td data-label="Operation" class="col-operation">
-                        {row.operation}
-                        {row.is_stream && <span class="tag">stream</span>}
-                        {row.snippet && <Snippet snippet={row.snippet} />}
-                      </td>
-                      <td data-label="Provider" class="col-provider">
-                        {row.provider ?? '—'}
-                      </td>
-                      <td data-label="Model" class="model">
-                        {row.model ?? '—'}
-                      </td>
-                      <td data-label="Status">
-                        <span class={statusClass(row.status_code)}>{row.status_code}</span>
-                        {row.cache_status === 'HIT' && <span class="tag">cache hit</span>}
-                      </td>
-                      <td data-label="Tokens" class="num col-tokens">
-                        {formatInt(row.total_tokens ?? (row.prompt_tokens ?? 0) + (row.completion_tokens ?? 0))}
-                      </td>
-                      <td data-label="Cost" class="num">
-                        {row.cost_usd === null && row.prompt_tokens === null && row.completion_tokens === null && row.status_code >= 400 ? (
-                          <span
-                            class="muted"
-                            title={row.status_code === 446 ? 'Not sent to the provider: a guardrail denied it' : 'Failed without using the model'}
-                          >
-                            no cost
-                          </span>
-                        ) : row.cost_usd === null ? (
-                          <span class="muted" title="No price is known for this model">
-                            no price
-                          </span>
-                        ) : (
-                          formatCost(row.cost_usd)
-                        )}
-                      </td>
-                      <td data-label="Latency" class="num">
-                        {formatMs(row.latency_ms)}
-                      </td>
-                      <td data-label="User">{row.user ?? <span class="muted">—</span>}</td>
-                    </tr>
+                    <Fragment key={row.id}>
+                      <LogTableRow
+                        row={row}
+                        openPath={openPath}
+                        selected={row.id === openId}
+                        fresh={freshIds.has(row.id)}
+                        expander={row.nested_rows > 0 ? <Expander row={row} open={nested.has(row.id)} onToggle={() => toggleNested(row.id)} /> : null}
+                      />
+                      <NestedRows state={nested.get(row.id)} parent={row} openPath={openPath} openId={openId} />
+                    </Fragment>
                   ))}
                 </tbody>
               </table>
@@ -595,5 +583,148 @@ export function FilterForm({ filters, path }: { filters: [string, string][]; pat
         </fieldset>
       </div>
     </form>
+  );
+}
+
+/** What a row nested under a request is, in words. */
+function nestedLabel(row: LogRow): string {
+  if (row.kind === 'tool_round') return 'tool round';
+  if (row.kind === 'tool_call') return 'tool call';
+  if (row.retry_count > 0) return `failed retry ${row.retry_count}`;
+  return row.target_index !== null ? `failed try (target ${row.target_index})` : 'failed try';
+}
+
+/** The button that opens the rows nested under a request (its failed tries, tool rounds and calls). */
+function Expander({ row, open, onToggle }: { row: LogRow; open: boolean; onToggle: () => void }) {
+  const what = row.failed_attempts > 0 ? `${row.failed_attempts} failed ${row.failed_attempts === 1 ? 'try' : 'tries'}` : null;
+  return (
+    <button
+      type="button"
+      class="expander"
+      aria-expanded={open}
+      aria-controls={`nested-${row.id}`}
+      aria-label={`${open ? 'Hide' : 'Show'} the ${row.nested_rows} ${row.nested_rows === 1 ? 'row' : 'rows'} nested under this request`}
+      title={what ? `${what} before the answer` : 'Tool rounds and calls'}
+      onClick={onToggle}
+    >
+      <span aria-hidden="true">{open ? '▾' : '▸'}</span> {row.nested_rows}
+    </button>
+  );
+}
+
+/** The rows nested under an open request, beneath its row. */
+function NestedRows({
+  state,
+  parent,
+  openPath,
+  openId,
+}: {
+  state: NestedState | undefined;
+  parent: LogRow;
+  openPath: (id: string) => string;
+  openId: string | null;
+}) {
+  if (state === undefined) return null;
+  if (state === 'loading' || 'error' in state) {
+    return (
+      <tr class="nested" id={`nested-${parent.id}`}>
+        <td colSpan={9} class={state === 'loading' ? 'muted' : 'warning'} role="status">
+          {state === 'loading' ? 'Loading the rows nested under this request…' : `The nested rows could not be read: ${state.error}`}
+        </td>
+      </tr>
+    );
+  }
+  // Oldest first, as they happened.
+  return (
+    <>
+      {[...state].reverse().map((row, i) => (
+        <LogTableRow key={row.id} row={row} openPath={openPath} selected={row.id === openId} nestedId={i === 0 ? `nested-${parent.id}` : undefined} />
+      ))}
+    </>
+  );
+}
+
+/** One row of the log table: a request, or (`nestedId` given or a nested kind) a row nested under one. */
+function LogTableRow({
+  row,
+  openPath,
+  selected,
+  fresh = false,
+  expander = null,
+  nestedId,
+}: {
+  row: LogRow;
+  openPath: (id: string) => string;
+  selected: boolean;
+  fresh?: boolean;
+  expander?: ComponentChildren;
+  nestedId?: string;
+}) {
+  const nested = row.kind !== 'request';
+  const recovered = !nested && row.failed_attempts > 0 && row.status_code < 400;
+  return (
+    <tr
+      id={nestedId}
+      class={[selected ? 'selected' : '', fresh ? 'fresh' : '', nested ? 'nested' : ''].join(' ')}
+      data-kind={row.kind}
+      onClick={(e) => {
+        if ((e.target as HTMLElement).closest('a, button')) return;
+        navigate(openPath(row.id));
+      }}
+    >
+      <td data-label="Time">
+        {expander}
+        {nested && <span class="nested-kind">{nestedLabel(row)}</span>}
+        <a
+          href={href(openPath(row.id))}
+          data-log-id={row.id}
+          aria-current={selected ? 'true' : undefined}
+          title={row.created_at}
+          onClick={(e) => routeClick(e, openPath(row.id))}
+        >
+          {formatTime(row.created_at)}
+        </a>
+      </td>
+      <td data-label="Operation" class="col-operation">
+        {row.operation}
+        {row.is_stream && <span class="tag">stream</span>}
+        {row.snippet && <Snippet snippet={row.snippet} />}
+      </td>
+      <td data-label="Provider" class="col-provider">
+        {row.provider ?? '—'}
+      </td>
+      <td data-label="Model" class="model">
+        {row.model ?? '—'}
+      </td>
+      <td data-label="Status">
+        <span class={statusClass(row.status_code)}>{row.status_code}</span>
+        {row.cache_status === 'HIT' && <span class="tag">cache hit</span>}
+        {recovered && (
+          <span class="tag recovered" title={`Answered after ${row.failed_attempts} failed ${row.failed_attempts === 1 ? 'try' : 'tries'}`}>
+            recovered
+          </span>
+        )}
+      </td>
+      <td data-label="Tokens" class="num col-tokens">
+        {formatInt(row.total_tokens ?? (row.prompt_tokens ?? 0) + (row.completion_tokens ?? 0))}
+      </td>
+      <td data-label="Cost" class="num">
+        {row.cost_usd === null && row.prompt_tokens === null && row.completion_tokens === null && row.status_code >= 400 ? (
+          <span class="muted" title={row.status_code === 446 ? 'Not sent to the provider: a guardrail denied it' : 'Failed without using the model'}>
+            no cost
+          </span>
+        ) : row.cost_usd === null ? (
+          <span class="muted" title="No price is known for this model">
+            no price
+          </span>
+        ) : (
+          formatCost(row.cost_usd)
+        )}
+      </td>
+      <td data-label="Latency" class="num">
+        {formatMs(row.latency_ms)}
+      </td>
+      <td data-label="User">{row.user ?? <span class="muted">—</span>}</td>
+    </tr>
   );
 }

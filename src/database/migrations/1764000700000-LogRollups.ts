@@ -126,8 +126,24 @@ export interface RollupCount {
   where: string;
 }
 
+/**
+ * Which log rows the rollups take in and which of them count as requests (over `l`), and
+ * when a rollup row is empty (left by deletes). Until migration LogRequestKinds every row was
+ * a request; since, failed tries, tool rounds and tool calls are rows of their own (`kind`).
+ */
+export interface RollupRows {
+  /** The rows that count in `requests`, `errors` and the latency histogram. */
+  request: string;
+  /** The rows rolled up at all (null: every row). */
+  included: string | null;
+  /** A rollup row left with nothing, deleted after a delete. */
+  empty: string;
+}
+
+export const EVERY_ROW_A_REQUEST: RollupRows = { request: 'true', included: null, empty: 'requests <= 0' };
+
 /** (Re)creates the functions that fold queued rows into the rollups and take deleted rows out, with `counts` kept too. */
-export async function createRollupFunctions(db: QueryRunner, counts: RollupCount[]): Promise<void> {
+export async function createRollupFunctions(db: QueryRunner, counts: RollupCount[], rows: RollupRows = EVERY_ROW_A_REQUEST): Promise<void> {
   await db.query(`
       create or replace function request_log_rollups_remove() returns trigger language plpgsql ${AGGREGATE_SETTINGS} as $$
       declare compacted_rows integer;
@@ -138,10 +154,10 @@ export async function createRollupFunctions(db: QueryRunner, counts: RollupCount
              compacted as (
                select * from deleted_rows d where not exists (select 1 from dequeued where dequeued.id = d.id)
              ),
-             ${upsert('compacted', -1, counts)}
+             ${upsert('compacted', -1, counts, rows)}
         select count(*) into compacted_rows from compacted;
         if compacted_rows > 0 then
-          delete from request_log_rollups where requests <= 0;
+          delete from request_log_rollups where ${rows.empty};
         end if;
         return null;
       end $$`);
@@ -154,14 +170,14 @@ export async function createRollupFunctions(db: QueryRunner, counts: RollupCount
         with batch as (
                delete from request_log_rollup_queue where id in (select id from request_log_rollup_queue limit max_rows) returning *
              ),
-             ${upsert('batch', 1, counts)}
+             ${upsert('batch', 1, counts, rows)}
         select count(*) into moved from batch;
         return moved;
       end $$`);
 }
 
 /** The log columns a queued row keeps: what the rollups group and sum (names as in request_logs). */
-const QUEUED_COLUMNS = [
+export const QUEUED_COLUMNS = [
   ['created_at', 'timestamptz not null'],
   ['operation', 'text'],
   ['api_key_id', 'uuid'],
@@ -196,16 +212,16 @@ const COMPACT_LOCK = 7_305_118_001;
  * becomes its two arrays. Groups are written in index order, so that two writers upserting
  * overlapping groups lock them in the same order (no deadlock).
  */
-export function upsert(source: string, sign: 1 | -1, counts: RollupCount[]): string {
+export function upsert(source: string, sign: 1 | -1, counts: RollupCount[], rows: RollupRows = EVERY_ROW_A_REQUEST): string {
   const columns = counts.map(({ column }) => `, ${column}`).join('');
   return `upserted as (insert into request_log_rollups as r (period, dimension, name, bucket, api_key_id, value, requests, errors, prompt_tokens, completion_tokens, cost_usd${columns}, latency_bins, latency_counts)
     select period, dimension, name, bucket, api_key_id, value,
            ${sign} * sum(n), ${sign} * sum(errors), ${sign} * sum(prompt_tokens), ${sign} * sum(completion_tokens), ${sign} * sum(cost_usd)${counts.map(({ column }) => `, ${sign} * sum(${column})`).join('')},
-           array_agg(bin order by bin), array_agg((${sign} * n)::integer order by bin)
+           coalesce(array_agg(bin order by bin) filter (where n <> 0), '{}'), coalesce(array_agg((${sign} * n)::integer order by bin) filter (where n <> 0), '{}')
     from (
       select g.period, g.dimension, g.name, g.bucket, g.api_key_id, g.value, request_log_latency_bin(l.latency_ms) as bin,
-             count(*) as n,
-             count(*) filter (where l.status_code >= 400 or l.error is not null) as errors,
+             count(*) filter (where ${rows.request}) as n,
+             count(*) filter (where (${rows.request}) and (l.status_code >= 400 or l.error is not null)) as errors,
              coalesce(sum(l.prompt_tokens), 0) as prompt_tokens,
              coalesce(sum(l.completion_tokens), 0) as completion_tokens,
              coalesce(sum(l.cost_usd), 0) as cost_usd${counts.map(({ column, where }) => `,\n             count(*) filter (where ${where}) as ${column}`).join('')}
@@ -231,6 +247,7 @@ export function upsert(source: string, sign: 1 | -1, counts: RollupCount[]): str
                     from jsonb_each_text(case when jsonb_typeof(l.metadata) = 'object' then l.metadata else '{}' end) as m
         ) as d(dimension, name, value, api_key_id)
       ) as g(period, dimension, name, bucket, value, api_key_id)
+      ${rows.included ? `where ${rows.included}` : ''}
       group by 1, 2, 3, 4, 5, 6, 7
     ) as cells
     group by 1, 2, 3, 4, 5, 6

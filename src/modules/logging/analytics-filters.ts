@@ -47,11 +47,14 @@ export const hasFilters = (filters: AnalyticsFilters): boolean =>
   filters.columns.length > 0 || filters.apiKeyId !== null || filters.virtualKeyId !== null || Object.keys(filters.metadata).length > 0;
 
 /**
- * The filters as conditions on a log row (alias `log`): they hold for `request_logs` and for
- * `request_log_rollup_queue`, which keeps the same column names.
+ * The filters as conditions on a log row (alias `log`), with the rows analytics read at all:
+ * they hold for `request_logs` and for `request_log_rollup_queue`, which keeps the same
+ * column names.
  */
 export function rowConditions(filters: AnalyticsFilters, add: (value: unknown) => string): string[] {
-  const conditions = filters.columns.map(({ name, values }) => `${COLUMNS[name].row} = any(${add(values)}::text[])`);
+  // A tool call the gateway ran for a request is no model and costs nothing: the rollups leave it out too (migration LogRequestKinds).
+  const conditions = [`log.kind <> 'tool_call'`];
+  conditions.push(...filters.columns.map(({ name, values }) => `${COLUMNS[name].row} = any(${add(values)}::text[])`));
   if (filters.apiKeyId) conditions.push(`log.api_key_id = ${add(filters.apiKeyId)}::uuid`);
   if (filters.virtualKeyId) conditions.push(`log.virtual_key_id = ${add(filters.virtualKeyId)}::uuid`);
   if (Object.keys(filters.metadata).length) conditions.push(`log.metadata @> ${add(JSON.stringify(filters.metadata))}::jsonb`);

@@ -53,8 +53,15 @@ const GROUPINGS: Record<string, Grouping> = {
   virtual_key: { row: 'log.virtual_key_id::text', rollup: { dimension: 'virtual_key', key: 'r.value' } },
 };
 
-/** A log row that counts as an error. */
-const FAILED = '(log.status_code >= 400 or log.error is not null)';
+/**
+ * A log row that is a client's request (migration LogRequestKinds): the rows nested under one
+ * (failed tries, tool rounds) add their tokens and cost, not requests, errors or latencies.
+ */
+const REQUEST = `(log.kind = 'request')`;
+/** A request that failed, as its client saw it. */
+const FAILED = `(${REQUEST} and (log.status_code >= 400 or log.error is not null))`;
+/** A request answered after a failed try (a retry or a fallback recovered it). */
+const RECOVERED = `(${REQUEST} and log.failed_attempts > 0 and log.status_code < 400 and log.error is null)`;
 /**
  * A log row that used a model (tokens) at no known price: its cost is unknown, not 0 (the
  * rollups count the same rows, migration LogRollupsUnpriced). A failure that used nothing
@@ -65,14 +72,19 @@ const UNPRICED = '(log.cost_usd is null and (log.prompt_tokens is not null or lo
 const costOrUnknown = (priced: string, unpriced: string, cost: string) =>
   `case when ${priced} = 0 and ${unpriced} > 0 then null else coalesce(${cost}, 0)::float8 end`;
 /** What every analytics row sums up over the log rows it covers (summary groups and time buckets alike). */
-export const ROW_AGGREGATES = `count(*)::int as requests,
+export const ROW_AGGREGATES = `(count(*) filter (where ${REQUEST}))::int as requests,
   (count(*) filter (where ${FAILED}))::int as errors,
+  (count(*) filter (where ${RECOVERED}))::int as recovered,
   coalesce(sum(log.prompt_tokens), 0)::float8 as prompt_tokens,
   coalesce(sum(log.completion_tokens), 0)::float8 as completion_tokens,
   ${costOrUnknown('count(log.cost_usd)', `count(*) filter (where ${UNPRICED})`, 'sum(log.cost_usd)')} as cost_usd,
   (count(*) filter (where ${UNPRICED}))::int as unpriced_requests,
-  percentile_cont(0.5) within group (order by log.latency_ms)::float8 as latency_p50_ms,
-  percentile_cont(0.95) within group (order by log.latency_ms)::float8 as latency_p95_ms`;
+  (percentile_cont(0.5) within group (order by log.latency_ms) filter (where ${REQUEST}))::float8 as latency_p50_ms,
+  (percentile_cont(0.95) within group (order by log.latency_ms) filter (where ${REQUEST}))::float8 as latency_p95_ms,
+  count(*)::int as log_rows`;
+
+/** The sums a rollup row keeps, as the analytics read them. */
+const ROLLUP_SUMS = 'requests, errors, recovered, prompt_tokens, completion_tokens, cost_usd, priced_requests, unpriced_requests, log_rows';
 
 /** A half-open time range [from, to). */
 interface Range {
@@ -90,8 +102,9 @@ const PERIODS: Record<RollupPeriod, { size: number; offset: number }> = {
 /**
  * Usage, errors, cost and latency of the request log grouped by one dimension or bucketed
  * over time: what the dashboard charts and what spend per key or per user is read from.
- * Every logged row counts, failed attempts that a retry or fallback followed included
- * (they are requests the gateway made). The scope is in every query: the rows of the visible
+ * Requests, errors and latencies are the clients' (a request's own row); tokens and cost
+ * add up every row, the failed tries and tool rounds nested under a request included (they
+ * are spend the gateway made). The scope is in every query: the rows of the visible
  * workspaces, a member's own rows only (see `scopeFilter`).
  */
 @Injectable()
@@ -122,7 +135,7 @@ export class AnalyticsService {
       [
         `with groups as (${groups})
          select ${byVirtualKey ? 'coalesce(vk.slug, groups.key) as key, groups.key as virtual_key_id' : 'groups.key'},
-                requests, errors, prompt_tokens, completion_tokens, cost_usd, unpriced_requests,
+                requests, errors, recovered, prompt_tokens, completion_tokens, cost_usd, unpriced_requests,
                 ${exact ? 'latency_p50_ms, latency_p95_ms' : 'latency_bins, latency_counts'}
          from groups
          ${byVirtualKey ? 'left join virtual_keys vk on vk.id::text = groups.key' : ''}
@@ -218,6 +231,7 @@ export class AnalyticsService {
          select to_char(s.bucket, 'YYYY-MM-DD"T"HH24:MI:SS.000"Z"') as bucket,
                 coalesce(agg.requests, 0) as requests,
                 coalesce(agg.errors, 0) as errors,
+                coalesce(agg.recovered, 0) as recovered,
                 coalesce(agg.prompt_tokens, 0) as prompt_tokens,
                 coalesce(agg.completion_tokens, 0) as completion_tokens,
                 case when agg.key is null then 0 else agg.cost_usd end as cost_usd,
@@ -295,7 +309,7 @@ export class AnalyticsService {
          select bucket, key, sum(requests) as requests, sum(errors) as errors, sum(prompt_tokens) as prompt_tokens, sum(completion_tokens) as completion_tokens,
                 sum(cost_usd) as cost_usd, sum(priced_requests) as priced_requests, sum(unpriced_requests) as unpriced_requests
          from cells group by bucket, key
-         having sum(requests) <> 0
+         having sum(log_rows) <> 0
        ),
        ranked as (
          select *, dense_rank() over (order by group_cost desc, group_requests desc, key nulls last) as rank
@@ -339,15 +353,15 @@ export class AnalyticsService {
   ): string {
     const rowFilters = `${filter ? `and ${filter.rows}` : ''} ${conditions.map((c) => `and ${c}`).join(' ')}`;
     const logSums = (table: string, ranges: Range[], scoped: string) =>
-      `select ${bucketOf('log.created_at')}, ${rowKey}, count(*), count(*) filter (where ${FAILED}), sum(log.prompt_tokens), sum(log.completion_tokens),
-              sum(log.cost_usd), count(log.cost_usd), count(*) filter (where ${UNPRICED})
+      `select ${bucketOf('log.created_at')}, ${rowKey}, count(*) filter (where ${REQUEST}), count(*) filter (where ${FAILED}), sum(log.prompt_tokens), sum(log.completion_tokens),
+              sum(log.cost_usd), count(log.cost_usd), count(*) filter (where ${UNPRICED}), count(*)
        from ${table} log
        where (${ranges.length ? rowsIn(ranges, sql) : 'false'}) ${scoped}
        group by 1, 2`;
     if (!rollup || !parts.rollups.length) {
-      return `select ${bucketOf('log.created_at')} as bucket, ${rowKey} as key, count(*) as requests, count(*) filter (where ${FAILED}) as errors,
+      return `select ${bucketOf('log.created_at')} as bucket, ${rowKey} as key, count(*) filter (where ${REQUEST}) as requests, count(*) filter (where ${FAILED}) as errors,
                      sum(log.prompt_tokens) as prompt_tokens, sum(log.completion_tokens) as completion_tokens, sum(log.cost_usd) as cost_usd,
-                     count(log.cost_usd) as priced_requests, count(*) filter (where ${UNPRICED}) as unpriced_requests
+                     count(log.cost_usd) as priced_requests, count(*) filter (where ${UNPRICED}) as unpriced_requests, count(*) as log_rows
               from request_logs log
               where (${parts.rows.length ? rowsIn(parts.rows, sql) : 'false'}) ${rowFilters}
               group by 1, 2`;
@@ -355,7 +369,7 @@ export class AnalyticsService {
     const rows = logSums('request_logs', parts.rows, rowFilters);
     const inRange = this.rollupRange(rollup, parts, filter, sql);
     const [dimension, name] = [sql.add(rollup.dimension), sql.add(rollup.name ?? '')];
-    const sums = 'requests, errors, prompt_tokens, completion_tokens, cost_usd, priced_requests, unpriced_requests';
+    const sums = 'requests, errors, prompt_tokens, completion_tokens, cost_usd, priced_requests, unpriced_requests, log_rows';
     const absent = rollup.absentIsNull
       ? `union all
          select ${bucketOf('r.bucket')}, null, ${sums
@@ -408,24 +422,24 @@ export class AnalyticsService {
     // row of the totals less the rows with the key (sign -1 takes those away again).
     const absent = rollup.absentIsNull
       ? `union all
-         select null, case when r.dimension = ${dimension} then -1 else 1 end, requests, errors, prompt_tokens, completion_tokens, cost_usd, priced_requests, unpriced_requests, latency_bins, latency_counts
+         select null, case when r.dimension = ${dimension} then -1 else 1 end, ${ROLLUP_SUMS}, latency_bins, latency_counts
          from request_log_rollups r
          where ((r.dimension = ${dimension} and r.name = ${name}) or (r.dimension = ${sql.add(perKey ? 'total' : 'all')} and r.name = '')) and ${inRange}`
       : '';
     return `with rollup_rows as (
-              select ${rollup.key} as key, 1 as sign, requests, errors, prompt_tokens, completion_tokens, cost_usd, priced_requests, unpriced_requests, latency_bins, latency_counts
+              select ${rollup.key} as key, 1 as sign, ${ROLLUP_SUMS}, latency_bins, latency_counts
               from request_log_rollups r
               where r.dimension = ${dimension} and r.name = ${name} and ${inRange}
               ${absent}
             ),
             log_rows as (
-              select ${rowKey} as key, request_log_latency_bin(log.latency_ms) as bin, ${FAILED}::int as errors,
+              select ${rowKey} as key, request_log_latency_bin(log.latency_ms) as bin, ${REQUEST}::int as request, ${FAILED}::int as errors, ${RECOVERED}::int as recovered,
                      log.prompt_tokens, log.completion_tokens, log.cost_usd, ${UNPRICED}::int as unpriced
               from request_logs log
               where (${parts.rows.length ? rowsIn(parts.rows, sql) : 'false'}) ${filter ? `and ${filter.rows}` : ''} ${filtered}
               union all
               -- Logged rows not compacted into the rollups yet (they have the log's column names).
-              select ${rowKey}, request_log_latency_bin(log.latency_ms), ${FAILED}::int,
+              select ${rowKey}, request_log_latency_bin(log.latency_ms), ${REQUEST}::int, ${FAILED}::int, ${RECOVERED}::int,
                      log.prompt_tokens, log.completion_tokens, log.cost_usd, ${UNPRICED}::int
               from request_log_rollup_queue log
               where (${parts.rollups.length ? rowsIn(parts.rollups, sql) : 'false'}) ${filter ? `and ${filter.byKey('log.api_key_id')}` : ''} ${filtered}
@@ -434,13 +448,14 @@ export class AnalyticsService {
               select key, bin, sum(n)::int as n
               from (select key, unnest(latency_bins) as bin, sign * unnest(latency_counts) as n from rollup_rows
                     union all
-                    select key, bin, 1 from log_rows) as cells
+                    select key, bin, 1 from log_rows where request = 1) as cells
               group by key, bin
               having sum(n) <> 0
             )
             select key,
                    sum(requests)::int as requests,
                    sum(errors)::int as errors,
+                   sum(recovered)::int as recovered,
                    coalesce(sum(prompt_tokens), 0)::float8 as prompt_tokens,
                    coalesce(sum(completion_tokens), 0)::float8 as completion_tokens,
                    ${costOrUnknown('sum(priced_requests)', 'sum(unpriced_requests)', 'sum(cost_usd)')} as cost_usd,
@@ -448,16 +463,18 @@ export class AnalyticsService {
                    -- In the same (any) order, so that PostgreSQL can hash this grouping; sorted when read.
                    array_agg(bin) filter (where bin is not null) as latency_bins,
                    array_agg(n) filter (where bin is not null) as latency_counts
-            from (select key, sign * requests as requests, sign * errors as errors, sign * prompt_tokens as prompt_tokens,
+            from (select key, sign * requests as requests, sign * errors as errors, sign * recovered as recovered, sign * prompt_tokens as prompt_tokens,
                          sign * completion_tokens as completion_tokens, sign * cost_usd as cost_usd,
-                         sign * priced_requests as priced_requests, sign * unpriced_requests as unpriced_requests, null::smallint as bin, null::int as n
+                         sign * priced_requests as priced_requests, sign * unpriced_requests as unpriced_requests, sign * log_rows as log_rows,
+                         null::smallint as bin, null::int as n
                   from rollup_rows
                   union all
-                  select key, count(*), sum(errors), sum(prompt_tokens), sum(completion_tokens), sum(cost_usd), count(cost_usd), sum(unpriced), null, null from log_rows group by key
+                  select key, sum(request), sum(errors), sum(recovered), sum(prompt_tokens), sum(completion_tokens), sum(cost_usd), count(cost_usd), sum(unpriced), count(*), null, null
+                  from log_rows group by key
                   union all
-                  select key, null, null, null, null, null, null, null, bin, n from bins) as parts
+                  select key, null, null, null, null, null, null, null, null, null, bin, n from bins) as parts
             group by key
-            having sum(requests) <> 0`;
+            having sum(log_rows) <> 0`;
   }
 
   /**

@@ -109,6 +109,7 @@ export function applySearchFilters(
     ['provider', query.provider],
     ['operation', query.operation],
     ['end_user', query.user],
+    ['kind', query.kind],
   ] as const) {
     if (filter === undefined) continue;
     const values = valuesOf(filter);

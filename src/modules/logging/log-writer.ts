@@ -293,7 +293,12 @@ export class LogWriter implements OnModuleInit, BeforeApplicationShutdown {
     const columns = this.dataSource.getMetadata(RequestLogEntity).columns;
     const names = columns.map((column) => `"${column.databaseName}"`).join(',');
     const fields = columns.map((column) => `"${column.propertyName}" ${String(column.type)}${column.isArray ? '[]' : ''}`).join(',');
-    const values = columns.map((column) => (column.propertyName === 'workspaceId' ? RECORD_WORKSPACE_SQL : `r."${column.propertyName}"`)).join(',');
+    // A column with a default takes it for a record written before the column was (a journal replayed after an upgrade).
+    const valueOf = (column: (typeof columns)[number]) =>
+      typeof column.default === 'string' || typeof column.default === 'number' || typeof column.default === 'boolean'
+        ? `coalesce(r."${column.propertyName}", ${typeof column.default === 'string' ? `'${column.default.replace(/'/g, "''")}'` : String(column.default)})`
+        : `r."${column.propertyName}"`;
+    const values = columns.map((column) => (column.propertyName === 'workspaceId' ? RECORD_WORKSPACE_SQL : valueOf(column))).join(',');
     const rows = `inserted as (
       insert into request_logs (${names}) select ${values} from json_to_recordset($1::json) as r(${fields})
       on conflict (id, created_at) do nothing returning id)`;

@@ -15,6 +15,8 @@ import { RequestLogEntity } from './entities/request-log.entity';
 import { searchSnippet, searchWords } from './search-snippet';
 
 const DAY_MS = 86_400_000;
+/** A row that used a model at no known price (as analytics count them). */
+const UNPRICED_ROW = 'cost_usd is null and (prompt_tokens is not null or completion_tokens is not null)';
 /** What an unknown slug filters on: no row has it. */
 const NO_ID = '00000000-0000-0000-0000-000000000000';
 const BODY_COLUMNS = new Set(['requestBody', 'responseBody', 'requestHeaders', 'partHashes', 'partLayout']);
@@ -139,6 +141,7 @@ export class LogsService {
     const apiKeyId = readsOwnRequestsOnly(scope.caller.role) ? scope.caller.id : query.api_key_id;
     const filters: [string, unknown][] = [
       ['trace_id', query.trace_id],
+      ['parent_id', query.parent_id],
       ['api_key_id', apiKeyId],
     ];
     const search = query.q === undefined ? undefined : searchPlan((await this.logs.query(SEARCH_PLAN_SQL, [query.q]))[0].query);
@@ -163,7 +166,27 @@ export class LogsService {
     const row = isUuid(id) ? await this.find(scope, id) : null;
     if (!row) throw GatewayError.notFound(`No log with id '${id}'`, 'log_not_found');
     await this.bodies.join([row]);
-    return toLogResponse(row);
+    return { ...toLogResponse(row), ...(row.kind === 'request' && { totals: await this.requestTotals(row) }) };
+  }
+
+  /**
+   * A request's tokens and cost with the rows nested under it (failed tries, tool rounds):
+   * what the request cost in all. The nested rows were made while it ran, so they lie
+   * between its start and its end (the request logger waits at most 10 s past the close).
+   */
+  private async requestTotals(row: RequestLogEntity): Promise<Record<string, unknown>> {
+    const [totals] = await this.logs.query<Record<string, unknown>[]>(
+      `select count(*)::int as rows,
+              coalesce(sum(prompt_tokens), 0)::float8 as prompt_tokens,
+              coalesce(sum(completion_tokens), 0)::float8 as completion_tokens,
+              coalesce(sum(total_tokens), 0)::float8 as total_tokens,
+              case when count(cost_usd) = 0 and count(*) filter (where ${UNPRICED_ROW}) > 0 then null else coalesce(sum(cost_usd), 0)::float8 end as cost_usd,
+              (count(*) filter (where ${UNPRICED_ROW}))::int as unpriced_rows
+       from request_logs
+       where (id = $1 or parent_id = $1) and workspace_id = $2 and created_at >= $3 and created_at < $4`,
+      [row.id, row.workspaceId, row.createdAt, new Date(row.createdAt.getTime() + row.latencyMs + DAY_MS)],
+    );
+    return totals;
   }
 
   /**
@@ -243,6 +266,10 @@ export function toLogResponse(log: RequestLogEntity): Record<string, unknown> {
     id: log.id,
     object: 'request_log',
     trace_id: log.traceId,
+    kind: log.kind,
+    parent_id: log.parentId,
+    failed_attempts: log.failedAttempts,
+    nested_rows: log.nestedRows,
     created_at: log.createdAt?.toISOString(),
     operation: log.operation,
     workspace_id: log.workspaceId,

@@ -16,6 +16,7 @@ import { LogWriter } from './log-writer';
 import { redactBody, redactHeaders } from './redaction';
 import type { ToolCallLogEntry } from '../../context/tool-call-record';
 import { DEFAULT_WORKSPACE_ID } from '../workspaces/workspace.entity';
+import type { RowKind } from './entities/request-log.entity';
 
 /** How long a closed response's row waits for its attempts to end. */
 const ATTEMPTS_END_CAP_MS = 10_000;
@@ -113,16 +114,23 @@ export class RequestLogger {
 
   private record(context: RequestContext, parsedBody: unknown, statusCode: number): void {
     const last = context.lastAttempt;
-    for (const attempt of context.attempts) {
+    const earlier = context.attempts.filter((attempt) => attempt !== last);
+    let nestedRows = context.toolCalls.length;
+    for (const attempt of earlier) {
       // An attempt another one followed (a failure, or a tool round of the MCP loop): its own row, when it reached the provider.
-      if (attempt === last || !attempt.sent) continue;
+      if (!attempt.sent) continue;
       const row = this.toRow(context, attempt, null, null, attempt.failure?.status ?? attempt.answerStatus ?? 0);
       row.id = uuidv7();
+      row.kind = failed(attempt) ? 'attempt' : 'tool_round';
+      row.parentId = context.requestId;
       row.createdAt = attempt.createdAt;
       row.latencyMs = attempt.latencyMs ?? 0;
       this.queue(row, context, false);
+      nestedRows++;
     }
     const own = this.toRow(context, last, parsedBody, context.failure, statusCode);
+    own.failedAttempts = earlier.filter(failed).length;
+    own.nestedRows = nestedRows;
     this.queue(own, context, true);
     if (context.span) this.tracer.requestEnded(context, context.span, own, (attempt) => this.costOf(attempt, attempt.outcome?.servedModel ?? attempt.model));
   }
@@ -139,12 +147,16 @@ export class RequestLogger {
   /**
    * An MCP tool call (the gateway's tool loop, or an MCP client through `/v1/mcp`): a row of
    * its own, queued at once, under the request's trace id. Provider `mcp:<server>`, model
-   * the tool, so analytics group by server and tool; it costs nothing the gateway knows of.
+   * the tool; it costs nothing the gateway knows of. Run by the tool loop, it is nested
+   * under the model request's row (`tool_call`); an MCP client's call is a request itself.
    */
   toolCallLogged(context: RequestContext, call: ToolCallLogEntry): void {
     const row = this.toRow(context, null, null, null, call.statusCode);
+    const nested = context.operation !== undefined;
     Object.assign(row, {
       id: call.id,
+      kind: nested ? 'tool_call' : 'request',
+      parentId: nested ? context.requestId : null,
       createdAt: call.createdAt,
       operation: 'mcp.tools.call',
       configId: context.route?.configId ?? null,
@@ -185,6 +197,10 @@ export class RequestLogger {
     const responseBody = failure?.responseBody !== undefined ? failure.responseBody : (outcome?.responseBody ?? null);
     return {
       id: context.requestId,
+      kind: 'request' as RowKind,
+      parentId: null as string | null,
+      failedAttempts: 0,
+      nestedRows: 0,
       traceId: context.traceId,
       createdAt: context.createdAt,
       operation: context.operation!,
@@ -227,6 +243,11 @@ export class RequestLogger {
       tokenSettlements: [] as TokenSettlement[],
     };
   }
+}
+
+/** Whether an attempt failed (a retry or fallback followed it); else it was a tool round of the MCP loop. */
+function failed(attempt: Attempt): boolean {
+  return attempt.failure !== null || attempt.error !== null || (attempt.answerStatus ?? 0) >= 400;
 }
 
 /** The non-token quantities a request was billed for, in the log's names; null when there are none. */

@@ -5,9 +5,12 @@ import { EXPORT_FORMATS, type ExportFormat } from '../table-export';
 import { IsInstant } from '../../../common/pipes/validators';
 import { ListQueryDto } from '../../../common/http/list.dto';
 import { toBool } from '../../../common/query-transforms';
+import { ROW_KINDS } from '../entities/request-log.entity';
 
 /** A `status` filter: exact codes, classes (`4xx`) or `error` (any status from 400 on), comma-separated. */
 const STATUS_FILTER = /^(?:[1-5]\d\d|[1-5]xx|error)(?:,(?:[1-5]\d\d|[1-5]xx|error))*$/;
+
+const KIND_FILTER = new RegExp(`^(?:${ROW_KINDS.join('|')})(?:,(?:${ROW_KINDS.join('|')}))*$`);
 
 /** Filters of `GET /v1/logs` (CONTRACT section 4); `metadata.<key>=<value>` is read apart. */
 export class LogQueryDto extends ListQueryDto {
@@ -51,6 +54,20 @@ export class LogQueryDto extends ListQueryDto {
   @IsOptional()
   @IsString()
   trace_id?: string;
+
+  @ApiPropertyOptional({
+    description: `What rows are, comma-separated: ${ROW_KINDS.map((kind) => `\`${kind}\``).join(', ')}. \`request\` lists requests as clients sent them; the others are nested under one (\`parent_id\`)`,
+    example: 'request',
+  })
+  @IsOptional()
+  @IsString()
+  @Matches(KIND_FILTER, { message: `kind must be row kinds (${ROW_KINDS.join(', ')}), comma-separated` })
+  kind?: string;
+
+  @ApiPropertyOptional({ description: "The rows nested under a request: its failed tries, tool rounds and tool calls (the request's log id)" })
+  @IsOptional()
+  @IsUUID()
+  parent_id?: string;
 
   @ApiPropertyOptional()
   @IsOptional()

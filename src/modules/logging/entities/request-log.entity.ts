@@ -9,6 +9,9 @@ import type { ToolCallRecord } from '../../../context/tool-call-record';
  * partitioned by day of created_at, which its primary key therefore holds too (migration
  * PartitionRequestLogs).
  */
+export const ROW_KINDS = ['request', 'attempt', 'tool_round', 'tool_call'] as const;
+export type RowKind = (typeof ROW_KINDS)[number];
+
 @Entity('request_logs')
 export class RequestLogEntity {
   @PrimaryColumn('uuid')
@@ -20,6 +23,26 @@ export class RequestLogEntity {
 
   @Column('text', { name: 'trace_id' })
   traceId: string;
+
+  /**
+   * What the row is (migration LogRequestKinds): `request`, what a client sent; nested under
+   * it (`parent_id`), an `attempt` that failed before its answer, a `tool_round` of the MCP
+   * loop, a `tool_call` the gateway ran. Analytics count requests.
+   */
+  @Column('text', { default: 'request' })
+  kind: RowKind;
+
+  /** The id of the request's row, for a row nested under it; null for a request. */
+  @Column('uuid', { name: 'parent_id', nullable: true })
+  parentId: string | null;
+
+  /** On a request's row: the tries that failed before its answer (retries and fallbacks). */
+  @Column('smallint', { name: 'failed_attempts', default: 0 })
+  failedAttempts: number;
+
+  /** On a request's row: the rows nested under it. */
+  @Column('smallint', { name: 'nested_rows', default: 0 })
+  nestedRows: number;
 
   @PrimaryColumn('timestamptz', { name: 'created_at' })
   createdAt: Date;
