@@ -9,7 +9,8 @@ import { SignIn } from './pages/sign-in';
 import { forgetNames, KINDS, Kind } from './names';
 import { actingWorkspace, setActingWorkspace } from './acting-workspace';
 import { Caller, loadCaller } from './workspace';
-import { END_USERS } from './pages/end-users';
+import { EndUsersPage } from './pages/end-users-page';
+import { apiKeyActivityId, ApiKeyActivityPage, withActivityLink } from './pages/api-key-activity';
 import { MCP_SERVERS } from './pages/mcp-servers';
 import { PricesPage } from './pages/prices';
 import { parseVersionsPath, VersionHistoryPage } from './pages/version-history';
@@ -59,7 +60,7 @@ export function App() {
     };
   }, [key, callerLoads]);
   // The key form's workspaces follow the one picked (apiKeysSpec reads it).
-  const apiKeys = useMemo(() => caller && apiKeysSpec(caller), [caller, workspace]);
+  const apiKeys = useMemo(() => caller && withActivityLink(apiKeysSpec(caller)), [caller, workspace]);
   // Not remade when a workspace changes: the page keeps its notice ("Saved workspace …").
   const isOwner = caller?.isOwner;
   const workspaces = useMemo(() => (isOwner === undefined ? null : workspacesSpec(isOwner)), [isOwner]);
@@ -137,10 +138,12 @@ export function App() {
   } else {
     // `/configs/<slug>/versions`, `/prompts/<slug>/versions`: one config's or prompt's history.
     const history = parseVersionsPath(location.path);
+    // `/api-keys/<id>/activity`: one key's requests, spend, models and end users.
+    const keyActivity = apiKeyActivityId(location.path);
     const role = key.role ?? '';
     // A page the role may not use says so (the API would refuse every call on it).
     const refusedTo = section?.roles && !section.roles.includes(role) ? section : null;
-    switch (refusedTo ? 'refused' : history ? 'history' : section?.path) {
+    switch (refusedTo ? 'refused' : history ? 'history' : keyActivity ? 'key-activity' : section?.path) {
       case 'refused':
         page = (
           <section class="empty" data-testid="page-refused">
@@ -157,6 +160,9 @@ export function App() {
         break;
       case 'history':
         page = <VersionHistoryPage kind={history!.kind} slug={history!.slug} />;
+        break;
+      case 'key-activity':
+        page = <ApiKeyActivityPage id={keyActivity!} location={location} />;
         break;
       case '/logs':
         page = <LogsPage location={location} />;
@@ -177,7 +183,7 @@ export function App() {
         page = <ResourcePage spec={PROMPTS} />;
         break;
       case '/end-users':
-        page = <ResourcePage spec={END_USERS} />;
+        page = <EndUsersPage location={location} mayManageBudgets={ADMINS.includes(role)} />;
         break;
       case '/mcp-servers':
         page = <ResourcePage spec={MCP_SERVERS} />;

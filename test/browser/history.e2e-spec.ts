@@ -231,7 +231,8 @@ describe('dashboard: version history and end users', () => {
     await row('ada').waitFor();
     expect(await row('ada').getByTestId('over-budget').innerText()).toBe('over budget: requests refused');
     expect(await row('ada').locator('td[data-label="Remaining"]').innerText()).toBe('$0.00');
-    expect(await row('ada').locator('td[data-label="Metadata"]').innerText()).toBe('plan=free');
+    // Her spend in the period beside the budget's (the End users page lists what requests spent, issue 36).
+    expect(await row('ada').locator('td[data-label="Spend"]').innerText()).toMatch(/^\$0\.\d+$/);
     expect(await row('grace').locator('td[data-label="Budget"]').innerText()).toMatch(/^no budget · \$0\.\d+ spent$/);
 
     // Edit grace's budget to just above her spend: near the budget (about 90% used).

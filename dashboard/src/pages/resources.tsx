@@ -652,7 +652,7 @@ export function ResourcePage({ spec, onChanged }: { spec: ResourceSpec; onChange
   );
 }
 
-function ResourceForm({
+export function ResourceForm({
   spec,
   row,
   onCancel,

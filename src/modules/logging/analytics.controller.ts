@@ -1,9 +1,11 @@
-import { Controller, Get, Query, Req, Res } from '@nestjs/common';
+import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { Permission, Scope } from '../../context/request-context.decorator';
 import type { WorkspaceScope } from '../../context/caller';
 import { AnalyticsService } from './analytics.service';
+import { EndUserActivityService } from './end-user-activity.service';
+import { EndUserActivityQueryDto, EndUserActivityRangeDto, EndUserParamDto } from './dto/end-user-activity-query.dto';
 import { AnalyticsQueryDto } from './dto/analytics-query.dto';
 import { AnalyticsTimeseriesQueryDto } from './dto/analytics-timeseries-query.dto';
 import { sendTable } from './table-export';
@@ -24,7 +26,28 @@ async function* once(rows: unknown[]): AsyncGenerator<Record<string, unknown>[]>
 @Permission('logs.read')
 @Controller('v1/analytics')
 export class AnalyticsController {
-  constructor(private readonly analytics: AnalyticsService) {}
+  constructor(
+    private readonly analytics: AnalyticsService,
+    private readonly endUsers: EndUserActivityService,
+  ) {}
+
+  @Get('users')
+  @ApiOperation({
+    summary:
+      'The end users who made requests in the period (and, for admins, those with a budget): requests, errors, cost (unknown apart), first and last request, budget; prefix search (q), paged; member keys see their own requests, others their workspace',
+  })
+  users(@Scope() scope: WorkspaceScope, @Query() query: EndUserActivityQueryDto): Promise<Record<string, unknown>> {
+    return this.endUsers.list(scope, query);
+  }
+
+  @Get('users/:user')
+  @ApiOperation({
+    summary:
+      "One end user's requests, errors, cost, first and last request and budget in the period (zeros when none); over time and by model: /timeseries and /summary with user=",
+  })
+  user(@Scope() scope: WorkspaceScope, @Param() params: EndUserParamDto, @Query() query: EndUserActivityRangeDto): Promise<Record<string, unknown>> {
+    return this.endUsers.get(scope, params.user, query);
+  }
 
   @Get('summary')
   @ApiOperation({

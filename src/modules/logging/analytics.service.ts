@@ -36,7 +36,7 @@ interface Grouping {
   rollup: RollupRead;
 }
 /** Rollup rows read: of one dimension (and metadata key `name`), keyed by `key`, narrowed by `where` (over `r`). */
-interface RollupRead {
+export interface RollupRead {
   dimension: string;
   name?: string;
   key: string;
@@ -69,7 +69,7 @@ const RECOVERED = `(${REQUEST} and log.failed_attempts > 0 and log.status_code <
  */
 const UNPRICED = '(log.cost_usd is null and (log.prompt_tokens is not null or log.completion_tokens is not null))';
 /** The cost of a row of analytics: unknown (null) when none of its requests has a price and some used a model. */
-const costOrUnknown = (priced: string, unpriced: string, cost: string) =>
+export const costOrUnknown = (priced: string, unpriced: string, cost: string) =>
   `case when ${priced} = 0 and ${unpriced} > 0 then null else coalesce(${cost}, 0)::float8 end`;
 /** What every analytics row sums up over the log rows it covers (summary groups and time buckets alike). */
 export const ROW_AGGREGATES = `(count(*) filter (where ${REQUEST}))::int as requests,
@@ -341,7 +341,7 @@ export class AnalyticsService {
    * the rows queued for them) and the log rows of `parts.rows`: no latency histograms, which
    * a breakdown does not need and which are the costly part of `histogramAggregate`.
    */
-  private sumCells(
+  sumCells(
     rollup: RollupRead | null,
     bucketOf: (timestamp: string) => string,
     rowKey: string,
@@ -483,7 +483,7 @@ export class AnalyticsService {
    * added about 80 ms to each without making it faster, and the default 4 MB of work_mem
    * sent the sorts to disk. Both are set for this transaction only.
    */
-  private aggregate<T>(queries: [string, unknown[]][]): Promise<T[][]> {
+  aggregate<T>(queries: [string, unknown[]][]): Promise<T[][]> {
     // Repeatable read: the totals and the breakdown of one answer see the same rows.
     return this.dataSource.transaction('REPEATABLE READ', async (manager) => {
       await manager.query(`set local jit = off`);
@@ -496,7 +496,7 @@ export class AnalyticsService {
 }
 
 /** Query parameters as they are added: `add` gives the placeholder of a value. */
-class Parameters {
+export class Parameters {
   readonly values: unknown[] = [];
 
   add(value: unknown): string {
@@ -512,12 +512,12 @@ class Parameters {
  * the default workspace's, as the log writer files them. Null for an unnarrowed owner (every
  * row). With a filter, the rollups are read per API key (dimension `total`, not `all`).
  */
-interface ScopeFilter {
+export interface ScopeFilter {
   rows: string;
   byKey: (column: string) => string;
 }
 
-function scopeFilter(scope: WorkspaceScope, sql: Parameters): ScopeFilter | null {
+export function scopeFilter(scope: WorkspaceScope, sql: Parameters): ScopeFilter | null {
   const own = readsOwnRequestsOnly(scope.caller.role) ? sql.add(scope.caller.id) : null;
   if (scope.visible === null) return own ? { rows: `log.api_key_id = ${own}`, byKey: (column) => `${column} = ${own}` } : null;
   const workspaces = sql.add(scope.visible);
@@ -600,7 +600,7 @@ function truncate(date: Date, interval: TimeseriesInterval): Date {
 }
 
 /** Whether the rollups are read per API key (`total`) rather than over all of them (`all`). */
-function perKey(filter: ScopeFilter | null, filters: AnalyticsFilters): boolean {
+export function perKey(filter: ScopeFilter | null, filters: AnalyticsFilters): boolean {
   return filter !== null || filters.apiKeyId !== null;
 }
 

@@ -8,6 +8,7 @@ import { BudgetsModule } from '../budgets/budgets.module';
 import { PricingModule } from '../pricing/pricing.module';
 import { AnalyticsController } from './analytics.controller';
 import { AnalyticsService } from './analytics.service';
+import { EndUserActivityService } from './end-user-activity.service';
 import { RequestLogEntity } from './entities/request-log.entity';
 import { LogBodyBackfill } from './body-parts/log-body-backfill';
 import { LogBodyReader } from './body-parts/log-body-reader';
@@ -34,6 +35,7 @@ import { RequestLogger } from './request-logger';
     RequestLogger,
     LogsService,
     AnalyticsService,
+    EndUserActivityService,
     MetricsService,
     MetricsPort,
   ],
