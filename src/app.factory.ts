@@ -3,7 +3,7 @@ import { INestApplication, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { WsAdapter } from '@nestjs/platform-ws';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
 import type { NextFunction, Request, Response } from 'express';
 import { answerParserErrors } from './common/http/client-error.handler';
 import { setClientStreamLimits } from './common/http/client-stream';
@@ -16,6 +16,7 @@ import { RequestTracer } from './modules/telemetry/request-tracer';
 import { writeError } from './gateway/gateway-exception.filter';
 import type { Environment } from './config/environment';
 import { PinoLogger } from './common/logging/pino-logger';
+import { openApiDocument } from './openapi/openapi-document';
 
 /** Builds the gateway application (used by `main.ts`, the tests and the benchmark). */
 export async function createGatewayApp(env: Environment): Promise<INestApplication> {
@@ -48,15 +49,7 @@ export async function createGatewayApp(env: Environment): Promise<INestApplicati
   app.use((req: Request, res: Response, next: NextFunction) => requestContext.use(req, res, next));
 
   if (env.DOCS_ENABLED) {
-    const document = SwaggerModule.createDocument(
-      app,
-      new DocumentBuilder()
-        .setTitle('AI Gateway')
-        .setDescription('OpenAI- and Anthropic-compatible gateway: routing, keys, logging and cost. See README.md.')
-        .setVersion('1')
-        .addApiKey({ type: 'apiKey', in: 'header', name: 'x-gateway-api-key' }, 'gateway-api-key')
-        .build(),
-    );
+    const document = openApiDocument(app);
     SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
   }
 

@@ -1,5 +1,6 @@
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
+import { isolatedPoints, labelTemplate, tickSpace, TIME_STEPS } from './time-axis';
 
 export interface ChartSeries {
   label: string;
@@ -14,6 +15,34 @@ const INTEGER_STEPS = [
 ];
 /** A drag narrower than this (pixels) is a click, not a zoom. */
 const MIN_DRAG_PX = 4;
+/** The axes' font: uPlot's own, named so the x labels can be measured in it. */
+const AXIS_FONT = '12px system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Noto Sans", sans-serif';
+
+const formats = new Map<string, (date: Date) => string>();
+/**
+ * A tick's label (its first line) at a step, as uPlot's time axis writes it, in the browser's
+ * time zone (a chart in another zone converts the date here as in uPlot's `tzDate`).
+ */
+function tickLabel(seconds: number, step: number): string {
+  const template = labelTemplate(step);
+  let format = formats.get(template);
+  if (!format) formats.set(template, (format = uPlot.fmtDate(template)));
+  return format(new Date(seconds * 1000));
+}
+
+let measuring: CanvasRenderingContext2D | null = null;
+const widths = new Map<string, number>();
+/** A label's width in CSS pixels, drawn in the axes' font. */
+function labelWidth(text: string): number {
+  let width = widths.get(text);
+  if (width === undefined) {
+    measuring ??= document.createElement('canvas').getContext('2d');
+    if (!measuring) return text.length * 7;
+    measuring.font = AXIS_FONT;
+    widths.set(text, (width = measuring.measureText(text).width));
+  }
+  return width;
+}
 
 /**
  * The series stacked: each drawn at the running total of itself and those before it (the
@@ -79,7 +108,14 @@ export function TimeChart({
             width: stacked ? 1 : 2,
             fill: s.fill,
             spanGaps: false,
-            points: { show: !stacked && times.length < 60 },
+            points: {
+              show: !stacked && times.length < 60,
+              // Where the points are not all drawn, a value between two missing ones still is: a line cannot show it.
+              filter: (u: uPlot, seriesIndex: number, show: boolean) => {
+                const isolated = show ? [] : isolatedPoints(u.data[seriesIndex]);
+                return isolated.length > 0 ? isolated : null;
+              },
+            },
             value: (_u: uPlot, _v: number | null, _series: number, index: number | null) => {
               const v = index === null ? null : own[i][index];
               return v === null || v === undefined ? '—' : format(v);
@@ -87,9 +123,18 @@ export function TimeChart({
           })),
         ],
         axes: [
-          { stroke: '#4b5563', grid: { stroke: '#e5e7eb' }, ticks: { stroke: '#e5e7eb' } },
           {
             stroke: '#4b5563',
+            font: AXIS_FONT,
+            grid: { stroke: '#e5e7eb' },
+            ticks: { stroke: '#e5e7eb' },
+            // Ticks as far apart as their labels need: uPlot's fixed 50 px packs "10:00am10:30am" in a half-width chart.
+            incrs: TIME_STEPS,
+            space: (_u, _axis, min, max, plotWidth) => tickSpace(min, max, plotWidth, tickLabel, labelWidth),
+          },
+          {
+            stroke: '#4b5563',
+            font: AXIS_FONT,
             grid: { stroke: '#e5e7eb' },
             ticks: { stroke: '#e5e7eb' },
             values: (_u, values) => {

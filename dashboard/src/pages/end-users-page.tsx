@@ -5,7 +5,7 @@ import { ACTIVITY_RANGES, ActivityView, DEFAULT_ACTIVITY_RANGE, EndUserActivity,
 import { formatCost, formatDateTime, formatInt } from '../format';
 import { Location, navigate } from '../router';
 import { END_USERS } from './end-users';
-import { ResourceForm } from './resources';
+import { ResourceForm } from './resource-form';
 import type { ResourceSpec, Row } from './resource-spec';
 
 const PAGE = 50;

@@ -1,0 +1,40 @@
+/** The configs page: routing configs, versioned, their columns and form. */
+import { formatDateTime } from '../format';
+import { historyLink } from './resource-cells';
+import type { ResourceSpec } from './resource-spec';
+
+export const CONFIGS: ResourceSpec = {
+  kind: 'config',
+  title: 'Configs',
+  singular: 'config',
+  path: '/v1/configs',
+  intro: (
+    <>
+      Routing configs (fallbacks, load balancing, retries, cache), used with <code>x-gateway-config: slug</code>. Every change is kept as a new version.
+      Credentials inside are shown masked: if you edit the config, type them again.
+    </>
+  ),
+  idOf: (row) => row.slug,
+  nameOf: (row) => row.name,
+  columns: [
+    { label: 'Name', render: (row) => <strong>{row.name}</strong> },
+    { label: 'Slug', render: (row) => <code>{row.slug}</code> },
+    { label: 'Version', render: (row) => historyLink(row), num: true },
+    { label: 'Strategy', render: (row) => row.config?.strategy?.mode ?? <span class="muted">single</span> },
+    { label: 'Updated', render: (row) => formatDateTime(row.updated_at) },
+  ],
+  fields: [
+    { name: 'name', label: 'Name', kind: 'text', required: true },
+    { name: 'slug', label: 'Slug', kind: 'text', required: true, createOnly: true, placeholder: 'prod-fallback' },
+    {
+      name: 'config',
+      label: 'Config (JSON)',
+      kind: 'json',
+      json: 'object',
+      required: true,
+      placeholder: '{"strategy": {"mode": "fallback"}, "targets": [{"virtual_key": "openai-prod"}, {"virtual_key": "anthropic-prod"}]}',
+    },
+  ],
+  deleteLabel: 'Delete',
+  empty: 'No configs yet. A config routes requests across several targets with fallbacks, retries and caching.',
+};
