@@ -3242,8 +3242,10 @@ export interface operations {
                 from?: string;
                 /** @description ISO 8601 date-time, exclusive; default now */
                 to?: string;
-                /** @description Bucket size (UTC); default from the range: minute up to 3 hours, hour up to 14 days, day beyond */
+                /** @description Bucket size (in the time zone `tz`); default from the range: minute up to 3 hours, hour up to 14 days, day beyond */
                 interval?: "minute" | "hour" | "day";
+                /** @description The time zone the buckets follow (an IANA name): a day bucket is that zone's day, daylight saving included */
+                tz?: string;
                 /** @description A breakdown: one of user, model, provider, virtual_key, api_key, operation, or metadata.<key>; adds `series`, one per top group and one `other` */
                 group_by?: string;
                 /** @description With group_by: how many groups (by cost, then requests, over the range) get a series of their own */

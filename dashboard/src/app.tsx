@@ -19,6 +19,7 @@ import { apiKeyActivityId, ApiKeyActivityPage, withActivityLink } from './pages/
 import { MCP_SERVERS } from './pages/mcp-servers';
 import { PricesPage } from './pages/prices';
 import { parseVersionsPath, VersionHistoryPage } from './pages/version-history';
+import { browserZone, displayZone, onZoneChange, setZoneChoice, zoneChoice, zoneName, type ZoneChoice } from './time-zone';
 
 /** The pages, and the roles that may use them (the API's own rules, roles.ts: `resources.read`, `audit.read`); no `roles`: every role. */
 const ADMINS = ['owner', 'admin'];
@@ -47,6 +48,8 @@ export function App() {
   const [callerLoads, setCallerLoads] = useState(0);
   // The workspace an owner acts in; changing it reloads the page shown.
   const [workspace, setWorkspace] = useState(actingWorkspace);
+  const [zone, setZone] = useState(displayZone);
+  useEffect(() => onZoneChange(() => setZone(displayZone())), []);
 
   useEffect(() => {
     if (!key) return setCaller(null);
@@ -258,6 +261,7 @@ export function App() {
             {caller.workspaces[0].name}
           </span>
         )}
+        <ZoneSwitch zone={zone} />
         <span class="signed-in-as" title={key.role ? `Role: ${key.role}` : undefined}>
           {key.user ? (key.user.email ?? key.user.name) : key.api_key?.name}
         </span>
@@ -265,9 +269,35 @@ export function App() {
           Sign out
         </button>
       </header>
-      <main id="main" tabIndex={-1} key={workspace ?? ''}>
+      {/* A new zone draws every page again: its times, axes and buckets follow it. */}
+      <main id="main" tabIndex={-1} key={`${workspace ?? ''} ${zone}`}>
         {page}
       </main>
     </>
+  );
+}
+
+/** Times in the browser's zone or in UTC, remembered in this browser (time-zone.ts). */
+function ZoneSwitch({ zone }: { zone: string }) {
+  const local = browserZone();
+  return (
+    <div class="zone-switch">
+      <label for="zone-switch" class="visually-hidden">
+        Show times in (local time or UTC)
+      </label>
+      <select
+        id="zone-switch"
+        value={zoneChoice()}
+        title={`Times are shown in ${zone}`}
+        onChange={(e) => setZoneChoice((e.target as HTMLSelectElement).value as ZoneChoice)}
+      >
+        <option value="local" title={`Local time (${local})`}>
+          {local === 'UTC' ? 'UTC (local)' : zoneName(local)}
+        </option>
+        <option value="utc" title="Coordinated Universal Time">
+          UTC
+        </option>
+      </select>
+    </div>
   );
 }

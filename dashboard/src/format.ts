@@ -1,4 +1,6 @@
 /** How numbers, times and costs are written on every page. */
+import { displayZone, fromZoneInput, toZoneInput } from './time-zone';
+
 const integer = new Intl.NumberFormat('en-US');
 
 export const formatInt = (n: number | null | undefined) => (n === null || n === undefined ? '—' : integer.format(n));
@@ -24,25 +26,38 @@ export function formatMs(ms: number | null | undefined): string {
   return `${integer.format(Math.round(ms))} ms`;
 }
 
-const timeFormat = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
-export const formatTime = (iso: string) => timeFormat.format(new Date(iso));
+/** Formatters by zone and style: times are written in the zone chosen (time-zone.ts). */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+function formatter(style: 'short' | 'full', zone: string): Intl.DateTimeFormat {
+  const key = `${style} ${zone}`;
+  let format = formatters.get(key);
+  if (!format) {
+    format =
+      style === 'short'
+        ? new Intl.DateTimeFormat(undefined, { timeZone: zone, month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' })
+        : new Intl.DateTimeFormat(undefined, { timeZone: zone, dateStyle: 'medium', timeStyle: 'long' });
+    formatters.set(key, format);
+  }
+  return format;
+}
 
-const fullFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
-export const formatDateTime = (iso: string | null | undefined) => (iso ? fullFormat.format(new Date(iso)) : '—');
+/** A time in a list (the column names the zone). */
+export const formatTime = (iso: string) => formatter('short', displayZone()).format(new Date(iso));
 
-/** ISO (UTC) to the value of an <input type="datetime-local"> in local time, and back. */
+/** A full time, with its zone's name ("Nov 28, 2026, 1:02:03 PM PST"). */
+export const formatDateTime = (iso: string | null | undefined) => (iso ? formatter('full', displayZone()).format(new Date(iso)) : '—');
+
+/** ISO (UTC) to the value of an <input type="datetime-local"> in the zone times are shown in, and back. */
 export function toLocalInput(iso: string | null | undefined): string {
   if (!iso) return '';
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return '';
-  const local = new Date(date.getTime() - date.getTimezoneOffset() * 60_000);
-  return local.toISOString().slice(0, 16);
+  return toZoneInput(date, displayZone());
 }
 
 export function fromLocalInput(value: string): string | undefined {
   if (!value) return undefined;
-  const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+  return fromZoneInput(value, displayZone())?.toISOString();
 }
 
 export const pretty = (value: unknown) => JSON.stringify(value, null, 2);

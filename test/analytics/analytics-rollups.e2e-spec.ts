@@ -187,17 +187,18 @@ describe('analytics over long ranges (rollups)', () => {
   const compact = async () => (await gateway.dataSource.query('select request_log_rollups_compact(100000) as moved'))[0].moved as number;
   const queued = async () => (await gateway.dataSource.query('select count(*)::int as n from request_log_rollup_queue'))[0].n as number;
 
-  const expectTimeseriesMatches = async (interval: string) => {
-    const response = await call(gateway, `/v1/analytics/timeseries?interval=${interval}&from=${FROM}&to=${TO}`);
+  const expectTimeseriesMatches = async (interval: string, tz = 'UTC', percentiles = 'approximate') => {
+    const response = await call(gateway, `/v1/analytics/timeseries?interval=${interval}&from=${FROM}&to=${TO}&tz=${tz}`);
     expect(response.status).toBe(200);
-    expect(response.body.latency_percentiles).toBe('approximate');
+    expect(response.body).toMatchObject({ latency_percentiles: percentiles, tz });
+    // The zone's wall-clock buckets, each named by the instant it starts.
     const exact: Figures[] = await gateway.dataSource.query(
-      `select to_char(date_trunc($3, log.created_at at time zone 'UTC'), 'YYYY-MM-DD"T"HH24:MI:SS.000"Z"') as bucket, ${ROW_AGGREGATES}
+      `select to_char(date_trunc($3, log.created_at at time zone $4) at time zone $4 at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.000"Z"') as bucket, ${ROW_AGGREGATES}
        from request_logs log where log.created_at >= $1 and log.created_at < $2 and log.kind <> 'tool_call' group by 1`,
-      [FROM, TO, interval],
+      [FROM, TO, interval, tz],
     );
     const data: Figures[] = response.body.data;
-    expect(data).toHaveLength(interval === 'hour' ? 24 * 19 + 13 : 20);
+    if (tz === 'UTC') expect(data).toHaveLength(interval === 'hour' ? 24 * 19 + 13 : 20);
     expectClose(
       data.filter((row) => (row.requests as number) > 0),
       exact.filter((row) => (row.requests as number) > 0),
@@ -207,6 +208,16 @@ describe('analytics over long ranges (rollups)', () => {
 
   it.each(['hour', 'day'])('timeseries by the %s matches the log rows, bucket by bucket', async (interval) => {
     await expectTimeseriesMatches(interval);
+  });
+
+  it.each([
+    // Whole-hour offsets: the zone's days are UTC hours of the rollups added up.
+    ['day', 'America/Los_Angeles', 'approximate'],
+    ['hour', 'Europe/Paris', 'approximate'],
+    // Half-hour offsets do not fall on the rollups' hours: read from the rows.
+    ['day', 'Asia/Kolkata', 'exact'],
+  ])('timeseries by the %s in %s matches the log rows bucketed in that zone', async (interval, tz, percentiles) => {
+    await expectTimeseriesMatches(interval, tz, percentiles);
   });
 
   it('a user-role key sees only its own rows over a long range', async () => {

@@ -96,6 +96,36 @@ describe('analytics timeseries', () => {
     expect(last.latency_p95_ms).toBeGreaterThanOrEqual(last.latency_p50_ms);
   });
 
+  it('buckets by the days of the time zone asked for (tz), each bucket named by the instant it starts', async () => {
+    // 23:30 in Los Angeles on 28 February (07:30 UTC on 1 March), and 00:30 on 1 March there.
+    await insertLog('2025-03-01T07:30:00Z', { latency: 10 });
+    await insertLog('2025-03-01T08:30:00Z', { latency: 20 });
+    const figures = (body: { data: { bucket: string; requests: number }[] }) => body.data.map(({ bucket, requests }) => [bucket, requests]);
+    const la = await timeseries('from=2025-02-28T08:00:00Z&to=2025-03-02T08:00:00Z&interval=day&tz=America/Los_Angeles');
+    expect(la.tz).toBe('America/Los_Angeles');
+    expect(figures(la)).toEqual([
+      ['2025-02-28T08:00:00.000Z', 1],
+      ['2025-03-01T08:00:00.000Z', 1],
+    ]);
+    const utc = await timeseries('from=2025-02-28T00:00:00Z&to=2025-03-02T00:00:00Z&interval=day');
+    expect(utc.tz).toBe('UTC');
+    expect(figures(utc)).toEqual([
+      ['2025-02-28T00:00:00.000Z', 0],
+      ['2025-03-01T00:00:00.000Z', 2],
+    ]);
+    // Daylight saving: 9 March 2025 is 23 hours long in Los Angeles.
+    const dst = await timeseries('from=2025-03-08T08:00:00Z&to=2025-03-11T07:00:00Z&interval=day&tz=America/Los_Angeles');
+    expect(dst.data.map((row: { bucket: string }) => row.bucket)).toEqual(['2025-03-08T08:00:00.000Z', '2025-03-09T08:00:00.000Z', '2025-03-10T07:00:00.000Z']);
+  });
+
+  it('refuses a time zone it does not know, or that is not a name', async () => {
+    for (const tz of ['Mars/Olympus_Mons', "UTC'; select 1 --", 'EST5EDT,M3.2.0']) {
+      const response = await call(gateway, `/v1/analytics/timeseries?tz=${encodeURIComponent(tz)}`);
+      expect(response.status).toBe(400);
+      expect(response.body.error).toMatchObject({ type: 'invalid_request_error', param: 'tz' });
+    }
+  });
+
   it('lays the rows over every bucket of the range, empty ones with zeros and null latency', async () => {
     const body = await timeseries('from=2025-01-01T10:00:00Z&to=2025-01-01T13:00:00Z&interval=hour');
     expect(body).toMatchObject({ interval: 'hour', from: '2025-01-01T10:00:00.000Z', to: '2025-01-01T13:00:00.000Z' });

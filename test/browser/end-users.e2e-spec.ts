@@ -46,7 +46,7 @@ describe('end users and API keys in a browser', () => {
   const cell = (user: string, label: string) => row(user).locator(`td[data-label="${label}"]`).innerText();
   /** A date and time as the page writes them (the browser's locale). */
   const dateTime = (iso: string) =>
-    page.evaluate((at) => new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' }).format(new Date(at)), iso);
+    page.evaluate((at) => new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'long' }).format(new Date(at)), iso);
   /** The log's truth for some rows: requests, errors, priced cost, unpriced requests, first and last request. */
   const logged = async (where: string, params: unknown[]) => {
     const [found] = await gateway.dataSource.query(
@@ -153,7 +153,11 @@ describe('end users and API keys in a browser', () => {
       ['gpt-4o', '1'],
       ['gpt-4o-mini', '2'],
     ]);
-    expect(await page.locator('figure.chart figcaption').allInnerTexts()).toEqual(['Requests and errors per day', 'Spend per day']);
+    // Each chart names the zone of its axis (the browser's here).
+    expect(await page.locator('figure.chart figcaption').allInnerTexts()).toEqual([
+      expect.stringMatching(/^Requests and errors per day \(times in \S+\)$/),
+      expect.stringMatching(/^Spend per day \(times in \S+\)$/),
+    ]);
     await page.screenshot({ path: join(SHOTS, 'end-user-view.png'), fullPage: true });
     await page.getByRole('link', { name: 'Open in Analytics' }).click();
     await page.waitForURL(/\/dashboard\/analytics\?range=30d&user=alice$/);

@@ -1,3 +1,4 @@
+import { displayZone } from '../time-zone';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api, ApiError, Summary, Timeseries } from '../api';
@@ -86,7 +87,7 @@ export function ActivityView({ filter, range, rangeLabel }: { filter: ['user' | 
     setError(null);
     setSeries(null);
     Promise.all([
-      api<Timeseries>('GET', `/v1/analytics/timeseries?${query}`),
+      api<Timeseries>('GET', `/v1/analytics/timeseries?${query}&tz=${encodeURIComponent(displayZone())}`),
       api<Summary>('GET', `/v1/analytics/summary?group_by=model&${query}`),
       name === 'api_key_id'
         ? api<{ data: EndUserActivity[] }>('GET', `/v1/analytics/users?limit=10&${query}`).then((page) => page.data)

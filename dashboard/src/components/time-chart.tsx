@@ -1,6 +1,7 @@
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import { isolatedPoints, labelTemplate, tickSpace, TIME_STEPS } from './time-axis';
+import { browserZone, displayZone, zoneName } from '../time-zone';
 
 export interface ChartSeries {
   label: string;
@@ -20,14 +21,21 @@ const AXIS_FONT = '12px system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica
 
 const formats = new Map<string, (date: Date) => string>();
 /**
- * A tick's label (its first line) at a step, as uPlot's time axis writes it, in the browser's
- * time zone (a chart in another zone converts the date here as in uPlot's `tzDate`).
+ * A moment as uPlot reads it (its local getters): in the browser's zone as it is, in another
+ * zone shifted to read that zone's wall clock (`uPlot.tzDate`).
  */
+function chartDate(seconds: number): Date {
+  const date = new Date(seconds * 1000);
+  const zone = displayZone();
+  return zone === browserZone() ? date : uPlot.tzDate(date, zone);
+}
+
+/** A tick's label (its first line) at a step, as uPlot's time axis writes it, in the zone times are shown in. */
 function tickLabel(seconds: number, step: number): string {
   const template = labelTemplate(step);
   let format = formats.get(template);
   if (!format) formats.set(template, (format = uPlot.fmtDate(template)));
-  return format(new Date(seconds * 1000));
+  return format(chartDate(seconds));
 }
 
 let measuring: CanvasRenderingContext2D | null = null;
@@ -99,6 +107,7 @@ export function TimeChart({
       {
         width,
         height: 200,
+        tzDate: chartDate,
         scales: { x: { time: true }, y: { range: (_u, min, max) => [Math.min(0, min), max > 0 ? max * 1.1 : 1] } },
         series: [
           { label: 'Time' },
@@ -177,7 +186,9 @@ export function TimeChart({
   }, [times, series, stacked, zoomable]);
   return (
     <figure class={`chart${zoomable ? ' zoomable' : ''}`}>
-      <figcaption>{title}</figcaption>
+      <figcaption>
+        {title} <span class="axis-zone muted small-text">(times in {zoneName(displayZone())})</span>
+      </figcaption>
       <div ref={box} role="img" aria-label={summary} class="chart-box" title={zoomable ? 'Drag across the chart to show that period' : undefined} />
     </figure>
   );

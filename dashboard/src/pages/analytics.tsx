@@ -3,7 +3,8 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api, ApiError, BreakdownSeries, listAll, Summary, SummaryRow, Timeseries } from '../api';
 import { ChartSeries, TimeChart } from '../components/time-chart';
 import { SpentText } from '../components/budget-status';
-import { formatCost, formatInt, formatMs, fromLocalInput, toLocalInput } from '../format';
+import { formatCost, formatDateTime, formatInt, formatMs, fromLocalInput, toLocalInput } from '../format';
+import { displayZone, zoneName } from '../time-zone';
 import { href, Location, navigate, routeClick } from '../router';
 import { ExportButtons } from '../components/export-buttons';
 import { AnalyticsFilterForm, analyticsFiltersOf } from '../components/analytics-filter-form';
@@ -140,7 +141,8 @@ export function AnalyticsPage({ location, mayReadKeys = true }: { location: Loca
   useEffect(() => {
     setSeries(null);
     setSeriesError(null);
-    const params = new URLSearchParams([['from', period.from], ['to', period.to], ...filters]);
+    // Buckets are the days and hours of the zone times are shown in.
+    const params = new URLSearchParams([['from', period.from], ['to', period.to], ['tz', displayZone()], ...filters]);
     if (buckets.interval) params.set('interval', buckets.interval);
     if (breakdownParam) params.set('group_by', breakdownParam);
     api<Timeseries>('GET', `/v1/analytics/timeseries?${params}`).then(setSeries, (e: ApiError) => setSeriesError(e.message));
@@ -226,6 +228,7 @@ export function AnalyticsPage({ location, mayReadKeys = true }: { location: Loca
                 onChange={(e) => update({ to: fromLocalInput((e.target as HTMLInputElement).value) ?? null })}
               />
             </div>
+            <p class="muted small-text zone-note">Times in {zoneName(displayZone())}</p>
           </>
         )}
         <div class="field">
@@ -292,7 +295,7 @@ export function AnalyticsPage({ location, mayReadKeys = true }: { location: Loca
             )}
             <Charts series={series} names={keyNames} onZoom={zoomTo} pricesLink={mayReadKeys} />
             <ExportButtons
-              path={`/v1/analytics/timeseries?${new URLSearchParams([['from', period.from], ['to', period.to], ...filters, ...(buckets.interval ? [['interval', buckets.interval]] : []), ...(breakdownParam ? [['group_by', breakdownParam]] : [])])}`}
+              path={`/v1/analytics/timeseries?${new URLSearchParams([['from', period.from], ['to', period.to], ['tz', displayZone()], ...filters, ...(buckets.interval ? [['interval', buckets.interval]] : []), ...(breakdownParam ? [['group_by', breakdownParam]] : [])])}`}
               what={breakdownParam ? 'this breakdown' : 'these buckets'}
               formats={['csv']}
             />
@@ -602,7 +605,7 @@ function Charts({
                 .filter((row) => row.requests > 0)
                 .map((row) => (
                   <tr key={row.bucket}>
-                    <td>{new Date(row.bucket).toLocaleString()}</td>
+                    <td>{formatDateTime(row.bucket)}</td>
                     <td class="num">{formatInt(row.requests)}</td>
                     <td class="num">{formatInt(row.errors)}</td>
                     <td class="num">{formatInt(row.prompt_tokens)}</td>

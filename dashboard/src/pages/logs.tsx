@@ -7,6 +7,7 @@ import { LogDetail } from './log-detail';
 import { ExportButtons } from '../components/export-buttons';
 import { NamePicker } from '../components/name-picker';
 import { Kind, useName } from '../names';
+import { displayZone, zoneName } from '../time-zone';
 
 const POLL_MS = 4000;
 const PAGE = 50;
@@ -275,7 +276,9 @@ export function LogsPage({ location }: { location: Location }) {
                 <caption class="visually-hidden">Requests, newest first. Open one with Enter on its time; arrow keys move between rows.</caption>
                 <thead>
                   <tr>
-                    <th scope="col">Time</th>
+                    <th scope="col">
+                      Time <span class="zone-label">({zoneName(displayZone())})</span>
+                    </th>
                     <th scope="col" class="col-operation">
                       Operation
                     </th>
@@ -523,6 +526,7 @@ export function FilterForm({ filters, path }: { filters: [string, string][]; pat
             <label for="f-to">Until</label>
             <input id="f-to" type="datetime-local" value={values.to} onInput={set('to')} />
           </div>
+          <p class="muted small-text zone-note">Times in {zoneName(displayZone())}</p>
         </div>
       )}
       {problem && (

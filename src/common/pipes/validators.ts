@@ -74,3 +74,29 @@ export function HasNoUserinfo() {
       },
     });
 }
+
+/**
+ * An IANA time zone name (`UTC`, `Europe/Paris`, `America/Los_Angeles`) that this Node
+ * knows; what PostgreSQL knows is checked where it is used (AnalyticsService).
+ */
+export function IsTimeZone() {
+  return (object: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isTimeZone',
+      target: object.constructor,
+      propertyName,
+      validator: {
+        validate: (value: unknown) => typeof value === 'string' && /^[A-Za-z][A-Za-z0-9_+\-/]{0,63}$/.test(value) && knownTimeZone(value),
+        defaultMessage: () => `${propertyName} must be an IANA time zone name, e.g. UTC or America/Los_Angeles`,
+      },
+    });
+}
+
+function knownTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -177,23 +177,29 @@ export class AnalyticsService {
         'interval',
       );
     }
+    const tz = await this.timeZone(query.tz);
     const filters = await this.filtersOf(scope, query, metadata);
     const groupBy = query.group_by;
     // A minute interval never reaches the rollups: 1,500 minutes are under EXACT_RANGE_MAX_MS.
     const long = span > EXACT_RANGE_MAX_MS && interval !== 'minute';
-    const bucketOf = (timestamp: string) => `date_trunc('${interval}', ${timestamp} at time zone 'UTC')`;
+    // Buckets are the zone's wall-clock minutes, hours or days (tz is a name PostgreSQL knows, of [A-Za-z0-9_+-/] only).
+    const bucketOf = (timestamp: string) => `date_trunc('${interval}', ${timestamp} at time zone '${tz}')`;
     const grouping = (sql: Parameters): Grouping | null => (groupBy ? (GROUPINGS[groupBy] ?? metadataGrouping(groupBy.slice('metadata.'.length), sql)) : null);
-    // The rollups keep hours for the totals (and per API key) only: other dimensions, by the day.
-    const usable = (read: { rollup: RollupRead; hours: boolean } | null) => (read && (read.hours || interval === 'day') ? read : null);
+    // The rollups are UTC hours, days and weeks, and keep hours for the totals (and per API key)
+    // only: other dimensions, by the day. Another zone's days are UTC hours added up, when its
+    // offset is whole hours over the range; else (India's +5:30) the rows are read.
+    const utc = tz === 'UTC';
+    const hoursAlign = utc || wholeHourOffsets(tz, from, to);
+    const usable = (read: { rollup: RollupRead; hours: boolean } | null) => (read && hoursAlign && (read.hours || (utc && interval === 'day')) ? read : null);
     // The scope as it narrows the rollups (whether they are read per API key) does not depend on the parameters.
     const scoped = perKey(scopeFilter(scope, new Parameters()), filters);
     const totalsRead = long ? usable(rollupRead(null, filters, scoped)) : null;
     const seriesRead = long && groupBy ? usable(rollupRead(grouping(new Parameters())!.rollup, filters, scoped)) : null;
     const exact = !totalsRead || (groupBy !== undefined && !seriesRead);
-    const periodsOf = (hours: boolean): RollupPeriod[] => (interval === 'day' ? (hours ? ['day', 'hour'] : ['day']) : ['hour']);
+    const periodsOf = (hours: boolean): RollupPeriod[] => (interval === 'day' && utc ? (hours ? ['day', 'hour'] : ['day']) : ['hour']);
 
     const sql = new Parameters();
-    const [toParam, intervalParam, startParam] = [sql.add(to), sql.add(interval), sql.add(start)];
+    const [toParam, intervalParam, fromParam] = [sql.add(to), sql.add(interval), sql.add(from)];
     const filter = scopeFilter(scope, sql);
     const conditions = rowConditions(filters, (value) => sql.add(value));
     const aggregated = exact
@@ -217,6 +223,7 @@ export class AnalyticsService {
           filters,
           { from, to },
           bucketOf,
+          tz,
           grouping,
           exact ? null : seriesRead!,
           exact ? null : periodsOf(seriesRead!.hours),
@@ -228,7 +235,7 @@ export class AnalyticsService {
     const [rows, seriesRows] = await this.aggregate<Record<string, unknown>>([
       [
         `with agg as (${aggregated})
-         select to_char(s.bucket, 'YYYY-MM-DD"T"HH24:MI:SS.000"Z"') as bucket,
+         select to_char(s.bucket at time zone '${tz}' at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.000"Z"') as bucket,
                 coalesce(agg.requests, 0) as requests,
                 coalesce(agg.errors, 0) as errors,
                 coalesce(agg.recovered, 0) as recovered,
@@ -237,7 +244,7 @@ export class AnalyticsService {
                 case when agg.key is null then 0 else agg.cost_usd end as cost_usd,
                 coalesce(agg.unpriced_requests, 0) as unpriced_requests,
                 ${latencies}
-         from generate_series(${startParam}::timestamptz at time zone 'UTC', (${toParam}::timestamptz at time zone 'UTC') - interval '1 microsecond', ('1 ' || ${intervalParam})::interval) as s(bucket)
+         from generate_series(date_trunc(${intervalParam}, ${fromParam}::timestamptz at time zone '${tz}'), (${toParam}::timestamptz at time zone '${tz}') - interval '1 microsecond', ('1 ' || ${intervalParam})::interval) as s(bucket)
          left join agg on agg.key = s.bucket
          order by s.bucket`,
         sql.values,
@@ -247,6 +254,7 @@ export class AnalyticsService {
     return {
       object: 'analytics.timeseries',
       interval,
+      tz,
       from: from.toISOString(),
       to: to.toISOString(),
       latency_percentiles: exact ? 'exact' : 'approximate',
@@ -262,6 +270,18 @@ export class AnalyticsService {
         ),
       }),
     };
+  }
+
+  /** The zone names PostgreSQL knows (read once): a name Node knows and PostgreSQL not is a 400, not a failed query. */
+  private zones: Promise<Set<string>> | null = null;
+
+  private async timeZone(name: string | undefined): Promise<string> {
+    if (name === undefined || name === 'UTC') return 'UTC';
+    this.zones ??= this.dataSource.query<{ name: string }[]>('select name from pg_timezone_names').then((rows) => new Set(rows.map((row) => row.name)));
+    if (!/^[A-Za-z][A-Za-z0-9_+\-/]{0,63}$/.test(name) || !(await this.zones).has(name)) {
+      throw GatewayError.invalidRequest(`tz '${name}' is not a time zone this gateway's database knows`, 'tz');
+    }
+    return name;
   }
 
   /** The filters of a request, a virtual key slug looked up in the acting workspace (the newest key of that slug, deleted ones included, as the log list does). */
@@ -290,6 +310,7 @@ export class AnalyticsService {
     filters: AnalyticsFilters,
     range: Range,
     bucketOf: (timestamp: string) => string,
+    tz: string,
     groupingOf: (sql: Parameters) => Grouping | null,
     read: { rollup: RollupRead } | null,
     periods: RollupPeriod[] | null,
@@ -325,7 +346,7 @@ export class AnalyticsService {
          from ranked
          group by 1, 2, 3
        )
-       select to_char(bucket, 'YYYY-MM-DD"T"HH24:MI:SS.000"Z"') as bucket,
+       select to_char(bucket at time zone '${tz}' at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.000"Z"') as bucket,
               ${byVirtualKey ? 'case when grouped.key is null then null else coalesce(vk.slug, grouped.key) end as key, grouped.key as virtual_key_id' : 'grouped.key'},
               other, rank, (select max(rank) from ranked)::int as groups,
               requests, errors, prompt_tokens, completion_tokens, cost_usd, unpriced_requests
@@ -591,6 +612,17 @@ function withPercentiles({ latency_bins: bins, latency_counts: counts, ...row }:
     latency_p50_ms: histogramPercentile(sortedBins, sortedCounts, 0.5),
     latency_p95_ms: histogramPercentile(sortedBins, sortedCounts, 0.95),
   };
+}
+
+/** Whether `zone`'s offset from UTC is whole hours all over [from, to] (sampled every 6 hours: offsets change at most twice a year). */
+export function wholeHourOffsets(zone: string, from: Date, to: Date): boolean {
+  const format = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' });
+  for (let t = from.getTime(); ; t = Math.min(t + 6 * HOUR_MS, to.getTime())) {
+    const offset = format.formatToParts(new Date(t)).find((part) => part.type === 'timeZoneName')?.value ?? 'GMT';
+    // "GMT", "GMT+02:00", "GMT-09:30"
+    if (/:(?!00)\d\d$/.test(offset)) return false;
+    if (t >= to.getTime()) return true;
+  }
 }
 
 /** The start (UTC) of the bucket holding `date`. */

@@ -2,7 +2,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 import { EXPORT_FORMATS, type ExportFormat } from '../table-export';
-import { IsInstant } from '../../../common/pipes/validators';
+import { IsInstant, IsTimeZone } from '../../../common/pipes/validators';
 import { toInt } from '../../../common/query-transforms';
 import { AnalyticsFilterDto } from './analytics-filter.dto';
 import { GROUP_BY, GROUP_BY_MESSAGE, GROUPINGS } from './analytics-query.dto';
@@ -26,11 +26,20 @@ export class AnalyticsTimeseriesQueryDto extends AnalyticsFilterDto {
 
   @ApiPropertyOptional({
     enum: INTERVALS,
-    description: 'Bucket size (UTC); default from the range: minute up to 3 hours, hour up to 14 days, day beyond',
+    description: 'Bucket size (in the time zone `tz`); default from the range: minute up to 3 hours, hour up to 14 days, day beyond',
   })
   @IsOptional()
   @IsIn(INTERVALS, { message: `interval must be one of ${INTERVALS.join(', ')}` })
   interval?: TimeseriesInterval;
+
+  @ApiPropertyOptional({
+    description: "The time zone the buckets follow (an IANA name): a day bucket is that zone's day, daylight saving included",
+    default: 'UTC',
+    example: 'America/Los_Angeles',
+  })
+  @IsOptional()
+  @IsTimeZone()
+  tz?: string;
 
   @ApiPropertyOptional({ description: `A breakdown: one of ${GROUPINGS.join(', ')}, or metadata.<key>; adds \`series\`, one per top group and one \`other\`` })
   @IsOptional()
