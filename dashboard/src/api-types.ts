@@ -1661,6 +1661,157 @@ export interface components {
             /** @description Log metadata, merged over x-gateway-metadata */
             metadata?: Record<string, never>;
         };
+        LogErrorResponseDto: {
+            /** @example rate_limit_error */
+            type: string;
+            code: string | null;
+            message: string;
+        };
+        GuardrailCheckResponseDto: {
+            /** @example contains */
+            type: string;
+            /** @description Whether the check passed */
+            verdict: boolean;
+            reason: string;
+        };
+        GuardrailResultResponseDto: {
+            name: string;
+            /** @description Whether a failure denies the request */
+            deny: boolean;
+            /** @description True when every check passed */
+            verdict: boolean;
+            checks: components["schemas"]["GuardrailCheckResponseDto"][];
+        };
+        LogGuardrailsResponseDto: {
+            input?: components["schemas"]["GuardrailResultResponseDto"][];
+            output?: components["schemas"]["GuardrailResultResponseDto"][];
+        };
+        ToolCallRecordResponseDto: {
+            /** @description The model round that asked for it (1 = the first answer) */
+            round: number;
+            /** @description The id the model gave the call */
+            call_id: string;
+            /** @description The MCP server slug */
+            server: string;
+            tool: string;
+            is_error: boolean;
+            latency_ms: number;
+            /** @description The id of the call's own row (operation mcp.tools.call) */
+            log_id: string;
+        };
+        RequestTotalsResponseDto: {
+            /** @description The rows counted: the request and those nested under it */
+            rows: number;
+            prompt_tokens: number;
+            completion_tokens: number;
+            total_tokens: number;
+            /** @description Null when some row used a model without a price and none had one */
+            cost_usd: number | null;
+            /** @description Rows that used a model without a known price: not in cost_usd */
+            unpriced_rows: number;
+        };
+        SearchSnippetResponseDto: {
+            /**
+             * @description Where the text is: the request's body or the answer
+             * @enum {string}
+             */
+            in: "request" | "response";
+            text: string;
+            /** @description Start and end (exclusive) of each word found in `text`, in order */
+            highlights: number[][];
+        };
+        LogRowResponseDto: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            object: "request_log";
+            trace_id: string;
+            /**
+             * @description `request`: what a client sent; nested under one (parent_id): a failed try (`attempt`), a `tool_round` or a `tool_call`
+             * @enum {string}
+             */
+            kind: "request" | "attempt" | "tool_round" | "tool_call";
+            /**
+             * Format: uuid
+             * @description The request's row, for a row nested under it
+             */
+            parent_id: string | null;
+            /** @description On a request: the tries that failed before its answer */
+            failed_attempts: number;
+            /** @description On a request: the rows nested under it */
+            nested_rows: number;
+            /** Format: date-time */
+            created_at: string;
+            /** @example chat.completions */
+            operation: string;
+            /** Format: uuid */
+            workspace_id: string;
+            /** Format: uuid */
+            api_key_id: string | null;
+            /** Format: uuid */
+            virtual_key_id: string | null;
+            /** Format: uuid */
+            config_id: string | null;
+            /** Format: uuid */
+            prompt_id: string | null;
+            prompt_version: number | null;
+            provider: string | null;
+            model: string | null;
+            status_code: number;
+            is_stream: boolean;
+            prompt_tokens: number | null;
+            completion_tokens: number | null;
+            total_tokens: number | null;
+            cached_tokens: number | null;
+            cache_write_tokens: number | null;
+            reasoning_tokens: number | null;
+            /** @description Non-token quantities billed (search units, web searches, audio seconds, characters) */
+            billed_units: {
+                [key: string]: number;
+            } | null;
+            /** @description Null: the model has no known price (never 0 for an unknown price) */
+            cost_usd: number | null;
+            latency_ms: number;
+            ttft_ms: number | null;
+            /** @description The end user */
+            user: string | null;
+            metadata: {
+                [key: string]: string;
+            };
+            error: components["schemas"]["LogErrorResponseDto"] | null;
+            retry_count: number;
+            cache_status: string | null;
+            target_index: string | null;
+            /** @description Guardrail results by stage, when the request's config had guardrails */
+            guardrails: components["schemas"]["LogGuardrailsResponseDto"] | null;
+            /** @description Request fields a translation dropped (CONTRACT section 12) */
+            ignored_params: string[] | null;
+            /** @description The MCP tool calls the gateway ran for this request, by round */
+            tool_calls: components["schemas"]["ToolCallRecordResponseDto"][] | null;
+            /** @description With the bodies (include_bodies) */
+            request_headers?: {
+                [key: string]: string;
+            } | null;
+            /** @description With the bodies (include_bodies) */
+            request_body?: ({
+                [key: string]: unknown;
+            } | unknown[] | string | number | boolean) | null;
+            /** @description With the bodies (include_bodies) */
+            response_body?: ({
+                [key: string]: unknown;
+            } | unknown[] | string | number | boolean) | null;
+            /** @description On a request read alone (GET /v1/logs/{id}): its tokens and cost with its nested rows */
+            totals?: components["schemas"]["RequestTotalsResponseDto"];
+            /** @description With a search (q) only: where the row's bodies hold a word searched for */
+            snippet?: components["schemas"]["SearchSnippetResponseDto"] | null;
+        };
+        LogRowListResponseDto: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["LogRowResponseDto"][];
+            /** @description The cursor of the next page; null on the last */
+            next_cursor: string | null;
+        };
         RateLimitDto: {
             /** @enum {string} */
             type: "requests" | "tokens";
@@ -3032,7 +3183,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["LogRowListResponseDto"];
+                };
             };
         };
     };
@@ -3125,7 +3278,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["LogRowResponseDto"];
+                };
             };
         };
     };
