@@ -1812,6 +1812,215 @@ export interface components {
             /** @description The cursor of the next page; null on the last */
             next_cursor: string | null;
         };
+        EndUserBudgetResponseDto: {
+            /**
+             * Format: uuid
+             * @description The end user's budget record (/v1/end-users)
+             */
+            id: string;
+            budget_limit_usd: number | null;
+            /** @enum {string|null} */
+            budget_period: "daily" | "weekly" | "monthly" | null;
+        };
+        EndUserActivityResponseDto: {
+            /** @description The end user (`user` in the body, or `_user` in x-gateway-metadata) */
+            user: string;
+            requests: number;
+            errors: number;
+            /** @description Null: none of their requests has a known price (never 0 for an unknown price) */
+            cost_usd: number | null;
+            /** @description Requests that used a model without a known price: not in cost_usd */
+            unpriced_requests: number;
+            /**
+             * Format: date-time
+             * @description Their first request in the period
+             */
+            first_seen: string | null;
+            /**
+             * Format: date-time
+             * @description Their last request in the period
+             */
+            last_seen: string | null;
+            /** @description Their budget record, null when none; left out for roles that may not read end users' records */
+            budget?: components["schemas"]["EndUserBudgetResponseDto"] | null;
+        };
+        EndUserActivityListResponseDto: {
+            /** @enum {string} */
+            object: "list";
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            /** @description The end users listed on every page together */
+            total: number;
+            data: components["schemas"]["EndUserActivityResponseDto"][];
+            /** @description The cursor of the next page; null on the last */
+            next_cursor: string | null;
+        };
+        EndUserActivityDetailResponseDto: {
+            /** @description The end user (`user` in the body, or `_user` in x-gateway-metadata) */
+            user: string;
+            requests: number;
+            errors: number;
+            /** @description Null: none of their requests has a known price (never 0 for an unknown price) */
+            cost_usd: number | null;
+            /** @description Requests that used a model without a known price: not in cost_usd */
+            unpriced_requests: number;
+            /**
+             * Format: date-time
+             * @description Their first request in the period
+             */
+            first_seen: string | null;
+            /**
+             * Format: date-time
+             * @description Their last request in the period
+             */
+            last_seen: string | null;
+            /** @description Their budget record, null when none; left out for roles that may not read end users' records */
+            budget?: components["schemas"]["EndUserBudgetResponseDto"] | null;
+            /** @enum {string} */
+            object: "analytics.end_user";
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+        };
+        AnalyticsSummaryRowResponseDto: {
+            /** @description Requests as clients sent them (failed tries, tool rounds and tool calls nested under one are not requests) */
+            requests: number;
+            /** @description Requests that failed as their client saw them */
+            errors: number;
+            /** @description Every row's, nested ones included */
+            prompt_tokens: number;
+            /** @description Every row's, nested ones included */
+            completion_tokens: number;
+            /** @description Null when some rows used a model without a known price and none had one (never 0 for an unknown price) */
+            cost_usd: number | null;
+            /** @description Rows that used a model without a known price: not in cost_usd */
+            unpriced_requests: number;
+            /** @description Requests answered after a failed try: recovered by a retry or a fallback */
+            recovered: number;
+            /** @description Null without requests */
+            latency_p50_ms: number | null;
+            /** @description Null without requests */
+            latency_p95_ms: number | null;
+            /** @description The group's value (for group_by=virtual_key the key's slug); null for rows without one */
+            key: string | null;
+            /**
+             * Format: uuid
+             * @description With group_by=virtual_key only: the key's id (a deleted key's slug may be a new key's)
+             */
+            virtual_key_id?: string | null;
+        };
+        AnalyticsSummaryResponseDto: {
+            /** @enum {string} */
+            object: "analytics.summary";
+            /** @example model */
+            group_by: string;
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            /**
+             * @description Ranges over two days get latency percentiles estimated from histograms (bins 9% wide)
+             * @enum {string}
+             */
+            latency_percentiles: "exact" | "approximate";
+            /**
+             * @description With filters: whether the rollups answered or the log rows were read
+             * @enum {string}
+             */
+            filtered_from?: "rollups" | "rows";
+            /** @description By cost, then requests; at most 1,000 groups */
+            data: components["schemas"]["AnalyticsSummaryRowResponseDto"][];
+        };
+        AnalyticsBucketResponseDto: {
+            /** @description Requests as clients sent them (failed tries, tool rounds and tool calls nested under one are not requests) */
+            requests: number;
+            /** @description Requests that failed as their client saw them */
+            errors: number;
+            /** @description Every row's, nested ones included */
+            prompt_tokens: number;
+            /** @description Every row's, nested ones included */
+            completion_tokens: number;
+            /** @description Null when some rows used a model without a known price and none had one (never 0 for an unknown price) */
+            cost_usd: number | null;
+            /** @description Rows that used a model without a known price: not in cost_usd */
+            unpriced_requests: number;
+            /** @description Requests answered after a failed try: recovered by a retry or a fallback */
+            recovered: number;
+            /** @description Null without requests */
+            latency_p50_ms: number | null;
+            /** @description Null without requests */
+            latency_p95_ms: number | null;
+            /**
+             * Format: date-time
+             * @description The bucket's start
+             */
+            bucket: string;
+        };
+        AnalyticsSeriesPointResponseDto: {
+            /** @description Requests as clients sent them (failed tries, tool rounds and tool calls nested under one are not requests) */
+            requests: number;
+            /** @description Requests that failed as their client saw them */
+            errors: number;
+            /** @description Every row's, nested ones included */
+            prompt_tokens: number;
+            /** @description Every row's, nested ones included */
+            completion_tokens: number;
+            /** @description Null when some rows used a model without a known price and none had one (never 0 for an unknown price) */
+            cost_usd: number | null;
+            /** @description Rows that used a model without a known price: not in cost_usd */
+            unpriced_requests: number;
+            /**
+             * Format: date-time
+             * @description The bucket's start
+             */
+            bucket: string;
+        };
+        AnalyticsSeriesResponseDto: {
+            /** @description The group's value; null for `other` and for rows without one */
+            key: string | null;
+            /**
+             * Format: uuid
+             * @description With group_by=virtual_key, a top group only: the key's id
+             */
+            virtual_key_id?: string | null;
+            /** @description The groups past the top ones, together */
+            other: boolean;
+            /** @description `other` only: how many groups it holds */
+            groups?: number;
+            /** @description Every bucket of the range, as `data` */
+            data: components["schemas"]["AnalyticsSeriesPointResponseDto"][];
+        };
+        AnalyticsTimeseriesResponseDto: {
+            /** @enum {string} */
+            object: "analytics.timeseries";
+            /** @enum {string} */
+            interval: "minute" | "hour" | "day";
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            /**
+             * @description Ranges over two days get latency percentiles estimated from histograms (bins 9% wide)
+             * @enum {string}
+             */
+            latency_percentiles: "exact" | "approximate";
+            /**
+             * @description With filters: whether the rollups answered or the log rows were read
+             * @enum {string}
+             */
+            filtered_from?: "rollups" | "rows";
+            /** @description Every bucket of the range, oldest first; empty ones with zeros and null latencies */
+            data: components["schemas"]["AnalyticsBucketResponseDto"][];
+            /** @description With group_by: the dimension of the breakdown */
+            group_by?: string;
+            /** @description With group_by: how many top groups have a series of their own */
+            top?: number;
+            /** @description With group_by: the top groups by cost then requests, then `other` (the rest), adding up to `data` bucket by bucket */
+            series?: components["schemas"]["AnalyticsSeriesResponseDto"][];
+        };
         RateLimitDto: {
             /** @enum {string} */
             type: "requests" | "tokens";
@@ -3311,7 +3520,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["EndUserActivityListResponseDto"];
+                };
             };
         };
     };
@@ -3338,7 +3549,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["EndUserActivityDetailResponseDto"];
+                };
             };
         };
     };
@@ -3371,11 +3584,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description JSON; with format=csv, the data rows as a CSV download */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["AnalyticsSummaryResponseDto"];
+                };
             };
         };
     };
@@ -3412,11 +3628,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description JSON; with format=csv, the buckets (with group_by, the series) as a CSV download */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["AnalyticsTimeseriesResponseDto"];
+                };
             };
         };
     };

@@ -192,62 +192,27 @@ export type RequestTotals = Schemas['RequestTotalsResponseDto'];
 /** A row of the request log (`GET /v1/logs`, `GET /v1/logs/{id}`). */
 export type LogRow = Schemas['LogRowResponseDto'];
 
-export interface SummaryRow {
-  key: string | null;
-  /** Grouping by virtual key: the key's id (`key` is its slug, which a deleted key may share with a new one). */
-  virtual_key_id?: string | null;
-  /** Requests as clients sent them (failed tries, tool rounds and tool calls nested under one are not requests). */
-  requests: number;
-  /** Requests that failed as their client saw them. */
-  errors: number;
-  /** Requests answered after a failed try: recovered by a retry or a fallback. */
-  recovered: number;
-  /** Tokens and cost: every row's, nested ones included. */
-  prompt_tokens: number;
-  completion_tokens: number;
-  /** null: none of these requests has a known price (never 0 for an unknown price). */
-  cost_usd: number | null;
-  /** Requests that used a model without a known price: not in `cost_usd`. */
-  unpriced_requests: number;
-  latency_p50_ms: number | null;
-  latency_p95_ms: number | null;
-}
+/** A group of `GET /v1/analytics/summary`: requests, errors and latencies as clients saw them, tokens and cost of every row. */
+export type SummaryRow = Schemas['AnalyticsSummaryRowResponseDto'];
 
-export interface TimeseriesRow extends Omit<SummaryRow, 'key'> {
-  bucket: string;
-}
+/** A bucket of `GET /v1/analytics/timeseries`. */
+export type TimeseriesRow = Schemas['AnalyticsBucketResponseDto'];
 
 /** Ranges over two days get latency percentiles estimated from histograms (bins 9% wide). */
-export type Percentiles = 'exact' | 'approximate';
+export type Percentiles = Summary['latency_percentiles'];
 
-export interface Summary {
-  latency_percentiles: Percentiles;
-  filtered_from?: 'rollups' | 'rows';
-  data: SummaryRow[];
-}
+export type Summary = Schemas['AnalyticsSummaryResponseDto'];
 
-export interface Timeseries {
-  object: 'analytics.timeseries';
-  interval: 'minute' | 'hour' | 'day';
-  from: string;
-  to: string;
-  latency_percentiles: Percentiles;
-  /** With filters: whether the rollups answered or the log rows were read. */
-  filtered_from?: 'rollups' | 'rows';
-  data: TimeseriesRow[];
-  /** With group_by: the top groups, then `other` (the rest), adding up to `data` bucket by bucket. */
-  group_by?: string;
-  series?: BreakdownSeries[];
-}
+export type Timeseries = Schemas['AnalyticsTimeseriesResponseDto'];
 
-export interface BreakdownSeries {
-  key: string | null;
-  virtual_key_id?: string | null;
-  other: boolean;
-  /** `other`: how many groups it holds. */
-  groups?: number;
-  data: Pick<TimeseriesRow, 'bucket' | 'requests' | 'errors' | 'prompt_tokens' | 'completion_tokens' | 'cost_usd' | 'unpriced_requests'>[];
-}
+/** A group's buckets in a breakdown over time: the top groups, then `other` (the rest), adding up to `data` bucket by bucket. */
+export type BreakdownSeries = Schemas['AnalyticsSeriesResponseDto'];
+
+/** An end user's figures in a period (`GET /v1/analytics/users`, `/users/{user}`). */
+export type EndUserActivity = Schemas['EndUserActivityResponseDto'];
+
+/** A page of `GET /v1/analytics/users`: `total` end users in all. */
+export type EndUserActivityPage = Schemas['EndUserActivityListResponseDto'];
 
 /** Every page of a list endpoint, up to `max` rows. */
 export async function listAll<T>(path: string, max = 1000): Promise<T[]> {
