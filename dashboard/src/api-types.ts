@@ -2075,6 +2075,127 @@ export interface components {
             /** @description Slug of the stored config used when a request names no route; wins over default_virtual_key */
             default_config?: Record<string, never> | null;
         };
+        ApiKeyCreatedResponseDto: {
+            budget_limit_usd: number | null;
+            /**
+             * @description Null: the budget is for all time
+             * @enum {string|null}
+             */
+            budget_period: "daily" | "weekly" | "monthly" | null;
+            /** @description Known spend in the budget's period (all time without a period); requests without a price are in unpriced_requests */
+            spent_usd: number;
+            /** @description Requests in the period that used a model without a known price: not in spent_usd */
+            unpriced_requests: number;
+            /** @description Null without a budget */
+            budget_remaining_usd: number | null;
+            /**
+             * Format: date-time
+             * @description The current period's start; null without a period
+             */
+            budget_period_start: string | null;
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            object: "api_key";
+            name: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "member" | "viewer";
+            /** @description The workspace's slug */
+            workspace: string | null;
+            /** Format: uuid */
+            workspace_id: string;
+            /** @description The first and last characters of the secret, to tell keys apart */
+            key_hint: string;
+            /** @description GATEWAY_ADMIN_KEY's own row: it cannot be revoked or demoted */
+            is_bootstrap: boolean;
+            rate_limits: components["schemas"]["RateLimitDto"][];
+            /** Format: date-time */
+            expires_at: string | null;
+            metadata: {
+                [key: string]: string;
+            };
+            /** @description Slug of the virtual key that routes this key's requests naming no route */
+            default_virtual_key: string | null;
+            /** @description Slug or id of the stored config that routes this key's requests naming no route */
+            default_config: string | null;
+            /** @description MCP servers (slugs) this key may use */
+            allowed_mcp_servers: string[] | null;
+            /** @description Per MCP server slug, the tools this key may call there */
+            allowed_tools: {
+                [key: string]: string[];
+            } | null;
+            /** Format: date-time */
+            last_used_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description The secret (gk-…), returned only on creation */
+            key: string;
+        };
+        ApiKeyResponseDto: {
+            budget_limit_usd: number | null;
+            /**
+             * @description Null: the budget is for all time
+             * @enum {string|null}
+             */
+            budget_period: "daily" | "weekly" | "monthly" | null;
+            /** @description Known spend in the budget's period (all time without a period); requests without a price are in unpriced_requests */
+            spent_usd: number;
+            /** @description Requests in the period that used a model without a known price: not in spent_usd */
+            unpriced_requests: number;
+            /** @description Null without a budget */
+            budget_remaining_usd: number | null;
+            /**
+             * Format: date-time
+             * @description The current period's start; null without a period
+             */
+            budget_period_start: string | null;
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            object: "api_key";
+            name: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "member" | "viewer";
+            /** @description The workspace's slug */
+            workspace: string | null;
+            /** Format: uuid */
+            workspace_id: string;
+            /** @description The first and last characters of the secret, to tell keys apart */
+            key_hint: string;
+            /** @description GATEWAY_ADMIN_KEY's own row: it cannot be revoked or demoted */
+            is_bootstrap: boolean;
+            rate_limits: components["schemas"]["RateLimitDto"][];
+            /** Format: date-time */
+            expires_at: string | null;
+            metadata: {
+                [key: string]: string;
+            };
+            /** @description Slug of the virtual key that routes this key's requests naming no route */
+            default_virtual_key: string | null;
+            /** @description Slug or id of the stored config that routes this key's requests naming no route */
+            default_config: string | null;
+            /** @description MCP servers (slugs) this key may use */
+            allowed_mcp_servers: string[] | null;
+            /** @description Per MCP server slug, the tools this key may call there */
+            allowed_tools: {
+                [key: string]: string[];
+            } | null;
+            /** Format: date-time */
+            last_used_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        ApiKeyListResponseDto: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["ApiKeyResponseDto"][];
+            /** @description The cursor of the next page; null on the last */
+            next_cursor: string | null;
+        };
         ApiKeyUpdateDto: {
             budget_limit_usd?: Record<string, never> | null;
             /** @enum {string|null} */
@@ -2099,6 +2220,16 @@ export interface components {
             default_virtual_key?: Record<string, never> | null;
             /** @description Slug of the stored config used when a request names no route; wins over default_virtual_key */
             default_config?: Record<string, never> | null;
+        };
+        DeletedResponseDto: {
+            id: string;
+            /**
+             * @description The kind of object deleted
+             * @example api_key
+             */
+            object: string;
+            /** @enum {boolean} */
+            deleted: true;
         };
         VirtualKeyCreateDto: {
             budget_limit_usd?: Record<string, never> | null;
@@ -3759,7 +3890,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ApiKeyListResponseDto"];
+                };
             };
         };
     };
@@ -3780,7 +3913,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ApiKeyCreatedResponseDto"];
+                };
             };
         };
     };
@@ -3799,7 +3934,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ApiKeyResponseDto"];
+                };
             };
         };
     };
@@ -3818,7 +3955,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DeletedResponseDto"];
+                };
             };
         };
     };
@@ -3841,7 +3980,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ApiKeyResponseDto"];
+                };
             };
         };
     };

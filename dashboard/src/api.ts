@@ -214,6 +214,9 @@ export type EndUserActivity = Schemas['EndUserActivityResponseDto'];
 /** A page of `GET /v1/analytics/users`: `total` end users in all. */
 export type EndUserActivityPage = Schemas['EndUserActivityListResponseDto'];
 
+/** An API key as the admin API answers it (`GET /v1/api-keys`); on creation with its secret, `key`. */
+export type ApiKey = Schemas['ApiKeyResponseDto'];
+
 /** Every page of a list endpoint, up to `max` rows. */
 export async function listAll<T>(path: string, max = 1000): Promise<T[]> {
   const rows: T[] = [];

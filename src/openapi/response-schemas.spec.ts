@@ -1,6 +1,13 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import type { DataSource, Repository } from 'typeorm';
+import { ApiKeysService } from '../modules/keys/api-keys.service';
+import { ApiKeyEntity } from '../modules/keys/entities/api-key.entity';
+import type { KeyChangeNotifier } from '../modules/keys/key-change-notifier';
+import type { KeyLookupService } from '../modules/keys/key-lookup.service';
+import { SpendService } from '../modules/keys/spend.service';
 import { RequestLogEntity } from '../modules/logging/entities/request-log.entity';
+import type { WorkspaceDirectory } from '../modules/workspaces/workspace-directory';
 import { toLogResponse } from '../modules/logging/logs.service';
 import { openApiDocumentOffline } from './openapi-document';
 
@@ -43,5 +50,17 @@ describe('the response schemas of the OpenAPI document', () => {
     expect(propertiesOf('LogRowListResponseDto')).toEqual({ all: ['data', 'next_cursor', 'object'], required: ['data', 'next_cursor', 'object'] });
     const list = document.paths['/v1/logs'].get?.responses['200'] as { content: Record<string, { schema: unknown }> };
     expect(list.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/LogRowListResponseDto' });
+  });
+
+  it("ApiKeyResponseDto: the keys of ApiKeysService's answer, all required; the creation's adds the secret", async () => {
+    // The mapper as the service runs it, its spend read from a log that holds nothing.
+    const spend = new SpendService({ query: () => Promise.resolve([{ spent: 0, unpriced: 0 }]) } as unknown as DataSource);
+    const workspaces = { byId: () => Promise.resolve({ slug: 'default' }) } as unknown as WorkspaceDirectory;
+    const service = new ApiKeysService({} as Repository<ApiKeyEntity>, {} as KeyChangeNotifier, spend, {} as KeyLookupService, workspaces);
+    const row = Object.assign(new ApiKeyEntity(), { createdAt: new Date(), updatedAt: new Date(), budgetLimitUsd: null, budgetPeriod: null });
+    const keys = Object.keys(await service['toResponse'](row)).sort();
+
+    expect(propertiesOf('ApiKeyResponseDto')).toEqual({ all: keys, required: keys });
+    expect(propertiesOf('ApiKeyCreatedResponseDto').all).toEqual([...keys, 'key'].sort());
   });
 });
