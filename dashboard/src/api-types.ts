@@ -1661,6 +1661,366 @@ export interface components {
             /** @description Log metadata, merged over x-gateway-metadata */
             metadata?: Record<string, never>;
         };
+        LogErrorResponseDto: {
+            /** @example rate_limit_error */
+            type: string;
+            code: string | null;
+            message: string;
+        };
+        GuardrailCheckResponseDto: {
+            /** @example contains */
+            type: string;
+            /** @description Whether the check passed */
+            verdict: boolean;
+            reason: string;
+        };
+        GuardrailResultResponseDto: {
+            name: string;
+            /** @description Whether a failure denies the request */
+            deny: boolean;
+            /** @description True when every check passed */
+            verdict: boolean;
+            checks: components["schemas"]["GuardrailCheckResponseDto"][];
+        };
+        LogGuardrailsResponseDto: {
+            input?: components["schemas"]["GuardrailResultResponseDto"][];
+            output?: components["schemas"]["GuardrailResultResponseDto"][];
+        };
+        ToolCallRecordResponseDto: {
+            /** @description The model round that asked for it (1 = the first answer) */
+            round: number;
+            /** @description The id the model gave the call */
+            call_id: string;
+            /** @description The MCP server slug */
+            server: string;
+            tool: string;
+            is_error: boolean;
+            latency_ms: number;
+            /** @description The id of the call's own row (operation mcp.tools.call) */
+            log_id: string;
+        };
+        RequestTotalsResponseDto: {
+            /** @description The rows counted: the request and those nested under it */
+            rows: number;
+            prompt_tokens: number;
+            completion_tokens: number;
+            total_tokens: number;
+            /** @description Null when some row used a model without a price and none had one */
+            cost_usd: number | null;
+            /** @description Rows that used a model without a known price: not in cost_usd */
+            unpriced_rows: number;
+        };
+        SearchSnippetResponseDto: {
+            /**
+             * @description Where the text is: the request's body or the answer
+             * @enum {string}
+             */
+            in: "request" | "response";
+            text: string;
+            /** @description Start and end (exclusive) of each word found in `text`, in order */
+            highlights: number[][];
+        };
+        LogRowResponseDto: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            object: "request_log";
+            trace_id: string;
+            /**
+             * @description `request`: what a client sent; nested under one (parent_id): a failed try (`attempt`), a `tool_round` or a `tool_call`
+             * @enum {string}
+             */
+            kind: "request" | "attempt" | "tool_round" | "tool_call";
+            /**
+             * Format: uuid
+             * @description The request's row, for a row nested under it
+             */
+            parent_id: string | null;
+            /** @description On a request: the tries that failed before its answer */
+            failed_attempts: number;
+            /** @description On a request: the rows nested under it */
+            nested_rows: number;
+            /** Format: date-time */
+            created_at: string;
+            /** @example chat.completions */
+            operation: string;
+            /** Format: uuid */
+            workspace_id: string;
+            /** Format: uuid */
+            api_key_id: string | null;
+            /** Format: uuid */
+            virtual_key_id: string | null;
+            /** Format: uuid */
+            config_id: string | null;
+            /** Format: uuid */
+            prompt_id: string | null;
+            prompt_version: number | null;
+            provider: string | null;
+            model: string | null;
+            status_code: number;
+            is_stream: boolean;
+            prompt_tokens: number | null;
+            completion_tokens: number | null;
+            total_tokens: number | null;
+            cached_tokens: number | null;
+            cache_write_tokens: number | null;
+            reasoning_tokens: number | null;
+            /** @description Non-token quantities billed (search units, web searches, audio seconds, characters) */
+            billed_units: {
+                [key: string]: number;
+            } | null;
+            /** @description Null: the model has no known price (never 0 for an unknown price) */
+            cost_usd: number | null;
+            latency_ms: number;
+            ttft_ms: number | null;
+            /** @description The end user */
+            user: string | null;
+            metadata: {
+                [key: string]: string;
+            };
+            error: components["schemas"]["LogErrorResponseDto"] | null;
+            retry_count: number;
+            cache_status: string | null;
+            target_index: string | null;
+            /** @description Guardrail results by stage, when the request's config had guardrails */
+            guardrails: components["schemas"]["LogGuardrailsResponseDto"] | null;
+            /** @description Request fields a translation dropped (CONTRACT section 12) */
+            ignored_params: string[] | null;
+            /** @description The MCP tool calls the gateway ran for this request, by round */
+            tool_calls: components["schemas"]["ToolCallRecordResponseDto"][] | null;
+            /** @description With the bodies (include_bodies) */
+            request_headers?: {
+                [key: string]: string;
+            } | null;
+            /** @description With the bodies (include_bodies) */
+            request_body?: ({
+                [key: string]: unknown;
+            } | unknown[] | string | number | boolean) | null;
+            /** @description With the bodies (include_bodies) */
+            response_body?: ({
+                [key: string]: unknown;
+            } | unknown[] | string | number | boolean) | null;
+            /** @description On a request read alone (GET /v1/logs/{id}): its tokens and cost with its nested rows */
+            totals?: components["schemas"]["RequestTotalsResponseDto"];
+            /** @description With a search (q) only: where the row's bodies hold a word searched for */
+            snippet?: components["schemas"]["SearchSnippetResponseDto"] | null;
+        };
+        LogRowListResponseDto: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["LogRowResponseDto"][];
+            /** @description The cursor of the next page; null on the last */
+            next_cursor: string | null;
+        };
+        EndUserBudgetResponseDto: {
+            /**
+             * Format: uuid
+             * @description The end user's budget record (/v1/end-users)
+             */
+            id: string;
+            budget_limit_usd: number | null;
+            /** @enum {string|null} */
+            budget_period: "daily" | "weekly" | "monthly" | null;
+        };
+        EndUserActivityResponseDto: {
+            /** @description The end user (`user` in the body, or `_user` in x-gateway-metadata) */
+            user: string;
+            requests: number;
+            errors: number;
+            /** @description Null: none of their requests has a known price (never 0 for an unknown price) */
+            cost_usd: number | null;
+            /** @description Requests that used a model without a known price: not in cost_usd */
+            unpriced_requests: number;
+            /**
+             * Format: date-time
+             * @description Their first request in the period
+             */
+            first_seen: string | null;
+            /**
+             * Format: date-time
+             * @description Their last request in the period
+             */
+            last_seen: string | null;
+            /** @description Their budget record, null when none; left out for roles that may not read end users' records */
+            budget?: components["schemas"]["EndUserBudgetResponseDto"] | null;
+        };
+        EndUserActivityListResponseDto: {
+            /** @enum {string} */
+            object: "list";
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            /** @description The end users listed on every page together */
+            total: number;
+            data: components["schemas"]["EndUserActivityResponseDto"][];
+            /** @description The cursor of the next page; null on the last */
+            next_cursor: string | null;
+        };
+        EndUserActivityDetailResponseDto: {
+            /** @description The end user (`user` in the body, or `_user` in x-gateway-metadata) */
+            user: string;
+            requests: number;
+            errors: number;
+            /** @description Null: none of their requests has a known price (never 0 for an unknown price) */
+            cost_usd: number | null;
+            /** @description Requests that used a model without a known price: not in cost_usd */
+            unpriced_requests: number;
+            /**
+             * Format: date-time
+             * @description Their first request in the period
+             */
+            first_seen: string | null;
+            /**
+             * Format: date-time
+             * @description Their last request in the period
+             */
+            last_seen: string | null;
+            /** @description Their budget record, null when none; left out for roles that may not read end users' records */
+            budget?: components["schemas"]["EndUserBudgetResponseDto"] | null;
+            /** @enum {string} */
+            object: "analytics.end_user";
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+        };
+        AnalyticsSummaryRowResponseDto: {
+            /** @description Requests as clients sent them (failed tries, tool rounds and tool calls nested under one are not requests) */
+            requests: number;
+            /** @description Requests that failed as their client saw them */
+            errors: number;
+            /** @description Every row's, nested ones included */
+            prompt_tokens: number;
+            /** @description Every row's, nested ones included */
+            completion_tokens: number;
+            /** @description Null when some rows used a model without a known price and none had one (never 0 for an unknown price) */
+            cost_usd: number | null;
+            /** @description Rows that used a model without a known price: not in cost_usd */
+            unpriced_requests: number;
+            /** @description Requests answered after a failed try: recovered by a retry or a fallback */
+            recovered: number;
+            /** @description Null without requests */
+            latency_p50_ms: number | null;
+            /** @description Null without requests */
+            latency_p95_ms: number | null;
+            /** @description The group's value (for group_by=virtual_key the key's slug); null for rows without one */
+            key: string | null;
+            /**
+             * Format: uuid
+             * @description With group_by=virtual_key only: the key's id (a deleted key's slug may be a new key's)
+             */
+            virtual_key_id?: string | null;
+        };
+        AnalyticsSummaryResponseDto: {
+            /** @enum {string} */
+            object: "analytics.summary";
+            /** @example model */
+            group_by: string;
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            /**
+             * @description Ranges over two days get latency percentiles estimated from histograms (bins 9% wide)
+             * @enum {string}
+             */
+            latency_percentiles: "exact" | "approximate";
+            /**
+             * @description With filters: whether the rollups answered or the log rows were read
+             * @enum {string}
+             */
+            filtered_from?: "rollups" | "rows";
+            /** @description By cost, then requests; at most 1,000 groups */
+            data: components["schemas"]["AnalyticsSummaryRowResponseDto"][];
+        };
+        AnalyticsBucketResponseDto: {
+            /** @description Requests as clients sent them (failed tries, tool rounds and tool calls nested under one are not requests) */
+            requests: number;
+            /** @description Requests that failed as their client saw them */
+            errors: number;
+            /** @description Every row's, nested ones included */
+            prompt_tokens: number;
+            /** @description Every row's, nested ones included */
+            completion_tokens: number;
+            /** @description Null when some rows used a model without a known price and none had one (never 0 for an unknown price) */
+            cost_usd: number | null;
+            /** @description Rows that used a model without a known price: not in cost_usd */
+            unpriced_requests: number;
+            /** @description Requests answered after a failed try: recovered by a retry or a fallback */
+            recovered: number;
+            /** @description Null without requests */
+            latency_p50_ms: number | null;
+            /** @description Null without requests */
+            latency_p95_ms: number | null;
+            /**
+             * Format: date-time
+             * @description The bucket's start
+             */
+            bucket: string;
+        };
+        AnalyticsSeriesPointResponseDto: {
+            /** @description Requests as clients sent them (failed tries, tool rounds and tool calls nested under one are not requests) */
+            requests: number;
+            /** @description Requests that failed as their client saw them */
+            errors: number;
+            /** @description Every row's, nested ones included */
+            prompt_tokens: number;
+            /** @description Every row's, nested ones included */
+            completion_tokens: number;
+            /** @description Null when some rows used a model without a known price and none had one (never 0 for an unknown price) */
+            cost_usd: number | null;
+            /** @description Rows that used a model without a known price: not in cost_usd */
+            unpriced_requests: number;
+            /**
+             * Format: date-time
+             * @description The bucket's start
+             */
+            bucket: string;
+        };
+        AnalyticsSeriesResponseDto: {
+            /** @description The group's value; null for `other` and for rows without one */
+            key: string | null;
+            /**
+             * Format: uuid
+             * @description With group_by=virtual_key, a top group only: the key's id
+             */
+            virtual_key_id?: string | null;
+            /** @description The groups past the top ones, together */
+            other: boolean;
+            /** @description `other` only: how many groups it holds */
+            groups?: number;
+            /** @description Every bucket of the range, as `data` */
+            data: components["schemas"]["AnalyticsSeriesPointResponseDto"][];
+        };
+        AnalyticsTimeseriesResponseDto: {
+            /** @enum {string} */
+            object: "analytics.timeseries";
+            /** @enum {string} */
+            interval: "minute" | "hour" | "day";
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            /**
+             * @description Ranges over two days get latency percentiles estimated from histograms (bins 9% wide)
+             * @enum {string}
+             */
+            latency_percentiles: "exact" | "approximate";
+            /**
+             * @description With filters: whether the rollups answered or the log rows were read
+             * @enum {string}
+             */
+            filtered_from?: "rollups" | "rows";
+            /** @description Every bucket of the range, oldest first; empty ones with zeros and null latencies */
+            data: components["schemas"]["AnalyticsBucketResponseDto"][];
+            /** @description With group_by: the dimension of the breakdown */
+            group_by?: string;
+            /** @description With group_by: how many top groups have a series of their own */
+            top?: number;
+            /** @description With group_by: the top groups by cost then requests, then `other` (the rest), adding up to `data` bucket by bucket */
+            series?: components["schemas"]["AnalyticsSeriesResponseDto"][];
+        };
         RateLimitDto: {
             /** @enum {string} */
             type: "requests" | "tokens";
@@ -1715,6 +2075,127 @@ export interface components {
             /** @description Slug of the stored config used when a request names no route; wins over default_virtual_key */
             default_config?: Record<string, never> | null;
         };
+        ApiKeyCreatedResponseDto: {
+            budget_limit_usd: number | null;
+            /**
+             * @description Null: the budget is for all time
+             * @enum {string|null}
+             */
+            budget_period: "daily" | "weekly" | "monthly" | null;
+            /** @description Known spend in the budget's period (all time without a period); requests without a price are in unpriced_requests */
+            spent_usd: number;
+            /** @description Requests in the period that used a model without a known price: not in spent_usd */
+            unpriced_requests: number;
+            /** @description Null without a budget */
+            budget_remaining_usd: number | null;
+            /**
+             * Format: date-time
+             * @description The current period's start; null without a period
+             */
+            budget_period_start: string | null;
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            object: "api_key";
+            name: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "member" | "viewer";
+            /** @description The workspace's slug */
+            workspace: string | null;
+            /** Format: uuid */
+            workspace_id: string;
+            /** @description The first and last characters of the secret, to tell keys apart */
+            key_hint: string;
+            /** @description GATEWAY_ADMIN_KEY's own row: it cannot be revoked or demoted */
+            is_bootstrap: boolean;
+            rate_limits: components["schemas"]["RateLimitDto"][];
+            /** Format: date-time */
+            expires_at: string | null;
+            metadata: {
+                [key: string]: string;
+            };
+            /** @description Slug of the virtual key that routes this key's requests naming no route */
+            default_virtual_key: string | null;
+            /** @description Slug or id of the stored config that routes this key's requests naming no route */
+            default_config: string | null;
+            /** @description MCP servers (slugs) this key may use */
+            allowed_mcp_servers: string[] | null;
+            /** @description Per MCP server slug, the tools this key may call there */
+            allowed_tools: {
+                [key: string]: string[];
+            } | null;
+            /** Format: date-time */
+            last_used_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description The secret (gk-…), returned only on creation */
+            key: string;
+        };
+        ApiKeyResponseDto: {
+            budget_limit_usd: number | null;
+            /**
+             * @description Null: the budget is for all time
+             * @enum {string|null}
+             */
+            budget_period: "daily" | "weekly" | "monthly" | null;
+            /** @description Known spend in the budget's period (all time without a period); requests without a price are in unpriced_requests */
+            spent_usd: number;
+            /** @description Requests in the period that used a model without a known price: not in spent_usd */
+            unpriced_requests: number;
+            /** @description Null without a budget */
+            budget_remaining_usd: number | null;
+            /**
+             * Format: date-time
+             * @description The current period's start; null without a period
+             */
+            budget_period_start: string | null;
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            object: "api_key";
+            name: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "member" | "viewer";
+            /** @description The workspace's slug */
+            workspace: string | null;
+            /** Format: uuid */
+            workspace_id: string;
+            /** @description The first and last characters of the secret, to tell keys apart */
+            key_hint: string;
+            /** @description GATEWAY_ADMIN_KEY's own row: it cannot be revoked or demoted */
+            is_bootstrap: boolean;
+            rate_limits: components["schemas"]["RateLimitDto"][];
+            /** Format: date-time */
+            expires_at: string | null;
+            metadata: {
+                [key: string]: string;
+            };
+            /** @description Slug of the virtual key that routes this key's requests naming no route */
+            default_virtual_key: string | null;
+            /** @description Slug or id of the stored config that routes this key's requests naming no route */
+            default_config: string | null;
+            /** @description MCP servers (slugs) this key may use */
+            allowed_mcp_servers: string[] | null;
+            /** @description Per MCP server slug, the tools this key may call there */
+            allowed_tools: {
+                [key: string]: string[];
+            } | null;
+            /** Format: date-time */
+            last_used_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        ApiKeyListResponseDto: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["ApiKeyResponseDto"][];
+            /** @description The cursor of the next page; null on the last */
+            next_cursor: string | null;
+        };
         ApiKeyUpdateDto: {
             budget_limit_usd?: Record<string, never> | null;
             /** @enum {string|null} */
@@ -1739,6 +2220,16 @@ export interface components {
             default_virtual_key?: Record<string, never> | null;
             /** @description Slug of the stored config used when a request names no route; wins over default_virtual_key */
             default_config?: Record<string, never> | null;
+        };
+        DeletedResponseDto: {
+            id: string;
+            /**
+             * @description The kind of object deleted
+             * @example api_key
+             */
+            object: string;
+            /** @enum {boolean} */
+            deleted: true;
         };
         VirtualKeyCreateDto: {
             budget_limit_usd?: Record<string, never> | null;
@@ -3032,7 +3523,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["LogRowListResponseDto"];
+                };
             };
         };
     };
@@ -3125,7 +3618,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["LogRowResponseDto"];
+                };
             };
         };
     };
@@ -3156,7 +3651,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["EndUserActivityListResponseDto"];
+                };
             };
         };
     };
@@ -3183,7 +3680,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["EndUserActivityDetailResponseDto"];
+                };
             };
         };
     };
@@ -3216,11 +3715,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description JSON; with format=csv, the data rows as a CSV download */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["AnalyticsSummaryResponseDto"];
+                };
             };
         };
     };
@@ -3259,11 +3761,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description JSON; with format=csv, the buckets (with group_by, the series) as a CSV download */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["AnalyticsTimeseriesResponseDto"];
+                };
             };
         };
     };
@@ -3387,7 +3892,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ApiKeyListResponseDto"];
+                };
             };
         };
     };
@@ -3408,7 +3915,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ApiKeyCreatedResponseDto"];
+                };
             };
         };
     };
@@ -3427,7 +3936,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ApiKeyResponseDto"];
+                };
             };
         };
     };
@@ -3446,7 +3957,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DeletedResponseDto"];
+                };
             };
         };
     };
@@ -3469,7 +3982,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ApiKeyResponseDto"];
+                };
             };
         };
     };

@@ -4,6 +4,7 @@
  * serves every tab), the session's CSRF token in `x-csrf-token` on writes, JSON both ways,
  * and every failure turned into an `ApiError` whose message is written for a person.
  */
+import type { components } from './api-types';
 import { workspaceHeader } from './acting-workspace';
 
 /** Who is signed in (`GET /auth/session`). */
@@ -178,131 +179,43 @@ export interface ListPage<T> {
   next_cursor: string | null;
 }
 
-/** Where a search's words are in a row's bodies (`GET /v1/logs?q=…`): a short text, the words' places in it. */
-export interface SearchSnippet {
-  in: 'request' | 'response';
-  text: string;
-  highlights: [number, number][];
-}
+type Schemas = components['schemas'];
 
-export type RowKind = 'request' | 'attempt' | 'tool_round' | 'tool_call';
+/** Where a search's words are in a row's bodies (`GET /v1/logs?q=…`): a short text, the words' places in it. */
+export type SearchSnippet = Schemas['SearchSnippetResponseDto'];
+
+export type RowKind = LogRow['kind'];
 
 /** A request's figures with the rows nested under it (`GET /v1/logs/{id}`). */
-export interface RequestTotals {
-  rows: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-  /** Null when some row used a model without a price and none had one. */
-  cost_usd: number | null;
-  unpriced_rows: number;
-}
+export type RequestTotals = Schemas['RequestTotalsResponseDto'];
 
-export interface LogRow {
-  /** With a search only: where the row's bodies hold a word searched for. */
-  snippet?: SearchSnippet | null;
-  id: string;
-  trace_id: string;
-  /** `request`: what a client sent; nested under one (`parent_id`): a failed try (`attempt`), a `tool_round` or a `tool_call`. */
-  kind: RowKind;
-  parent_id: string | null;
-  /** On a request: the tries that failed before its answer. */
-  failed_attempts: number;
-  /** On a request: the rows nested under it. */
-  nested_rows: number;
-  /** On one request read alone: its tokens and cost with its nested rows'. */
-  totals?: RequestTotals;
-  created_at: string;
-  operation: string;
-  api_key_id: string | null;
-  virtual_key_id: string | null;
-  config_id: string | null;
-  prompt_id: string | null;
-  prompt_version: number | null;
-  provider: string | null;
-  model: string | null;
-  status_code: number;
-  is_stream: boolean;
-  prompt_tokens: number | null;
-  completion_tokens: number | null;
-  total_tokens: number | null;
-  cached_tokens: number | null;
-  cache_write_tokens: number | null;
-  reasoning_tokens: number | null;
-  cost_usd: number | null;
-  latency_ms: number;
-  ttft_ms: number | null;
-  user: string | null;
-  metadata: Record<string, string>;
-  error: unknown;
-  retry_count: number;
-  cache_status: string | null;
-  target_index: string | null;
-  /** MCP tool calls the gateway ran for this request, by model round (each a row of its own, `log_id`). */
-  tool_calls?: { round: number; call_id: string; server: string; tool: string; is_error: boolean; latency_ms: number; log_id: string }[] | null;
-  /** Guardrail results by stage, when the request's config had guardrails. */
-  guardrails?: Partial<Record<'input' | 'output', GuardrailResult[]>> | null;
-  request_headers?: unknown;
-  request_body?: unknown;
-  response_body?: unknown;
-}
+/** A row of the request log (`GET /v1/logs`, `GET /v1/logs/{id}`). */
+export type LogRow = Schemas['LogRowResponseDto'];
 
-export interface SummaryRow {
-  key: string | null;
-  /** Grouping by virtual key: the key's id (`key` is its slug, which a deleted key may share with a new one). */
-  virtual_key_id?: string | null;
-  /** Requests as clients sent them (failed tries, tool rounds and tool calls nested under one are not requests). */
-  requests: number;
-  /** Requests that failed as their client saw them. */
-  errors: number;
-  /** Requests answered after a failed try: recovered by a retry or a fallback. */
-  recovered: number;
-  /** Tokens and cost: every row's, nested ones included. */
-  prompt_tokens: number;
-  completion_tokens: number;
-  /** null: none of these requests has a known price (never 0 for an unknown price). */
-  cost_usd: number | null;
-  /** Requests that used a model without a known price: not in `cost_usd`. */
-  unpriced_requests: number;
-  latency_p50_ms: number | null;
-  latency_p95_ms: number | null;
-}
+/** A group of `GET /v1/analytics/summary`: requests, errors and latencies as clients saw them, tokens and cost of every row. */
+export type SummaryRow = Schemas['AnalyticsSummaryRowResponseDto'];
 
-export interface TimeseriesRow extends Omit<SummaryRow, 'key'> {
-  bucket: string;
-}
+/** A bucket of `GET /v1/analytics/timeseries`. */
+export type TimeseriesRow = Schemas['AnalyticsBucketResponseDto'];
 
 /** Ranges over two days get latency percentiles estimated from histograms (bins 9% wide). */
-export type Percentiles = 'exact' | 'approximate';
+export type Percentiles = Summary['latency_percentiles'];
 
-export interface Summary {
-  latency_percentiles: Percentiles;
-  filtered_from?: 'rollups' | 'rows';
-  data: SummaryRow[];
-}
+export type Summary = Schemas['AnalyticsSummaryResponseDto'];
 
-export interface Timeseries {
-  object: 'analytics.timeseries';
-  interval: 'minute' | 'hour' | 'day';
-  from: string;
-  to: string;
-  latency_percentiles: Percentiles;
-  /** With filters: whether the rollups answered or the log rows were read. */
-  filtered_from?: 'rollups' | 'rows';
-  data: TimeseriesRow[];
-  /** With group_by: the top groups, then `other` (the rest), adding up to `data` bucket by bucket. */
-  group_by?: string;
-  series?: BreakdownSeries[];
-}
+export type Timeseries = Schemas['AnalyticsTimeseriesResponseDto'];
 
-export interface BreakdownSeries {
-  key: string | null;
-  virtual_key_id?: string | null;
-  other: boolean;
-  /** `other`: how many groups it holds. */
-  groups?: number;
-  data: Pick<TimeseriesRow, 'bucket' | 'requests' | 'errors' | 'prompt_tokens' | 'completion_tokens' | 'cost_usd' | 'unpriced_requests'>[];
-}
+/** A group's buckets in a breakdown over time: the top groups, then `other` (the rest), adding up to `data` bucket by bucket. */
+export type BreakdownSeries = Schemas['AnalyticsSeriesResponseDto'];
+
+/** An end user's figures in a period (`GET /v1/analytics/users`, `/users/{user}`). */
+export type EndUserActivity = Schemas['EndUserActivityResponseDto'];
+
+/** A page of `GET /v1/analytics/users`: `total` end users in all. */
+export type EndUserActivityPage = Schemas['EndUserActivityListResponseDto'];
+
+/** An API key as the admin API answers it (`GET /v1/api-keys`); on creation with its secret, `key`. */
+export type ApiKey = Schemas['ApiKeyResponseDto'];
 
 /** Every page of a list endpoint, up to `max` rows. */
 export async function listAll<T>(path: string, max = 1000): Promise<T[]> {
@@ -317,9 +230,4 @@ export async function listAll<T>(path: string, max = 1000): Promise<T[]> {
   return rows;
 }
 
-export interface GuardrailResult {
-  name: string;
-  deny: boolean;
-  verdict: boolean;
-  checks: { type: string; verdict: boolean; reason: string }[];
-}
+export type GuardrailResult = Schemas['GuardrailResultResponseDto'];

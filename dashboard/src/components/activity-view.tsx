@@ -1,7 +1,7 @@
 import { displayZone } from '../time-zone';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { api, ApiError, Summary, Timeseries } from '../api';
+import { api, ApiError, type EndUserActivity, type EndUserActivityPage, Summary, Timeseries } from '../api';
 import { formatCost, formatDateTime, formatInt } from '../format';
 import { href, routeClick } from '../router';
 import { SpentText } from './budget-status';
@@ -49,19 +49,6 @@ export function PeriodSelect({ id, range, onChange }: { id: string; range: strin
   );
 }
 
-/** An end user's row of `GET /v1/analytics/users`. */
-export interface EndUserActivity {
-  user: string;
-  requests: number;
-  errors: number;
-  cost_usd: number | null;
-  unpriced_requests: number;
-  first_seen: string | null;
-  last_seen: string | null;
-  /** Left out for roles that may not read end users' records. */
-  budget?: { id: string; budget_limit_usd: number | null; budget_period: string | null } | null;
-}
-
 /** Spend as known ("$X + N unpriced"; never a made-up $0 for requests without a price). */
 export const Spend = ({ row }: { row: Pick<EndUserActivity, 'cost_usd' | 'unpriced_requests'> }) => (
   <SpentText spent={row.cost_usd ?? 0} unpriced={row.unpriced_requests} />
@@ -89,9 +76,7 @@ export function ActivityView({ filter, range, rangeLabel }: { filter: ['user' | 
     Promise.all([
       api<Timeseries>('GET', `/v1/analytics/timeseries?${query}&tz=${encodeURIComponent(displayZone())}`),
       api<Summary>('GET', `/v1/analytics/summary?group_by=model&${query}`),
-      name === 'api_key_id'
-        ? api<{ data: EndUserActivity[] }>('GET', `/v1/analytics/users?limit=10&${query}`).then((page) => page.data)
-        : Promise.resolve(null),
+      name === 'api_key_id' ? api<EndUserActivityPage>('GET', `/v1/analytics/users?limit=10&${query}`).then((page) => page.data) : Promise.resolve(null),
     ]).then(
       ([s, m, u]) => {
         if (!live) return;

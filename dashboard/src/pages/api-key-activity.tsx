@@ -13,7 +13,7 @@ const activityPath = (id: string, range = DEFAULT_ACTIVITY_RANGE) =>
   `/api-keys/${encodeURIComponent(id)}/activity${range === DEFAULT_ACTIVITY_RANGE ? '' : `?range=${range}`}`;
 
 /** The API keys' spec with a link to each key's activity (in the list and on the key's own page). */
-export function withActivityLink(spec: ResourceSpec): ResourceSpec {
+export function withActivityLink<R extends { id: string }>(spec: ResourceSpec<R>): ResourceSpec<R> {
   return {
     ...spec,
     columns: [
@@ -21,7 +21,7 @@ export function withActivityLink(spec: ResourceSpec): ResourceSpec {
       {
         label: 'Activity',
         render: (row) => (
-          <RouteLink to={activityPath(row.id as string)} label={`Activity of ${spec.nameOf(row)}`}>
+          <RouteLink to={activityPath(row.id)} label={`Activity of ${spec.nameOf(row)}`}>
             Activity
           </RouteLink>
         ),

@@ -1,4 +1,5 @@
 /** The API keys page: its columns and form, and the form's roles and workspace as the caller may give them. */
+import type { ApiKey } from '../api';
 import { formatDateTime } from '../format';
 import { actingWorkspace } from '../acting-workspace';
 import type { Caller } from '../workspace';
@@ -13,7 +14,7 @@ const ROLE_OPTIONS = [
   { value: 'viewer', label: "viewer: its workspace's logs and analytics" },
 ];
 
-export const API_KEYS: ResourceSpec = {
+export const API_KEYS: ResourceSpec<ApiKey> = {
   kind: 'api-key',
   title: 'API keys',
   singular: 'API key',
@@ -67,12 +68,14 @@ export const API_KEYS: ResourceSpec = {
     },
   ],
   secretOnCreate: true,
+  // GATEWAY_ADMIN_KEY's own row cannot be revoked.
+  deletable: (row) => !row.is_bootstrap,
   deleteLabel: 'Revoke',
   empty: 'No API keys yet besides the one you signed in with? Create one for each application or person.',
 };
 
 /** The API key form for this caller: owners give any role and pick the workspace; others give roles up to admin, in their own. */
-export function apiKeysSpec(caller: Caller): ResourceSpec {
+export function apiKeysSpec(caller: Caller): ResourceSpec<ApiKey> {
   if (!caller.isOwner) return API_KEYS;
   // Acting in one workspace (the header's switcher), an owner creates keys there only.
   const acting = actingWorkspace();

@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { api, ApiError, listAll } from '../api';
+import { api, ApiError, type EndUserActivity, type EndUserActivityPage, listAll } from '../api';
 import { RowBudgetStatus } from '../components/budget-status';
-import { ACTIVITY_RANGES, ActivityView, DEFAULT_ACTIVITY_RANGE, EndUserActivity, PeriodSelect, RouteLink, Spend, usePeriod } from '../components/activity-view';
+import { ACTIVITY_RANGES, ActivityView, DEFAULT_ACTIVITY_RANGE, PeriodSelect, RouteLink, Spend, usePeriod } from '../components/activity-view';
 import { formatCost, formatDateTime, formatInt } from '../format';
 import { Location, navigate } from '../router';
 import { END_USERS } from './end-users';
@@ -9,12 +9,6 @@ import { ResourceForm } from './resource-form';
 import type { ResourceSpec, Row } from './resource-spec';
 
 const PAGE = 50;
-
-interface ActivityPage {
-  data: EndUserActivity[];
-  next_cursor: string | null;
-  total: number;
-}
 
 /** The END_USERS form with the user already filled in (a budget for someone seen in the log). */
 const specFor = (user: string): ResourceSpec => ({
@@ -43,7 +37,7 @@ function EndUserList({ query, range, mayManageBudgets }: { query: URLSearchParam
   const q = query.get('q') ?? '';
   const period = usePeriod(range);
   const [search, setSearch] = useState(q);
-  const [page, setPage] = useState<ActivityPage | null>(null);
+  const [page, setPage] = useState<EndUserActivityPage | null>(null);
   // The budget records by user: their spend in the budget's own period, as /v1/end-users reads it.
   const [records, setRecords] = useState<Map<string, Row>>(new Map());
   const [error, setError] = useState<string | null>(null);
@@ -60,7 +54,7 @@ function EndUserList({ query, range, mayManageBudgets }: { query: URLSearchParam
     setError(null);
     setPage(null);
     Promise.all([
-      api<ActivityPage>('GET', `/v1/analytics/users?${params(null)}`),
+      api<EndUserActivityPage>('GET', `/v1/analytics/users?${params(null)}`),
       mayManageBudgets ? listAll<Row>('/v1/end-users', 5000) : Promise.resolve([]),
     ]).then(
       ([found, budgets]) => {
@@ -77,7 +71,7 @@ function EndUserList({ query, range, mayManageBudgets }: { query: URLSearchParam
 
   const more = async () => {
     try {
-      const next = await api<ActivityPage>('GET', `/v1/analytics/users?${params(page!.next_cursor)}`);
+      const next = await api<EndUserActivityPage>('GET', `/v1/analytics/users?${params(page!.next_cursor)}`);
       setPage({ ...next, data: [...page!.data, ...next.data] });
     } catch (e) {
       setError((e as ApiError).message);

@@ -3,18 +3,19 @@ import { fromLocalInput, pretty, toLocalInput } from '../format';
 import type { FieldSpec, Row } from './resource-spec';
 
 /** Form values (strings) from a row, for editing; empty ones for a new row. */
-export function valuesOf(fields: FieldSpec[], row: Row | null): Record<string, string> {
+export function valuesOf(fields: FieldSpec[], row: object | null): Record<string, string> {
   const values: Record<string, string> = {};
   for (const field of fields) {
-    const value = row?.[field.name];
+    const value: unknown = row === null ? undefined : (row as Record<string, unknown>)[field.name];
     if (field.kind === 'checkbox') values[field.name] = value ? 'true' : 'false';
     else if (field.kind === 'password') values[field.name] = '';
     else if (value === null || value === undefined) values[field.name] = !row ? (field.initial ?? '') : '';
     else if (field.kind === 'json')
       values[field.name] = (Array.isArray(value) && value.length === 0) || (typeof value === 'object' && Object.keys(value).length === 0) ? '' : pretty(value);
-    else if (field.kind === 'datetime') values[field.name] = toLocalInput(value);
+    else if (field.kind === 'datetime') values[field.name] = typeof value === 'string' ? toLocalInput(value) : '';
     else if (field.kind === 'list') values[field.name] = (value as string[]).join(', ');
-    else values[field.name] = String(value);
+    // A number or a boolean as its JSON text is its String().
+    else values[field.name] = typeof value === 'string' ? value : JSON.stringify(value);
   }
   return values;
 }

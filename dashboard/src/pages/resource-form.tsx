@@ -3,18 +3,18 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError } from '../api';
 import { ResourceField } from './resource-field';
 import { bodyOf, valuesOf } from './resource-form-values';
-import type { ResourceSpec, Row } from './resource-spec';
+import type { ResourceSpec } from './resource-spec';
 
-export function ResourceForm({
+export function ResourceForm<R extends object>({
   spec,
   row,
   onCancel,
   onSaved,
 }: {
-  spec: ResourceSpec;
-  row: Row | null;
+  spec: ResourceSpec<R>;
+  row: R | null;
   onCancel: () => void;
-  onSaved: (saved: Row, created: boolean) => void;
+  onSaved: (saved: R, created: boolean) => void;
 }) {
   const editing = row !== null;
   const [initial] = useState(() => valuesOf(spec.fields, row));
@@ -44,7 +44,7 @@ export function ResourceForm({
     setBusy(true);
     setFormError(null);
     try {
-      const saved = await api<Row>(editing ? 'PATCH' : 'POST', editing ? `${spec.path}/${encodeURIComponent(spec.idOf(row))}` : spec.path, body);
+      const saved = await api<R>(editing ? 'PATCH' : 'POST', editing ? `${spec.path}/${encodeURIComponent(spec.idOf(row))}` : spec.path, body);
       onSaved(saved, !editing);
     } catch (e) {
       const err = e as ApiError;

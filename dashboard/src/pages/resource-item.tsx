@@ -3,21 +3,21 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError } from '../api';
 import { KINDS } from '../names';
 import { href, routeClick } from '../router';
-import { titleInText, type ResourceSpec, type Row } from './resource-spec';
+import { idFieldOf, titleInText, type ResourceSpec } from './resource-spec';
 
 /**
  * One admin object's page (`/api-keys/<id>`, `/virtual-keys/<slug>` …), where the log's
  * names link to: its facts as the list shows them, and its edit button, above the list.
  */
-export function ResourceItem({ spec, id, onEdit }: { spec: ResourceSpec; id: string; onEdit: (row: Row) => void }) {
-  const [row, setRow] = useState<Row | null>(null);
+export function ResourceItem<R extends object>({ spec, id, onEdit }: { spec: ResourceSpec<R>; id: string; onEdit: (row: R) => void }) {
+  const [row, setRow] = useState<R | null>(null);
   const [error, setError] = useState<string | null>(null);
   const heading = useRef<HTMLHeadingElement>(null);
   const listPath = KINDS[spec.kind].page;
 
   useEffect(() => {
     let live = true;
-    api<Row>('GET', `${spec.path}/${encodeURIComponent(id)}`).then(
+    api<R>('GET', `${spec.path}/${encodeURIComponent(id)}`).then(
       (found) => live && setRow(found),
       (e: ApiError) => live && setError(e.status === 404 ? `There is no ${spec.singular} “${id}”: it may have been deleted.` : e.message),
     );
@@ -69,7 +69,7 @@ export function ResourceItem({ spec, id, onEdit }: { spec: ResourceSpec; id: str
         ))}
         <dt>Id</dt>
         <dd>
-          <code>{row.id}</code>
+          <code>{idFieldOf(row) ?? spec.idOf(row)}</code>
         </dd>
       </dl>
       {spec.details?.(row)}

@@ -2,10 +2,17 @@ import type { ComponentChildren } from 'preact';
 import type { Kind } from '../names';
 
 /** A resource's title inside a sentence ("API keys", "MCP servers" keep their capitals, "Configs" does not). */
-export const titleInText = (spec: Pick<ResourceSpec, 'title'>): string => spec.title.replace(/^[A-Z](?=[a-z])/, (first) => first.toLowerCase());
+export const titleInText = (spec: { title: string }): string => spec.title.replace(/^[A-Z](?=[a-z])/, (first) => first.toLowerCase());
 
-/** What a resource page (resources.tsx) lists and edits, and its item page (resource-item.tsx) shows. */
+/**
+ * What a resource page (resources.tsx) lists and edits, and its item page (resource-item.tsx)
+ * shows: each spec names its row type, the API's generated one (api.ts) where the OpenAPI
+ * document describes the resource; `Row`, read loosely, where it does not yet.
+ */
 export type Row = Record<string, any>;
+
+/** The `id` of a row (a slug-named object's UUID, which links from the log name it by), when it has one. */
+export const idFieldOf = (row: object): string | undefined => ('id' in row && typeof row.id === 'string' ? row.id : undefined);
 
 export interface FieldSpec {
   name: string;
@@ -24,16 +31,16 @@ export interface FieldSpec {
   initial?: string;
 }
 
-export interface ResourceSpec {
+export interface ResourceSpec<R extends object = Row> {
   /** The kind of object, as log rows point at it (its page is `/dashboard<KINDS[kind].page>/<id>`). */
   kind: Kind;
   title: string;
   singular: string;
   path: string;
   intro: ComponentChildren;
-  idOf: (row: Row) => string;
-  nameOf: (row: Row) => string;
-  columns: { label: string; render: (row: Row) => ComponentChildren; num?: boolean }[];
+  idOf: (row: R) => string;
+  nameOf: (row: R) => string;
+  columns: { label: string; render: (row: R) => ComponentChildren; num?: boolean }[];
   fields: FieldSpec[];
   /** The creation answer holds a secret shown once (API keys). */
   secretOnCreate?: boolean;
@@ -42,7 +49,7 @@ export interface ResourceSpec {
   /** Listed and read only: no create, edit or delete (a workspace's own key on the workspaces). */
   readOnly?: boolean;
   /** More of an object on its own page, below its facts (an MCP server's tools). */
-  details?: (row: Row) => ComponentChildren;
-  /** Whether a row offers delete (default: all but the bootstrap key). */
-  deletable?: (row: Row) => boolean;
+  details?: (row: R) => ComponentChildren;
+  /** Whether a row offers delete (default: all). */
+  deletable?: (row: R) => boolean;
 }

@@ -9,29 +9,29 @@ import { forgetNames, KINDS } from '../names';
 import { useLocation } from '../router';
 import { ResourceForm } from './resource-form';
 import { ResourceItem } from './resource-item';
-import { titleInText, type ResourceSpec, type Row } from './resource-spec';
+import { idFieldOf, titleInText, type ResourceSpec } from './resource-spec';
 import { SecretOnce } from './secret-once';
 
 // Where end-users.tsx has read the budget periods from.
 export { PERIODS } from './resource-limits';
 
 /** List, create, edit and delete one kind of admin object. */
-export function ResourcePage({ spec, onChanged }: { spec: ResourceSpec; onChanged?: () => void }) {
+export function ResourcePage<R extends object>({ spec, onChanged }: { spec: ResourceSpec<R>; onChanged?: () => void }) {
   // `/api-keys/<id>`, `/virtual-keys/<slug>`…: one object's page, shown above the list (links from the log name them so).
   const location = useLocation();
   const selectedPart = location.path.slice(KINDS[spec.kind].page.length + 1);
   const selected = selectedPart ? decodeURIComponent(selectedPart) : null;
   const [loads, setLoads] = useState(0);
-  const [rows, setRows] = useState<Row[] | null>(null);
+  const [rows, setRows] = useState<R[] | null>(null);
   const [cursor, setCursor] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [editing, setEditing] = useState<Row | 'new' | null>(null);
+  const [editing, setEditing] = useState<R | 'new' | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
   // Revoking the key this dashboard is signed in with takes a second, explicit confirmation.
   const [confirmingSignOut, setConfirmingSignOut] = useState(false);
-  const signedInWith = (row: Row) => {
+  const signedInWith = (row: R) => {
     const key = currentSession()?.api_key;
-    return spec.path === '/v1/api-keys' && key != null && row.id === key.id;
+    return spec.path === '/v1/api-keys' && key != null && idFieldOf(row) === key.id;
   };
   const [notice, setNotice] = useState<string | null>(null);
   const [secret, setSecret] = useState<{ name: string; key: string } | null>(null);
@@ -39,7 +39,7 @@ export function ResourcePage({ spec, onChanged }: { spec: ResourceSpec; onChange
   const load = async () => {
     setError(null);
     try {
-      const page = await api<ListPage<Row>>('GET', `${spec.path}?limit=50`);
+      const page = await api<ListPage<R>>('GET', `${spec.path}?limit=50`);
       setRows(page.data);
       setCursor(page.next_cursor);
       setLoads((n) => n + 1);
@@ -58,7 +58,7 @@ export function ResourcePage({ spec, onChanged }: { spec: ResourceSpec; onChange
 
   const more = async () => {
     try {
-      const page = await api<ListPage<Row>>('GET', `${spec.path}?limit=50&cursor=${encodeURIComponent(cursor!)}`);
+      const page = await api<ListPage<R>>('GET', `${spec.path}?limit=50&cursor=${encodeURIComponent(cursor!)}`);
       setRows([...(rows ?? []), ...page.data]);
       setCursor(page.next_cursor);
     } catch (e) {
@@ -66,7 +66,7 @@ export function ResourcePage({ spec, onChanged }: { spec: ResourceSpec; onChange
     }
   };
 
-  const remove = async (row: Row) => {
+  const remove = async (row: R) => {
     try {
       await api('DELETE', `${spec.path}/${encodeURIComponent(spec.idOf(row))}`);
       forgetNames(spec.kind);
@@ -113,7 +113,7 @@ export function ResourcePage({ spec, onChanged }: { spec: ResourceSpec; onChange
             setEditing(null);
             forgetNames(spec.kind);
             onChanged?.();
-            if (created && spec.secretOnCreate && typeof saved.key === 'string') setSecret({ name: saved.name, key: saved.key });
+            if (created && spec.secretOnCreate && 'key' in saved && typeof saved.key === 'string') setSecret({ name: spec.nameOf(saved), key: saved.key });
             await load();
             if (!(created && spec.secretOnCreate)) setNotice(`${created ? 'Created' : 'Saved'} ${spec.singular} “${spec.nameOf(saved)}”.`);
           }}
@@ -169,9 +169,9 @@ export function ResourcePage({ spec, onChanged }: { spec: ResourceSpec; onChange
             <tbody>
               {rows.map((row) => {
                 const id = spec.idOf(row);
-                const isSelected = selected !== null && (selected === id || selected === row.id);
+                const isSelected = selected !== null && (selected === id || selected === idFieldOf(row));
                 return (
-                  <tr key={row.id} class={isSelected ? 'selected' : undefined} aria-current={isSelected ? 'true' : undefined}>
+                  <tr key={id} class={isSelected ? 'selected' : undefined} aria-current={isSelected ? 'true' : undefined}>
                     {spec.columns.map((c) => (
                       <td key={c.label} data-label={c.label} class={c.num ? 'num' : undefined}>
                         {c.render(row)}
@@ -230,7 +230,7 @@ export function ResourcePage({ spec, onChanged }: { spec: ResourceSpec; onChange
                             >
                               Edit
                             </button>
-                            {(spec.deletable ? spec.deletable(row) : !row.is_bootstrap) && (
+                            {(spec.deletable?.(row) ?? true) && (
                               <button
                                 type="button"
                                 class="secondary small"

@@ -1,4 +1,5 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import type { Type } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { toInt } from '../query-transforms';
@@ -29,4 +30,29 @@ export function listPage<T>(rows: T[], limit: number, cursorOf: (row: T) => stri
   const more = rows.length > limit;
   const data = more ? rows.slice(0, limit) : rows;
   return { object: 'list', data, next_cursor: more ? cursorOf(data[data.length - 1]) : null };
+}
+
+const listResponses = new Map<Type, Type>();
+
+/**
+ * The OpenAPI schema of a list page of `item`s, for `@ApiOkResponse({ type })`: a class per
+ * item type (`LogRowResponseDto` gives `LogRowListResponseDto`), made once, since a generic
+ * class is one schema for OpenAPI. Documentation only: the services return `ListPage`s.
+ */
+export function ListResponseDto<T>(item: Type<T>): Type<ListPage<T>> {
+  const made = listResponses.get(item);
+  if (made) return made as Type<ListPage<T>>;
+  class ListResponse implements ListPage<T> {
+    @ApiProperty({ enum: ['list'] })
+    object: 'list';
+
+    @ApiProperty({ type: () => item, isArray: true })
+    data: T[];
+
+    @ApiProperty({ type: String, nullable: true, description: 'The cursor of the next page; null on the last' })
+    next_cursor: string | null;
+  }
+  Object.defineProperty(ListResponse, 'name', { value: `${item.name.replace(/(Response)?Dto$/, '')}ListResponseDto` });
+  listResponses.set(item, ListResponse);
+  return ListResponse;
 }

@@ -1,12 +1,14 @@
 import { Body, Controller, Delete, Get, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { Permission, Scope } from '../../context/request-context.decorator';
 import type { WorkspaceScope } from '../../context/caller';
-import { ListQueryDto } from '../../common/http/list.dto';
+import { ListQueryDto, ListResponseDto } from '../../common/http/list.dto';
+import { DeletedResponseDto } from '../../common/http/deleted.response';
 import { AuditAction, Audited } from '../audit/audited.decorator';
 import { ApiKeysService } from './api-keys.service';
 import { ConfigsService } from './configs.service';
 import { ApiKeyCreateDto, ApiKeyUpdateDto } from './dto/api-key.dto';
+import { ApiKeyCreatedResponseDto, ApiKeyResponseDto } from './dto/api-key.response';
 import { ConfigCreateDto, ConfigReadQueryDto, ConfigUpdateDto } from './dto/config.dto';
 import { EndUserCreateDto, EndUserUpdateDto } from './dto/end-user.dto';
 import { EndUsersService } from './end-users.service';
@@ -23,23 +25,27 @@ export class ApiKeysController {
 
   @Post()
   @ApiOperation({ summary: 'Create an API key; the secret is in `key`, returned only here' })
+  @ApiCreatedResponse({ type: ApiKeyCreatedResponseDto })
   create(@Scope() scope: WorkspaceScope, @Body() dto: ApiKeyCreateDto) {
     return this.apiKeys.create(scope, dto);
   }
 
   @Get()
   @Permission('resources.read')
+  @ApiOkResponse({ type: ListResponseDto(ApiKeyResponseDto) })
   list(@Scope() scope: WorkspaceScope, @Query() query: ListQueryDto) {
     return this.apiKeys.list(scope, query.limit, query.cursor);
   }
 
   @Get(':id')
   @Permission('resources.read')
+  @ApiOkResponse({ type: ApiKeyResponseDto })
   get(@Scope() scope: WorkspaceScope, @Param('id') id: string) {
     return this.apiKeys.get(scope, id);
   }
 
   @Patch(':id')
+  @ApiOkResponse({ type: ApiKeyResponseDto })
   update(@Scope() scope: WorkspaceScope, @Param('id') id: string, @Body() dto: ApiKeyUpdateDto) {
     return this.apiKeys.update(scope, id, dto);
   }
@@ -47,6 +53,7 @@ export class ApiKeysController {
   @Delete(':id')
   @AuditAction('revoke')
   @ApiOperation({ summary: 'Revoke an API key' })
+  @ApiOkResponse({ type: DeletedResponseDto })
   remove(@Scope() scope: WorkspaceScope, @Param('id') id: string) {
     return this.apiKeys.revoke(scope, id);
   }

@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { Permission, Scope } from '../../context/request-context.decorator';
 import type { WorkspaceScope } from '../../context/caller';
 import { AnalyticsService } from './analytics.service';
@@ -8,6 +8,8 @@ import { EndUserActivityService } from './end-user-activity.service';
 import { EndUserActivityQueryDto, EndUserActivityRangeDto, EndUserParamDto } from './dto/end-user-activity-query.dto';
 import { AnalyticsQueryDto } from './dto/analytics-query.dto';
 import { AnalyticsTimeseriesQueryDto } from './dto/analytics-timeseries-query.dto';
+import { AnalyticsSummaryResponseDto, AnalyticsTimeseriesResponseDto } from './dto/analytics.response';
+import { EndUserActivityDetailResponseDto, EndUserActivityListResponseDto } from './dto/end-user-activity.response';
 import { sendTable } from './table-export';
 import { metadataQuery } from './analytics-filters';
 import { BREAKDOWN_COLUMNS, breakdownRows } from './analytics-series';
@@ -36,6 +38,7 @@ export class AnalyticsController {
     summary:
       'The end users who made requests in the period (and, for admins, those with a budget): requests, errors, cost (unknown apart), first and last request, budget; prefix search (q), paged; member keys see their own requests, others their workspace',
   })
+  @ApiOkResponse({ type: EndUserActivityListResponseDto })
   users(@Scope() scope: WorkspaceScope, @Query() query: EndUserActivityQueryDto): Promise<Record<string, unknown>> {
     return this.endUsers.list(scope, query);
   }
@@ -45,6 +48,7 @@ export class AnalyticsController {
     summary:
       "One end user's requests, errors, cost, first and last request and budget in the period (zeros when none); over time and by model: /timeseries and /summary with user=",
   })
+  @ApiOkResponse({ type: EndUserActivityDetailResponseDto })
   user(@Scope() scope: WorkspaceScope, @Param() params: EndUserParamDto, @Query() query: EndUserActivityRangeDto): Promise<Record<string, unknown>> {
     return this.endUsers.get(scope, params.user, query);
   }
@@ -54,6 +58,7 @@ export class AnalyticsController {
     summary:
       'Requests, errors, tokens, cost and latency percentiles grouped by one dimension, optionally filtered as the log is; member keys see their own, others their workspace rows',
   })
+  @ApiOkResponse({ type: AnalyticsSummaryResponseDto, description: 'JSON; with format=csv, the data rows as a CSV download' })
   async summary(@Scope() scope: WorkspaceScope, @Query() query: AnalyticsQueryDto, @Req() req: Request, @Res() res: Response): Promise<void> {
     const summary = await this.analytics.summary(scope, query, metadataQuery(req.query));
     if (query.format !== 'csv') res.json(summary);
@@ -65,6 +70,7 @@ export class AnalyticsController {
     summary:
       'Requests, errors, tokens, cost and latency percentiles per minute, hour or day (UTC buckets), optionally filtered and broken down by a dimension (group_by: top groups and other as series); member keys see their own, others their workspace rows',
   })
+  @ApiOkResponse({ type: AnalyticsTimeseriesResponseDto, description: 'JSON; with format=csv, the buckets (with group_by, the series) as a CSV download' })
   async timeseries(@Scope() scope: WorkspaceScope, @Query() query: AnalyticsTimeseriesQueryDto, @Req() req: Request, @Res() res: Response): Promise<void> {
     const series = await this.analytics.timeseries(scope, query, metadataQuery(req.query));
     if (query.format !== 'csv') res.json(series);

@@ -1,10 +1,12 @@
 import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
-import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ListResponseDto } from '../../common/http/list.dto';
 import type { Request, Response } from 'express';
 import { Permission, Scope } from '../../context/request-context.decorator';
 import type { WorkspaceScope } from '../../context/caller';
 import { LogExportQueryDto, LogQueryDto } from './dto/log-query.dto';
 import { LogStorageQueryDto } from './dto/log-storage-query.dto';
+import { LogRowResponseDto } from './dto/log-row.response';
 import { sendTable } from './table-export';
 import { LogsService } from './logs.service';
 
@@ -66,6 +68,7 @@ export class LogsController {
 
   @Get()
   @ApiOperation({ summary: "List request logs of the caller's workspace, newest first; member keys see only their own" })
+  @ApiOkResponse({ type: ListResponseDto(LogRowResponseDto) })
   list(@Scope() scope: WorkspaceScope, @Query() query: LogQueryDto, @Req() req: Request) {
     return this.logs.list(scope, query, metadataFilters(req.query));
   }
@@ -88,6 +91,7 @@ export class LogsController {
 
   @Get(':id')
   @ApiOperation({ summary: 'One request log with its full request and response' })
+  @ApiOkResponse({ type: LogRowResponseDto })
   get(@Scope() scope: WorkspaceScope, @Param('id') id: string) {
     return this.logs.get(scope, id);
   }

@@ -1,0 +1,66 @@
+import type { OpenAPIObject } from '@nestjs/swagger';
+import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import type { DataSource, Repository } from 'typeorm';
+import { ApiKeysService } from '../modules/keys/api-keys.service';
+import { ApiKeyEntity } from '../modules/keys/entities/api-key.entity';
+import type { KeyChangeNotifier } from '../modules/keys/key-change-notifier';
+import type { KeyLookupService } from '../modules/keys/key-lookup.service';
+import { SpendService } from '../modules/keys/spend.service';
+import { RequestLogEntity } from '../modules/logging/entities/request-log.entity';
+import type { WorkspaceDirectory } from '../modules/workspaces/workspace-directory';
+import { toLogResponse } from '../modules/logging/logs.service';
+import { openApiDocumentOffline } from './openapi-document';
+
+jest.setTimeout(60_000);
+
+/**
+ * The response schemas are classes written beside the mappers that build the answers (the
+ * services return plain objects): these tests keep each schema's properties those of its
+ * mapper's output, so the dashboard's generated types cannot silently fall behind.
+ */
+describe('the response schemas of the OpenAPI document', () => {
+  let document: OpenAPIObject;
+  beforeAll(async () => {
+    document = await openApiDocumentOffline();
+  });
+
+  /** A schema's properties, required ones apart. */
+  function propertiesOf(name: string): { all: string[]; required: string[] } {
+    const schema = document.components?.schemas?.[name] as SchemaObject | undefined;
+    if (!schema?.properties) throw new Error(`no schema ${name} with properties in the document`);
+    return { all: Object.keys(schema.properties).sort(), required: [...(schema.required ?? [])].sort() };
+  }
+
+  it("LogRowResponseDto: toLogResponse's keys, those always there required, the bodies, totals and snippet optional", () => {
+    // A row read without its bodies (include_bodies=false) has none of the body columns.
+    const row = Object.assign(new RequestLogEntity(), { createdAt: new Date() });
+    const always = Object.keys(toLogResponse(row)).sort();
+    const withBodies = Object.keys(
+      toLogResponse(Object.assign(new RequestLogEntity(), { createdAt: new Date(), requestBody: {}, responseBody: {}, requestHeaders: {} })),
+    );
+    // `totals`: GET /v1/logs/{id} of a request (LogsService.get); `snippet`: a search's rows (LogsService.addSnippets).
+    const every = [...withBodies, 'totals', 'snippet'].sort();
+
+    const schema = propertiesOf('LogRowResponseDto');
+    expect(schema.all).toEqual(every);
+    expect(schema.required).toEqual(always);
+  });
+
+  it("the log list's page: object, data of LogRowResponseDto, next_cursor", () => {
+    expect(propertiesOf('LogRowListResponseDto')).toEqual({ all: ['data', 'next_cursor', 'object'], required: ['data', 'next_cursor', 'object'] });
+    const list = document.paths['/v1/logs'].get?.responses['200'] as { content: Record<string, { schema: unknown }> };
+    expect(list.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/LogRowListResponseDto' });
+  });
+
+  it("ApiKeyResponseDto: the keys of ApiKeysService's answer, all required; the creation's adds the secret", async () => {
+    // The mapper as the service runs it, its spend read from a log that holds nothing.
+    const spend = new SpendService({ query: () => Promise.resolve([{ spent: 0, unpriced: 0 }]) } as unknown as DataSource);
+    const workspaces = { byId: () => Promise.resolve({ slug: 'default' }) } as unknown as WorkspaceDirectory;
+    const service = new ApiKeysService({} as Repository<ApiKeyEntity>, {} as KeyChangeNotifier, spend, {} as KeyLookupService, workspaces);
+    const row = Object.assign(new ApiKeyEntity(), { createdAt: new Date(), updatedAt: new Date(), budgetLimitUsd: null, budgetPeriod: null });
+    const keys = Object.keys(await service['toResponse'](row)).sort();
+
+    expect(propertiesOf('ApiKeyResponseDto')).toEqual({ all: keys, required: keys });
+    expect(propertiesOf('ApiKeyCreatedResponseDto').all).toEqual([...keys, 'key'].sort());
+  });
+});
