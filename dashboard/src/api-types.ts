@@ -1998,6 +1998,11 @@ export interface components {
             object: "analytics.timeseries";
             /** @enum {string} */
             interval: "minute" | "hour" | "day";
+            /**
+             * @description The time zone the buckets follow (IANA name)
+             * @example UTC
+             */
+            tz: string;
             /** Format: date-time */
             from: string;
             /** Format: date-time */

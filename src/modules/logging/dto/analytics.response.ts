@@ -117,6 +117,9 @@ export class AnalyticsTimeseriesResponseDto {
   @ApiProperty({ enum: INTERVALS })
   interval: TimeseriesInterval;
 
+  @ApiProperty({ description: 'The time zone the buckets follow (IANA name)', example: 'UTC' })
+  tz: string;
+
   @ApiProperty({ format: 'date-time' })
   from: string;
 
