@@ -2262,6 +2262,73 @@ export interface components {
             provider_options?: Record<string, never>;
             allowed_models?: string[] | null;
         };
+        VirtualKeyResponseDto: {
+            budget_limit_usd: number | null;
+            /**
+             * @description Null: the budget is for all time
+             * @enum {string|null}
+             */
+            budget_period: "daily" | "weekly" | "monthly" | null;
+            /** @description Known spend in the budget's period (all time without a period); requests without a price are in unpriced_requests */
+            spent_usd: number;
+            /** @description Requests in the period that used a model without a known price: not in spent_usd */
+            unpriced_requests: number;
+            /** @description Null without a budget */
+            budget_remaining_usd: number | null;
+            /**
+             * Format: date-time
+             * @description The current period's start; null without a period
+             */
+            budget_period_start: string | null;
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            object: "virtual_key";
+            name: string;
+            /** @description Unique in its workspace; what `x-gateway-virtual-key` and `@slug/model` name */
+            slug: string;
+            /** @description The workspace's slug */
+            workspace: string | null;
+            /** Format: uuid */
+            workspace_id: string;
+            /** @example openai */
+            provider: string;
+            /** @description A hint of the provider credential (its first and last characters), never the credential; null for a keyless provider */
+            key_hint: string | null;
+            provider_organization: string | null;
+            provider_project: string | null;
+            /** @description The base URL requests go to, any `user:password@` left out */
+            custom_host: string | null;
+            /** @description Provider-specific settings; each secret one (a name in `key`, `token`, `secret`, `password` …) as a hint, never in clear */
+            provider_options: {
+                [key: string]: string;
+            };
+            rate_limits: components["schemas"]["RateLimitDto"][];
+            /** @description Null: any model */
+            allowed_models: string[] | null;
+            /** @description MCP servers (slugs) this key may use */
+            allowed_mcp_servers: string[] | null;
+            /** @description Per MCP server slug, the tools this key may call there */
+            allowed_tools: {
+                [key: string]: string[];
+            } | null;
+            /** Format: date-time */
+            expires_at: string | null;
+            disabled: boolean;
+            /** Format: date-time */
+            last_used_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        VirtualKeyListResponseDto: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["VirtualKeyResponseDto"][];
+            /** @description The cursor of the next page; null on the last */
+            next_cursor: string | null;
+        };
         VirtualKeyUpdateDto: {
             budget_limit_usd?: Record<string, never> | null;
             /** @enum {string|null} */
@@ -4010,7 +4077,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["VirtualKeyListResponseDto"];
+                };
             };
         };
     };
@@ -4031,7 +4100,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["VirtualKeyResponseDto"];
+                };
             };
         };
     };
@@ -4050,7 +4121,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["VirtualKeyResponseDto"];
+                };
             };
         };
     };
@@ -4069,7 +4142,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DeletedResponseDto"];
+                };
             };
         };
     };
@@ -4092,7 +4167,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["VirtualKeyResponseDto"];
+                };
             };
         };
     };

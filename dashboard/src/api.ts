@@ -217,6 +217,9 @@ export type EndUserActivityPage = Schemas['EndUserActivityListResponseDto'];
 /** An API key as the admin API answers it (`GET /v1/api-keys`); on creation with its secret, `key`. */
 export type ApiKey = Schemas['ApiKeyResponseDto'];
 
+/** A virtual key as the admin API answers it (`GET /v1/virtual-keys`): the provider credential only as `key_hint`. */
+export type VirtualKey = Schemas['VirtualKeyResponseDto'];
+
 /** Every page of a list endpoint, up to `max` rows. */
 export async function listAll<T>(path: string, max = 1000): Promise<T[]> {
   const rows: T[] = [];

@@ -6,6 +6,10 @@ import { ApiKeyEntity } from '../modules/keys/entities/api-key.entity';
 import type { KeyChangeNotifier } from '../modules/keys/key-change-notifier';
 import type { KeyLookupService } from '../modules/keys/key-lookup.service';
 import { SpendService } from '../modules/keys/spend.service';
+import { VirtualKeyEntity } from '../modules/keys/entities/virtual-key.entity';
+import { VirtualKeysService } from '../modules/keys/virtual-keys.service';
+import type { ProviderRegistry } from '../providers/registry';
+import type { SecretBox } from '../common/crypto/secret-box';
 import { RequestLogEntity } from '../modules/logging/entities/request-log.entity';
 import type { WorkspaceDirectory } from '../modules/workspaces/workspace-directory';
 import { toLogResponse } from '../modules/logging/logs.service';
@@ -23,6 +27,10 @@ describe('the response schemas of the OpenAPI document', () => {
   beforeAll(async () => {
     document = await openApiDocumentOffline();
   });
+
+  // The spend a key's answer reads, from a log that holds nothing, and its workspace's slug.
+  const spend = new SpendService({ query: () => Promise.resolve([{ spent: 0, unpriced: 0 }]) } as unknown as DataSource);
+  const workspaces = { byId: () => Promise.resolve({ slug: 'default' }) } as unknown as WorkspaceDirectory;
 
   /** A schema's properties, required ones apart. */
   function propertiesOf(name: string): { all: string[]; required: string[] } {
@@ -53,14 +61,36 @@ describe('the response schemas of the OpenAPI document', () => {
   });
 
   it("ApiKeyResponseDto: the keys of ApiKeysService's answer, all required; the creation's adds the secret", async () => {
-    // The mapper as the service runs it, its spend read from a log that holds nothing.
-    const spend = new SpendService({ query: () => Promise.resolve([{ spent: 0, unpriced: 0 }]) } as unknown as DataSource);
-    const workspaces = { byId: () => Promise.resolve({ slug: 'default' }) } as unknown as WorkspaceDirectory;
     const service = new ApiKeysService({} as Repository<ApiKeyEntity>, {} as KeyChangeNotifier, spend, {} as KeyLookupService, workspaces);
     const row = Object.assign(new ApiKeyEntity(), { createdAt: new Date(), updatedAt: new Date(), budgetLimitUsd: null, budgetPeriod: null });
     const keys = Object.keys(await service['toResponse'](row)).sort();
 
     expect(propertiesOf('ApiKeyResponseDto')).toEqual({ all: keys, required: keys });
     expect(propertiesOf('ApiKeyCreatedResponseDto').all).toEqual([...keys, 'key'].sort());
+  });
+
+  it("VirtualKeyResponseDto: the keys of VirtualKeysService's answer, all required (the credential only as key_hint)", async () => {
+    const service = new VirtualKeysService(
+      {} as Repository<VirtualKeyEntity>,
+      {} as ProviderRegistry,
+      {} as SecretBox,
+      {} as KeyChangeNotifier,
+      spend,
+      workspaces,
+    );
+    const row = Object.assign(new VirtualKeyEntity(), {
+      createdAt: new Date(),
+      updatedAt: new Date(),
+      providerOptions: {},
+      budgetLimitUsd: null,
+      budgetPeriod: null,
+      customHost: null,
+    });
+    const keys = Object.keys(await service['toResponse'](row)).sort();
+
+    expect(propertiesOf('VirtualKeyResponseDto')).toEqual({ all: keys, required: keys });
+    expect(keys).not.toContain('key');
+    const list = document.paths['/v1/virtual-keys'].get?.responses['200'] as { content: Record<string, { schema: unknown }> };
+    expect(list.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/VirtualKeyListResponseDto' });
   });
 });

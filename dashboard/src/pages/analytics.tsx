@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { api, ApiError, BreakdownSeries, listAll, Summary, SummaryRow, Timeseries } from '../api';
+import { api, ApiError, ApiKey, BreakdownSeries, listAll, Summary, SummaryRow, Timeseries, VirtualKey } from '../api';
 import { ChartSeries, TimeChart } from '../components/time-chart';
 import { SpentText } from '../components/budget-status';
 import { formatCost, formatDateTime, formatInt, formatMs, fromLocalInput, toLocalInput } from '../format';
@@ -88,15 +88,8 @@ const PALETTE = [
 ];
 const OTHER_COLOR = '#9ca3af';
 
-interface KeyRow {
-  id: string;
-  name: string;
-  slug?: string;
-  budget_limit_usd: number | null;
-  budget_period: string | null;
-  spent_usd: number;
-  unpriced_requests?: number;
-}
+/** What the budget table reads of an API key or a virtual key (only the latter has a slug). */
+type KeyRow = Pick<ApiKey, 'id' | 'name' | 'budget_limit_usd' | 'budget_period' | 'spent_usd' | 'unpriced_requests'> & { slug?: string };
 
 /**
  * `mayReadKeys`: the sign-in's role may read the keys (owners and admins: `resources.read`);
@@ -164,12 +157,12 @@ export function AnalyticsPage({ location, mayReadKeys = true }: { location: Loca
     api<Summary>('GET', `/v1/analytics/summary?${params}`).then(setSummary, (e: ApiError) => setSummaryError(e.message));
   }, [period, groupParam, filterKey, attempt]);
 
-  const [keys, setKeys] = useState<{ api: KeyRow[]; virtual: KeyRow[] } | null>(null);
+  const [keys, setKeys] = useState<{ api: ApiKey[]; virtual: VirtualKey[] } | null>(null);
   const [keysError, setKeysError] = useState<string | null>(null);
   useEffect(() => {
     setKeysError(null);
     if (!mayReadKeys) return;
-    Promise.all([listAll<KeyRow>('/v1/api-keys'), listAll<KeyRow>('/v1/virtual-keys')]).then(
+    Promise.all([listAll<ApiKey>('/v1/api-keys'), listAll<VirtualKey>('/v1/virtual-keys')]).then(
       ([apiKeys, virtualKeys]) => setKeys({ api: apiKeys, virtual: virtualKeys }),
       (e: ApiError) => setKeysError(e.message),
     );

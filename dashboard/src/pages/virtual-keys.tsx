@@ -1,9 +1,10 @@
 /** The virtual keys page: provider credentials kept encrypted, their columns and form. */
+import type { VirtualKey } from '../api';
 import { budgetCell, lastUsedCell, logsLink } from './resource-cells';
 import { limitFields } from './resource-limits';
 import type { ResourceSpec } from './resource-spec';
 
-export const VIRTUAL_KEYS: ResourceSpec = {
+export const VIRTUAL_KEYS: ResourceSpec<VirtualKey> = {
   kind: 'virtual-key',
   title: 'Virtual keys',
   singular: 'virtual key',

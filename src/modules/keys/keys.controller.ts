@@ -13,6 +13,7 @@ import { ConfigCreateDto, ConfigReadQueryDto, ConfigUpdateDto } from './dto/conf
 import { EndUserCreateDto, EndUserUpdateDto } from './dto/end-user.dto';
 import { EndUsersService } from './end-users.service';
 import { VirtualKeyCreateDto, VirtualKeyUpdateDto } from './dto/virtual-key.dto';
+import { VirtualKeyResponseDto } from './dto/virtual-key.response';
 import { VirtualKeysService } from './virtual-keys.service';
 
 @ApiTags('admin: api keys')
@@ -68,28 +69,33 @@ export class VirtualKeysController {
   constructor(private readonly virtualKeys: VirtualKeysService) {}
 
   @Post()
+  @ApiCreatedResponse({ type: VirtualKeyResponseDto })
   create(@Scope() scope: WorkspaceScope, @Body() dto: VirtualKeyCreateDto) {
     return this.virtualKeys.create(scope, dto);
   }
 
   @Get()
   @Permission('resources.read')
+  @ApiOkResponse({ type: ListResponseDto(VirtualKeyResponseDto) })
   list(@Scope() scope: WorkspaceScope, @Query() query: ListQueryDto) {
     return this.virtualKeys.list(scope, query.limit, query.cursor);
   }
 
   @Get(':idOrSlug')
   @Permission('resources.read')
+  @ApiOkResponse({ type: VirtualKeyResponseDto })
   get(@Scope() scope: WorkspaceScope, @Param('idOrSlug') idOrSlug: string) {
     return this.virtualKeys.get(scope, idOrSlug);
   }
 
   @Patch(':idOrSlug')
+  @ApiOkResponse({ type: VirtualKeyResponseDto })
   update(@Scope() scope: WorkspaceScope, @Param('idOrSlug') idOrSlug: string, @Body() dto: VirtualKeyUpdateDto) {
     return this.virtualKeys.update(scope, idOrSlug, dto);
   }
 
   @Delete(':idOrSlug')
+  @ApiOkResponse({ type: DeletedResponseDto })
   remove(@Scope() scope: WorkspaceScope, @Param('idOrSlug') idOrSlug: string) {
     return this.virtualKeys.remove(scope, idOrSlug);
   }
