@@ -1620,7 +1620,90 @@ export interface components {
             /** @example support-reply */
             slug: string;
         };
+        PromptResponseDto: {
+            /**
+             * @description Model name, or @<virtual-key-slug>/<model>
+             * @example gpt-4o-mini
+             */
+            model: string;
+            /** @description Slug of the virtual key the prompt runs on when the call names no route */
+            virtual_key?: string;
+            /** @description A provider id, used with the caller’s Authorization header (or a credential-free provider) */
+            provider?: string;
+            /** @description Chat messages whose contents are Mustache templates ({{variable}}) */
+            messages: {
+                [key: string]: unknown;
+            }[];
+            /** @description Default values of the variables */
+            variables?: {
+                [key: string]: unknown;
+            };
+            /** @description Chat completion parameters */
+            hyperparameters?: {
+                [key: string]: unknown;
+            };
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            object: "prompt";
+            name: string;
+            slug: string;
+            /** @description The workspace's slug */
+            workspace: string | null;
+            /** Format: uuid */
+            workspace_id: string;
+            version: number;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When this version was written
+             */
+            updated_at: string;
+        };
         Object: Record<string, never>;
+        PromptListResponseDto: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["PromptResponseDto"][];
+            /** @description The cursor of the next page; null on the last */
+            next_cursor: string | null;
+        };
+        PromptVersionResponseDto: {
+            /**
+             * @description Model name, or @<virtual-key-slug>/<model>
+             * @example gpt-4o-mini
+             */
+            model: string;
+            /** @description Slug of the virtual key the prompt runs on when the call names no route */
+            virtual_key?: string;
+            /** @description A provider id, used with the caller’s Authorization header (or a credential-free provider) */
+            provider?: string;
+            /** @description Chat messages whose contents are Mustache templates ({{variable}}) */
+            messages: {
+                [key: string]: unknown;
+            }[];
+            /** @description Default values of the variables */
+            variables?: {
+                [key: string]: unknown;
+            };
+            /** @description Chat completion parameters */
+            hyperparameters?: {
+                [key: string]: unknown;
+            };
+            version: number;
+            /** @description The prompt's name when this version was written */
+            name: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        PromptVersionListResponseDto: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["PromptVersionResponseDto"][];
+            /** @description The cursor of the next page; null on the last */
+            next_cursor: string | null;
+        };
         PromptUpdateDto: {
             /**
              * @description Model name, or @<virtual-key-slug>/<model>
@@ -1638,6 +1721,16 @@ export interface components {
             /** @description Chat completion parameters: max_tokens, temperature, top_p, presence_penalty, tools, response_format … */
             hyperparameters?: Record<string, never>;
             name?: string;
+        };
+        DeletedResponseDto: {
+            id: string;
+            /**
+             * @description The kind of object deleted
+             * @example api_key
+             */
+            object: string;
+            /** @enum {boolean} */
+            deleted: true;
         };
         PromptCallDto: {
             /**
@@ -2226,16 +2319,6 @@ export interface components {
             /** @description Slug of the stored config used when a request names no route; wins over default_virtual_key */
             default_config?: Record<string, never> | null;
         };
-        DeletedResponseDto: {
-            id: string;
-            /**
-             * @description The kind of object deleted
-             * @example api_key
-             */
-            object: string;
-            /** @enum {boolean} */
-            deleted: true;
-        };
         VirtualKeyCreateDto: {
             budget_limit_usd?: Record<string, never> | null;
             /** @enum {string|null} */
@@ -2359,6 +2442,56 @@ export interface components {
             slug: string;
             /** @description A gateway config (CONTRACT section 5) */
             config: Record<string, never>;
+        };
+        ConfigResponseDto: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            object: "config";
+            name: string;
+            /** @description Unique in its workspace; what `x-gateway-config` names */
+            slug: string;
+            /** @description The workspace's slug */
+            workspace: string | null;
+            /** Format: uuid */
+            workspace_id: string;
+            version: number;
+            /** @description The gateway config (CONTRACT section 5); each credential inside (every `api_key`, every header value) as a hint of it (`sk-…abcd`), never in clear */
+            config: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When this version was written
+             */
+            updated_at: string;
+        };
+        ConfigListResponseDto: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["ConfigResponseDto"][];
+            /** @description The cursor of the next page; null on the last */
+            next_cursor: string | null;
+        };
+        ConfigVersionResponseDto: {
+            version: number;
+            /** @description The config's name when this version was written */
+            name: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The gateway config (CONTRACT section 5); each credential inside (every `api_key`, every header value) as a hint of it (`sk-…abcd`), never in clear */
+            config: {
+                [key: string]: unknown;
+            };
+        };
+        ConfigVersionListResponseDto: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["ConfigVersionResponseDto"][];
+            /** @description The cursor of the next page; null on the last */
+            next_cursor: string | null;
         };
         ConfigUpdateDto: {
             name?: string;
@@ -3348,7 +3481,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PromptListResponseDto"];
+                };
             };
         };
     };
@@ -3369,7 +3504,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PromptResponseDto"];
+                };
             };
         };
     };
@@ -3391,7 +3528,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PromptResponseDto"];
+                };
             };
         };
     };
@@ -3410,7 +3549,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DeletedResponseDto"];
+                };
             };
         };
     };
@@ -3433,7 +3574,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PromptResponseDto"];
+                };
             };
         };
     };
@@ -3456,7 +3599,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PromptVersionListResponseDto"];
+                };
             };
         };
     };
@@ -4190,7 +4335,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ConfigListResponseDto"];
+                };
             };
         };
     };
@@ -4211,7 +4358,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ConfigResponseDto"];
+                };
             };
         };
     };
@@ -4233,7 +4382,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ConfigResponseDto"];
+                };
             };
         };
     };
@@ -4252,7 +4403,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DeletedResponseDto"];
+                };
             };
         };
     };
@@ -4275,7 +4428,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ConfigResponseDto"];
+                };
             };
         };
     };
@@ -4298,7 +4453,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ConfigVersionListResponseDto"];
+                };
             };
         };
     };

@@ -220,6 +220,18 @@ export type ApiKey = Schemas['ApiKeyResponseDto'];
 /** A virtual key as the admin API answers it (`GET /v1/virtual-keys`): the provider credential only as `key_hint`. */
 export type VirtualKey = Schemas['VirtualKeyResponseDto'];
 
+/** A stored config (`GET /v1/configs`): its latest version, credentials inside as hints. */
+export type Config = Schemas['ConfigResponseDto'];
+
+/** A version of a config (`GET /v1/configs/{id}/versions`). */
+export type ConfigVersion = Schemas['ConfigVersionResponseDto'];
+
+/** A prompt template (`GET /v1/prompts`): its latest version, the template's fields at the top level. */
+export type Prompt = Schemas['PromptResponseDto'];
+
+/** A version of a prompt (`GET /v1/prompts/{id}/versions`): its template's fields at the top level. */
+export type PromptVersion = Schemas['PromptVersionResponseDto'];
+
 /** Every page of a list endpoint, up to `max` rows. */
 export async function listAll<T>(path: string, max = 1000): Promise<T[]> {
   const rows: T[] = [];

@@ -13,6 +13,15 @@ import type { SecretBox } from '../common/crypto/secret-box';
 import { RequestLogEntity } from '../modules/logging/entities/request-log.entity';
 import type { WorkspaceDirectory } from '../modules/workspaces/workspace-directory';
 import { toLogResponse } from '../modules/logging/logs.service';
+import { ConfigsService } from '../modules/keys/configs.service';
+import { ConfigVersionEntity } from '../modules/keys/entities/config-version.entity';
+import { StoredConfigEntity } from '../modules/keys/entities/stored-config.entity';
+import { PromptEntity } from '../modules/prompts/entities/prompt.entity';
+import { PromptVersionEntity } from '../modules/prompts/entities/prompt-version.entity';
+import { PromptsService } from '../modules/prompts/prompts.service';
+import type { ConfigService } from '@nestjs/config';
+import type { Environment } from '../config/environment';
+import type { WorkspaceScope } from '../context/caller';
 import { openApiDocumentOffline } from './openapi-document';
 
 jest.setTimeout(60_000);
@@ -92,5 +101,48 @@ describe('the response schemas of the OpenAPI document', () => {
     expect(keys).not.toContain('key');
     const list = document.paths['/v1/virtual-keys'].get?.responses['200'] as { content: Record<string, { schema: unknown }> };
     expect(list.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/VirtualKeyListResponseDto' });
+  });
+
+  const scope = { workspaceId: 'w', visible: null } as unknown as WorkspaceScope;
+  /** A repository that finds `row` and, in its manager, `versions`: what get() and versions() read. */
+  const repoOf = <T extends object>(row: object, versions: object[]) =>
+    ({ findOneBy: () => Promise.resolve(row), manager: { find: () => Promise.resolve(versions) } }) as unknown as Repository<T>;
+  const listSchemaOf = (path: string) =>
+    (document.paths[path].get?.responses['200'] as { content: Record<string, { schema: unknown }> }).content['application/json'].schema;
+
+  it("ConfigResponseDto and ConfigVersionResponseDto: the keys of ConfigsService's answers, all required", async () => {
+    const row = Object.assign(new StoredConfigEntity(), { slug: 'c', config: {}, version: 1, createdAt: new Date(), updatedAt: new Date() });
+    const version = Object.assign(new ConfigVersionEntity(), { version: 1, name: 'c', config: {}, createdAt: new Date() });
+    const service = new ConfigsService(repoOf(row, [version]), {} as ProviderRegistry, {} as SecretBox, {} as KeyChangeNotifier, workspaces);
+    const keys = Object.keys(await service.get(scope, 'c')).sort();
+    const versionKeys = Object.keys((await service.versions(scope, 'c', 50)).data[0]).sort();
+
+    expect(propertiesOf('ConfigResponseDto')).toEqual({ all: keys, required: keys });
+    expect(propertiesOf('ConfigVersionResponseDto')).toEqual({ all: versionKeys, required: versionKeys });
+    expect(listSchemaOf('/v1/configs')).toEqual({ $ref: '#/components/schemas/ConfigListResponseDto' });
+    expect(listSchemaOf('/v1/configs/{idOrSlug}/versions')).toEqual({ $ref: '#/components/schemas/ConfigVersionListResponseDto' });
+  });
+
+  it("PromptResponseDto and PromptVersionResponseDto: PromptsService's keys, the template's optional fields optional", async () => {
+    const minimal = { model: 'm', messages: [] };
+    const full = { ...minimal, virtual_key: 'v', provider: 'p', variables: {}, hyperparameters: {} };
+    const answers = async (template: object) => {
+      const row = Object.assign(new PromptEntity(), { slug: 'p', template, version: 1, createdAt: new Date(), updatedAt: new Date() });
+      const version = Object.assign(new PromptVersionEntity(), { version: 1, name: 'p', template, createdAt: new Date() });
+      const config = { get: () => 1000 } as unknown as ConfigService<Environment, true>;
+      const changes = { onChange: () => undefined } as unknown as KeyChangeNotifier;
+      const service = new PromptsService(repoOf(row, [version]), {} as ProviderRegistry, changes, workspaces, config);
+      return {
+        prompt: Object.keys(await service.get(scope, 'p')).sort(),
+        version: Object.keys((await service.versions(scope, 'p', 50)).data[0]).sort(),
+      };
+    };
+    const always = await answers(minimal);
+    const every = await answers(full);
+
+    expect(propertiesOf('PromptResponseDto')).toEqual({ all: every.prompt, required: always.prompt });
+    expect(propertiesOf('PromptVersionResponseDto')).toEqual({ all: every.version, required: always.version });
+    expect(listSchemaOf('/v1/prompts')).toEqual({ $ref: '#/components/schemas/PromptListResponseDto' });
+    expect(listSchemaOf('/v1/prompts/{idOrSlug}/versions')).toEqual({ $ref: '#/components/schemas/PromptVersionListResponseDto' });
   });
 });

@@ -3,22 +3,24 @@
  * the versioned body of each, the PATCH that brings one back, and the credentials that
  * restoring could not keep.
  */
+import type { ConfigVersion, PromptVersion } from '../api';
+
 export type VersionedKind = 'config' | 'prompt';
 
-export interface Version {
-  version: number;
-  name: string;
-  created_at: string;
-  [field: string]: unknown;
-}
+/** A version as `GET …/versions` lists it: a config's holds its body in `config`, a prompt's its template's fields. */
+export type Version = ConfigVersion | PromptVersion;
+
+/** A version's prompt fields (none for a config's). */
+const promptFieldsOf = (version: Version): Partial<PromptVersion> => ('config' in version ? {} : version);
 
 /** The fields of a prompt that make its versions (as the API's PATCH takes them). */
 const PROMPT_FIELDS = ['model', 'virtual_key', 'provider', 'messages', 'variables', 'hyperparameters'] as const;
 
 /** What a version holds, to show and compare: a config's body, or a prompt's template. */
 export function versionBody(kind: VersionedKind, version: Version): Record<string, unknown> {
-  if (kind === 'config') return (version.config as Record<string, unknown>) ?? {};
-  return Object.fromEntries(PROMPT_FIELDS.filter((field) => version[field] !== undefined).map((field) => [field, version[field]]));
+  if (kind === 'config') return 'config' in version ? version.config : {};
+  const fields = promptFieldsOf(version);
+  return Object.fromEntries(PROMPT_FIELDS.filter((field) => fields[field] !== undefined).map((field) => [field, fields[field]]));
 }
 
 /**
@@ -26,10 +28,11 @@ export function versionBody(kind: VersionedKind, version: Version): Record<strin
  * old version did not have is sent empty, so it is cleared rather than carried over.
  */
 export function restoreBody(kind: VersionedKind, version: Version): Record<string, unknown> {
-  if (kind === 'config') return { config: version.config };
+  if (kind === 'config') return { config: versionBody(kind, version) };
   const body: Record<string, unknown> = {};
+  const fields = promptFieldsOf(version);
   for (const field of PROMPT_FIELDS) {
-    const value = version[field];
+    const value = fields[field];
     if (value !== undefined) body[field] = value;
     else if (field === 'virtual_key' || field === 'provider') body[field] = null;
     else if (field === 'variables' || field === 'hyperparameters') body[field] = {};

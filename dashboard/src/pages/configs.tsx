@@ -1,9 +1,16 @@
 /** The configs page: routing configs, versioned, their columns and form. */
+import type { Config } from '../api';
 import { formatDateTime } from '../format';
 import { historyLink } from './resource-cells';
 import type { ResourceSpec } from './resource-spec';
 
-export const CONFIGS: ResourceSpec = {
+/** The config's strategy mode (`fallback`, `loadbalance` …), if it names one. */
+function strategyMode(config: Config['config']): string | null {
+  const strategy = config.strategy;
+  return strategy !== null && typeof strategy === 'object' && 'mode' in strategy && typeof strategy.mode === 'string' ? strategy.mode : null;
+}
+
+export const CONFIGS: ResourceSpec<Config> = {
   kind: 'config',
   title: 'Configs',
   singular: 'config',
@@ -20,7 +27,7 @@ export const CONFIGS: ResourceSpec = {
     { label: 'Name', render: (row) => <strong>{row.name}</strong> },
     { label: 'Slug', render: (row) => <code>{row.slug}</code> },
     { label: 'Version', render: (row) => historyLink(row), num: true },
-    { label: 'Strategy', render: (row) => row.config?.strategy?.mode ?? <span class="muted">single</span> },
+    { label: 'Strategy', render: (row) => strategyMode(row.config) ?? <span class="muted">single</span> },
     { label: 'Updated', render: (row) => formatDateTime(row.updated_at) },
   ],
   fields: [

@@ -1,9 +1,10 @@
 /** The prompts page: prompt templates, versioned, their columns and form. */
+import type { Prompt } from '../api';
 import { formatDateTime } from '../format';
 import { historyLink } from './resource-cells';
 import type { ResourceSpec } from './resource-spec';
 
-export const PROMPTS: ResourceSpec = {
+export const PROMPTS: ResourceSpec<Prompt> = {
   kind: 'prompt',
   title: 'Prompts',
   singular: 'prompt',
@@ -18,7 +19,7 @@ export const PROMPTS: ResourceSpec = {
   columns: [
     { label: 'Name', render: (row) => <strong>{row.name}</strong> },
     { label: 'Slug', render: (row) => <code>{row.slug}</code> },
-    { label: 'Model', render: (row) => row.model ?? '—' },
+    { label: 'Model', render: (row) => row.model },
     { label: 'Route', render: (row) => row.virtual_key ?? row.provider ?? <span class="muted">from the call</span> },
     { label: 'Version', render: (row) => historyLink(row), num: true },
     { label: 'Updated', render: (row) => formatDateTime(row.updated_at) },

@@ -3,13 +3,14 @@ import type { ComponentChildren } from 'preact';
 import { formatDateTime, formatRelative } from '../format';
 import { href, routeClick } from '../router';
 import { RowBudgetStatus } from '../components/budget-status';
+import type { Config, Prompt } from '../api';
 import type { Row } from './resource-spec';
 import { versionsPath } from './version-history';
 
 export const budgetCell = (row: Row) => <RowBudgetStatus row={row} />;
 
 /** The version, linked to the history page of the config or prompt (its versions, diffs, restore). */
-export const historyLink = (row: Row) => {
+export const historyLink = (row: Config | Prompt) => {
   const to = versionsPath(row.object === 'prompt' ? 'prompt' : 'config', row.slug);
   return (
     <a href={href(to)} onClick={(e) => routeClick(e, to)} title="Version history: changes and restore">

@@ -124,7 +124,7 @@ export function VersionHistoryPage({ kind, slug }: { kind: VersionedKind; slug: 
     setRestoreError(null);
     try {
       let patch = restoreBody(kind, shown);
-      if (lost.length) patch = { config: withCredentials(shown.config, credentials) };
+      if (lost.length) patch = { config: withCredentials(versionBody(kind, shown), credentials) };
       const saved = await api<{ version: number }>('PATCH', `${apiPath}/${encodeURIComponent(slug)}`, patch);
       forgetNames(kind);
       await load(saved.version);

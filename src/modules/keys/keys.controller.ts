@@ -10,6 +10,7 @@ import { ConfigsService } from './configs.service';
 import { ApiKeyCreateDto, ApiKeyUpdateDto } from './dto/api-key.dto';
 import { ApiKeyCreatedResponseDto, ApiKeyResponseDto } from './dto/api-key.response';
 import { ConfigCreateDto, ConfigReadQueryDto, ConfigUpdateDto } from './dto/config.dto';
+import { ConfigResponseDto, ConfigVersionResponseDto } from './dto/config.response';
 import { EndUserCreateDto, EndUserUpdateDto } from './dto/end-user.dto';
 import { EndUsersService } from './end-users.service';
 import { VirtualKeyCreateDto, VirtualKeyUpdateDto } from './dto/virtual-key.dto';
@@ -110,12 +111,14 @@ export class ConfigsController {
   constructor(private readonly configs: ConfigsService) {}
 
   @Post()
+  @ApiCreatedResponse({ type: ConfigResponseDto })
   create(@Scope() scope: WorkspaceScope, @Body() dto: ConfigCreateDto) {
     return this.configs.create(scope, dto);
   }
 
   @Get()
   @Permission('resources.read')
+  @ApiOkResponse({ type: ListResponseDto(ConfigResponseDto) })
   list(@Scope() scope: WorkspaceScope, @Query() query: ListQueryDto) {
     return this.configs.list(scope, query.limit, query.cursor);
   }
@@ -123,6 +126,7 @@ export class ConfigsController {
   @Get(':idOrSlug')
   @Permission('resources.read')
   @ApiOperation({ summary: 'Read a config: its latest version, or the one `version` names' })
+  @ApiOkResponse({ type: ConfigResponseDto })
   get(@Scope() scope: WorkspaceScope, @Param('idOrSlug') idOrSlug: string, @Query() query: ConfigReadQueryDto) {
     return this.configs.get(scope, idOrSlug, query.version);
   }
@@ -130,17 +134,20 @@ export class ConfigsController {
   @Get(':idOrSlug/versions')
   @Permission('resources.read')
   @ApiOperation({ summary: 'List the versions of a config, newest first' })
+  @ApiOkResponse({ type: ListResponseDto(ConfigVersionResponseDto) })
   versions(@Scope() scope: WorkspaceScope, @Param('idOrSlug') idOrSlug: string, @Query() query: ListQueryDto) {
     return this.configs.versions(scope, idOrSlug, query.limit, query.cursor);
   }
 
   @Patch(':idOrSlug')
   @ApiOperation({ summary: 'Update a config; a new config body is a new version, a rename alone is not' })
+  @ApiOkResponse({ type: ConfigResponseDto })
   update(@Scope() scope: WorkspaceScope, @Param('idOrSlug') idOrSlug: string, @Body() dto: ConfigUpdateDto) {
     return this.configs.update(scope, idOrSlug, dto);
   }
 
   @Delete(':idOrSlug')
+  @ApiOkResponse({ type: DeletedResponseDto })
   remove(@Scope() scope: WorkspaceScope, @Param('idOrSlug') idOrSlug: string) {
     return this.configs.remove(scope, idOrSlug);
   }

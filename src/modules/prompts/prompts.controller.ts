@@ -1,14 +1,16 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
-import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import type { RequestContext } from '../../context/request-context';
 import { Permission, Ctx, Operation, Scope } from '../../context/request-context.decorator';
 import type { WorkspaceScope } from '../../context/caller';
 import { sendGatewayResult } from '../routing/gateway-result';
-import { ListQueryDto } from '../../common/http/list.dto';
+import { ListQueryDto, ListResponseDto } from '../../common/http/list.dto';
+import { DeletedResponseDto } from '../../common/http/deleted.response';
 import { Audited } from '../audit/audited.decorator';
 import { PromptCreateDto, PromptUpdateDto, PromptVersionQueryDto } from './dto/prompt.dto';
 import { PromptCallDto } from './dto/prompt-completion.dto';
+import { PromptResponseDto, PromptVersionResponseDto } from './dto/prompt.response';
 import { PromptCompletionsService } from './prompt-completions.service';
 import { PromptsService } from './prompts.service';
 
@@ -25,12 +27,14 @@ export class PromptsController {
 
   @Post()
   @ApiOperation({ summary: 'Create a prompt template (version 1)' })
+  @ApiCreatedResponse({ type: PromptResponseDto })
   create(@Scope() scope: WorkspaceScope, @Body() dto: PromptCreateDto) {
     return this.prompts.create(scope, dto);
   }
 
   @Get()
   @Permission('resources.read')
+  @ApiOkResponse({ type: ListResponseDto(PromptResponseDto) })
   list(@Scope() scope: WorkspaceScope, @Query() query: ListQueryDto) {
     return this.prompts.list(scope, query.limit, query.cursor);
   }
@@ -38,6 +42,7 @@ export class PromptsController {
   @Get(':idOrSlug')
   @Permission('resources.read')
   @ApiOperation({ summary: 'Read a prompt: its latest version, or the one `version` names' })
+  @ApiOkResponse({ type: PromptResponseDto })
   get(@Scope() scope: WorkspaceScope, @Param('idOrSlug') idOrSlug: string, @Query() query: PromptVersionQueryDto) {
     return this.prompts.get(scope, idOrSlug, query.version);
   }
@@ -45,17 +50,20 @@ export class PromptsController {
   @Get(':idOrSlug/versions')
   @Permission('resources.read')
   @ApiOperation({ summary: 'List the versions of a prompt, newest first' })
+  @ApiOkResponse({ type: ListResponseDto(PromptVersionResponseDto) })
   versions(@Scope() scope: WorkspaceScope, @Param('idOrSlug') idOrSlug: string, @Query() query: ListQueryDto) {
     return this.prompts.versions(scope, idOrSlug, query.limit, query.cursor);
   }
 
   @Patch(':idOrSlug')
   @ApiOperation({ summary: 'Update a prompt; any template field makes a new version' })
+  @ApiOkResponse({ type: PromptResponseDto })
   update(@Scope() scope: WorkspaceScope, @Param('idOrSlug') idOrSlug: string, @Body() dto: PromptUpdateDto) {
     return this.prompts.update(scope, idOrSlug, dto);
   }
 
   @Delete(':idOrSlug')
+  @ApiOkResponse({ type: DeletedResponseDto })
   remove(@Scope() scope: WorkspaceScope, @Param('idOrSlug') idOrSlug: string) {
     return this.prompts.remove(scope, idOrSlug);
   }
