@@ -2136,6 +2136,48 @@ export interface components {
             /** @example search */
             slug: string;
         };
+        WorkspaceResponseDto: {
+            budget_limit_usd: number | null;
+            /**
+             * @description Null: the budget is for all time
+             * @enum {string|null}
+             */
+            budget_period: "daily" | "weekly" | "monthly" | null;
+            /** @description Known spend in the budget's period (all time without a period); requests without a price are in unpriced_requests */
+            spent_usd: number;
+            /** @description Requests in the period that used a model without a known price: not in spent_usd */
+            unpriced_requests: number;
+            /** @description Null without a budget */
+            budget_remaining_usd: number | null;
+            /**
+             * Format: date-time
+             * @description The current period's start; null without a period
+             */
+            budget_period_start: string | null;
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            object: "workspace";
+            name: string;
+            /**
+             * @description What keys name it by, and the `x-gateway-workspace` header
+             * @example default
+             */
+            slug: string;
+            /** @description Held across all the workspace's keys */
+            rate_limits: components["schemas"]["RateLimitDto"][];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        WorkspaceListResponseDto: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["WorkspaceResponseDto"][];
+            /** @description The cursor of the next page; null on the last */
+            next_cursor: string | null;
+        };
         WorkspaceUpdateDto: {
             budget_limit_usd?: Record<string, never> | null;
             /** @enum {string|null} */
@@ -4006,7 +4048,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["WorkspaceListResponseDto"];
+                };
             };
         };
     };
@@ -4027,7 +4071,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["WorkspaceResponseDto"];
+                };
             };
         };
     };
@@ -4046,7 +4092,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["WorkspaceResponseDto"];
+                };
             };
         };
     };
@@ -4065,7 +4113,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DeletedResponseDto"];
+                };
             };
         };
     };
@@ -4088,7 +4138,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["WorkspaceResponseDto"];
+                };
             };
         };
     };

@@ -232,6 +232,9 @@ export type Prompt = Schemas['PromptResponseDto'];
 /** A version of a prompt (`GET /v1/prompts/{id}/versions`): its template's fields at the top level. */
 export type PromptVersion = Schemas['PromptVersionResponseDto'];
 
+/** A workspace (`GET /v1/workspaces`): its budget and rate limits, held across all its keys. */
+export type Workspace = Schemas['WorkspaceResponseDto'];
+
 /** Every page of a list endpoint, up to `max` rows. */
 export async function listAll<T>(path: string, max = 1000): Promise<T[]> {
   const rows: T[] = [];

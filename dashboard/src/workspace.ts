@@ -1,4 +1,4 @@
-import { listAll, type Session } from './api';
+import { listAll, type Session, type Workspace } from './api';
 import { actingWorkspace, setActingWorkspace } from './acting-workspace';
 
 /**
@@ -6,17 +6,6 @@ import { actingWorkspace, setActingWorkspace } from './acting-workspace';
  * (every workspace, a switcher in the header) or a workspace's key (its own, read-only),
  * and the workspace an owner picked, sent as `x-gateway-workspace` on every admin call.
  */
-export interface Workspace {
-  id: string;
-  name: string;
-  slug: string;
-  budget_limit_usd: number | null;
-  budget_period: string | null;
-  rate_limits: unknown[];
-  spent_usd?: number;
-  unpriced_requests?: number;
-}
-
 export interface Caller {
   isOwner: boolean;
   /** Every workspace for an owner; the caller's own for the others. */

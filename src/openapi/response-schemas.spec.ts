@@ -22,6 +22,8 @@ import { PromptsService } from '../modules/prompts/prompts.service';
 import type { ConfigService } from '@nestjs/config';
 import type { Environment } from '../config/environment';
 import type { WorkspaceScope } from '../context/caller';
+import { WorkspaceEntity } from '../modules/workspaces/workspace.entity';
+import { WorkspacesService } from '../modules/workspaces/workspaces.service';
 import { openApiDocumentOffline } from './openapi-document';
 
 jest.setTimeout(60_000);
@@ -144,5 +146,14 @@ describe('the response schemas of the OpenAPI document', () => {
     expect(propertiesOf('PromptVersionResponseDto')).toEqual({ all: every.version, required: always.version });
     expect(listSchemaOf('/v1/prompts')).toEqual({ $ref: '#/components/schemas/PromptListResponseDto' });
     expect(listSchemaOf('/v1/prompts/{idOrSlug}/versions')).toEqual({ $ref: '#/components/schemas/PromptVersionListResponseDto' });
+  });
+
+  it("WorkspaceResponseDto: the keys of WorkspacesService's answer, all required", async () => {
+    const row = Object.assign(new WorkspaceEntity(), { slug: 'w', budgetLimitUsd: null, budgetPeriod: null, createdAt: new Date(), updatedAt: new Date() });
+    const service = new WorkspacesService({} as Repository<WorkspaceEntity>, {} as KeyChangeNotifier, spend);
+    const keys = Object.keys(await service['toResponse'](row)).sort();
+
+    expect(propertiesOf('WorkspaceResponseDto')).toEqual({ all: keys, required: keys });
+    expect(listSchemaOf('/v1/workspaces')).toEqual({ $ref: '#/components/schemas/WorkspaceListResponseDto' });
   });
 });

@@ -1,11 +1,12 @@
 /** The workspaces page: owners manage them, others read their own. */
+import type { Workspace } from '../api';
 import { formatDateTime } from '../format';
 import { budgetCell } from './resource-cells';
 import { limitFields } from './resource-limits';
 import type { ResourceSpec } from './resource-spec';
 
 /** Workspaces: owners list, create, change (budget, rate limits) and delete them; a workspace's key reads its own. */
-export function workspacesSpec(isOwner: boolean): ResourceSpec {
+export function workspacesSpec(isOwner: boolean): ResourceSpec<Workspace> {
   return {
     kind: 'workspace',
     title: 'Workspaces',
@@ -27,12 +28,7 @@ export function workspacesSpec(isOwner: boolean): ResourceSpec {
       { label: 'Budget', render: budgetCell },
       {
         label: 'Rate limits',
-        render: (row) =>
-          row.rate_limits?.length ? (
-            (row.rate_limits as { type: string; unit: string; value: number }[]).map((l) => `${l.value} ${l.type} ${l.unit}`).join(', ')
-          ) : (
-            <span class="muted">none</span>
-          ),
+        render: (row) => (row.rate_limits.length ? row.rate_limits.map((l) => `${l.value} ${l.type} ${l.unit}`).join(', ') : <span class="muted">none</span>),
       },
       { label: 'Created', render: (row) => formatDateTime(row.created_at) },
     ],
