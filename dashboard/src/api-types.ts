@@ -2550,6 +2550,52 @@ export interface components {
             user: string;
             metadata?: Record<string, never>;
         };
+        EndUserResponseDto: {
+            budget_limit_usd: number | null;
+            /**
+             * @description Null: the budget is for all time
+             * @enum {string|null}
+             */
+            budget_period: "daily" | "weekly" | "monthly" | null;
+            /** @description Known spend in the budget's period (all time without a period); requests without a price are in unpriced_requests */
+            spent_usd: number;
+            /** @description Requests in the period that used a model without a known price: not in spent_usd */
+            unpriced_requests: number;
+            /** @description Null without a budget */
+            budget_remaining_usd: number | null;
+            /**
+             * Format: date-time
+             * @description The current period's start; null without a period
+             */
+            budget_period_start: string | null;
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            object: "end_user";
+            /**
+             * @description The `user` value requests carry; unique in its workspace
+             * @example alice@example.com
+             */
+            user: string;
+            /** @description The workspace's slug */
+            workspace: string | null;
+            /** Format: uuid */
+            workspace_id: string;
+            metadata: {
+                [key: string]: string;
+            };
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        EndUserListResponseDto: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["EndUserResponseDto"][];
+            /** @description The cursor of the next page; null on the last */
+            next_cursor: string | null;
+        };
         EndUserUpdateDto: {
             budget_limit_usd?: Record<string, never> | null;
             /** @enum {string|null} */
@@ -2574,6 +2620,50 @@ export interface components {
             /** @description The tools callers may use on this server (null: every tool it lists) */
             allowed_tools?: string[] | null;
             description?: Record<string, never> | null;
+        };
+        McpServerResponseDto: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            object: "mcp_server";
+            name: string;
+            /** @description Unique in its workspace; what `x-gateway-mcp` and `/v1/mcp/{slug}` name */
+            slug: string;
+            /** @description The workspace's slug */
+            workspace: string | null;
+            /** Format: uuid */
+            workspace_id: string;
+            /** @example https://mcp.example.com/mcp */
+            url: string;
+            /** @description The headers sent to the server (credentials), each value as a hint of it, never in clear */
+            headers: {
+                [key: string]: string;
+            };
+            /** @description The tools callers may use; null: every tool the server lists */
+            allowed_tools: string[] | null;
+            description: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        McpServerListResponseDto: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["McpServerResponseDto"][];
+            /** @description The cursor of the next page; null on the last */
+            next_cursor: string | null;
+        };
+        McpServerToolResponseDto: {
+            name: string;
+            description: string | null;
+            /** @description Whether the registry's allow-list (allowed_tools) lets callers use it */
+            allowed: boolean;
+        };
+        McpServerToolListResponseDto: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["McpServerToolResponseDto"][];
         };
         McpServerUpdateDto: {
             name?: string;
@@ -4528,7 +4618,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["EndUserListResponseDto"];
+                };
             };
         };
     };
@@ -4549,7 +4641,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["EndUserResponseDto"];
+                };
             };
         };
     };
@@ -4568,7 +4662,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["EndUserResponseDto"];
+                };
             };
         };
     };
@@ -4587,7 +4683,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DeletedResponseDto"];
+                };
             };
         };
     };
@@ -4610,7 +4708,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["EndUserResponseDto"];
+                };
             };
         };
     };
@@ -4737,7 +4837,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["McpServerListResponseDto"];
+                };
             };
         };
     };
@@ -4758,7 +4860,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["McpServerResponseDto"];
+                };
             };
         };
     };
@@ -4777,7 +4881,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["McpServerResponseDto"];
+                };
             };
         };
     };
@@ -4796,7 +4902,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DeletedResponseDto"];
+                };
             };
         };
     };
@@ -4819,7 +4927,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["McpServerResponseDto"];
+                };
             };
         };
     };
@@ -4838,7 +4948,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["McpServerToolListResponseDto"];
+                };
             };
         };
     };

@@ -235,6 +235,15 @@ export type PromptVersion = Schemas['PromptVersionResponseDto'];
 /** A workspace (`GET /v1/workspaces`): its budget and rate limits, held across all its keys. */
 export type Workspace = Schemas['WorkspaceResponseDto'];
 
+/** An end user's budget record (`GET /v1/end-users`): its budget and the spend of its period. */
+export type EndUser = Schemas['EndUserResponseDto'];
+
+/** An MCP server of the registry (`GET /v1/mcp-servers`): its headers as hints. */
+export type McpServer = Schemas['McpServerResponseDto'];
+
+/** A tool an MCP server lists now, and whether its allow-list lets callers use it (`GET /v1/mcp-servers/{id}/tools`). */
+export type McpServerTool = Schemas['McpServerToolResponseDto'];
+
 /** Every page of a list endpoint, up to `max` rows. */
 export async function listAll<T>(path: string, max = 1000): Promise<T[]> {
   const rows: T[] = [];

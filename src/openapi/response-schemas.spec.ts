@@ -24,6 +24,12 @@ import type { Environment } from '../config/environment';
 import type { WorkspaceScope } from '../context/caller';
 import { WorkspaceEntity } from '../modules/workspaces/workspace.entity';
 import { WorkspacesService } from '../modules/workspaces/workspaces.service';
+import { EndUserEntity } from '../modules/keys/entities/end-user.entity';
+import { EndUsersService } from '../modules/keys/end-users.service';
+import { McpServerEntity } from '../modules/mcp/entities/mcp-server.entity';
+import { McpServersService } from '../modules/mcp/mcp-servers.service';
+import type { McpRegistry } from '../modules/mcp/mcp-registry';
+import type { McpClientPool } from '../modules/mcp/mcp-client-pool';
 import { openApiDocumentOffline } from './openapi-document';
 
 jest.setTimeout(60_000);
@@ -155,5 +161,37 @@ describe('the response schemas of the OpenAPI document', () => {
 
     expect(propertiesOf('WorkspaceResponseDto')).toEqual({ all: keys, required: keys });
     expect(listSchemaOf('/v1/workspaces')).toEqual({ $ref: '#/components/schemas/WorkspaceListResponseDto' });
+  });
+
+  it("EndUserResponseDto: the keys of EndUsersService's answer, all required", async () => {
+    const row = Object.assign(new EndUserEntity(), {
+      user: 'u',
+      metadata: {},
+      budgetLimitUsd: null,
+      budgetPeriod: null,
+      createdAt: new Date(),
+      updatedAt: new Date(),
+    });
+    const service = new EndUsersService({} as Repository<EndUserEntity>, {} as KeyChangeNotifier, spend, workspaces);
+    const keys = Object.keys(await service['toResponse'](row)).sort();
+
+    expect(propertiesOf('EndUserResponseDto')).toEqual({ all: keys, required: keys });
+    expect(listSchemaOf('/v1/end-users')).toEqual({ $ref: '#/components/schemas/EndUserListResponseDto' });
+  });
+
+  it("McpServerResponseDto and its tools: the keys of McpServersService's answers, all required", async () => {
+    const row = Object.assign(new McpServerEntity(), { slug: 's', headers: {}, allowedTools: null, createdAt: new Date(), updatedAt: new Date() });
+    const registry = { find: () => Promise.resolve({}) } as unknown as McpRegistry;
+    const pool = { tools: () => Promise.resolve([{ name: 't' }]) } as unknown as McpClientPool;
+    const repo = { findOneBy: () => Promise.resolve(row), findOne: () => Promise.resolve(row) } as unknown as Repository<McpServerEntity>;
+    const service = new McpServersService(repo, {} as SecretBox, {} as KeyChangeNotifier, registry, workspaces, pool);
+    const keys = Object.keys(await service['toResponse'](row)).sort();
+    const tools = await service.tools(scope, 's');
+    const toolKeys = Object.keys(tools.data[0]).sort();
+
+    expect(propertiesOf('McpServerResponseDto')).toEqual({ all: keys, required: keys });
+    expect(propertiesOf('McpServerToolResponseDto')).toEqual({ all: toolKeys, required: toolKeys });
+    expect(propertiesOf('McpServerToolListResponseDto')).toEqual({ all: Object.keys(tools).sort(), required: Object.keys(tools).sort() });
+    expect(listSchemaOf('/v1/mcp-servers')).toEqual({ $ref: '#/components/schemas/McpServerListResponseDto' });
   });
 });

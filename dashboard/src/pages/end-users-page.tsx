@@ -1,17 +1,17 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { api, ApiError, type EndUserActivity, type EndUserActivityPage, listAll } from '../api';
+import { api, ApiError, type EndUser, type EndUserActivity, type EndUserActivityPage, listAll } from '../api';
 import { RowBudgetStatus } from '../components/budget-status';
 import { ACTIVITY_RANGES, ActivityView, DEFAULT_ACTIVITY_RANGE, PeriodSelect, RouteLink, Spend, usePeriod } from '../components/activity-view';
 import { formatCost, formatDateTime, formatInt } from '../format';
 import { Location, navigate } from '../router';
 import { END_USERS } from './end-users';
 import { ResourceForm } from './resource-form';
-import type { ResourceSpec, Row } from './resource-spec';
+import type { ResourceSpec } from './resource-spec';
 
 const PAGE = 50;
 
 /** The END_USERS form with the user already filled in (a budget for someone seen in the log). */
-const specFor = (user: string): ResourceSpec => ({
+const specFor = (user: string): ResourceSpec<EndUser> => ({
   ...END_USERS,
   fields: END_USERS.fields.map((field) => (field.name === 'user' ? { ...field, initial: user } : field)),
 });
@@ -39,10 +39,10 @@ function EndUserList({ query, range, mayManageBudgets }: { query: URLSearchParam
   const [search, setSearch] = useState(q);
   const [page, setPage] = useState<EndUserActivityPage | null>(null);
   // The budget records by user: their spend in the budget's own period, as /v1/end-users reads it.
-  const [records, setRecords] = useState<Map<string, Row>>(new Map());
+  const [records, setRecords] = useState<Map<string, EndUser>>(new Map());
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
-  const [editing, setEditing] = useState<{ spec: ResourceSpec; row: Row | null } | null>(null);
+  const [editing, setEditing] = useState<{ spec: ResourceSpec<EndUser>; row: EndUser | null } | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
   const [loads, setLoads] = useState(0);
 
@@ -55,12 +55,12 @@ function EndUserList({ query, range, mayManageBudgets }: { query: URLSearchParam
     setPage(null);
     Promise.all([
       api<EndUserActivityPage>('GET', `/v1/analytics/users?${params(null)}`),
-      mayManageBudgets ? listAll<Row>('/v1/end-users', 5000) : Promise.resolve([]),
+      mayManageBudgets ? listAll<EndUser>('/v1/end-users', 5000) : Promise.resolve([]),
     ]).then(
       ([found, budgets]) => {
         if (!live) return;
         setPage(found);
-        setRecords(new Map(budgets.map((row) => [row.user as string, row])));
+        setRecords(new Map(budgets.map((row) => [row.user, row])));
       },
       (e: ApiError) => live && setError(e.message),
     );
@@ -88,9 +88,9 @@ function EndUserList({ query, range, mayManageBudgets }: { query: URLSearchParam
     navigate(`/end-users${text ? `?${text}` : ''}`, { replace: true });
   };
 
-  const remove = async (record: Row) => {
+  const remove = async (record: EndUser) => {
     try {
-      await api('DELETE', `/v1/end-users/${encodeURIComponent(record.id as string)}`);
+      await api('DELETE', `/v1/end-users/${encodeURIComponent(record.id)}`);
       setConfirming(null);
       setNotice(`Deleted end user “${record.user}”.`);
       setLoads((n) => n + 1);
@@ -223,7 +223,7 @@ function EndUserList({ query, range, mayManageBudgets }: { query: URLSearchParam
                           {record?.budget_remaining_usd === null || record?.budget_remaining_usd === undefined ? (
                             <span class="muted">—</span>
                           ) : (
-                            formatCost(record.budget_remaining_usd as number)
+                            formatCost(record.budget_remaining_usd)
                           )}
                         </td>
                       )}

@@ -2,7 +2,8 @@ import { RowBudgetStatus } from '../components/budget-status';
 import { formatCost } from '../format';
 import { href, routeClick } from '../router';
 import { PERIODS } from './resources';
-import type { ResourceSpec, Row } from './resource-spec';
+import type { EndUser } from '../api';
+import type { ResourceSpec } from './resource-spec';
 
 const logsOf = (user: string) => {
   const to = `/logs?${new URLSearchParams({ user })}`;
@@ -13,8 +14,8 @@ const logsOf = (user: string) => {
   );
 };
 
-const metadataCell = (row: Row) => {
-  const entries = Object.entries((row.metadata ?? {}) as Record<string, string>);
+const metadataCell = (row: EndUser) => {
+  const entries = Object.entries(row.metadata);
   if (!entries.length) return <span class="muted">—</span>;
   return (
     <ul class="inline-list">
@@ -33,7 +34,7 @@ const metadataCell = (row: Row) => {
  * End users: the `user` values requests carry (the OpenAI `user` field), each with a
  * budget of its own. Listed, created, edited and deleted by the generic resource page.
  */
-export const END_USERS: ResourceSpec = {
+export const END_USERS: ResourceSpec<EndUser> = {
   kind: 'end-user',
   title: 'End users',
   singular: 'end user',
@@ -54,8 +55,7 @@ export const END_USERS: ResourceSpec = {
     },
     {
       label: 'Remaining',
-      render: (row) =>
-        row.budget_remaining_usd === null || row.budget_remaining_usd === undefined ? <span class="muted">—</span> : formatCost(row.budget_remaining_usd),
+      render: (row) => (row.budget_remaining_usd === null ? <span class="muted">—</span> : formatCost(row.budget_remaining_usd)),
       num: true,
     },
     { label: 'Metadata', render: metadataCell },

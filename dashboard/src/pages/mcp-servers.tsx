@@ -1,21 +1,15 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError } from '../api';
+import { api, ApiError, type ListPage, type McpServer, type McpServerTool } from '../api';
 import { formatDateTime } from '../format';
-import type { ResourceSpec, Row } from './resource-spec';
-
-interface ListedTool {
-  name: string;
-  description: string | null;
-  allowed: boolean;
-}
+import type { ResourceSpec } from './resource-spec';
 
 /** The tools a server lists now, and which of them its allow-list lets callers use (`GET /v1/mcp-servers/{slug}/tools`). */
 function McpTools({ slug }: { slug: string }) {
-  const [tools, setTools] = useState<ListedTool[] | null>(null);
+  const [tools, setTools] = useState<McpServerTool[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     let live = true;
-    api<{ data: ListedTool[] }>('GET', `/v1/mcp-servers/${encodeURIComponent(slug)}/tools`).then(
+    api<Omit<ListPage<McpServerTool>, 'next_cursor'>>('GET', `/v1/mcp-servers/${encodeURIComponent(slug)}/tools`).then(
       (listed) => live && setTools(listed.data),
       (e: ApiError) => live && setError(e.message),
     );
@@ -62,24 +56,13 @@ function McpTools({ slug }: { slug: string }) {
   );
 }
 
-/** An MCP server as `GET /v1/mcp-servers` answers it. */
-interface McpServerRow {
-  name: string;
-  slug: string;
-  url: string;
-  allowed_tools: string[] | null;
-  updated_at: string;
-}
-
-const server = (row: Row) => row as McpServerRow;
-
-const allowList = (row: Row) => {
-  const allowed = server(row).allowed_tools;
+const allowList = (row: McpServer) => {
+  const allowed = row.allowed_tools;
   return allowed ? allowed.map((tool) => <code key={tool}>{tool} </code>) : <span class="muted">every tool it lists</span>;
 };
 
 /** The MCP server registry (CONTRACT section 10): servers the gateway runs tools on, their credentials masked, their allow-lists. */
-export const MCP_SERVERS: ResourceSpec = {
+export const MCP_SERVERS: ResourceSpec<McpServer> = {
   kind: 'mcp-server',
   title: 'MCP servers',
   singular: 'MCP server',
@@ -90,14 +73,14 @@ export const MCP_SERVERS: ResourceSpec = {
       (credentials) are stored encrypted and shown masked: a masked value sent back keeps the stored one.
     </>
   ),
-  idOf: (row) => server(row).slug,
-  nameOf: (row) => server(row).name,
+  idOf: (row) => row.slug,
+  nameOf: (row) => row.name,
   columns: [
-    { label: 'Name', render: (row) => <strong>{server(row).name}</strong> },
-    { label: 'Slug', render: (row) => <code>{server(row).slug}</code> },
-    { label: 'URL', render: (row) => <code>{server(row).url}</code> },
+    { label: 'Name', render: (row) => <strong>{row.name}</strong> },
+    { label: 'Slug', render: (row) => <code>{row.slug}</code> },
+    { label: 'URL', render: (row) => <code>{row.url}</code> },
     { label: 'Allowed tools', render: allowList },
-    { label: 'Updated', render: (row) => formatDateTime(server(row).updated_at) },
+    { label: 'Updated', render: (row) => formatDateTime(row.updated_at) },
   ],
   fields: [
     { name: 'name', label: 'Name', kind: 'text', required: true },
@@ -114,7 +97,7 @@ export const MCP_SERVERS: ResourceSpec = {
     { name: 'allowed_tools', label: 'Allowed tools', kind: 'list', nullable: true, help: 'Comma-separated. Empty: every tool the server lists.' },
     { name: 'description', label: 'Description', kind: 'text', nullable: true },
   ],
-  details: (row) => <McpTools slug={server(row).slug} />,
+  details: (row) => <McpTools slug={row.slug} />,
   deleteLabel: 'Remove',
   empty: 'No MCP servers yet. Register one to let models use its tools through the gateway.',
 };

@@ -2,12 +2,11 @@
 import type { ComponentChildren } from 'preact';
 import { formatDateTime, formatRelative } from '../format';
 import { href, routeClick } from '../router';
-import { RowBudgetStatus } from '../components/budget-status';
+import { RowBudgetStatus, type SpendFields } from '../components/budget-status';
 import type { Config, Prompt } from '../api';
-import type { Row } from './resource-spec';
 import { versionsPath } from './version-history';
 
-export const budgetCell = (row: Row) => <RowBudgetStatus row={row} />;
+export const budgetCell = (row: SpendFields) => <RowBudgetStatus row={row} />;
 
 /** The version, linked to the history page of the config or prompt (its versions, diffs, restore). */
 export const historyLink = (row: Config | Prompt) => {
@@ -29,7 +28,7 @@ export const logsLink = (filter: [string, string], label: string) => {
 };
 
 /** When a key's newest request was stored: relative, the exact time on hover; "never" before its first. */
-export function lastUsedCell(row: Row): ComponentChildren {
+export function lastUsedCell(row: { last_used_at: string | null }): ComponentChildren {
   if (!row.last_used_at) return <span class="muted">never</span>;
   return (
     <time dateTime={row.last_used_at} title={formatDateTime(row.last_used_at)}>

@@ -6,8 +6,10 @@ export const titleInText = (spec: { title: string }): string => spec.title.repla
 
 /**
  * What a resource page (resources.tsx) lists and edits, and its item page (resource-item.tsx)
- * shows: each spec names its row type, the API's generated one (api.ts) where the OpenAPI
- * document describes the resource; `Row`, read loosely, where it does not yet.
+ * shows: each spec names its row type, the API's generated one (api.ts: every admin object's
+ * answer is in the OpenAPI document). `Row`, read loosely, is left for what the document does
+ * not type: a form's request body as resource-form-values.ts builds it, field by field from
+ * the spec's `FieldSpec`s (names, not types), and the spec's default row.
  */
 export type Row = Record<string, any>;
 

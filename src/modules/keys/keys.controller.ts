@@ -12,6 +12,7 @@ import { ApiKeyCreatedResponseDto, ApiKeyResponseDto } from './dto/api-key.respo
 import { ConfigCreateDto, ConfigReadQueryDto, ConfigUpdateDto } from './dto/config.dto';
 import { ConfigResponseDto, ConfigVersionResponseDto } from './dto/config.response';
 import { EndUserCreateDto, EndUserUpdateDto } from './dto/end-user.dto';
+import { EndUserResponseDto } from './dto/end-user.response';
 import { EndUsersService } from './end-users.service';
 import { VirtualKeyCreateDto, VirtualKeyUpdateDto } from './dto/virtual-key.dto';
 import { VirtualKeyResponseDto } from './dto/virtual-key.response';
@@ -163,28 +164,33 @@ export class EndUsersController {
 
   @Post()
   @ApiOperation({ summary: 'Give an end user (the `user` of requests) a budget' })
+  @ApiCreatedResponse({ type: EndUserResponseDto })
   create(@Scope() scope: WorkspaceScope, @Body() dto: EndUserCreateDto) {
     return this.endUsers.create(scope, dto);
   }
 
   @Get()
   @Permission('resources.read')
+  @ApiOkResponse({ type: ListResponseDto(EndUserResponseDto) })
   list(@Scope() scope: WorkspaceScope, @Query() query: ListQueryDto) {
     return this.endUsers.list(scope, query.limit, query.cursor);
   }
 
   @Get(':idOrUser')
   @Permission('resources.read')
+  @ApiOkResponse({ type: EndUserResponseDto })
   get(@Scope() scope: WorkspaceScope, @Param('idOrUser') idOrUser: string) {
     return this.endUsers.get(scope, idOrUser);
   }
 
   @Patch(':idOrUser')
+  @ApiOkResponse({ type: EndUserResponseDto })
   update(@Scope() scope: WorkspaceScope, @Param('idOrUser') idOrUser: string, @Body() dto: EndUserUpdateDto) {
     return this.endUsers.update(scope, idOrUser, dto);
   }
 
   @Delete(':idOrUser')
+  @ApiOkResponse({ type: DeletedResponseDto })
   remove(@Scope() scope: WorkspaceScope, @Param('idOrUser') idOrUser: string) {
     return this.endUsers.remove(scope, idOrUser);
   }
