@@ -2602,6 +2602,49 @@ export interface components {
             budget_period?: "daily" | "weekly" | "monthly" | null;
             metadata?: Record<string, never>;
         };
+        AuthConfigResponseDto: {
+            /** @description Single sign-on is configured */
+            sso: boolean;
+            login_url: string | null;
+            /** @description API keys may always sign in */
+            key_sign_in: boolean;
+        };
+        SessionUserResponseDto: {
+            id: string;
+            email: string | null;
+            name: string | null;
+        };
+        SessionApiKeyResponseDto: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+        };
+        SessionWorkspaceResponseDto: {
+            /**
+             * Format: uuid
+             * @description Null for a membership whose workspace is gone
+             */
+            id: string | null;
+            slug: string;
+            /** @example admin */
+            role: string;
+        };
+        SessionResponseDto: {
+            /**
+             * @description Signed in as a person (single sign-on) or with an API key
+             * @enum {string}
+             */
+            kind: "person" | "api_key";
+            user: components["schemas"]["SessionUserResponseDto"] | null;
+            api_key: components["schemas"]["SessionApiKeyResponseDto"] | null;
+            /** @description The role in the acting workspace */
+            role: string | null;
+            workspaces: components["schemas"]["SessionWorkspaceResponseDto"][];
+            /** @description Sent back as x-csrf-token on every write */
+            csrf_token: string;
+            /** Format: date-time */
+            expires_at: string;
+        };
         KeySessionCreateDto: {
             /** @description A gateway API key (gk-…); the session acts as this key and ends when it is revoked */
             key: string;
@@ -2678,7 +2721,108 @@ export interface components {
             allowed_tools?: string[] | null;
             description?: Record<string, never> | null;
         };
+        AuditActorResponseDto: {
+            /** @description What acted: an API key, a signed-in user, the gateway itself */
+            kind: string;
+            id: string;
+            name: string;
+        };
+        AuditLogEntryResponseDto: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            object: "audit_log_entry";
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: uuid
+             * @description Null for a change of the whole gateway (workspaces, prices)
+             */
+            workspace_id: string | null;
+            actor: components["schemas"]["AuditActorResponseDto"];
+            /** @example update */
+            action: string;
+            /** @example api_key */
+            resource: string;
+            resource_id: string | null;
+            /** @description The object before the change, secrets masked */
+            before: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The object after the change, secrets masked */
+            after: {
+                [key: string]: unknown;
+            } | null;
+        };
+        AuditLogEntryListResponseDto: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["AuditLogEntryResponseDto"][];
+            /** @description The cursor of the next page; null on the last */
+            next_cursor: string | null;
+        };
         PriceUpsertDto: Record<string, never>;
+        PriceEntryResponseDto: {
+            provider: string;
+            model: string;
+            /**
+             * @description Where the price comes from, in the order they win
+             * @enum {string}
+             */
+            source: "override" | "local" | "catalog";
+            /** @description The catalog's provider for a catalog entry */
+            catalog_provider?: string;
+            /** @description The catalog model a requested name was matched to (with `model` in the query) */
+            catalog_model?: string;
+            /** @description USD per million input tokens */
+            input: number | null;
+            /** @description USD per million output tokens */
+            output: number | null;
+            cached_input: number | null;
+            cache_write: number | null;
+            reasoning: number | null;
+            audio_input: number | null;
+            cached_audio_input: number | null;
+            audio_output: number | null;
+            /** @description USD per image */
+            per_image: number | null;
+            /** @description USD per second of audio */
+            per_second: number | null;
+            /** @description USD per character */
+            per_character: number | null;
+            /** @description USD per search */
+            per_search: number | null;
+            /** @description A local entry's image prices by quality and size */
+            per_image_by_quality_and_size?: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: date-time
+             * @description An override: when it was set
+             */
+            created_at?: string;
+            /**
+             * Format: date-time
+             * @description An override: when it last changed
+             */
+            updated_at?: string;
+        };
+        PriceCatalogResponseDto: {
+            /**
+             * @description The price catalog package
+             * @example @pydantic/genai-prices
+             */
+            name: string;
+            version: string;
+        };
+        PriceListResponseDto: {
+            /** @enum {string} */
+            object: "list";
+            /** @description The price catalog and its version */
+            catalog: components["schemas"]["PriceCatalogResponseDto"];
+            data: components["schemas"]["PriceEntryResponseDto"][];
+            next_cursor: string | null;
+        };
     };
     responses: never;
     parameters: never;
@@ -4727,7 +4871,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["AuthConfigResponseDto"];
+                };
             };
         };
     };
@@ -4778,7 +4924,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["SessionResponseDto"];
+                };
             };
         };
     };
@@ -4799,7 +4947,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["SessionResponseDto"];
+                };
             };
         };
     };
@@ -5219,7 +5369,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["AuditLogEntryListResponseDto"];
+                };
             };
         };
     };
@@ -5274,7 +5426,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PriceListResponseDto"];
+                };
             };
         };
     };
@@ -5295,7 +5449,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PriceEntryResponseDto"];
+                };
             };
         };
     };

@@ -8,21 +8,10 @@ import type { components } from './api-types';
 import { workspaceHeader } from './acting-workspace';
 
 /** Who is signed in (`GET /auth/session`). */
-export interface Session {
-  kind: 'person' | 'api_key';
-  user: { id: string; email: string | null; name: string | null } | null;
-  api_key: { id: string; name: string } | null;
-  role: string | null;
-  workspaces: { id: string | null; slug: string; role: string }[];
-  csrf_token: string;
-  expires_at: string;
-}
+export type Session = components['schemas']['SessionResponseDto'];
 
 /** How the dashboard may sign in (`GET /auth/config`). */
-export interface AuthConfig {
-  sso: boolean;
-  login_url: string | null;
-}
+export type AuthConfig = components['schemas']['AuthConfigResponseDto'];
 
 let session: Session | null = null;
 
@@ -258,3 +247,8 @@ export async function listAll<T>(path: string, max = 1000): Promise<T[]> {
 }
 
 export type GuardrailResult = Schemas['GuardrailResultResponseDto'];
+
+/** A price of a provider's model, with its source (`GET /v1/prices`). */
+export type PriceEntry = components['schemas']['PriceEntryResponseDto'];
+/** An admin change (`GET /v1/audit-log`). */
+export type AuditEntry = components['schemas']['AuditLogEntryResponseDto'];

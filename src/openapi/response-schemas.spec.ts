@@ -31,6 +31,11 @@ import { McpServersService } from '../modules/mcp/mcp-servers.service';
 import type { McpRegistry } from '../modules/mcp/mcp-registry';
 import type { McpClientPool } from '../modules/mcp/mcp-client-pool';
 import { openApiDocumentOffline } from './openapi-document';
+import { AuthService } from '../modules/auth/auth.service';
+import { auditEntryResponse } from '../modules/audit/audit-log.service';
+import { AuditLogEntity } from '../modules/audit/audit-log.entity';
+import { overrideEntry } from '../modules/pricing/price-overrides.service';
+import { PRICE_FIELDS } from '../modules/pricing/price-fields';
 
 jest.setTimeout(60_000);
 
@@ -193,5 +198,33 @@ describe('the response schemas of the OpenAPI document', () => {
     expect(propertiesOf('McpServerToolResponseDto')).toEqual({ all: toolKeys, required: toolKeys });
     expect(propertiesOf('McpServerToolListResponseDto')).toEqual({ all: Object.keys(tools).sort(), required: Object.keys(tools).sort() });
     expect(listSchemaOf('/v1/mcp-servers')).toEqual({ $ref: '#/components/schemas/McpServerListResponseDto' });
+  });
+
+  it("AuditLogEntryResponseDto: the keys of an audit entry's answer, all required", () => {
+    const row = Object.assign(new AuditLogEntity(), { id: 'a', createdAt: new Date(), workspaceId: null, actorKind: 'api_key', actorId: 'k', actorName: 'n' });
+    const keys = Object.keys(auditEntryResponse(Object.assign(row, { action: 'update', resource: 'api_key', resourceId: 'x', before: {}, after: {} }))).sort();
+    expect(propertiesOf('AuditLogEntryResponseDto')).toEqual({ all: keys, required: keys });
+  });
+
+  it("PriceEntryResponseDto: an override's keys required, with every rate; the catalog's names and image prices optional", () => {
+    const row = { provider: 'openai', model: 'm', created_at: new Date(), updated_at: new Date(), ...Object.fromEntries(PRICE_FIELDS.map((f) => [f, null])) };
+    const keys = Object.keys(overrideEntry(row)).sort();
+    const optional = ['catalog_provider', 'catalog_model', 'per_image_by_quality_and_size', 'created_at', 'updated_at'];
+    expect(propertiesOf('PriceEntryResponseDto')).toEqual({
+      all: [...new Set([...keys, ...optional])].sort(),
+      required: keys.filter((key) => !optional.includes(key)).sort(),
+    });
+  });
+
+  it("SessionResponseDto: the keys of an API-key session and a person's, all required", async () => {
+    const sessions = {
+      findByValue: () => Promise.resolve({ facts: { apiKeyHash: 'h', expiresAt: new Date() }, token: 't' }),
+      csrfTokenOf: () => 'csrf',
+      principalOf: () => Promise.resolve({ id: 'k', name: 'n', role: 'admin', workspaceId: 'w' }),
+    };
+    const auth = Object.create(AuthService.prototype) as AuthService;
+    Object.assign(auth, { sessions, keyWorkspaces: () => Promise.resolve([]) });
+    const keys = Object.keys((await auth.view('cookie'))!).sort();
+    expect(propertiesOf('SessionResponseDto')).toEqual({ all: keys, required: keys });
   });
 });

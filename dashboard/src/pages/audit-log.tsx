@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { api, ApiError, ListPage } from '../api';
+import { api, ApiError, ListPage, type AuditEntry } from '../api';
 import { changedFields, showValue } from '../audit-diff';
 import { formatTime, fromLocalInput, toLocalInput } from '../format';
 import { Location, navigate } from '../router';
@@ -8,18 +8,6 @@ const PAGE = 50;
 const RESOURCES = ['api_key', 'virtual_key', 'config', 'prompt', 'mcp_server', 'end_user', 'workspace', 'price'] as const;
 const ACTIONS = ['create', 'update', 'delete', 'revoke'] as const;
 const FILTERS = ['resource', 'action', 'resource_id', 'actor_id', 'from', 'to'] as const;
-
-export interface AuditEntry {
-  id: string;
-  created_at: string;
-  workspace_id: string | null;
-  actor: { kind: string; id: string; name: string };
-  action: string;
-  resource: string;
-  resource_id: string | null;
-  before: Record<string, unknown> | null;
-  after: Record<string, unknown> | null;
-}
 
 const label = (resource: string) => resource.replace(/_/g, ' ').replace(/^api /, 'API ').replace(/^mcp /, 'MCP ');
 

@@ -1,19 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, type Summary } from '../api';
+import { api, ApiError, type PriceEntry, type Summary } from '../api';
 import { formatInt } from '../format';
 import { Location, navigate } from '../router';
 
 /** A price as `GET /v1/prices` lists it: USD per million tokens, where it comes from. */
-interface PriceEntry {
-  provider: string;
-  model: string;
-  source: 'override' | 'local' | 'catalog';
-  input: number | null;
-  output: number | null;
-  cached_input?: number | null;
-  cache_write?: number | null;
-}
-
 /** The form's fields: the price of a provider's model, USD per million tokens. */
 const RATES = [
   { name: 'input', label: 'Input', required: true },

@@ -89,11 +89,12 @@ export class AuditLogService {
       params.to = new Date(query.to);
     }
     const page = await pageNewestFirst(this.repo, conditions.length ? conditions.join(' and ') : 'true', query.limit, query.cursor, params);
-    return { ...page, data: page.data.map(toResponse) };
+    return { ...page, data: page.data.map(auditEntryResponse) };
   }
 }
 
-function toResponse(row: AuditLogEntity): Record<string, unknown> {
+/** An entry's wire shape (AuditLogEntryResponseDto). */
+export function auditEntryResponse(row: AuditLogEntity): Record<string, unknown> {
   return {
     id: row.id,
     object: 'audit_log_entry',

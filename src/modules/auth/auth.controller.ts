@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Post, Req, Res, UseFilters } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AuthConfigResponseDto, SessionResponseDto } from './dto/session.response';
 import type { Request, Response } from 'express';
 import { GatewayError } from '../../common/errors/gateway-error';
 import { Public } from '../../context/request-context.decorator';
@@ -31,6 +32,7 @@ export class AuthController {
   constructor(private readonly auth: AuthService) {}
 
   @Get('config')
+  @ApiOkResponse({ type: AuthConfigResponseDto })
   @ApiOperation({ summary: 'How the dashboard may sign in: single sign-on when configured, API keys always' })
   config() {
     return { sso: this.auth.ssoEnabled, login_url: this.auth.ssoEnabled ? '/auth/login' : null, key_sign_in: true };
@@ -60,6 +62,7 @@ export class AuthController {
   }
 
   @Get('session')
+  @ApiOkResponse({ type: SessionResponseDto })
   @ApiOperation({ summary: 'Who is signed in: user or API key, workspaces and roles, and the CSRF token for writes' })
   async session(@Req() req: Request) {
     const view = await this.auth.view(cookieOf(req.headers.cookie, SESSION_COOKIE));
@@ -69,6 +72,7 @@ export class AuthController {
 
   @Post('key-session')
   @HttpCode(200)
+  @ApiOkResponse({ type: SessionResponseDto })
   @ApiOperation({ summary: 'API-key sign-in: a live gateway key exchanged for a session cookie (set-ups without an identity provider)' })
   async keySession(@Req() req: Request, @Res({ passthrough: true }) res: Response, @Body() dto: KeySessionCreateDto) {
     const session = await this.auth.keySession(dto.key);

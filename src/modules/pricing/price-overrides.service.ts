@@ -9,7 +9,7 @@ import { CATALOG_PACKAGE, catalogModels } from './price-catalog';
 import { PRICE_FIELDS, priceToFields, type PriceFields } from './price-fields';
 import { PricingService, type PriceSource } from './pricing.service';
 
-interface OverrideRow extends PriceFields {
+export interface OverrideRow extends PriceFields {
   provider: string;
   model: string;
   created_at: Date;
@@ -159,7 +159,8 @@ function parseCursor(cursor: string): EntryKey {
 
 const catalogNames = (catalogModel: string | undefined) => (catalogModel === undefined ? {} : { catalog_model: catalogModel });
 
-function overrideEntry(row: OverrideRow): PriceEntry {
+/** An override's entry (PriceEntryResponseDto), as POST /v1/prices answers it. */
+export function overrideEntry(row: OverrideRow): PriceEntry {
   const entry: PriceEntry = { provider: row.provider, model: row.model, source: 'override' };
   for (const field of PRICE_FIELDS) entry[field] = row[field] ?? null;
   return { ...entry, created_at: row.created_at, updated_at: row.updated_at };

@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { PriceEntryResponseDto, PriceListResponseDto } from './dto/price-entry.response';
 import { Permission } from '../../context/request-context.decorator';
 import { Audited } from '../audit/audited.decorator';
 import { overrideOf, priceIdOf } from './price-audit';
@@ -15,6 +16,7 @@ export class PricesController {
   constructor(private readonly overrides: PriceOverridesService) {}
 
   @Post()
+  @ApiCreatedResponse({ type: PriceEntryResponseDto })
   @ApiOperation({ summary: 'Set (or replace) the price of a provider’s model; it wins over the catalog on every instance' })
   upsert(@Body() dto: PriceUpsertDto) {
     return this.overrides.upsert(dto);
@@ -22,6 +24,7 @@ export class PricesController {
 
   @Get()
   @Permission('resources.read')
+  @ApiOkResponse({ type: PriceListResponseDto })
   @ApiOperation({
     summary:
       'Prices of every routed provider’s models (catalog, local table, overrides, each with its source), paged, filterable by provider and model; names the catalog and its version',
