@@ -6,12 +6,12 @@ import { formatCost, formatDateTime, formatInt } from '../format';
 import { Location, navigate } from '../router';
 import { END_USERS } from './end-users';
 import { ResourceForm } from './resource-form';
-import type { ResourceSpec } from './resource-spec';
+import type { FormSpec } from './resource-spec';
 
 const PAGE = 50;
 
 /** The END_USERS form with the user already filled in (a budget for someone seen in the log). */
-const specFor = (user: string): ResourceSpec<EndUser> => ({
+const specFor = (user: string): FormSpec<EndUser> => ({
   ...END_USERS,
   fields: END_USERS.fields.map((field) => (field.name === 'user' ? { ...field, initial: user } : field)),
 });
@@ -42,7 +42,7 @@ function EndUserList({ query, range, mayManageBudgets }: { query: URLSearchParam
   const [records, setRecords] = useState<Map<string, EndUser>>(new Map());
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
-  const [editing, setEditing] = useState<{ spec: ResourceSpec<EndUser>; row: EndUser | null } | null>(null);
+  const [editing, setEditing] = useState<{ spec: FormSpec<EndUser>; row: EndUser | null } | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
   const [loads, setLoads] = useState(0);
 

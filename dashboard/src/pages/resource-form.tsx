@@ -3,7 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError } from '../api';
 import { ResourceField } from './resource-field';
 import { bodyOf, valuesOf } from './resource-form-values';
-import type { ResourceSpec } from './resource-spec';
+import type { FormSpec } from './resource-spec';
 
 export function ResourceForm<R extends object>({
   spec,
@@ -11,7 +11,7 @@ export function ResourceForm<R extends object>({
   onCancel,
   onSaved,
 }: {
-  spec: ResourceSpec<R>;
+  spec: FormSpec<R>;
   row: R | null;
   onCancel: () => void;
   onSaved: (saved: R, created: boolean) => void;

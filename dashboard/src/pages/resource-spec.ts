@@ -55,3 +55,6 @@ export interface ResourceSpec<R extends object = Row> {
   /** Whether a row offers delete (default: all). */
   deletable?: (row: R) => boolean;
 }
+
+/** What the create/edit form reads of a spec: a page with its own list (end users) gives only this. */
+export type FormSpec<R extends object = Row> = Pick<ResourceSpec<R>, 'singular' | 'path' | 'idOf' | 'nameOf' | 'fields'>;

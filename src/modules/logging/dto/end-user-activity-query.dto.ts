@@ -1,8 +1,7 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, IsUUID, Length, Matches, Max, Min } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
+import { ListQueryDto } from '../../../common/http/list.dto';
+import { IsIn, IsOptional, IsString, IsUUID, Length, Matches } from 'class-validator';
 import { IsInstant } from '../../../common/pipes/validators';
-import { toInt } from '../../../common/query-transforms';
 import { MAX_TEXT_CHARS } from '../storable-record';
 
 export const END_USER_ORDERS = ['cost', 'requests', 'user'] as const;
@@ -30,20 +29,10 @@ export class EndUserActivityRangeDto {
  * `GET /v1/analytics/users`: the end users (the `user` of requests) who made requests in the
  * period, and those with a budget; `cursor` is the `next_cursor` of the previous page.
  */
-export class EndUserActivityQueryDto extends EndUserActivityRangeDto {
-  @ApiPropertyOptional({ default: 50, minimum: 1, maximum: 500 })
-  @IsOptional()
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(500)
-  limit = 50;
-
-  @ApiPropertyOptional({ description: 'next_cursor of the previous page' })
-  @IsOptional()
-  @IsString()
+export class EndUserActivityQueryDto extends IntersectionType(EndUserActivityRangeDto, ListQueryDto) {
+  // The list is one aggregate: its cursor is an offset.
   @Matches(/^\d{1,7}$/, { message: 'cursor must be the next_cursor of a previous page' })
-  cursor?: string;
+  declare cursor?: string;
 
   @ApiPropertyOptional({ description: 'The beginning of the user (case-insensitive)' })
   @IsOptional()
