@@ -423,6 +423,15 @@ export const ANTHROPIC_MODELS = [
  * or `before_id` (the page right before it), or the problem with the query.
  */
 export function modelsPage(query: URLSearchParams): { page: Record<string, unknown> } | { problem: string } {
+  return anthropicPage(ANTHROPIC_MODELS, query, 'model');
+}
+
+/**
+ * A page of `items` (newest first) as Anthropic's lists answer: `limit` (default 20, 1…1000),
+ * `after_id` (the page after it) or `before_id` (the page right before it); {data, has_more,
+ * first_id, last_id}, or the problem with the query (`what` names the items in it).
+ */
+export function anthropicPage(items: readonly { id: string }[], query: URLSearchParams, what: string): { page: Record<string, unknown> } | { problem: string } {
   const limitText = query.get('limit');
   const limit = limitText === null ? 20 : Number(limitText);
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
@@ -430,20 +439,20 @@ export function modelsPage(query: URLSearchParams): { page: Record<string, unkno
   const beforeId = query.get('before_id');
   const afterId = query.get('after_id');
   if (beforeId && afterId) return { problem: 'before_id and after_id cannot both be set' };
-  const index = (id: string) => ANTHROPIC_MODELS.findIndex((model) => model.id === id);
-  let data: typeof ANTHROPIC_MODELS;
+  const index = (id: string) => items.findIndex((item) => item.id === id);
+  let data: readonly { id: string }[];
   let hasMore: boolean;
   if (beforeId) {
     const end = index(beforeId);
-    if (end === -1) return { problem: `before_id: no model ${beforeId}` };
+    if (end === -1) return { problem: `before_id: no ${what} ${beforeId}` };
     const start = Math.max(0, end - limit);
-    data = ANTHROPIC_MODELS.slice(start, end);
+    data = items.slice(start, end);
     hasMore = start > 0;
   } else {
     const start = afterId ? index(afterId) + 1 : 0;
-    if (afterId && start === 0) return { problem: `after_id: no model ${afterId}` };
-    data = ANTHROPIC_MODELS.slice(start, start + limit);
-    hasMore = start + limit < ANTHROPIC_MODELS.length;
+    if (afterId && start === 0) return { problem: `after_id: no ${what} ${afterId}` };
+    data = items.slice(start, start + limit);
+    hasMore = start + limit < items.length;
   }
   return { page: { data, has_more: hasMore, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null } };
 }

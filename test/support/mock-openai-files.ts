@@ -13,6 +13,8 @@
  *   GET    /v1/files/{id}/content      the bytes, application/octet-stream, in 64 KiB chunks
  *   POST   /v1/audio/transcriptions, /v1/audio/translations (also /openai/v1/…, Groq's base)
  *   POST   /openai/deployments/{deployment}/audio/transcriptions|translations?api-version=…
+ * The batch mock's output and error files (purpose "batch_output", mock-openai-batches.ts) are
+ * stored here too (storeMockFile) and served by the same routes.
  *
  * Transcripts: text "Transcript of <filename>, <size> bytes" ("Translation of …"). The audio's
  * duration is a WAV's real one (byte rate at offset 28, size of the `data` chunk), else
@@ -91,6 +93,33 @@ function storeOf(flakyFailures: Map<string, number>): Map<string, StoredFile> {
   if (!files) filesByServer.set(flakyFailures, (files = new Map()));
   return files;
 }
+
+/** A file of this mock server (the flaky counters' map names the server): its object and bytes (null when not kept). */
+export function storedFile(flakyFailures: Map<string, number>, id: string): { object: Record<string, any>; bytes: Buffer | null } | undefined {
+  return storeOf(flakyFailures).get(id);
+}
+
+/** Stores a file the mock itself writes (a batch's output and error files); returns its file object. */
+export function storeMockFile(
+  flakyFailures: Map<string, number>,
+  file: { purpose: string; filename: string; bytes: Buffer; expiresAt?: number | null },
+): Record<string, any> {
+  const object = {
+    object: 'file',
+    id: newFileId(),
+    purpose: file.purpose,
+    filename: file.filename,
+    bytes: file.bytes.length,
+    created_at: Math.floor(Date.now() / 1000),
+    expires_at: file.expiresAt ?? null,
+    status: 'processed',
+    status_details: null,
+  };
+  storeOf(flakyFailures).set(object.id, { object, bytes: file.bytes, sha256: createHash('sha256').update(file.bytes).digest('hex') });
+  return object;
+}
+
+const newFileId = () => 'file-' + randomBytes(11).toString('base64url').replace(/[-_]/g, 'x');
 
 /** Azure's form (`/openai/…` but not its v1 API `/openai/v1/…`) needs `api-version`. */
 function missingApiVersion(path: string, rawQuery: string): boolean {
@@ -283,7 +312,7 @@ function createFile(res: http.ServerResponse, upload: RecordedUpload, read: Read
       return sendJson(res, 400, invalid(`'expires_after[seconds]' must be between 3600 and 2592000.`, 'expires_after.seconds'));
     expiresAt = created + n;
   }
-  const id = 'file-' + randomBytes(11).toString('base64url').replace(/[-_]/g, 'x');
+  const id = newFileId();
   const object = {
     object: 'file',
     id,
