@@ -11,6 +11,7 @@
  *   POST /v1/audio/speech (and Azure's): see mock-openai-audio.ts
  *   /v1/files/…, POST /v1/audio/transcriptions|translations (multipart, streamed; and Azure's):
  *                                                      see mock-openai-files.ts
+ *   /v1/batches/… (and Azure's /openai/batches?api-version=…)  OpenAI's Batch API: see mock-openai-batches.ts
  *   POST /v1/messages (and /messages)                  Anthropic's Messages API: see mock-anthropic.ts
  *   POST /v1beta/models/{model}:generateContent, …:streamGenerateContent (also under /v1),
  *        …:countTokens, …:embedContent, …:batchEmbedContents; GET /v1beta/models[/{model}]
@@ -80,6 +81,8 @@ import {
   type ChatPlan,
 } from './mock-openai-chunks';
 import { serveAnthropic } from './mock-anthropic';
+import { CapturedResponse, type Dispatch } from './mock-batch-support';
+import { OpenAIBatchesMock } from './mock-openai-batches';
 import { serveCohere } from './mock-cohere';
 import { serveBedrock } from './mock-bedrock';
 import { serveGemini } from './mock-gemini';
@@ -120,7 +123,12 @@ export interface MockUpstream {
   vertex: VertexMock;
   /** Connections to the Responses API's WebSocket mode (plain HTTP servers only; see mock-openai-responses-socket.ts). */
   responsesSockets: ResponsesSocketConnection[];
-  /** Forget the recorded requests (the array is emptied in place), the mock-flaky-* counters and Vertex's counts. */
+  /** OpenAI's Batch API: its pace (stepMs, lineMs, expiresInMs, hold, release, expire), its batches and executions per custom_id (mock-openai-batches.ts). */
+  batches: OpenAIBatchesMock;
+  /**
+   * Forget the recorded requests (the array is emptied in place), the mock-flaky-* counters, Vertex's counts, and the
+   * batch API's executions counters and pace (batches and files are kept).
+   */
   reset(): void;
   close(): Promise<void>;
 }
@@ -298,6 +306,20 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
   const vertex = createVertexMock();
   let selfUrl = '';
 
+  /** Runs a request through the routes below without recording it: how a batch's requests are answered. */
+  const dispatch: Dispatch = (method, path, headers, body) => {
+    const res = new CapturedResponse();
+    const req = { method, url: path, headers: { 'content-type': 'application/json', ...headers }, httpVersion: '1.1' } as http.IncomingMessage;
+    try {
+      handle(req, res as unknown as http.ServerResponse, Buffer.from(body === undefined ? '' : JSON.stringify(body)), false);
+    } catch (error) {
+      if (!res.headersSent) sendJson(res as unknown as http.ServerResponse, 500, errorBody(`Mock upstream failure: ${String(error)}`, 'server_error'));
+      else res.destroy();
+    }
+    return { reply: res.reply, abort: () => res.abort() };
+  };
+  const batches = new OpenAIBatchesMock(dispatch, flakyFailures);
+
   /** Records a request, noting when the client goes away before the answer is complete. */
   const track = (rec: RecordedRequest, res: http.ServerResponse): void => {
     requests.push(rec);
@@ -352,7 +374,7 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
     socket.once('close', () => sockets.delete(socket));
   });
 
-  function handle(req: http.IncomingMessage, res: http.ServerResponse, bytes: Buffer): void {
+  function handle(req: http.IncomingMessage, res: http.ServerResponse, bytes: Buffer, recorded = record): void {
     const raw = bytes.toString();
     const method = req.method ?? 'GET';
     const url = req.url ?? '/';
@@ -371,7 +393,7 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
     }
 
     let rec: RecordedRequest | undefined;
-    if (record) {
+    if (recorded) {
       rec = { method, path, query: parseQuery(rawQuery), headers: req.headers, body, rawBody: bytes, httpVersion: req.httpVersion };
       track(rec, res);
     }
@@ -381,6 +403,7 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
     if (
       vertex.serve(res, call, selfUrl) ||
       serveAnthropic(res, call) ||
+      batches.serve(res, call) ||
       serveBedrock(res, call) ||
       serveGemini(res, call) ||
       serveCohere(res, call) ||
@@ -499,14 +522,17 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
     requests,
     vertex,
     responsesSockets,
+    batches,
     reset: () => {
       requests.length = 0;
       responsesSockets.length = 0;
       flakyFailures.clear();
       vertex.reset();
+      batches.reset();
     },
     close: () =>
       (closing ??= new Promise<void>((resolve) => {
+        batches.close();
         server.close(() => resolve());
         for (const socket of sockets) socket.destroy();
       })),
