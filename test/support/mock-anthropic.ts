@@ -9,6 +9,7 @@
  *        JSON of `tools` / 4; the body checked as a create's, but max_tokens, stream, sampling
  *        settings and other create-only fields are "<field>: Extra inputs are not permitted";
  *        model switches mock-error-<status>, mock-slow-<ms>, mock-flaky-… as for messages
+ *   /v1/messages/batches/…            the Message Batches API: see mock-anthropic-batches.ts
  *   GET  /v1/models, /v1/models/{id}  Anthropic's Models API, when the request carries x-api-key or
  *        anthropic-version (else it is OpenAI's, mock-openai-fine-tuning.ts): ANTHROPIC_MODELS of
  *        mock-anthropic-body.ts, newest first, {data, has_more, first_id, last_id} paged by `limit`
@@ -97,6 +98,7 @@ import {
   plan,
   sseEvent,
 } from './mock-anthropic-body';
+import { AnthropicBatchesMock } from './mock-anthropic-batches';
 import { dropAfterHeaders, streamEvents } from './mock-sse';
 // A cycle (mock-upstream.ts imports this file), harmless: both only call each other per request.
 import { answerFailureSwitch, behaviourOf, sendJson } from './mock-upstream';
@@ -145,8 +147,13 @@ function headersRefused(res: http.ServerResponse, call: MockCall): boolean {
   return true;
 }
 
-export function serveAnthropic(res: http.ServerResponse, call: MockCall): boolean {
+/** Anthropic's routes; `batches` (the mock server's Message Batches, mock-anthropic-batches.ts) serves /v1/messages/batches/…. */
+export function serveAnthropic(res: http.ServerResponse, call: MockCall, batches?: AnthropicBatchesMock): boolean {
   const path = call.path.replace(/^\/v1/, '');
+  if (batches && AnthropicBatchesMock.routes(call.method, call.path)) {
+    if (headersRefused(res, call)) return true;
+    return batches.serve(res, call, (reply, status, message) => sendAnthropicError(reply, status, message));
+  }
   if (call.method === 'POST' && path === '/messages/count_tokens') return countTokens(res, call);
   // GET /v1/models is OpenAI's too: it is Anthropic's when the caller speaks Anthropic's headers.
   const models =

@@ -13,6 +13,7 @@
  *                                                      see mock-openai-files.ts
  *   /v1/batches/… (and Azure's /openai/batches?api-version=…)  OpenAI's Batch API: see mock-openai-batches.ts
  *   POST /v1/messages (and /messages)                  Anthropic's Messages API: see mock-anthropic.ts
+ *   /v1/messages/batches/…                             Anthropic's Message Batches API: see mock-anthropic-batches.ts
  *   POST /v1beta/models/{model}:generateContent, …:streamGenerateContent (also under /v1),
  *        …:countTokens, …:embedContent, …:batchEmbedContents; GET /v1beta/models[/{model}]
  *                                                      Google's Gemini API: see mock-gemini.ts
@@ -81,6 +82,7 @@ import {
   type ChatPlan,
 } from './mock-openai-chunks';
 import { serveAnthropic } from './mock-anthropic';
+import { AnthropicBatchesMock } from './mock-anthropic-batches';
 import { CapturedResponse, type Dispatch } from './mock-batch-support';
 import { OpenAIBatchesMock } from './mock-openai-batches';
 import { serveCohere } from './mock-cohere';
@@ -125,9 +127,11 @@ export interface MockUpstream {
   responsesSockets: ResponsesSocketConnection[];
   /** OpenAI's Batch API: its pace (stepMs, lineMs, expiresInMs, hold, release, expire), its batches and executions per custom_id (mock-openai-batches.ts). */
   batches: OpenAIBatchesMock;
+  /** Anthropic's Message Batches API: the same controls and records (mock-anthropic-batches.ts). */
+  anthropicBatches: AnthropicBatchesMock;
   /**
    * Forget the recorded requests (the array is emptied in place), the mock-flaky-* counters, Vertex's counts, and the
-   * batch API's executions counters and pace (batches and files are kept).
+   * batches' executions counters and pace (batches and files are kept).
    */
   reset(): void;
   close(): Promise<void>;
@@ -319,6 +323,7 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
     return { reply: res.reply, abort: () => res.abort() };
   };
   const batches = new OpenAIBatchesMock(dispatch, flakyFailures);
+  const anthropicBatches = new AnthropicBatchesMock(dispatch, () => selfUrl);
 
   /** Records a request, noting when the client goes away before the answer is complete. */
   const track = (rec: RecordedRequest, res: http.ServerResponse): void => {
@@ -402,7 +407,7 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
     const call = { method, path, rawQuery, headers: req.headers, body, badJson, flakyFailures, rawBody: raw };
     if (
       vertex.serve(res, call, selfUrl) ||
-      serveAnthropic(res, call) ||
+      serveAnthropic(res, call, anthropicBatches) ||
       batches.serve(res, call) ||
       serveBedrock(res, call) ||
       serveGemini(res, call) ||
@@ -523,16 +528,19 @@ export async function startMockUpstream(options: MockUpstreamOptions = {}): Prom
     vertex,
     responsesSockets,
     batches,
+    anthropicBatches,
     reset: () => {
       requests.length = 0;
       responsesSockets.length = 0;
       flakyFailures.clear();
       vertex.reset();
       batches.reset();
+      anthropicBatches.reset();
     },
     close: () =>
       (closing ??= new Promise<void>((resolve) => {
         batches.close();
+        anthropicBatches.close();
         server.close(() => resolve());
         for (const socket of sockets) socket.destroy();
       })),
