@@ -43,8 +43,8 @@
  * is abandoned and the batch ends with the rest expired.
  *
  * For tests (mock.anthropicBatches): stepMs, lineMs, expiresInMs, hold('in_progress' | 'canceling',
- * {afterLines}), release(), expire(id), executions (Map custom_id -> times sent to the Messages route,
- * cleared by reset()), all (Map id -> record), settled(id).
+ * {afterLines}), release(), expire(id), executions (Map custom_id -> times a batch ran a request with
+ * that custom_id, across this server's batches; cleared by reset()), all (Map id -> record), settled(id).
  */
 import type * as http from 'node:http';
 import type { MockCall } from './mock-call';
@@ -101,7 +101,7 @@ const isObject = (value: unknown): value is Record<string, any> => value !== nul
 export class AnthropicBatchesMock extends BatchPace {
   /** Every batch of this mock server, by id, oldest first (deleted ones too, marked). */
   readonly all = new Map<string, AnthropicBatchRecord>();
-  /** How many times a request with this custom_id was sent to the Messages route (cleared by reset()). */
+  /** How many times a batch ran a request with this custom_id (cleared by reset()). */
   readonly executions = new Map<string, number>();
 
   constructor(

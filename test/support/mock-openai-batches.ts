@@ -60,8 +60,9 @@
  *     (counted in request_counts.failed); status "expired", expired_at.
  *
  * For tests (mock.batches): stepMs, lineMs, expiresInMs, hold(state, {afterLines}), release(),
- * expire(id), executions (Map custom_id -> times a request with that custom_id was sent to the
- * mock's routes, across this server's batches; cleared by reset()), all (Map id -> record: the
+ * expire(id), executions (Map custom_id -> times a batch ran a request with that custom_id (sent it
+ * to the mock's routes, or answered a stream one with its 400), across this server's batches;
+ * cleared by reset()), all (Map id -> record: the
  * Batch object, its requests and their outcome), settled(id) (resolves when the batch is final).
  */
 import { randomBytes } from 'node:crypto';
@@ -141,7 +142,7 @@ export interface OpenAIBatchRecord {
 export class OpenAIBatchesMock extends BatchPace {
   /** Every batch of this mock server, by id, oldest first. */
   readonly all = new Map<string, OpenAIBatchRecord>();
-  /** How many times a request with this custom_id was sent to the mock's routes (cleared by reset()). */
+  /** How many times a batch ran a request with this custom_id (cleared by reset()). */
   readonly executions = new Map<string, number>();
 
   constructor(
@@ -322,7 +323,8 @@ export class OpenAIBatchesMock extends BatchPace {
     const { batch, requests } = record;
     await this.step(record, this.stepMs);
     await this.holding(record, 'validating');
-    if (record.problems.length) return this.fail(record);
+    // An invalid file fails the batch, unless it was cancelled or expired while validating.
+    if (record.problems.length && !record.stop) return this.fail(record);
     if (!record.stop) {
       Object.assign(batch, { status: 'in_progress', in_progress_at: seconds(), model: requests[0].body?.model ?? null });
       batch.request_counts.total = requests.length;
