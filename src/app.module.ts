@@ -15,6 +15,7 @@ import { BudgetsModule } from './modules/budgets/budgets.module';
 import { ChatModule } from './modules/chat/chat.module';
 import { DashboardModule } from './modules/dashboard/dashboard.module';
 import { EmbeddingsModule } from './modules/embeddings/embeddings.module';
+import { BatchesModule } from './modules/batches/batches.module';
 import { FilesModule } from './modules/files/files.module';
 import { FineTuningModule } from './modules/fine-tuning/fine-tuning.module';
 import { HealthModule } from './modules/health/health.module';
@@ -50,6 +51,7 @@ export class AppModule {
         ImagesModule,
         FineTuningModule,
         FilesModule,
+        BatchesModule,
         AudioModule,
         RealtimeModule,
         ResponsesModule,

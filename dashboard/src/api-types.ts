@@ -197,10 +197,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List files */
+        /** List files (purpose "batch", "batch_output" or "batch_error": the gateway's own) */
         get: operations["FilesController_list"];
         put?: never;
-        /** Upload a file (multipart: file, purpose), streamed through to the provider */
+        /** Upload a file (multipart: file, purpose): a batch file is kept by the gateway, any other streamed through to the provider */
         post: operations["FilesController_create"];
         delete?: never;
         options?: never;
@@ -233,7 +233,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A file's content, streamed back as the provider sends it */
+        /** A file's content, streamed back as the provider sends it (a batch's files written from its lines) */
         get: operations["FilesController_content"];
         put?: never;
         post?: never;
@@ -359,6 +359,127 @@ export interface paths {
         };
         /** Retrieve a file batch of a vector store */
         get: operations["VectorStoresController_retrieveBatch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List batches, newest first (limit, after) */
+        get: operations["BatchesController_list"];
+        put?: never;
+        /** Create a batch from a JSONL file uploaded with purpose "batch" */
+        post: operations["BatchesController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/batches/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a batch */
+        get: operations["BatchesController_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/batches/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a batch (409 once it has ended) */
+        post: operations["BatchesController_cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/messages/batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List Message Batches, newest first (limit, after_id, before_id) */
+        get: operations["MessageBatchesController_list"];
+        put?: never;
+        /** Create a Message Batch */
+        post: operations["MessageBatchesController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/messages/batches/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a Message Batch */
+        get: operations["MessageBatchesController_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/messages/batches/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a Message Batch (409 once it has ended) */
+        post: operations["MessageBatchesController_cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/messages/batches/{id}/results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A Message Batch's results, one JSON object per line, once it has ended */
+        get: operations["MessageBatchesController_results"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1508,6 +1629,26 @@ export interface components {
              */
             file_ids: string[];
         };
+        BatchCreateDto: {
+            /** @description A file uploaded with purpose "batch" (JSONL of {custom_id, method, url, body}) */
+            input_file_id: string;
+            /** @enum {string} */
+            endpoint: "/v1/chat/completions" | "/v1/responses" | "/v1/embeddings";
+            /**
+             * @description OpenAI's "24h"; the gateway also runs shorter or longer windows (<n>s, m, h or d, up to 7 days) when it runs the batch itself
+             * @example 24h
+             */
+            completion_window: string;
+            metadata?: {
+                [key: string]: string;
+            };
+        };
+        MessageBatchCreateDto: {
+            requests: {
+                custom_id?: string;
+                params?: Record<string, never>;
+            }[];
+        };
         SpeechCreateDto: {
             /** @example tts-1 */
             model: string;
@@ -1833,6 +1974,10 @@ export interface components {
             failed_attempts: number;
             /** @description On a request: the rows nested under it */
             nested_rows: number;
+            /** @description The batch this request was a line of (`batch_…` or `msgbatch_…`) */
+            batch_id: string | null;
+            /** @description The batch line's `custom_id` */
+            custom_id: string | null;
             /** Format: date-time */
             created_at: string;
             /** @example chat.completions */
@@ -3407,6 +3552,177 @@ export interface operations {
             };
         };
     };
+    BatchesController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    BatchesController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BatchCreateDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    BatchesController_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    BatchesController_cancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    MessageBatchesController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    MessageBatchesController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MessageBatchCreateDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    MessageBatchesController_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    MessageBatchesController_cancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    MessageBatchesController_results: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     AudioController_createSpeech: {
         parameters: {
             query?: never;
@@ -3990,6 +4306,8 @@ export interface operations {
                 kind?: string;
                 /** @description The rows nested under a request: its failed tries, tool rounds and tool calls (the request's log id) */
                 parent_id?: string;
+                /** @description The lines of a batch: its id (`batch_…` or `msgbatch_…`) */
+                batch_id?: string;
                 api_key_id?: string;
                 /** @description Virtual key id or slug */
                 virtual_key?: string;
@@ -4045,6 +4363,8 @@ export interface operations {
                 kind?: string;
                 /** @description The rows nested under a request: its failed tries, tool rounds and tool calls (the request's log id) */
                 parent_id?: string;
+                /** @description The lines of a batch: its id (`batch_…` or `msgbatch_…`) */
+                batch_id?: string;
                 api_key_id?: string;
                 /** @description Virtual key id or slug */
                 virtual_key?: string;

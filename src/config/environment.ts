@@ -54,6 +54,25 @@ export class Environment {
   @Min(1024)
   UPLOAD_LIMIT_BYTES = 512 * 1024 * 1024;
 
+  /** Largest batch input file the gateway keeps (`purpose: "batch"`), in bytes (default 100 MiB; it is read whole when its batch is created). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
+  BATCH_FILE_LIMIT_BYTES = 100 * 1024 * 1024;
+
+  /** Lines of one gateway-run batch in flight at once, over every instance (CONTRACT section 17). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(256)
+  BATCH_CONCURRENCY = 8;
+
+  /** How often each instance looks for batch lines to send and batches to finish, in ms. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  BATCH_POLL_MS = 1000;
+
   /** Store request and response bodies in the log. */
   @Transform(toBool)
   @IsBoolean()

@@ -38,6 +38,8 @@ export class RequestContext {
   readonly rateLimited = new Set<string>();
   readonly tokenWindows: RateWindow[] = [];
   user: string | null = null;
+  /** A batch line the gateway runs (BatchRunner): its log row names the batch and the line. */
+  batchLine: BatchLineRef | null = null;
   /** The provider and model as the request named them (header, body, routing), for a request refused before any attempt. */
   provider: string | null = null;
   model: string | null = null;
@@ -121,6 +123,12 @@ export class RequestContext {
   elapsedMs(): number {
     return Math.round(performance.now() - this.startedAt);
   }
+}
+
+/** A line of a batch, as its request carries it (see the batches module's line token). */
+export interface BatchLineRef {
+  batchId: string;
+  customId: string;
 }
 
 /** What an operation says of its request when it opens its part of the context (RequestContext.begin). */

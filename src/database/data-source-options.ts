@@ -38,6 +38,7 @@ import { LogWholeBodies1764002400000 } from './migrations/1764002400000-LogWhole
 import { LogSearchWords1764002500000 } from './migrations/1764002500000-LogSearchWords';
 import { LogCacheWriteTokens1764002600000 } from './migrations/1764002600000-LogCacheWriteTokens';
 import { LogRequestKinds1764002700000 } from './migrations/1764002700000-LogRequestKinds';
+import { Batches1764002800000 } from './migrations/1764002800000-Batches';
 import { AuditLog1764001800000 } from './migrations/1764001800000-AuditLog';
 import { UsersSessions1764001900000 } from './migrations/1764001900000-UsersSessions';
 import { encryptProviderOptionSecretsMigration } from './migrations/1764001200000-EncryptProviderOptionSecrets';
@@ -90,6 +91,7 @@ export const MIGRATIONS = [
   LogSearchWords1764002500000,
   LogCacheWriteTokens1764002600000,
   LogRequestKinds1764002700000,
+  Batches1764002800000,
 ];
 
 /** Migrations, with those that re-encode stored secrets made with the gateway's encryption key. */

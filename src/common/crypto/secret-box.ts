@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 
 const VERSION = 'v1';
 
@@ -35,6 +35,28 @@ export class SecretBox {
       throw new UndecryptableSecretError('The secret was sealed with another encryption key, or altered');
     }
   }
+
+  /**
+   * An HMAC-SHA256 of `data` under a key derived from this one for `purpose` (HKDF), so that
+   * a token signed for one purpose proves nothing for another, and the same on every
+   * instance that shares GATEWAY_ENCRYPTION_KEY.
+   */
+  mac(purpose: string, data: string): Buffer {
+    let key = this.macKeys.get(purpose);
+    if (!key) {
+      key = Buffer.from(hkdfSync('sha256', this.key, Buffer.alloc(0), `ai-gateway ${purpose}`, 32));
+      this.macKeys.set(purpose, key);
+    }
+    return createHmac('sha256', key).update(data).digest();
+  }
+
+  /** Whether `mac` is `data`'s MAC for `purpose` (compared in constant time). */
+  verifyMac(purpose: string, data: string, mac: Buffer): boolean {
+    const expected = this.mac(purpose, data);
+    return mac.length === expected.length && timingSafeEqual(mac, expected);
+  }
+
+  private readonly macKeys = new Map<string, Buffer>();
 
   static isSealed(value: unknown): value is string {
     return typeof value === 'string' && value.startsWith(`${VERSION}.`) && value.split('.').length === 4;

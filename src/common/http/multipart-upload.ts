@@ -3,6 +3,7 @@ import type { Request } from 'express';
 import { PassThrough, type Readable } from 'node:stream';
 import { ClientClosedRequestError, GatewayError } from '../errors/gateway-error';
 import { closeAfterAnswer } from './json-body.middleware';
+import type { ConsumedBody } from './multipart-peek';
 
 /** What the log keeps of an uploaded file: never its bytes. */
 export interface UploadedFileSummary {
@@ -57,6 +58,7 @@ export class MultipartUpload {
   /** The parser has seen the form's closing delimiter; what follows (an epilogue) is still passed on. */
   private formRead = false;
   private failure: GatewayError | ClientClosedRequestError | null = null;
+  private readonly consumedBytes: number;
   /** The latest chunk, kept from the provider while a required part is missing. */
   private held: Buffer | null = null;
   private readonly readyPromise: Promise<FormSummary>;
@@ -69,6 +71,8 @@ export class MultipartUpload {
     private readonly limitBytes: number,
     /** What the form must have: a missing part is a 400 naming it, and the provider never gets a complete form without it. */
     private readonly required: { file: boolean; fields: string[] },
+    /** What a MultipartPeek read of the request already: the form begins with these bytes. */
+    private readonly consumed: ConsumedBody | null = null,
   ) {
     const type = req.headers['content-type'] ?? '';
     if (!/^multipart\/form-data\s*;.*boundary=/i.test(type)) {
@@ -79,6 +83,7 @@ export class MultipartUpload {
       );
     }
     this.contentType = type;
+    this.consumedBytes = consumed?.chunks.reduce((sum, chunk) => sum + chunk.length, 0) ?? 0;
     const declared = req.headers['content-length'] === undefined ? null : Number(req.headers['content-length']);
     if (declared !== null && declared > limitBytes) {
       closeAfterAnswer(req, req.res!);
@@ -149,7 +154,8 @@ export class MultipartUpload {
       this.send(this.held);
       this.held = null;
     }
-    if (!this.started && this.body.readableLength > MAX_FIELD_BYTES + 64 * 1024) {
+    // (Bytes a peek held before are bounded by it, and the upstream request starts as they are given.)
+    if (!this.started && this.body.readableLength > MAX_FIELD_BYTES + 64 * 1024 + this.consumedBytes) {
       this.fail(
         GatewayError.invalidRequest(`The form's text fields before the first file are larger than ${MAX_FIELD_BYTES} bytes`, null, 'invalid_multipart'),
       );
@@ -168,11 +174,15 @@ export class MultipartUpload {
   };
 
   private pump(): void {
-    const { req } = this;
+    const { req, consumed } = this;
+    req.on('error', this.onGone);
+    for (const chunk of consumed?.chunks ?? []) this.onData(chunk);
+    if (consumed?.ended) return this.onEnd();
     req.on('data', this.onData);
     req.once('end', this.onEnd);
-    req.on('error', this.onGone);
     req.once('close', this.onGone);
+    // A request a peek read in paused mode stays paused until told.
+    if (consumed) req.resume();
   }
 
   /** Our listeners off the request once it is read or refused; the `error` one stays, since a request's late error unheard would end the process. */

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { GatewayError } from '../../common/errors/gateway-error';
 import { gatewayKeyOf, MISSING_GATEWAY_KEY } from '../../common/guards/gateway-key';
+import { BATCH_LINE_HEADER } from '../../common/crypto/batch-line-token';
 import { parseMetadataHeader } from '../../common/guards/metadata-header';
 import { TRACE_ID } from '../../common/ids';
 import type { RequestContext } from '../../context/request-context';
@@ -41,8 +42,14 @@ export async function authenticate(
   context: RequestContext | undefined,
   cookies?: CookieAuthentication,
 ): Promise<ApiKeyPrincipal> {
+  const lineToken = headers[BATCH_LINE_HEADER];
   const secret = gatewayKeyOf(headers);
-  const key = secret === null ? await sessionPrincipal(headers, cookies) : await keys.apiKeyBySecret(secret);
+  const key =
+    typeof lineToken === 'string'
+      ? await batchLinePrincipal(keys, lineToken, context)
+      : secret === null
+        ? await sessionPrincipal(headers, cookies)
+        : await keys.apiKeyBySecret(secret);
   if (!key) throw GatewayError.authentication('Invalid or revoked gateway API key');
   if (key.expiresAt && key.expiresAt.getTime() <= Date.now()) {
     throw GatewayError.authentication(`The API key expired at ${key.expiresAt.toISOString()}`);
@@ -59,6 +66,14 @@ export async function authenticate(
     context.user = context.metadata._user ?? null;
   }
   return key;
+}
+
+/** The key that created a batch, for a line the gateway sends itself (BatchLineToken); the line is noted on the context for its log row. */
+async function batchLinePrincipal(keys: KeyLookupService, token: string, context: RequestContext | undefined): Promise<ApiKeyPrincipal | null> {
+  const line = keys.batchLine(token);
+  if (!line) throw GatewayError.authentication('Invalid batch line token: only the gateway sends x-gateway-batch-line');
+  if (context) context.batchLine = { batchId: line.batchId, customId: line.customId };
+  return keys.apiKeyByHash(line.keyHash);
 }
 
 /** The principal of the session cookie, for a request that carries no gateway key. */

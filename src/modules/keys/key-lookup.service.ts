@@ -3,6 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, Not, Repository } from 'typeorm';
 import { SecretBox, sha256, UndecryptableSecretError } from '../../common/crypto/secret-box';
+import { BatchLineToken, type BatchLineClaims } from '../../common/crypto/batch-line-token';
 import { GatewayError } from '../../common/errors/gateway-error';
 import { isUuid } from '../../common/ids';
 import { LookupCache } from '../../common/lookup-cache';
@@ -110,6 +111,11 @@ export class KeyLookupService implements OnApplicationBootstrap {
   /** A key by the SHA-256 of its secret: a dashboard session made from a key keeps only that. */
   apiKeyByHash(hash: string): Promise<ApiKeyPrincipal | null> | ApiKeyPrincipal | null {
     return this.apiKeys.get(hash, () => this.guard(this.loadApiKey(hash)));
+  }
+
+  /** The claims of a batch line's token (BatchLineToken), or null when the gateway did not make it. */
+  batchLine(token: string): BatchLineClaims | null {
+    return BatchLineToken.verify(this.secretBox, token);
   }
 
   /**

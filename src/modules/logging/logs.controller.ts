@@ -28,6 +28,8 @@ const LOG_EXPORT_COLUMNS = [
   'parent_id',
   'failed_attempts',
   'nested_rows',
+  'batch_id',
+  'custom_id',
   'operation',
   'api_key_id',
   'virtual_key_id',

@@ -142,6 +142,7 @@ export class LogsService {
     const filters: [string, unknown][] = [
       ['trace_id', query.trace_id],
       ['parent_id', query.parent_id],
+      ['batch_id', query.batch_id],
       ['api_key_id', apiKeyId],
     ];
     const search = query.q === undefined ? undefined : searchPlan((await this.logs.query(SEARCH_PLAN_SQL, [query.q]))[0].query);
@@ -270,6 +271,8 @@ export function toLogResponse(log: RequestLogEntity): Record<string, unknown> {
     parent_id: log.parentId,
     failed_attempts: log.failedAttempts,
     nested_rows: log.nestedRows,
+    batch_id: log.batchId,
+    custom_id: log.customId,
     created_at: log.createdAt?.toISOString(),
     operation: log.operation,
     workspace_id: log.workspaceId,

@@ -15,6 +15,8 @@ const SECRET_HEADERS = new Set([
   // AWS credentials per request (Bedrock); the access key id names the identity and is kept, as AWS's own logs keep it.
   'x-gateway-aws-secret-access-key',
   'x-gateway-aws-session-token',
+  // A batch line's token (BatchLineToken).
+  'x-gateway-batch-line',
 ]);
 
 /** Body fields whose values are credentials (provider keys, MCP tokens). */

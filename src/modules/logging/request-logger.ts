@@ -201,6 +201,8 @@ export class RequestLogger {
       parentId: null as string | null,
       failedAttempts: 0,
       nestedRows: 0,
+      batchId: context.batchLine?.batchId ?? null,
+      customId: context.batchLine?.customId ?? null,
       traceId: context.traceId,
       createdAt: context.createdAt,
       operation: context.operation!,

@@ -5,6 +5,7 @@ import { Readable } from 'node:stream';
 import type { RequestContext } from '../../context/request-context';
 import type { GatewayResult } from './gateway-result';
 import { FormSummary, MultipartUpload } from '../../common/http/multipart-upload';
+import type { ConsumedBody } from '../../common/http/multipart-peek';
 import type { Environment } from '../../config/environment';
 import type { UpstreamRequest } from '../../providers/provider-adapter';
 import type { NormalizedUsage } from '../../providers/usage';
@@ -42,8 +43,15 @@ export class UploadOperations {
     this.limitBytes = config.get('UPLOAD_LIMIT_BYTES', { infer: true });
   }
 
-  async run(context: RequestContext, req: Request, spec: UploadSpec, required: { file: boolean; fields: string[] }): Promise<GatewayResult> {
-    const upload = new MultipartUpload(req, this.limitBytes, required);
+  /** `consumed`: the bytes a MultipartPeek read of the form already (`/v1/files` reads up to `purpose` first). */
+  async run(
+    context: RequestContext,
+    req: Request,
+    spec: UploadSpec,
+    required: { file: boolean; fields: string[] },
+    consumed: ConsumedBody | null = null,
+  ): Promise<GatewayResult> {
+    const upload = new MultipartUpload(req, this.limitBytes, required, consumed);
     const logForm = () => context.logRequestAs({ ...upload.summary.fields, files: upload.summary.files });
     const form = await upload.ready().finally(logForm);
     if (typeof form.fields.model === 'string') context.model = form.fields.model;

@@ -69,6 +69,11 @@ export class LogQueryDto extends ListQueryDto {
   @IsUUID()
   parent_id?: string;
 
+  @ApiPropertyOptional({ description: 'The lines of a batch: its id (`batch_…` or `msgbatch_…`)', example: 'batch_0196f0c2a1b27c3d8e9f0a1b2c3d4e5f' })
+  @IsOptional()
+  @Matches(/^(batch|msgbatch)_[0-9a-f]{32}$/, { message: 'batch_id must be a batch id (batch_… or msgbatch_…)' })
+  batch_id?: string;
+
   @ApiPropertyOptional()
   @IsOptional()
   @IsUUID()

@@ -140,6 +140,12 @@ export class LogRowResponseDto {
   @ApiProperty({ type: 'integer', description: 'On a request: the rows nested under it' })
   nested_rows: number;
 
+  @ApiProperty({ type: String, nullable: true, description: 'The batch this request was a line of (`batch_…` or `msgbatch_…`)' })
+  batch_id: string | null;
+
+  @ApiProperty({ type: String, nullable: true, description: "The batch line's `custom_id`" })
+  custom_id: string | null;
+
   @ApiProperty({ format: 'date-time' })
   created_at: string;
 

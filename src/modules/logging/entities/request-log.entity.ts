@@ -44,6 +44,13 @@ export class RequestLogEntity {
   @Column('smallint', { name: 'nested_rows', default: 0 })
   nestedRows: number;
 
+  /** The batch a row's request was a line of (migration Batches), and the line's `custom_id`; null for every other request. */
+  @Column('text', { name: 'batch_id', nullable: true })
+  batchId: string | null;
+
+  @Column('text', { name: 'custom_id', nullable: true })
+  customId: string | null;
+
   @PrimaryColumn('timestamptz', { name: 'created_at' })
   createdAt: Date;
 

@@ -1,0 +1,219 @@
+/**
+ * Batches through the gateway with the official SDKs (CONTRACT section 17): OpenAI's shape
+ * (a JSONL file uploaded with purpose "batch", `batches.create`, poll, the output and error
+ * files) and Anthropic's (`messages.batches.create`, poll, `results`), run by the gateway
+ * line by line for a provider without batches. Every line is a log row naming its batch;
+ * bad input is a 400 naming it, or fails its line alone.
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI, { toFile } from 'openai';
+import { call, createVirtualKey, expectError, openai, waitFor } from '../support/e2e-helpers';
+import { MockUpstream, startMockUpstream } from '../support/mock-upstream';
+import { admin, startTestGateway, TestGateway } from '../support/test-gateway';
+
+const jsonl = (lines: unknown[]) => lines.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n') + '\n';
+const chatLine = (customId: string, text: string, model = 'llama-3.1-8b-instant') => ({
+  custom_id: customId,
+  method: 'POST',
+  url: '/v1/chat/completions',
+  body: { model, messages: [{ role: 'user', content: `echo: ${text}` }] },
+});
+
+async function finished(client: OpenAI, id: string, timeoutMs = 15_000): Promise<OpenAI.Batch> {
+  return waitFor(async () => {
+    const batch = await client.batches.retrieve(id);
+    return ['completed', 'failed', 'expired', 'cancelled'].includes(batch.status) ? batch : null;
+  }, timeoutMs);
+}
+
+async function fileLines(client: OpenAI, id: string | null | undefined): Promise<any[]> {
+  if (!id) return [];
+  const text = await (await client.files.content(id)).text();
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
+}
+
+describe('Batches, run by the gateway (e2e)', () => {
+  let mock: MockUpstream;
+  let gateway: TestGateway;
+  let client: OpenAI;
+
+  beforeAll(async () => {
+    mock = await startMockUpstream();
+    gateway = await startTestGateway({ BATCH_POLL_MS: '50', BATCH_CONCURRENCY: '4' });
+    await createVirtualKey(gateway, { slug: 'groq', provider: 'groq', key: 'gsk-batch-000000', custom_host: `${mock.url}/openai/v1` });
+    await createVirtualKey(gateway, { slug: 'claude', provider: 'anthropic', key: 'sk-ant-batch', custom_host: mock.url });
+    client = openai(gateway, { 'x-gateway-virtual-key': 'groq' });
+  });
+
+  afterAll(async () => {
+    await gateway?.close();
+    await mock?.close();
+  });
+
+  it('runs an OpenAI-shaped batch line by line: output file, error file, counts, log rows', async () => {
+    const input = jsonl([chatLine('a', 'first'), chatLine('b', 'second'), '{not json', chatLine('c', 'third', 'mock-error-400')]);
+    const file = await client.files.create({ file: await toFile(Buffer.from(input), 'batch.jsonl'), purpose: 'batch' });
+    expect(file).toMatchObject({ object: 'file', purpose: 'batch', bytes: Buffer.byteLength(input), filename: 'batch.jsonl' });
+    expect(file.id).toMatch(/^file-gw[0-9a-f]{32}$/);
+    expect(await (await client.files.content(file.id)).text()).toBe(input);
+
+    const created = await client.batches.create({
+      input_file_id: file.id,
+      endpoint: '/v1/chat/completions',
+      completion_window: '24h',
+      metadata: { job: 'eval' },
+    });
+    expect(created).toMatchObject({ object: 'batch', endpoint: '/v1/chat/completions', input_file_id: file.id, metadata: { job: 'eval' } });
+    expect(created.request_counts!.total).toBe(4);
+
+    const batch = await finished(client, created.id);
+    expect(batch.status).toBe('completed');
+    expect(batch.request_counts).toEqual({ total: 4, completed: 2, failed: 2 });
+    const output = await fileLines(client, batch.output_file_id);
+    expect(output.map((line) => line.custom_id)).toEqual(['a', 'b']);
+    expect(output[0]).toMatchObject({ response: { status_code: 200, body: { object: 'chat.completion' } }, error: null });
+    expect(output[0].response.body.choices[0].message.content).toBe('first');
+    const errors = await fileLines(client, batch.error_file_id);
+    expect(errors).toHaveLength(2);
+    expect(errors[0]).toMatchObject({ custom_id: 'line-3', response: null, error: { code: 'invalid_line' } });
+    expect(errors[1]).toMatchObject({ custom_id: 'c', response: { status_code: 400 }, error: null });
+
+    // Each line that ran is a log row naming its batch and line, routed like any request.
+    await gateway.flushLogs();
+    const logs = await admin(gateway, 'GET', `/v1/logs?batch_id=${batch.id}`);
+    expect(logs.status).toBe(200);
+    expect(logs.body.data.map((row: any) => row.custom_id).sort()).toEqual(['a', 'b', 'c']);
+    expect(logs.body.data.every((row: any) => row.batch_id === batch.id && row.provider === 'groq' && row.kind === 'request')).toBe(true);
+    const lineA = logs.body.data.find((row: any) => row.custom_id === 'a');
+    expect(output[0].response.request_id).toBe(lineA.id);
+    expect(JSON.stringify(lineA.request_headers)).not.toMatch(/batch-line"\s*:\s*"v1\./);
+
+    const listed = await client.batches.list({ limit: 10 });
+    expect(listed.data.map((b) => b.id)).toContain(batch.id);
+    const outputFiles = await call(gateway, '/v1/files?purpose=batch_output', { method: 'GET' });
+    expect(outputFiles.body.data.map((f: any) => f.id)).toContain(batch.output_file_id);
+  });
+
+  it('refuses what OpenAI refuses at creation with a 400 naming it, and a cancel after the end with a 409', async () => {
+    const duplicate = await client.files.create({
+      file: await toFile(Buffer.from(jsonl([chatLine('same', 'x'), chatLine('same', 'y')])), 'dup.jsonl'),
+      purpose: 'batch',
+    });
+    const dup = await call(gateway, '/v1/batches', {
+      headers: { 'x-gateway-virtual-key': 'groq' },
+      body: { input_file_id: duplicate.id, endpoint: '/v1/chat/completions', completion_window: '24h' },
+    });
+    expectError(dup, 400, { type: 'invalid_request_error', code: 'duplicate_custom_id', param: 'input_file_id', message: /'same'/ });
+
+    const endpoint = await call(gateway, '/v1/batches', {
+      headers: { 'x-gateway-virtual-key': 'groq' },
+      body: { input_file_id: duplicate.id, endpoint: '/v1/moderations', completion_window: '24h' },
+    });
+    expectError(endpoint, 400, { type: 'invalid_request_error', param: 'endpoint' });
+
+    const unknownFile = await call(gateway, '/v1/batches', {
+      headers: { 'x-gateway-virtual-key': 'groq' },
+      body: { input_file_id: 'file-gw00000000000000000000000000000000', endpoint: '/v1/chat/completions', completion_window: '24h' },
+    });
+    expect(unknownFile.status).toBe(404);
+
+    const window = await call(gateway, '/v1/batches', {
+      headers: { 'x-gateway-virtual-key': 'groq' },
+      body: { input_file_id: duplicate.id, endpoint: '/v1/chat/completions', completion_window: 'forever' },
+    });
+    expectError(window, 400, { type: 'invalid_request_error', param: 'completion_window' });
+
+    const file = await client.files.create({ file: await toFile(Buffer.from(jsonl([chatLine('one', 'done')])), 'one.jsonl'), purpose: 'batch' });
+    const batch = await finished(
+      client,
+      (await client.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' })).id,
+    );
+    const cancel = await call(gateway, `/v1/batches/${batch.id}/cancel`, { headers: { 'x-gateway-virtual-key': 'groq' }, body: {} });
+    expectError(cancel, 409, { type: 'conflict_error', code: 'batch_not_cancellable' });
+  });
+
+  it('expires the lines its completion window did not reach, and cancels those a cancel finds unsent', async () => {
+    const slow = Array.from({ length: 12 }, (_, i) => chatLine(`slow-${i}`, `line ${i}`, 'mock-slow-1000'));
+    const file = await client.files.create({ file: await toFile(Buffer.from(jsonl(slow)), 'slow.jsonl'), purpose: 'batch' });
+    const expiring = await client.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '1s' as '24h' });
+    const expired = await finished(client, expiring.id);
+    expect(expired.status).toBe('expired');
+    const errors = await fileLines(client, expired.error_file_id);
+    expect(errors.length).toBeGreaterThan(0);
+    expect(errors.every((line) => line.error?.code === 'batch_expired')).toBe(true);
+    expect(expired.request_counts!.completed + errors.length).toBe(12);
+
+    const file2 = await client.files.create({ file: await toFile(Buffer.from(jsonl(slow)), 'slow2.jsonl'), purpose: 'batch' });
+    const running = await client.batches.create({ input_file_id: file2.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+    const cancelling = await client.batches.cancel(running.id);
+    expect(['cancelling', 'cancelled']).toContain(cancelling.status);
+    const cancelled = await finished(client, running.id);
+    expect(cancelled.status).toBe('cancelled');
+    expect(cancelled.request_counts!.completed).toBeLessThan(12);
+  });
+
+  it('fails the remaining lines with budget_exceeded once the key reaches its budget', async () => {
+    const created = await admin(gateway, 'POST', '/v1/api-keys', { name: 'budgeted', role: 'member', budget_limit_usd: 0.000001 });
+    expect(created.body).toMatchObject({ role: 'member' });
+    const key = created.body;
+    const budgeted = openai(gateway, { 'x-gateway-virtual-key': 'groq' }, 'unused', key.key);
+    const lines = Array.from({ length: 10 }, (_, i) => chatLine(`b-${i}`, 'a priced answer of several words'));
+    const file = await budgeted.files.create({ file: await toFile(Buffer.from(jsonl(lines)), 'budget.jsonl'), purpose: 'batch' });
+    const batch = await finished(
+      budgeted,
+      (await budgeted.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' })).id,
+    );
+    expect(batch.status).toBe('completed');
+    const errors = await fileLines(budgeted, batch.error_file_id);
+    expect(errors.some((line) => line.error?.code === 'budget_exceeded' || line.response?.status_code === 402)).toBe(true);
+    expect(batch.request_counts!.completed).toBeLessThan(10);
+    // A member reads its own batches only.
+    const others = await client.batches.list();
+    expect(others.data.map((b) => b.id)).toContain(batch.id);
+    const mine = await budgeted.batches.list();
+    expect(mine.data.map((b) => b.id)).toEqual([batch.id]);
+  });
+
+  it('runs an Anthropic-shaped batch: create, poll, results through the SDK', async () => {
+    const anthropic = new Anthropic({ baseURL: gateway.url, apiKey: gateway.adminKey, maxRetries: 0, defaultHeaders: { 'x-gateway-virtual-key': 'claude' } });
+    const created = await anthropic.messages.batches.create({
+      requests: [
+        { custom_id: 'first', params: { model: 'claude-haiku-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'echo: one' }] } },
+        { custom_id: 'second', params: { model: 'claude-haiku-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'echo: two' }] } },
+        { custom_id: 'broken', params: { model: 'claude-haiku-4-5', messages: [{ role: 'user', content: 'no max_tokens' }] } as any },
+      ],
+    });
+    expect(created).toMatchObject({ type: 'message_batch', processing_status: 'in_progress' });
+    expect(created.id).toMatch(/^msgbatch_/);
+    const ended = await waitFor(async () => {
+      const batch = await anthropic.messages.batches.retrieve(created.id);
+      return batch.processing_status === 'ended' ? batch : null;
+    }, 15_000);
+    expect(ended.request_counts).toEqual({ processing: 0, succeeded: 2, errored: 1, canceled: 0, expired: 0 });
+    const results: any[] = [];
+    for await (const result of await anthropic.messages.batches.results(created.id)) results.push(result);
+    expect(results.map((r) => [r.custom_id, r.result.type])).toEqual([
+      ['first', 'succeeded'],
+      ['second', 'succeeded'],
+      ['broken', 'errored'],
+    ]);
+    expect(results[0].result.message.content[0].text).toBe('one');
+    expect(results[2].result.error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
+
+    const duplicate = await anthropic.messages.batches
+      .create({
+        requests: [
+          { custom_id: 'x', params: { model: 'claude-haiku-4-5', max_tokens: 8, messages: [{ role: 'user', content: 'a' }] } },
+          { custom_id: 'x', params: { model: 'claude-haiku-4-5', max_tokens: 8, messages: [{ role: 'user', content: 'b' }] } },
+        ],
+      })
+      .catch((error: unknown) => error);
+    expect(duplicate).toBeInstanceOf(Anthropic.BadRequestError);
+    expect((duplicate as InstanceType<typeof Anthropic.BadRequestError>).message).toMatch(/requests\.1\.custom_id/);
+    // Another shape's id is not found, like an unknown one.
+    await expect(client.batches.retrieve(created.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+  });
+});
