@@ -73,6 +73,12 @@ export class Environment {
   @Min(10)
   BATCH_POLL_MS = 1000;
 
+  /** How long a batch line being sent stays leased to its instance without a renewal (renewed every tick): past it, the instance is taken for gone. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  BATCH_LEASE_SECONDS = 60;
+
   /** Store request and response bodies in the log. */
   @Transform(toBool)
   @IsBoolean()

@@ -19,6 +19,19 @@ const chatLine = (customId: string, text: string, model = 'llama-3.1-8b-instant'
   body: { model, messages: [{ role: 'user', content: `echo: ${text}` }] },
 });
 
+const FILE_LIMIT = 256 * 1024;
+
+/** A multipart/form-data body in the order given (the SDKs choose their own). */
+function form(parts: { name: string; value: string | Buffer; filename?: string }[]) {
+  const boundary = `----batchtest${Date.now()}`;
+  const chunks = parts.flatMap((part) => [
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"${part.filename ? `; filename="${part.filename}"` : ''}\r\n\r\n`),
+    Buffer.from(part.value),
+    Buffer.from('\r\n'),
+  ]);
+  return { body: Buffer.concat([...chunks, Buffer.from(`--${boundary}--\r\n`)]), contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
 async function finished(client: OpenAI, id: string, timeoutMs = 15_000): Promise<OpenAI.Batch> {
   return waitFor(async () => {
     const batch = await client.batches.retrieve(id);
@@ -42,7 +55,7 @@ describe('Batches, run by the gateway (e2e)', () => {
 
   beforeAll(async () => {
     mock = await startMockUpstream();
-    gateway = await startTestGateway({ BATCH_POLL_MS: '50', BATCH_CONCURRENCY: '4' });
+    gateway = await startTestGateway({ BATCH_POLL_MS: '50', BATCH_CONCURRENCY: '4', BATCH_FILE_LIMIT_BYTES: String(FILE_LIMIT) });
     await createVirtualKey(gateway, { slug: 'groq', provider: 'groq', key: 'gsk-batch-000000', custom_host: `${mock.url}/openai/v1` });
     await createVirtualKey(gateway, { slug: 'claude', provider: 'anthropic', key: 'sk-ant-batch', custom_host: mock.url });
     client = openai(gateway, { 'x-gateway-virtual-key': 'groq' });
@@ -95,6 +108,48 @@ describe('Batches, run by the gateway (e2e)', () => {
     expect(listed.data.map((b) => b.id)).toContain(batch.id);
     const outputFiles = await call(gateway, '/v1/files?purpose=batch_output', { method: 'GET' });
     expect(outputFiles.body.data.map((f: any) => f.id)).toContain(batch.output_file_id);
+  });
+
+  it('keeps a batch file whatever the order of its form, and refuses one over the limit or without a purpose, naming it', async () => {
+    const upload = (body: Buffer, contentType: string) =>
+      fetch(`${gateway.url}/v1/files`, {
+        method: 'POST',
+        headers: { 'x-gateway-api-key': gateway.adminKey, 'x-gateway-virtual-key': 'groq', 'content-type': contentType },
+        body,
+      });
+    const content = jsonl([chatLine('p', 'purpose first')]);
+    const purposeFirst = form([
+      { name: 'purpose', value: 'batch' },
+      { name: 'file', value: content, filename: 'first.jsonl' },
+    ]);
+    const stored = await upload(purposeFirst.body, purposeFirst.contentType);
+    expect(stored.status).toBe(200);
+    const file = (await stored.json()) as { id: string };
+    expect(file).toMatchObject({ purpose: 'batch', filename: 'first.jsonl', bytes: content.length });
+    expect(await (await client.files.content(file.id)).text()).toBe(content);
+    // Nothing of a batch file reaches the provider.
+    expect(mock.requests.filter((request) => request.path.includes('/files'))).toEqual([]);
+
+    const big = form([
+      { name: 'file', value: Buffer.alloc(FILE_LIMIT + 1, 'x'), filename: 'big.jsonl' },
+      { name: 'purpose', value: 'batch' },
+    ]);
+    const tooBig = await upload(big.body, big.contentType);
+    expect(tooBig.status).toBe(400);
+    expect(((await tooBig.json()) as any).error).toMatchObject({ param: 'file', code: 'file_too_large' });
+
+    const noPurpose = form([{ name: 'file', value: content, filename: 'x.jsonl' }]);
+    const missing = await upload(noPurpose.body, noPurpose.contentType);
+    expect(missing.status).toBe(400);
+    expect(((await missing.json()) as any).error).toMatchObject({ param: 'purpose', code: 'missing_required_parameter' });
+
+    // A line's token is the gateway's alone: one made up is refused.
+    const forged = await call(gateway, '/v1/chat/completions', {
+      apiKey: null,
+      headers: { 'x-gateway-batch-line': 'v1.eyJrIjoiYSJ9.AAAA', 'x-gateway-virtual-key': 'groq' },
+      body: { model: 'llama-3.1-8b-instant', messages: [{ role: 'user', content: 'hi' }] },
+    });
+    expect(forged.status).toBe(401);
   });
 
   it('refuses what OpenAI refuses at creation with a 400 naming it, and a cancel after the end with a 409', async () => {

@@ -77,6 +77,11 @@ export class MultipartPeek {
     return peek;
   }
 
+  /** The whole form has been read (its closing delimiter, or the body's end). */
+  get complete(): boolean {
+    return this.formRead || this.ended;
+  }
+
   /** Stops reading and hands over what was read: the next reader (MultipartUpload) begins with these bytes, then the request. */
   consumed(): ConsumedBody {
     this.stop();

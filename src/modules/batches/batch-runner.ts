@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { HttpAdapterHost } from '@nestjs/core';
 import { DataSource } from 'typeorm';
@@ -15,8 +15,6 @@ import { BatchResults } from './batch-results';
 import { newGatewayFileId } from './batch-files.service';
 import type { BatchRow, BatchStatus } from './batch-shapes';
 
-/** A sending line's lease: renewed on every tick by its instance; one not renewed this long is an instance gone. */
-const LEASE_SECONDS = 60;
 /** Batches looked at per tick. */
 const BATCHES_PER_TICK = 32;
 /** How long a line may take (a model's answer can take minutes). */
@@ -55,11 +53,13 @@ interface LeasedLine {
  * files.
  */
 @Injectable()
-export class BatchRunner implements OnApplicationBootstrap, OnApplicationShutdown {
+export class BatchRunner implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(BatchRunner.name);
   private readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly concurrency: number;
   private readonly pollMs: number;
+  /** A sending line's lease: renewed on every tick by its instance; one not renewed this long is an instance gone (at least three ticks). */
+  private readonly leaseSeconds: number;
   private readonly agent = new Agent({ keepAliveTimeout: 10_000, connections: 64 });
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
@@ -78,14 +78,18 @@ export class BatchRunner implements OnApplicationBootstrap, OnApplicationShutdow
   ) {
     this.concurrency = config.get('BATCH_CONCURRENCY', { infer: true });
     this.pollMs = config.get('BATCH_POLL_MS', { infer: true });
+    this.leaseSeconds = Math.max(config.get('BATCH_LEASE_SECONDS', { infer: true }), Math.ceil((this.pollMs * 3) / 1000));
   }
 
   onApplicationBootstrap(): void {
     this.schedule();
   }
 
-  /** Stops leasing; the lines in flight finish (their requests are open ones the shutdown waits for) and are recorded. */
-  async onApplicationShutdown(): Promise<void> {
+  /**
+   * Stops leasing; the lines in flight finish (their requests are open ones the shutdown
+   * waits for) and are recorded, before any module closes (the database pool among them).
+   */
+  async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     await Promise.allSettled([...this.inFlight]);
@@ -141,10 +145,10 @@ export class BatchRunner implements OnApplicationBootstrap, OnApplicationShutdow
           `with room as (select $3::int - count(*)::int as n from batch_lines where batch_id = $1 and status = 'sending'),
            picked as materialized (select line from batch_lines where batch_id = $1 and status = 'pending' order by line
                  limit greatest((select n from room), 0) for update skip locked)
-           update batch_lines l set status = 'sending', lease_owner = $2, leased_until = now() + interval '${LEASE_SECONDS} seconds'
+           update batch_lines l set status = 'sending', lease_owner = $2, leased_until = now() + $4 * interval '1 second'
            from picked where l.batch_id = $1 and l.line = picked.line
            returning l.line, l.custom_id, l.body`,
-          [batch.id, this.owner, this.concurrency],
+          [batch.id, this.owner, this.concurrency, this.leaseSeconds],
         );
       });
       // An UPDATE answers [rows, count].
@@ -224,8 +228,9 @@ export class BatchRunner implements OnApplicationBootstrap, OnApplicationShutdow
   }
 
   private async renewLeases(): Promise<void> {
-    await this.db.query(`update batch_lines set leased_until = now() + interval '${LEASE_SECONDS} seconds' where lease_owner = $1 and status = 'sending'`, [
+    await this.db.query(`update batch_lines set leased_until = now() + $2 * interval '1 second' where lease_owner = $1 and status = 'sending'`, [
       this.owner,
+      this.leaseSeconds,
     ]);
   }
 

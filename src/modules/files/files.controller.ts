@@ -5,6 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import type { RequestContext } from '../../context/request-context';
 import { Ctx, Operation } from '../../context/request-context.decorator';
 import { MultipartPeek } from '../../common/http/multipart-peek';
+import { GatewayError } from '../../common/errors/gateway-error';
 import { routeRequest } from '../routing/provider-routing.guard';
 import { RouteResolver } from '../routing/route-resolver';
 import { sendGatewayResult } from '../routing/gateway-result';
@@ -54,6 +55,10 @@ export class FilesController {
   @ApiOperation({ summary: 'Upload a file (multipart: file, purpose): a batch file is kept by the gateway, any other streamed through to the provider' })
   async create(@Ctx() context: RequestContext, @Req() req: Request, @Res() res: Response): Promise<void> {
     const peek = await MultipartPeek.untilField(req, 'purpose');
+    if (peek.complete && peek.fields.purpose === undefined) {
+      peek.consumed();
+      throw GatewayError.invalidRequest("The form has no 'purpose' field", 'purpose', 'missing_required_parameter');
+    }
     if (peek.fields.purpose === 'batch') {
       const file = await peek.readFile(this.batchFiles.limitBytes);
       context.logRequestAs({ purpose: 'batch', files: [{ field: 'file', filename: file.filename, bytes: file.content.length }] });
