@@ -6,6 +6,7 @@
  *   npm run bench -- --streams [N] [--stream-delay 1500] [--tls]
  *   npm run bench -- --workers [--duration 8]
  *   npm run bench -- --agent [--sessions 16] [--turns 20] [--profile]
+ *   npm run bench -- --batch [N]
  *
  *   --duration N  seconds per measured run (default 8)
  *   --pin         gateway (and its PostgreSQL) on core 1, mock and load generator on core 0
@@ -33,6 +34,8 @@
  *                 read back through GET /v1/logs/{id} and compared with those sent (see bench/agent.ts);
  *                 with --profile, the logging gateway runs under --cpu-prof and the top self-time
  *                 functions of its runs are printed
+ *   --batch N     instead: a gateway-run batch of N lines (default 2000) alone (lines per second, CPU
+ *                 per line), then beside interactive traffic (its added latency): see bench/batch.ts
  *   --sessions N  with --agent: sessions at once (default 16), each one turn after the other
  *   --turns N     with --agent: requests per session (default 20)
  */
@@ -43,6 +46,7 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { measureTtft, problemsOf, runLoad, stopLoad, type LoadResult, type Target } from './load';
 import { agentScenario } from './agent';
+import { batchScenario } from './batch';
 import { formatProfile, summarizeProfile, type ProfileSummary } from './profile';
 import {
   Child,
@@ -75,6 +79,7 @@ interface Args {
   workers: boolean;
   tls: boolean;
   agent: boolean;
+  batch: number;
   sessions: number;
   turns: number;
 }
@@ -90,6 +95,7 @@ function parseArgs(argv: string[]): Args {
     workers: false,
     tls: false,
     agent: false,
+    batch: 0,
     sessions: 16,
     turns: 20,
   };
@@ -106,6 +112,7 @@ function parseArgs(argv: string[]): Args {
     else if (flag === '--workers') args.workers = true;
     else if (flag === '--tls') args.tls = true;
     else if (flag === '--agent') args.agent = true;
+    else if (flag === '--batch') args.batch = optionalValue(2000);
     else if (flag === '--sessions') args.sessions = value();
     else if (flag === '--turns') args.turns = value();
     else throw new Error(`unknown argument ${argv[i]} (see the header of bench/run.ts)`);
@@ -333,7 +340,7 @@ async function main(): Promise<void> {
     await smokeTest([direct, gateway]);
 
     // (The load generator's runs go over plain HTTP only: with --tls the gateway alone warms up. --agent warms up with its own sessions.)
-    const warmUpTargets = args.agent ? [] : args.profile || args.workers || args.tls ? [gateway] : [direct, gateway];
+    const warmUpTargets = args.agent || args.batch ? [] : args.profile || args.workers || args.tls ? [gateway] : [direct, gateway];
     if (warmUpTargets.length) log('warming up...');
     for (const target of warmUpTargets) {
       for (const stream of [false, true]) await runLoad(target, stream, 8, 1.5);
@@ -343,6 +350,8 @@ async function main(): Promise<void> {
       await streamsScenario(args, direct, gateway, gatewayChild);
     } else if (args.workers) {
       await workersScenario(args, mock.url, gateway, adminKey);
+    } else if (args.batch) {
+      await batchScenario({ lines: args.batch, duration: args.duration, gateway, gatewayChild, gatewayUrl, adminKey, mockUrl: mock.url });
     } else if (args.agent) {
       failed = await agentScenario({
         args: { sessions: args.sessions, turns: args.turns },

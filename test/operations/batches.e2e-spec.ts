@@ -58,6 +58,7 @@ describe('Batches, run by the gateway (e2e)', () => {
     gateway = await startTestGateway({ BATCH_POLL_MS: '50', BATCH_CONCURRENCY: '4', BATCH_FILE_LIMIT_BYTES: String(FILE_LIMIT) });
     await createVirtualKey(gateway, { slug: 'groq', provider: 'groq', key: 'gsk-batch-000000', custom_host: `${mock.url}/openai/v1` });
     await createVirtualKey(gateway, { slug: 'claude', provider: 'anthropic', key: 'sk-ant-batch', custom_host: mock.url });
+    await createVirtualKey(gateway, { slug: 'mistral', provider: 'mistral-ai', key: 'mistral-batch-000000', custom_host: `${mock.url}/v1` });
     client = openai(gateway, { 'x-gateway-virtual-key': 'groq' });
   });
 
@@ -108,6 +109,38 @@ describe('Batches, run by the gateway (e2e)', () => {
     expect(listed.data.map((b) => b.id)).toContain(batch.id);
     const outputFiles = await call(gateway, '/v1/files?purpose=batch_output', { method: 'GET' });
     expect(outputFiles.body.data.map((f: any) => f.id)).toContain(batch.output_file_id);
+  });
+
+  it('runs Responses and embeddings lines as their synchronous calls would answer', async () => {
+    const responses = jsonl([
+      { custom_id: 'r1', method: 'POST', url: '/v1/responses', body: { model: 'llama-3.1-8b-instant', input: 'echo: through the bridge' } },
+    ]);
+    const rFile = await client.files.create({ file: await toFile(Buffer.from(responses), 'responses.jsonl'), purpose: 'batch' });
+    const rBatch = await finished(client, (await client.batches.create({ input_file_id: rFile.id, endpoint: '/v1/responses', completion_window: '24h' })).id);
+    const [answer] = await fileLines(client, rBatch.output_file_id);
+    expect(answer).toMatchObject({ custom_id: 'r1', response: { status_code: 200, body: { object: 'response', status: 'completed' } } });
+    expect(answer.response.body.output_text ?? answer.response.body.output[0].content[0].text).toBe('through the bridge');
+
+    const mistral = openai(gateway, { 'x-gateway-virtual-key': 'mistral' });
+    const embeddings = jsonl(
+      ['one', 'two'].map((text) => ({ custom_id: text, method: 'POST', url: '/v1/embeddings', body: { model: 'mistral-embed', input: text } })),
+    );
+    const eFile = await mistral.files.create({ file: await toFile(Buffer.from(embeddings), 'embeddings.jsonl'), purpose: 'batch' });
+    const eBatch = await finished(
+      mistral,
+      (await mistral.batches.create({ input_file_id: eFile.id, endpoint: '/v1/embeddings', completion_window: '24h' })).id,
+    );
+    const vectors = await fileLines(mistral, eBatch.output_file_id);
+    expect(vectors.map((line) => [line.custom_id, line.response.body.object, Array.isArray(line.response.body.data[0].embedding)])).toEqual([
+      ['one', 'list', true],
+      ['two', 'list', true],
+    ]);
+    await gateway.flushLogs();
+    const rows = (await admin(gateway, 'GET', `/v1/logs?batch_id=${eBatch.id}`)).body.data;
+    expect(rows.map((row: any) => [row.operation, row.provider])).toEqual([
+      ['embeddings', 'mistral-ai'],
+      ['embeddings', 'mistral-ai'],
+    ]);
   });
 
   it('keeps a batch file whatever the order of its form, and refuses one over the limit or without a purpose, naming it', async () => {

@@ -721,6 +721,36 @@ const ROUTES: RouteSpec[] = [
       }),
   },
   {
+    name: 'POST /v1/batches',
+    weight: 1,
+    method: 'POST',
+    shape: 'openai',
+    upstream: false,
+    path: () => '/v1/batches',
+    headers: (rng, fx) => modelRouting(rng, fx),
+    body: (rng) =>
+      defined({
+        input_file_id: rng.pick(['file-gw0123456789abcdef0123456789abcdef', 'file-abc123']),
+        endpoint: rng.pick(['/v1/chat/completions', '/v1/embeddings', '/v1/responses', '/v1/moderations']),
+        completion_window: rng.pick(['24h', '1h', '7d', '8d']),
+        metadata: maybe(rng, 0.3, () => ({ job: 'fuzz' })),
+      }),
+  },
+  {
+    name: 'POST /v1/messages/batches',
+    weight: 1,
+    method: 'POST',
+    shape: 'anthropic',
+    upstream: false,
+    path: () => '/v1/messages/batches',
+    headers: (rng, fx) => modelRouting(rng, fx, VK_ANTHROPIC),
+    body: (rng) => ({
+      requests: [
+        { custom_id: rng.pick(['a', 'b-1', 'c_2']), params: { model: 'claude-sonnet-4-5', max_tokens: 16, messages: [{ role: 'user', content: 'Hello' }] } },
+      ],
+    }),
+  },
+  {
     name: 'POST /v1/vector_stores[/{id}/search|files]',
     weight: 1,
     method: 'POST',

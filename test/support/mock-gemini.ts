@@ -94,6 +94,8 @@ export function mockEmbeddingValues(text: string, dimensions = 8): number[] {
   return Array.from({ length: dimensions }, (_, i) => (((sum + i * 37) % 129) - 64) / 64);
 }
 
+/** gemini-embedding-001's largest output (3072 dimensions). */
+const MAX_EMBEDDING_DIMENSIONS = 3072;
 const EMBED_REQUEST_FIELDS = new Set(['model', 'content', 'taskType', 'task_type', 'title', 'outputDimensionality', 'output_dimensionality']);
 
 /**
@@ -116,8 +118,8 @@ function batchEmbed(res: http.ServerResponse, call: MockCall, model: string): vo
       return sendGoogleError(res, 400, `* BatchEmbedContentsRequest.requests[${i}].content.parts: contents is not specified`);
     }
     const dimensions = request.outputDimensionality ?? request.output_dimensionality;
-    if (dimensions !== undefined && (!Number.isInteger(dimensions) || dimensions < 1))
-      return sendGoogleError(res, 400, `* requests[${i}].output_dimensionality: must be positive`);
+    if (dimensions !== undefined && (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > MAX_EMBEDDING_DIMENSIONS))
+      return sendGoogleError(res, 400, `* requests[${i}].output_dimensionality: must be from 1 to ${MAX_EMBEDDING_DIMENSIONS}`);
     values.push(mockEmbeddingValues(parts.map((part: any) => part.text).join(''), dimensions));
   }
   sendJson(res, 200, JSON.stringify({ embeddings: values.map((vector) => ({ values: vector })) }));
@@ -134,8 +136,8 @@ function embed(res: http.ServerResponse, call: MockCall, model: string): void {
     return sendGoogleError(res, 400, '* EmbedContentRequest.content.parts: contents is not specified');
   }
   const dimensions = body.outputDimensionality ?? body.output_dimensionality;
-  if (dimensions !== undefined && (!Number.isInteger(dimensions) || dimensions < 1))
-    return sendGoogleError(res, 400, '* output_dimensionality: must be positive');
+  if (dimensions !== undefined && (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > MAX_EMBEDDING_DIMENSIONS))
+    return sendGoogleError(res, 400, `* output_dimensionality: must be from 1 to ${MAX_EMBEDDING_DIMENSIONS}`);
   sendJson(res, 200, JSON.stringify({ embedding: { values: mockEmbeddingValues(parts.map((part: any) => part.text).join(''), dimensions) } }));
 }
 

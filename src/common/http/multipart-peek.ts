@@ -73,13 +73,14 @@ export class MultipartPeek {
    */
   static async untilField(req: Request, name: string): Promise<MultipartPeek> {
     const peek = new MultipartPeek(req);
-    await peek.waitFor(() => name in peek.fields || peek.formRead || peek.ended || (peek.file !== null && peek.rawBytes > HOLD_LIMIT_BYTES));
+    // At the body's end the parser is ended too: it finishes (formRead) or fails (a form cut short), and that is waited for.
+    await peek.waitFor(() => name in peek.fields || peek.formRead || (peek.file !== null && peek.rawBytes > HOLD_LIMIT_BYTES));
     return peek;
   }
 
-  /** The whole form has been read (its closing delimiter, or the body's end). */
+  /** The whole form has been read, to its closing delimiter. */
   get complete(): boolean {
-    return this.formRead || this.ended;
+    return this.formRead;
   }
 
   /** Stops reading and hands over what was read: the next reader (MultipartUpload) begins with these bytes, then the request. */
@@ -93,8 +94,6 @@ export class MultipartPeek {
     this.fileLimit = limitBytes;
     this.raw.length = 0; // the form stays here: its raw bytes are no longer needed
     this.checkFileLimit();
-    await this.waitFor(() => this.formRead || this.ended);
-    if (!this.formRead) this.parser.end();
     await this.waitFor(() => this.formRead);
     this.stop();
     if (!this.file) throw GatewayError.invalidRequest("The form has no 'file' part", 'file', 'missing_required_parameter');

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import { BATCH_LINE_HEADER, BatchLineToken } from '../../common/crypto/batch-line-token';
 import { SecretBox } from '../../common/crypto/secret-box';
@@ -15,6 +16,8 @@ import { BatchResults } from './batch-results';
 import { newGatewayFileId } from './batch-files.service';
 import type { BatchRow, BatchStatus } from './batch-shapes';
 
+/** Over this share of its time busy, an instance sends one line of a batch at a time: interactive requests come first. */
+const BUSY_UTILIZATION = 0.6;
 /** Batches looked at per tick. */
 const BATCHES_PER_TICK = 32;
 /** How long a line may take (a model's answer can take minutes). */
@@ -42,6 +45,9 @@ interface LeasedLine {
  * that created the batch (BatchLineToken): routing, fallbacks, guardrails, budgets, rate
  * limits and the log treat a line like any request, and its log row names the batch.
  *
+ * An instance whose event loop was busy more than 60% of the last tick sends one line of a
+ * batch at a time, so that a batch slows down rather than the interactive requests.
+ *
  * A line is sent at most once: it is marked `sending` before it goes, and a line whose
  * instance stopped renewing its lease (killed mid-flight) ends as `errored`
  * (`line_interrupted`), never sent again: whether the provider ran it is unknown. A line that
@@ -67,6 +73,9 @@ export class BatchRunner implements OnApplicationBootstrap, BeforeApplicationShu
   private readonly running = new Map<string, RunningBatch>();
   private readonly leasing = new Set<string>();
   private baseUrl: string | null = null;
+  private loopMark: EventLoopUtilization = performance.eventLoopUtilization();
+  /** How busy the event loop was over the last tick (0 to 1). */
+  private utilization = 0;
 
   constructor(
     private readonly db: DataSource,
@@ -98,6 +107,9 @@ export class BatchRunner implements OnApplicationBootstrap, BeforeApplicationShu
 
   /** One pass: what a tick does (also called by tests that cannot wait for the timer). */
   async tick(): Promise<void> {
+    const mark = performance.eventLoopUtilization();
+    this.utilization = performance.eventLoopUtilization(mark, this.loopMark).utilization;
+    this.loopMark = mark;
     if (this.inFlight.size) await this.renewLeases();
     await this.recoverInterrupted();
     const batches = await this.db.query<BatchRow[]>(
@@ -148,7 +160,7 @@ export class BatchRunner implements OnApplicationBootstrap, BeforeApplicationShu
            update batch_lines l set status = 'sending', lease_owner = $2, leased_until = now() + $4 * interval '1 second'
            from picked where l.batch_id = $1 and l.line = picked.line
            returning l.line, l.custom_id, l.body`,
-          [batch.id, this.owner, this.concurrency, this.leaseSeconds],
+          [batch.id, this.owner, this.utilization > BUSY_UTILIZATION ? 1 : this.concurrency, this.leaseSeconds],
         );
       });
       // An UPDATE answers [rows, count].
