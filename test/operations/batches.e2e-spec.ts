@@ -265,6 +265,30 @@ describe('Batches, run by the gateway (e2e)', () => {
     expect(mine.data.map((b) => b.id)).toEqual([batch.id]);
   });
 
+  it('sends a line refused with 429 again after its Retry-After (nothing ran), and stops a batch whose key was revoked', async () => {
+    const lines = [chatLine('limited', 'later', 'mock-flaky-1-429'), chatLine('fine', 'now')];
+    const file = await client.files.create({ file: await toFile(Buffer.from(jsonl(lines)), 'limited.jsonl'), purpose: 'batch' });
+    const batch = await finished(
+      client,
+      (await client.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' })).id,
+    );
+    expect(batch.request_counts).toEqual({ total: 2, completed: 2, failed: 0 });
+    expect(mock.requests.filter((request) => request.body?.messages?.[0]?.content === 'echo: later')).toHaveLength(2);
+
+    const created = await admin(gateway, 'POST', '/v1/api-keys', { name: 'revoked mid-batch', role: 'member' });
+    const revoked = openai(gateway, { 'x-gateway-virtual-key': 'groq' }, 'unused', created.body.key);
+    const slow = Array.from({ length: 12 }, (_, i) => chatLine(`r-${i}`, `revoked ${i}`, 'mock-slow-300'));
+    const slowFile = await revoked.files.create({ file: await toFile(Buffer.from(jsonl(slow)), 'revoked.jsonl'), purpose: 'batch' });
+    const running = await revoked.batches.create({ input_file_id: slowFile.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+    await waitFor(() => mock.requests.some((request) => request.body?.messages?.[0]?.content === 'echo: revoked 0'));
+    expect((await admin(gateway, 'DELETE', `/v1/api-keys/${created.body.id}`)).status).toBe(200);
+    const stopped = await finished(client, running.id);
+    const errors = await fileLines(client, stopped.error_file_id);
+    expect(stopped.request_counts!.completed).toBeLessThan(12);
+    expect(errors.some((line) => line.error?.code === 'api_key_invalid')).toBe(true);
+    expect(stopped.request_counts!.completed + errors.length).toBe(12);
+  });
+
   it('runs an Anthropic-shaped batch: create, poll, results through the SDK', async () => {
     const anthropic = new Anthropic({ baseURL: gateway.url, apiKey: gateway.adminKey, maxRetries: 0, defaultHeaders: { 'x-gateway-virtual-key': 'claude' } });
     const created = await anthropic.messages.batches.create({

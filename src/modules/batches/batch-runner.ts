@@ -52,8 +52,11 @@ interface LeasedLine {
  * instance stopped renewing its lease (killed mid-flight) ends as `errored`
  * (`line_interrupted`), never sent again: whether the provider ran it is unknown. A line that
  * never reached the gateway's port goes back to `pending`. A graceful shutdown stops leasing
- * and lets the lines in flight finish. A line answered 402 (a budget reached) fails the
- * batch's remaining lines with `budget_exceeded`. At the end of the completion window the
+ * and lets the lines in flight finish. A line answered 429 (a rate limit, the key's or the
+ * provider's: nothing ran) goes back to `pending` and the batch pauses for its Retry-After
+ * on this instance. A line answered 401 (the key revoked or expired) ends the batch's
+ * remaining lines as `api_key_invalid`; one answered 402 (a budget reached), as
+ * `budget_exceeded`. At the end of the completion window the
  * lines not yet sent are `expired`; a cancel cancels them. A batch with no line left to
  * send or in flight ends (`completed`, `expired` or `cancelled`) with its output and error
  * files.
@@ -72,6 +75,8 @@ export class BatchRunner implements OnApplicationBootstrap, BeforeApplicationShu
   private readonly inFlight = new Set<Promise<void>>();
   private readonly running = new Map<string, RunningBatch>();
   private readonly leasing = new Set<string>();
+  /** Batches answered 429: when their lines may go out again (pause). */
+  private readonly pausedUntil = new Map<string, number>();
   private baseUrl: string | null = null;
   private loopMark: EventLoopUtilization = performance.eventLoopUtilization();
   /** How busy the event loop was over the last tick (0 to 1). */
@@ -148,6 +153,7 @@ export class BatchRunner implements OnApplicationBootstrap, BeforeApplicationShu
   /** Leases as many of the batch's pending lines as its concurrency leaves room for, and sends them. */
   private async fill(batch: RunningBatch): Promise<void> {
     if (this.leasing.has(batch.id) || this.stopped || !this.readiness.ready) return;
+    if ((this.pausedUntil.get(batch.id) ?? 0) > Date.now()) return;
     this.leasing.add(batch.id);
     try {
       const lines = await this.db.transaction(async (q) => {
@@ -192,6 +198,12 @@ export class BatchRunner implements OnApplicationBootstrap, BeforeApplicationShu
       const text = await answer.body.text();
       const requestId = answer.headers['x-gateway-request-id'];
       outcome = { status: answer.statusCode, body: parseAnswer(text), requestId: typeof requestId === 'string' ? requestId : null };
+      if (answer.statusCode === 429) {
+        // Refused for now (the key's rate limit, or the provider's): nothing ran, so the line waits its turn again and the batch pauses.
+        this.pause(batch.id, answer.headers['retry-after']);
+        await this.release(batch.id, line.line);
+        return;
+      }
     } catch (error) {
       const code = (error as { code?: string }).code;
       // Refused at connect: the request never reached the gateway, so the line can go out later.
@@ -207,8 +219,19 @@ export class BatchRunner implements OnApplicationBootstrap, BeforeApplicationShu
     await this.record(batch.id, line.line, outcome.status < 300 ? 'succeeded' : 'failed', outcome);
     if (outcome.status === 402) {
       await this.endPending(batch.id, 'errored', { code: 'budget_exceeded', message: 'A budget was reached while the batch ran: this line was not sent' });
+    } else if (outcome.status === 401) {
+      await this.endPending(batch.id, 'errored', {
+        code: 'api_key_invalid',
+        message: 'The API key that created the batch no longer authenticates (revoked or expired): this line was not sent',
+      });
     }
     if (!this.stopped) await this.fill(batch).catch((error: Error) => this.logger.warn(`Batch ${batch.id}: ${error.message}`));
+  }
+
+  /** No line of the batch leaves this instance until `retryAfter` (seconds; 1 to 60, 1 when unsaid) has passed. */
+  private pause(batchId: string, retryAfter: string | string[] | undefined): void {
+    const seconds = Math.min(Math.max(Number(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter) || 1, 1), 60);
+    this.pausedUntil.set(batchId, Date.now() + seconds * 1000);
   }
 
   private async record(
@@ -302,7 +325,10 @@ export class BatchRunner implements OnApplicationBootstrap, BeforeApplicationShu
       );
       return true;
     });
-    if (ended) this.running.delete(batchId);
+    if (ended) {
+      this.running.delete(batchId);
+      this.pausedUntil.delete(batchId);
+    }
   }
 
   /** The gateway's own HTTP address, as it listens (a wildcard address reached on loopback). */
