@@ -157,9 +157,27 @@ describe('Batches, run by the gateway (e2e)', () => {
     ]);
     const stored = await upload(purposeFirst.body, purposeFirst.contentType);
     expect(stored.status).toBe(200);
-    const file = (await stored.json()) as { id: string };
+    const file = (await stored.json()) as { id: string; created_at: number };
     expect(file).toMatchObject({ purpose: 'batch', filename: 'first.jsonl', bytes: content.length });
     expect(await (await client.files.content(file.id)).text()).toBe(content);
+    expect(file).toMatchObject({ expires_at: file.created_at + 30 * 86_400 });
+    const expiring = form([
+      { name: 'purpose', value: 'batch' },
+      { name: 'expires_after[anchor]', value: 'created_at' },
+      { name: 'expires_after[seconds]', value: '7200' },
+      { name: 'file', value: content, filename: 'expiring.jsonl' },
+    ]);
+    const twoHours = (await (await upload(expiring.body, expiring.contentType)).json()) as any;
+    expect(twoHours.expires_at).toBe(twoHours.created_at + 7200);
+    const badExpiry = form([
+      { name: 'purpose', value: 'batch' },
+      { name: 'expires_after[anchor]', value: 'created_at' },
+      { name: 'expires_after[seconds]', value: '60' },
+      { name: 'file', value: content, filename: 'bad.jsonl' },
+    ]);
+    const refused = await upload(badExpiry.body, badExpiry.contentType);
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as any).error).toMatchObject({ param: 'expires_after[seconds]' });
     // Nothing of a batch file reaches the provider.
     expect(mock.requests.filter((request) => request.path.includes('/files'))).toEqual([]);
 

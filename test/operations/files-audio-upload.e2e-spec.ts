@@ -205,27 +205,27 @@ describe('files and audio uploads', () => {
     it('passes the client’s own bytes on: same boundary, same length, same fields (expires_after) and file', async () => {
       const bytes = pattern(300_000, 11);
       const form = multipart([
-        { name: 'purpose', value: 'batch' },
+        { name: 'purpose', value: 'user_data' },
         { name: 'expires_after[anchor]', value: 'created_at' },
         { name: 'expires_after[seconds]', value: '7200' },
         { name: 'file', value: bytes, filename: 'batch input.jsonl', type: 'application/jsonl' },
       ]);
       const response = await postForm('/v1/files', form);
       expect(response.status).toBe(200);
-      expect(response.body).toMatchObject({ object: 'file', bytes: bytes.length, filename: 'batch input.jsonl', purpose: 'batch' });
+      expect(response.body).toMatchObject({ object: 'file', bytes: bytes.length, filename: 'batch input.jsonl', purpose: 'user_data' });
       expect(response.body.expires_at).toBe(response.body.created_at + 7200);
 
       const [upload] = uploadsOf(mock);
       expect(upload.headers['content-type']).toBe(form.contentType);
       expect(upload.headers['content-length']).toBe(String(form.body.length));
-      expect(upload.fields).toEqual({ purpose: 'batch', 'expires_after[anchor]': 'created_at', 'expires_after[seconds]': '7200' });
+      expect(upload.fields).toEqual({ purpose: 'user_data', 'expires_after[anchor]': 'created_at', 'expires_after[seconds]': '7200' });
       expect(upload.files).toEqual([
         { field: 'file', filename: 'batch input.jsonl', contentType: 'application/jsonl', size: bytes.length, sha256: sha256(bytes) },
       ]);
 
       const log = await logOf(gateway, response.headers['x-gateway-request-id'] as string);
       expect(log.request_body).toEqual({
-        purpose: 'batch',
+        purpose: 'user_data',
         'expires_after[anchor]': 'created_at',
         'expires_after[seconds]': '7200',
         files: [{ field: 'file', filename: 'batch input.jsonl', content_type: 'application/jsonl', bytes: bytes.length }],
@@ -265,7 +265,7 @@ describe('files and audio uploads', () => {
 
     it('reaches Azure OpenAI at /openai/files with its api-version', async () => {
       const azure = client('azure-files');
-      const file = await azure.files.create({ file: await toFile(Buffer.from('{"x":1}\n'), 'azure.jsonl'), purpose: 'batch' });
+      const file = await azure.files.create({ file: await toFile(Buffer.from('{"x":1}\n'), 'azure.jsonl'), purpose: 'fine-tune' });
       expect(file.bytes).toBe(8);
       expect((await azure.files.list()).data.map((f) => f.id)).toContain(file.id);
       expect(Buffer.from(await (await azure.files.content(file.id)).arrayBuffer()).toString()).toBe('{"x":1}\n');

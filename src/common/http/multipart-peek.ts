@@ -3,13 +3,7 @@ import type { Request } from 'express';
 import type { Readable } from 'node:stream';
 import { ClientClosedRequestError, GatewayError } from '../errors/gateway-error';
 import { closeAfterAnswer } from './json-body.middleware';
-
-/** The bytes a peek read, handed to whoever takes the form next (MultipartUpload) so that it sees the whole form. */
-export interface ConsumedBody {
-  chunks: Buffer[];
-  /** The request's body had ended: there is nothing more to read. */
-  ended: boolean;
-}
+import { checkDeclaredLength, multipartTypeOf, type ConsumedBody } from './multipart-upload';
 
 /** The first file of a form read whole (MultipartPeek.readFile). */
 export interface ReadFile {
@@ -22,7 +16,8 @@ const HOLD_LIMIT_BYTES = 16 * 1024 * 1024;
 const MAX_FIELD_BYTES = 1024 * 1024;
 
 /**
- * Reads the start of a multipart form until one text field is known, to decide who takes
+ * Reads the start of a multipart form (a 400 for another body, a 413 past `limitBytes`, from
+ * its Content-Length before anything is read) until one text field is known, to decide who takes
  * the form: `/v1/files` keeps a `purpose: "batch"` file itself and streams every other
  * upload through to the provider. The form's bytes read so far are kept (`consumed`) for the
  * upload that goes on; the first file's bytes are kept too, in case the form stays here
@@ -44,8 +39,14 @@ export class MultipartPeek {
   private readonly parser: BusboyInstance;
   private wake: (() => void) | null = null;
   private fileLimit = Infinity;
+  private keepRaw = true;
 
-  private constructor(private readonly req: Request) {
+  private constructor(
+    private readonly req: Request,
+    private readonly limitBytes: number,
+  ) {
+    multipartTypeOf(req);
+    checkDeclaredLength(req, limitBytes);
     try {
       this.parser = Busboy({ headers: req.headers as { 'content-type': string }, limits: { fieldSize: MAX_FIELD_BYTES, fields: 200, parts: 1000 } });
     } catch (error) {
@@ -71,8 +72,8 @@ export class MultipartPeek {
    * ended without it, or a file before it passed the hold limit. Rejects with the form's
    * failure (400 malformed, 499 client gone).
    */
-  static async untilField(req: Request, name: string): Promise<MultipartPeek> {
-    const peek = new MultipartPeek(req);
+  static async untilField(req: Request, name: string, limitBytes: number): Promise<MultipartPeek> {
+    const peek = new MultipartPeek(req, limitBytes);
     // At the body's end the parser is ended too: it finishes (formRead) or fails (a form cut short), and that is waited for.
     await peek.waitFor(() => name in peek.fields || peek.formRead || (peek.file !== null && peek.rawBytes > HOLD_LIMIT_BYTES));
     return peek;
@@ -92,7 +93,9 @@ export class MultipartPeek {
   /** Reads the rest of the form and returns its first file whole; over `limitBytes` a 400 naming `file`, no file a 400 too. */
   async readFile(limitBytes: number): Promise<ReadFile> {
     this.fileLimit = limitBytes;
-    this.raw.length = 0; // the form stays here: its raw bytes are no longer needed
+    // The form stays here: its raw bytes are no longer needed.
+    this.keepRaw = false;
+    this.raw.length = 0;
     this.checkFileLimit();
     await this.waitFor(() => this.formRead);
     this.stop();
@@ -105,8 +108,9 @@ export class MultipartPeek {
     // One chunk at a time, and no read past the moment a waiter is satisfied: a read() that
     // returns null at the end would emit 'end', and the next reader must still see the stream open.
     while (!this.failure && this.wake && (chunk = this.req.read() as Buffer | null) !== null) {
-      this.raw.push(chunk);
+      if (this.keepRaw) this.raw.push(chunk);
       this.rawBytes += chunk.length;
+      if (this.rawBytes > this.limitBytes) return this.fail(GatewayError.payloadTooLarge(this.limitBytes));
       this.parser.write(chunk);
       this.notify();
     }

@@ -3,7 +3,13 @@ import type { Request } from 'express';
 import { PassThrough, type Readable } from 'node:stream';
 import { ClientClosedRequestError, GatewayError } from '../errors/gateway-error';
 import { closeAfterAnswer } from './json-body.middleware';
-import type { ConsumedBody } from './multipart-peek';
+
+/** The bytes a peek read (MultipartPeek), handed to MultipartUpload so that it sees the whole form. */
+export interface ConsumedBody {
+  chunks: Buffer[];
+  /** The request's body had ended: there is nothing more to read. */
+  ended: boolean;
+}
 
 /** What the log keeps of an uploaded file: never its bytes. */
 export interface UploadedFileSummary {
@@ -74,21 +80,10 @@ export class MultipartUpload {
     /** What a MultipartPeek read of the request already: the form begins with these bytes. */
     private readonly consumed: ConsumedBody | null = null,
   ) {
-    const type = req.headers['content-type'] ?? '';
-    if (!/^multipart\/form-data\s*;.*boundary=/i.test(type)) {
-      throw GatewayError.invalidRequest(
-        `This operation takes a multipart/form-data body (got ${type ? `'${type.split(';')[0]}'` : 'no Content-Type'})`,
-        null,
-        'invalid_content_type',
-      );
-    }
+    const type = multipartTypeOf(req);
     this.contentType = type;
     this.consumedBytes = consumed?.chunks.reduce((sum, chunk) => sum + chunk.length, 0) ?? 0;
-    const declared = req.headers['content-length'] === undefined ? null : Number(req.headers['content-length']);
-    if (declared !== null && declared > limitBytes) {
-      closeAfterAnswer(req, req.res!);
-      throw GatewayError.payloadTooLarge(limitBytes);
-    }
+    const declared = checkDeclaredLength(req, limitBytes);
     this.contentLength = declared !== null && Number.isFinite(declared) ? declared : null;
 
     this.body = new PassThrough({ highWaterMark: 256 * 1024 });
@@ -276,6 +271,29 @@ export class MultipartUpload {
     this.body.destroy(error);
     this.parser.destroy();
   }
+}
+
+/** The request's multipart content type (boundary included); a 400 for any other body. */
+export function multipartTypeOf(req: Request): string {
+  const type = req.headers['content-type'] ?? '';
+  if (!/^multipart\/form-data\s*;.*boundary=/i.test(type)) {
+    throw GatewayError.invalidRequest(
+      `This operation takes a multipart/form-data body (got ${type ? `'${type.split(';')[0]}'` : 'no Content-Type'})`,
+      null,
+      'invalid_content_type',
+    );
+  }
+  return type;
+}
+
+/** The body's declared length (null when chunked); a 413 before anything is read when it is over `limitBytes`. */
+export function checkDeclaredLength(req: Request, limitBytes: number): number | null {
+  const declared = req.headers['content-length'] === undefined ? null : Number(req.headers['content-length']);
+  if (declared !== null && declared > limitBytes) {
+    closeAfterAnswer(req, req.res!);
+    throw GatewayError.payloadTooLarge(limitBytes);
+  }
+  return declared;
 }
 
 function malformed(why: string): GatewayError {

@@ -10,6 +10,9 @@ import type { ApiKeyPrincipal } from '../../context/caller';
 import { readsOwnRequestsOnly } from '../workspaces/roles';
 import { BatchResults } from './batch-results';
 
+/** OpenAI keeps a batch file 30 days unless told otherwise. */
+const DEFAULT_LIFETIME_SECONDS = 30 * 86_400;
+
 /** Ids of the files the gateway keeps (batch inputs, outputs and errors); any other file id is the provider's. */
 const GATEWAY_FILE_ID = /^file-gw[0-9a-f]{32}$/;
 
@@ -60,12 +63,14 @@ export class BatchFiles {
     this.limitBytes = config.get('BATCH_FILE_LIMIT_BYTES', { infer: true });
   }
 
-  async store(principal: ApiKeyPrincipal, file: ReadFile): Promise<Record<string, unknown>> {
+  /** Keeps an uploaded batch file, until `expires_after[seconds]` (with `expires_after[anchor]: created_at`) or 30 days, as OpenAI does. */
+  async store(principal: ApiKeyPrincipal, file: ReadFile, fields: Record<string, string>): Promise<Record<string, unknown>> {
     if (!file.content.length) throw GatewayError.invalidRequest('The file is empty', 'file', 'empty_file');
+    const expiresInSeconds = expiresAfter(fields);
     const id = newGatewayFileId();
     const [row] = await this.db.query<FileRow[]>(
-      `insert into batch_files (id, workspace_id, api_key_id, purpose, filename, bytes, content)
-       values ($1, $2, $3, 'batch', $4, $5, $6) returning id, purpose, filename, bytes, batch_id, created_at, expires_at`,
+      `insert into batch_files (id, workspace_id, api_key_id, purpose, filename, bytes, content, expires_at)
+       values ($1, $2, $3, 'batch', $4, $5, $6, now() + $7 * interval '1 second') returning id, purpose, filename, bytes, batch_id, created_at, expires_at`,
       [
         id,
         principal.workspaceId,
@@ -73,6 +78,7 @@ export class BatchFiles {
         file.filename.slice(0, 255) || 'batch.jsonl',
         file.content.length,
         file.content,
+        expiresInSeconds,
       ],
     );
     return toFileObject(row);
@@ -130,6 +136,19 @@ export class BatchFiles {
     if (!row) throw GatewayError.notFound(`No such file: ${id}`, param === 'file_id' ? 'file_not_found' : 'input_file_not_found');
     return row;
   }
+}
+
+/** A batch file's lifetime: `expires_after[seconds]` (3600 to 2592000, anchored at `created_at`), else OpenAI's 30 days. */
+function expiresAfter(fields: Record<string, string>): number {
+  const anchor = fields['expires_after[anchor]'];
+  const seconds = fields['expires_after[seconds]'];
+  if (anchor === undefined && seconds === undefined) return DEFAULT_LIFETIME_SECONDS;
+  if (anchor !== 'created_at')
+    throw GatewayError.invalidRequest('expires_after[anchor] must be "created_at"', 'expires_after[anchor]', 'invalid_expires_after');
+  const value = Number(seconds);
+  if (!/^\d+$/.test(seconds ?? '') || value < 3600 || value > DEFAULT_LIFETIME_SECONDS)
+    throw GatewayError.invalidRequest('expires_after[seconds] must be a whole number from 3600 to 2592000', 'expires_after[seconds]', 'invalid_expires_after');
+  return value;
 }
 
 /** OpenAI's File object. */

@@ -18,6 +18,8 @@ import type { BatchRow, BatchStatus } from './batch-shapes';
 
 /** Over this share of its time busy, an instance sends one line of a batch at a time: interactive requests come first. */
 const BUSY_UTILIZATION = 0.6;
+/** How often an instance deletes the batch files that have expired. */
+const SWEEP_INTERVAL_MS = 60_000;
 /** Batches looked at per tick. */
 const BATCHES_PER_TICK = 32;
 /** How long a line may take (a model's answer can take minutes). */
@@ -78,6 +80,7 @@ export class BatchRunner implements OnApplicationBootstrap, BeforeApplicationShu
   /** Batches answered 429: when their lines may go out again (pause). */
   private readonly pausedUntil = new Map<string, number>();
   private baseUrl: string | null = null;
+  private sweptAt = 0;
   private loopMark: EventLoopUtilization = performance.eventLoopUtilization();
   /** How busy the event loop was over the last tick (0 to 1). */
   private utilization = 0;
@@ -117,6 +120,11 @@ export class BatchRunner implements OnApplicationBootstrap, BeforeApplicationShu
     this.loopMark = mark;
     if (this.inFlight.size) await this.renewLeases();
     await this.recoverInterrupted();
+    if (Date.now() - this.sweptAt > SWEEP_INTERVAL_MS) {
+      this.sweptAt = Date.now();
+      // Uploaded batch files past their expires_at (a batch made from one keeps its lines).
+      await this.db.query(`delete from batch_files where expires_at < now() and batch_id is null`);
+    }
     const batches = await this.db.query<BatchRow[]>(
       `select id, endpoint, key_hash, route_headers, status, expires_at from batches
        where status in ('in_progress', 'cancelling') and mode = 'gateway' order by created_at limit ${BATCHES_PER_TICK}`,
@@ -289,6 +297,13 @@ export class BatchRunner implements OnApplicationBootstrap, BeforeApplicationShu
 
   /** A batch with no line pending or in flight ends, with its output and error files; once, whichever instance gets there. */
   private async finishIfDone(batchId: string): Promise<void> {
+    // Two probes of the partial indexes first: a running batch is not read whole on every tick.
+    const [{ open }] = await this.db.query<{ open: boolean }[]>(
+      `select exists (select 1 from batch_lines where batch_id = $1 and status = 'pending')
+           or exists (select 1 from batch_lines where batch_id = $1 and status = 'sending') as open`,
+      [batchId],
+    );
+    if (open) return;
     const ended = await this.db.transaction(async (q) => {
       const [batch] = await q.query<BatchRow[]>(
         `select id, status, expires_at, workspace_id, api_key_id from batches where id = $1 and status in ('in_progress', 'cancelling') for update skip locked`,

@@ -13,6 +13,8 @@ import { rawQuery } from '../../common/http/raw-query';
 import { ResourceAction, ResourceOperations, ResourceSpec } from '../routing/resource-operation';
 import { UploadOperations, UploadSpec } from '../routing/upload-operation';
 import { UpstreamAttempt } from '../upstream/upstream-attempt';
+import { ConfigService } from '@nestjs/config';
+import type { Environment } from '../../config/environment';
 import { BatchFiles, fileReaderOf, isGatewayFileId } from '../batches/batch-files.service';
 
 const FILES: ResourceSpec = { capability: 'files', title: 'files', usage: () => null };
@@ -33,6 +35,7 @@ const GATEWAY_PURPOSES = new Set(['batch', 'batch_output', 'batch_error']);
 @Controller('v1/files')
 export class FilesController {
   private readonly upload: UploadSpec;
+  private readonly uploadLimitBytes: number;
 
   constructor(
     private readonly resources: ResourceOperations,
@@ -40,7 +43,9 @@ export class FilesController {
     private readonly resolver: RouteResolver,
     private readonly batchFiles: BatchFiles,
     attempts: UpstreamAttempt,
+    config: ConfigService<Environment, true>,
   ) {
+    this.uploadLimitBytes = config.get('UPLOAD_LIMIT_BYTES', { infer: true });
     this.upload = {
       request: (target) => attempts.capability(target, FILES).request('POST', '', '', target),
       usage: () => null,
@@ -54,7 +59,7 @@ export class FilesController {
   @ApiConsumes('multipart/form-data')
   @ApiOperation({ summary: 'Upload a file (multipart: file, purpose): a batch file is kept by the gateway, any other streamed through to the provider' })
   async create(@Ctx() context: RequestContext, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const peek = await MultipartPeek.untilField(req, 'purpose');
+    const peek = await MultipartPeek.untilField(req, 'purpose', this.uploadLimitBytes);
     if (peek.complete && peek.fields.purpose === undefined) {
       peek.consumed();
       throw GatewayError.invalidRequest("The form has no 'purpose' field", 'purpose', 'missing_required_parameter');
@@ -62,7 +67,7 @@ export class FilesController {
     if (peek.fields.purpose === 'batch') {
       const file = await peek.readFile(this.batchFiles.limitBytes);
       context.logRequestAs({ purpose: 'batch', files: [{ field: 'file', filename: file.filename, bytes: file.content.length }] });
-      res.status(200).json(await this.batchFiles.store(context.principal!, file));
+      res.status(200).json(await this.batchFiles.store(context.principal!, file, peek.fields));
       return;
     }
     await this.route(context, req);
