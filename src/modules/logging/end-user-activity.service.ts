@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { GatewayError } from '../../common/errors/gateway-error';
 import { roleMay } from '../workspaces/roles';
 import type { WorkspaceScope } from '../../context/caller';
 import { AnalyticsService, costOrUnknown, Parameters, perKey, scopeFilter, splitRange, type RollupRead } from './analytics.service';
 import { parseFilters } from './analytics-filters';
 import type { EndUserActivityQueryDto, EndUserActivityRangeDto, EndUserOrder } from './dto/end-user-activity-query.dto';
+import { periodOf } from './dto/period-query.dto';
 
-const DAY_MS = 86_400_000;
 /** The longest rollup period (a week): a rollup cell's rows all fall within this of its day. */
 const CELL_DAYS = 7;
 
@@ -41,7 +40,7 @@ export class EndUserActivityService {
   constructor(private readonly analytics: AnalyticsService) {}
 
   async list(scope: WorkspaceScope, query: EndUserActivityQueryDto): Promise<Record<string, unknown>> {
-    const { from, to } = rangeOf(query);
+    const { from, to } = periodOf(query);
     const offset = query.cursor ? Number(query.cursor) : 0;
     const rows = await this.read(scope, {
       from,
@@ -65,7 +64,7 @@ export class EndUserActivityService {
 
   /** One end user's figures in the period; zeros (and no first or last request) when they made none. */
   async get(scope: WorkspaceScope, user: string, query: EndUserActivityRangeDto): Promise<Record<string, unknown>> {
-    const { from, to } = rangeOf(query);
+    const { from, to } = periodOf(query);
     const [row] = await this.read(scope, { from, to, apiKeyId: query.api_key_id ?? null, user, order: 'user', limit: 1, offset: 0 });
     const found = row ?? { end_user: user, requests: 0, errors: 0, cost_usd: 0, unpriced_requests: 0, first_seen: null, last_seen: null, budget_id: null };
     return { object: 'analytics.end_user', from: from.toISOString(), to: to.toISOString(), ...toResponse(scope, found) };
@@ -159,13 +158,6 @@ export class EndUserActivityService {
     ]);
     return rows;
   }
-}
-
-function rangeOf(query: EndUserActivityRangeDto): { from: Date; to: Date } {
-  const to = query.to ? new Date(query.to) : new Date();
-  const from = query.from ? new Date(query.from) : new Date(to.getTime() - 30 * DAY_MS);
-  if (from >= to) throw GatewayError.invalidRequest('from must be before to', 'from');
-  return { from, to };
 }
 
 /** A row as the API answers it; the budget only for roles that may read end users' records. */

@@ -1,24 +1,14 @@
 import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
 import { ListQueryDto } from '../../../common/http/list.dto';
 import { IsIn, IsOptional, IsString, IsUUID, Length, Matches } from 'class-validator';
-import { IsInstant } from '../../../common/pipes/validators';
+import { PeriodQueryDto } from './period-query.dto';
 import { MAX_TEXT_CHARS } from '../storable-record';
 
 export const END_USER_ORDERS = ['cost', 'requests', 'user'] as const;
 export type EndUserOrder = (typeof END_USER_ORDERS)[number];
 
 /** The period and the API key that `GET /v1/analytics/users` and `/users/{user}` share. */
-export class EndUserActivityRangeDto {
-  @ApiPropertyOptional({ description: 'ISO 8601 date-time, inclusive; default 30 days before `to`' })
-  @IsOptional()
-  @IsInstant()
-  from?: string;
-
-  @ApiPropertyOptional({ description: 'ISO 8601 date-time, exclusive; default now' })
-  @IsOptional()
-  @IsInstant()
-  to?: string;
-
+export class EndUserActivityRangeDto extends PeriodQueryDto {
   @ApiPropertyOptional({ description: "Only this API key's requests (then end users with a budget and no requests are left out)" })
   @IsOptional()
   @IsUUID()
