@@ -935,6 +935,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/analytics/batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The batches created in the period (OpenAI- and Anthropic-shaped), newest first, paged: status, lines by status, tokens and cost of their log rows so far (unknown apart), files; filtered by status, shape, API key; member keys see their own, others their workspace */
+        get: operations["AnalyticsController_batchList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/analytics/batches/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One batch: its status, times, lines by status, its log rows' tokens and cost so far, files (404 outside the caller's scope) */
+        get: operations["AnalyticsController_batch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/analytics/users": {
         parameters: {
             query?: never;
@@ -2050,6 +2084,117 @@ export interface components {
             /** @description The cursor of the next page; null on the last */
             next_cursor: string | null;
         };
+        BatchLinesResponseDto: {
+            /** @description Not sent yet */
+            pending: number;
+            /** @description Sent, the answer not in yet */
+            sending: number;
+            /** @description Answered with a success (2xx) */
+            succeeded: number;
+            /** @description Answered with an error status */
+            failed: number;
+            /** @description Not sent or not answered: an invalid line, a budget reached, an instance stopped mid-flight */
+            errored: number;
+            /** @description Not sent within the completion window */
+            expired: number;
+            /** @description Not sent: the batch was cancelled */
+            cancelled: number;
+            /** @description Every line of the batch; those ended are total − pending − sending */
+            total: number;
+        };
+        BatchAnalyticsResponseDto: {
+            /** @enum {string} */
+            object: "analytics.batch";
+            /** @example batch_0196f0c2a1b27c3d8e9f0a1b2c3d4e5f */
+            id: string;
+            /**
+             * @description `openai` (`/v1/batches`) or `anthropic` (`/v1/messages/batches`)
+             * @enum {string}
+             */
+            shape: "openai" | "anthropic";
+            /**
+             * @description The route each line is sent to
+             * @example /v1/chat/completions
+             */
+            endpoint: string;
+            /**
+             * @description OpenAI's statuses, kept for both shapes
+             * @enum {string}
+             */
+            status: "validating" | "in_progress" | "finalizing" | "completed" | "failed" | "expired" | "cancelling" | "cancelled";
+            /**
+             * @description `gateway`: its lines run by the gateway one by one; `native`: run by its provider
+             * @enum {string}
+             */
+            mode: "gateway" | "native";
+            /** @description The provider a native batch runs at */
+            provider: string | null;
+            /** @example 24h */
+            completion_window: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            in_progress_at: string | null;
+            /**
+             * Format: date-time
+             * @description When a cancel was asked for
+             */
+            cancelling_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it ended (completed, failed, expired or cancelled); null while it runs
+             */
+            ended_at: string | null;
+            /**
+             * Format: date-time
+             * @description The end of its completion window
+             */
+            expires_at: string;
+            /**
+             * Format: uuid
+             * @description The API key that created it
+             */
+            api_key_id: string | null;
+            /** @description That key's name; null once the key is deleted */
+            api_key_name: string | null;
+            lines: components["schemas"]["BatchLinesResponseDto"];
+            /** @description Its log rows' (nested failed tries included), so far */
+            prompt_tokens: number;
+            /** @description Its log rows' (nested failed tries included), so far */
+            completion_tokens: number;
+            /** @description The sum of its log rows' cost so far; null when some used a model without a known price and none had one (never 0 for an unknown price) */
+            cost_usd: number | null;
+            /** @description Its log rows that used a model without a known price: not in cost_usd */
+            unpriced_requests: number;
+            /** @description OpenAI's shape: the uploaded JSONL file of its lines */
+            input_file_id: string | null;
+            /** @description Once ended: the file of its answers (`/v1/files/{id}/content`), null when none */
+            output_file_id: string | null;
+            /** @description Once ended: the file of its failed lines, null when none */
+            error_file_id: string | null;
+            /** @description As given at creation (OpenAI shape) */
+            metadata: {
+                [key: string]: string;
+            } | null;
+            /** @description Why the batch itself failed (not its lines), null when it did not */
+            errors: {
+                code: string;
+                message: string;
+                line?: number | null;
+            }[] | null;
+        };
+        BatchAnalyticsListResponseDto: {
+            /** @enum {string} */
+            object: "list";
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            /** @description Newest first */
+            data: components["schemas"]["BatchAnalyticsResponseDto"][];
+            /** @description The cursor of the next page; null on the last */
+            next_cursor: string | null;
+        };
         EndUserBudgetResponseDto: {
             /**
              * Format: uuid
@@ -2169,6 +2314,12 @@ export interface components {
              * @enum {string}
              */
             filtered_from?: "rollups" | "rows";
+            /** @description Of the period's requests (every group's, under the same filters), those that were lines of a batch (their row has a batch_id) */
+            batch_requests: number;
+            /** @description The cost of the batch lines' rows (their failed tries included): part of the groups' cost; null as cost_usd is */
+            batch_cost_usd: number | null;
+            /** @description The batch lines' rows that used a model without a known price: not in batch_cost_usd */
+            batch_unpriced_requests: number;
             /** @description By cost, then requests; at most 1,000 groups */
             data: components["schemas"]["AnalyticsSummaryRowResponseDto"][];
         };
@@ -4433,6 +4584,61 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LogRowResponseDto"];
+                };
+            };
+        };
+    };
+    AnalyticsController_batchList: {
+        parameters: {
+            query?: {
+                /** @description ISO 8601 date-time, inclusive; default 30 days before `to` */
+                from?: string;
+                /** @description ISO 8601 date-time, exclusive; default now */
+                to?: string;
+                limit?: components["schemas"]["Object"];
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+                /** @description Status(es), comma-separated: validating, in_progress, finalizing, completed, failed, expired, cancelling, cancelled (OpenAI's, kept for both shapes) */
+                status?: string;
+                /** @description `openai` (`/v1/batches`) or `anthropic` (`/v1/messages/batches`) */
+                shape?: "openai" | "anthropic";
+                /** @description The API key that created the batches */
+                api_key_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnalyticsListResponseDto"];
+                };
+            };
+        };
+    };
+    AnalyticsController_batch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The batch id (`batch_…` or `msgbatch_…`) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnalyticsResponseDto"];
                 };
             };
         };

@@ -36,6 +36,7 @@ import { auditEntryResponse } from '../modules/audit/audit-log.service';
 import { AuditLogEntity } from '../modules/audit/audit-log.entity';
 import { overrideEntry } from '../modules/pricing/price-overrides.service';
 import { PRICE_FIELDS } from '../modules/pricing/price-fields';
+import { BatchAnalyticsService, toBatchResponse } from '../modules/logging/batch-analytics.service';
 
 jest.setTimeout(60_000);
 
@@ -214,6 +215,46 @@ describe('the response schemas of the OpenAPI document', () => {
       all: [...new Set([...keys, ...optional])].sort(),
       required: keys.filter((key) => !optional.includes(key)).sort(),
     });
+  });
+
+  it("BatchAnalyticsResponseDto and its list: the keys of BatchAnalyticsService's answers, all required", async () => {
+    const at = new Date();
+    const batch = {
+      id: 'batch_0',
+      shape: 'openai' as const,
+      endpoint: '/v1/chat/completions',
+      status: 'completed' as const,
+      mode: 'gateway' as const,
+      provider: null,
+      completion_window: '24h',
+      created_at: at,
+      in_progress_at: at,
+      cancelling_at: null,
+      ended_at: at,
+      expires_at: at,
+      api_key_id: 'k',
+      api_key_name: 'n',
+      total: 1,
+      input_file_id: null,
+      output_file_id: null,
+      error_file_id: null,
+      metadata: null,
+      errors: null,
+      created_us: '0',
+    };
+    const lines = { pending: 0, sending: 0, succeeded: 1, failed: 0, errored: 0, expired: 0, cancelled: 0 };
+    const answer = toBatchResponse(batch, lines, { prompt_tokens: 1, completion_tokens: 1, cost_usd: null, unpriced_requests: 1 });
+    const keys = Object.keys(answer).sort();
+    const lineKeys = Object.keys(answer.lines as object).sort();
+    expect(propertiesOf('BatchAnalyticsResponseDto')).toEqual({ all: keys, required: keys });
+    expect(propertiesOf('BatchLinesResponseDto')).toEqual({ all: lineKeys, required: lineKeys });
+
+    const db = { query: (sql: string) => Promise.resolve(sql.includes('from batches') ? [batch] : []) } as unknown as DataSource;
+    const list = await new BatchAnalyticsService(db).list({ ...scope, caller: { role: 'admin' } } as WorkspaceScope, { limit: 50 });
+    const listKeys = Object.keys(list).sort();
+    expect(propertiesOf('BatchAnalyticsListResponseDto')).toEqual({ all: listKeys, required: listKeys });
+    expect(Object.keys((list.data as object[])[0]).sort()).toEqual(keys);
+    expect(listSchemaOf('/v1/analytics/batches')).toEqual({ $ref: '#/components/schemas/BatchAnalyticsListResponseDto' });
   });
 
   it("SessionResponseDto: the keys of an API-key session and a person's, all required", async () => {

@@ -10,6 +10,9 @@ import { AnalyticsQueryDto } from './dto/analytics-query.dto';
 import { AnalyticsTimeseriesQueryDto } from './dto/analytics-timeseries-query.dto';
 import { AnalyticsSummaryResponseDto, AnalyticsTimeseriesResponseDto } from './dto/analytics.response';
 import { EndUserActivityDetailResponseDto, EndUserActivityListResponseDto } from './dto/end-user-activity.response';
+import { BatchAnalyticsQueryDto, BatchIdParamDto } from './dto/batch-analytics-query.dto';
+import { BatchAnalyticsListResponseDto, BatchAnalyticsResponseDto } from './dto/batch-analytics.response';
+import { BatchAnalyticsService } from './batch-analytics.service';
 import { sendTable } from './table-export';
 import { metadataQuery } from './analytics-filters';
 import { BREAKDOWN_COLUMNS, breakdownRows } from './analytics-series';
@@ -31,7 +34,25 @@ export class AnalyticsController {
   constructor(
     private readonly analytics: AnalyticsService,
     private readonly endUsers: EndUserActivityService,
+    private readonly batches: BatchAnalyticsService,
   ) {}
+
+  @Get('batches')
+  @ApiOperation({
+    summary:
+      'The batches created in the period (OpenAI- and Anthropic-shaped), newest first, paged: status, lines by status, tokens and cost of their log rows so far (unknown apart), files; filtered by status, shape, API key; member keys see their own, others their workspace',
+  })
+  @ApiOkResponse({ type: BatchAnalyticsListResponseDto })
+  batchList(@Scope() scope: WorkspaceScope, @Query() query: BatchAnalyticsQueryDto): Promise<Record<string, unknown>> {
+    return this.batches.list(scope, query);
+  }
+
+  @Get('batches/:id')
+  @ApiOperation({ summary: "One batch: its status, times, lines by status, its log rows' tokens and cost so far, files (404 outside the caller's scope)" })
+  @ApiOkResponse({ type: BatchAnalyticsResponseDto })
+  batch(@Scope() scope: WorkspaceScope, @Param() params: BatchIdParamDto): Promise<Record<string, unknown>> {
+    return this.batches.get(scope, params.id);
+  }
 
   @Get('users')
   @ApiOperation({

@@ -57,7 +57,7 @@ const GROUPINGS: Record<string, Grouping> = {
  * A log row that is a client's request (migration LogRequestKinds): the rows nested under one
  * (failed tries, tool rounds) add their tokens and cost, not requests, errors or latencies.
  */
-const REQUEST = `(log.kind = 'request')`;
+export const REQUEST = `(log.kind = 'request')`;
 /** A request that failed, as its client saw it. */
 const FAILED = `(${REQUEST} and (log.status_code >= 400 or log.error is not null))`;
 /** A request answered after a failed try (a retry or a fallback recovered it). */
@@ -67,7 +67,7 @@ const RECOVERED = `(${REQUEST} and log.failed_attempts > 0 and log.status_code <
  * rollups count the same rows, migration LogRollupsUnpriced). A failure that used nothing
  * (a guardrail denial, an unreachable provider) costs nothing and is not counted.
  */
-const UNPRICED = '(log.cost_usd is null and (log.prompt_tokens is not null or log.completion_tokens is not null))';
+export const UNPRICED = '(log.cost_usd is null and (log.prompt_tokens is not null or log.completion_tokens is not null))';
 /** The cost of a row of analytics: unknown (null) when none of its requests has a price and some used a model. */
 export const costOrUnknown = (priced: string, unpriced: string, cost: string) =>
   `case when ${priced} = 0 and ${unpriced} > 0 then null else coalesce(${cost}, 0)::float8 end`;
@@ -131,7 +131,7 @@ export class AnalyticsService {
       : this.histogramAggregate(read.rollup, grouping.row, splitRange(from, to, ['week', 'day']), filter, conditions, perKey(filter, filters), sql);
     // Virtual keys are grouped by id (a deleted key's slug may have been given to a new one)
     // and named by slug, the id alongside.
-    const [rows] = await this.aggregate<Record<string, unknown>>([
+    const [rows, [batchLines]] = await this.aggregate<Record<string, unknown>>([
       [
         `with groups as (${groups})
          select ${byVirtualKey ? 'coalesce(vk.slug, groups.key) as key, groups.key as virtual_key_id' : 'groups.key'},
@@ -143,6 +143,7 @@ export class AnalyticsService {
          limit 1000`,
         sql.values,
       ],
+      batchLinesQuery(scope, filters, { from, to }),
     ]);
     return {
       object: 'analytics.summary',
@@ -151,6 +152,7 @@ export class AnalyticsService {
       to: to.toISOString(),
       latency_percentiles: exact ? 'exact' : 'approximate',
       ...(hasFilters(filters) && { filtered_from: exact ? 'rows' : 'rollups' }),
+      ...batchLines,
       data: exact ? rows : (rows as HistogramRow[]).map(withPercentiles),
     };
   }
@@ -514,6 +516,26 @@ export class AnalyticsService {
       return results;
     });
   }
+}
+
+/**
+ * The batch lines among the summary's rows (`request_logs.batch_id`, issue 37): their
+ * requests, cost (unknown apart) and unpriced rows, under the same scope and filters. Read
+ * from the rows whatever the range (the rollups do not tell batch lines apart): the partial
+ * index `request_logs_batch` holds the batch lines' rows only, so this reads those and no other.
+ */
+function batchLinesQuery(scope: WorkspaceScope, filters: AnalyticsFilters, range: Range): [string, unknown[]] {
+  const sql = new Parameters();
+  const filter = scopeFilter(scope, sql);
+  const conditions = rowConditions(filters, (value) => sql.add(value));
+  return [
+    `select (count(*) filter (where ${REQUEST}))::int as batch_requests,
+            ${costOrUnknown('count(log.cost_usd)', `count(*) filter (where ${UNPRICED})`, 'sum(log.cost_usd)')} as batch_cost_usd,
+            (count(*) filter (where ${UNPRICED}))::int as batch_unpriced_requests
+     from request_logs log
+     where log.batch_id is not null and (${rowsIn([range], sql)}) ${filter ? `and ${filter.rows}` : ''} ${conditions.map((c) => `and ${c}`).join(' ')}`,
+    sql.values,
+  ];
 }
 
 /** Query parameters as they are added: `add` gives the placeholder of a value. */

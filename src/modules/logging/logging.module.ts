@@ -8,6 +8,7 @@ import { BudgetsModule } from '../budgets/budgets.module';
 import { PricingModule } from '../pricing/pricing.module';
 import { AnalyticsController } from './analytics.controller';
 import { AnalyticsService } from './analytics.service';
+import { BatchAnalyticsService } from './batch-analytics.service';
 import { EndUserActivityService } from './end-user-activity.service';
 import { RequestLogEntity } from './entities/request-log.entity';
 import { LogBodyBackfill } from './body-parts/log-body-backfill';
@@ -35,6 +36,7 @@ import { RequestLogger } from './request-logger';
     RequestLogger,
     LogsService,
     AnalyticsService,
+    BatchAnalyticsService,
     EndUserActivityService,
     MetricsService,
     MetricsPort,

@@ -78,6 +78,22 @@ export class AnalyticsSummaryResponseDto {
   @ApiPropertyOptional({ enum: FILTERED_FROM, description: 'With filters: whether the rollups answered or the log rows were read' })
   filtered_from?: (typeof FILTERED_FROM)[number];
 
+  @ApiProperty({
+    type: 'integer',
+    description: "Of the period's requests (every group's, under the same filters), those that were lines of a batch (their row has a batch_id)",
+  })
+  batch_requests: number;
+
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: "The cost of the batch lines' rows (their failed tries included): part of the groups' cost; null as cost_usd is",
+  })
+  batch_cost_usd: number | null;
+
+  @ApiProperty({ type: 'integer', description: "The batch lines' rows that used a model without a known price: not in batch_cost_usd" })
+  batch_unpriced_requests: number;
+
   @ApiProperty({ type: [AnalyticsSummaryRowResponseDto], description: 'By cost, then requests; at most 1,000 groups' })
   data: AnalyticsSummaryRowResponseDto[];
 }

@@ -6,6 +6,7 @@ import { IsInstant } from '../../../common/pipes/validators';
 import { ListQueryDto } from '../../../common/http/list.dto';
 import { toBool } from '../../../common/query-transforms';
 import { ROW_KINDS } from '../entities/request-log.entity';
+import { BATCH_ID } from './batch-analytics-query.dto';
 
 /** A `status` filter: exact codes, classes (`4xx`) or `error` (any status from 400 on), comma-separated. */
 const STATUS_FILTER = /^(?:[1-5]\d\d|[1-5]xx|error)(?:,(?:[1-5]\d\d|[1-5]xx|error))*$/;
@@ -71,7 +72,7 @@ export class LogQueryDto extends ListQueryDto {
 
   @ApiPropertyOptional({ description: 'The lines of a batch: its id (`batch_…` or `msgbatch_…`)', example: 'batch_0196f0c2a1b27c3d8e9f0a1b2c3d4e5f' })
   @IsOptional()
-  @Matches(/^(batch|msgbatch)_[0-9a-f]{32}$/, { message: 'batch_id must be a batch id (batch_… or msgbatch_…)' })
+  @Matches(BATCH_ID, { message: 'batch_id must be a batch id (batch_… or msgbatch_…)' })
   batch_id?: string;
 
   @ApiPropertyOptional()
