@@ -3,8 +3,9 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api, ApiError, type EndUserActivity, type EndUserActivityPage, Summary, Timeseries } from '../api';
 import { formatCost, formatDateTime, formatInt } from '../format';
-import { href, routeClick } from '../router';
+import { href, navigate, routeClick } from '../router';
 import { SpentText } from './budget-status';
+import { ErrorRetry } from './error-retry';
 import { ChartSeries, TimeChart } from './time-chart';
 
 /** The periods an activity view offers, as Analytics names them (`range` in its URL). */
@@ -22,6 +23,17 @@ export function usePeriod(range: string): { from: string; to: string } {
     const { ms } = ACTIVITY_RANGES[range] ?? ACTIVITY_RANGES[DEFAULT_ACTIVITY_RANGE];
     return { from: new Date(to.getTime() - ms).toISOString(), to: to.toISOString() };
   }, [range]);
+}
+
+/** Goes to `path` with the query changed (an empty value, and the default range, dropped), in place of the page shown. */
+export function replaceQuery(path: string, query: URLSearchParams, changes: Record<string, string>): void {
+  const next = new URLSearchParams(query);
+  for (const [name, value] of Object.entries(changes)) {
+    if (value && !(name === 'range' && value === DEFAULT_ACTIVITY_RANGE)) next.set(name, value);
+    else next.delete(name);
+  }
+  const text = next.toString();
+  navigate(`${path}${text ? `?${text}` : ''}`, { replace: true });
 }
 
 /** A link inside the dashboard. */
@@ -92,15 +104,7 @@ export function ActivityView({ filter, range, rangeLabel }: { filter: ['user' | 
   }, [query, attempt]);
 
   const times = useMemo(() => (series ? series.data.map((row) => Date.parse(row.bucket) / 1000) : []), [series]);
-  if (error)
-    return (
-      <div class="error-box" role="alert">
-        <p>{error}</p>
-        <button type="button" onClick={() => setAttempt((n) => n + 1)}>
-          Try again
-        </button>
-      </div>
-    );
+  if (error) return <ErrorRetry message={error} onRetry={() => setAttempt((n) => n + 1)} />;
   if (!series || !models)
     return (
       <p class="muted" role="status">

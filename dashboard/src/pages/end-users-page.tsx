@@ -1,7 +1,8 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api, ApiError, type EndUser, type EndUserActivity, type EndUserActivityPage, listAll } from '../api';
 import { RowBudgetStatus } from '../components/budget-status';
-import { ACTIVITY_RANGES, ActivityView, DEFAULT_ACTIVITY_RANGE, PeriodSelect, RouteLink, Spend, usePeriod } from '../components/activity-view';
+import { ACTIVITY_RANGES, ActivityView, DEFAULT_ACTIVITY_RANGE, PeriodSelect, replaceQuery, RouteLink, Spend, usePeriod } from '../components/activity-view';
+import { ErrorRetry } from '../components/error-retry';
 import { formatCost, formatDateTime, formatInt } from '../format';
 import { Location, navigate } from '../router';
 import { END_USERS } from './end-users';
@@ -78,15 +79,7 @@ function EndUserList({ query, range, mayManageBudgets }: { query: URLSearchParam
     }
   };
 
-  const setQuery = (changes: Record<string, string>) => {
-    const next = new URLSearchParams(query);
-    for (const [name, value] of Object.entries(changes)) {
-      if (value && !(name === 'range' && value === DEFAULT_ACTIVITY_RANGE)) next.set(name, value);
-      else next.delete(name);
-    }
-    const text = next.toString();
-    navigate(`/end-users${text ? `?${text}` : ''}`, { replace: true });
-  };
+  const setQuery = (changes: Record<string, string>) => replaceQuery('/end-users', query, changes);
 
   const remove = async (record: EndUser) => {
     try {
@@ -148,14 +141,7 @@ function EndUserList({ query, range, mayManageBudgets }: { query: URLSearchParam
           Search
         </button>
       </form>
-      {error && (
-        <div class="error-box" role="alert">
-          <p>{error}</p>
-          <button type="button" onClick={() => setLoads((n) => n + 1)}>
-            Try again
-          </button>
-        </div>
-      )}
+      {error && <ErrorRetry message={error} onRetry={() => setLoads((n) => n + 1)} />}
       {page === null ? (
         !error && (
           <p class="muted" role="status">

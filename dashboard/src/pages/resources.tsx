@@ -11,6 +11,7 @@ import { ResourceForm } from './resource-form';
 import { ResourceItem } from './resource-item';
 import { idFieldOf, titleInText, type ResourceSpec } from './resource-spec';
 import { SecretOnce } from './secret-once';
+import { ErrorRetry } from '../components/error-retry';
 
 // Where end-users.tsx has read the budget periods from.
 export { PERIODS } from './resource-limits';
@@ -131,14 +132,7 @@ export function ResourcePage<R extends object>({ spec, onChanged }: { spec: Reso
           }}
         />
       )}
-      {error && (
-        <div class="error-box" role="alert">
-          <p>{error}</p>
-          <button type="button" onClick={() => void load()}>
-            Try again
-          </button>
-        </div>
-      )}
+      {error && <ErrorRetry message={error} onRetry={() => void load()} />}
       {rows === null ? (
         !error && (
           <p class="muted" role="status">
