@@ -175,6 +175,24 @@ export function LogDetail({ id, onClose, filterPath }: { id: string; onClose: ()
             </dd>
             <dt>Trace id</dt>
             <dd>{filterLink([['trace_id', log.trace_id]], log.trace_id)}</dd>
+            {log.batch_id && (
+              <>
+                <dt>Batch</dt>
+                <dd data-testid="log-batch">
+                  <a href={href(`/batches/${log.batch_id}`)} onClick={(e) => routeClick(e, `/batches/${log.batch_id}`)}>
+                    {log.batch_id}
+                  </a>
+                  <span class="small-text">
+                    {' · '}
+                    {filterLink([['batch_id', log.batch_id]], 'its lines')}
+                  </span>
+                </dd>
+                <dt>Custom id</dt>
+                <dd data-testid="log-custom-id">
+                  <code>{log.custom_id ?? '—'}</code>
+                </dd>
+              </>
+            )}
             <dt>API key</dt>
             <dd>
               {log.api_key_id ? (

@@ -28,6 +28,7 @@ const FILTERS = [
   { name: 'config', label: 'Config' },
   { name: 'prompt', label: 'Prompt' },
   { name: 'trace_id', label: 'Trace id' },
+  { name: 'batch_id', label: 'Batch' },
 ] as const;
 
 /** What each filter takes, where it is not plain. */
@@ -36,6 +37,7 @@ const PLACEHOLDERS: Record<string, string> = {
   model: 'one, or several with commas',
   provider: 'one, or several with commas',
   status: '200, 429 or 4xx, 5xx, error',
+  batch_id: 'batch_… or msgbatch_…',
 };
 
 /** The API filters held in the dashboard URL: the known names, from/to and metadata.<key>. */
@@ -480,6 +482,10 @@ export function FilterForm({ filters, path }: { filters: [string, string][]; pat
       setProblem('The API key id is the id shown on the API keys page (a UUID), not the key itself.');
       return;
     }
+    if (values.batch_id && !/^(batch|msgbatch)_[0-9a-f]{32}$/.test(values.batch_id.trim())) {
+      setProblem('The batch is its id as the Batches page shows it: batch_ or msgbatch_ and 32 hexadecimal digits.');
+      return;
+    }
     setProblem(null);
     if (from) out.push(['from', from]);
     if (to) out.push(['to', to]);
@@ -544,6 +550,7 @@ export function FilterForm({ filters, path }: { filters: [string, string][]; pat
           {picker('config', 'config')}
           {picker('prompt', 'prompt')}
           {text('trace_id')}
+          {text('batch_id')}
         </div>
         <fieldset class="metadata-filters">
           <legend>Metadata</legend>
@@ -692,6 +699,11 @@ function LogTableRow({
       <td data-label="Operation" class="col-operation">
         {row.operation}
         {row.is_stream && <span class="tag">stream</span>}
+        {row.batch_id && (
+          <span class="tag" title={`Line ${row.custom_id ?? ''} of batch ${row.batch_id}`}>
+            batch
+          </span>
+        )}
         {row.snippet && <Snippet snippet={row.snippet} />}
       </td>
       <td data-label="Provider" class="col-provider">
