@@ -203,6 +203,15 @@ export type EndUserActivity = Schemas['EndUserActivityResponseDto'];
 /** A page of `GET /v1/analytics/users`: `total` end users in all. */
 export type EndUserActivityPage = Schemas['EndUserActivityListResponseDto'];
 
+/** A batch as analytics read it (`GET /v1/analytics/batches`, `/batches/{id}`): status, lines by status, cost so far, files. */
+export type Batch = Schemas['BatchAnalyticsResponseDto'];
+
+/** A batch's lines by status, and how many it has. */
+export type BatchLines = Schemas['BatchLinesResponseDto'];
+
+/** A page of `GET /v1/analytics/batches`. */
+export type BatchPage = Schemas['BatchAnalyticsListResponseDto'];
+
 /** An API key as the admin API answers it (`GET /v1/api-keys`); on creation with its secret, `key`. */
 export type ApiKey = Schemas['ApiKeyResponseDto'];
 

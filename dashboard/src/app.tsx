@@ -3,6 +3,7 @@ import { ApiError, loadSession, onUnauthorized, Session, signOut as endSession }
 import { href, navigate, routeClick, useLocation } from './router';
 import { AnalyticsPage } from './pages/analytics';
 import { AuditLogPage } from './pages/audit-log';
+import { BatchesPage } from './pages/batches';
 import { LogsPage } from './pages/logs';
 import { apiKeysSpec } from './pages/api-keys';
 import { CONFIGS } from './pages/configs';
@@ -26,6 +27,7 @@ const ADMINS = ['owner', 'admin'];
 const NAV: { path: string; label: string; roles?: string[] }[] = [
   { path: '/logs', label: 'Logs' },
   { path: '/analytics', label: 'Analytics' },
+  { path: '/batches', label: 'Batches' },
   { path: '/api-keys', label: 'API keys', roles: ADMINS },
   { path: '/virtual-keys', label: 'Virtual keys', roles: ADMINS },
   { path: '/configs', label: 'Configs', roles: ADMINS },
@@ -177,6 +179,9 @@ export function App() {
         break;
       case '/analytics':
         page = <AnalyticsPage location={location} mayReadKeys={ADMINS.includes(role)} />;
+        break;
+      case '/batches':
+        page = <BatchesPage location={location} />;
         break;
       case '/api-keys':
         page = <ResourcePage spec={apiKeys} />;

@@ -286,7 +286,7 @@ export function AnalyticsPage({ location, mayReadKeys = true }: { location: Loca
                 Read from the log rows (slower): the rollups cannot answer these filters with this breakdown.
               </p>
             )}
-            <Charts series={series} names={keyNames} onZoom={zoomTo} pricesLink={mayReadKeys} />
+            <Charts series={series} names={keyNames} onZoom={zoomTo} pricesLink={mayReadKeys} batchLines={summary} />
             <ExportButtons
               path={`/v1/analytics/timeseries?${new URLSearchParams([['from', period.from], ['to', period.to], ['tz', displayZone()], ...filters, ...(buckets.interval ? [['interval', buckets.interval]] : []), ...(breakdownParam ? [['group_by', breakdownParam]] : [])])}`}
               what={breakdownParam ? 'this breakdown' : 'these buckets'}
@@ -409,11 +409,14 @@ function Charts({
   names,
   onZoom,
   pricesLink,
+  batchLines,
 }: {
   series: Timeseries;
   names: Map<string, string>;
   onZoom: (fromMs: number, toMs: number) => void;
   pricesLink: boolean;
+  /** The summary of the same period and filters, once read: how many of the requests were batch lines, and their cost. */
+  batchLines: Pick<Summary, 'batch_requests' | 'batch_cost_usd' | 'batch_unpriced_requests'> | null;
 }) {
   const data = series.data;
   const times = useMemo(() => data.map((row) => Date.parse(row.bucket) / 1000), [data]);
@@ -462,6 +465,15 @@ function Charts({
         <div>
           <dt>Requests</dt>
           <dd data-testid="total-requests">{formatInt(totals.requests)}</dd>
+          {batchLines && batchLines.batch_requests > 0 && (
+            <dd class="small-text muted" data-testid="batch-lines">
+              of which{' '}
+              <a href={href('/batches')} onClick={(e) => routeClick(e, '/batches')}>
+                {formatInt(batchLines.batch_requests)} batch {batchLines.batch_requests === 1 ? 'line' : 'lines'}
+              </a>
+              , <SpentText spent={batchLines.batch_cost_usd ?? 0} unpriced={batchLines.batch_unpriced_requests} />
+            </dd>
+          )}
         </div>
         <div>
           <dt>Errors</dt>
