@@ -678,6 +678,26 @@ const ROUTES: RouteSpec[] = [
     },
   },
   {
+    name: 'GET /v1/analytics/batches',
+    weight: 2,
+    method: 'GET',
+    shape: 'openai',
+    upstream: false,
+    path: (rng) => {
+      if (rng.chance(0.3)) return `/v1/analytics/batches/${rng.chance(0.3) ? `batch_${'0'.repeat(32)}` : hostileEncoded(rng)}`;
+      const statuses = ['in_progress', 'completed,cancelled', 'running', 'completed,', ',', 'in_progress,in_progress'];
+      return `/v1/analytics/batches?${hostileQuery(rng, {
+        status: (r) => (r.chance(0.5) ? r.pick(statuses) : hostileEncoded(r)),
+        shape: (r) => r.pick(['openai', 'anthropic', 'gemini', hostileEncoded(r)]),
+        api_key_id: (r) => r.pick(['00000000-0000-0000-0000-000000000000', hostileEncoded(r)]),
+        limit: (r) => r.pick(['1', '0', '501', '-1', 'x', hostileEncoded(r)]),
+        cursor: (r) => r.pick([`99999999999999999~batch_${'f'.repeat(32)}`, `0~msgbatch_${'0'.repeat(32)}`, hostileCursor(r)]),
+        from: hostileDate,
+        to: hostileDate,
+      })}`;
+    },
+  },
+  {
     name: 'GET|DELETE admin resources',
     weight: 4,
     method: 'GET',
