@@ -7,7 +7,7 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { call, createApiKey, createVirtualKey, openai, RawResponse, waitFor } from '../support/e2e-helpers';
-import { batchEnded, chatLine, createBatch, runBatch } from '../support/batch-helpers';
+import { batchEnded, chatLine, createBatch, runBatch } from '../support/batch-runs';
 import { MockUpstream, startMockUpstream } from '../support/mock-upstream';
 import { startTestGateway, TestGateway } from '../support/test-gateway';
 

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type OpenAI from 'openai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { signIn, SHOTS, startBrowser } from './browser-support';
-import { chatLine, createBatch, runBatch } from '../support/batch-helpers';
+import { chatLine, createBatch, runBatch } from '../support/batch-runs';
 import { createApiKey, createVirtualKey, openai } from '../support/e2e-helpers';
 import { MockUpstream, startMockUpstream } from '../support/mock-upstream';
 import { startTestGateway, TestGateway } from '../support/test-gateway';
