@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { HealthModule } from '../health/health.module';
 import { RoutingModule } from '../routing/routing.module';
 import { BatchFiles } from './batch-files.service';
+import { BatchFinisher } from './batch-finisher';
 import { BatchResults } from './batch-results';
 import { BatchRunner } from './batch-runner';
 import { BatchesController, MessageBatchesController } from './batches.controller';
@@ -11,7 +12,7 @@ import { BatchesService } from './batches.service';
 @Module({
   imports: [RoutingModule, HealthModule],
   controllers: [BatchesController, MessageBatchesController],
-  providers: [BatchesService, BatchFiles, BatchResults, BatchRunner],
+  providers: [BatchesService, BatchFiles, BatchResults, BatchFinisher, BatchRunner],
   exports: [BatchFiles],
 })
 export class BatchesModule {}
