@@ -73,6 +73,12 @@ export class Environment {
   @Min(10)
   BATCH_POLL_MS = 1000;
 
+  /** How often a batch running at its provider (OpenAI, Azure OpenAI, Anthropic) is polled there, in ms (one instance polls each). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  BATCH_NATIVE_POLL_MS = 30_000;
+
   /** Store request and response bodies in the log. */
   @Transform(toBool)
   @IsBoolean()

@@ -11,8 +11,9 @@ export interface LineError {
 }
 
 /**
- * How a batch ends: the lines left pending end all alike, and a batch with no line pending
- * or in flight ends with its output and error files, once, whichever instance gets there.
+ * How a batch ends, whoever ran it (BatchRunner line by line, NativeBatchPoller at its
+ * provider): the lines left pending end all alike, and a batch with no line pending or in
+ * flight ends with its output and error files, once, whichever instance gets there.
  */
 @Injectable()
 export class BatchFinisher {
@@ -72,6 +73,25 @@ export class BatchFinisher {
         [batchId, status, output, errors],
       );
       return true;
+    });
+  }
+
+  /**
+   * Ends a batch its provider failed (a native batch that did not pass the provider's
+   * validation): `failed` with the provider's errors, its lines not run errored with the
+   * first of them. Like the provider's, a failed batch has no output or error file.
+   */
+  async fail(batchId: string, errors: { code: string; message: string }[]): Promise<void> {
+    const first = errors[0] ?? { code: 'batch_failed', message: 'The provider failed the batch' };
+    await this.db.transaction(async (q) => {
+      await q.query(`update batch_lines set status = 'errored', error = $2, ended_at = now() where batch_id = $1 and status = 'pending'`, [
+        batchId,
+        JSON.stringify({ code: first.code, message: first.message }),
+      ]);
+      await q.query(
+        `update batches set status = 'failed', failed_at = now(), errors = $2, lease_owner = null, leased_until = null where id = $1 and status = any($3)`,
+        [batchId, JSON.stringify(errors), RUNNING_STATUSES],
+      );
     });
   }
 }
