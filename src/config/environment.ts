@@ -79,6 +79,12 @@ export class Environment {
   @Min(1)
   BATCH_LEASE_SECONDS = 60;
 
+  /** How often a batch running at its provider (OpenAI, Azure OpenAI, Anthropic) is polled there, in ms (one instance polls each). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  BATCH_NATIVE_POLL_MS = 30_000;
+
   /** Store request and response bodies in the log. */
   @Transform(toBool)
   @IsBoolean()

@@ -39,6 +39,7 @@ import { LogSearchWords1764002500000 } from './migrations/1764002500000-LogSearc
 import { LogCacheWriteTokens1764002600000 } from './migrations/1764002600000-LogCacheWriteTokens';
 import { LogRequestKinds1764002700000 } from './migrations/1764002700000-LogRequestKinds';
 import { Batches1764002800000 } from './migrations/1764002800000-Batches';
+import { NativeBatches1764002900000 } from './migrations/1764002900000-NativeBatches';
 import { AuditLog1764001800000 } from './migrations/1764001800000-AuditLog';
 import { UsersSessions1764001900000 } from './migrations/1764001900000-UsersSessions';
 import { encryptProviderOptionSecretsMigration } from './migrations/1764001200000-EncryptProviderOptionSecrets';
@@ -92,6 +93,7 @@ export const MIGRATIONS = [
   LogCacheWriteTokens1764002600000,
   LogRequestKinds1764002700000,
   Batches1764002800000,
+  NativeBatches1764002900000,
 ];
 
 /** Migrations, with those that re-encode stored secrets made with the gateway's encryption key. */

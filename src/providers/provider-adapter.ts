@@ -1,21 +1,10 @@
 import type { EventSourceMessage } from 'eventsource-parser';
-import type { Readable } from 'node:stream';
 import type { ProviderTarget } from './provider-target';
 import type { ChatTranslation, OpenAIErrorBody } from './chat-format';
+import type { NativeBatchApi } from './native-batches';
+import type { UpstreamRequest } from './upstream-request';
 
-/** An HTTP request to a provider, built by an adapter and sent by the upstream client. */
-export interface UpstreamRequest {
-  method: 'GET' | 'POST' | 'DELETE';
-  url: string;
-  headers: Record<string, string>;
-  /** JSON text, the JSON bytes the client sent (see jsonPayload), or an upload streamed through (sent once: no retry can replay it). */
-  body?: string | Buffer | Readable;
-  /**
-   * Fields of the client's body a translation dropped because they only tune delivery or
-   * caching (see IgnoredParams); the request path names them in a header and the log.
-   */
-  ignoredParams?: readonly string[];
-}
+export type { UpstreamRequest } from './upstream-request';
 
 /**
  * One operation of a provider: builds the request for a body (in the operation's own
@@ -238,4 +227,10 @@ export interface ProviderAdapter extends ProviderOperations {
    * secret or close to one: see logging/redaction.ts.
    */
   readonly credentialHeaders?: { readonly key?: string; readonly options?: Readonly<Record<string, string>> };
+  /**
+   * The provider's own Batch API (OpenAI, Azure OpenAI, Anthropic): a batch routed to this
+   * provider alone runs there natively, at the provider's batch price; absent, the gateway
+   * runs a batch's lines itself (see the batches module).
+   */
+  readonly batches?: NativeBatchApi;
 }

@@ -2,22 +2,18 @@
  * Batches through the gateway with the official SDKs (CONTRACT section 17): OpenAI's shape
  * (a JSONL file uploaded with purpose "batch", `batches.create`, poll, the output and error
  * files) and Anthropic's (`messages.batches.create`, poll, `results`), run by the gateway
- * line by line for a provider without batches. Every line is a log row naming its batch;
- * bad input is a 400 naming it, or fails its line alone.
+ * line by line for a provider without batches (or routed by a config). Every line is a log
+ * row naming its batch; bad input is a 400 naming it, or fails its line alone.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI, { toFile } from 'openai';
-import { call, createVirtualKey, expectError, openai, waitFor } from '../support/e2e-helpers';
+import { anthropicClient, chatLine as openAIChatLine, ended, fileLines, finished, jsonl, MESSAGE_REQUESTS } from '../support/batch-helpers';
+import { call, createConfig, createVirtualKey, expectError, openai, waitFor } from '../support/e2e-helpers';
 import { MockUpstream, startMockUpstream } from '../support/mock-upstream';
 import { admin, startTestGateway, TestGateway } from '../support/test-gateway';
 
-const jsonl = (lines: unknown[]) => lines.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n') + '\n';
-const chatLine = (customId: string, text: string, model = 'llama-3.1-8b-instant') => ({
-  custom_id: customId,
-  method: 'POST',
-  url: '/v1/chat/completions',
-  body: { model, messages: [{ role: 'user', content: `echo: ${text}` }] },
-});
+/** A chat line for the groq target (a provider without batches). */
+const chatLine = (customId: string, text: string, model = 'llama-3.1-8b-instant') => openAIChatLine(customId, text, model);
 
 const FILE_LIMIT = 256 * 1024;
 
@@ -30,22 +26,6 @@ function form(parts: { name: string; value: string | Buffer; filename?: string }
     Buffer.from('\r\n'),
   ]);
   return { body: Buffer.concat([...chunks, Buffer.from(`--${boundary}--\r\n`)]), contentType: `multipart/form-data; boundary=${boundary}` };
-}
-
-async function finished(client: OpenAI, id: string, timeoutMs = 15_000): Promise<OpenAI.Batch> {
-  return waitFor(async () => {
-    const batch = await client.batches.retrieve(id);
-    return ['completed', 'failed', 'expired', 'cancelled'].includes(batch.status) ? batch : null;
-  }, timeoutMs);
-}
-
-async function fileLines(client: OpenAI, id: string | null | undefined): Promise<any[]> {
-  if (!id) return [];
-  const text = await (await client.files.content(id)).text();
-  return text
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line));
 }
 
 describe('Batches, run by the gateway (e2e)', () => {
@@ -308,21 +288,16 @@ describe('Batches, run by the gateway (e2e)', () => {
   });
 
   it('runs an Anthropic-shaped batch: create, poll, results through the SDK', async () => {
-    const anthropic = new Anthropic({ baseURL: gateway.url, apiKey: gateway.adminKey, maxRetries: 0, defaultHeaders: { 'x-gateway-virtual-key': 'claude' } });
-    const created = await anthropic.messages.batches.create({
-      requests: [
-        { custom_id: 'first', params: { model: 'claude-haiku-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'echo: one' }] } },
-        { custom_id: 'second', params: { model: 'claude-haiku-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'echo: two' }] } },
-        { custom_id: 'broken', params: { model: 'claude-haiku-4-5', messages: [{ role: 'user', content: 'no max_tokens' }] } as any },
-      ],
-    });
+    // Routed by a config, which the gateway runs line by line (to the one target named directly, Anthropic would run it natively).
+    await createConfig(gateway, 'claude-config', { virtual_key: 'claude' });
+    const anthropic = anthropicClient(gateway, { 'x-gateway-config': 'claude-config' });
+    const created = await anthropic.messages.batches.create({ requests: MESSAGE_REQUESTS });
     expect(created).toMatchObject({ type: 'message_batch', processing_status: 'in_progress' });
     expect(created.id).toMatch(/^msgbatch_/);
-    const ended = await waitFor(async () => {
-      const batch = await anthropic.messages.batches.retrieve(created.id);
-      return batch.processing_status === 'ended' ? batch : null;
-    }, 15_000);
-    expect(ended.request_counts).toEqual({ processing: 0, succeeded: 2, errored: 1, canceled: 0, expired: 0 });
+    const [stored] = await gateway.dataSource.query(`select mode, provider from batches where id = $1`, [created.id]);
+    expect(stored).toEqual({ mode: 'gateway', provider: null });
+    const batch = await ended(anthropic, created.id);
+    expect(batch.request_counts).toEqual({ processing: 0, succeeded: 2, errored: 1, canceled: 0, expired: 0 });
     const results: any[] = [];
     for await (const result of await anthropic.messages.batches.results(created.id)) results.push(result);
     expect(results.map((r) => [r.custom_id, r.result.type])).toEqual([

@@ -13,6 +13,8 @@ export interface NewLine {
   customId: string;
   body: Record<string, unknown> | null;
   error: { code: string; message: string } | null;
+  /** Its line in the input file (OpenAI's shape, counting from 1); null for Anthropic's inline requests. */
+  inputLine?: number | null;
 }
 
 /** The endpoints a batch line may call, in each shape. */
@@ -41,7 +43,7 @@ export function parseOpenAiInput(content: Buffer, endpoint: string): NewLine[] {
     if (!raw.trim()) continue;
     if (lines.length === MAX_OPENAI_LINES)
       throw GatewayError.invalidRequest(`The input file has more than ${MAX_OPENAI_LINES} lines`, 'input_file_id', 'too_many_lines');
-    const line = parseLine(raw, number, endpoint);
+    const line = { ...parseLine(raw, number, endpoint), inputLine: number };
     const earlier = seen.get(line.customId);
     if (earlier !== undefined && line.body)
       throw GatewayError.invalidRequest(

@@ -11,6 +11,8 @@ interface ResultRow {
   response: unknown;
   error: { code: string; message: string } | null;
   request_id: string | null;
+  /** The provider's id of the result (a native batch's line), written back as it was. */
+  result_id: string | null;
 }
 
 /** Lines read per query while a results file is written. */
@@ -57,7 +59,7 @@ export class BatchResults {
     let after = -1;
     for (;;) {
       const rows = await this.db.query<ResultRow[]>(
-        `select line, custom_id, status, status_code, response, error, request_id from batch_lines
+        `select line, custom_id, status, status_code, response, error, request_id, result_id from batch_lines
          where batch_id = $1 and line > $2 and status = any($3) order by line limit ${PAGE}`,
         [batchId, after, statuses],
       );
@@ -71,7 +73,7 @@ export class BatchResults {
 /** One line of OpenAI's output or error file: a request that answered has its `response`; one that never ran, an `error`. */
 export function openAiResultLine(batchId: string, row: ResultRow): Record<string, unknown> {
   return {
-    id: `batch_req_${batchId.slice(batchId.indexOf('_') + 1, batchId.indexOf('_') + 17)}${row.line.toString(16).padStart(8, '0')}`,
+    id: row.result_id ?? `batch_req_${batchId.slice(batchId.indexOf('_') + 1, batchId.indexOf('_') + 17)}${row.line.toString(16).padStart(8, '0')}`,
     custom_id: row.custom_id,
     response: row.status_code === null ? null : { status_code: row.status_code, request_id: row.request_id, body: row.response },
     error: row.status_code === null ? (row.error ?? { code: row.status, message: `The line was ${row.status}` }) : null,

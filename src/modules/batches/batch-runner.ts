@@ -12,9 +12,8 @@ import { BATCH_LINE_HEADER, BatchLineToken } from '../../common/crypto/batch-lin
 import { SecretBox } from '../../common/crypto/secret-box';
 import type { Environment } from '../../config/environment';
 import { Readiness } from '../health/readiness';
-import { BatchResults } from './batch-results';
-import { newGatewayFileId } from './batch-files.service';
-import type { BatchRow, BatchStatus } from './batch-shapes';
+import { BatchFinisher } from './batch-finisher';
+import type { BatchRow } from './batch-shapes';
 
 /** Over this share of its time busy, an instance sends one line of a batch at a time: interactive requests come first. */
 const BUSY_UTILIZATION = 0.6;
@@ -88,7 +87,7 @@ export class BatchRunner implements OnApplicationBootstrap, BeforeApplicationShu
   constructor(
     private readonly db: DataSource,
     private readonly box: SecretBox,
-    private readonly results: BatchResults,
+    private readonly finisher: BatchFinisher,
     private readonly readiness: Readiness,
     private readonly adapterHost: HttpAdapterHost,
     config: ConfigService<Environment, true>,
@@ -130,11 +129,17 @@ export class BatchRunner implements OnApplicationBootstrap, BeforeApplicationShu
        where status in ('in_progress', 'cancelling') and mode = 'gateway' order by created_at limit ${BATCHES_PER_TICK}`,
     );
     for (const batch of batches) {
-      if (batch.status === 'cancelling') await this.endPending(batch.id, 'cancelled', null);
+      if (batch.status === 'cancelling') await this.finisher.endPending(batch.id, 'cancelled', null);
       else if (batch.expires_at.getTime() <= Date.now())
-        await this.endPending(batch.id, 'expired', { code: 'batch_expired', message: 'The batch did not reach this line within its completion window' });
+        await this.finisher.endPending(batch.id, 'expired', {
+          code: 'batch_expired',
+          message: 'The batch did not reach this line within its completion window',
+        });
       else if (this.readiness.ready && !this.stopped) await this.fill(this.runningBatch(batch));
-      await this.finishIfDone(batch.id);
+      if (await this.finisher.finishIfDone(batch.id)) {
+        this.running.delete(batch.id);
+        this.pausedUntil.delete(batch.id);
+      }
     }
   }
 
@@ -226,9 +231,12 @@ export class BatchRunner implements OnApplicationBootstrap, BeforeApplicationShu
     }
     await this.record(batch.id, line.line, outcome.status < 300 ? 'succeeded' : 'failed', outcome);
     if (outcome.status === 402) {
-      await this.endPending(batch.id, 'errored', { code: 'budget_exceeded', message: 'A budget was reached while the batch ran: this line was not sent' });
+      await this.finisher.endPending(batch.id, 'errored', {
+        code: 'budget_exceeded',
+        message: 'A budget was reached while the batch ran: this line was not sent',
+      });
     } else if (outcome.status === 401) {
-      await this.endPending(batch.id, 'errored', {
+      await this.finisher.endPending(batch.id, 'errored', {
         code: 'api_key_invalid',
         message: 'The API key that created the batch no longer authenticates (revoked or expired): this line was not sent',
       });
@@ -284,66 +292,6 @@ export class BatchRunner implements OnApplicationBootstrap, BeforeApplicationShu
          error = '{"code": "line_interrupted", "message": "The gateway instance sending this line stopped before its answer; it is not sent again, since the provider may have run it"}'
        where status = 'sending' and leased_until < now()`,
     );
-  }
-
-  /** The batch's lines not yet sent end as `status` (cancelled, expired, or errored when a budget is reached). */
-  private async endPending(batchId: string, status: 'cancelled' | 'expired' | 'errored', error: { code: string; message: string } | null): Promise<void> {
-    await this.db.query(`update batch_lines set status = $2, error = $3, ended_at = now() where batch_id = $1 and status = 'pending'`, [
-      batchId,
-      status,
-      error ? JSON.stringify(error) : null,
-    ]);
-  }
-
-  /** A batch with no line pending or in flight ends, with its output and error files; once, whichever instance gets there. */
-  private async finishIfDone(batchId: string): Promise<void> {
-    // Two probes of the partial indexes first: a running batch is not read whole on every tick.
-    const [{ open }] = await this.db.query<{ open: boolean }[]>(
-      `select exists (select 1 from batch_lines where batch_id = $1 and status = 'pending')
-           or exists (select 1 from batch_lines where batch_id = $1 and status = 'sending') as open`,
-      [batchId],
-    );
-    if (open) return;
-    const ended = await this.db.transaction(async (q) => {
-      const [batch] = await q.query<BatchRow[]>(
-        `select id, status, expires_at, workspace_id, api_key_id from batches where id = $1 and status in ('in_progress', 'cancelling') for update skip locked`,
-        [batchId],
-      );
-      if (!batch) return false;
-      const counts = await q.query<{ status: string; n: string }[]>(`select status, count(*) as n from batch_lines where batch_id = $1 group by status`, [
-        batchId,
-      ]);
-      const count = (status: string) => Number(counts.find((row) => row.status === status)?.n ?? 0);
-      if (count('pending') || count('sending')) return false;
-      const status: BatchStatus = batch.status === 'cancelling' ? 'cancelled' : count('expired') ? 'expired' : 'completed';
-      const bytes = await this.results.fileBytes(batchId);
-      const file = async (purpose: string, size: number) => {
-        if (!size) return null;
-        const id = newGatewayFileId();
-        await q.query(`insert into batch_files (id, workspace_id, api_key_id, purpose, filename, bytes, batch_id) values ($1, $2, $3, $4, $5, $6, $7)`, [
-          id,
-          batch.workspace_id,
-          batch.api_key_id,
-          purpose,
-          `${batchId}_${purpose === 'batch_output' ? 'output' : 'error'}.jsonl`,
-          size,
-          batchId,
-        ]);
-        return id;
-      };
-      const output = await file('batch_output', bytes.output);
-      const errors = await file('batch_error', bytes.error);
-      const endedAt = status === 'completed' ? 'completed_at' : status === 'cancelled' ? 'cancelled_at' : 'expired_at';
-      await q.query(
-        `update batches set status = $2, finalizing_at = now(), ${endedAt} = now(), output_file_id = $3, error_file_id = $4, lease_owner = null where id = $1`,
-        [batchId, status, output, errors],
-      );
-      return true;
-    });
-    if (ended) {
-      this.running.delete(batchId);
-      this.pausedUntil.delete(batchId);
-    }
   }
 
   /** The gateway's own HTTP address, as it listens (a wildcard address reached on loopback). */

@@ -62,7 +62,7 @@ export class BatchesController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Cancel a batch (409 once it has ended)' })
   cancel(@Ctx() context: RequestContext, @Param('id') id: string) {
-    return this.batches.cancel(fileReaderOf(context.principal!), 'openai', id);
+    return this.batches.cancel(context, fileReaderOf(context.principal!), 'openai', id);
   }
 }
 
@@ -108,7 +108,7 @@ export class MessageBatchesController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Cancel a Message Batch (409 once it has ended)' })
   cancel(@Ctx() context: RequestContext, @Param('id') id: string) {
-    return this.batches.cancel(fileReaderOf(context.principal!), 'anthropic', id);
+    return this.batches.cancel(context, fileReaderOf(context.principal!), 'anthropic', id);
   }
 
   @Get(':id/results')

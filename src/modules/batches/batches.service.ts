@@ -10,7 +10,10 @@ import { routeRequest } from '../routing/provider-routing.guard';
 import { RouteResolver } from '../routing/route-resolver';
 import { fileReaderOf, type FileReader } from './batch-files.service';
 import type { NewLine } from './batch-lines';
-import { toAnthropicBatch, toOpenAiBatch, type BatchRow, type BatchShape, type LineCounts } from './batch-shapes';
+import { RUNNING_STATUSES, toAnthropicBatch, toOpenAiBatch, type BatchRow, type BatchShape, type LineCounts } from './batch-shapes';
+import { BudgetLedger } from '../budgets/budget-ledger';
+import { anthropicHeaders } from '../messages/messages.service';
+import { NativeBatches } from './native-batches';
 
 /** What a batch is created with, in either shape. */
 export interface NewBatch {
@@ -52,9 +55,11 @@ const NOT_REPLAYED = new Set([
 
 /**
  * Batches in OpenAI's and Anthropic's shapes (CONTRACT section 17): created from an uploaded
- * file or inline requests, read, listed and cancelled. Lines run in the background
- * (BatchRunner) with the routing headers the batch was created with, kept sealed (they may
- * name a provider key), as the key that created it.
+ * file or inline requests, read, listed and cancelled. A batch routed to one provider with
+ * batches of its own runs there (`native`: submitted here, in the create request, then
+ * followed by NativeBatchPoller); any other is run by the gateway line by line
+ * (`gateway`: BatchRunner). Either way the routing headers it was created with are kept
+ * sealed (they may name a provider key), and it runs as the key that created it.
  */
 @Injectable()
 export class BatchesService {
@@ -62,6 +67,8 @@ export class BatchesService {
     private readonly db: DataSource,
     private readonly resolver: RouteResolver,
     private readonly box: SecretBox,
+    private readonly native: NativeBatches,
+    private readonly budgets: BudgetLedger,
   ) {}
 
   async create(context: RequestContext, batch: NewBatch): Promise<Record<string, unknown>> {
@@ -71,14 +78,23 @@ export class BatchesService {
     // The route is checked now, so that a batch no line of which could run is refused at once.
     const model = batch.lines.find((line) => line.body)?.body?.model;
     await routeRequest(this.resolver, context, context.requestHeaders, model);
+    const native = await this.native.runOf(context, batch.shape, batch.completionWindow);
+    // Its cost is known only as its results come in: a budget already used up refuses it before anything is sent.
+    if (native) await this.budgets.refuseIfSpent(context, native.target);
+    const lines = native ? this.native.allowedLines(native, batch.lines) : batch.lines;
+    const sent = native ? lines.filter((line): line is NewLine & { body: Record<string, unknown> } => !!line.body && !line.error) : [];
+    // With no line to send, the provider has nothing to run (OpenAI refuses an empty file): the gateway ends it at once.
+    const run = sent.length ? native : null;
 
     const id = `${batch.shape === 'anthropic' ? 'msgbatch' : 'batch'}_${uuidv7().replace(/-/g, '')}`;
     const headers = this.box.encrypt(JSON.stringify(replayedHeaders(context.requestHeaders)));
+    // The rows and the provider's batch stand or fall together: a refusal rolls the rows back, and no other instance polls a batch before it exists there.
     await this.db.transaction(async (db) => {
       await db.query(
-        `insert into batches (id, workspace_id, api_key_id, key_hash, shape, endpoint, completion_window, mode, status, route_headers,
+        `insert into batches (id, workspace_id, api_key_id, key_hash, shape, endpoint, completion_window, mode, provider, status, route_headers,
            input_file_id, metadata, total, in_progress_at, expires_at)
-         values ($1, $2, $3, $4, $5, $6, $7, 'gateway', 'in_progress', $8, $9, $10, $11, now(), now() + $12 * interval '1 millisecond')`,
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, case when $10 = 'in_progress' then now() end,
+           now() + $15 * interval '1 millisecond')`,
         [
           id,
           principal.workspaceId,
@@ -87,28 +103,49 @@ export class BatchesService {
           batch.shape,
           batch.endpoint,
           batch.completionWindow,
+          run ? 'native' : 'gateway',
+          run?.target.provider ?? null,
+          run ? 'validating' : 'in_progress',
           headers,
           batch.inputFileId,
           batch.metadata,
-          batch.lines.length,
+          lines.length,
           batch.completionWindowMs,
         ],
       );
-      for (let start = 0; start < batch.lines.length; start += INSERT_PAGE) {
-        const page = batch.lines.slice(start, start + INSERT_PAGE);
+      for (let start = 0; start < lines.length; start += INSERT_PAGE) {
+        const page = lines.slice(start, start + INSERT_PAGE);
         await db.query(
-          `insert into batch_lines (batch_id, line, custom_id, body, error, status, ended_at)
-           select $1, n, c, b, e, case when e is null then 'pending' else 'errored' end, case when e is null then null else now() end
-           from unnest($2::int[], $3::text[], $4::jsonb[], $5::jsonb[]) as t(n, c, b, e)`,
+          `insert into batch_lines (batch_id, line, custom_id, body, error, input_line, status, ended_at)
+           select $1, n, c, b, e, i, case when e is null then 'pending' else 'errored' end, case when e is null then null else now() end
+           from unnest($2::int[], $3::text[], $4::jsonb[], $5::jsonb[], $6::int[]) as t(n, c, b, e, i)`,
           [
             id,
             page.map((_, i) => start + i),
             page.map((line) => line.customId),
             page.map((line) => (line.body ? JSON.stringify(line.body) : null)),
             page.map((line) => (line.error ? JSON.stringify(line.error) : null)),
+            page.map((line) => line.inputLine ?? null),
           ],
         );
       }
+      if (!run) return;
+      const state = await this.native.submit(
+        run,
+        {
+          gatewayBatchId: id,
+          endpoint: batch.endpoint,
+          completionWindow: batch.completionWindow,
+          metadata: batch.metadata,
+          lines: sent.map((line) => ({ customId: line.customId, body: line.body })),
+          headers: anthropicHeaders(context.requestHeaders),
+        },
+        context,
+      );
+      await db.query(
+        `update batches set provider_batch_id = $2, status = $3, in_progress_at = case when $3 = 'validating' then null else now() end where id = $1`,
+        [id, state.id, state.status],
+      );
     });
     return this.retrieve(fileReaderOf(principal), batch.shape, id);
   }
@@ -140,12 +177,21 @@ export class BatchesService {
       : { data, has_more: rows.length > limit, first_id: first, last_id: last };
   }
 
-  /** Cancels a batch still running (its lines not yet sent are cancelled; those in flight finish); a batch that ended is a 409. */
-  async cancel(reader: FileReader, shape: BatchShape, id: string): Promise<Record<string, unknown>> {
-    await this.row(reader, shape, id);
+  /**
+   * Cancels a batch still running (its lines not yet sent are cancelled; those in flight
+   * finish); a batch that ended is a 409. A native batch is cancelled at its provider first
+   * (its refusal is the answer); the poller then sees it end there.
+   */
+  async cancel(context: RequestContext, reader: FileReader, shape: BatchShape, id: string): Promise<Record<string, unknown>> {
+    const row = await this.row(reader, shape, id);
+    if (row.mode === 'native' && row.provider_batch_id && RUNNING_STATUSES.includes(row.status) && row.status !== 'cancelling') {
+      const run = await this.native.storedRun(row);
+      if (!run) throw GatewayError.conflict(`The API key that created batch ${id} was revoked: the gateway no longer acts on it`, 'batch_not_cancellable');
+      await this.native.cancel(run, row.provider_batch_id, context);
+    }
     // An UPDATE answers [rows, count].
     const [, cancelled] = await this.db.query<[unknown[], number]>(
-      `update batches set status = 'cancelling', cancelling_at = now() where id = $1 and status in ('validating', 'in_progress')`,
+      `update batches set status = 'cancelling', cancelling_at = now() where id = $1 and status in ('validating', 'in_progress', 'finalizing')`,
       [id],
     );
     if (!cancelled) {

@@ -56,33 +56,64 @@ export class BudgetLedger {
    */
   async reserve(context: RequestContext, target: RouteTarget, body: Record<string, unknown>): Promise<void> {
     const held = (scope: BudgetScope, owner: string) => context.budgetHolds.some((hold) => hold.scope === scope && hold.owner === owner);
-    const wanted: [BudgetScope, string, string, KeyBudget, string | null][] = [];
-    const principal = context.principal;
-    // As its log rows: a request without a key is the default workspace's.
-    const workspaceId = principal?.workspaceId ?? DEFAULT_WORKSPACE_ID;
-    if (principal?.budget && !held('api_key', principal.id)) wanted.push(['api_key', principal.id, principal.id, principal.budget, null]);
-    if (!held('workspace', workspaceId)) {
-      const workspace = await this.workspaces.byId(workspaceId);
-      if (workspace?.budget) wanted.push(['workspace', workspace.id, workspace.id, workspace.budget, workspace.slug]);
-    }
-    if (target.virtualKeyId && target.virtualKeyBudget && !held('virtual_key', target.virtualKeyId))
-      wanted.push(['virtual_key', target.virtualKeyId, target.virtualKeyId, target.virtualKeyBudget, null]);
-    if (context.user && !held('end_user', context.user)) {
-      const endUser = await this.keys.endUserBudget(workspaceId, context.user);
-      if (endUser) wanted.push(['end_user', endUser.id, context.user, endUser.budget, null]);
-    }
+    const wanted = (await this.budgetsOf(context, target)).filter((budget) => !held(budget.scope, budget.owner));
     if (wanted.length === 0) return;
     const model = typeof body.model === 'string' ? body.model : '';
     const fromBody = this.estimate(target.provider, body);
-    for (const [scope, scopeId, owner, budget, name] of wanted) {
-      const amountUsd = toCounterScale(Math.max(fromBody, this.recentCosts.expected(costKey(scope, scopeId, target.provider, model))));
-      const periodStart = budgetPeriodStart(budget.period) ?? LIFETIME;
-      const seed = () => this.loggedSpend(scope, owner, periodStart, workspaceId);
-      const reservation = await this.counters.reserveBudget({ scope, scopeId, periodStart }, amountUsd, budget.limitUsd, seed);
-      if (reservation === 'refused') throw budgetExceeded(scope, budget, name);
+    for (const budget of wanted) {
+      const amountUsd = toCounterScale(Math.max(fromBody, this.recentCosts.expected(costKey(budget.scope, budget.scopeId, target.provider, model))));
+      const reservation = await this.reserveOn(budget, amountUsd);
       // Held locally (store unreachable): nothing stored to release when the rows settle.
-      context.budgetHolds.push({ scope, scopeId, owner, workspaceId, periodStart, amountUsd: reservation === 'held' ? amountUsd : 0 });
+      context.budgetHolds.push({ ...holdOf(budget), amountUsd: reservation === 'held' ? amountUsd : 0 });
     }
+  }
+
+  /**
+   * 402 when a budget the caller's requests to `target` count towards is used up already;
+   * reserves nothing. For work whose cost is known only later (a batch run at its provider).
+   */
+  async refuseIfSpent(caller: BudgetCaller, target: RouteTarget): Promise<void> {
+    for (const budget of await this.budgetsOf(caller, target)) await this.reserveOn(budget, 0);
+  }
+
+  /**
+   * The budgets the caller's requests to `target` count towards, as holds of nothing: what
+   * log rows written without a request (a native batch's lines) settle their cost on.
+   */
+  async holdsFor(caller: BudgetCaller, target: RouteTarget): Promise<BudgetHold[]> {
+    return (await this.budgetsOf(caller, target)).map((budget) => ({ ...holdOf(budget), amountUsd: 0 }));
+  }
+
+  /** Adds `amountUsd` to the budget's reservations; 402 when its spend and reservations have reached its limit. */
+  private async reserveOn(budget: WantedBudget, amountUsd: number): Promise<'held' | 'held_locally'> {
+    const seed = () => this.loggedSpend(budget.scope, budget.owner, budget.periodStart, budget.workspaceId);
+    const reservation = await this.counters.reserveBudget(
+      { scope: budget.scope, scopeId: budget.scopeId, periodStart: budget.periodStart },
+      amountUsd,
+      budget.budget.limitUsd,
+      seed,
+    );
+    if (reservation === 'refused') throw budgetExceeded(budget.scope, budget.budget, budget.name);
+    return reservation;
+  }
+
+  /** The budgets of the caller's key, its workspace and end user, and of the target's virtual key, in this period. */
+  private async budgetsOf(caller: BudgetCaller, target: RouteTarget): Promise<WantedBudget[]> {
+    const wanted: WantedBudget[] = [];
+    const principal = caller.principal;
+    // As its log rows: a request without a key is the default workspace's.
+    const workspaceId = principal?.workspaceId ?? DEFAULT_WORKSPACE_ID;
+    const add = (scope: BudgetScope, scopeId: string, owner: string, budget: KeyBudget, name: string | null = null) =>
+      wanted.push({ scope, scopeId, owner, budget, name, workspaceId, periodStart: budgetPeriodStart(budget.period) ?? LIFETIME });
+    if (principal?.budget) add('api_key', principal.id, principal.id, principal.budget);
+    const workspace = await this.workspaces.byId(workspaceId);
+    if (workspace?.budget) add('workspace', workspace.id, workspace.id, workspace.budget, workspace.slug);
+    if (target.virtualKeyId && target.virtualKeyBudget) add('virtual_key', target.virtualKeyId, target.virtualKeyId, target.virtualKeyBudget);
+    if (caller.user) {
+      const endUser = await this.keys.endUserBudget(workspaceId, caller.user);
+      if (endUser) add('end_user', endUser.id, caller.user, endUser.budget);
+    }
+    return wanted;
   }
 
   /** The cost of the request if it used its whole output allowance (every choice); 0 for a model without a price. */
@@ -114,6 +145,26 @@ export class BudgetLedger {
     );
     return Number(row.spent);
   }
+}
+
+/** Whose requests count towards budgets: the caller's key (its workspace) and end user. A request's context is one. */
+export type BudgetCaller = Pick<RequestContext, 'principal' | 'user'>;
+
+/** One budget a request counts towards, in its current period. */
+interface WantedBudget {
+  scope: BudgetScope;
+  scopeId: string;
+  /** What the log rows of this scope carry (see BudgetHold). */
+  owner: string;
+  budget: KeyBudget;
+  /** The workspace's slug, for the 402's message. */
+  name: string | null;
+  workspaceId: string;
+  periodStart: Date;
+}
+
+function holdOf(budget: WantedBudget): Omit<BudgetHold, 'amountUsd'> {
+  return { scope: budget.scope, scopeId: budget.scopeId, owner: budget.owner, workspaceId: budget.workspaceId, periodStart: budget.periodStart };
 }
 
 /** What a log row tells the budgets: whose it is, and what it cost. */

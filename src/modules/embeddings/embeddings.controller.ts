@@ -11,7 +11,7 @@ import type { OperationSpec } from '../upstream/upstream-attempt';
 import { EmbeddingCreateDto } from './dto/embedding-create.dto';
 
 /** Embeddings report prompt tokens only. */
-const EMBEDDINGS: OperationSpec = { capability: 'embeddings', title: 'embeddings', usage: usageFromOpenAI };
+export const EMBEDDINGS: OperationSpec = { capability: 'embeddings', title: 'embeddings', usage: usageFromOpenAI };
 
 @ApiTags('embeddings')
 @ApiSecurity('gateway-api-key')

@@ -5,7 +5,8 @@ import type { RequestContext } from '../../context/request-context';
 import { uuidv7 } from '../../common/ids';
 import type { Environment } from '../../config/environment';
 import { BudgetLedger, settlementsOf } from '../budgets/budget-ledger';
-import type { BudgetSettlement, TokenSettlement } from '../../context/budget-records';
+import type { BudgetHold, BudgetSettlement, TokenSettlement } from '../../context/budget-records';
+import type { LoggedError } from '../../common/errors/gateway-error';
 import { tokenSettlementsOf } from '../budgets/rate-limiter';
 import { MetricsService } from '../metrics/metrics.service';
 import type { NormalizedUsage } from '../../providers/usage';
@@ -135,11 +136,11 @@ export class RequestLogger {
     if (context.span) this.tracer.requestEnded(context, context.span, own, (attempt) => this.costOf(attempt, attempt.outcome?.servedModel ?? attempt.model));
   }
 
-  /** Settles the row's budget holds (`final`: the request's own row releases them; its cost teaches the next reservations) and token windows, then queues it. */
-  private queue(row: QueuedRow, context: RequestContext, final: boolean): void {
-    row.budgetSettlements = settlementsOf(context.budgetHolds, row, final);
-    this.budgets.observe(context.budgetHolds, row);
-    row.tokenSettlements = tokenSettlementsOf(context.tokenWindows, row);
+  /** Settles the row's budget holds (`final`: the request's own row releases them; its cost teaches the next reservations) and token windows (a request's context holds both), then queues it. */
+  private queue(row: QueuedRow, holds: Pick<RequestContext, 'budgetHolds' | 'tokenWindows'>, final: boolean): void {
+    row.budgetSettlements = settlementsOf(holds.budgetHolds, row, final);
+    this.budgets.observe(holds.budgetHolds, row);
+    row.tokenSettlements = tokenSettlementsOf(holds.tokenWindows, row);
     this.writer.enqueue(row);
     this.metrics.observe(row, row.error ? (row.error.code ?? row.error.type) : null);
   }
@@ -172,6 +173,57 @@ export class RequestLogger {
     });
     this.queue(row, context, false);
     if (context.span) this.tracer.toolCalled(context.span, call);
+  }
+
+  /**
+   * A line a provider's Batch API ran (a native batch): a request row of its own with no
+   * HTTP request behind it, queued when its result is read. Priced at the provider's batch
+   * price (PricingService.batchCost); its latency is unknown (0); its cost settles the
+   * budgets it counts towards (`entry.budgetHolds`, holds of nothing).
+   */
+  batchLineLogged(entry: BatchLineLogEntry): void {
+    const usage = entry.usage;
+    const row: QueuedRow = {
+      id: uuidv7(),
+      kind: 'request',
+      parentId: null,
+      failedAttempts: 0,
+      nestedRows: 0,
+      batchId: entry.batchId,
+      customId: entry.customId,
+      traceId: entry.traceId,
+      createdAt: entry.createdAt,
+      operation: entry.operation,
+      apiKeyId: entry.apiKeyId,
+      workspaceId: entry.workspaceId,
+      virtualKeyId: entry.virtualKeyId,
+      configId: null,
+      promptId: null,
+      promptVersion: null,
+      provider: entry.provider,
+      model: entry.model,
+      isStream: false,
+      requestHeaders: redactHeaders(entry.requestHeaders),
+      requestBody: this.logBodies ? redactBody(entry.requestBody ?? null) : null,
+      responseBody: this.logBodies ? redactBody(entry.responseBody ?? null) : null,
+      ...usageColumns(usage),
+      costUsd: usage && entry.model ? this.pricing.batchCost(entry.provider, entry.model, usage) : null,
+      latencyMs: 0,
+      ttftMs: null,
+      user: entry.user,
+      metadata: entry.metadata,
+      error: entry.error,
+      retryCount: 0,
+      cacheStatus: 'DISABLED',
+      targetIndex: null,
+      guardrails: null,
+      ignoredParams: null,
+      toolCalls: null,
+      statusCode: entry.statusCode,
+      budgetSettlements: [],
+      tokenSettlements: [],
+    };
+    this.queue(row, { budgetHolds: entry.budgetHolds, tokenWindows: [] }, false);
   }
 
   /**
@@ -219,13 +271,7 @@ export class RequestLogger {
       requestHeaders: redactHeaders(context.requestHeaders),
       requestBody: this.logBodies ? redactBody(context.requestBody ?? parsedBody ?? null) : null,
       responseBody: this.logBodies ? redactBody(responseBody) : null,
-      promptTokens: usage?.promptTokens ?? null,
-      completionTokens: usage?.completionTokens ?? null,
-      totalTokens: usage?.totalTokens ?? null,
-      cachedTokens: usage?.cachedTokens ?? null,
-      cacheWriteTokens: usage?.cacheWriteTokens ?? null,
-      reasoningTokens: usage?.reasoningTokens ?? null,
-      billedUnits: usage ? billedUnits(usage) : null,
+      ...usageColumns(usage),
       costUsd: attempt ? this.costOf(attempt, outcome?.servedModel ?? model) : null,
       latencyMs: context.elapsedMs(),
       ttftMs: outcome?.ttftMs ?? null,
@@ -245,6 +291,48 @@ export class RequestLogger {
       tokenSettlements: [] as TokenSettlement[],
     };
   }
+}
+
+/** A row's usage columns (null each when there is no usage). */
+function usageColumns(usage: NormalizedUsage | null) {
+  return {
+    promptTokens: usage?.promptTokens ?? null,
+    completionTokens: usage?.completionTokens ?? null,
+    totalTokens: usage?.totalTokens ?? null,
+    cachedTokens: usage?.cachedTokens ?? null,
+    cacheWriteTokens: usage?.cacheWriteTokens ?? null,
+    reasoningTokens: usage?.reasoningTokens ?? null,
+    billedUnits: usage ? billedUnits(usage) : null,
+  };
+}
+
+/** A line a provider's Batch API ran, as its log row is written (RequestLogger.batchLineLogged). */
+export interface BatchLineLogEntry {
+  batchId: string;
+  customId: string;
+  /** All the lines of a batch share one trace. */
+  traceId: string;
+  /** When the gateway read the result. */
+  createdAt: Date;
+  /** As the synchronous call's (`chat.completions`, `responses`, `embeddings`, `messages`). */
+  operation: string;
+  apiKeyId: string | null;
+  workspaceId: string;
+  virtualKeyId: string | null;
+  provider: string;
+  /** The model that served it (the answer's), else the one asked for. */
+  model: string | null;
+  user: string | null;
+  metadata: Record<string, string>;
+  /** The headers the batch was created with (redacted here). */
+  requestHeaders: Record<string, string>;
+  requestBody: unknown;
+  responseBody: unknown;
+  usage: NormalizedUsage | null;
+  statusCode: number;
+  error: LoggedError | null;
+  /** The budgets its cost counts towards (BudgetLedger.holdsFor). */
+  budgetHolds: BudgetHold[];
 }
 
 /** Whether an attempt failed (a retry or fallback followed it); else it was a tool round of the MCP loop. */

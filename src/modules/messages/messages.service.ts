@@ -19,7 +19,7 @@ import type { MessageCreateDto } from './dto/message-create.dto';
 import { ModelOperation } from '../model-operation/model-operation';
 import { MESSAGES_DIALECT } from './messages-dialect';
 
-const MESSAGES: OperationSpec = { capability: 'messages', title: 'the Messages API', usage: usageFromAnthropic };
+export const MESSAGES: OperationSpec = { capability: 'messages', title: 'the Messages API', usage: usageFromAnthropic };
 
 /**
  * `messages`: Anthropic's Messages API. A provider that speaks it (Anthropic) gets the

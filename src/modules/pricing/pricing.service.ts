@@ -5,6 +5,7 @@ import { rateAt, type ModelPrice } from './model-price';
 import { routedProvider } from './catalog-providers';
 import { catalogModel, type CatalogModel } from './price-catalog';
 import { priceFromFields, type PriceFields } from './price-fields';
+import { batchPriceFactor } from './batch-prices';
 
 export type { ModelPrice } from './model-price';
 export type PriceSource = 'override' | 'local' | 'catalog';
@@ -108,6 +109,12 @@ export class PricingService {
       (usage.audioSeconds ?? 0) * (price.perSecond ?? 0) + (usage.characters ?? 0) * (price.perCharacter ?? 0) + searches * (price.perSearch ?? 0);
     // USD rounded to 1e-10 to drop float noise.
     return Math.round((perMillion / 1e6 + perUnit) * 1e10) / 1e10;
+  }
+
+  /** USD for one request a provider's Batch API ran: the call's price at the provider's batch discount (batch-prices.ts); null when unpriced. */
+  batchCost(provider: string, model: string, usage: NormalizedUsage): number | null {
+    const cost = this.cost(provider, model, usage);
+    return cost === null ? null : Math.round(cost * batchPriceFactor(provider) * 1e10) / 1e10;
   }
 
   /**

@@ -18,7 +18,7 @@ import { ChatToResponsesStreamHandler } from './chat-to-responses-stream-handler
 import type { ResponseCreateDto } from './dto/response-create.dto';
 import { ResponsesStreamHandler } from './responses-stream-handler';
 
-const RESPONSES: OperationSpec & { capability: 'responses' } = {
+export const RESPONSES: OperationSpec & { capability: 'responses' } = {
   capability: 'responses',
   title: 'the Responses API',
   usage: usageFromOpenAIResponses,

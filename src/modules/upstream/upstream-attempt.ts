@@ -48,6 +48,14 @@ export interface OperationSpec<K extends ProviderOperation = BodyOperation> {
   answer?(answer: Record<string, any>, body: Record<string, unknown>): Record<string, unknown>;
 }
 
+/** What aborts a provider request: the client's request (its context), or a background job's own controller. */
+export type AbortedBy = Pick<RequestContext, 'abort'>;
+
+/** An answer's usage in normalised form, as the operation maps it (its `answerUsage` when the whole answer counts). */
+export function usageOfAnswer(operation: Pick<OperationSpec, 'usage' | 'answerUsage'>, json: Record<string, unknown> | null): NormalizedUsage | null {
+  return operation.answerUsage && json ? operation.answerUsage(json) : operation.usage(json?.usage as Record<string, unknown> | undefined);
+}
+
 /** A sent attempt whose provider answered 2xx; its body is still unread. */
 export interface SentAttempt {
   response: UpstreamResponse;
@@ -160,17 +168,21 @@ export class UpstreamAttempt {
     operation: OperationSpec,
     headers?: Record<string, string>,
   ): Promise<SentAttempt> {
-    const adapter = this.registry.get(target.provider);
     const builder = this.capability(target, operation);
     const model = String(body.model);
     if (target.allowedModels && !target.allowedModels.includes(model)) {
       throw GatewayError.permission(`Model '${model}' is not allowed for this virtual key`, 'model_not_allowed');
     }
     attempt.model = model;
-    const sendTarget = adapter.authorize ? await adapter.authorize(target, (request) => this.fetchCredential(target, request)) : target;
-    const request = builder.buildRequest(body, sendTarget, headers);
+    const request = builder.buildRequest(body, await this.authorized(target), headers);
     attempt.noteIgnoredParams(request.ignoredParams);
     return this.sendRequest(context, target, request);
+  }
+
+  /** The target to build a request with: after the adapter's `authorize` step (a minted access token), where it has one. */
+  async authorized(target: RouteTarget): Promise<RouteTarget> {
+    const adapter = this.registry.get(target.provider);
+    return adapter.authorize ? adapter.authorize(target, (request) => this.fetchCredential(target, request)) : target;
   }
 
   /**
@@ -191,13 +203,16 @@ export class UpstreamAttempt {
     return builder;
   }
 
-  /** Sends a request an adapter built; a provider's error answer becomes UpstreamHttpError. */
-  async sendRequest(context: RequestContext, target: RouteTarget, unsigned: UpstreamRequest): Promise<SentAttempt> {
+  /**
+   * Sends a request an adapter built; a provider's error answer becomes UpstreamHttpError.
+   * `caller` is the request it is sent for, or whatever else aborts it (a background job's own controller).
+   */
+  async sendRequest(caller: AbortedBy, target: RouteTarget, unsigned: UpstreamRequest): Promise<SentAttempt> {
     const sign = this.registry.get(target.provider).signRequest;
     const request = sign ? await sign(unsigned, target) : unsigned;
     const scrubber = CredentialScrubber.of(request, target);
     const timeoutMs = target.requestTimeoutMs ?? this.defaultTimeoutMs;
-    const signal = context.abort.signal;
+    const signal = caller.abort.signal;
     const sentAt = performance.now();
     const response = await this.upstream
       .send(request, { signal, timeoutMs, privateNetworkAllowed: target.privateNetworkAllowed, provider: target.provider })
@@ -215,14 +230,14 @@ export class UpstreamAttempt {
   }
 
   /** A whole answer's bytes, the credentials sent hidden (see CredentialScrubber). */
-  async readBody(context: RequestContext, { response, timeoutMs, scrubber }: SentAttempt): Promise<Buffer> {
-    return scrubber.bytes(await this.upstream.readBody(response, timeoutMs, context.abort.signal));
+  async readBody(caller: AbortedBy, { response, timeoutMs, scrubber }: SentAttempt): Promise<Buffer> {
+    return scrubber.bytes(await this.upstream.readBody(response, timeoutMs, caller.abort.signal));
   }
 
   /** Reads a JSON answer whole and parses it; a body that is not JSON is a 502 (and can fall back). */
-  async readJsonObject(context: RequestContext, sent: SentAttempt): Promise<{ raw: Buffer; json: Record<string, any> }> {
+  async readJsonObject(caller: AbortedBy, sent: SentAttempt): Promise<{ raw: Buffer; json: Record<string, any> }> {
     const { response } = sent;
-    const raw = await this.readBody(context, sent);
+    const raw = await this.readBody(caller, sent);
     let json: Record<string, any>;
     try {
       json = JSON.parse(raw.toString('utf8'));
@@ -285,7 +300,7 @@ export class UpstreamAttempt {
     json: Record<string, any>,
     operation: Pick<OperationSpec, 'usage' | 'answerUsage' | 'cost'>,
   ): AnswerOutcome {
-    const usage = operation.answerUsage && json ? operation.answerUsage(json) : operation.usage(json?.usage);
+    const usage = usageOfAnswer(operation, json);
     const servedModel = typeof json?.model === 'string' ? json.model : null;
     const costUsd =
       !usage && operation.cost

@@ -7,6 +7,7 @@ import { withAutoBreakpoints } from '../prompt-cache';
 import { toAnthropicRequest } from './chat-request';
 import { toChatCompletion, toOpenAIError } from './chat-response';
 import { AnthropicChatStreamDecoder } from './chat-stream';
+import { anthropicBatches } from './batches';
 
 /** The API's base; the version is a header, so a custom host replaces the whole base. */
 export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com/v1';
@@ -36,6 +37,20 @@ function anthropicRequestHeaders(target: ProviderTarget, headers: Record<string,
 
 const baseUrl = (target: ProviderTarget) => (target.customHost ?? ANTHROPIC_BASE_URL).replace(/\/+$/, '');
 
+/** A call on a path of the API (`/messages/batches/{id}` …), a JSON body when given. */
+function apiRequest(
+  method: UpstreamRequest['method'],
+  path: string,
+  target: ProviderTarget,
+  headers: Record<string, string> = {},
+  body?: Record<string, unknown>,
+): UpstreamRequest {
+  const sent = anthropicRequestHeaders(target, headers);
+  return body
+    ? { method, url: `${baseUrl(target)}${path}`, headers: { 'content-type': 'application/json', ...sent }, body: JSON.stringify(body) }
+    : { method, url: `${baseUrl(target)}${path}`, headers: sent };
+}
+
 /** A JSON POST to a path of the API (`/messages`, `/messages/count_tokens`); a client's Messages body unchanged goes as received. */
 function postRequest(path: string, payload: Record<string, unknown>, target: ProviderTarget, headers: Record<string, string> = {}): UpstreamRequest {
   return {
@@ -52,11 +67,7 @@ const messagesRequest = (payload: Record<string, unknown>, target: ProviderTarge
 
 /** `GET /models`, `/models/{id}`: Anthropic's Models API (its query, `limit`, `before_id`, `after_id`, as the client sent it). */
 const anthropicModels: ResourceCapability = {
-  request: (method, path, query, target) => ({
-    method,
-    url: `${baseUrl(target)}/models${path}${query ? `?${query}` : ''}`,
-    headers: anthropicRequestHeaders(target, {}),
-  }),
+  request: (method, path, query, target) => apiRequest(method, `/models${path}${query ? `?${query}` : ''}`, target),
 };
 
 /** Anthropic: the Messages API natively, and chat completions translated to it. */
@@ -67,6 +78,7 @@ export const anthropicAdapter: ProviderAdapter = {
   messages: { buildRequest: messagesRequest },
   messagesCountTokens: { buildRequest: (payload, target, headers) => postRequest('/messages/count_tokens', payload, target, headers) },
   anthropicModels,
+  batches: anthropicBatches(apiRequest),
   chatCompletions: {
     buildRequest: (body, target, headers) => {
       const ignored = new IgnoredParams(target.strictParams);

@@ -1,6 +1,7 @@
 import { GatewayError } from '../../common/errors/gateway-error';
 import { jsonPayload } from '../../common/http/received-body';
 import type { ProviderTarget } from '../provider-target';
+import { openAIBatches } from '../openai/batches';
 import type { ProviderAdapter, RealtimeCapability, RequestBuilder, ResourceCapability, ResponsesCapability, UpstreamRequest } from '../provider-adapter';
 
 export const AZURE_DEFAULT_API_VERSION = '2024-10-21';
@@ -49,6 +50,8 @@ export class AzureOpenAIAdapter implements ProviderAdapter {
   readonly models = this.resource('/models');
   readonly files = this.resource('/files');
   readonly vectorStores = this.resource('/vector_stores');
+  /** Azure's Batch API (global batch deployments): OpenAI's, per resource, under `/openai/files` and `/openai/batches`. */
+  readonly batches = openAIBatches({ files: this.files, batches: this.resource('/batches'), azure: true });
 
   /** Resources of the Azure OpenAI resource itself: `{host}/openai{root}{path}?api-version=…`. */
   private resource(root: string): ResourceCapability {

@@ -12,6 +12,8 @@ import {
   type ResponsesSocketCapability,
   type UpstreamRequest,
 } from '../provider-adapter';
+import type { NativeBatchApi } from '../native-batches';
+import { openAIBatches } from '../openai/batches';
 
 /** Operations a vendor may serve in OpenAI's format besides chat completions, and their paths. */
 const OPTIONAL_OPERATION_PATHS = {
@@ -47,6 +49,8 @@ export interface OpenAICompatibleOptions {
   apiKeyHeader?: 'authorization' | 'api-key';
   /** A query every request carries (Azure AI Foundry's `api-version=…`), ahead of the client's own. */
   fixedQuery?: string;
+  /** The vendor has OpenAI's Batch API (`/batches` on files uploaded to `/files`): batches routed to it run there natively. */
+  nativeBatches?: boolean;
 }
 
 /**
@@ -71,6 +75,7 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
   readonly models?: ResourceCapability;
   readonly files?: ResourceCapability;
   readonly vectorStores?: ResourceCapability;
+  readonly batches?: NativeBatchApi;
 
   constructor(private readonly options: OpenAICompatibleOptions) {
     this.id = options.id;
@@ -84,6 +89,7 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
       else if (isResourceOperation(operation)) this[operation] = this.resource(RESOURCE_ROOTS[operation]);
       else this[operation] = this.operation(OPTIONAL_OPERATION_PATHS[operation]);
     }
+    if (options.nativeBatches) this.batches = openAIBatches({ files: this.resource(RESOURCE_ROOTS.files), batches: this.resource('/batches') });
   }
 
   private responsesCapability(): ResponsesCapability {

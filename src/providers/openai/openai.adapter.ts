@@ -5,6 +5,7 @@ export const openAIAdapter = new OpenAICompatibleAdapter({
   id: 'openai',
   baseUrl: 'https://api.openai.com/v1',
   sendsOrganizationHeaders: true,
+  nativeBatches: true,
   offers: [
     'embeddings',
     'imageGenerations',
