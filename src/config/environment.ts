@@ -1,6 +1,6 @@
 import { plainToInstance, Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
-import { toBool, toInt } from '../common/query-transforms';
+import { IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
+import { toBool, toInt, toNumber } from '../common/query-transforms';
 import { certificateAuthorities } from './certificate-authorities';
 import { parseRoleMapping } from './role-mapping';
 
@@ -78,6 +78,13 @@ export class Environment {
   @IsInt()
   @Min(1)
   BATCH_LEASE_SECONDS = 60;
+
+  /** Over this share of the last tick busy, an instance sends one line of a batch at a time (interactive requests first); 1: never. */
+  @Transform(toNumber)
+  @IsNumber()
+  @Min(0.1)
+  @Max(1)
+  BATCH_YIELD_UTILIZATION = 0.6;
 
   /** How often a batch running at its provider (OpenAI, Azure OpenAI, Anthropic) is polled there, in ms (one instance polls each). */
   @Transform(toInt)

@@ -62,7 +62,7 @@ describe('batches in analytics (e2e)', () => {
 
   beforeAll(async () => {
     mock = await startMockUpstream();
-    gateway = await startTestGateway({ BATCH_POLL_MS: '50', BATCH_CONCURRENCY: '4' });
+    gateway = await startTestGateway({ BATCH_POLL_MS: '50', BATCH_NATIVE_POLL_MS: '50', BATCH_CONCURRENCY: '4' });
     await createVirtualKey(gateway, { slug: 'groq', provider: 'groq', key: 'gsk-batch-000000', custom_host: `${mock.url}/openai/v1` });
     await createVirtualKey(gateway, { slug: 'claude', provider: 'anthropic', key: 'sk-ant-batch', custom_host: mock.url });
     admin = await createApiKey(gateway, { name: 'batch admin', role: 'admin' });

@@ -67,7 +67,7 @@ describe('batches in a browser', () => {
   beforeAll(async () => {
     mock = await startMockUpstream();
     // One line at a time, so that a batch of slow lines stays in progress for a while.
-    gateway = await startTestGateway({ BATCH_POLL_MS: '50', BATCH_CONCURRENCY: '1' });
+    gateway = await startTestGateway({ BATCH_POLL_MS: '50', BATCH_NATIVE_POLL_MS: '50', BATCH_CONCURRENCY: '1' });
     await createVirtualKey(gateway, { slug: 'groq', provider: 'groq', key: 'gsk-batch-000000', custom_host: `${mock.url}/openai/v1` });
     runner = await createApiKey(gateway, { name: 'eval runner', role: 'admin' });
     // Two priced lines, one answered 400, one of a model without a price.

@@ -14,7 +14,14 @@ import { admin, startTestGateway, TEST_ADMIN_KEY, TestGateway } from '../support
 
 const ENCRYPTION_KEY = 'ab'.repeat(32);
 const CONCURRENCY = 3;
-const PROCESS_ENV = { BATCH_POLL_MS: '50', BATCH_CONCURRENCY: String(CONCURRENCY), BATCH_LEASE_SECONDS: '1', GATEWAY_ENCRYPTION_KEY: ENCRYPTION_KEY };
+// No yielding to interactive traffic here (BATCH_YIELD_UTILIZATION=1): on a loaded machine it would hold the batch to one line at a time.
+const PROCESS_ENV = {
+  BATCH_POLL_MS: '50',
+  BATCH_CONCURRENCY: String(CONCURRENCY),
+  BATCH_LEASE_SECONDS: '1',
+  BATCH_YIELD_UTILIZATION: '1',
+  GATEWAY_ENCRYPTION_KEY: ENCRYPTION_KEY,
+};
 
 const lineText = (i: number) => `line ${i} of the batch`;
 const jsonl = (count: number, model: string) =>

@@ -15,8 +15,6 @@ import { Readiness } from '../health/readiness';
 import { BatchFinisher } from './batch-finisher';
 import type { BatchRow } from './batch-shapes';
 
-/** Over this share of its time busy, an instance sends one line of a batch at a time: interactive requests come first. */
-const BUSY_UTILIZATION = 0.6;
 /** How often an instance deletes the batch files that have expired. */
 const SWEEP_INTERVAL_MS = 60_000;
 /** Batches looked at per tick. */
@@ -46,7 +44,7 @@ interface LeasedLine {
  * that created the batch (BatchLineToken): routing, fallbacks, guardrails, budgets, rate
  * limits and the log treat a line like any request, and its log row names the batch.
  *
- * An instance whose event loop was busy more than 60% of the last tick sends one line of a
+ * An instance whose event loop was busy more than BATCH_YIELD_UTILIZATION (60%) of the last tick sends one line of a
  * batch at a time, so that a batch slows down rather than the interactive requests.
  *
  * A line is sent at most once: it is marked `sending` before it goes, and a line whose
@@ -68,6 +66,8 @@ export class BatchRunner implements OnApplicationBootstrap, BeforeApplicationShu
   private readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly concurrency: number;
   private readonly pollMs: number;
+  /** Over this share of its time busy (the last tick), an instance sends one line of a batch at a time: interactive requests come first. */
+  private readonly yieldUtilization: number;
   /** A sending line's lease: renewed on every tick by its instance; one not renewed this long is an instance gone (at least three ticks). */
   private readonly leaseSeconds: number;
   private readonly agent = new Agent({ keepAliveTimeout: 10_000, connections: 64 });
@@ -94,6 +94,7 @@ export class BatchRunner implements OnApplicationBootstrap, BeforeApplicationShu
   ) {
     this.concurrency = config.get('BATCH_CONCURRENCY', { infer: true });
     this.pollMs = config.get('BATCH_POLL_MS', { infer: true });
+    this.yieldUtilization = config.get('BATCH_YIELD_UTILIZATION', { infer: true });
     this.leaseSeconds = Math.max(config.get('BATCH_LEASE_SECONDS', { infer: true }), Math.ceil((this.pollMs * 3) / 1000));
   }
 
@@ -179,7 +180,7 @@ export class BatchRunner implements OnApplicationBootstrap, BeforeApplicationShu
            update batch_lines l set status = 'sending', lease_owner = $2, leased_until = now() + $4 * interval '1 second'
            from picked where l.batch_id = $1 and l.line = picked.line
            returning l.line, l.custom_id, l.body`,
-          [batch.id, this.owner, this.utilization > BUSY_UTILIZATION ? 1 : this.concurrency, this.leaseSeconds],
+          [batch.id, this.owner, this.utilization > this.yieldUtilization ? 1 : this.concurrency, this.leaseSeconds],
         );
       });
       // An UPDATE answers [rows, count].
