@@ -15,6 +15,8 @@ export interface NativeBatchState {
   status: NativeBatchStatus;
   /** Why a `failed` batch failed, as the provider lists it (OpenAI's `errors.data`: `{code, message, param, line}`); null otherwise. */
   errors: { code: string; message: string; param?: string | null; line?: number | null }[] | null;
+  /** How far the provider has got: requests ended well and badly of the total, as its batch object counts them; null when it says nothing. */
+  progress: { succeeded: number; failed: number; total: number } | null;
   /** Where its results are once it has ended (OpenAI's output and error file ids); empty when the batch id says it (Anthropic). */
   resultFiles: string[];
 }

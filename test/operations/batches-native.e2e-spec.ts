@@ -198,6 +198,14 @@ describe('Batches, run natively at the provider (e2e)', () => {
     const created = await createBatch(client, [chatLine('x1', 'one'), chatLine('x2', 'two'), chatLine('x3', 'three')]);
     const record = await providerBatch(created.id);
     await waitFor(() => mock.batches.executions.get('x1') === 1, 5000);
+    // While it runs there, the batch's counts are the provider's (its lines are written at the end).
+    const running = await waitFor(async () => {
+      const batch = await client.batches.retrieve(created.id);
+      return batch.request_counts?.completed === 1 ? batch : null;
+    }, 5000);
+    expect(running.status).toBe('in_progress');
+    expect(running.request_counts).toEqual({ total: 3, completed: 1, failed: 0 });
+    expect((running as any).gateway.lines).toMatchObject({ pending: 2, succeeded: 1 });
     const cancelling = await client.batches.cancel(created.id);
     expect(cancelling.status).toBe('cancelling');
     expect(['cancelling', 'cancelled']).toContain(record.batch.status);

@@ -8,6 +8,8 @@ export interface BatchRow {
   endpoint: string;
   completion_window: string;
   mode: 'gateway' | 'native';
+  /** A native batch's progress as its provider counts it while it runs (its lines are written at the end). */
+  provider_progress: { succeeded: number; failed: number; total: number } | null;
   provider: string | null;
   provider_batch_id: string | null;
   status: BatchStatus;
@@ -50,10 +52,23 @@ export interface LineCounts {
 const seconds = (date: Date | null): number | null => (date ? Math.floor(date.getTime() / 1000) : null);
 
 /**
+ * A batch's lines by status: its own rows, or, for a native batch still running (whose
+ * lines are written at its end), its provider's counts over the lines it was sent.
+ */
+export function countsOf(row: BatchRow, lines: LineCounts): LineCounts {
+  const progress = row.provider_progress;
+  if (row.mode !== 'native' || !progress || !RUNNING_STATUSES.includes(row.status)) return lines;
+  const pending = Math.max(progress.total - progress.succeeded - progress.failed, 0);
+  // The lines never sent (malformed, a model not allowed) are already ended in the rows.
+  return { ...lines, pending, sending: 0, succeeded: progress.succeeded, failed: progress.failed };
+}
+
+/**
  * OpenAI's Batch object, plus `gateway`: how it runs (`mode`: `gateway` line by line, or
  * `native` at `provider`), its lines by status and what they cost so far (their log rows).
  */
-export function toOpenAiBatch(row: BatchRow, counts: LineCounts, costUsd: number | null): Record<string, unknown> {
+export function toOpenAiBatch(row: BatchRow, lines: LineCounts, costUsd: number | null): Record<string, unknown> {
+  const counts = countsOf(row, lines);
   return {
     id: row.id,
     object: 'batch',
@@ -84,7 +99,8 @@ export function toOpenAiBatch(row: BatchRow, counts: LineCounts, costUsd: number
 }
 
 /** Anthropic's MessageBatch object; `results_url` is the gateway's own, relative to its base URL, once the batch has ended. */
-export function toAnthropicBatch(row: BatchRow, counts: LineCounts): Record<string, unknown> {
+export function toAnthropicBatch(row: BatchRow, lines: LineCounts): Record<string, unknown> {
+  const counts = countsOf(row, lines);
   const ended = row.completed_at ?? row.cancelled_at ?? row.expired_at ?? row.failed_at;
   const status = row.status === 'cancelling' ? 'canceling' : ended ? 'ended' : 'in_progress';
   return {

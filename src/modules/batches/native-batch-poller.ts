@@ -140,7 +140,7 @@ export class NativeBatchPoller implements OnApplicationBootstrap, OnApplicationS
       case 'in_progress':
       case 'finalizing':
       case 'cancelling':
-        return this.follow(batch.id, state.status);
+        return this.follow(batch.id, state.status, state.progress);
       case 'failed':
         return this.finisher.fail(batch.id, await this.clientLines(batch.id, state.errors ?? []));
       default:
@@ -149,14 +149,14 @@ export class NativeBatchPoller implements OnApplicationBootstrap, OnApplicationS
   }
 
   /** The provider's running status, and when each began; a cancel asked through the gateway stays `cancelling`. */
-  private async follow(batchId: string, status: string): Promise<void> {
+  private async follow(batchId: string, status: string, progress: NativeBatchState['progress']): Promise<void> {
     await this.db.query(
-      `update batches set status = case when status = 'cancelling' then status else $2 end,
+      `update batches set status = case when status = 'cancelling' then status else $2 end, provider_progress = coalesce($3, provider_progress),
          in_progress_at = case when $2 in ('in_progress', 'finalizing') then coalesce(in_progress_at, now()) else in_progress_at end,
          finalizing_at = case when $2 = 'finalizing' then coalesce(finalizing_at, now()) else finalizing_at end,
          cancelling_at = case when $2 = 'cancelling' then coalesce(cancelling_at, now()) else cancelling_at end
        where id = $1`,
-      [batchId, status],
+      [batchId, status, progress ? JSON.stringify(progress) : null],
     );
   }
 

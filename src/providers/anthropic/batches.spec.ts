@@ -21,7 +21,11 @@ describe("Anthropic's Message Batches API (native batches)", () => {
   const api = anthropicAdapter.batches!;
 
   it('creates the batch with the requests inline, the key and the client’s version', async () => {
-    const http = fakeHttp({ id: 'msgbatch_1', processing_status: 'in_progress' });
+    const http = fakeHttp({
+      id: 'msgbatch_1',
+      processing_status: 'in_progress',
+      request_counts: { processing: 3, succeeded: 2, errored: 1, canceled: 0, expired: 1 },
+    });
     const lines = [{ customId: 'a', body: { model: 'claude-haiku-4-5', max_tokens: 8, messages: [] } }];
     const state = await api.submit(
       {
@@ -35,7 +39,7 @@ describe("Anthropic's Message Batches API (native batches)", () => {
       target,
       http,
     );
-    expect(state).toEqual({ id: 'msgbatch_1', status: 'in_progress', errors: null, resultFiles: [] });
+    expect(state).toEqual({ id: 'msgbatch_1', status: 'in_progress', errors: null, resultFiles: [], progress: { succeeded: 2, failed: 2, total: 7 } });
     expect(http.sent[0]).toMatchObject({
       method: 'POST',
       url: 'http://claude.test/messages/batches',
@@ -60,7 +64,8 @@ describe("Anthropic's Message Batches API (native batches)", () => {
       JSON.stringify({ custom_id: 'd', result: { type: 'expired' } }),
     ]);
     const results = [];
-    for await (const result of api.results({ id: 'msgbatch_1', status: 'completed', errors: null, resultFiles: [] }, target, http)) results.push(result);
+    for await (const result of api.results({ id: 'msgbatch_1', status: 'completed', errors: null, resultFiles: [], progress: null }, target, http))
+      results.push(result);
     expect(http.sent[0]).toMatchObject({ method: 'GET', url: 'http://claude.test/messages/batches/msgbatch_1/results' });
     expect(results.map((r) => [r.customId, r.status, r.statusCode])).toEqual([
       ['a', 'succeeded', 200],

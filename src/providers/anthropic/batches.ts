@@ -65,7 +65,11 @@ function stateOf(batch: Record<string, unknown>): NativeBatchState {
   const ended = batch.processing_status === 'ended';
   const cancelled = typeof batch.cancel_initiated_at === 'string';
   const status = ended ? (cancelled ? 'cancelled' : 'completed') : batch.processing_status === 'canceling' ? 'cancelling' : 'in_progress';
-  return { id: String(batch.id), status, errors: null, resultFiles: [] };
+  const counts = isObject(batch.request_counts) ? batch.request_counts : null;
+  const count = (name: string) => (counts && typeof counts[name] === 'number' ? counts[name] : 0);
+  const failed = count('errored') + count('canceled') + count('expired');
+  const progress = counts ? { succeeded: count('succeeded'), failed, total: count('processing') + count('succeeded') + failed } : null;
+  return { id: String(batch.id), status, errors: null, resultFiles: [], progress };
 }
 
 function resultOf(line: Record<string, unknown> | null): NativeBatchResult | null {

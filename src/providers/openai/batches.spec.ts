@@ -40,9 +40,9 @@ describe("OpenAI's Batch API (native batches)", () => {
   });
 
   it('uploads the lines as a JSONL file with purpose "batch", then creates the batch on it with the gateway id in its metadata', async () => {
-    const http = fakeHttp([{ id: 'file-1' }, { id: 'batch_p1', status: 'validating' }]);
+    const http = fakeHttp([{ id: 'file-1' }, { id: 'batch_p1', status: 'validating', request_counts: { total: 5, completed: 1, failed: 2 } }]);
     const state = await openAIAdapter.batches!.submit(submission, target(), http);
-    expect(state).toEqual({ id: 'batch_p1', status: 'validating', errors: null, resultFiles: [] });
+    expect(state).toEqual({ id: 'batch_p1', status: 'validating', errors: null, resultFiles: [], progress: { succeeded: 1, failed: 2, total: 5 } });
     const [upload, create] = http.sent;
     expect(upload).toMatchObject({ method: 'POST', url: 'https://api.openai.com/v1/files', headers: { authorization: 'Bearer sk-1' } });
     expect(upload.headers['content-type']).toMatch(/^multipart\/form-data; boundary=/);

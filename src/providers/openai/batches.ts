@@ -103,7 +103,10 @@ function stateOf(batch: Record<string, unknown>): NativeBatchState {
   const status = STATUSES.find((known) => known === batch.status) ?? 'in_progress';
   const errors = isObject(batch.errors) && Array.isArray(batch.errors.data) ? (batch.errors.data as NativeBatchState['errors']) : null;
   const resultFiles = [stringOf(batch.output_file_id), stringOf(batch.error_file_id)].filter((id): id is string => !!id);
-  return { id: String(batch.id), status, errors, resultFiles };
+  const counts = isObject(batch.request_counts) ? batch.request_counts : null;
+  const progress =
+    counts && typeof counts.total === 'number' ? { succeeded: Number(counts.completed) || 0, failed: Number(counts.failed) || 0, total: counts.total } : null;
+  return { id: String(batch.id), status, errors, resultFiles, progress };
 }
 
 /**
