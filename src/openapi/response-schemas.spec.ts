@@ -240,6 +240,7 @@ describe('the response schemas of the OpenAPI document', () => {
       error_file_id: null,
       metadata: null,
       errors: null,
+      provider_progress: null,
       created_us: '0',
     };
     const lines = { pending: 0, sending: 0, succeeded: 1, failed: 0, errored: 0, expired: 0, cancelled: 0 };

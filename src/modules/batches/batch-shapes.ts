@@ -55,7 +55,7 @@ const seconds = (date: Date | null): number | null => (date ? Math.floor(date.ge
  * A batch's lines by status: its own rows, or, for a native batch still running (whose
  * lines are written at its end), its provider's counts over the lines it was sent.
  */
-export function countsOf(row: BatchRow, lines: LineCounts): LineCounts {
+export function countsOf(row: Pick<BatchRow, 'mode' | 'status' | 'provider_progress'>, lines: LineCounts): LineCounts {
   const progress = row.provider_progress;
   if (row.mode !== 'native' || !progress || !RUNNING_STATUSES.includes(row.status)) return lines;
   const pending = Math.max(progress.total - progress.succeeded - progress.failed, 0);

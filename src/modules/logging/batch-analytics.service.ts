@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { GatewayError } from '../../common/errors/gateway-error';
 import type { WorkspaceScope } from '../../context/caller';
-import type { BatchRow, LineCounts } from '../batches/batch-shapes';
+import { countsOf, type BatchRow, type LineCounts } from '../batches/batch-shapes';
 import { readsOwnRequestsOnly } from '../workspaces/roles';
 import { costOrUnknown, Parameters, UNPRICED } from './analytics.service';
 import { BATCH_CURSOR, type BatchAnalyticsQueryDto } from './dto/batch-analytics-query.dto';
@@ -22,6 +22,7 @@ type ListedBatch = Pick<
   | 'endpoint'
   | 'status'
   | 'mode'
+  | 'provider_progress'
   | 'provider'
   | 'completion_window'
   | 'created_at'
@@ -95,7 +96,7 @@ export class BatchAnalyticsService {
 
   private read(where: string[], sql: Parameters, limit: number): Promise<ListedBatch[]> {
     return this.dataSource.query<ListedBatch[]>(
-      `select b.id, b.shape, b.endpoint, b.status, b.mode, b.provider, b.completion_window, b.created_at, b.in_progress_at, b.cancelling_at,
+      `select b.id, b.shape, b.endpoint, b.status, b.mode, b.provider_progress, b.provider, b.completion_window, b.created_at, b.in_progress_at, b.cancelling_at,
               coalesce(b.completed_at, b.failed_at, b.expired_at, b.cancelled_at) as ended_at, b.expires_at,
               b.api_key_id, k.name as api_key_name, b.total, b.input_file_id, b.output_file_id, b.error_file_id, b.metadata, b.errors,
               (extract(epoch from b.created_at) * 1000000)::bigint::text as created_us
@@ -133,7 +134,7 @@ export class BatchAnalyticsService {
     return batches.map((batch) => {
       const lines = { ...NO_LINES };
       for (const row of counts) if (row.batch_id === batch.id && row.status in lines) lines[row.status] = row.n;
-      return toBatchResponse(batch, lines, usage.find((row) => row.batch_id === batch.id) ?? NO_USAGE);
+      return toBatchResponse(batch, countsOf(batch, lines), usage.find((row) => row.batch_id === batch.id) ?? NO_USAGE);
     });
   }
 }
