@@ -222,6 +222,19 @@ describe('Batches, run natively at the provider (e2e)', () => {
     expect(batch.request_counts).toEqual({ total: 3, completed: 1, failed: 2 });
   });
 
+  it('fails a batch its provider no longer knows (404) with the provider’s answer, instead of polling it forever', async () => {
+    mock.batches.hold('in_progress');
+    const created = await createBatch(client, [chatLine('g1', 'gone')]);
+    const [row] = await gateway.dataSource.query(`select provider_batch_id from batches where id = $1`, [created.id]);
+    // Gone at the provider (ended there first, so that it runs nothing later).
+    mock.batches.expire(row.provider_batch_id);
+    mock.batches.all.delete(row.provider_batch_id);
+    const batch = await finished(client, created.id);
+    expect(batch.status).toBe('failed');
+    expect(batch.errors!.data![0]).toMatchObject({ code: 'provider_batch_not_found', message: expect.stringContaining(row.provider_batch_id) });
+    expect(mock.batches.executions.get('g1')).toBeUndefined();
+  });
+
   it('reports a batch the provider failed in validation with its errors, naming the lines of the client’s file', async () => {
     mock.batches.hold('validating');
     const created = await createBatch(client, ['{not json', chatLine('v1', 'one'), chatLine('v2', 'two')]);

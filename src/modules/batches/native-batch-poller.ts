@@ -3,6 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { DataSource } from 'typeorm';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { UpstreamHttpError } from '../../common/errors/gateway-error';
 import { parseMetadataHeader } from '../../common/guards/metadata-header';
 import type { Environment } from '../../config/environment';
 import type { BudgetHold } from '../../context/budget-records';
@@ -103,9 +104,7 @@ export class NativeBatchPoller implements OnApplicationBootstrap, OnApplicationS
     );
     for (const batch of due) {
       if (this.stopped) break;
-      await this.poll(batch).catch((error: Error) =>
-        this.logger.warn(`Native batch ${batch.id} (${batch.provider} ${batch.provider_batch_id}): ${error.message}`),
-      );
+      await this.poll(batch).catch((error: Error) => this.pollFailed(batch, error));
       // Polled again in BATCH_NATIVE_POLL_MS (a batch that ended has no lease left to give back).
       await this.db.query(`update batches set lease_owner = null, leased_until = now() + $3 * interval '1 millisecond' where id = $1 and lease_owner = $2`, [
         batch.id,
@@ -113,6 +112,20 @@ export class NativeBatchPoller implements OnApplicationBootstrap, OnApplicationS
         this.pollMs,
       ]);
     }
+  }
+
+  /**
+   * A poll that failed: a provider that no longer knows the batch (404: deleted there, or
+   * another account's key since) fails it with the provider's answer, since it would never
+   * end otherwise; anything else (a timeout, a 5xx) is tried again at the next poll.
+   */
+  private async pollFailed(batch: BatchRow, error: Error): Promise<void> {
+    this.logger.warn(`Native batch ${batch.id} (${batch.provider} ${batch.provider_batch_id}): ${error.message}`);
+    if (!(error instanceof UpstreamHttpError) || error.status !== 404) return;
+    const answer = error.body.toString('utf8').slice(0, 500);
+    await this.finisher.fail(batch.id, [
+      { code: 'provider_batch_not_found', message: `${batch.provider} no longer knows batch ${batch.provider_batch_id} (404: ${answer})` },
+    ]);
   }
 
   private schedule(): void {
