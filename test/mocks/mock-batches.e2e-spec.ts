@@ -202,6 +202,8 @@ describe('mock upstream: batch APIs', () => {
         () => openai.batches.retrieve(batch.id),
         (b) => b.request_counts?.completed === 1,
       );
+      // A second in cancelling (not 50 ms, which a loaded machine may let pass): a cancel meanwhile is answered as cancelling.
+      mock.batches.stepMs = 1000;
       const cancelling = await openai.batches.cancel(batch.id);
       expect(cancelling).toMatchObject({ status: 'cancelling', cancelling_at: expect.any(Number), cancelled_at: null });
       expect((await openai.batches.cancel(batch.id)).status).toBe('cancelling');

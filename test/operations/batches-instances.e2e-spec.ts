@@ -107,9 +107,11 @@ describe('Batches across instances and restarts (e2e)', () => {
     expect(Array.from({ length: 24 }, (_, i) => counts.get(lineText(i)))).toEqual(Array(24).fill(1));
 
     // The lines' log rows: never more than CONCURRENCY of them open at once.
-    await gateway.flushLogs();
-    const rows = (await admin(gateway, 'GET', `/v1/logs?batch_id=${batch.id}&limit=100`)).body.data as { created_at: string; latency_ms: number }[];
-    expect(rows).toHaveLength(24);
+    // Written by the two processes' own log writers, a moment after their lines ended.
+    const rows = await waitFor(async () => {
+      const data = (await admin(gateway, 'GET', `/v1/logs?batch_id=${batch.id}&limit=100`)).body.data as { created_at: string; latency_ms: number }[];
+      return data.length === 24 ? data : null;
+    }, 10_000);
     const events = rows.flatMap((row) => {
       const start = Date.parse(row.created_at);
       return [
