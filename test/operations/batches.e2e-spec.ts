@@ -11,6 +11,7 @@ import { anthropicClient, chatLine as openAIChatLine, ended, fileLines, finished
 import { call, createConfig, createVirtualKey, expectError, openai, waitFor } from '../support/e2e-helpers';
 import { MockUpstream, startMockUpstream } from '../support/mock-upstream';
 import { admin, startTestGateway, TestGateway } from '../support/test-gateway';
+import { BatchRunner } from '../../src/modules/batches/batch-runner';
 
 /** A chat line for the groq target (a provider without batches). */
 const chatLine = (customId: string, text: string, model = 'llama-3.1-8b-instant') => openAIChatLine(customId, text, model);
@@ -285,6 +286,34 @@ describe('Batches, run by the gateway (e2e)', () => {
     expect(stopped.request_counts!.completed).toBeLessThan(12);
     expect(errors.some((line) => line.error?.code === 'api_key_invalid')).toBe(true);
     expect(stopped.request_counts!.completed + errors.length).toBe(12);
+  });
+
+  it('keeps an ended batch as long as the log keeps its rows (LOG_RETENTION_DAYS), its lines and files with it', async () => {
+    const kept = await startTestGateway({ BATCH_POLL_MS: '50', LOG_RETENTION_DAYS: '7' });
+    try {
+      await createVirtualKey(kept, { slug: 'groq', provider: 'groq', key: 'gsk-batch-000000', custom_host: `${mock.url}/openai/v1` });
+      const keptClient = openai(kept, { 'x-gateway-virtual-key': 'groq' });
+      const batches = [];
+      for (const name of ['old', 'recent']) {
+        const file = await keptClient.files.create({ file: await toFile(Buffer.from(jsonl([chatLine(name, name)])), `${name}.jsonl`), purpose: 'batch' });
+        batches.push(
+          await finished(
+            keptClient,
+            (await keptClient.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' })).id,
+          ),
+        );
+      }
+      const [old, recent] = batches;
+      await kept.dataSource.query(`update batches set completed_at = now() - interval '8 days' where id = $1`, [old.id]);
+      await kept.app.get(BatchRunner).sweep();
+      await expect(keptClient.batches.retrieve(old.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+      await expect(keptClient.files.retrieve(old.output_file_id!)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+      expect(await kept.dataSource.query(`select count(*)::int as n from batch_lines where batch_id = $1`, [old.id])).toEqual([{ n: 0 }]);
+      expect((await keptClient.batches.retrieve(recent.id)).status).toBe('completed');
+      expect((await keptClient.files.retrieve(recent.output_file_id!)).purpose).toBe('batch_output');
+    } finally {
+      await kept.close();
+    }
   });
 
   it('runs an Anthropic-shaped batch: create, poll, results through the SDK', async () => {

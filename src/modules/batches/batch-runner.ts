@@ -68,6 +68,8 @@ export class BatchRunner implements OnApplicationBootstrap, BeforeApplicationShu
   private readonly pollMs: number;
   /** Over this share of its time busy (the last tick), an instance sends one line of a batch at a time: interactive requests come first. */
   private readonly yieldUtilization: number;
+  /** LOG_RETENTION_DAYS: ended batches are kept as long as their log rows (sweep). */
+  private readonly retentionDays: number | undefined;
   /** A sending line's lease: renewed on every tick by its instance; one not renewed this long is an instance gone (at least three ticks). */
   private readonly leaseSeconds: number;
   private readonly agent = new Agent({ keepAliveTimeout: 10_000, connections: 64 });
@@ -95,6 +97,7 @@ export class BatchRunner implements OnApplicationBootstrap, BeforeApplicationShu
     this.concurrency = config.get('BATCH_CONCURRENCY', { infer: true });
     this.pollMs = config.get('BATCH_POLL_MS', { infer: true });
     this.yieldUtilization = config.get('BATCH_YIELD_UTILIZATION', { infer: true });
+    this.retentionDays = config.get('LOG_RETENTION_DAYS', { infer: true });
     this.leaseSeconds = Math.max(config.get('BATCH_LEASE_SECONDS', { infer: true }), Math.ceil((this.pollMs * 3) / 1000));
   }
 
@@ -122,8 +125,7 @@ export class BatchRunner implements OnApplicationBootstrap, BeforeApplicationShu
     await this.recoverInterrupted();
     if (Date.now() - this.sweptAt > SWEEP_INTERVAL_MS) {
       this.sweptAt = Date.now();
-      // Uploaded batch files past their expires_at (a batch made from one keeps its lines).
-      await this.db.query(`delete from batch_files where expires_at < now() and batch_id is null`);
+      await this.sweep();
     }
     const batches = await this.db.query<BatchRow[]>(
       `select id, endpoint, key_hash, route_headers, status, expires_at from batches
@@ -142,6 +144,23 @@ export class BatchRunner implements OnApplicationBootstrap, BeforeApplicationShu
         this.pausedUntil.delete(batch.id);
       }
     }
+  }
+
+  /**
+   * Deletes what has outlived its keeping: uploaded batch files past their expires_at (a
+   * batch made from one keeps its lines), and, with LOG_RETENTION_DAYS, the batches that
+   * ended longer ago than that (their lines and output and error files with them), as the
+   * log drops their rows.
+   */
+  async sweep(): Promise<void> {
+    await this.db.query(`delete from batch_files where expires_at < now() and batch_id is null`);
+    if (this.retentionDays === undefined) return;
+    await this.db.query(
+      `with gone as (
+         delete from batches where coalesce(completed_at, failed_at, expired_at, cancelled_at) < now() - $1 * interval '1 day' returning id)
+       delete from batch_files where batch_id in (select id from gone)`,
+      [this.retentionDays],
+    );
   }
 
   private schedule(): void {
